@@ -1,0 +1,95 @@
+# SPDX-License-Identifier: MIT
+# heapsnoop - build, test and demo. `make V=1` shows the commands.
+#
+#   make            the tools: build/heapsnoop, build/heapdecode
+#   make demo       install what is missing, build, trace examples/leaky
+#   make check      install what is missing, build, run every test
+#   make bench      the benchmarks in bench/ (not part of check)
+
+OUTPUT ?= build
+CC ?= gcc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I$(OUTPUT)
+SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+CODEC_SRC := $(wildcard codec/*.c)
+CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
+HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c
+
+.PHONY: all clean check demo deps bench fuzz fuzz-run test-unit test-asan
+.DEFAULT_GOAL := all
+
+all: $(OUTPUT)/heapdecode
+
+$(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
+	$(Q)mkdir -p $@
+
+# --- codec: a static library with no BPF dependency -------------------------
+$(OUTPUT)/codec/%.o: codec/%.c include/heapsnoop/codec.h | $(OUTPUT)/codec
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/libhscodec.a: $(CODEC_OBJ)
+	$(call msg,AR,$@)
+	$(Q)$(AR) rcs $@ $^
+
+# --- heapdecode ---------------------------------------------------------------
+$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(wildcard user/*.h) $(OUTPUT)/libhscodec.a | $(OUTPUT)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a -o $@
+
+# --- tests --------------------------------------------------------------------
+$(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
+
+# The same unit suite and tool under ASan+UBSan.
+$(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+
+$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(wildcard user/*.h) | $(OUTPUT)/asan
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) -o $@
+
+# libFuzzer: decoder and line scanner.
+$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) user/tokscan.c user/recconv.c | $(OUTPUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(filter-out -Wshadow,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=all $^ -o $@
+
+fuzz: $(OUTPUT)/fuzz/fuzz_decode
+
+FUZZ_SECONDS ?= 30
+fuzz-run: $(OUTPUT)/fuzz/fuzz_decode
+	$(Q)rm -rf $(OUTPUT)/fuzz/corpus && mkdir -p $(OUTPUT)/fuzz/corpus
+	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -timeout=5 -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/corpus tests/fuzz/seeds
+
+deps:
+	$(Q)scripts/install-deps.sh
+
+check: deps
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/test_codec \
+		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz
+	$(Q)tests/run.sh $(OUTPUT)
+
+bench: deps all
+	$(Q)bench/run.sh $(OUTPUT)
+
+clean:
+	$(call msg,CLEAN,$(OUTPUT))
+	$(Q)rm -rf $(OUTPUT)

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: MIT
+/*
+ * blob.c - the bitstream of a `~m#` record: encode and decode.
+ *
+ * Layout and encoder choice: docs/FORMAT.md. Every field of width w is
+ * written as w value bits, MSB first, then one pad bit (the reference's
+ * off-by-one, kept for compatibility). The reference shifts an int, which
+ * breaks at bit 31; here every value is a uint64_t, so values up to 2^63-1
+ * round-trip and values below 2^31 come out bit-identical.
+ */
+#include <string.h>
+
+#include "heapsnoop/codec.h"
+
+/* Frames the encoder looks back over when choosing a delta base. */
+#define LOOKBACK 8
+
+struct bitwriter {
+	uint8_t *buf;
+	size_t cap;	/* bytes */
+	size_t pos;	/* bits written */
+};
+
+struct bitreader {
+	const uint8_t *buf;
+	size_t nbits;
+	size_t pos;
+};
+
+/* Significant bits of @v: position of its highest set bit, 1 for 0. */
+static unsigned int sig_bits(uint64_t v)
+{
+	return v ? 64 - __builtin_clzll(v) : 1;
+}
+
+/* Write F(w): the low @w bits of @v MSB first, then a 0 pad bit. */
+static int bw_field(struct bitwriter *bw, uint64_t v, unsigned int w)
+{
+	size_t end = bw->pos + w + 1;
+
+	if ((end + 7) / 8 > bw->cap)
+		return -HS_ENOSPC;
+	for (unsigned int i = w; i-- > 0;) {
+		if ((v >> i) & 1)
+			bw->buf[bw->pos >> 3] |= 0x80 >> (bw->pos & 7);
+		bw->pos++;
+	}
+	bw->pos++; /* the pad bit; the buffer was zeroed */
+	return 0;
+}
+
+/* Read F(w) (w <= 63): @w value bits, then skip the pad bit. */
+static int br_field(struct bitreader *br, unsigned int w, uint64_t *v)
+{
+	size_t pos = br->pos;
+	unsigned int left = w;
+	uint64_t r = 0;
+
+	if (br->nbits - pos < (size_t)w + 1)
+		return -HS_ETRUNC;
+	while (left) {
+		unsigned int avail = 8 - (pos & 7);
+		unsigned int take = avail < left ? avail : left;
+		unsigned int byte = br->buf[pos >> 3];
+
+		r = (r << take) | ((byte >> (avail - take)) & ((1u << take) - 1));
+		pos += take;
+		left -= take;
+	}
+	br->pos = pos + 1;
+	*v = r;
+	return 0;
+}
+
+/* F(6)=n then F(n)=v: a value with its own bit count. */
+static int bw_counted(struct bitwriter *bw, uint64_t v)
+{
+	unsigned int n = sig_bits(v);
+	int err = bw_field(bw, n, 6);
+
+	return err ? err : bw_field(bw, v, n);
+}
+
+static int br_counted(struct bitreader *br, uint64_t *v)
+{
+	uint64_t n;
+	int err = br_field(br, 6, &n);
+
+	if (err)
+		return err;
+	/* n fits 6 bits, so n <= 63: no count can overflow 64 bits. */
+	return br_field(br, (unsigned int)n, v);
+}
+
+static uint64_t abs_diff(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : b - a;
+}
+
+/*
+ * The reference's choice for frame @i: the nearest of up to 8 earlier frames,
+ * earliest on a tie; a delta only when its base index is not 0 (the
+ * reference tests the index for truth) and it saves at least 5 bits.
+ * Returns the base index, or -1 for a literal.
+ */
+static int choose_base(const uint64_t *f, unsigned int i)
+{
+	unsigned int lo = i > LOOKBACK ? i - LOOKBACK : 0;
+	unsigned int best = lo;
+	uint64_t best_d;
+
+	if (i == 0)
+		return -1;
+	best_d = abs_diff(f[i], f[lo]);
+	for (unsigned int j = lo + 1; j < i; j++) {
+		uint64_t d = abs_diff(f[i], f[j]);
+
+		if (d < best_d) {
+			best_d = d;
+			best = j;
+		}
+	}
+	if (best == 0 || !(sig_bits(best_d) + 11 < sig_bits(f[i]) + 7))
+		return -1;
+	return (int)best;
+}
+
+int hs_blob_encode(const struct hs_record *rec, uint8_t *out, size_t cap)
+{
+	struct bitwriter bw = { .buf = out, .cap = cap };
+	size_t len;
+	int err;
+
+	if (rec->depth > HS_MAX_DEPTH)
+		return -HS_EDEPTH;
+	if (rec->size > HS_MAX_VALUE)
+		return -HS_ERANGE;
+	for (unsigned int i = 0; i < rec->depth; i++)
+		if (rec->frames[i] > HS_MAX_VALUE)
+			return -HS_ERANGE;
+
+	memset(out, 0, cap);
+	err = bw_field(&bw, rec->depth, 5);
+	for (unsigned int i = 0; !err && i < rec->depth; i++) {
+		int base = choose_base(rec->frames, i);
+		uint64_t v = rec->frames[i];
+
+		if (base < 0) {
+			err = bw_field(&bw, 0, 1);
+			if (!err)
+				err = bw_counted(&bw, v);
+			continue;
+		}
+		uint64_t b = rec->frames[base];
+
+		err = bw_field(&bw, 1, 1);
+		if (!err)
+			err = bw_field(&bw, i - 1 - base, 3);
+		if (!err)
+			err = bw_field(&bw, v <= b, 1); /* the reference: 1 for d == 0 */
+		if (!err)
+			err = bw_counted(&bw, abs_diff(v, b));
+	}
+	if (!err)
+		err = bw_counted(&bw, rec->size);
+	if (err)
+		return err;
+
+	len = (bw.pos + 7) / 8 + 2;
+	if (len > cap)
+		return -HS_ENOSPC;
+	out[len - 2] = (uint8_t)(len >> 8);
+	out[len - 1] = (uint8_t)len;
+	return (int)len;
+}
+
+int hs_blob_decode(const uint8_t *blob, size_t len, struct hs_record *rec)
+{
+	struct bitreader br = { .buf = blob };
+	uint64_t v, flag;
+	int err;
+
+	if (len < 3)
+		return -HS_ESHORT;
+	if (((size_t)blob[len - 2] << 8 | blob[len - 1]) != len)
+		return -HS_ETRAILER;
+	br.nbits = (len - 2) * 8;
+
+	err = br_field(&br, 5, &v);
+	if (err)
+		return err;
+	rec->depth = (uint32_t)v;
+	for (unsigned int i = 0; i < rec->depth; i++) {
+		err = br_field(&br, 1, &flag);
+		if (err)
+			return err;
+		if (!flag) {
+			err = br_counted(&br, &rec->frames[i]);
+			if (err)
+				return err;
+			continue;
+		}
+		uint64_t k, neg, d, b;
+
+		if (i == 0)
+			return -HS_EDELTA0;
+		err = br_field(&br, 3, &k);
+		if (!err)
+			err = br_field(&br, 1, &neg);
+		if (!err)
+			err = br_counted(&br, &d);
+		if (err)
+			return err;
+		if (k + 1 > i)
+			return -HS_EDELTAREF;
+		b = rec->frames[i - 1 - k];
+		/* Only values below 2^63 can be written, so none can decode. */
+		if (neg ? d > b : d > HS_MAX_VALUE - b)
+			return -HS_EOVERFLOW;
+		rec->frames[i] = neg ? b - d : b + d;
+	}
+	err = br_counted(&br, &rec->size);
+	if (err)
+		return err;
+
+	/* What is left must be the zero padding to a byte boundary. */
+	if (br.nbits - br.pos >= 8)
+		return -HS_EPADDING;
+	if (br.pos < br.nbits && (blob[br.pos >> 3] & (0xff >> (br.pos & 7))))
+		return -HS_EPADDING;
+	return 0;
+}

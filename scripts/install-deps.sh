@@ -1,0 +1,19 @@
+#!/bin/sh
+# install-deps.sh - install the Debian packages heapsnoop needs to build and
+# test, only those missing (so a prepared machine runs no apt-get at all).
+set -e
+PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
+libzstd-dev libcapstone-dev libcmocka-dev pkg-config binutils libxml2-utils"
+missing=
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "install-deps: installing:$missing" >&2
+SUDO=
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,29 @@
+#!/bin/bash
+# run.sh - every test of heapsnoop; `make check` runs it (and .ci/run).
+# Ends with the line "N passed, N failed" and exits non-zero on any failure.
+set -u
+OUT=${1:-build}
+cd "$(dirname "$0")/.." || exit 2
+pass=0 fail=0
+run() {
+	local name=$1; shift
+	echo "=== $name"
+	if "$@"; then
+		pass=$((pass + 1)); echo "--- ok: $name"
+	else
+		fail=$((fail + 1)); echo "--- FAILED: $name"
+	fi
+}
+run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
+run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
+run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
+run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
+run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \
+	make --no-print-directory fuzz-run OUTPUT="$OUT" FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+for t in tests/tracer/test_*.sh; do
+	[ -e "$t" ] || continue
+	run "tracer: $(basename "$t" .sh)" "$t" "$OUT"
+done
+echo
+echo "tests: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]

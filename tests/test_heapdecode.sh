@@ -1,0 +1,66 @@
+#!/bin/bash
+# test_heapdecode.sh - heapdecode as a filter: vectors through log prefixes,
+# --encode, malformed records, bare lines, CRLF, and a line far longer than
+# the memory the process is allowed.
+set -u
+HD=${1:?usage: test_heapdecode.sh HEAPDECODE [--sanitized]}
+# A sanitized build reserves terabytes of address space: no ulimit -v there.
+SANITIZED=${2:-}
+VEC=tests/data/vectors.tsv
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+fails=0
+check() { # name, condition...
+	local name=$1; shift
+	if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+
+# 1. Every vector, each behind a different log prefix, decodes to column 3.
+awk -F'\t' '{printf "2026-11-21T10:%02d [pid %d] %s\n", NR % 60, NR, $2}' $VEC > "$T/in"
+awk -F'\t' '{printf "2026-11-21T10:%02d [pid %d] %s\n", NR % 60, NR, $3}' $VEC > "$T/want"
+"$HD" "$T/in" > "$T/got" 2> "$T/err"
+check "vectors decode (exit 0)" test $? -eq 0
+check "vectors decode byte for byte" cmp -s "$T/got" "$T/want"
+check "no messages on valid input" test ! -s "$T/err"
+
+# 2. --encode: column 3 back to column 2, with the reference's trailing space.
+awk -F'\t' '{print $3 " "}' $VEC > "$T/bin"
+awk -F'\t' '{print $2 " "}' $VEC > "$T/bwant"
+"$HD" --encode < "$T/bin" > "$T/bgot"
+check "vectors encode byte for byte" cmp -s "$T/bgot" "$T/bwant"
+
+# 3. Bare base64 lines (the reference tool's input), with LF and CRLF.
+awk -F'\t' 'NR <= 50 {print substr($2, 4)}' $VEC > "$T/bare"
+awk -F'\t' 'NR <= 50 {print $3}' $VEC > "$T/barewant"
+"$HD" < "$T/bare" > "$T/baregot"
+check "bare lines decode" cmp -s "$T/baregot" "$T/barewant"
+sed 's/$/\r/' "$T/bare" | "$HD" | tr -d '\r' > "$T/crlfgot"
+check "bare CRLF lines decode" cmp -s "$T/crlfgot" "$T/barewant"
+
+# 4. Malformed records: line unchanged, stderr names the line, exit 1.
+printf 'ok ~m#IF0BmUQugNCkgCnkhdAYpQa6wAAV\nbad ~m#IF0BmUQugNCkgCnkhdAYpQa6wAA tail\nplain Done\n' > "$T/mal"
+"$HD" "$T/mal" > "$T/malout" 2> "$T/malerr"
+rc=$?
+check "malformed: exit status 1" test $rc -eq 1
+check "malformed: line 2 passes unchanged" \
+	test "$(sed -n 2p "$T/malout")" = "bad ~m#IF0BmUQugNCkgCnkhdAYpQa6wAA tail"
+check "malformed: other lines still decoded" \
+	test "$(sed -n 1p "$T/malout")" = "ok ~b#size: 7520, 0x406651 0x406852 0x406c1b 0x406294"
+check "malformed: message names file and line" grep -q "$T/mal:2: malformed ~m# record" "$T/malerr"
+check "word-only lines are not records" test "$(sed -n 3p "$T/malout")" = "plain Done"
+
+# 5. Constant memory: a 256 MiB line under a 64 MiB address-space limit.
+limit=65536
+[ -n "$SANITIZED" ] && limit=unlimited
+( ulimit -v $limit; head -c 268435456 /dev/zero | tr '\0' 'A' | "$HD" | wc -c ) > "$T/big" 2>&1
+check "256 MiB line streams (address space limit: $limit KiB)" test "$(cat "$T/big")" = 268435456
+
+# 6. Options.
+check "--help" bash -c "'$HD' --help | grep -q -- '--encode'"
+check "--version" bash -c "'$HD' --version | grep -q '^heapdecode '"
+"$HD" --bogus > /dev/null 2>&1
+check "bad option exits 2" test $? -eq 2
+"$HD" "$T/does-not-exist" > /dev/null 2> "$T/nofile"
+check "missing file exits 2 with a message" bash -c "test $? -eq 2 && grep -q 'cannot open' '$T/nofile'"
+
+[ $fails -eq 0 ]

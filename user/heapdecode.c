@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heapdecode - turn `~m#` allocation records in any text into `~b#` lines
+ * (and back with --encode). Streams: constant memory, any line length.
+ *
+ * Format: docs/FORMAT.md. Exit status: 0, 1 if any token was malformed
+ * (those lines are copied unchanged), 2 on a usage or I/O error.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heapsnoop/codec.h"
+#include "recconv.h"
+#include "tokscan.h"
+#include "version.h"
+
+static const char usage_text[] =
+"Usage: heapdecode [OPTION]... [FILE]...\n"
+"Decode heapsnoop / lws_backtrace allocation records found in FILEs (or\n"
+"standard input) and write every line to standard output.\n"
+"\n"
+"Each `~m#TOKEN` anywhere in a line (after a timestamp, a pid, ...) is\n"
+"replaced by its decoding `~b#size: N, 0xADDR 0xADDR ...`, innermost frame\n"
+"first. A line that is nothing but a valid base64 record is decoded too.\n"
+"Lines without a record pass through unchanged. A malformed record is left\n"
+"as it was and reported on standard error with its file and line number.\n"
+"\n"
+"  -E, --encode     the reverse: each `~b#size: N, 0x...` becomes `~m#TOKEN`\n"
+"  -h, --help       show this help and exit\n"
+"  -V, --version    show the version and exit\n"
+"\n"
+"With no FILE, or when FILE is -, read standard input.\n"
+"\n"
+"Exit status: 0 on success; 1 if any record was malformed (all lines were\n"
+"still written); 2 on a usage error or an unreadable file.\n"
+"\n"
+"Examples:\n"
+"  heapsnoop -- ./server | heapdecode\n"
+"  grep '~m#' device.log | heapdecode | cut -d'#' -f2\n"
+"  echo '~b#size: 7520, 0x406651 0x406852' | heapdecode --encode\n"
+"\n"
+"Format: docs/FORMAT.md in the heapsnoop sources.\n";
+
+static int scan_file(struct tokscan *ts, const char *path)
+{
+	static char buf[1 << 16];
+	FILE *in = stdin;
+	size_t n;
+	int ret = 0;
+
+	if (strcmp(path, "-")) {
+		in = fopen(path, "r");
+		if (!in) {
+			fprintf(stderr, "heapdecode: cannot open %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+	}
+	tokscan__begin(ts, in == stdin ? "<stdin>" : path);
+	while ((n = fread_unlocked(buf, 1, sizeof(buf), in)) > 0)
+		tokscan__feed(ts, buf, n);
+	if (ferror(in)) {
+		fprintf(stderr, "heapdecode: error reading %s: %s\n", path, strerror(errno));
+		ret = -1;
+	}
+	tokscan__end(ts);
+	if (in != stdin)
+		fclose(in);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "encode", no_argument, NULL, 'E' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	const struct tokscan_ops *ops = &recconv_decode_ops;
+	static char obuf[1 << 18];
+	struct tokscan *ts;
+	int c, status = 0;
+
+	while ((c = getopt_long(argc, argv, "EhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'E':
+			ops = &recconv_encode_ops;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		case 'V':
+			printf("heapdecode %s\n", HEAPSNOOP_VERSION);
+			return 0;
+		default:
+			fputs("Try 'heapdecode --help' for more information.\n", stderr);
+			return 2;
+		}
+	}
+
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	ts = tokscan__new(ops, NULL, stdout, stderr);
+	if (!ts) {
+		fprintf(stderr, "heapdecode: out of memory\n");
+		return 2;
+	}
+	if (optind == argc) {
+		if (scan_file(ts, "-"))
+			status = 2;
+	}
+	for (int i = optind; i < argc; i++)
+		if (scan_file(ts, argv[i]))
+			status = 2;
+
+	if (fflush(stdout) == EOF) {
+		fprintf(stderr, "heapdecode: error writing output: %s\n", strerror(errno));
+		status = 2;
+	}
+	if (!status && tokscan__malformed(ts)) {
+		fprintf(stderr, "heapdecode: %lu malformed record(s) left unchanged\n",
+			tokscan__malformed(ts));
+		status = 1;
+	}
+	tokscan__free(ts);
+	return status;
+}

@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: MIT
+/*
+ * tokscan.c - streaming token replacement (see tokscan.h).
+ *
+ * A byte-at-a-time state machine over whatever chunks the caller reads, so
+ * memory is bounded by the longest token (ops->max_len), not the longest
+ * line. Runs of plain text are written with one fwrite each.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapsnoop/codec.h"
+#include "tokscan.h"
+
+enum state {
+	S_LINE_START,	/* collecting a possible bare token */
+	S_LINE_CR,	/* a bare token followed by '\r' */
+	S_TEXT,
+	S_LEAD1,	/* seen leadin[0] */
+	S_LEAD2,	/* seen leadin[0..1] */
+	S_TOKEN,	/* collecting a token after the lead-in */
+	S_RAWTOK,	/* copying the rest of an over-long token */
+};
+
+struct tokscan {
+	const struct tokscan_ops *ops;
+	void *ctx;
+	FILE *out, *diag;
+	const char *name;
+	unsigned long line;
+	enum state state;
+	char *tok;
+	size_t tok_len;
+	unsigned long converted, malformed;
+};
+
+struct tokscan *tokscan__new(const struct tokscan_ops *ops, void *ctx, FILE *out, FILE *diag)
+{
+	struct tokscan *ts = calloc(1, sizeof(*ts));
+
+	if (!ts)
+		return NULL;
+	ts->tok = malloc(ops->max_len);
+	if (!ts->tok) {
+		free(ts);
+		return NULL;
+	}
+	ts->ops = ops;
+	ts->ctx = ctx;
+	ts->out = out;
+	ts->diag = diag;
+	tokscan__begin(ts, "<stdin>");
+	return ts;
+}
+
+void tokscan__free(struct tokscan *ts)
+{
+	if (!ts)
+		return;
+	free(ts->tok);
+	free(ts);
+}
+
+void tokscan__begin(struct tokscan *ts, const char *name)
+{
+	ts->name = name;
+	ts->line = 1;
+	ts->state = S_LINE_START;
+	ts->tok_len = 0;
+}
+
+unsigned long tokscan__converted(const struct tokscan *ts)
+{
+	return ts->converted;
+}
+
+unsigned long tokscan__malformed(const struct tokscan *ts)
+{
+	return ts->malformed;
+}
+
+/* Convert the collected token; on failure copy it (with its lead-in). */
+static void finish_token(struct tokscan *ts, bool leadin)
+{
+	int n = ts->ops->convert(ts->ctx, ts->tok, ts->tok_len, ts->out);
+
+	if (n >= 0) {
+		ts->converted++;
+		fwrite_unlocked(ts->tok + n, 1, ts->tok_len - (size_t)n, ts->out);
+	} else {
+		if (leadin) {
+			ts->malformed++;
+			if (ts->diag)
+				fprintf(ts->diag, "heapdecode: %s:%lu: malformed %s, left unchanged: %s\n",
+				ts->name, ts->line, ts->ops->what, hs_strerror(n));
+			fwrite_unlocked(ts->ops->leadin, 1, 3, ts->out);
+		}
+		fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
+	}
+	ts->tok_len = 0;
+}
+
+/* A line that is only a token: convert it if it converts, else copy it. */
+static void finish_bare(struct tokscan *ts)
+{
+	if (ts->ops->bare_lines && ts->tok_len >= 4) {
+		int n = ts->ops->convert(ts->ctx, ts->tok, ts->tok_len, ts->out);
+
+		if (n >= 0) {
+			ts->converted++;
+			fwrite_unlocked(ts->tok + n, 1, ts->tok_len - (size_t)n, ts->out);
+			ts->tok_len = 0;
+			return;
+		}
+	}
+	fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
+	ts->tok_len = 0;
+}
+
+static void flush_pending(struct tokscan *ts)
+{
+	switch (ts->state) {
+	case S_LINE_START:
+		finish_bare(ts);
+		break;
+	case S_LINE_CR:
+		finish_bare(ts);
+		putc_unlocked('\r', ts->out);
+		break;
+	case S_LEAD1:
+	case S_LEAD2:
+		fwrite_unlocked(ts->ops->leadin, 1, ts->state == S_LEAD1 ? 1 : 2, ts->out);
+		break;
+	case S_TOKEN:
+		finish_token(ts, true);
+		break;
+	default:
+		break;
+	}
+}
+
+void tokscan__feed(struct tokscan *ts, const char *buf, size_t len)
+{
+	const struct tokscan_ops *ops = ts->ops;
+	const char *lead = ops->leadin;
+	size_t i = 0;
+
+	while (i < len) {
+		char c = buf[i];
+
+		switch (ts->state) {
+		case S_TEXT: {
+			/* Copy a run up to the next lead-in start or newline. */
+			size_t j = i;
+
+			while (j < len && buf[j] != lead[0] && buf[j] != '\n')
+				j++;
+			fwrite_unlocked(buf + i, 1, j - i, ts->out);
+			i = j;
+			if (i == len)
+				break;
+			if (buf[i] == '\n') {
+				putc_unlocked('\n', ts->out);
+				ts->line++;
+				ts->state = S_LINE_START;
+			} else {
+				ts->state = S_LEAD1;
+			}
+			i++;
+			break;
+		}
+		case S_LINE_START:
+			if (ops->bare_lines && ops->is_tok_char(c) && ts->tok_len < ops->max_len) {
+				ts->tok[ts->tok_len++] = c;
+				i++;
+			} else if (c == '\r' && ts->tok_len) {
+				ts->state = S_LINE_CR;
+				i++;
+			} else if (c == '\n') {
+				finish_bare(ts);
+				putc_unlocked('\n', ts->out);
+				ts->line++;
+				i++;
+			} else {
+				fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
+				ts->tok_len = 0;
+				ts->state = S_TEXT;
+			}
+			break;
+		case S_LINE_CR:
+			if (c == '\n') {
+				finish_bare(ts);
+				fwrite_unlocked("\r\n", 1, 2, ts->out);
+				ts->line++;
+				ts->state = S_LINE_START;
+				i++;
+			} else {
+				fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
+				putc_unlocked('\r', ts->out);
+				ts->tok_len = 0;
+				ts->state = S_TEXT;
+			}
+			break;
+		case S_LEAD1:
+		case S_LEAD2: {
+			int k = ts->state == S_LEAD1 ? 1 : 2;
+
+			if (c == lead[k]) {
+				ts->state = k == 1 ? S_LEAD2 : S_TOKEN;
+				i++;
+			} else {
+				fwrite_unlocked(lead, 1, (size_t)k, ts->out);
+				ts->state = S_TEXT;
+			}
+			break;
+		}
+		case S_TOKEN:
+			if (ops->is_tok_char(c) && ts->tok_len < ops->max_len) {
+				ts->tok[ts->tok_len++] = c;
+				i++;
+				break;
+			}
+			finish_token(ts, true);
+			ts->state = ops->is_tok_char(c) ? S_RAWTOK : S_TEXT;
+			break;
+		case S_RAWTOK:
+			if (ops->is_tok_char(c)) {
+				putc_unlocked(c, ts->out);
+				i++;
+			} else {
+				ts->state = S_TEXT;
+			}
+			break;
+		}
+	}
+}
+
+void tokscan__end(struct tokscan *ts)
+{
+	flush_pending(ts);
+	ts->state = S_LINE_START;
+}
