@@ -79,10 +79,24 @@ int hs_base64_decode(const char *in, size_t len, uint8_t *out, size_t cap)
 	if (n / 4 * 3 + (n % 4 ? n % 4 - 1 : 0) > cap)
 		return -HS_ENOSPC;
 
-	for (i = 0; i < n; i++) {
+	/* Whole groups of 4 characters to 3 bytes, then the tail. */
+	for (i = 0; i + 4 <= n; i += 4) {
+		uint32_t a = dec[(uint8_t)in[i]] - 1u, b = dec[(uint8_t)in[i + 1]] - 1u;
+		uint32_t c = dec[(uint8_t)in[i + 2]] - 1u, d = dec[(uint8_t)in[i + 3]] - 1u;
+
+		/* '=' inside (64) or not base64 (0 - 1 wraps) */
+		if ((a | b | c | d) > 63)
+			return -HS_EBASE64;
+		acc = a << 18 | b << 12 | c << 6 | d;
+		out[o++] = (uint8_t)(acc >> 16);
+		out[o++] = (uint8_t)(acc >> 8);
+		out[o++] = (uint8_t)acc;
+	}
+	acc = 0;
+	for (; i < n; i++) {
 		uint8_t v = dec[(uint8_t)in[i]] - 1;
 
-		if (v > 63) /* '=' inside, or not base64 (0 - 1 wraps) */
+		if (v > 63)
 			return -HS_EBASE64;
 		acc = acc << 6 | v;
 		bits += 6;

@@ -13,29 +13,21 @@ static const char hexdig[16] = "0123456789abcdef";
 /* Lower-case hex of @v without leading zeros into @o; returns the length. */
 static size_t put_hex(char *o, uint64_t v)
 {
-	char tmp[16];
-	size_t n = 0;
+	size_t n = v ? (size_t)(67 - __builtin_clzll(v)) / 4 : 1;
 
-	do {
-		tmp[n++] = hexdig[v & 15];
-		v >>= 4;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		o[i] = tmp[n - 1 - i];
+	for (size_t i = n; i-- > 0; v >>= 4)
+		o[i] = hexdig[v & 15];
 	return n;
 }
 
 static size_t put_dec(char *o, uint64_t v)
 {
-	char tmp[20];
-	size_t n = 0;
+	size_t n = 1;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (size_t i = 0; i < n; i++)
-		o[i] = tmp[n - 1 - i];
+	for (uint64_t t = v; t >= 10; t /= 10)
+		n++;
+	for (size_t i = n; i-- > 0; v /= 10)
+		o[i] = (char)('0' + v % 10);
 	return n;
 }
 

@@ -49,25 +49,44 @@ static int bw_field(struct bitwriter *bw, uint64_t v, unsigned int w)
 	return 0;
 }
 
-/* Read F(w) (w <= 63): @w value bits, then skip the pad bit. */
+/* Big-endian 64-bit load of 8 bytes, or of what is left before @end. */
+static uint64_t load_be64(const uint8_t *p, const uint8_t *end)
+{
+	uint64_t v = 0;
+
+	if (end - p >= 8) {
+		__builtin_memcpy(&v, p, 8);
+		return __builtin_bswap64(v);
+	}
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | (p + i < end ? p[i] : 0);
+	return v;
+}
+
+/*
+ * Read F(w) (w <= 63): @w value bits, then skip the pad bit. One 64-bit
+ * window holds at least 57 bits from any position; wider fields take two.
+ */
 static int br_field(struct bitreader *br, unsigned int w, uint64_t *v)
 {
+	const uint8_t *end = br->buf + br->nbits / 8;
 	size_t pos = br->pos;
-	unsigned int left = w;
-	uint64_t r = 0;
+	uint64_t r;
 
 	if (br->nbits - pos < (size_t)w + 1)
 		return -HS_ETRUNC;
-	while (left) {
-		unsigned int avail = 8 - (pos & 7);
-		unsigned int take = avail < left ? avail : left;
-		unsigned int byte = br->buf[pos >> 3];
+	if (w == 0) {
+		r = 0;
+	} else if (w <= 56) {
+		r = load_be64(br->buf + (pos >> 3), end) << (pos & 7) >> (64 - w);
+	} else {
+		uint64_t hi = load_be64(br->buf + (pos >> 3), end) << (pos & 7) >> 32;
+		size_t p2 = pos + 32;
+		uint64_t lo = load_be64(br->buf + (p2 >> 3), end) << (p2 & 7) >> (64 - (w - 32));
 
-		r = (r << take) | ((byte >> (avail - take)) & ((1u << take) - 1));
-		pos += take;
-		left -= take;
+		r = hi << (w - 32) | lo;
 	}
-	br->pos = pos + 1;
+	br->pos = pos + w + 1;
 	*v = r;
 	return 0;
 }

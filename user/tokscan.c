@@ -31,6 +31,8 @@ struct tokscan {
 	enum state state;
 	char *tok;
 	size_t tok_len;
+	bool tok_char[256];	/* ops->is_tok_char, tabulated */
+	bool text_stop[256];	/* ends a run of plain text: '\n', leadin[0] */
 	unsigned long converted, malformed;
 };
 
@@ -45,6 +47,10 @@ struct tokscan *tokscan__new(const struct tokscan_ops *ops, void *ctx, FILE *out
 		free(ts);
 		return NULL;
 	}
+	for (int c = 0; c < 256; c++)
+		ts->tok_char[c] = ops->is_tok_char(c);
+	ts->text_stop['\n'] = true;
+	ts->text_stop[(unsigned char)ops->leadin[0]] = true;
 	ts->ops = ops;
 	ts->ctx = ctx;
 	ts->out = out;
@@ -153,7 +159,7 @@ void tokscan__feed(struct tokscan *ts, const char *buf, size_t len)
 			/* Copy a run up to the next lead-in start or newline. */
 			size_t j = i;
 
-			while (j < len && buf[j] != lead[0] && buf[j] != '\n')
+			while (j < len && !ts->text_stop[(unsigned char)buf[j]])
 				j++;
 			fwrite_unlocked(buf + i, 1, j - i, ts->out);
 			i = j;
@@ -170,7 +176,7 @@ void tokscan__feed(struct tokscan *ts, const char *buf, size_t len)
 			break;
 		}
 		case S_LINE_START:
-			if (ops->bare_lines && ops->is_tok_char(c) && ts->tok_len < ops->max_len) {
+			if (ops->bare_lines && ts->tok_char[(unsigned char)c] && ts->tok_len < ops->max_len) {
 				ts->tok[ts->tok_len++] = c;
 				i++;
 			} else if (c == '\r' && ts->tok_len) {
@@ -214,17 +220,23 @@ void tokscan__feed(struct tokscan *ts, const char *buf, size_t len)
 			}
 			break;
 		}
-		case S_TOKEN:
-			if (ops->is_tok_char(c) && ts->tok_len < ops->max_len) {
-				ts->tok[ts->tok_len++] = c;
-				i++;
+		case S_TOKEN: {
+			size_t j = i, room = ops->max_len - ts->tok_len;
+
+			while (j < len && j - i < room && ts->tok_char[(unsigned char)buf[j]])
+				j++;
+			memcpy(ts->tok + ts->tok_len, buf + i, j - i);
+			ts->tok_len += j - i;
+			i = j;
+			if (i == len)
 				break;
-			}
+			c = buf[i];
 			finish_token(ts, true);
-			ts->state = ops->is_tok_char(c) ? S_RAWTOK : S_TEXT;
+			ts->state = ts->tok_char[(unsigned char)c] ? S_RAWTOK : S_TEXT;
 			break;
+		}
 		case S_RAWTOK:
-			if (ops->is_tok_char(c)) {
+			if (ts->tok_char[(unsigned char)c]) {
 				putc_unlocked(c, ts->out);
 				i++;
 			} else {
