@@ -28,11 +28,16 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c
+HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
+	user/procmaps.c user/trace.c user/tracker.c user/stacks.c user/report.c \
+	user/symbolizer.c user/launch.c user/status.c
+HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
 .PHONY: all clean check demo deps bench fuzz fuzz-run test-unit test-asan
 .DEFAULT_GOAL := all
 
-all: $(OUTPUT)/heapdecode
+all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop
 
 $(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
@@ -45,6 +50,22 @@ $(OUTPUT)/codec/%.o: codec/%.c include/heapsnoop/codec.h | $(OUTPUT)/codec
 $(OUTPUT)/libhscodec.a: $(CODEC_OBJ)
 	$(call msg,AR,$@)
 	$(Q)$(AR) rcs $@ $^
+
+# --- BPF object and its skeleton ---------------------------------------------
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c include/heapsnoop/event.h vmlinux/vmlinux.h | $(OUTPUT)
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
+	$(Q)llvm-strip -g $@.tmp -o $@ && rm -f $@.tmp
+
+$(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name heapsnoop_bpf > $@
+
+# --- heapsnoop ----------------------------------------------------------------
+$(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(wildcard user/*.h) $(OUTPUT)/heapsnoop.skel.h \
+		$(OUTPUT)/libhscodec.a | $(OUTPUT)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
 $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(wildcard user/*.h) $(OUTPUT)/libhscodec.a | $(OUTPUT)

@@ -144,25 +144,22 @@ static int choose_base(const uint64_t *f, unsigned int i)
 	return (int)best;
 }
 
-int hs_blob_encode(const struct hs_record *rec, uint8_t *out, size_t cap)
+int hs_stack_bits_encode(const uint64_t *frames, uint32_t depth, struct hs_stack_bits *sb)
 {
-	struct bitwriter bw = { .buf = out, .cap = cap };
-	size_t len;
+	struct bitwriter bw = { .buf = sb->bits, .cap = sizeof(sb->bits) };
 	int err;
 
-	if (rec->depth > HS_MAX_DEPTH)
+	if (depth > HS_MAX_DEPTH)
 		return -HS_EDEPTH;
-	if (rec->size > HS_MAX_VALUE)
-		return -HS_ERANGE;
-	for (unsigned int i = 0; i < rec->depth; i++)
-		if (rec->frames[i] > HS_MAX_VALUE)
+	for (unsigned int i = 0; i < depth; i++)
+		if (frames[i] > HS_MAX_VALUE)
 			return -HS_ERANGE;
 
-	memset(out, 0, cap);
-	err = bw_field(&bw, rec->depth, 5);
-	for (unsigned int i = 0; !err && i < rec->depth; i++) {
-		int base = choose_base(rec->frames, i);
-		uint64_t v = rec->frames[i];
+	memset(sb->bits, 0, sizeof(sb->bits));
+	err = bw_field(&bw, depth, 5);
+	for (unsigned int i = 0; !err && i < depth; i++) {
+		int base = choose_base(frames, i);
+		uint64_t v = frames[i];
 
 		if (base < 0) {
 			err = bw_field(&bw, 0, 1);
@@ -170,7 +167,7 @@ int hs_blob_encode(const struct hs_record *rec, uint8_t *out, size_t cap)
 				err = bw_counted(&bw, v);
 			continue;
 		}
-		uint64_t b = rec->frames[base];
+		uint64_t b = frames[base];
 
 		err = bw_field(&bw, 1, 1);
 		if (!err)
@@ -180,17 +177,58 @@ int hs_blob_encode(const struct hs_record *rec, uint8_t *out, size_t cap)
 		if (!err)
 			err = bw_counted(&bw, abs_diff(v, b));
 	}
-	if (!err)
-		err = bw_counted(&bw, rec->size);
+	sb->nbits = (uint32_t)bw.pos;
+	return err;
+}
+
+/* The blob of stack @sb with @size: stack bits, size field, trailer. */
+static int blob_finish(const struct hs_stack_bits *sb, uint64_t size, uint8_t *out, size_t cap)
+{
+	struct bitwriter bw = { .buf = out, .cap = cap, .pos = sb->nbits };
+	size_t nbytes = (sb->nbits + 7) / 8, len;
+	int err;
+
+	if (size > HS_MAX_VALUE)
+		return -HS_ERANGE;
+	if (nbytes > cap)
+		return -HS_ENOSPC;
+	memcpy(out, sb->bits, nbytes);
+	memset(out + nbytes, 0, cap - nbytes);
+	err = bw_counted(&bw, size);
 	if (err)
 		return err;
-
 	len = (bw.pos + 7) / 8 + 2;
 	if (len > cap)
 		return -HS_ENOSPC;
 	out[len - 2] = (uint8_t)(len >> 8);
 	out[len - 1] = (uint8_t)len;
 	return (int)len;
+}
+
+int hs_blob_encode(const struct hs_record *rec, uint8_t *out, size_t cap)
+{
+	struct hs_stack_bits sb;
+	int err;
+
+	if (rec->size > HS_MAX_VALUE)
+		return -HS_ERANGE;
+	err = hs_stack_bits_encode(rec->frames, rec->depth, &sb);
+	return err ? err : blob_finish(&sb, rec->size, out, cap);
+}
+
+int hs_token_encode_stack(const struct hs_stack_bits *sb, uint64_t size, char *out, size_t cap)
+{
+	uint8_t blob[HS_BLOB_BUF];
+	int len, n;
+
+	len = blob_finish(sb, size, blob, sizeof(blob));
+	if (len < 0)
+		return len;
+	if (cap < 4)
+		return -HS_ENOSPC;
+	memcpy(out, "~m#", 3);
+	n = hs_base64_encode(blob, (size_t)len, out + 3, cap - 3);
+	return n < 0 ? n : n + 3;
 }
 
 int hs_blob_decode(const uint8_t *blob, size_t len, struct hs_record *rec)

@@ -9,17 +9,13 @@
 
 int hs_token_encode(const struct hs_record *rec, char *out, size_t cap)
 {
-	uint8_t blob[HS_BLOB_BUF];
-	int len, n;
+	struct hs_stack_bits sb;
+	int err;
 
-	len = hs_blob_encode(rec, blob, sizeof(blob));
-	if (len < 0)
-		return len;
-	if (cap < 4)
-		return -HS_ENOSPC;
-	memcpy(out, "~m#", 3);
-	n = hs_base64_encode(blob, (size_t)len, out + 3, cap - 3);
-	return n < 0 ? n : n + 3;
+	if (rec->size > HS_MAX_VALUE)
+		return -HS_ERANGE;
+	err = hs_stack_bits_encode(rec->frames, rec->depth, &sb);
+	return err ? err : hs_token_encode_stack(&sb, rec->size, out, cap);
 }
 
 int hs_token_decode(const char *b64, size_t len, struct hs_record *rec)

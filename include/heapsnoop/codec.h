@@ -75,6 +75,28 @@ const char *hs_strerror(int err);
 int hs_blob_encode(const struct hs_record *rec, uint8_t *out, size_t cap);
 
 /*
+ * A stack's part of a blob (depth and frames), encoded once and reused for
+ * every allocation made from that stack: only the size field differs.
+ */
+struct hs_stack_bits {
+	uint32_t nbits;
+	uint8_t bits[HS_BLOB_BUF];	/* readers use only (nbits + 7) / 8 */
+};
+
+/*
+ * hs_stack_bits_encode - the depth and @depth frames of a record as bits.
+ * Returns 0, -HS_EDEPTH or -HS_ERANGE as hs_blob_encode does.
+ */
+int hs_stack_bits_encode(const uint64_t *frames, uint32_t depth, struct hs_stack_bits *sb);
+
+/*
+ * hs_token_encode_stack - "~m#<base64>" for stack @sb and @size bytes;
+ * the same text hs_token_encode gives for that record.
+ * Returns the length without the NUL, -HS_ERANGE or -HS_ENOSPC.
+ */
+int hs_token_encode_stack(const struct hs_stack_bits *sb, uint64_t size, char *out, size_t cap);
+
+/*
  * hs_blob_decode - parse @len bytes of blob into @rec.
  * Returns 0; or -HS_ESHORT, -HS_ETRAILER, -HS_ETRUNC, -HS_EDELTA0,
  * -HS_EDELTAREF, -HS_EOVERFLOW, -HS_EPADDING. @rec is unspecified on error.

@@ -1,0 +1,378 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * heapsnoop.bpf.c - uprobes and uretprobes on a process's allocator.
+ *
+ * Entry probes record the arguments of the outermost allocator call of each
+ * thread; the return probe of that call emits one HS_EV_ALLOC with the user
+ * stack, walked along the frame-pointer chain inside one bulk copy of the
+ * top of the stack (per-frame reads only past its end). free() emits
+ * HS_EV_FREE. No stack map: every stack travels in its event, so nothing
+ * fills up silently; every event the ring buffer refuses is counted.
+ *
+ * In-flight state lives in task storage (freed with the task) and is keyed
+ * by the stack pointer at entry, so an allocator call made inside another
+ * (realloc(NULL) -> malloc) or tail-jumped to (reallocarray -> realloc) is
+ * seen as nested and yields no record of its own.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+
+#include "heapsnoop/event.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Set by the loader before load. */
+const volatile __u32 self_tgid;		/* never trace heapsnoop itself */
+const volatile __u32 max_frames = HS_BPF_MAX_FRAMES;
+
+/* The outermost allocator call in flight on a task. */
+struct call_state {
+	__u64 sp;	/* stack pointer at its entry: its return address */
+	__u64 ts;	/* ktime at its entry */
+	__u64 args[3];
+	__u32 func;	/* enum hs_func */
+	__u32 depth;	/* its own entry + nested entries not yet returned */
+	__u32 emitted;	/* its record is out (a tail-callee returned first) */
+	__u32 pad;
+};
+
+/* task -> the call in flight on it; freed by the kernel at task exit. */
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct call_state);
+} calls SEC(".maps");
+
+/* Events to the loader; its size is set by the loader (--ringbuf-size). */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 16 << 20);
+} events SEC(".maps");
+
+/* Scratch per CPU: the event being built and the copy of the stack top. */
+struct scratch {
+	struct hs_event ev;
+	__u8 stack[HS_STACK_COPY];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+/* enum hs_counter -> count, per CPU. */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HS_CNT__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+static __always_inline void count(__u32 which)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		*c += 1;
+}
+
+static __always_inline bool is_self(void)
+{
+	return self_tgid && (bpf_get_current_pid_tgid() >> 32) == self_tgid;
+}
+
+static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func func,
+					   __u64 a0, __u64 a1, __u64 a2)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 sp = PT_REGS_SP(ctx), now = bpf_ktime_get_ns();
+	struct call_state *st;
+
+	if (is_self())
+		return 0;
+	st = bpf_task_storage_get(&calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!st) {
+		count(HS_CNT_NO_STATE);
+		return 0;
+	}
+	if (st->depth) {
+		if (sp <= st->sp && now - st->ts < HS_STALE_NS) {
+			/* Called from inside the outer call, or tail-jumped to. */
+			st->depth++;
+			count(HS_CNT_NESTED);
+			return 0;
+		}
+		count(HS_CNT_MISSED_RETURN);
+	}
+	st->sp = sp;
+	st->ts = now;
+	st->func = func;
+	st->args[0] = a0;
+	st->args[1] = a1;
+	st->args[2] = a2;
+	st->depth = 1;
+	st->emitted = 0;
+	return 0;
+}
+
+/*
+ * Walk the frame-pointer chain from the return: @ip is the call site in the
+ * allocator's caller, @fp that caller's frame pointer. Frames inside the
+ * bulk copy of [sp, sp + HS_STACK_COPY) cost nothing; the rest one read each.
+ */
+static __always_inline void walk_stack(struct scratch *s, __u64 ip, __u64 sp, __u64 fp)
+{
+	struct hs_event *ev = &s->ev;
+	bool copied = bpf_probe_read_user(s->stack, sizeof(s->stack), (void *)sp) == 0;
+	__u32 n = 0;
+
+	ev->frames[n++] = ip;
+	for (int i = 1; i < HS_BPF_MAX_FRAMES; i++) {
+		__u64 pair[2], off = fp - sp;
+
+		if (i >= max_frames) {
+			if (fp)
+				ev->flags |= HS_EVF_TRUNCATED;
+			break;
+		}
+		/* The chain must climb the stack, 8-aligned; 0 ends it. */
+		if (!fp || (fp & 7) || fp < sp)
+			break;
+		if (copied && off <= HS_STACK_COPY - sizeof(pair)) {
+			pair[0] = *(__u64 *)(s->stack + off);
+			pair[1] = *(__u64 *)(s->stack + off + 8);
+		} else if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
+			ev->flags |= HS_EVF_STACK_FAULT;
+			break;
+		}
+		if (!pair[1])
+			break;
+		ev->frames[n++ & (HS_BPF_MAX_FRAMES - 1)] = pair[1];
+		if (pair[0] <= fp)
+			break;
+		fp = pair[0];
+	}
+	ev->nr_frames = n;
+}
+
+static __always_inline struct scratch *scratch_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch_map, &zero);
+}
+
+static __always_inline void emit(struct scratch *s, __u32 lost_counter)
+{
+	__u64 size = HS_EVENT_HDR_SIZE + (__u64)s->ev.nr_frames * sizeof(__u64);
+
+	if (size > sizeof(s->ev))
+		size = sizeof(s->ev);
+	if (bpf_ringbuf_output(&events, &s->ev, size, 0))
+		count(lost_counter);
+}
+
+/* Fill the event for a successful allocation and send it. */
+static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *st,
+				       __u64 addr, __u64 size, __u64 old)
+{
+	struct scratch *s = scratch_get();
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!s)
+		return;
+	s->ev.type = HS_EV_ALLOC;
+	s->ev.pid = id >> 32;
+	s->ev.tid = (__u32)id;
+	s->ev.func = st->func;
+	s->ev.ts = bpf_ktime_get_ns();
+	s->ev.addr = addr;
+	s->ev.old_addr = old;
+	s->ev.size = size;
+	s->ev.entry_ts = st->ts;
+	s->ev.flags = 0;
+	walk_stack(s, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
+	if (s->ev.flags & HS_EVF_TRUNCATED)
+		count(HS_CNT_TRUNCATED);
+	if (s->ev.flags & HS_EVF_STACK_FAULT)
+		count(HS_CNT_STACK_FAULT);
+	emit(s, HS_CNT_RB_LOST_ALLOC);
+}
+
+static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
+{
+	struct scratch *s = scratch_get();
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (!s)
+		return;
+	s->ev.type = HS_EV_FREE;
+	s->ev.pid = id >> 32;
+	s->ev.tid = (__u32)id;
+	s->ev.func = HS_FN_FREE;
+	s->ev.nr_frames = 0;
+	s->ev.ts = bpf_ktime_get_ns();
+	s->ev.addr = addr;
+	s->ev.old_addr = 0;
+	s->ev.size = 0;
+	s->ev.entry_ts = entry_ts;
+	s->ev.flags = 0;
+	emit(s, HS_CNT_RB_LOST_FREE);
+}
+
+/*
+ * A realloc-family call returned @ret for block @old and @size bytes
+ * (@zero: the size asked for was 0).
+ */
+static __always_inline void realloc_result(struct pt_regs *ctx, struct call_state *st,
+					   __u64 ret, __u64 old, __u64 size, bool zero)
+{
+	if (ret) {
+		emit_alloc(ctx, st, ret, size, old);
+		return;
+	}
+	/* NULL with size 0 freed the block; NULL otherwise failed: old lives. */
+	if (old && zero)
+		emit_free(old, st->ts);
+}
+
+static __always_inline int gen_alloc_exit(struct pt_regs *ctx)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - 8;
+	struct call_state *st;
+	__u64 size, out = 0;
+
+	if (is_self())
+		return 0;
+	st = bpf_task_storage_get(&calls, task, 0, 0);
+	if (!st || !st->depth) {
+		count(HS_CNT_UNMATCHED_RETURN);
+		return 0;
+	}
+	st->depth--;
+	/* A nested call's return, or the second of a tail-call pair. */
+	if (entry_sp != st->sp || st->emitted)
+		return 0;
+	st->emitted = 1;
+
+	switch (st->func) {
+	case HS_FN_MALLOC:
+	case HS_FN_VALLOC:
+	case HS_FN_PVALLOC:
+		if (ret)
+			emit_alloc(ctx, st, ret, st->args[0], 0);
+		break;
+	case HS_FN_CALLOC:
+		/* Non-NULL means nmemb * size did not overflow. */
+		if (ret)
+			emit_alloc(ctx, st, ret, st->args[0] * st->args[1], 0);
+		break;
+	case HS_FN_ALIGNED_ALLOC:
+	case HS_FN_MEMALIGN:
+		if (ret)
+			emit_alloc(ctx, st, ret, st->args[1], 0);
+		break;
+	case HS_FN_REALLOC:
+		realloc_result(ctx, st, ret, st->args[0], st->args[1], !st->args[1]);
+		break;
+	case HS_FN_REALLOCARRAY:
+		/*
+		 * A non-NULL return means nmemb * size did not overflow; an
+		 * overflow returns NULL and leaves the block live.
+		 */
+		realloc_result(ctx, st, ret, st->args[0], st->args[1] * st->args[2],
+			       !st->args[1] || !st->args[2]);
+		break;
+	case HS_FN_POSIX_MEMALIGN:
+		/* Returns 0 or an error number; the block is in *memptr. */
+		if ((int)ret != 0)
+			break;
+		if (bpf_probe_read_user(&out, sizeof(out), (void *)st->args[0])) {
+			count(HS_CNT_BAD_OUTPTR);
+			break;
+		}
+		if (out)
+			emit_alloc(ctx, st, out, st->args[2], 0);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+/* One program per probed function: the loader attaches each by name. */
+SEC("uprobe")
+int BPF_KPROBE(malloc_enter, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_MALLOC, size, 0, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(calloc_enter, __u64 nmemb, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_CALLOC, nmemb, size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(realloc_enter, __u64 ptr, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_REALLOC, ptr, size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(reallocarray_enter, __u64 ptr, __u64 nmemb, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_REALLOCARRAY, ptr, nmemb, size);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(posix_memalign_enter, __u64 memptr, __u64 align, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_POSIX_MEMALIGN, memptr, align, size);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(aligned_alloc_enter, __u64 align, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_ALIGNED_ALLOC, align, size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(memalign_enter, __u64 align, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_MEMALIGN, align, size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(valloc_enter, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_VALLOC, size, 0, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(pvalloc_enter, __u64 size)
+{
+	return gen_alloc_enter(ctx, HS_FN_PVALLOC, size, 0, 0);
+}
+
+/* Every allocating function returns through the same exit logic. */
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_exit)
+{
+	return gen_alloc_exit(ctx);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(free_enter, __u64 ptr)
+{
+	if (!ptr || is_self())
+		return 0;
+	emit_free(ptr, 0);
+	return 0;
+}

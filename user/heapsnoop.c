@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heapsnoop - trace the heap of a running process or of a command, and
+ * write every live (outstanding) allocation as a `~m#` record with the
+ * stack that made it. Data flows one way: BPF (bpf/heapsnoop.bpf.c) ->
+ * ring buffer -> trace.c (tracker, stacks, maps) -> report.c -> output.
+ *
+ * Line grammar of the output: docs/OUTPUT.md.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "elfsym.h"
+#include "heapsnoop.skel.h"
+#include "launch.h"
+#include "procmaps.h"
+#include "report.h"
+#include "status.h"
+#include "symbolizer.h"
+#include "trace.h"
+#include "version.h"
+
+static const char usage_text[] =
+"Usage: heapsnoop [OPTION]... -p PID\n"
+"       heapsnoop [OPTION]... -- COMMAND [ARG]...\n"
+"Trace the heap of a running process (-p) or of COMMAND, started held so\n"
+"that its first allocation is traced. When the process exits, on SIGINT or\n"
+"SIGTERM, write every live allocation as one line with its pid, address\n"
+"and a `~m#` record of its size and stack (innermost frame first), after\n"
+"`map` records of the process's executable mappings; `heapdecode` turns\n"
+"them into `~b#` lines and symbolizes them on any machine.\n"
+"\n"
+"  -p, --pid PID          trace the running process PID\n"
+"  -o, --output FILE      write records to FILE (default: standard output)\n"
+"  -i, --interval SECS    also write the live set every SECS seconds\n"
+"  -s, --summary[=N]      at the end, print the N (10) stacks holding the\n"
+"                         most live bytes, symbolized, to standard error\n"
+"      --allocator PATH   probe the allocator in PATH (jemalloc, tcmalloc,\n"
+"                         mimalloc, or a static binary's own malloc) instead\n"
+"                         of the C library the process maps\n"
+"      --snip-pre N       drop the N innermost frames of every stack\n"
+"      --snip-post N      drop the N outermost frames of complete stacks\n"
+"      --ringbuf-size MB  BPF ring buffer size in MiB (default 64)\n"
+"  -q, --quiet            no live status line on a terminal\n"
+"  -v, --verbose          say where each probe goes and why; libbpf details\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"\n"
+"Signals: SIGUSR1 writes the live set without stopping.\n"
+"Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for -p).\n"
+"\n"
+"Examples:\n"
+"  heapsnoop -s -- ./server --port 8080 | heapdecode\n"
+"  heapsnoop -p $(pidof server) -i 60 -o heap.log\n"
+"\n"
+"Exit status: the command's, in launch mode; otherwise 0; 1 on error.\n";
+
+struct options {
+	pid_t pid;
+	char **argv;		/* launch mode: the command */
+	const char *output;
+	const char *allocator;
+	unsigned int interval;	/* seconds, 0: none */
+	unsigned int summary;	/* top N, 0: none */
+	unsigned int snip_pre, snip_post;
+	unsigned long ringbuf_mb;
+	bool verbose, quiet;
+};
+
+static volatile sig_atomic_t stop_signal, dump_requested;
+
+static void on_stop(int sig)
+{
+	stop_signal = sig;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	dump_requested = 1;
+}
+
+static bool verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !verbose_libbpf)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static __attribute__((format(printf, 1, 2))) void die_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("heapsnoop: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static int parse_uint(const char *s, const char *what, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || v > max) {
+		die_msg("invalid %s '%s' (expected a whole number up to %lu)", what, s, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct options *o)
+{
+	enum { OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF };
+	static const struct option longopts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "summary", optional_argument, NULL, 's' },
+		{ "allocator", required_argument, NULL, OPT_ALLOCATOR },
+		{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
+		{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
+		{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ 0 }
+	};
+	unsigned long v;
+	int c;
+
+	o->ringbuf_mb = 64;
+	while ((c = getopt_long(argc, argv, "+p:o:i:s::qvhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_uint(optarg, "pid", INT_MAX, &v) || !v)
+				return -EINVAL;
+			o->pid = (pid_t)v;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'i':
+			if (parse_uint(optarg, "interval", 86400 * 365, &v) || !v)
+				return -EINVAL;
+			o->interval = (unsigned int)v;
+			break;
+		case 's':
+			o->summary = 10;
+			if (optarg && (parse_uint(optarg, "summary count", 100000, &v) || !v))
+				return -EINVAL;
+			if (optarg)
+				o->summary = (unsigned int)v;
+			break;
+		case OPT_ALLOCATOR:
+			o->allocator = optarg;
+			break;
+		case OPT_SNIP_PRE:
+		case OPT_SNIP_POST:
+			if (parse_uint(optarg, "frame count", HS_BPF_MAX_FRAMES - HS_MAX_DEPTH, &v))
+				return -EINVAL;
+			*(c == OPT_SNIP_PRE ? &o->snip_pre : &o->snip_post) = (unsigned int)v;
+			break;
+		case OPT_RINGBUF:
+			if (parse_uint(optarg, "ring buffer size", 4096, &v) || !v ||
+			    (v & (v - 1))) {
+				if (!errno)
+					die_msg("--ringbuf-size must be a power of two (MiB)");
+				return -EINVAL;
+			}
+			o->ringbuf_mb = v;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		case 'V':
+			printf("heapsnoop %s\n", HEAPSNOOP_VERSION);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (!!o->pid == !!o->argv) {
+		die_msg(o->pid ? "give either -p PID or a command, not both"
+			       : "nothing to trace: give -p PID or -- COMMAND");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Say what is missing in the kernel or in our privileges, before libbpf. */
+static int preflight(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		die_msg("this kernel has no BTF (/sys/kernel/btf/vmlinux): heapsnoop needs a "
+			"kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOTSUP;
+	}
+	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK)) {
+		die_msg("this kernel has no uprobe support: heapsnoop needs "
+			"CONFIG_UPROBE_EVENTS=y");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+static void explain_load_error(int err)
+{
+	if (err == -EPERM || err == -EACCES)
+		die_msg("not allowed to load BPF programs: run as root, or give heapsnoop "
+			"CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep)");
+	else
+		die_msg("cannot load the BPF programs: %s (rerun with -v for the verifier log)",
+			strerror(-err));
+}
+
+/* Our own C library: what a launched dynamic program will map too. */
+static int self_libc(char *path, size_t cap)
+{
+	int err = proc_maps__find_libc(getpid(), path, cap);
+
+	if (err)
+		die_msg("cannot find the C library heapsnoop itself uses");
+	return err;
+}
+
+/* A static command has no libc to probe: say what to do instead. */
+static int check_command(const char *path, const char *allocator)
+{
+	struct elf_file *ef;
+	bool dynamic;
+
+	if (allocator || elf_file__open(path, &ef))
+		return 0;	/* scripts are fine: their interpreter is dynamic */
+	dynamic = elf_file__is_dynamic(ef);
+	elf_file__close(ef);
+	if (!dynamic) {
+		die_msg("%s is statically linked: it maps no C library to probe; trace its own "
+			"malloc with --allocator %s", path, path);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+struct loop_ctx {
+	struct ring_buffer *rb;
+	struct trace *trace;
+	pid_t pid;
+};
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	return trace__event(ctx, data, len);
+}
+
+/* The child's exit stop: every event it sent is in; read its maps last. */
+static void at_child_exit(void *arg)
+{
+	struct loop_ctx *lc = arg;
+
+	ring_buffer__consume(lc->rb);
+	trace__refresh_maps(lc->trace, lc->pid);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct heapsnoop_bpf *skel = NULL;
+	struct attachment *att = NULL;
+	struct ring_buffer *rb = NULL;
+	struct trace *trace = NULL;
+	struct launch child = { .go_fd = -1, .err_fd = -1 };
+	struct loop_ctx lc;
+	uint64_t cnt[HS_CNT__MAX] = { 0 };
+	char libpath[PATH_MAX], cmdpath[PATH_MAX];
+	const char *reason = "exit";
+	FILE *out = stdout, *tty = NULL;
+	bool launched = false;
+	int err, status = 0, child_status = 0, pidfd = -1;
+	double next_status, next_dump, t0;
+	uint64_t last_events = 0;
+
+	if (parse_args(argc, argv, &o)) {
+		fputs("Try 'heapsnoop --help' for more information.\n", stderr);
+		return 1;
+	}
+	verbose_libbpf = o.verbose;
+	libbpf_set_print(libbpf_print);
+	if (preflight())
+		return 1;
+
+	/* Which allocator file to probe, as reachable from here. */
+	if (o.allocator) {
+		snprintf(libpath, sizeof(libpath), "%s", o.allocator);
+		if (access(libpath, R_OK) && o.pid)
+			snprintf(libpath, sizeof(libpath), "/proc/%d/root%s", o.pid, o.allocator);
+	} else if (o.pid) {
+		err = proc_maps__find_libc(o.pid, libpath, sizeof(libpath));
+		if (err == -ESRCH) {
+			die_msg("no process with pid %d", o.pid);
+			return 1;
+		}
+		if (err == -EACCES) {
+			die_msg("cannot read /proc/%d/maps: permission denied (run as root)", o.pid);
+			return 1;
+		}
+		if (err) {
+			die_msg("process %d maps no C library (statically linked?): probe its own "
+				"malloc with --allocator /proc/%d/exe", o.pid, o.pid);
+			return 1;
+		}
+	} else if (self_libc(libpath, sizeof(libpath))) {
+		return 1;
+	}
+
+	if (o.output) {
+		out = fopen(o.output, "we");
+		if (!out) {
+			die_msg("cannot open %s for writing: %s", o.output, strerror(errno));
+			return 1;
+		}
+	}
+	if (!o.quiet && isatty(STDERR_FILENO))
+		tty = stderr;
+
+	skel = heapsnoop_bpf__open();
+	if (!skel) {
+		die_msg("cannot open the BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	skel->rodata->self_tgid = (__u32)getpid();
+	skel->rodata->max_frames = HS_MAX_DEPTH + o.snip_pre + o.snip_post;
+	if (skel->rodata->max_frames > HS_BPF_MAX_FRAMES)
+		skel->rodata->max_frames = HS_BPF_MAX_FRAMES;
+	bpf_map__set_max_entries(skel->maps.events, (__u32)(o.ringbuf_mb << 20));
+	err = heapsnoop_bpf__load(skel);
+	if (err) {
+		explain_load_error(err);
+		goto fail;
+	}
+
+	trace = trace__new(&(struct trace_opts){ .snip_pre = o.snip_pre,
+						 .snip_post = o.snip_post });
+	if (!trace) {
+		die_msg("out of memory");
+		goto fail;
+	}
+
+	if (o.argv) {
+		err = launch__prepare(o.argv, cmdpath, sizeof(cmdpath), &child);
+		if (err) {
+			die_msg("cannot run %s: %s", o.argv[0], strerror(-err));
+			goto fail;
+		}
+		launched = true;
+		if (check_command(cmdpath, o.allocator)) {
+			launch__abort(&child);
+			goto fail;
+		}
+		o.pid = child.pid;
+	}
+
+	err = attach__allocator(skel, libpath, o.pid, o.verbose, &att);
+	if (err) {
+		if (err == -ESRCH)
+			die_msg("process %d exited while heapsnoop was attaching", o.pid);
+		if (launched)
+			launch__abort(&child);
+		goto fail;
+	}
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, trace, NULL);
+	if (!rb) {
+		die_msg("cannot set up the ring buffer: %s", strerror(errno));
+		if (launched)
+			launch__abort(&child);
+		goto fail;
+	}
+
+	signal(SIGINT, on_stop);
+	signal(SIGTERM, on_stop);
+	signal(SIGUSR1, on_usr1);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (launched) {
+		fprintf(stderr, "heapsnoop: tracing %s (pid %d): %d allocator functions in %s\n",
+			cmdpath, o.pid, attach__count(att), libpath);
+		err = launch__go(&child);
+		if (err) {
+			die_msg("cannot run %s: %s", cmdpath, strerror(-err));
+			goto fail;
+		}
+	} else {
+		trace__add_proc(trace, o.pid);
+		pidfd = (int)syscall(SYS_pidfd_open, o.pid, 0);
+		fprintf(stderr, "heapsnoop: tracing pid %d: %d allocator functions in %s\n",
+			o.pid, attach__count(att), libpath);
+		if (pidfd < 0 && errno == ESRCH) {
+			die_msg("process %d exited while heapsnoop was attaching", o.pid);
+			goto fail;
+		}
+	}
+	fflush(stderr);
+
+	lc = (struct loop_ctx){ .rb = rb, .trace = trace, .pid = o.pid };
+	t0 = now_s();
+	next_status = t0 + 1;
+	next_dump = o.interval ? t0 + o.interval : 0;
+	for (;;) {
+		bool done = false;
+		double now;
+
+		err = ring_buffer__poll(rb, 100);
+		if (err < 0 && err != -EINTR) {
+			die_msg("reading the ring buffer failed: %s", strerror(-err));
+			status = 1;
+			break;
+		}
+		if (launched) {
+			done = launch__poll(&child, at_child_exit, &lc, &child_status);
+		} else if (pidfd_exited(pidfd)) {
+			done = true;
+		}
+		if (done) {
+			ring_buffer__consume(rb);
+			trace__proc_gone(trace, o.pid);
+			break;
+		}
+		if (stop_signal) {
+			ring_buffer__consume(rb);
+			reason = "signal";
+			break;
+		}
+		now = now_s();
+		if (dump_requested || (next_dump && now >= next_dump)) {
+			ring_buffer__consume(rb);
+			if (report__dump(trace, out, dump_requested ? "usr1" : "interval"))
+				die_msg("writing records failed: %s", strerror(errno));
+			if (next_dump && now >= next_dump)
+				next_dump = now + o.interval;
+			dump_requested = 0;
+		}
+		if (tty && now >= next_status) {
+			const struct trace_stats *s = trace__stats(trace);
+			uint64_t ev = s->allocs + s->frees;
+
+			status__read_counters(skel->maps.counters, cnt);
+			status__line(tty, trace, cnt, (double)(ev - last_events) / (now - next_status + 1));
+			last_events = ev;
+			next_status = now + 1;
+		}
+	}
+	if (tty)
+		status__clear(tty);
+
+	/* Detach before writing: the target runs at full speed again. */
+	attach__free(att);
+	att = NULL;
+	status__read_counters(skel->maps.counters, cnt);
+	if (report__dump(trace, out, reason)) {
+		die_msg("writing records failed: %s", strerror(errno));
+		status = 1;
+	}
+	if (o.summary) {
+		struct symbolizer *sym = symbolizer__new(NULL);
+
+		report__summary(trace, sym, stderr, o.summary);
+		symbolizer__free(sym);
+	}
+	status__final(stderr, trace, cnt);
+
+	if (launched && !stop_signal) {
+		if (WIFEXITED(child_status))
+			status = status ? status : WEXITSTATUS(child_status);
+		else if (WIFSIGNALED(child_status))
+			status = 128 + WTERMSIG(child_status);
+	}
+	goto cleanup;
+fail:
+	status = 1;
+cleanup:
+	if (pidfd >= 0)
+		close(pidfd);
+	ring_buffer__free(rb);
+	attach__free(att);
+	heapsnoop_bpf__destroy(skel);
+	trace__free(trace);
+	if (out && out != stdout)
+		fclose(out);
+	return status;
+}

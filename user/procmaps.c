@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: MIT
+/*
+ * procmaps.c - /proc/PID/maps parsing (format: proc(5)) and build IDs of
+ * the mapped files. See procmaps.h.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procmaps.h"
+
+/* One line: "start-end perms offset dev inode   path". */
+static int parse_line(char *line, struct mapping *m, char *perms, const char **path)
+{
+	unsigned long long s, e, off;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &s, &e, perms, &off, &n) < 4 || !n)
+		return -EINVAL;
+	m->start = s;
+	m->end = e;
+	m->offset = off;
+	*path = line + n;
+	return 0;
+}
+
+static void read_build_id(pid_t pid, struct mapping *m)
+{
+	char mf[96];
+	uint8_t id[ELFSYM_BUILD_ID_MAX];
+	struct elf_file *ef;
+	int len = 0;
+
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	if (elf_file__open(mf, &ef) == 0) {
+		len = elf_file__build_id(ef, id, sizeof(id));
+		elf_file__close(ef);
+	}
+	build_id_hex(id, len, m->build_id);
+}
+
+int proc_maps__load(pid_t pid, struct proc_maps **out)
+{
+	char fn[64], *line = NULL, perms[8];
+	struct proc_maps *pm;
+	size_t cap = 0, vcap = 0;
+	FILE *f;
+	int err = 0;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	pm->pid = pid;
+	while (getline(&line, &cap, f) > 0) {
+		struct mapping m = { 0 };
+		const char *path;
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		if (parse_line(line, &m, perms, &path) || perms[2] != 'x')
+			continue;
+		if (path[0] != '/' && strcmp(path, "[vdso]"))
+			continue;
+		if (pm->n == vcap) {
+			struct mapping *v;
+
+			vcap = vcap ? vcap * 2 : 32;
+			v = realloc(pm->v, vcap * sizeof(*v));
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			pm->v = v;
+		}
+		m.path = strdup(path);
+		if (!m.path) {
+			err = -ENOMEM;
+			break;
+		}
+		if (path[0] == '/')
+			read_build_id(pid, &m);
+		else
+			strcpy(m.build_id, "-");
+		pm->v[pm->n++] = m;
+	}
+	free(line);
+	fclose(f);
+	/* An empty maps file: a zombie or a kernel thread. */
+	if (!err && pm->n == 0)
+		err = -ESRCH;
+	if (err) {
+		proc_maps__free(pm);
+		return err;
+	}
+	*out = pm;
+	return 0;
+}
+
+void proc_maps__free(struct proc_maps *pm)
+{
+	if (!pm)
+		return;
+	for (size_t i = 0; i < pm->n; i++)
+		free(pm->v[i].path);
+	free(pm->v);
+	free(pm);
+}
+
+const struct mapping *proc_maps__find(const struct proc_maps *pm, uint64_t addr)
+{
+	size_t lo = 0, hi = pm->n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (addr < pm->v[mid].start)
+			hi = mid;
+		else if (addr >= pm->v[mid].end)
+			lo = mid + 1;
+		else
+			return &pm->v[mid];
+	}
+	return NULL;
+}
+
+int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
+{
+	static const char *const pats[] = {
+		"libc.so.6", "libc-*.so", "libc.so", "libc.musl-*.so.1", "ld-musl-*.so.1",
+	};
+	struct proc_maps *pm;
+	int err = proc_maps__load(pid, &pm);
+
+	if (err)
+		return err;
+	err = -ENOENT;
+	for (size_t i = 0; i < pm->n && err; i++) {
+		const char *base = strrchr(pm->v[i].path, '/');
+
+		if (!base)
+			continue;
+		for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
+			if (fnmatch(pats[p], base + 1, 0) == 0) {
+				if (pid == getpid())
+					snprintf(path, cap, "%s", pm->v[i].path);
+				else
+					snprintf(path, cap, "/proc/%d/root%s", pid, pm->v[i].path);
+				err = 0;
+				break;
+			}
+		}
+	}
+	proc_maps__free(pm);
+	return err;
+}

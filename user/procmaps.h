@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * procmaps.h - the executable file mappings of a process, from
+ * /proc/PID/maps, with each file's GNU build ID (read through
+ * /proc/PID/map_files, so it is the mapped file's even if the path has
+ * since been replaced or deleted). What heapsnoop writes as `map` records
+ * and what the symbolizer needs to turn an address into (module, ELF
+ * address) on another machine.
+ */
+#ifndef HEAPSNOOP_PROCMAPS_H
+#define HEAPSNOOP_PROCMAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "elfsym.h"
+
+struct mapping {
+	uint64_t start, end;	/* [start, end) virtual addresses */
+	uint64_t offset;	/* file offset of start */
+	char build_id[2 * ELFSYM_BUILD_ID_MAX + 1];	/* hex, or "-" */
+	char *path;		/* as the process sees it */
+};
+
+struct proc_maps {
+	pid_t pid;
+	size_t n;
+	struct mapping *v;	/* sorted by start */
+};
+
+/*
+ * Read the executable file-backed mappings of @pid (and [vdso]).
+ * Returns 0; -ESRCH if the process is gone; -EACCES; -ENOMEM.
+ */
+int proc_maps__load(pid_t pid, struct proc_maps **out);
+void proc_maps__free(struct proc_maps *pm);
+
+/* The mapping holding @addr, or NULL. */
+const struct mapping *proc_maps__find(const struct proc_maps *pm, uint64_t addr);
+
+/*
+ * Find the mapped file whose name looks like a C library (libc.so.6,
+ * libc-2.x.so, libc.musl-*.so.1, ld-musl-*.so.1) and write its path as
+ * reachable from here (through /proc/PID/root) into @path.
+ * Returns 0 or -ENOENT.
+ */
+int proc_maps__find_libc(pid_t pid, char *path, size_t cap);
+
+#endif /* HEAPSNOOP_PROCMAPS_H */

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stacks.c - the unique-stack table (see stacks.h): heaptrack's "intern
+ * once, refer by id" applied to whole stacks. An array of stacks by id and
+ * an open-addressing index of ids by hash.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stacks.h"
+
+struct stacks {
+	struct stack **by_id;
+	size_t count, cap;
+	int32_t *index;		/* id + 1, 0 for empty */
+	size_t index_mask;
+	size_t memory;
+};
+
+static uint64_t hash_stack(uint32_t pid, const uint64_t *frames, uint32_t depth)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ pid ^ ((uint64_t)depth << 32);
+
+	for (uint32_t i = 0; i < depth; i++) {
+		h ^= frames[i];
+		h *= 0x100000001b3ULL;
+		h ^= h >> 29;
+	}
+	return h | 1;
+}
+
+struct stacks *stacks__new(void)
+{
+	struct stacks *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->index_mask = 1023;
+	st->index = calloc(st->index_mask + 1, sizeof(*st->index));
+	if (!st->index) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void stacks__free(struct stacks *st)
+{
+	if (!st)
+		return;
+	for (size_t i = 0; i < st->count; i++) {
+		free(st->by_id[i]->bits);
+		free(st->by_id[i]);
+	}
+	free(st->by_id);
+	free(st->index);
+	free(st);
+}
+
+static int grow_index(struct stacks *st)
+{
+	size_t mask = st->index_mask * 2 + 1;
+	int32_t *idx = calloc(mask + 1, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t id = 0; id < st->count; id++) {
+		size_t i = st->by_id[id]->hash & mask;
+
+		while (idx[i])
+			i = (i + 1) & mask;
+		idx[i] = (int32_t)id + 1;
+	}
+	free(st->index);
+	st->index = idx;
+	st->index_mask = mask;
+	return 0;
+}
+
+int stacks__intern(struct stacks *st, uint32_t pid, const uint64_t *frames, uint32_t depth,
+		   uint32_t flags)
+{
+	uint64_t h = hash_stack(pid, frames, depth);
+	size_t i = h & st->index_mask;
+	struct stack *s;
+
+	if (depth > HS_MAX_DEPTH)
+		return -EINVAL;
+	for (; st->index[i]; i = (i + 1) & st->index_mask) {
+		s = st->by_id[st->index[i] - 1];
+		if (s->hash == h && s->pid == pid && s->depth == depth && s->flags == flags &&
+		    !memcmp(s->frames, frames, depth * sizeof(*frames)))
+			return st->index[i] - 1;
+	}
+	if (st->count == INT32_MAX - 1)
+		return -ENOMEM;
+	if ((st->count + 1) * 2 > st->index_mask + 1) {
+		if (grow_index(st))
+			return -ENOMEM;
+		return stacks__intern(st, pid, frames, depth, flags);
+	}
+	if (st->count == st->cap) {
+		size_t cap = st->cap ? st->cap * 2 : 256;
+		struct stack **v = realloc(st->by_id, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		st->by_id = v;
+		st->cap = cap;
+	}
+	s = calloc(1, sizeof(*s) + depth * sizeof(*frames));
+	if (!s)
+		return -ENOMEM;
+	s->hash = h;
+	s->pid = pid;
+	s->depth = depth;
+	s->flags = flags;
+	memcpy(s->frames, frames, depth * sizeof(*frames));
+	st->by_id[st->count] = s;
+	st->index[i] = (int32_t)st->count + 1;
+	st->memory += sizeof(*s) + depth * sizeof(*frames);
+	return (int)st->count++;
+}
+
+struct stack *stacks__get(const struct stacks *st, uint32_t id)
+{
+	return id < st->count ? st->by_id[id] : NULL;
+}
+
+size_t stacks__count(const struct stacks *st)
+{
+	return st->count;
+}
+
+int stacks__token(struct stacks *st, uint32_t id, uint64_t size, char *out, size_t cap)
+{
+	struct stack *s = stacks__get(st, id);
+	int err;
+
+	if (!s)
+		return -HS_ESYNTAX;
+	if (!s->bits) {
+		struct hs_stack_bits tmp;
+		size_t n;
+
+		err = hs_stack_bits_encode(s->frames, s->depth, &tmp);
+		if (err)
+			return err;
+		/* Keep only the bytes in use, not the whole worst-case buffer. */
+		n = offsetof(struct hs_stack_bits, bits) + (tmp.nbits + 7) / 8;
+		s->bits = malloc(n);
+		if (!s->bits)
+			return -HS_ENOSPC;
+		memcpy(s->bits, &tmp, n);
+		st->memory += n;
+	}
+	return hs_token_encode_stack(s->bits, size, out, cap);
+}
+
+size_t stacks__memory(const struct stacks *st)
+{
+	return st->memory + st->cap * sizeof(*st->by_id) +
+	       (st->index_mask + 1) * sizeof(*st->index);
+}

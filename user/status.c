@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+/* status.c - live status line and closing accounting (see status.h). */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "status.h"
+
+int status__read_counters(const struct bpf_map *counters, uint64_t *out)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(counters);
+	uint64_t *v;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < HS_CNT__MAX; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[k] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t cap)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+static uint64_t lost_of(const uint64_t *cnt)
+{
+	return cnt[HS_CNT_RB_LOST_ALLOC] + cnt[HS_CNT_RB_LOST_FREE] + cnt[HS_CNT_NO_STATE] +
+	       cnt[HS_CNT_MISSED_RETURN] + cnt[HS_CNT_UNMATCHED_RETURN];
+}
+
+void status__line(FILE *tty, struct trace *t, const uint64_t *cnt, double events_per_s)
+{
+	struct tracker *tr = trace__tracker(t);
+	char bytes[32];
+
+	human_bytes(tracker__bytes(tr), bytes, sizeof(bytes));
+	fprintf(tty, "\r\033[Kheapsnoop: %.0f events/s, %zu live, %s live, %" PRIu64 " lost",
+		events_per_s, tracker__count(tr), bytes, lost_of(cnt));
+	fflush(tty);
+}
+
+void status__clear(FILE *tty)
+{
+	fputs("\r\033[K", tty);
+	fflush(tty);
+}
+
+uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
+{
+	const struct trace_stats *s = trace__stats(t);
+	struct tracker *tr = trace__tracker(t);
+	uint64_t lost = lost_of(cnt);
+	char bytes[32];
+
+	human_bytes(tracker__bytes(tr), bytes, sizeof(bytes));
+	fprintf(out, "heapsnoop: traced %" PRIu64 " allocations and %" PRIu64 " frees in %zu "
+		"process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks\n",
+		s->allocs, s->frees, trace__nprocs(t), tracker__count(tr), tracker__bytes(tr), bytes,
+		stacks__count(trace__stacks(t)));
+	if (!lost && !s->bad_events && !s->no_memory) {
+		fprintf(out, "heapsnoop: no events lost\n");
+	} else {
+		fprintf(out, "heapsnoop: EVENTS LOST: %" PRIu64 " allocations and %" PRIu64
+			" frees dropped (ring buffer full), %" PRIu64 " calls whose return was "
+			"missed, %" PRIu64 " returns without an entry, %" PRIu64 " without "
+			"per-thread state, %" PRIu64 " malformed, %" PRIu64 " out of memory.\n",
+			cnt[HS_CNT_RB_LOST_ALLOC], cnt[HS_CNT_RB_LOST_FREE],
+			cnt[HS_CNT_MISSED_RETURN], cnt[HS_CNT_UNMATCHED_RETURN],
+			cnt[HS_CNT_NO_STATE], s->bad_events, s->no_memory);
+		fprintf(out, "heapsnoop: the live set above may miss allocations and include "
+			"freed ones; if the ring buffer filled, rerun with a larger "
+			"--ringbuf-size\n");
+	}
+	if (s->missed_frees)
+		fprintf(out, "heapsnoop: %" PRIu64 " addresses were allocated again while live "
+			"(their free was not seen)\n", s->missed_frees);
+	if (s->truncated_stacks || cnt[HS_CNT_STACK_FAULT])
+		fprintf(out, "heapsnoop: %" PRIu64 " allocations had a truncated stack, %" PRIu64
+			" a stack with an unreadable frame\n", s->truncated_stacks,
+			cnt[HS_CNT_STACK_FAULT]);
+	return lost + s->bad_events + s->no_memory;
+}

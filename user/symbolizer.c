@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * symbolizer.c - libdwfl-based symbolization keyed by module (see
+ * symbolizer.h). Modules are reported at load bias 0, so a module's
+ * addresses are its ELF virtual addresses; the runtime -> ELF translation
+ * uses the PT_LOAD that holds the mapping's file offset.
+ */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "symbolizer.h"
+
+/* C++ names: libstdc++'s demangler (the one eu-addr2line uses too). */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct module {
+	char *path;		/* as recorded */
+	char build_id[2 * ELFSYM_BUILD_ID_MAX + 1];
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	enum sym_status status;	/* SYM_OK if usable */
+	struct module *next;
+};
+
+struct symbolizer {
+	char *sysroot;
+	char *debuginfo_path;
+	Dwfl_Callbacks cb;
+	struct module *modules;
+	char **strings;		/* demangled names, freed at the end */
+	size_t nstrings, capstrings;
+};
+
+const char *sym_status_str(enum sym_status st)
+{
+	switch (st) {
+	case SYM_OK: return "ok";
+	case SYM_NO_SYMBOL: return "no symbol";
+	case SYM_NO_FILE: return "module file not found";
+	case SYM_BUILD_ID_MISMATCH: return "build ID mismatch: file differs from the traced one";
+	case SYM_UNMAPPED: return "not in any mapping";
+	}
+	return "?";
+}
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
+{
+	struct symbolizer *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	if (opts && opts->sysroot)
+		s->sysroot = strdup(opts->sysroot);
+	/* libdwfl's search path: "-" = no CRC check, then .debug dirs. */
+	if (asprintf(&s->debuginfo_path, "-%s%s:.debug:/usr/lib/debug",
+		     opts && opts->debug_dir ? ":" : "",
+		     opts && opts->debug_dir ? opts->debug_dir : "") < 0) {
+		free(s->sysroot);
+		free(s);
+		return NULL;
+	}
+	s->cb.find_elf = dwfl_build_id_find_elf;
+	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.section_address = dwfl_offline_section_address;
+	s->cb.debuginfo_path = &s->debuginfo_path;
+	return s;
+}
+
+void symbolizer__free(struct symbolizer *s)
+{
+	if (!s)
+		return;
+	while (s->modules) {
+		struct module *m = s->modules;
+
+		s->modules = m->next;
+		if (m->dwfl)
+			dwfl_end(m->dwfl);
+		free(m->path);
+		free(m);
+	}
+	for (size_t i = 0; i < s->nstrings; i++)
+		free(s->strings[i]);
+	free(s->strings);
+	free(s->debuginfo_path);
+	free(s->sysroot);
+	free(s);
+}
+
+static void hex_of(const unsigned char *b, int n, char *out)
+{
+	static const char hx[] = "0123456789abcdef";
+
+	for (int i = 0; i < n; i++) {
+		out[2 * i] = hx[b[i] >> 4];
+		out[2 * i + 1] = hx[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
+static void open_module(struct symbolizer *s, struct module *m)
+{
+	char file[4096];
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int n;
+
+	snprintf(file, sizeof(file), "%s%s", s->sysroot ? s->sysroot : "", m->path);
+	if (access(file, R_OK)) {
+		m->status = SYM_NO_FILE;
+		return;
+	}
+	m->dwfl = dwfl_begin(&s->cb);
+	if (!m->dwfl) {
+		m->status = SYM_NO_FILE;
+		return;
+	}
+	dwfl_report_begin(m->dwfl);
+	m->mod = dwfl_report_elf(m->dwfl, m->path, file, -1, 0, true);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->mod) {
+		m->status = SYM_NO_FILE;
+		return;
+	}
+	n = dwfl_module_build_id(m->mod, &bits, &vaddr);
+	if (strcmp(m->build_id, "-")) {
+		char got[2 * ELFSYM_BUILD_ID_MAX + 1] = "-";
+
+		if (n > 0 && n <= ELFSYM_BUILD_ID_MAX)
+			hex_of(bits, n, got);
+		if (strcmp(got, m->build_id)) {
+			m->status = SYM_BUILD_ID_MISMATCH;
+			return;
+		}
+	}
+	m->status = SYM_OK;
+}
+
+static struct module *get_module(struct symbolizer *s, const struct mapping *map)
+{
+	struct module *m;
+
+	for (m = s->modules; m; m = m->next)
+		if (!strcmp(m->path, map->path) && !strcmp(m->build_id, map->build_id))
+			return m;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->path = strdup(map->path);
+	if (!m->path) {
+		free(m);
+		return NULL;
+	}
+	snprintf(m->build_id, sizeof(m->build_id), "%s", map->build_id);
+	open_module(s, m);
+	m->next = s->modules;
+	s->modules = m;
+	return m;
+}
+
+/* ELF virtual address of runtime @addr in mapping @map of module @m. */
+static int to_elf_addr(struct module *m, const struct mapping *map, uint64_t addr, uint64_t *out)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(m->mod, &bias);
+	size_t n;
+
+	if (!elf || elf_getphdrnum(elf, &n))
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (map->offset >= ph.p_offset && map->offset < ph.p_offset + ph.p_filesz) {
+			*out = addr - map->start + map->offset - ph.p_offset + ph.p_vaddr;
+			return 0;
+		}
+	}
+	return -ERANGE;
+}
+
+static const char *keep_demangled(struct symbolizer *s, const char *name)
+{
+	int st = -1;
+	char *d;
+
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return name;
+	d = __cxa_demangle(name, NULL, NULL, &st);
+	if (!d || st)
+		return name;
+	if (s->nstrings == s->capstrings) {
+		size_t cap = s->capstrings ? s->capstrings * 2 : 64;
+		char **v = realloc(s->strings, cap * sizeof(*v));
+
+		if (!v) {
+			free(d);
+			return name;
+		}
+		s->strings = v;
+		s->capstrings = cap;
+	}
+	s->strings[s->nstrings++] = d;
+	return d;
+}
+
+int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t addr,
+		       bool is_return, struct sym_frame *out)
+{
+	struct module *m;
+	GElf_Off off;
+	GElf_Sym sym;
+	Dwfl_Line *line;
+	const char *name;
+	uint64_t look;
+
+	memset(out, 0, sizeof(*out));
+	if (!map) {
+		out->status = SYM_UNMAPPED;
+		return 0;
+	}
+	out->module = map->path;
+	m = get_module(s, map);
+	if (!m)
+		return -ENOMEM;
+	out->module = m->path;
+	out->status = m->status;
+	if (m->status != SYM_OK)
+		return 0;
+	if (to_elf_addr(m, map, addr, &out->elf_addr)) {
+		out->status = SYM_NO_SYMBOL;
+		return 0;
+	}
+	/* A return address belongs to the call before it. */
+	look = is_return && out->elf_addr ? out->elf_addr - 1 : out->elf_addr;
+	name = dwfl_module_addrinfo(m->mod, look, &off, &sym, NULL, NULL, NULL);
+	if (!name) {
+		out->status = SYM_NO_SYMBOL;
+		return 0;
+	}
+	out->func = keep_demangled(s, name);
+	out->func_off = off + (look != out->elf_addr);
+	line = dwfl_module_getsrc(m->mod, look);
+	if (line) {
+		int lineno = 0;
+
+		out->file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+		out->line = lineno;
+	}
+	return 0;
+}

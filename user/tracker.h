@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tracker.h - the live (outstanding) allocations of every traced process,
+ * keyed by (pid, address). 32 bytes an entry in an open-addressing table
+ * kept at most 3/4 full, so at most ~43 bytes per live allocation; no
+ * fixed limit (it grows by doubling while memory lasts).
+ */
+#ifndef HEAPSNOOP_TRACKER_H
+#define HEAPSNOOP_TRACKER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct live_alloc {
+	uint64_t addr;		/* 0 marks an empty slot */
+	uint64_t size;		/* bytes */
+	uint64_t ts;		/* CLOCK_MONOTONIC ns of the allocation */
+	uint32_t stack;		/* id in struct stacks */
+	uint32_t pid;
+};
+
+struct tracker;
+
+struct tracker *tracker__new(void);
+void tracker__free(struct tracker *t);
+
+/*
+ * Record a live allocation. If (pid, addr) was live already, its free was
+ * never seen: the old entry is replaced and *@replaced set to it (for the
+ * caller's accounting). Returns 0 or -ENOMEM (nothing changed).
+ */
+int tracker__alloc(struct tracker *t, const struct live_alloc *a, struct live_alloc *replaced,
+		   int *was_replaced);
+
+/*
+ * Release (pid, addr) if it was allocated before @before_ts (UINT64_MAX:
+ * unconditionally). Returns 0 and the entry in *@gone; -ENOENT if not live
+ * (allocated before tracing began, or freed twice); -EAGAIN if it is live
+ * but newer (the address was handed out again in between).
+ */
+int tracker__release(struct tracker *t, uint32_t pid, uint64_t addr, uint64_t before_ts,
+		     struct live_alloc *gone);
+
+/* Call @fn for every live allocation (no changes to @t meanwhile). */
+void tracker__for_each(const struct tracker *t,
+		       void (*fn)(const struct live_alloc *a, void *ctx), void *ctx);
+
+/* Remove every allocation of @pid; returns how many. */
+size_t tracker__drop_pid(struct tracker *t, uint32_t pid,
+			 void (*fn)(const struct live_alloc *a, void *ctx), void *ctx);
+
+size_t tracker__count(const struct tracker *t);
+uint64_t tracker__bytes(const struct tracker *t);
+/* Bytes of memory the table itself holds. */
+size_t tracker__memory(const struct tracker *t);
+
+#endif /* HEAPSNOOP_TRACKER_H */
