@@ -27,7 +27,9 @@ endif
 
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
-HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c
+HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c user/hdreport.c \
+	user/symbolizer.c user/procmaps.c user/stacks.c user/elfsym.c
+HEAPDECODE_LIBS := -lelf -ldw -lstdc++
 HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
 	user/procmaps.c user/trace.c user/tracker.c user/stacks.c user/report.c \
 	user/symbolizer.c user/launch.c user/status.c
@@ -70,7 +72,7 @@ $(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(wildcard user/*.h) $(OUTPUT)/heapsnoop.s
 # --- heapdecode ---------------------------------------------------------------
 $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(wildcard user/*.h) $(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
 
 # --- tests --------------------------------------------------------------------
 $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
@@ -84,7 +86,7 @@ $(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 
 $(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(wildcard user/*.h) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
 
 # libFuzzer: decoder and line scanner.
 $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) user/tokscan.c user/recconv.c | $(OUTPUT)/fuzz

@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "heapsnoop/codec.h"
+#include "hdreport.h"
 #include "recconv.h"
+#include "symbolizer.h"
 #include "tokscan.h"
 #include "version.h"
 
@@ -30,6 +32,22 @@ static const char usage_text[] =
 "as it was and reported on standard error with its file and line number.\n"
 "\n"
 "  -E, --encode     the reverse: each `~b#size: N, 0x...` becomes `~m#TOKEN`\n"
+"\n"
+"Grouping and symbolizing (the input is heapsnoop output or any log; of\n"
+"several heapsnoop dumps in it, the last one is described):\n"
+"      --report     identical stacks grouped, biggest first, each frame as\n"
+"                   address, function+offset, module and source file:line\n"
+"      --folded     one `main;f;g VALUE` line per stack (root first) for\n"
+"                   flamegraph.pl, inferno or speedscope; VALUE is bytes\n"
+"      --count      with --folded: VALUE is the number of allocations\n"
+"  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
+"                   program or a firmware image), as addr2line -e\n"
+"      --sysroot DIR  find the traced machine's files under DIR\n"
+"      --debug-dir DIR  look for separate debug files in DIR too\n"
+"Modules are matched to the traced files by build ID: a file that differs\n"
+"is reported as a mismatch, never used to name frames. Debug info is found\n"
+"through /usr/lib/debug/.build-id, .gnu_debuglink and, when DEBUGINFOD_URLS\n"
+"is set, debuginfod.\n"
 "  -h, --help       show this help and exit\n"
 "  -V, --version    show the version and exit\n"
 "\n"
@@ -72,10 +90,89 @@ static int scan_file(struct tokscan *ts, const char *path)
 	return ret;
 }
 
+/* Feed every line of @path to @r; count malformed records. */
+static int group_file(struct hdreport *r, const char *path, unsigned long *malformed)
+{
+	FILE *in = stdin;
+	char *line = NULL;
+	size_t cap = 0;
+	unsigned long lineno = 0;
+	ssize_t n;
+	int ret = 0;
+
+	if (strcmp(path, "-")) {
+		in = fopen(path, "r");
+		if (!in) {
+			fprintf(stderr, "heapdecode: cannot open %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+	}
+	while ((n = getline(&line, &cap, in)) > 0) {
+		int err;
+
+		lineno++;
+		if (line[n - 1] == '\n')
+			line[--n] = '\0';
+		err = hdreport__line(r, line);
+		if (err) {
+			(*malformed)++;
+			fprintf(stderr, "heapdecode: %s:%lu: malformed ~m# record, ignored: %s\n",
+				in == stdin ? "<stdin>" : path, lineno, hs_strerror(err));
+		}
+	}
+	if (ferror(in)) {
+		fprintf(stderr, "heapdecode: error reading %s: %s\n", path, strerror(errno));
+		ret = -1;
+	}
+	free(line);
+	if (in != stdin)
+		fclose(in);
+	return ret;
+}
+
+static int run_grouping(int mode, const struct hd_opts *ho, const struct symbolizer_opts *so,
+			char **files, int nfiles)
+{
+	struct symbolizer *sym = symbolizer__new(so);
+	struct hdreport *r = sym ? hdreport__new(ho, sym) : NULL;
+	unsigned long malformed = 0;
+	int status = 0;
+
+	if (!r) {
+		fprintf(stderr, "heapdecode: out of memory\n");
+		symbolizer__free(sym);
+		return 2;
+	}
+	if (nfiles == 0 && group_file(r, "-", &malformed))
+		status = 2;
+	for (int i = 0; i < nfiles; i++)
+		if (group_file(r, files[i], &malformed))
+			status = 2;
+	if (mode == 'R')
+		hdreport__report(r, stdout);
+	else
+		hdreport__folded(r, stdout);
+	if (fflush(stdout) == EOF)
+		status = 2;
+	hdreport__free(r);
+	symbolizer__free(sym);
+	if (!status && malformed) {
+		fprintf(stderr, "heapdecode: %lu malformed record(s) ignored\n", malformed);
+		status = 1;
+	}
+	return status;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "encode", no_argument, NULL, 'E' },
+		{ "report", no_argument, NULL, 'R' },
+		{ "folded", no_argument, NULL, 'F' },
+		{ "count", no_argument, NULL, 'C' },
+		{ "elf", required_argument, NULL, 'e' },
+		{ "sysroot", required_argument, NULL, 'S' },
+		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -83,12 +180,30 @@ int main(int argc, char **argv)
 	const struct tokscan_ops *ops = &recconv_decode_ops;
 	static char obuf[1 << 18];
 	struct tokscan *ts;
-	int c, status = 0;
+	struct hd_opts ho = { 0 };
+	struct symbolizer_opts so = { 0 };
+	int c, status = 0, group = 0;
 
-	while ((c = getopt_long(argc, argv, "EhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Ee:hV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'E':
 			ops = &recconv_encode_ops;
+			break;
+		case 'R':
+		case 'F':
+			group = c;
+			break;
+		case 'C':
+			ho.count_values = true;
+			break;
+		case 'e':
+			ho.elf = optarg;
+			break;
+		case 'S':
+			so.sysroot = optarg;
+			break;
+		case 'D':
+			so.debug_dir = optarg;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -103,6 +218,8 @@ int main(int argc, char **argv)
 	}
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	if (group)
+		return run_grouping(group, &ho, &so, argv + optind, argc - optind);
 	ts = tokscan__new(ops, NULL, stdout, stderr);
 	if (!ts) {
 		fprintf(stderr, "heapdecode: out of memory\n");

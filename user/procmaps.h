@@ -36,6 +36,22 @@ struct proc_maps {
 int proc_maps__load(pid_t pid, struct proc_maps **out);
 void proc_maps__free(struct proc_maps *pm);
 
+/* An empty set of mappings for @pid, filled by proc_maps__add. */
+struct proc_maps *proc_maps__new(pid_t pid);
+
+/*
+ * Add a copy of @m (path duplicated), keeping the set sorted; a mapping
+ * overlapping an existing one replaces it. Returns 0 or -ENOMEM.
+ */
+int proc_maps__add(struct proc_maps *pm, const struct mapping *m);
+
+/*
+ * Parse a `heapsnoop: map pid=P start=0x.. end=0x.. off=0x.. buildid=H
+ * path=PATH` record (docs/OUTPUT.md) found anywhere in @line.
+ * Returns 0 and fills *@pid and @m (m->path points into @line); -EINVAL.
+ */
+int proc_maps__parse_record(const char *line, pid_t *pid, struct mapping *m);
+
 /* The mapping holding @addr, or NULL. */
 const struct mapping *proc_maps__find(const struct proc_maps *pm, uint64_t addr);
 

@@ -141,22 +141,22 @@ static void open_module(struct symbolizer *s, struct module *m)
 	m->status = SYM_OK;
 }
 
-static struct module *get_module(struct symbolizer *s, const struct mapping *map)
+static struct module *get_module(struct symbolizer *s, const char *path, const char *build_id)
 {
 	struct module *m;
 
 	for (m = s->modules; m; m = m->next)
-		if (!strcmp(m->path, map->path) && !strcmp(m->build_id, map->build_id))
+		if (!strcmp(m->path, path) && !strcmp(m->build_id, build_id))
 			return m;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
-	m->path = strdup(map->path);
+	m->path = strdup(path);
 	if (!m->path) {
 		free(m);
 		return NULL;
 	}
-	snprintf(m->build_id, sizeof(m->build_id), "%s", map->build_id);
+	snprintf(m->build_id, sizeof(m->build_id), "%s", build_id);
 	open_module(s, m);
 	m->next = s->modules;
 	s->modules = m;
@@ -210,39 +210,21 @@ static const char *keep_demangled(struct symbolizer *s, const char *name)
 	return d;
 }
 
-int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t addr,
-		       bool is_return, struct sym_frame *out)
+/* Name @out->elf_addr in module @m. */
+static void lookup_in(struct symbolizer *s, struct module *m, bool is_return, struct sym_frame *out)
 {
-	struct module *m;
 	GElf_Off off;
 	GElf_Sym sym;
 	Dwfl_Line *line;
 	const char *name;
 	uint64_t look;
 
-	memset(out, 0, sizeof(*out));
-	if (!map) {
-		out->status = SYM_UNMAPPED;
-		return 0;
-	}
-	out->module = map->path;
-	m = get_module(s, map);
-	if (!m)
-		return -ENOMEM;
-	out->module = m->path;
-	out->status = m->status;
-	if (m->status != SYM_OK)
-		return 0;
-	if (to_elf_addr(m, map, addr, &out->elf_addr)) {
-		out->status = SYM_NO_SYMBOL;
-		return 0;
-	}
 	/* A return address belongs to the call before it. */
 	look = is_return && out->elf_addr ? out->elf_addr - 1 : out->elf_addr;
 	name = dwfl_module_addrinfo(m->mod, look, &off, &sym, NULL, NULL, NULL);
 	if (!name) {
 		out->status = SYM_NO_SYMBOL;
-		return 0;
+		return;
 	}
 	out->func = keep_demangled(s, name);
 	out->func_off = off + (look != out->elf_addr);
@@ -253,5 +235,45 @@ int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t
 		out->file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 		out->line = lineno;
 	}
+}
+
+int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t addr,
+		       bool is_return, struct sym_frame *out)
+{
+	struct module *m;
+
+	memset(out, 0, sizeof(*out));
+	if (!map) {
+		out->status = SYM_UNMAPPED;
+		return 0;
+	}
+	m = get_module(s, map->path, map->build_id);
+	if (!m)
+		return -ENOMEM;
+	out->module = m->path;
+	out->status = m->status;
+	if (m->status != SYM_OK)
+		return 0;
+	if (to_elf_addr(m, map, addr, &out->elf_addr)) {
+		out->status = SYM_NO_SYMBOL;
+		return 0;
+	}
+	lookup_in(s, m, is_return, out);
+	return 0;
+}
+
+int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_addr,
+			   bool is_return, struct sym_frame *out)
+{
+	struct module *m = get_module(s, path, "-");
+
+	memset(out, 0, sizeof(*out));
+	if (!m)
+		return -ENOMEM;
+	out->module = m->path;
+	out->status = m->status;
+	out->elf_addr = elf_addr;
+	if (m->status == SYM_OK)
+		lookup_in(s, m, is_return, out);
 	return 0;
 }

@@ -55,6 +55,13 @@ void symbolizer__free(struct symbolizer *s);
 int symbolizer__lookup(struct symbolizer *s, const struct mapping *m, uint64_t addr,
 		       bool is_return, struct sym_frame *out);
 
+/*
+ * Symbolize @elf_addr, an address of ELF file @path itself (addr2line -e:
+ * a non-PIE program or a firmware image). Same results as above.
+ */
+int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_addr,
+			   bool is_return, struct sym_frame *out);
+
 /* Human text for a status ("build ID mismatch", ...). */
 const char *sym_status_str(enum sym_status st);
 

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hdreport.c - grouping and symbolized output for heapdecode (see
+ * hdreport.h). Identical (pid, stack) records are interned once in the
+ * same unique-stack table heapsnoop uses (stacks.c); their count and bytes
+ * accumulate there.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapsnoop/codec.h"
+#include "hdreport.h"
+#include "procmaps.h"
+#include "stacks.h"
+
+struct hdreport {
+	struct hd_opts opts;
+	struct symbolizer *sym;
+	struct stacks *stacks;
+	struct proc_maps **maps;	/* per pid, from `map` records */
+	size_t nmaps;
+	uint64_t total_bytes, total_count;
+};
+
+struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym)
+{
+	struct hdreport *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->opts = *opts;
+	r->sym = sym;
+	r->stacks = stacks__new();
+	if (!r->stacks) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void reset(struct hdreport *r)
+{
+	for (size_t i = 0; i < r->nmaps; i++)
+		proc_maps__free(r->maps[i]);
+	free(r->maps);
+	r->maps = NULL;
+	r->nmaps = 0;
+	stacks__free(r->stacks);
+	r->stacks = stacks__new();
+	r->total_bytes = r->total_count = 0;
+}
+
+void hdreport__free(struct hdreport *r)
+{
+	if (!r)
+		return;
+	reset(r);
+	stacks__free(r->stacks);
+	free(r);
+}
+
+static struct proc_maps *maps_of(struct hdreport *r, pid_t pid, bool create)
+{
+	struct proc_maps **v;
+
+	for (size_t i = 0; i < r->nmaps; i++)
+		if (r->maps[i]->pid == pid)
+			return r->maps[i];
+	if (!create)
+		return NULL;
+	v = realloc(r->maps, (r->nmaps + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	r->maps = v;
+	v[r->nmaps] = proc_maps__new(pid);
+	return v[r->nmaps] ? v[r->nmaps++] : NULL;
+}
+
+/* The pid a line names ("pid=123"), or 0. */
+static pid_t line_pid(const char *line)
+{
+	const char *p = strstr(line, "pid=");
+
+	return p ? (pid_t)strtol(p + 4, NULL, 10) : 0;
+}
+
+int hdreport__line(struct hdreport *r, const char *line)
+{
+	struct hs_record rec;
+	struct mapping m;
+	const char *tok;
+	size_t len, rest = strlen(line);
+	pid_t pid;
+	int err;
+
+	if (strstr(line, "heapsnoop: dump ")) {
+		reset(r);
+		return 0;
+	}
+	if (proc_maps__parse_record(line, &pid, &m) == 0) {
+		struct proc_maps *pm = maps_of(r, pid, true);
+
+		return pm && proc_maps__add(pm, &m) == 0 ? 0 : -HS_ENOSPC;
+	}
+	pid = line_pid(line);
+	while ((tok = hs_token_find(line, rest, &len)) != NULL) {
+		struct stack *s;
+		int id;
+
+		rest -= (size_t)(tok + len - line);
+		line = tok + len;
+		err = hs_token_decode(tok, len, &rec);
+		if (err)
+			return err;
+		id = stacks__intern(r->stacks, (uint32_t)pid, rec.frames, rec.depth, 0);
+		if (id < 0)
+			return -HS_ENOSPC;
+		s = stacks__get(r->stacks, (uint32_t)id);
+		s->live_count++;
+		s->live_bytes += rec.size;
+		r->total_count++;
+		r->total_bytes += rec.size;
+	}
+	return 0;
+}
+
+static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	struct proc_maps *pm;
+
+	if (r->opts.elf) {
+		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
+		return;
+	}
+	pm = maps_of(r, (pid_t)pid, false);
+	symbolizer__lookup(r->sym, pm ? proc_maps__find(pm, addr) : NULL, addr, true, f);
+}
+
+static const char *base_name(const char *p)
+{
+	const char *b = p ? strrchr(p, '/') : NULL;
+
+	return b ? b + 1 : p ? p : "?";
+}
+
+/* A frame's name for folded stacks: function, or [module+0xoff]. */
+static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
+{
+	if (f->status == SYM_OK)
+		snprintf(buf, cap, "%s", f->func);
+	else if (f->module && f->status != SYM_UNMAPPED)
+		snprintf(buf, cap, "[%s+%#" PRIx64 "]", base_name(f->module), f->elf_addr);
+	else
+		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
+	/* ';' and ' ' separate frames and the value in the folded format. */
+	for (char *c = buf; *c; c++)
+		if (*c == ';' || *c == ' ')
+			*c = '_';
+}
+
+static int by_bytes_desc(const void *a, const void *b)
+{
+	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
+
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	return x->live_count < y->live_count ? 1 : x->live_count > y->live_count ? -1 : 0;
+}
+
+static struct stack **sorted(struct hdreport *r, size_t *n)
+{
+	struct stack **v;
+
+	*n = stacks__count(r->stacks);
+	v = calloc(*n ? *n : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < *n; i++)
+		v[i] = stacks__get(r->stacks, (uint32_t)i);
+	qsort(v, *n, sizeof(*v), by_bytes_desc);
+	return v;
+}
+
+void hdreport__folded(struct hdreport *r, FILE *out)
+{
+	size_t n;
+	struct stack **v = sorted(r, &n);
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct stack *s = v[i];
+		char name[512];
+
+		if (s->depth == 0)
+			fputs("[no stack]", out);
+		for (uint32_t k = s->depth; k-- > 0;) {
+			struct sym_frame f;
+
+			lookup(r, s->pid, s->frames[k], &f);
+			frame_name(&f, s->frames[k], name, sizeof(name));
+			fprintf(out, "%s%s", name, k ? ";" : "");
+		}
+		fprintf(out, " %" PRIu64 "\n", r->opts.count_values ? s->live_count : s->live_bytes);
+	}
+	free(v);
+}
+
+void hdreport__report(struct hdreport *r, FILE *out)
+{
+	size_t n;
+	struct stack **v = sorted(r, &n);
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct stack *s = v[i];
+
+		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations",
+			s->live_bytes, r->total_bytes ? 100.0 * s->live_bytes / r->total_bytes : 0,
+			s->live_count);
+		if (s->pid)
+			fprintf(out, " from pid %u", s->pid);
+		fputs(":\n", out);
+		for (uint32_t k = 0; k < s->depth; k++) {
+			struct sym_frame f;
+
+			lookup(r, s->pid, s->frames[k], &f);
+			fprintf(out, "    #%-2u 0x%" PRIx64, k, s->frames[k]);
+			if (f.status == SYM_OK)
+				fprintf(out, " %s+%#" PRIx64, f.func, f.func_off);
+			else
+				fprintf(out, " [%s]", sym_status_str(f.status));
+			if (f.module)
+				fprintf(out, " (%s)", base_name(f.module));
+			if (f.file)
+				fprintf(out, " %s:%d", f.file, f.line);
+			fputc('\n', out);
+		}
+	}
+	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu stacks\n",
+		r->total_bytes, r->total_count, n);
+	free(v);
+}

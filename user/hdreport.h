@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hdreport.h - heapdecode's aggregating modes: read lines holding `~m#`
+ * records (and heapsnoop's `map` records), group identical stacks, and
+ * write them symbolized as a report or in the folded-stack format that
+ * flamegraph.pl, inferno and speedscope read.
+ *
+ * Memory grows with unique stacks, never with lines. When the input holds
+ * several heapsnoop dumps (-i), only the last one is described: each dump
+ * is a whole live set, and adding them up would count blocks repeatedly.
+ */
+#ifndef HEAPSNOOP_HDREPORT_H
+#define HEAPSNOOP_HDREPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "symbolizer.h"
+
+struct hd_opts {
+	const char *elf;	/* -e: every address is an address of this ELF */
+	bool count_values;	/* --folded with allocation counts, not bytes */
+};
+
+struct hdreport;
+
+struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym);
+void hdreport__free(struct hdreport *r);
+
+/*
+ * Take one input line (without its newline). Returns 0, or a negative
+ * hs_err for a malformed `~m#` record in it (the caller reports it).
+ */
+int hdreport__line(struct hdreport *r, const char *line);
+
+/* Write the grouped stacks, biggest first, with totals. */
+void hdreport__report(struct hdreport *r, FILE *out);
+/* Write `root;...;leaf VALUE` lines, one per unique symbolized stack. */
+void hdreport__folded(struct hdreport *r, FILE *out);
+
+#endif /* HEAPSNOOP_HDREPORT_H */
