@@ -36,7 +36,7 @@ HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
-.PHONY: all clean check demo deps bench fuzz fuzz-run test-unit test-asan
+.PHONY: all clean check demo deps bench fuzz fuzz-run
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop
@@ -79,6 +79,23 @@ $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
+# Programs the tracer tests trace: frame pointers, no inlining, no sibling
+# calls, so their stacks are exactly their source's call chains.
+PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
+TRACER_PROGS := $(patsubst tests/tracer/prog_%.c,$(OUTPUT)/tests/prog_%,$(wildcard tests/tracer/prog_*.c))
+
+$(OUTPUT)/tests/prog_static: tests/tracer/prog_static.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) -static $< -o $@
+
+$(OUTPUT)/tests/prog_%: tests/tracer/prog_%.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
+
+$(OUTPUT)/leaky: examples/leaky.c | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer $< -o $@
+
 # The same unit suite and tool under ASan+UBSan.
 $(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
@@ -105,9 +122,20 @@ fuzz-run: $(OUTPUT)/fuzz/fuzz_decode
 deps:
 	$(Q)scripts/install-deps.sh
 
+# Trace the bundled leaky example, show its records, decode and report them.
+demo: deps
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky
+	$(Q)$(OUTPUT)/heapsnoop --summary -o $(OUTPUT)/leaky.heap -- $(OUTPUT)/leaky
+	@echo; echo "== the records heapsnoop wrote ($(OUTPUT)/leaky.heap):"
+	$(Q)cat $(OUTPUT)/leaky.heap
+	@echo; echo "== decoded: heapdecode < $(OUTPUT)/leaky.heap"
+	$(Q)$(OUTPUT)/heapdecode < $(OUTPUT)/leaky.heap | grep 'live '
+	@echo; echo "== symbolized: heapdecode --report $(OUTPUT)/leaky.heap"
+	$(Q)$(OUTPUT)/heapdecode --report $(OUTPUT)/leaky.heap
+
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/tests/test_codec \
-		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec \
+		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)
 
 bench: deps all

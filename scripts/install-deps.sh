@@ -2,8 +2,9 @@
 # install-deps.sh - install the Debian packages heapsnoop needs to build and
 # test, only those missing (so a prepared machine runs no apt-get at all).
 set -e
-PKGS="make gcc clang llvm bpftool libbpf-dev libelf-dev libdw-dev zlib1g-dev
-libzstd-dev libcapstone-dev libcmocka-dev pkg-config binutils libxml2-utils"
+PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
+libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev pkg-config
+binutils util-linux"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

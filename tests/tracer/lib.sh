@@ -1,0 +1,48 @@
+# lib.sh - helpers for the tracer tests (sourced). Tests wait on lines the
+# programs print, never on sleeps; the timeouts below only stop a test
+# that would otherwise hang, and then it fails.
+OUT=${1:?usage: $0 BUILD_DIR}
+HS=$OUT/heapsnoop
+HD=$OUT/heapdecode
+PROGS=$OUT/tests
+T=$(mktemp -d)
+trap 'rm -rf "$T"; jobs -p | xargs -r kill 2>/dev/null' EXIT
+fails=0
+
+check() { # NAME COMMAND... : run a check and say ok/FAIL
+	local name=$1; shift
+	if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi
+}
+
+# Sum of VALUEs of folded lines whose stack ends with ";SUFFIX" (or is it).
+folded_sum() { # FILE SUFFIX
+	awk -v suf="$2" '{
+		v = $NF; s = substr($0, 1, length($0) - length(v) - 1)
+		if (s == suf || substr(s, length(s) - length(suf)) == ";" suf) t += v
+	} END { print t + 0 }' "$1"
+}
+
+expect_eq() { # NAME GOT WANT
+	if [ "$2" = "$3" ]; then echo "ok   $1 ($2)"; else
+		echo "FAIL $1: got '$2', want '$3'"; fails=$((fails + 1)); fi
+}
+
+# Read lines from file descriptor FD until one matches REGEX (timeout 60 s).
+wait_line() { # FD REGEX [COPY_TO]
+	local line
+	while IFS= read -r -t 60 line <&"$1"; do
+		[ -n "${3:-}" ] && printf '%s\n' "$line" >> "$3"
+		if [[ $line =~ $2 ]]; then return 0; fi
+	done
+	echo "timed out waiting for /$2/" >&2
+	return 1
+}
+
+# Folded stacks (bytes and counts) of a heapsnoop output file.
+fold() { # RECORDS -> RECORDS.bytes RECORDS.count
+	"$HD" --folded "$1" > "$1.bytes" && "$HD" --folded --count "$1" > "$1.count"
+}
+
+finish() {
+	[ "$fails" -eq 0 ]
+}

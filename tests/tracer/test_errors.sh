@@ -1,0 +1,38 @@
+#!/bin/bash
+# test_errors.sh - bad input gets a clear error: no such pid, no such
+# command, a static binary, no privileges, bad options.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+# A pid that cannot exist (above pid_max).
+"$HS" -p 99999999 > /dev/null 2> "$T/e1"
+check "no such pid: exit 1" test $? -eq 1
+check "no such pid: says so" grep -q "no process with pid 99999999" "$T/e1"
+
+"$HS" -- /nonexistent/cmd > /dev/null 2> "$T/e2"
+check "no such command: exit 1" test $? -eq 1
+check "no such command: says so" grep -q "cannot run /nonexistent/cmd" "$T/e2"
+
+"$HS" -- "$PROGS/prog_static" > /dev/null 2> "$T/e3"
+check "static binary: exit 1" test $? -eq 1
+check "static binary: suggests --allocator" grep -q -- "--allocator $PROGS/prog_static" "$T/e3"
+
+# The same static binary, through its own malloc.
+"$HS" -q --allocator "$PROGS/prog_static" -- "$PROGS/prog_static" > "$T/rec" 2> "$T/e4"
+check "static binary with --allocator: exit 0" test $? -eq 0
+"$HD" --folded --count "$T/rec" > "$T/rec.count"
+expect_eq "static binary: its leak is seen" "$(folded_sum "$T/rec.count" "main;static_leak")" 4
+
+if command -v setpriv > /dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$HS" -- /bin/true > /dev/null 2> "$T/e5"
+	check "unprivileged: exit 1" test $? -eq 1
+	check "unprivileged: says what to do" grep -q "CAP_BPF and CAP_PERFMON" "$T/e5"
+fi
+
+"$HS" > /dev/null 2> "$T/e6"
+check "nothing to trace: exit 1 with usage hint" \
+	bash -c "test $? -eq 1 && grep -q 'give -p PID or -- COMMAND' '$T/e6'"
+"$HS" --ringbuf-size 3 -- /bin/true > /dev/null 2> "$T/e7"
+check "bad ring buffer size: exit 1" test $? -eq 1
+finish

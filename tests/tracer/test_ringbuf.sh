@@ -1,0 +1,46 @@
+#!/bin/bash
+# test_ringbuf.sh - a full ring buffer: heapsnoop's consumer is stopped
+# (SIGSTOP) while the target makes 200,000 allocations into a 1 MiB ring
+# buffer. Every dropped event must be counted and the loss said plainly;
+# tracing goes on afterwards.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+coproc W { exec "$PROGS/prog_waiter"; }
+wait_line "${W[0]}" '^ready ' || exit 1
+pid=$W_PID
+mkfifo "$T/errpipe" "$T/recpipe"
+"$HS" -q --ringbuf-size 1 -p "$pid" > "$T/recpipe" 2> "$T/errpipe" &
+hs=$!
+exec 6< "$T/recpipe" 5< "$T/errpipe"
+wait_line 5 "^heapsnoop: tracing pid $pid" "$T/err" || exit 1
+cat <&5 >> "$T/err" &
+drain=$!
+
+kill -STOP "$hs"
+echo "burst 200000" >&"${W[1]}"
+wait_line "${W[0]}" '^done' || exit 1
+kill -CONT "$hs"
+# A SIGUSR1 dump drains the ring buffer first: once it is out, there is room.
+kill -USR1 "$hs"
+wait_line 6 '^heapsnoop: end-dump' "$T/rec.usr1" || exit 1
+cat <&6 > "$T/rec" &
+drain2=$!
+echo "leak 3 100" >&"${W[1]}"
+wait_line "${W[0]}" '^done' || exit 1
+echo "exit" >&"${W[1]}"
+wait "$hs"
+check "heapsnoop exits 0" test $? -eq 0
+wait "$drain" "$drain2"
+
+check "the loss is said plainly" grep -q "^heapsnoop: EVENTS LOST: [1-9][0-9]* allocations" "$T/err"
+check "the advice names --ringbuf-size" grep -q -- "--ringbuf-size" "$T/err"
+lost=$(sed -n 's/^heapsnoop: EVENTS LOST: \([0-9]*\) allocations and \([0-9]*\) frees.*/\1 \2/p' "$T/err")
+traced=$(sed -n 's/^heapsnoop: traced \([0-9]*\) allocations and \([0-9]*\) frees.*/\1 \2/p' "$T/err")
+# Every allocation and free of the burst is either traced or counted lost.
+expect_eq "burst allocations all accounted for" \
+	"$(( ${lost% *} + ${traced% *} >= 200003 ))" 1
+expect_eq "burst frees all accounted for" "$(( ${lost#* } + ${traced#* } >= 200000 ))" 1
+fold "$T/rec"
+expect_eq "tracing goes on after the loss" "$(folded_sum "$T/rec.count" "main;after_attach_leak")" 3
+finish
