@@ -26,6 +26,10 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* Set by the loader before load. */
 const volatile __u32 self_tgid;		/* never trace heapsnoop itself */
 const volatile __u32 max_frames = HS_BPF_MAX_FRAMES;
+/* Wake the consumer once this many bytes wait in the ring buffer. */
+const volatile __u64 wakeup_bytes = 256 << 10;
+/* Benchmark floor (--empty-probes): every program returns at once. */
+const volatile bool empty_probes;
 
 /* The outermost allocator call in flight on a task. */
 struct call_state {
@@ -93,7 +97,7 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 	__u64 sp = PT_REGS_SP(ctx), now = bpf_ktime_get_ns();
 	struct call_state *st;
 
-	if (is_self())
+	if (empty_probes || is_self())
 		return 0;
 	st = bpf_task_storage_get(&calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
@@ -167,13 +171,21 @@ static __always_inline struct scratch *scratch_get(void)
 	return bpf_map_lookup_elem(&scratch_map, &zero);
 }
 
+/*
+ * Send the event. Waking the consumer costs more than the rest of a probe,
+ * so it is woken only once a backlog builds (wakeup_bytes); otherwise it
+ * finds the events on its next periodic poll (user/heapsnoop.c).
+ */
 static __always_inline void emit(struct scratch *s, __u32 lost_counter)
 {
 	__u64 size = HS_EVENT_HDR_SIZE + (__u64)s->ev.nr_frames * sizeof(__u64);
+	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
-	if (bpf_ringbuf_output(&events, &s->ev, size, 0))
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	if (bpf_ringbuf_output(&events, &s->ev, size, flags))
 		count(lost_counter);
 }
 
@@ -248,7 +260,7 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx)
 	struct call_state *st;
 	__u64 size, out = 0;
 
-	if (is_self())
+	if (empty_probes || is_self())
 		return 0;
 	st = bpf_task_storage_get(&calls, task, 0, 0);
 	if (!st || !st->depth) {
@@ -371,7 +383,7 @@ int BPF_KRETPROBE(alloc_exit)
 SEC("uprobe")
 int BPF_KPROBE(free_enter, __u64 ptr)
 {
-	if (!ptr || is_self())
+	if (empty_probes || !ptr || is_self())
 		return 0;
 	emit_free(ptr, 0);
 	return 0;

@@ -55,6 +55,7 @@ static const char usage_text[] =
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB (default 64)\n"
+"      --empty-probes     attach probes that do nothing (benchmark floor)\n"
 "  -q, --quiet            no live status line on a terminal\n"
 "  -v, --verbose          say where each probe goes and why; libbpf details\n"
 "  -h, --help             show this help and exit\n"
@@ -69,6 +70,9 @@ static const char usage_text[] =
 "\n"
 "Exit status: the command's, in launch mode; otherwise 0; 1 on error.\n";
 
+/* Longest an event waits in the ring buffer when no wakeup comes, ms. */
+#define POLL_MS 10
+
 struct options {
 	pid_t pid;
 	char **argv;		/* launch mode: the command */
@@ -78,7 +82,7 @@ struct options {
 	unsigned int summary;	/* top N, 0: none */
 	unsigned int snip_pre, snip_post;
 	unsigned long ringbuf_mb;
-	bool verbose, quiet;
+	bool verbose, quiet, empty_probes;
 };
 
 static volatile sig_atomic_t stop_signal, dump_requested;
@@ -131,7 +135,7 @@ static int parse_uint(const char *s, const char *what, unsigned long max, unsign
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF };
+	enum { OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "output", required_argument, NULL, 'o' },
@@ -141,6 +145,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
 		{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
 		{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+		{ "empty-probes", no_argument, NULL, OPT_EMPTY },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -190,6 +195,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -EINVAL;
 			}
 			o->ringbuf_mb = v;
+			break;
+		case OPT_EMPTY:
+			o->empty_probes = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -373,10 +381,13 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	skel->rodata->self_tgid = (__u32)getpid();
+	skel->rodata->empty_probes = o.empty_probes;
 	skel->rodata->max_frames = HS_MAX_DEPTH + o.snip_pre + o.snip_post;
 	if (skel->rodata->max_frames > HS_BPF_MAX_FRAMES)
 		skel->rodata->max_frames = HS_BPF_MAX_FRAMES;
 	bpf_map__set_max_entries(skel->maps.events, (__u32)(o.ringbuf_mb << 20));
+	/* Woken at 1/16 full; a 10 ms poll (POLL_MS) collects the rest. */
+	skel->rodata->wakeup_bytes = (o.ringbuf_mb << 20) / 16;
 	err = heapsnoop_bpf__load(skel);
 	if (err) {
 		explain_load_error(err);
@@ -453,7 +464,7 @@ int main(int argc, char **argv)
 		bool done = false;
 		double now;
 
-		err = ring_buffer__poll(rb, 100);
+		err = ring_buffer__poll(rb, POLL_MS);
 		if (err < 0 && err != -EINTR) {
 			die_msg("reading the ring buffer failed: %s", strerror(-err));
 			status = 1;
