@@ -4,9 +4,12 @@
  * malloc, calloc, realloc and free made through call chains 6 to 12 frames
  * deep from ~540 distinct call paths, over a pool of 4096 slots.
  *
- *   workload OPS [--wait]
+ *   workload OPS [--wait | --wait-free-probe]
  * Prints "workload: OPS calls, NS ns per call" measured over the loop only.
  * --wait: print "ready" and wait for a line on stdin first (to attach).
+ * --wait-free-probe: print "ready", then wait until a probe sits on
+ *   free()'s entry (free(NULL) turns slow): for tracers that say they are
+ *   attached before they are.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -55,6 +58,25 @@ __attribute__((noinline)) static void step(unsigned int path, unsigned int depth
 	}
 }
 
+static double now_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
+}
+
+/* ns per free(NULL), over 200 calls. */
+static double free_null_ns(void)
+{
+	void *volatile p = NULL;
+	double t0 = now_ns();
+
+	for (int i = 0; i < 200; i++)
+		free(p);
+	return (now_ns() - t0) / 200;
+}
+
 int main(int argc, char **argv)
 {
 	long ops = argc > 1 ? atol(argv[1]) : 1000000;
@@ -68,6 +90,22 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
 			return 1;
+	}
+	if (argc > 2 && !strcmp(argv[2], "--wait-free-probe")) {
+		int slow = 0;
+
+		printf("ready\n");
+		fflush(stdout);
+		/*
+		 * A probe on free's entry (a `test`, single-stepped) costs
+		 * ~14 us; unprobed, free(NULL) is a few ns. Three slow rounds
+		 * in a row, so a preemption cannot pass for a probe. Bounded.
+		 */
+		for (long round = 0; slow < 3; round++) {
+			slow = free_null_ns() > 3000 ? slow + 1 : 0;
+			if (round > 5000000)
+				return 1;
+		}
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (long i = 0; i < ops; i++) {

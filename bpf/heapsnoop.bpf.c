@@ -216,25 +216,36 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
 	emit(s, HS_CNT_RB_LOST_ALLOC);
 }
 
+/*
+ * A block was released. The record is small and fixed-size, so it is
+ * built in place. A plain free (entry_ts 0) is unconditional and needs no
+ * timestamp; one from realloc carries the realloc's entry time.
+ */
 static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 {
-	struct scratch *s = scratch_get();
-	__u64 id = bpf_get_current_pid_tgid();
+	__u64 id = bpf_get_current_pid_tgid(), flags = BPF_RB_NO_WAKEUP;
+	struct hs_event *ev;
 
-	if (!s)
+	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
+	if (!ev) {
+		count(HS_CNT_RB_LOST_FREE);
 		return;
-	s->ev.type = HS_EV_FREE;
-	s->ev.pid = id >> 32;
-	s->ev.tid = (__u32)id;
-	s->ev.func = HS_FN_FREE;
-	s->ev.nr_frames = 0;
-	s->ev.ts = bpf_ktime_get_ns();
-	s->ev.addr = addr;
-	s->ev.old_addr = 0;
-	s->ev.size = 0;
-	s->ev.entry_ts = entry_ts;
-	s->ev.flags = 0;
-	emit(s, HS_CNT_RB_LOST_FREE);
+	}
+	ev->type = HS_EV_FREE;
+	ev->pid = id >> 32;
+	ev->tid = (__u32)id;
+	ev->func = HS_FN_FREE;
+	ev->nr_frames = 0;
+	ev->ts = 0;
+	ev->addr = addr;
+	ev->old_addr = 0;
+	ev->size = 0;
+	ev->entry_ts = entry_ts;
+	ev->flags = 0;
+	ev->pad = 0;
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
+		flags = BPF_RB_FORCE_WAKEUP;
+	bpf_ringbuf_submit(ev, flags);
 }
 
 /*

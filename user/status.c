@@ -77,6 +77,9 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 		"process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks\n",
 		s->allocs, s->frees, trace__nprocs(t), tracker__count(tr), tracker__bytes(tr), bytes,
 		stacks__count(trace__stacks(t)));
+	fprintf(out, "heapsnoop: tracker memory: %zu bytes for %zu live allocations, %zu bytes "
+		"for %zu unique stacks\n", tracker__memory(tr), tracker__count(tr),
+		stacks__memory(trace__stacks(t)), stacks__count(trace__stacks(t)));
 	if (!lost && !s->bad_events && !s->no_memory) {
 		fprintf(out, "heapsnoop: no events lost\n");
 	} else {

@@ -14,7 +14,7 @@
 /* Frames the BPF side walks at most: 31 kept + room for --snip-pre/post. */
 #define HS_BPF_MAX_FRAMES 64
 /* Bytes of user stack copied in one read at each allocation's return. */
-#define HS_STACK_COPY 1024
+#define HS_STACK_COPY 512
 /* An in-flight call older than this is taken as a missed return (ns). */
 #define HS_STALE_NS 2000000000ULL
 
@@ -60,7 +60,7 @@ struct hs_event {
 	__u32 tid;
 	__u16 func;		/* enum hs_func that made the call */
 	__u16 nr_frames;	/* valid entries in frames[] */
-	__u64 ts;		/* CLOCK_MONOTONIC ns at the return */
+	__u64 ts;		/* CLOCK_MONOTONIC ns at the return; 0 for a free */
 	__u64 addr;
 	__u64 old_addr;		/* realloc family: the block passed in */
 	__u64 size;		/* bytes requested */

@@ -1,0 +1,84 @@
+#!/bin/bash
+# run.sh - heapsnoop's benchmarks, all in one run on this machine:
+#   1. tracer cost per allocator call on bench/workload.c (mixed malloc,
+#      calloc, realloc, free through 6-12 frames, ~540 stacks): untraced;
+#      the floor (heapsnoop --empty-probes: same probes, empty programs);
+#      heapsnoop; bcc's memleak-bpfcc -p; heaptrack (preloaded);
+#   2. heapdecode decode throughput against base64 -d (bench/decode.sh).
+# Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
+# kernel headers for bcc when missing (BCC_KERNEL_SOURCE, below).
+#   usage: bench/run.sh [BUILD_DIR]
+set -eu
+OUT=${1:-build}
+cd "$(dirname "$0")/.."
+N=${BENCH_OPS:-2000000}
+N_SLOW=${BENCH_OPS_SLOW:-200000}	# memleak is ~100x slower
+WL=$OUT/workload
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+missing=
+for p in bpfcc-tools heaptrack linux-headers-amd64; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing="$missing $p"
+done
+if [ -n "$missing" ]; then
+	echo "bench: installing$missing" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing > /dev/null
+fi
+gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
+
+# bcc compiles against kernel headers; this kernel ships none, so merge
+# Debian's -common and -amd64 header trees into one directory.
+KH=$OUT/kheaders
+if [ ! -e "$KH/.done" ]; then
+	rm -rf "$KH" && mkdir -p "$KH"
+	common=$(ls -d /usr/src/linux-headers-*-common | sort -V | tail -1)
+	arch=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -1)
+	cp -a "$common"/. "$KH"/ && cp -a "$arch"/. "$KH"/ && touch "$KH/.done"
+fi
+export BCC_KERNEL_SOURCE=$PWD/$KH
+
+ns_of() { sed -n 's/^workload: .* \([0-9.]*\) ns per call$/\1/p' "$1"; }
+best() { # NAME COMMAND... -> best ns/call of 3 runs into $T/NAME
+	local b=
+	for _ in 1 2 3; do
+		"${@:2}" > "$T/run" 2>> "$T/$1.err"
+		local v
+		v=$(ns_of "$T/run")
+		[ -n "$v" ] || { echo "bench: $1 printed no timing" >&2; cat "$T/$1.err" >&2; return 1; }
+		b=$(awk -v a="$v" -v b="${b:-1e18}" 'BEGIN { print (a < b) ? a : b }')
+	done
+	echo "$b" > "$T/$1"
+}
+
+memleak_run() { # one run of the workload under memleak-bpfcc -p
+	coproc WLP { exec "$WL" "$N_SLOW" --wait-free-probe; }
+	local line pid=$WLP_PID
+	read -r line <&"${WLP[0]}"
+	memleak-bpfcc -p "$pid" 1000 > "$T/memleak.out" 2>&1 &
+	local ml=$!
+	cat <&"${WLP[0]}"
+	wait "$pid" 2> /dev/null || true
+	kill -INT "$ml" 2> /dev/null; wait "$ml" 2> /dev/null || true
+}
+
+echo "tracer benchmark: $N allocator calls per run ($N_SLOW under memleak), best of 3"
+best untraced "$WL" "$N"
+best floor "$OUT/heapsnoop" -q --empty-probes -o /dev/null -- "$WL" "$N"
+best heapsnoop "$OUT/heapsnoop" -q -o /dev/null -- "$WL" "$N"
+grep -h "events lost\|EVENTS LOST\|tracker memory" "$T/heapsnoop.err" | sort | uniq -c | sed 's/^/  heapsnoop: /'
+best memleak memleak_run
+best heaptrack heaptrack -o "$T/ht" "$WL" "$N"
+
+awk -v u="$(cat "$T/untraced")" -v f="$(cat "$T/floor")" -v h="$(cat "$T/heapsnoop")" \
+    -v m="$(cat "$T/memleak")" -v k="$(cat "$T/heaptrack")" 'BEGIN {
+	printf "  %-34s %10s %10s %9s\n", "", "ns/call", "overhead", "x untraced"
+	row("untraced", u); row("floor (empty probes, same sites)", f)
+	row("heapsnoop", h); row("memleak-bpfcc -p", m); row("heaptrack (preload)", k)
+	printf "  heapsnoop overhead / memleak overhead: %.3f (aim: <= 0.2)\n", (h - u) / (m - u)
+	printf "  heapsnoop overhead above the floor:    %.0f ns per call\n", h - f
+	printf "  heapsnoop / untraced:                  %.1fx (aim: <= 20x)\n", h / u
+}
+function row(name, v) { printf "  %-34s %10.1f %10.1f %9.1fx\n", name, v, v - u, v / u }'
+echo
+bench/decode.sh "$OUT"
