@@ -79,6 +79,10 @@ $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
+$(OUTPUT)/tests/test_tracker: tests/test_tracker.c user/tracker.c user/stacks.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
+
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
@@ -134,7 +138,7 @@ demo: deps
 	$(Q)$(OUTPUT)/heapdecode --report $(OUTPUT)/leaky.heap
 
 check: deps
-	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec \
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)
 

@@ -59,7 +59,8 @@ memleak_run() { # one run of the workload under memleak-bpfcc -p
 	local ml=$!
 	cat <&"${WLP[0]}"
 	wait "$pid" 2> /dev/null || true
-	kill -INT "$ml" 2> /dev/null; wait "$ml" 2> /dev/null || true
+	# A background job of a script ignores SIGINT: stop memleak with SIGTERM.
+	kill -TERM "$ml" 2> /dev/null; wait "$ml" 2> /dev/null || true
 }
 
 echo "tracer benchmark: $N allocator calls per run ($N_SLOW under memleak), best of 3"

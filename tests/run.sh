@@ -15,6 +15,7 @@ run() {
 	fi
 }
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
+run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
 run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
