@@ -82,6 +82,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 	struct attachment *a;
 	struct elf_file *ef;
 	bool have_malloc = false, have_free = false;
+	const char *failed = NULL;
 	int err, ndone = 0;
 
 	err = elf_file__open(path, &ef);
@@ -105,6 +106,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 
 		if (elf_file__find_func(ef, sp->sym, &fn))
 			continue;
+		failed = sp->sym;
 		if (fn.ifunc) {
 			fprintf(stderr, "heapsnoop: %s in %s is an IFUNC resolver: not probed\n",
 				sp->sym, path);
@@ -137,6 +139,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 		err = link_one(a, entry_prog(skel, sp->func), pid, path, fn.offset + ps.offset, false);
 		if (err)
 			goto fail;
+		failed = NULL;
 		a->nfuncs++;
 		have_malloc |= sp->func == HS_FN_MALLOC;
 		have_free |= sp->func == HS_FN_FREE;
@@ -151,8 +154,9 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 	*out = a;
 	return 0;
 fail:
-	fprintf(stderr, "heapsnoop: cannot attach a uprobe to %s in %s: %s\n",
-		specs[0].sym, path, strerror(-err));
+	if (err != -ESRCH)
+		fprintf(stderr, "heapsnoop: cannot attach a uprobe to %s in %s: %s\n",
+			failed ? failed : "?", path, strerror(-err));
 	elf_file__close(ef);
 	attach__free(a);
 	return err;

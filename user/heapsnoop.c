@@ -85,11 +85,15 @@ struct options {
 	bool verbose, quiet, empty_probes;
 };
 
-static volatile sig_atomic_t stop_signal, dump_requested;
+static volatile sig_atomic_t stop_signal, stop_count, stop_from_tty, dump_requested;
 
-static void on_stop(int sig)
+static void on_stop(int sig, siginfo_t *si, void *uc)
 {
+	(void)uc;
 	stop_signal = sig;
+	stop_count++;
+	/* The terminal sent it to the whole process group, command included. */
+	stop_from_tty = si && si->si_code == SI_KERNEL;
 }
 
 static void on_usr1(int sig)
@@ -327,7 +331,7 @@ int main(int argc, char **argv)
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason = "exit";
 	FILE *out = stdout, *tty = NULL;
-	bool launched = false;
+	bool launched = false, forwarded = false;
 	int err, status = 0, child_status = 0, pidfd = -1;
 	double next_status, next_dump, t0;
 	uint64_t last_events = 0;
@@ -431,8 +435,13 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 
-	signal(SIGINT, on_stop);
-	signal(SIGTERM, on_stop);
+	{
+		struct sigaction sa = { .sa_sigaction = on_stop, .sa_flags = SA_SIGINFO };
+
+		sigemptyset(&sa.sa_mask);
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+	}
 	signal(SIGUSR1, on_usr1);
 	signal(SIGPIPE, SIG_IGN);
 
@@ -480,7 +489,16 @@ int main(int argc, char **argv)
 			trace__proc_gone(trace, o.pid);
 			break;
 		}
-		if (stop_signal) {
+		/*
+		 * Launch mode: the first SIGINT/SIGTERM ends the command (passed
+		 * on unless the terminal sent it to the command already) and
+		 * tracing goes on to its exit; a second one stops at once.
+		 */
+		if (stop_signal && launched && stop_count == 1 && !forwarded) {
+			forwarded = true;
+			if (!stop_from_tty)
+				kill(child.pid, stop_signal);
+		} else if (stop_signal && (!launched || stop_count > 1)) {
 			ring_buffer__consume(rb);
 			reason = "signal";
 			break;
@@ -523,7 +541,7 @@ int main(int argc, char **argv)
 	}
 	status__final(stderr, trace, cnt);
 
-	if (launched && !stop_signal) {
+	if (launched && !strcmp(reason, "exit")) {
 		if (WIFEXITED(child_status))
 			status = status ? status : WEXITSTATUS(child_status);
 		else if (WIFSIGNALED(child_status))
