@@ -83,6 +83,10 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c user/tracker.c user/stacks.c 
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
+$(OUTPUT)/tests/test_probesite: tests/test_probesite.c user/probesite.c user/elfsym.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
+
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
@@ -139,6 +143,7 @@ demo: deps
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
+		$(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)
 

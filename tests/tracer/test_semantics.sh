@@ -41,4 +41,15 @@ expect_eq "no other live stacks through main" \
 check "stacks reach main through the call site first" \
 	grep -q '^__libc_start_call_main;main;case_malloc_leak 300$' "$B"
 check "no events lost" grep -q "no events lost" "$T/err"
+
+# --snip-post 1 drops the outermost frame (libc's), --snip-pre 1 the call site.
+"$HS" -q --snip-post 1 -- "$PROGS/prog_semantics" > "$T/post" 2> /dev/null
+fold "$T/post"
+check "--snip-post 1: stacks start at main" grep -q '^main;case_malloc_leak 300$' "$T/post.bytes"
+"$HS" -q --snip-pre 1 -- "$PROGS/prog_semantics" > "$T/pre" 2> /dev/null
+fold "$T/pre"
+check "--snip-pre 1: the call site frame is gone" bash -c "! grep -q 'case_malloc_leak' '$T/pre.bytes'"
+expect_eq "--snip-pre 1: the leak is charged to main" \
+	"$(folded_sum "$T/pre.count" "__libc_start_call_main;main")" \
+	"$(awk '$1 ~ /;main;case_[a-z_]*$/ {t += $2} END {print t}' "$C")"
 finish
