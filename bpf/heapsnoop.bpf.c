@@ -189,25 +189,35 @@ static __always_inline void emit(struct scratch *s, __u32 lost_counter)
 		count(lost_counter);
 }
 
+/* The fields every record has; the caller sets the rest. */
+static __always_inline void fill_header(struct hs_event *ev, __u32 type, __u16 func, __u64 addr,
+					__u64 entry_ts)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+
+	ev->type = type;
+	ev->pid = id >> 32;
+	ev->tid = (__u32)id;
+	ev->func = func;
+	ev->nr_frames = 0;
+	ev->addr = addr;
+	ev->entry_ts = entry_ts;
+	ev->flags = 0;
+	ev->pad = 0;
+}
+
 /* Fill the event for a successful allocation and send it. */
 static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *st,
 				       __u64 addr, __u64 size, __u64 old)
 {
 	struct scratch *s = scratch_get();
-	__u64 id = bpf_get_current_pid_tgid();
 
 	if (!s)
 		return;
-	s->ev.type = HS_EV_ALLOC;
-	s->ev.pid = id >> 32;
-	s->ev.tid = (__u32)id;
-	s->ev.func = st->func;
+	fill_header(&s->ev, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
 	s->ev.ts = bpf_ktime_get_ns();
-	s->ev.addr = addr;
 	s->ev.old_addr = old;
 	s->ev.size = size;
-	s->ev.entry_ts = st->ts;
-	s->ev.flags = 0;
 	walk_stack(s, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
 	if (s->ev.flags & HS_EVF_TRUNCATED)
 		count(HS_CNT_TRUNCATED);
@@ -223,7 +233,7 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
  */
 static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 {
-	__u64 id = bpf_get_current_pid_tgid(), flags = BPF_RB_NO_WAKEUP;
+	__u64 flags = BPF_RB_NO_WAKEUP;
 	struct hs_event *ev;
 
 	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
@@ -231,18 +241,10 @@ static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 		count(HS_CNT_RB_LOST_FREE);
 		return;
 	}
-	ev->type = HS_EV_FREE;
-	ev->pid = id >> 32;
-	ev->tid = (__u32)id;
-	ev->func = HS_FN_FREE;
-	ev->nr_frames = 0;
+	fill_header(ev, HS_EV_FREE, HS_FN_FREE, addr, entry_ts);
 	ev->ts = 0;
-	ev->addr = addr;
 	ev->old_addr = 0;
 	ev->size = 0;
-	ev->entry_ts = entry_ts;
-	ev->flags = 0;
-	ev->pad = 0;
 	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
 		flags = BPF_RB_FORCE_WAKEUP;
 	bpf_ringbuf_submit(ev, flags);

@@ -160,33 +160,10 @@ static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size
 			*c = '_';
 }
 
-static int by_bytes_desc(const void *a, const void *b)
-{
-	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
-
-	if (x->live_bytes != y->live_bytes)
-		return x->live_bytes < y->live_bytes ? 1 : -1;
-	return x->live_count < y->live_count ? 1 : x->live_count > y->live_count ? -1 : 0;
-}
-
-static struct stack **sorted(struct hdreport *r, size_t *n)
-{
-	struct stack **v;
-
-	*n = stacks__count(r->stacks);
-	v = calloc(*n ? *n : 1, sizeof(*v));
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < *n; i++)
-		v[i] = stacks__get(r->stacks, (uint32_t)i);
-	qsort(v, *n, sizeof(*v), by_bytes_desc);
-	return v;
-}
-
 void hdreport__folded(struct hdreport *r, FILE *out)
 {
 	size_t n;
-	struct stack **v = sorted(r, &n);
+	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
 
 	if (!v)
 		return;
@@ -211,7 +188,7 @@ void hdreport__folded(struct hdreport *r, FILE *out)
 void hdreport__report(struct hdreport *r, FILE *out)
 {
 	size_t n;
-	struct stack **v = sorted(r, &n);
+	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
 
 	if (!v)
 		return;

@@ -63,20 +63,28 @@ static const char usage_text[] =
 "\n"
 "Format: docs/FORMAT.md in the heapsnoop sources.\n";
 
+/* @path, or standard input for "-"; NULL after saying why not. */
+static FILE *open_input(const char *path)
+{
+	FILE *in;
+
+	if (!strcmp(path, "-"))
+		return stdin;
+	in = fopen(path, "r");
+	if (!in)
+		fprintf(stderr, "heapdecode: cannot open %s: %s\n", path, strerror(errno));
+	return in;
+}
+
 static int scan_file(struct tokscan *ts, const char *path)
 {
 	static char buf[1 << 16];
-	FILE *in = stdin;
+	FILE *in = open_input(path);
 	size_t n;
 	int ret = 0;
 
-	if (strcmp(path, "-")) {
-		in = fopen(path, "r");
-		if (!in) {
-			fprintf(stderr, "heapdecode: cannot open %s: %s\n", path, strerror(errno));
-			return -1;
-		}
-	}
+	if (!in)
+		return -1;
 	tokscan__begin(ts, in == stdin ? "<stdin>" : path);
 	while ((n = fread_unlocked(buf, 1, sizeof(buf), in)) > 0)
 		tokscan__feed(ts, buf, n);
@@ -93,20 +101,15 @@ static int scan_file(struct tokscan *ts, const char *path)
 /* Feed every line of @path to @r; count malformed records. */
 static int group_file(struct hdreport *r, const char *path, unsigned long *malformed)
 {
-	FILE *in = stdin;
+	FILE *in = open_input(path);
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long lineno = 0;
 	ssize_t n;
 	int ret = 0;
 
-	if (strcmp(path, "-")) {
-		in = fopen(path, "r");
-		if (!in) {
-			fprintf(stderr, "heapdecode: cannot open %s: %s\n", path, strerror(errno));
-			return -1;
-		}
-	}
+	if (!in)
+		return -1;
 	while ((n = getline(&line, &cap, in)) > 0) {
 		int err;
 

@@ -80,15 +80,6 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 	return d.err;
 }
 
-static int by_bytes_desc(const void *a, const void *b)
-{
-	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
-
-	if (x->live_bytes != y->live_bytes)
-		return x->live_bytes < y->live_bytes ? 1 : -1;
-	return x->live_count < y->live_count ? 1 : x->live_count > y->live_count ? -1 : 0;
-}
-
 static void print_frame(struct trace *t, struct symbolizer *sym, const struct stack *s,
 			uint32_t i, FILE *out)
 {
@@ -119,18 +110,11 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 {
 	struct stacks *st = trace__stacks(t);
 	struct tracker *tr = trace__tracker(t);
-	size_t n = stacks__count(st), k = 0;
-	struct stack **v = calloc(n ? n : 1, sizeof(*v));
+	size_t k;
+	struct stack **v = stacks__by_live_bytes(st, &k);
 
 	if (!v)
 		return;
-	for (size_t i = 0; i < n; i++) {
-		struct stack *s = stacks__get(st, (uint32_t)i);
-
-		if (s->live_count)
-			v[k++] = s;
-	}
-	qsort(v, k, sizeof(*v), by_bytes_desc);
 	fprintf(out, "heapsnoop: summary: %zu live allocations, %" PRIu64 " bytes, from %zu stacks"
 		" (top %u by live bytes)\n", tracker__count(tr), tracker__bytes(tr), k, top);
 	for (size_t i = 0; i < k && i < top; i++) {

@@ -159,6 +159,29 @@ int stacks__token(struct stacks *st, uint32_t id, uint64_t size, char *out, size
 	return hs_token_encode_stack(s->bits, size, out, cap);
 }
 
+static int by_bytes_desc(const void *a, const void *b)
+{
+	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
+
+	if (x->live_bytes != y->live_bytes)
+		return x->live_bytes < y->live_bytes ? 1 : -1;
+	return x->live_count < y->live_count ? 1 : x->live_count > y->live_count ? -1 : 0;
+}
+
+struct stack **stacks__by_live_bytes(const struct stacks *st, size_t *n)
+{
+	struct stack **v = calloc(st->count ? st->count : 1, sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < st->count; i++)
+		if (st->by_id[i]->live_count)
+			v[(*n)++] = st->by_id[i];
+	qsort(v, *n, sizeof(*v), by_bytes_desc);
+	return v;
+}
+
 size_t stacks__memory(const struct stacks *st)
 {
 	return st->memory + st->cap * sizeof(*st->by_id) +

@@ -49,6 +49,13 @@ size_t stacks__count(const struct stacks *st);
  */
 int stacks__token(struct stacks *st, uint32_t id, uint64_t size, char *out, size_t cap);
 
+/*
+ * The stacks with live allocations, most live bytes first (then most
+ * allocations), as a calloc'ed array of *@n pointers the caller frees;
+ * NULL if out of memory.
+ */
+struct stack **stacks__by_live_bytes(const struct stacks *st, size_t *n);
+
 /* Bytes held by the table and its stacks. */
 size_t stacks__memory(const struct stacks *st);
 
