@@ -160,28 +160,83 @@ static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size
 			*c = '_';
 }
 
+struct folded_line {
+	char *text;		/* root;...;leaf */
+	uint64_t value;
+};
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+}
+
+static int by_value_desc(const void *a, const void *b)
+{
+	const struct folded_line *x = a, *y = b;
+
+	if (x->value != y->value)
+		return x->value < y->value ? 1 : -1;
+	return strcmp(x->text, y->text);
+}
+
+/* One stack's folded text (root first), in a malloc'ed string. */
+static char *fold_stack(struct hdreport *r, const struct stack *s)
+{
+	char *text = NULL, name[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (s->depth == 0)
+		fputs("[no stack]", f);
+	for (uint32_t k = s->depth; k-- > 0;) {
+		struct sym_frame sf;
+
+		lookup(r, s->pid, s->frames[k], &sf);
+		frame_name(&sf, s->frames[k], name, sizeof(name));
+		fprintf(f, "%s%s", name, k ? ";" : "");
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
 void hdreport__folded(struct hdreport *r, FILE *out)
 {
-	size_t n;
+	size_t n, m = 0;
 	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
+	struct folded_line *lines = v ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
 
-	if (!v)
+	if (!lines) {
+		free(v);
 		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct stack *s = v[i];
-		char name[512];
-
-		if (s->depth == 0)
-			fputs("[no stack]", out);
-		for (uint32_t k = s->depth; k-- > 0;) {
-			struct sym_frame f;
-
-			lookup(r, s->pid, s->frames[k], &f);
-			frame_name(&f, s->frames[k], name, sizeof(name));
-			fprintf(out, "%s%s", name, k ? ";" : "");
-		}
-		fprintf(out, " %" PRIu64 "\n", r->opts.count_values ? s->live_count : s->live_bytes);
 	}
+	for (size_t i = 0; i < n; i++) {
+		lines[m].text = fold_stack(r, v[i]);
+		lines[m].value = r->opts.count_values ? v[i]->live_count : v[i]->live_bytes;
+		if (lines[m].text)
+			m++;
+	}
+	/* Stacks that differ only in addresses fold to the same names: merge. */
+	qsort(lines, m, sizeof(*lines), by_text);
+	n = 0;
+	for (size_t i = 0; i < m; i++) {
+		if (n && !strcmp(lines[n - 1].text, lines[i].text)) {
+			lines[n - 1].value += lines[i].value;
+			free(lines[i].text);
+			continue;
+		}
+		lines[n++] = lines[i];
+	}
+	qsort(lines, n, sizeof(*lines), by_value_desc);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, lines[i].value);
+		free(lines[i].text);
+	}
+	free(lines);
 	free(v);
 }
 

@@ -1,0 +1,61 @@
+#!/bin/bash
+# test_symbolize.sh - heapdecode on heapsnoop output away from the traced
+# machine's paths: moved to another directory; with the program only under
+# a --sysroot; after the program was rebuilt (build-ID mismatch); -e ELF
+# against addr2line; report and folded totals against the records.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+# A private copy of the program, traced, then moved away.
+mkdir -p "$T/bin" "$T/elsewhere"
+cc -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+	-o "$T/bin/nopie" tests/tracer/prog_nopie.c -no-pie
+"$HS" -q -- "$T/bin/nopie" > "$T/rec" 2> /dev/null
+check "traced" test $? -eq 0
+mv "$T/rec" "$T/elsewhere/rec"
+cd "$T/elsewhere" || exit 1
+
+"$HD" --report rec > report
+check "report: chain innermost first with source lines" awk '
+	/^64 bytes .* in 1 allocations/ { s = 1; next }
+	s == 1 && /#0 .* leaf_alloc\+0x[0-9a-f]+ \(nopie\) .*prog_nopie.c:[0-9]+$/ { s = 2; next }
+	s == 2 && /#1 .* middle\+0x[0-9a-f]+ \(nopie\) .*prog_nopie.c:[0-9]+$/ { s = 3; next }
+	s == 3 && /#2 .* outer\+/ { s = 4; next }
+	s == 4 && /#3 .* main\+/ { ok = 1 }
+	END { exit !ok }' report
+expect_eq "report total = sum of record sizes" \
+	"$(sed -n 's/^total: \([0-9]*\) bytes.*/\1/p' report)" \
+	"$("$HD" rec | sed -n 's/.*~b#size: \([0-9]*\),.*/\1/p' | awk '{t += $1} END {print t}')"
+"$HD" --folded rec > folded
+expect_eq "folded totals = report total" "$(awk '{t += $NF} END {print t}' folded)" \
+	"$(sed -n 's/^total: \([0-9]*\) bytes.*/\1/p' report)"
+expect_eq "folded stack of the leak" "$(grep -c ';main;outer;middle;leaf_alloc 330$' folded)" 1
+
+# --sysroot: the program exists only under another root.
+mkdir -p "$T/root$T/bin"
+mv "$T/bin/nopie" "$T/root$T/bin/nopie"
+"$HD" --report rec > nosys
+check "without the file: frames say the module is missing" grep -q 'module file not found' nosys
+"$HD" --sysroot "$T/root" --report rec > sys
+check "--sysroot: names found under the root" grep -q 'leaf_alloc+0x.* (nopie)' sys
+
+# Rebuilt program at the same path: a different build ID, never used.
+cc -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -DVARIANT \
+	-o "$T/root$T/bin/nopie" "$OLDPWD/tests/tracer/prog_nopie.c" -no-pie
+"$HD" --sysroot "$T/root" --report rec > mism
+check "build-ID mismatch reported" grep -q 'build ID mismatch' mism
+check "build-ID mismatch: no name from the wrong file" bash -c "! grep -q 'leaf_alloc' mism"
+
+# -e: a non-PIE program's addresses are its ELF addresses, as for addr2line.
+cc -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+	-o "$T/root$T/bin/nopie" "$OLDPWD/tests/tracer/prog_nopie.c" -no-pie
+"$HD" -e "$T/root$T/bin/nopie" --report rec > e_report
+compared=0
+for a in $("$HD" rec | grep -o '~b#size: 64, .*' | head -1 | cut -d, -f2-); do
+	want=$(addr2line -f -e "$T/root$T/bin/nopie" "$(printf '%#x' $((a - 1)))" | head -1)
+	[ "$want" = "??" ] && continue	# a libc frame: not in this ELF
+	check "-e $a is $want, as addr2line says" grep -q "$(printf '0x%x' "$a") $want+" e_report
+	compared=$((compared + 1))
+done
+expect_eq "-e: frames compared with addr2line" "$compared" 4
+finish
