@@ -86,24 +86,36 @@ static pid_t line_pid(const char *line)
 	return p ? (pid_t)strtol(p + 4, NULL, 10) : 0;
 }
 
-int hdreport__line(struct hdreport *r, const char *line)
+/*
+ * A dump header starts a new live set; a map record adds to its process's
+ * mappings. Returns 1 if @line was one of those, 0 if not, -HS_ENOSPC.
+ */
+static int take_meta(struct hdreport *r, const char *line)
 {
-	struct hs_record rec;
+	struct proc_maps *pm;
 	struct mapping m;
-	const char *tok;
-	size_t len, rest = strlen(line);
 	pid_t pid;
-	int err;
 
 	if (strstr(line, "heapsnoop: dump ")) {
 		reset(r);
+		return 1;
+	}
+	if (proc_maps__parse_record(line, &pid, &m))
 		return 0;
-	}
-	if (proc_maps__parse_record(line, &pid, &m) == 0) {
-		struct proc_maps *pm = maps_of(r, pid, true);
+	pm = maps_of(r, pid, true);
+	return pm && proc_maps__add(pm, &m) == 0 ? 1 : -HS_ENOSPC;
+}
 
-		return pm && proc_maps__add(pm, &m) == 0 ? 0 : -HS_ENOSPC;
-	}
+int hdreport__line(struct hdreport *r, const char *line)
+{
+	struct hs_record rec;
+	const char *tok;
+	size_t len, rest = strlen(line);
+	pid_t pid;
+	int err = take_meta(r, line);
+
+	if (err)
+		return err < 0 ? err : 0;
 	pid = line_pid(line);
 	while ((tok = hs_token_find(line, rest, &len)) != NULL) {
 		struct stack *s;
@@ -126,6 +138,44 @@ int hdreport__line(struct hdreport *r, const char *line)
 	return 0;
 }
 
+static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
+static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out);
+
+int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
+{
+	size_t len, end = strlen(line);
+	const char *p, *tok;
+	struct hs_record rec;
+	char bl[HS_BLINE_BUF];
+	uint32_t pid;
+	int err = take_meta(r, line);
+
+	if (err < 0)
+		return err;
+	/* A malformed token anywhere: the line passes unchanged. */
+	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
+		err = hs_token_decode(tok, len, &rec);
+		if (err) {
+			fprintf(out, "%s\n", line);
+			return err;
+		}
+	}
+	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
+		hs_token_decode(tok, len, &rec);
+		fwrite(p, 1, (size_t)(tok - 3 - p), out);
+		if (hs_bline_format(&rec, bl, sizeof(bl)) > 0)
+			fputs(bl, out);
+	}
+	fprintf(out, "%s\n", p);
+	pid = (uint32_t)line_pid(line);
+	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
+		hs_token_decode(tok, len, &rec);
+		for (uint32_t k = 0; k < rec.depth; k++)
+			print_frame(r, pid, k, rec.frames[k], out);
+	}
+	return 0;
+}
+
 static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
 	struct proc_maps *pm;
@@ -143,6 +193,31 @@ static const char *base_name(const char *p)
 	const char *b = p ? strrchr(p, '/') : NULL;
 
 	return b ? b + 1 : p ? p : "?";
+}
+
+/* "    #K 0xADDR func+0xOFF (module) file:line", inlined functions first. */
+static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
+{
+	struct sym_frame f;
+
+	lookup(r, pid, addr, &f);
+	for (int i = 0; i < f.ninline; i++) {
+		fprintf(out, "    #%-2u 0x%" PRIx64 " %s (inlined)", k, addr,
+			f.inl[i].func ? f.inl[i].func : "??");
+		if (f.inl[i].file)
+			fprintf(out, " %s:%d", f.inl[i].file, f.inl[i].line);
+		fputc('\n', out);
+	}
+	fprintf(out, "    #%-2u 0x%" PRIx64, k, addr);
+	if (f.status == SYM_OK)
+		fprintf(out, " %s+%#" PRIx64, f.func, f.func_off);
+	else
+		fprintf(out, " [%s]", sym_status_str(f.status));
+	if (f.module)
+		fprintf(out, " (%s)", base_name(f.module));
+	if (f.file)
+		fprintf(out, " %s:%d", f.file, f.line);
+	fputc('\n', out);
 }
 
 /* A frame's name for folded stacks: function, or [module+0xoff]. */
@@ -256,21 +331,8 @@ void hdreport__report(struct hdreport *r, FILE *out)
 		if (s->pid)
 			fprintf(out, " from pid %u", s->pid);
 		fputs(":\n", out);
-		for (uint32_t k = 0; k < s->depth; k++) {
-			struct sym_frame f;
-
-			lookup(r, s->pid, s->frames[k], &f);
-			fprintf(out, "    #%-2u 0x%" PRIx64, k, s->frames[k]);
-			if (f.status == SYM_OK)
-				fprintf(out, " %s+%#" PRIx64, f.func, f.func_off);
-			else
-				fprintf(out, " [%s]", sym_status_str(f.status));
-			if (f.module)
-				fprintf(out, " (%s)", base_name(f.module));
-			if (f.file)
-				fprintf(out, " %s:%d", f.file, f.line);
-			fputc('\n', out);
-		}
+		for (uint32_t k = 0; k < s->depth; k++)
+			print_frame(r, s->pid, k, s->frames[k], out);
 	}
 	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu stacks\n",
 		r->total_bytes, r->total_count, n);

@@ -33,6 +33,13 @@ void hdreport__free(struct hdreport *r);
  */
 int hdreport__line(struct hdreport *r, const char *line);
 
+/*
+ * Write each `~m#` record of @line as heapdecode does by default, then its
+ * frames symbolized, one per line (inlined functions on lines of their own).
+ * Map records in the line are taken in. Returns 0 or a negative hs_err.
+ */
+int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out);
+
 /* Write the grouped stacks, biggest first, with totals. */
 void hdreport__report(struct hdreport *r, FILE *out);
 /* Write `root;...;leaf VALUE` lines, one per unique symbolized stack. */

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,8 @@ static const char usage_text[] =
 "\n"
 "Grouping and symbolizing (the input is heapsnoop output or any log; of\n"
 "several heapsnoop dumps in it, the last one is described):\n"
+"  -s, --symbolize  copy the input as the default mode does, each record's\n"
+"                   frames symbolized on the lines after it\n"
 "      --report     identical stacks grouped, biggest first, each frame as\n"
 "                   address, function+offset, module and source file:line\n"
 "      --folded     one `main;f;g VALUE` line per stack (root first) for\n"
@@ -98,8 +101,11 @@ static int scan_file(struct tokscan *ts, const char *path)
 	return ret;
 }
 
-/* Feed every line of @path to @r; count malformed records. */
-static int group_file(struct hdreport *r, const char *path, unsigned long *malformed)
+/*
+ * Feed every line of @path to @r (grouping), or symbolize it to stdout
+ * (@stream); count malformed records.
+ */
+static int group_file(struct hdreport *r, const char *path, bool stream, unsigned long *malformed)
 {
 	FILE *in = open_input(path);
 	char *line = NULL;
@@ -116,11 +122,12 @@ static int group_file(struct hdreport *r, const char *path, unsigned long *malfo
 		lineno++;
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
-		err = hdreport__line(r, line);
+		err = stream ? hdreport__symbolize_line(r, line, stdout) : hdreport__line(r, line);
 		if (err) {
 			(*malformed)++;
-			fprintf(stderr, "heapdecode: %s:%lu: malformed ~m# record, ignored: %s\n",
-				in == stdin ? "<stdin>" : path, lineno, hs_strerror(err));
+			fprintf(stderr, "heapdecode: %s:%lu: malformed ~m# record, %s: %s\n",
+				in == stdin ? "<stdin>" : path, lineno,
+				stream ? "left unchanged" : "ignored", hs_strerror(err));
 		}
 	}
 	if (ferror(in)) {
@@ -146,14 +153,14 @@ static int run_grouping(int mode, const struct hd_opts *ho, const struct symboli
 		symbolizer__free(sym);
 		return 2;
 	}
-	if (nfiles == 0 && group_file(r, "-", &malformed))
+	if (nfiles == 0 && group_file(r, "-", mode == 's', &malformed))
 		status = 2;
 	for (int i = 0; i < nfiles; i++)
-		if (group_file(r, files[i], &malformed))
+		if (group_file(r, files[i], mode == 's', &malformed))
 			status = 2;
 	if (mode == 'R')
 		hdreport__report(r, stdout);
-	else
+	else if (mode == 'F')
 		hdreport__folded(r, stdout);
 	if (fflush(stdout) == EOF)
 		status = 2;
@@ -171,6 +178,7 @@ int main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "encode", no_argument, NULL, 'E' },
 		{ "report", no_argument, NULL, 'R' },
+		{ "symbolize", no_argument, NULL, 's' },
 		{ "folded", no_argument, NULL, 'F' },
 		{ "count", no_argument, NULL, 'C' },
 		{ "elf", required_argument, NULL, 'e' },
@@ -187,13 +195,14 @@ int main(int argc, char **argv)
 	struct symbolizer_opts so = { 0 };
 	int c, status = 0, group = 0;
 
-	while ((c = getopt_long(argc, argv, "Ee:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "Ee:shV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'E':
 			ops = &recconv_encode_ops;
 			break;
 		case 'R':
 		case 'F':
+		case 's':
 			group = c;
 			break;
 		case 'C':

@@ -5,6 +5,8 @@
  * addresses are its ELF virtual addresses; the runtime -> ELF translation
  * uses the PT_LOAD that holds the mapping's file offset.
  */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <gelf.h>
@@ -210,6 +212,74 @@ static const char *keep_demangled(struct symbolizer *s, const char *name)
 	return d;
 }
 
+/* DW_AT_call_file/DW_AT_call_line of an inlined_subroutine DIE. */
+static void call_site(Dwarf_Die *die, Dwarf_Die *cu, const char **file, int *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word v;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_line, &a), &v) == 0)
+		*line = (int)v;
+	if (dwarf_formudata(dwarf_attr(die, DW_AT_call_file, &a), &v) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && v < nfiles)
+		*file = dwarf_filesrc(files, v, NULL, NULL);
+}
+
+/*
+ * Functions inlined at @look: the innermost at the line table's file:line,
+ * each outer one at the call site of the one inside it, ending with the
+ * real function, whose location becomes the frame's (eu-addr2line -i).
+ */
+static void inline_chain(struct module *m, uint64_t look, struct sym_frame *out)
+{
+	Dwarf_Addr bias;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->mod, look, &bias), *scopes = NULL, *chain = NULL;
+	const char *file = out->file;
+	int n, nchain, line = out->line, first = -1;
+
+	if (!cu)
+		return;
+	/*
+	 * The innermost function scope at the address. Past an inlined
+	 * instance dwarf_getscopes goes on into its abstract definition, so
+	 * the chain of callers is taken from the concrete tree instead.
+	 */
+	n = dwarf_getscopes(cu, look - bias, &scopes);
+	for (int i = 0; i < n && first < 0; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine)
+			first = i;
+		else if (tag == DW_TAG_subprogram)
+			break;
+	}
+	nchain = first < 0 ? 0 : dwarf_getscopes_die(&scopes[first], &chain);
+	for (int i = 0; i < nchain; i++) {
+		int tag = dwarf_tag(&chain[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (out->ninline < SYM_MAX_INLINE) {
+			struct sym_inline *in = &out->inl[out->ninline++];
+
+			in->func = dwarf_diename(&chain[i]);
+			in->file = file;
+			in->line = line;
+		}
+		call_site(&chain[i], cu, &file, &line);
+	}
+	free(chain);
+	free(scopes);
+	out->file = file;
+	out->line = line;
+}
+
 /* Name @out->elf_addr in module @m. */
 static void lookup_in(struct symbolizer *s, struct module *m, bool is_return, struct sym_frame *out)
 {
@@ -235,6 +305,7 @@ static void lookup_in(struct symbolizer *s, struct module *m, bool is_return, st
 		out->file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
 		out->line = lineno;
 	}
+	inline_chain(m, look, out);
 }
 
 int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t addr,

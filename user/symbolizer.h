@@ -28,12 +28,22 @@ enum sym_status {
 	SYM_UNMAPPED,		/* the address is in no known mapping */
 };
 
+/* A function inlined at the address, innermost first (DWARF scopes). */
+#define SYM_MAX_INLINE 8
+struct sym_inline {
+	const char *func;	/* the inlined function */
+	const char *file;	/* where in it the address is, or NULL */
+	int line;
+};
+
 struct sym_frame {
 	enum sym_status status;
 	const char *func;	/* demangled; NULL unless SYM_OK */
 	uint64_t func_off;	/* address - function start, bytes */
-	const char *file;	/* source file or NULL */
-	int line;		/* 0 if unknown */
+	const char *file;	/* source file or NULL; with inlines: the call */
+	int line;		/* 0 if unknown */	/* site of the outermost inline */
+	int ninline;
+	struct sym_inline inl[SYM_MAX_INLINE];
 	const char *module;	/* path of the mapped file or NULL */
 	uint64_t elf_addr;	/* address in the module's ELF file */
 };

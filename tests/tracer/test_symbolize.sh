@@ -58,4 +58,14 @@ for a in $("$HD" rec | grep -o '~b#size: 64, .*' | head -1 | cut -d, -f2-); do
 	compared=$((compared + 1))
 done
 expect_eq "-e: frames compared with addr2line" "$compared" 4
+
+# -s: records decoded in place, frames after them, inlined functions shown.
+"$HS" -q -- "$PROGS/prog_inline" 2> /dev/null | "$HD" -s > inl
+check "-s: the record line is decoded in place" grep -q 'live pid=[0-9]* ptr=0x[0-9a-f]* ~b#size: 42, ' inl
+check "-s: inlined chain innermost first, as eu-addr2line -i" awk '
+	/#0 .* inner \(inlined\) .*prog_inline.c:11$/ { s = 1; next }
+	s == 1 && /#0 .* mid \(inlined\) .*prog_inline.c:12$/ { s = 2; next }
+	s == 2 && /#0 .* outer_fn\+0x[0-9a-f]+ \(prog_inline\) .*prog_inline.c:14$/ { s = 3; next }
+	s == 3 && /#1 .* main\+/ { ok = 1 }
+	END { exit !ok }' inl
 finish
