@@ -27,7 +27,7 @@ endif
 
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
-HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c user/hdreport.c \
+HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c user/hdreport.c user/flamegraph.c \
 	user/symbolizer.c user/procmaps.c user/stacks.c user/elfsym.c
 HEAPDECODE_LIBS := -lelf -ldw -lstdc++
 HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "heapsnoop/codec.h"
+#include "flamegraph.h"
 #include "hdreport.h"
 #include "procmaps.h"
 #include "stacks.h"
@@ -235,11 +236,6 @@ static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size
 			*c = '_';
 }
 
-struct folded_line {
-	char *text;		/* root;...;leaf */
-	uint64_t value;
-};
-
 static int by_text(const void *a, const void *b)
 {
 	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
@@ -279,40 +275,68 @@ static char *fold_stack(struct hdreport *r, const struct stack *s)
 	return text;
 }
 
-void hdreport__folded(struct hdreport *r, FILE *out)
+/* The merged folded lines, biggest first; *@n of them; NULL if no memory. */
+static struct folded_line *folded_lines(struct hdreport *r, size_t *n)
 {
-	size_t n, m = 0;
-	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
-	struct folded_line *lines = v ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
+	size_t ns, m = 0;
+	struct stack **v = stacks__by_live_bytes(r->stacks, &ns);
+	struct folded_line *lines = v ? calloc(ns ? ns : 1, sizeof(*lines)) : NULL;
 
+	*n = 0;
 	if (!lines) {
 		free(v);
-		return;
+		return NULL;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < ns; i++) {
 		lines[m].text = fold_stack(r, v[i]);
 		lines[m].value = r->opts.count_values ? v[i]->live_count : v[i]->live_bytes;
 		if (lines[m].text)
 			m++;
 	}
+	free(v);
 	/* Stacks that differ only in addresses fold to the same names: merge. */
 	qsort(lines, m, sizeof(*lines), by_text);
-	n = 0;
 	for (size_t i = 0; i < m; i++) {
-		if (n && !strcmp(lines[n - 1].text, lines[i].text)) {
-			lines[n - 1].value += lines[i].value;
+		if (*n && !strcmp(lines[*n - 1].text, lines[i].text)) {
+			lines[*n - 1].value += lines[i].value;
 			free(lines[i].text);
 			continue;
 		}
-		lines[n++] = lines[i];
+		lines[(*n)++] = lines[i];
 	}
-	qsort(lines, n, sizeof(*lines), by_value_desc);
-	for (size_t i = 0; i < n; i++) {
-		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, lines[i].value);
+	qsort(lines, *n, sizeof(*lines), by_value_desc);
+	return lines;
+}
+
+static void free_lines(struct folded_line *lines, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
 		free(lines[i].text);
-	}
 	free(lines);
-	free(v);
+}
+
+void hdreport__folded(struct hdreport *r, FILE *out)
+{
+	size_t n;
+	struct folded_line *lines = folded_lines(r, &n);
+
+	for (size_t i = 0; lines && i < n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, lines[i].value);
+	free_lines(lines, n);
+}
+
+int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
+{
+	size_t n;
+	struct folded_line *lines = folded_lines(r, &n);
+	int err;
+
+	if (!lines)
+		return -ENOMEM;
+	err = flamegraph__write(out, lines, n, title,
+				r->opts.count_values ? "allocations" : "bytes");
+	free_lines(lines, n);
+	return err;
 }
 
 void hdreport__report(struct hdreport *r, FILE *out)

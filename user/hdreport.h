@@ -45,4 +45,7 @@ void hdreport__report(struct hdreport *r, FILE *out);
 /* Write `root;...;leaf VALUE` lines, one per unique symbolized stack. */
 void hdreport__folded(struct hdreport *r, FILE *out);
 
+/* The same stacks as an interactive SVG flame graph; 0, -ENOMEM, -EIO. */
+int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title);
+
 #endif /* HEAPSNOOP_HDREPORT_H */

@@ -42,7 +42,10 @@ static const char usage_text[] =
 "                   address, function+offset, module and source file:line\n"
 "      --folded     one `main;f;g VALUE` line per stack (root first) for\n"
 "                   flamegraph.pl, inferno or speedscope; VALUE is bytes\n"
-"      --count      with --folded: VALUE is the number of allocations\n"
+"      --flamegraph FILE.svg  the same stacks as a self-contained interactive\n"
+"                   SVG flame graph of live bytes (hover: frame, bytes and\n"
+"                   share; click: zoom; Search: highlight by expression)\n"
+"      --count      with --folded or --flamegraph: count allocations, not bytes\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
 "      --sysroot DIR  find the traced machine's files under DIR\n"
@@ -140,8 +143,27 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 	return ret;
 }
 
+static int write_svg(struct hdreport *r, const char *path, const char *input)
+{
+	FILE *f = fopen(path, "w");
+	char title[512];
+	int err;
+
+	if (!f) {
+		fprintf(stderr, "heapdecode: cannot write %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	snprintf(title, sizeof(title), "Live heap: %s", input);
+	err = hdreport__flamegraph(r, f, title);
+	if (fclose(f) || err) {
+		fprintf(stderr, "heapdecode: writing %s failed\n", path);
+		return -1;
+	}
+	return 0;
+}
+
 static int run_grouping(int mode, const struct hd_opts *ho, const struct symbolizer_opts *so,
-			char **files, int nfiles)
+			const char *svg_path, char **files, int nfiles)
 {
 	struct symbolizer *sym = symbolizer__new(so);
 	struct hdreport *r = sym ? hdreport__new(ho, sym) : NULL;
@@ -162,6 +184,8 @@ static int run_grouping(int mode, const struct hd_opts *ho, const struct symboli
 		hdreport__report(r, stdout);
 	else if (mode == 'F')
 		hdreport__folded(r, stdout);
+	else if (mode == 'G' && write_svg(r, svg_path, nfiles ? files[nfiles - 1] : "stdin"))
+		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
 	hdreport__free(r);
@@ -179,6 +203,7 @@ int main(int argc, char **argv)
 		{ "encode", no_argument, NULL, 'E' },
 		{ "report", no_argument, NULL, 'R' },
 		{ "symbolize", no_argument, NULL, 's' },
+		{ "flamegraph", required_argument, NULL, 'G' },
 		{ "folded", no_argument, NULL, 'F' },
 		{ "count", no_argument, NULL, 'C' },
 		{ "elf", required_argument, NULL, 'e' },
@@ -193,6 +218,7 @@ int main(int argc, char **argv)
 	struct tokscan *ts;
 	struct hd_opts ho = { 0 };
 	struct symbolizer_opts so = { 0 };
+	const char *svg_path = NULL;
 	int c, status = 0, group = 0;
 
 	while ((c = getopt_long(argc, argv, "Ee:shV", longopts, NULL)) != -1) {
@@ -204,6 +230,10 @@ int main(int argc, char **argv)
 		case 'F':
 		case 's':
 			group = c;
+			break;
+		case 'G':
+			group = c;
+			svg_path = optarg;
 			break;
 		case 'C':
 			ho.count_values = true;
@@ -231,7 +261,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (group)
-		return run_grouping(group, &ho, &so, argv + optind, argc - optind);
+		return run_grouping(group, &ho, &so, svg_path, argv + optind, argc - optind);
 	ts = tokscan__new(ops, NULL, stdout, stderr);
 	if (!ts) {
 		fprintf(stderr, "heapdecode: out of memory\n");

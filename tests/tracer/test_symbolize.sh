@@ -68,4 +68,31 @@ check "-s: inlined chain innermost first, as eu-addr2line -i" awk '
 	s == 2 && /#0 .* outer_fn\+0x[0-9a-f]+ \(prog_inline\) .*prog_inline.c:14$/ { s = 3; next }
 	s == 3 && /#1 .* main\+/ { ok = 1 }
 	END { exit !ok }' inl
+
+# --flamegraph: valid XML; in headless Chromium the frames render, and the
+# embedded script zooms and searches (driven by #zoom= / #search=).
+"$HS" -q -- "$PROGS/prog_semantics" > sem 2> /dev/null
+"$HD" --flamegraph sem.svg sem
+check "flamegraph: written" test -s sem.svg
+check "flamegraph: valid XML" xmllint --noout sem.svg
+check "flamegraph: frame values are live bytes" \
+	grep -q 'data-v="5000" data-n="case_realloc_grow"' sem.svg
+if command -v chromium > /dev/null; then
+	chrome() { timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$T/chrome" --dump-dom "$1" 2> /dev/null; }
+	chrome "file://$PWD/sem.svg" > dom
+	check "chromium renders the frame names" grep -q '>case_realloc_grow</text>' dom
+	chrome "file://$PWD/sem.svg#zoom=case_realloc_grow" > zdom
+	check "click-zoom: the frame fills the width" \
+		grep -q 'data-n="case_realloc_grow"[^>]*><title>[^<]*</title><rect x="10" y="[0-9]*" width="1199.5"' zdom
+	check "click-zoom: other frames hidden" \
+		grep -q 'data-n="case_malloc_leak"[^>]*style="display: none;"' zdom
+	chrome "file://$PWD/sem.svg#search=^case_(calloc|valloc)$" > sdom
+	check "search: matches highlighted and their share shown" \
+		bash -c "grep -q 'id=\"matched\"[^>]*>Matched: [0-9.]*%' sdom &&
+			 test \$(grep -c 'fill=\"rgb(230,0,230)\"' sdom) -eq 2"
+else
+	check "chromium is installed (scripts/install-deps.sh)" false
+fi
 finish

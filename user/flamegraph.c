@@ -1,0 +1,270 @@
+// SPDX-License-Identifier: MIT
+/*
+ * flamegraph.c - folded stacks to an interactive SVG (see flamegraph.h),
+ * after the idea of Brendan Gregg's flamegraph.pl: a prefix tree of frames,
+ * root at the bottom, each frame as wide as its share of the total.
+ * Frames carry their position as fractions (data-x, data-w) and depth
+ * (data-d) so the embedded script can zoom without recomputing the tree.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flamegraph.h"
+
+#define WIDTH 1200	/* px of the graph */
+#define PAD 10
+#define ROW 17		/* px per frame row */
+#define TOP 50		/* title and controls */
+
+struct node {
+	char *name;
+	uint64_t value;
+	struct node *child, *next;
+};
+
+static struct node *child_of(struct node *parent, const char *name, size_t len)
+{
+	struct node **pp = &parent->child, *n;
+
+	for (; *pp; pp = &(*pp)->next)
+		if (strlen((*pp)->name) == len && !memcmp((*pp)->name, name, len))
+			return *pp;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->name = strndup(name, len);
+	if (!n->name) {
+		free(n);
+		return NULL;
+	}
+	*pp = n;
+	return n;
+}
+
+static void free_tree(struct node *n)
+{
+	while (n) {
+		struct node *next = n->next;
+
+		free_tree(n->child);
+		free(n->name);
+		free(n);
+		n = next;
+	}
+}
+
+static int depth_of(const struct node *n)
+{
+	int d = 0;
+
+	for (const struct node *c = n->child; c; c = c->next) {
+		int cd = depth_of(c);
+
+		if (cd > d)
+			d = cd;
+	}
+	return d + 1;
+}
+
+static void put_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break;
+		default:
+			/* Control characters are not allowed in XML 1.0. */
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				fputc(*s, out);
+		}
+	}
+}
+
+/* A warm color from the name, stable across runs (flamegraph.pl's idea). */
+static void color_of(const char *name, int *r, int *g, int *b)
+{
+	uint32_t h = 2166136261u;
+
+	for (const char *p = name; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	*r = 205 + (int)(h % 50);
+	*g = (int)((h >> 8) % 180);
+	*b = (int)((h >> 16) % 55);
+}
+
+struct layout {
+	FILE *out;
+	uint64_t total;
+	int height;
+	const char *unit;
+};
+
+static void emit(struct layout *l, const struct node *n, uint64_t start, int depth)
+{
+	double x = (double)start / (double)l->total, w = (double)n->value / (double)l->total;
+	int r, g, b, y = l->height - PAD - (depth + 1) * ROW;
+	uint64_t off = start;
+
+	if (depth >= 0) {
+		color_of(n->name, &r, &g, &b);
+		fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" "
+			"data-v=\"%" PRIu64 "\" data-n=\"", x, w, depth, n->value);
+		put_escaped(l->out, n->name);
+		fprintf(l->out, "\"><title>");
+		put_escaped(l->out, n->name);
+		fprintf(l->out, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
+			"width=\"%.1f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>"
+			"<text x=\"%.1f\" y=\"%d\">", n->value, l->unit, 100 * w, PAD + x * WIDTH, y,
+			w * WIDTH > 0.5 ? w * WIDTH - 0.5 : 0, ROW - 1, r, g, b,
+			PAD + x * WIDTH + 3, y + ROW - 5);
+		/* Label only what fits (~7 px a character); the script refits. */
+		{
+			size_t fit = (size_t)(w * WIDTH / 7), len = strlen(n->name);
+
+			if (fit >= 3) {
+				char buf[512];
+
+				snprintf(buf, sizeof(buf), "%.*s%s", (int)(len <= fit ? len : fit - 2),
+					 n->name, len <= fit ? "" : "..");
+				put_escaped(l->out, buf);
+			}
+		}
+		fputs("</text></g>\n", l->out);
+	}
+	for (const struct node *c = n->child; c; c = c->next) {
+		emit(l, c, off, depth + 1);
+		off += c->value;
+	}
+}
+
+static const char script[] =
+"<script type=\"text/ecmascript\"><![CDATA[\n"
+"var W = 1200, PAD = 10, frames = [], details, matched, zoomed = null;\n"
+"function attr(f, k) { return f.getAttribute('data-' + k); }\n"
+"function fit(name, px) {\n"
+"  var n = Math.floor(px / 7);\n"
+"  if (n < 3) return '';\n"
+"  return name.length <= n ? name : name.substring(0, n - 2) + '..';\n"
+"}\n"
+"function place(f, x, w) {\n"
+"  var r = f.getElementsByTagName('rect')[0], t = f.getElementsByTagName('text')[0];\n"
+"  r.setAttribute('x', PAD + x * W);\n"
+"  r.setAttribute('width', Math.max(w * W - 0.5, 0));\n"
+"  t.setAttribute('x', PAD + x * W + 3);\n"
+"  t.textContent = fit(attr(f, 'n'), w * W);\n"
+"}\n"
+"function zoom(g) {\n"
+"  var x0 = +attr(g, 'x'), w0 = +attr(g, 'w'), d0 = +attr(g, 'd'), e = 1e-9;\n"
+"  zoomed = g;\n"
+"  frames.forEach(function (f) {\n"
+"    var x = +attr(f, 'x'), w = +attr(f, 'w'), d = +attr(f, 'd');\n"
+"    var inside = d >= d0 && x >= x0 - e && x + w <= x0 + w0 + e;\n"
+"    var above = d < d0 && x <= x0 + e && x + w >= x0 + w0 - e;\n"
+"    f.style.display = inside || above ? '' : 'none';\n"
+"    if (inside) place(f, (x - x0) / w0, w / w0);\n"
+"    else if (above) place(f, 0, 1);\n"
+"  });\n"
+"  document.getElementById('reset').style.opacity = 1;\n"
+"}\n"
+"function reset() {\n"
+"  zoomed = null;\n"
+"  frames.forEach(function (f) { f.style.display = ''; place(f, +attr(f, 'x'), +attr(f, 'w')); });\n"
+"  document.getElementById('reset').style.opacity = 0.3;\n"
+"}\n"
+"function search(term) {\n"
+"  if (term === undefined) term = window.prompt('Search frames (regular expression)', '');\n"
+"  if (term === null) return;\n"
+"  var re, share = 0, seen = [];\n"
+"  try { re = new RegExp(term); } catch (err) { matched.textContent = 'bad expression'; return; }\n"
+"  frames.forEach(function (f) {\n"
+"    var r = f.getElementsByTagName('rect')[0], hit = term !== '' && re.test(attr(f, 'n'));\n"
+"    if (!r.getAttribute('data-fill')) r.setAttribute('data-fill', r.getAttribute('fill'));\n"
+"    r.setAttribute('fill', hit ? 'rgb(230,0,230)' : r.getAttribute('data-fill'));\n"
+"    if (!hit) return;\n"
+"    var x = +attr(f, 'x'), w = +attr(f, 'w');\n"
+"    /* Count a matched frame once, not again under a matched ancestor. */\n"
+"    if (seen.some(function (s) { return x >= s[0] && x + w <= s[0] + s[1] + 1e-9; })) return;\n"
+"    seen.push([x, w]); share += w;\n"
+"  });\n"
+"  matched.textContent = term === '' ? '' : 'Matched: ' + (100 * share).toFixed(2) + '%';\n"
+"}\n"
+"window.addEventListener('load', function () {\n"
+"  frames = Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+"  details = document.getElementById('details');\n"
+"  matched = document.getElementById('matched');\n"
+"  frames.forEach(function (f) {\n"
+"    f.addEventListener('mouseover', function () {\n"
+"      details.textContent = f.getElementsByTagName('title')[0].textContent; });\n"
+"    f.addEventListener('mouseout', function () { details.textContent = ' '; });\n"
+"    f.addEventListener('click', function () { zoom(f); });\n"
+"  });\n"
+"  document.getElementById('reset').addEventListener('click', reset);\n"
+"  document.getElementById('search').addEventListener('click', function () { search(); });\n"
+"  /* Links can open a view: #zoom=FRAME, #search=REGEX. */\n"
+"  var h = decodeURIComponent(location.hash.substring(1)), m;\n"
+"  if ((m = /^zoom=(.*)$/.exec(h))) {\n"
+"    var g = frames.filter(function (f) { return attr(f, 'n') === m[1]; })[0];\n"
+"    if (g) zoom(g);\n"
+"  } else if ((m = /^search=(.*)$/.exec(h))) {\n"
+"    search(m[1]);\n"
+"  }\n"
+"});\n"
+"]]></script>\n";
+
+int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, const char *title,
+		      const char *unit)
+{
+	struct node root = { .name = "all" };
+	struct layout l = { .out = out, .unit = unit };
+	int err = 0, depth;
+
+	for (size_t i = 0; i < n && !err; i++) {
+		struct node *cur = &root;
+		const char *p = lines[i].text;
+
+		root.value += lines[i].value;
+		while (cur && *p) {
+			const char *semi = strchr(p, ';');
+			size_t len = semi ? (size_t)(semi - p) : strlen(p);
+
+			cur = child_of(cur, p, len);
+			if (cur)
+				cur->value += lines[i].value;
+			p += len + (semi != NULL);
+		}
+		if (!cur)
+			err = -ENOMEM;
+	}
+	depth = depth_of(&root) - 1;
+	l.total = root.value ? root.value : 1;
+	l.height = TOP + (depth + 1) * ROW + 2 * PAD;
+
+	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
+		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"<style>text { font: 12px monospace; fill: #000; pointer-events: none; }\n"
+		"g.f rect:hover { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
+		"#title { font-size: 17px; } .btn { cursor: pointer; fill: #236; }</style>\n",
+		WIDTH + 2 * PAD, l.height, WIDTH + 2 * PAD, l.height);
+	fputs(script, out);
+	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n"
+		"<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", WIDTH / 2 + PAD);
+	put_escaped(out, title);
+	fprintf(out, " (%" PRIu64 " %s)</text>\n"
+		"<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"22\" style=\"opacity:0.3\">Reset zoom</text>\n"
+		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text>\n"
+		"<text id=\"matched\" x=\"%d\" y=\"40\" text-anchor=\"end\"> </text>\n"
+		"<text id=\"details\" x=\"%d\" y=\"40\"> </text>\n",
+		root.value, unit, PAD, WIDTH + PAD, WIDTH + PAD, PAD);
+	emit(&l, &root, 0, -1);
+	fputs("</svg>\n", out);
+	free_tree(root.child);
+	if (!err && (fflush(out) == EOF || ferror(out)))
+		err = -EIO;
+	return err;
+}

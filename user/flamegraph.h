@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * flamegraph.h - a self-contained, interactive SVG flame graph from folded
+ * stacks (`root;...;leaf VALUE`): hover shows a frame's name, value and
+ * share; click zooms into it; "Search" highlights frames matching a regular
+ * expression and shows their share. No script or file outside the SVG.
+ * A URL ending in #zoom=FRAME or #search=REGEX opens with that view.
+ */
+#ifndef HEAPSNOOP_FLAMEGRAPH_H
+#define HEAPSNOOP_FLAMEGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct folded_line {
+	char *text;		/* "root;...;leaf", frames separated by ';' */
+	uint64_t value;
+};
+
+/*
+ * Write the SVG of @n folded lines to @out. @title heads it; @unit names
+ * the values ("bytes", "allocations"). Returns 0, -ENOMEM or -EIO.
+ */
+int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, const char *title,
+		      const char *unit);
+
+#endif /* HEAPSNOOP_FLAMEGRAPH_H */
