@@ -18,7 +18,7 @@
 #include <time.h>
 
 #define SLOTS 4096
-#define PATHS 540
+#define PATHS 540	/* distinct call paths; WORKLOAD_PATHS overrides */
 
 static void *slot[SLOTS];
 static uint64_t calls;
@@ -80,6 +80,8 @@ static double free_null_ns(void)
 int main(int argc, char **argv)
 {
 	long ops = argc > 1 ? atol(argv[1]) : 1000000;
+	const char *env = getenv("WORKLOAD_PATHS");
+	unsigned int paths = env ? (unsigned int)atoi(env) : PATHS;
 	struct timespec a, b;
 	double ns;
 
@@ -109,9 +111,10 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	for (long i = 0; i < ops; i++) {
-		unsigned int path = (unsigned int)(i % PATHS);
+		unsigned int path = (unsigned int)(i % (paths ? paths : PATHS));
 
-		step(path, 4 + path % 7, (unsigned int)i);
+		/* 4..12 levels: up to 2^12 distinct paths. */
+		step(path, paths > PATHS ? 4 + path % 9 : 4 + path % 7, (unsigned int)i);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);

@@ -339,7 +339,85 @@ int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
 	return err;
 }
 
-void hdreport__report(struct hdreport *r, FILE *out)
+struct keyed {
+	char *key;
+	uint64_t bytes, count;
+};
+
+static int keyed_by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
+}
+
+static int keyed_by_bytes(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/* The --by key of stack @s: its pid, or frame 0's function or module. */
+static char *key_of(struct hdreport *r, const struct stack *s)
+{
+	struct sym_frame f;
+	char *k = NULL, name[512];
+
+	if (r->opts.by == HD_BY_PID) {
+		if (asprintf(&k, "pid %u", s->pid) < 0)
+			return NULL;
+		return k;
+	}
+	if (!s->depth)
+		return strdup("[no stack]");
+	lookup(r, s->pid, s->frames[0], &f);
+	if (r->opts.by == HD_BY_MODULE)
+		return strdup(f.module ? f.module : "[unmapped]");
+	frame_name(&f, s->frames[0], name, sizeof(name));
+	return strdup(name);
+}
+
+static void report_by_key(struct hdreport *r, FILE *out)
+{
+	static const char *const what[] = { "stack", "process", "function", "module" };
+	size_t n, m = 0, k = 0;
+	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
+	struct keyed *rows = v ? calloc(n ? n : 1, sizeof(*rows)) : NULL;
+
+	if (!rows) {
+		free(v);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		rows[m] = (struct keyed){ key_of(r, v[i]), v[i]->live_bytes, v[i]->live_count };
+		if (rows[m].key)
+			m++;
+	}
+	qsort(rows, m, sizeof(*rows), keyed_by_key);
+	for (size_t i = 0; i < m; i++) {
+		if (k && !strcmp(rows[k - 1].key, rows[i].key)) {
+			rows[k - 1].bytes += rows[i].bytes;
+			rows[k - 1].count += rows[i].count;
+			free(rows[i].key);
+			continue;
+		}
+		rows[k++] = rows[i];
+	}
+	qsort(rows, k, sizeof(*rows), keyed_by_bytes);
+	for (size_t i = 0; i < k; i++) {
+		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations: %s\n",
+			rows[i].bytes, r->total_bytes ? 100.0 * rows[i].bytes / r->total_bytes : 0,
+			rows[i].count, rows[i].key);
+		free(rows[i].key);
+	}
+	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu %s%s\n",
+		r->total_bytes, r->total_count, k, what[r->opts.by], k == 1 ? "" : "s");
+	free(rows);
+	free(v);
+}
+
+static void report_by_stack(struct hdreport *r, FILE *out)
 {
 	size_t n;
 	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
@@ -361,4 +439,12 @@ void hdreport__report(struct hdreport *r, FILE *out)
 	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu stacks\n",
 		r->total_bytes, r->total_count, n);
 	free(v);
+}
+
+void hdreport__report(struct hdreport *r, FILE *out)
+{
+	if (r->opts.by == HD_BY_STACK)
+		report_by_stack(r, out);
+	else
+		report_by_key(r, out);
 }

@@ -17,9 +17,14 @@
 
 #include "symbolizer.h"
 
+/* What --report groups by: the whole stack, or one key of it. */
+enum hd_by { HD_BY_STACK, HD_BY_PID, HD_BY_FUNCTION, HD_BY_MODULE };
+
 struct hd_opts {
 	const char *elf;	/* -e: every address is an address of this ELF */
 	bool count_values;	/* --folded with allocation counts, not bytes */
+	enum hd_by by;		/* --report --by: function and module are those
+				 * of frame 0, the call site of the allocator */
 };
 
 struct hdreport;

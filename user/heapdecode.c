@@ -40,6 +40,8 @@ static const char usage_text[] =
 "                   frames symbolized on the lines after it\n"
 "      --report     identical stacks grouped, biggest first, each frame as\n"
 "                   address, function+offset, module and source file:line\n"
+"      --by KEY     with --report: group by stack (default), pid, function\n"
+"                   or module (those of the allocator's caller, frame 0)\n"
 "      --folded     one `main;f;g VALUE` line per stack (root first) for\n"
 "                   flamegraph.pl, inferno or speedscope; VALUE is bytes\n"
 "      --flamegraph FILE.svg  the same stacks as a self-contained interactive\n"
@@ -206,6 +208,7 @@ int main(int argc, char **argv)
 		{ "flamegraph", required_argument, NULL, 'G' },
 		{ "folded", no_argument, NULL, 'F' },
 		{ "count", no_argument, NULL, 'C' },
+		{ "by", required_argument, NULL, 'B' },
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "debug-dir", required_argument, NULL, 'D' },
@@ -237,6 +240,20 @@ int main(int argc, char **argv)
 			break;
 		case 'C':
 			ho.count_values = true;
+			break;
+		case 'B':
+			if (!strcmp(optarg, "stack")) {
+				ho.by = HD_BY_STACK;
+			} else if (!strcmp(optarg, "pid")) {
+				ho.by = HD_BY_PID;
+			} else if (!strcmp(optarg, "function")) {
+				ho.by = HD_BY_FUNCTION;
+			} else if (!strcmp(optarg, "module")) {
+				ho.by = HD_BY_MODULE;
+			} else {
+				fprintf(stderr, "heapdecode: --by takes stack, pid, function or module\n");
+				return 2;
+			}
 			break;
 		case 'e':
 			ho.elf = optarg;

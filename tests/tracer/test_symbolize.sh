@@ -69,9 +69,19 @@ check "-s: inlined chain innermost first, as eu-addr2line -i" awk '
 	s == 3 && /#1 .* main\+/ { ok = 1 }
 	END { exit !ok }' inl
 
+# --report --by: the same totals grouped by process, function, module.
+"$HS" -q -- "$PROGS/prog_semantics" > sem 2> /dev/null
+"$HD" --report --by function sem > byfn
+check "--by function: the call site's function" grep -q '^5000 bytes (.*) in 1 allocations: case_realloc_grow$' byfn
+for by in pid function module; do
+	"$HD" --report --by $by sem > by_$by
+	expect_eq "--by $by: same total as by stack" "$(sed -n 's/^total: \([0-9]*\) bytes.*/\1/p' by_$by)" \
+		"$("$HD" --report sem | sed -n 's/^total: \([0-9]*\) bytes.*/\1/p')"
+done
+check "--by pid: one process" grep -q 'from 1 process$' by_pid
+
 # --flamegraph: valid XML; in headless Chromium the frames render, and the
 # embedded script zooms and searches (driven by #zoom= / #search=).
-"$HS" -q -- "$PROGS/prog_semantics" > sem 2> /dev/null
 "$HD" --flamegraph sem.svg sem
 check "flamegraph: written" test -s sem.svg
 check "flamegraph: valid XML" xmllint --noout sem.svg
