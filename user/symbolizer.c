@@ -29,7 +29,19 @@ struct module {
 	struct module *next;
 };
 
+/* Results by (module, ELF address): direct-mapped, fixed size. */
+#define CACHE_SLOTS 8192
+
+struct cache_slot {
+	const struct module *mod;	/* NULL: empty */
+	uint64_t elf_addr;
+	bool is_return;
+	struct sym_frame frame;
+};
+
 struct symbolizer {
+	struct cache_slot *cache;
+	uint64_t hits, misses;
 	char *sysroot;
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
@@ -56,6 +68,11 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 
 	if (!s)
 		return NULL;
+	s->cache = calloc(CACHE_SLOTS, sizeof(*s->cache));
+	if (!s->cache) {
+		free(s);
+		return NULL;
+	}
 	if (opts && opts->sysroot)
 		s->sysroot = strdup(opts->sysroot);
 	/* libdwfl's search path: "-" = no CRC check, then .debug dirs. */
@@ -63,6 +80,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		     opts && opts->debug_dir ? ":" : "",
 		     opts && opts->debug_dir ? opts->debug_dir : "") < 0) {
 		free(s->sysroot);
+		free(s->cache);
 		free(s);
 		return NULL;
 	}
@@ -91,6 +109,7 @@ void symbolizer__free(struct symbolizer *s)
 	free(s->strings);
 	free(s->debuginfo_path);
 	free(s->sysroot);
+	free(s->cache);
 	free(s);
 }
 
@@ -308,6 +327,26 @@ static void lookup_in(struct symbolizer *s, struct module *m, bool is_return, st
 	inline_chain(m, look, out);
 }
 
+/* lookup_in through the cache; every string it holds outlives it. */
+static void cached_lookup(struct symbolizer *s, struct module *m, bool is_return,
+			  struct sym_frame *out)
+{
+	uint64_t h = (out->elf_addr ^ (uintptr_t)m) * 0x9e3779b97f4a7c15ULL;
+	struct cache_slot *c = &s->cache[(h >> 40) % CACHE_SLOTS];
+
+	if (c->mod == m && c->elf_addr == out->elf_addr && c->is_return == is_return) {
+		s->hits++;
+		*out = c->frame;
+		return;
+	}
+	s->misses++;
+	lookup_in(s, m, is_return, out);
+	c->mod = m;
+	c->elf_addr = out->elf_addr;
+	c->is_return = is_return;
+	c->frame = *out;
+}
+
 int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t addr,
 		       bool is_return, struct sym_frame *out)
 {
@@ -329,7 +368,7 @@ int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t
 		out->status = SYM_NO_SYMBOL;
 		return 0;
 	}
-	lookup_in(s, m, is_return, out);
+	cached_lookup(s, m, is_return, out);
 	return 0;
 }
 
@@ -345,6 +384,6 @@ int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_
 	out->status = m->status;
 	out->elf_addr = elf_addr;
 	if (m->status == SYM_OK)
-		lookup_in(s, m, is_return, out);
+		cached_lookup(s, m, is_return, out);
 	return 0;
 }

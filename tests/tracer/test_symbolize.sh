@@ -69,6 +69,21 @@ check "-s: inlined chain innermost first, as eu-addr2line -i" awk '
 	s == 3 && /#1 .* main\+/ { ok = 1 }
 	END { exit !ok }' inl
 
+# C++: names demangled.
+cat > widget.cc <<'CC'
+#include <cstdlib>
+namespace shop {
+struct Widget {
+	__attribute__((noinline)) static void *make(int n) { return std::malloc(n); }
+};
+}
+void *volatile keep;
+int main() { keep = shop::Widget::make(77); return 0; }
+CC
+g++ -O1 -g -fno-omit-frame-pointer -o widget widget.cc
+"$HS" -q -- ./widget 2> /dev/null | "$HD" --report > cxx
+check "C++ names demangled" grep -q '#0 .* shop::Widget::make(int)+0x' cxx
+
 # --report --by: the same totals grouped by process, function, module.
 "$HS" -q -- "$PROGS/prog_semantics" > sem 2> /dev/null
 "$HD" --report --by function sem > byfn
