@@ -236,18 +236,79 @@ static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size
 			*c = '_';
 }
 
-static int by_text(const void *a, const void *b)
+/* A row of a grouped report: a key and what is live under it. */
+struct keyed {
+	char *key;
+	uint64_t bytes, count;
+};
+
+static int keyed_by_key(const void *a, const void *b)
 {
-	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+	return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
 }
 
-static int by_value_desc(const void *a, const void *b)
+static int keyed_by_bytes(const void *a, const void *b)
 {
-	const struct folded_line *x = a, *y = b;
+	const struct keyed *x = a, *y = b;
 
-	if (x->value != y->value)
-		return x->value < y->value ? 1 : -1;
-	return strcmp(x->text, y->text);
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * Rows with equal keys summed into one (the others' keys freed), then
+ * sorted by bytes, biggest first. Returns the number of rows left.
+ */
+static size_t merge_rows(struct keyed *rows, size_t m)
+{
+	size_t k = 0;
+
+	qsort(rows, m, sizeof(*rows), keyed_by_key);
+	for (size_t i = 0; i < m; i++) {
+		if (k && !strcmp(rows[k - 1].key, rows[i].key)) {
+			rows[k - 1].bytes += rows[i].bytes;
+			rows[k - 1].count += rows[i].count;
+			free(rows[i].key);
+			continue;
+		}
+		rows[k++] = rows[i];
+	}
+	qsort(rows, k, sizeof(*rows), keyed_by_bytes);
+	return k;
+}
+
+/*
+ * One row per stack with live allocations, keyed by @key_fn; merged.
+ * Returns a calloc'ed array of *@n rows, or NULL if out of memory.
+ */
+static struct keyed *grouped_rows(struct hdreport *r,
+				  char *(*key_fn)(struct hdreport *r, const struct stack *s), size_t *n)
+{
+	size_t ns, m = 0;
+	struct stack **v = stacks__by_live_bytes(r->stacks, &ns);
+	struct keyed *rows = v ? calloc(ns ? ns : 1, sizeof(*rows)) : NULL;
+
+	*n = 0;
+	if (rows) {
+		for (size_t i = 0; i < ns; i++) {
+			rows[m] = (struct keyed){ key_fn(r, v[i]), v[i]->live_bytes, v[i]->live_count };
+			if (rows[m].key)
+				m++;
+		}
+		*n = merge_rows(rows, m);
+	}
+	free(v);
+	return rows;
+}
+
+static void free_rows(struct keyed *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		free(rows[i].key);
+	free(rows);
 }
 
 /* One stack's folded text (root first), in a malloc'ed string. */
@@ -275,87 +336,35 @@ static char *fold_stack(struct hdreport *r, const struct stack *s)
 	return text;
 }
 
-/* The merged folded lines, biggest first; *@n of them; NULL if no memory. */
-static struct folded_line *folded_lines(struct hdreport *r, size_t *n)
-{
-	size_t ns, m = 0;
-	struct stack **v = stacks__by_live_bytes(r->stacks, &ns);
-	struct folded_line *lines = v ? calloc(ns ? ns : 1, sizeof(*lines)) : NULL;
-
-	*n = 0;
-	if (!lines) {
-		free(v);
-		return NULL;
-	}
-	for (size_t i = 0; i < ns; i++) {
-		lines[m].text = fold_stack(r, v[i]);
-		lines[m].value = r->opts.count_values ? v[i]->live_count : v[i]->live_bytes;
-		if (lines[m].text)
-			m++;
-	}
-	free(v);
-	/* Stacks that differ only in addresses fold to the same names: merge. */
-	qsort(lines, m, sizeof(*lines), by_text);
-	for (size_t i = 0; i < m; i++) {
-		if (*n && !strcmp(lines[*n - 1].text, lines[i].text)) {
-			lines[*n - 1].value += lines[i].value;
-			free(lines[i].text);
-			continue;
-		}
-		lines[(*n)++] = lines[i];
-	}
-	qsort(lines, *n, sizeof(*lines), by_value_desc);
-	return lines;
-}
-
-static void free_lines(struct folded_line *lines, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		free(lines[i].text);
-	free(lines);
-}
-
 void hdreport__folded(struct hdreport *r, FILE *out)
 {
 	size_t n;
-	struct folded_line *lines = folded_lines(r, &n);
+	struct keyed *rows = grouped_rows(r, fold_stack, &n);
 
-	for (size_t i = 0; lines && i < n; i++)
-		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, lines[i].value);
-	free_lines(lines, n);
+	/* Stacks that differ only in addresses fold to the same names: merged. */
+	for (size_t i = 0; rows && i < n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", rows[i].key,
+			r->opts.count_values ? rows[i].count : rows[i].bytes);
+	free_rows(rows, n);
 }
 
 int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
 {
 	size_t n;
-	struct folded_line *lines = folded_lines(r, &n);
-	int err;
+	struct keyed *rows = grouped_rows(r, fold_stack, &n);
+	struct folded_line *lines = rows ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
+	int err = -ENOMEM;
 
-	if (!lines)
-		return -ENOMEM;
-	err = flamegraph__write(out, lines, n, title,
-				r->opts.count_values ? "allocations" : "bytes");
-	free_lines(lines, n);
+	if (lines) {
+		for (size_t i = 0; i < n; i++)
+			lines[i] = (struct folded_line){ rows[i].key,
+				r->opts.count_values ? rows[i].count : rows[i].bytes };
+		err = flamegraph__write(out, lines, n, title,
+					r->opts.count_values ? "allocations" : "bytes");
+	}
+	free(lines);
+	free_rows(rows, n);
 	return err;
-}
-
-struct keyed {
-	char *key;
-	uint64_t bytes, count;
-};
-
-static int keyed_by_key(const void *a, const void *b)
-{
-	return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
-}
-
-static int keyed_by_bytes(const void *a, const void *b)
-{
-	const struct keyed *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? 1 : -1;
-	return strcmp(x->key, y->key);
 }
 
 /* The --by key of stack @s: its pid, or frame 0's function or module. */
@@ -381,40 +390,18 @@ static char *key_of(struct hdreport *r, const struct stack *s)
 static void report_by_key(struct hdreport *r, FILE *out)
 {
 	static const char *const what[] = { "stack", "process", "function", "module" };
-	size_t n, m = 0, k = 0;
-	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
-	struct keyed *rows = v ? calloc(n ? n : 1, sizeof(*rows)) : NULL;
+	size_t k;
+	struct keyed *rows = grouped_rows(r, key_of, &k);
 
-	if (!rows) {
-		free(v);
+	if (!rows)
 		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		rows[m] = (struct keyed){ key_of(r, v[i]), v[i]->live_bytes, v[i]->live_count };
-		if (rows[m].key)
-			m++;
-	}
-	qsort(rows, m, sizeof(*rows), keyed_by_key);
-	for (size_t i = 0; i < m; i++) {
-		if (k && !strcmp(rows[k - 1].key, rows[i].key)) {
-			rows[k - 1].bytes += rows[i].bytes;
-			rows[k - 1].count += rows[i].count;
-			free(rows[i].key);
-			continue;
-		}
-		rows[k++] = rows[i];
-	}
-	qsort(rows, k, sizeof(*rows), keyed_by_bytes);
-	for (size_t i = 0; i < k; i++) {
+	for (size_t i = 0; i < k; i++)
 		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations: %s\n",
 			rows[i].bytes, r->total_bytes ? 100.0 * rows[i].bytes / r->total_bytes : 0,
 			rows[i].count, rows[i].key);
-		free(rows[i].key);
-	}
 	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu %s%s\n",
 		r->total_bytes, r->total_count, k, what[r->opts.by], k == 1 ? "" : "s");
-	free(rows);
-	free(v);
+	free_rows(rows, k);
 }
 
 static void report_by_stack(struct hdreport *r, FILE *out)
