@@ -93,13 +93,14 @@ static __always_inline bool is_self(void)
 static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func func,
 					   __u64 a0, __u64 a1, __u64 a2)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 sp = PT_REGS_SP(ctx), now = bpf_ktime_get_ns();
+	__u64 sp = PT_REGS_SP(ctx), now;
 	struct call_state *st;
 
 	if (empty_probes || is_self())
 		return 0;
-	st = bpf_task_storage_get(&calls, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	now = bpf_ktime_get_ns();
+	st = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
+				  BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!st) {
 		count(HS_CNT_NO_STATE);
 		return 0;
@@ -108,7 +109,6 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 		if (sp <= st->sp && now - st->ts < HS_STALE_NS) {
 			/* Called from inside the outer call, or tail-jumped to. */
 			st->depth++;
-			count(HS_CNT_NESTED);
 			return 0;
 		}
 		count(HS_CNT_MISSED_RETURN);
@@ -172,20 +172,24 @@ static __always_inline struct scratch *scratch_get(void)
 }
 
 /*
- * Send the event. Waking the consumer costs more than the rest of a probe,
- * so it is woken only once a backlog builds (wakeup_bytes); otherwise it
- * finds the events on its next periodic poll (user/heapsnoop.c).
+ * Waking the consumer costs more than the rest of a probe, so it is woken
+ * only once a backlog builds (wakeup_bytes); otherwise it finds the events
+ * on its next periodic poll (user/heapsnoop.c).
  */
+static __always_inline __u64 wakeup_flags(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/* Send the event built in @s, as long as its frames. */
 static __always_inline void emit(struct scratch *s, __u32 lost_counter)
 {
 	__u64 size = HS_EVENT_HDR_SIZE + (__u64)s->ev.nr_frames * sizeof(__u64);
-	__u64 flags = BPF_RB_NO_WAKEUP;
 
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	if (bpf_ringbuf_output(&events, &s->ev, size, flags))
+	if (bpf_ringbuf_output(&events, &s->ev, size, wakeup_flags()))
 		count(lost_counter);
 }
 
@@ -219,10 +223,6 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
 	s->ev.old_addr = old;
 	s->ev.size = size;
 	walk_stack(s, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
-	if (s->ev.flags & HS_EVF_TRUNCATED)
-		count(HS_CNT_TRUNCATED);
-	if (s->ev.flags & HS_EVF_STACK_FAULT)
-		count(HS_CNT_STACK_FAULT);
 	emit(s, HS_CNT_RB_LOST_ALLOC);
 }
 
@@ -233,7 +233,6 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
  */
 static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 {
-	__u64 flags = BPF_RB_NO_WAKEUP;
 	struct hs_event *ev;
 
 	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
@@ -245,9 +244,7 @@ static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 	ev->ts = 0;
 	ev->old_addr = 0;
 	ev->size = 0;
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes)
-		flags = BPF_RB_FORCE_WAKEUP;
-	bpf_ringbuf_submit(ev, flags);
+	bpf_ringbuf_submit(ev, wakeup_flags());
 }
 
 /*
@@ -268,14 +265,12 @@ static __always_inline void realloc_result(struct pt_regs *ctx, struct call_stat
 
 static __always_inline int gen_alloc_exit(struct pt_regs *ctx)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
-	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - 8;
+	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - 8, out = 0;
 	struct call_state *st;
-	__u64 size, out = 0;
 
 	if (empty_probes || is_self())
 		return 0;
-	st = bpf_task_storage_get(&calls, task, 0, 0);
+	st = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 	if (!st || !st->depth) {
 		count(HS_CNT_UNMATCHED_RETURN);
 		return 0;

@@ -44,8 +44,11 @@ static void human_bytes(uint64_t b, char *buf, size_t cap)
 
 static uint64_t lost_of(const uint64_t *cnt)
 {
-	return cnt[HS_CNT_RB_LOST_ALLOC] + cnt[HS_CNT_RB_LOST_FREE] + cnt[HS_CNT_NO_STATE] +
-	       cnt[HS_CNT_MISSED_RETURN] + cnt[HS_CNT_UNMATCHED_RETURN];
+	uint64_t n = 0;
+
+	for (int k = 0; k < HS_CNT__MAX; k++)
+		n += cnt[k];
+	return n;
 }
 
 void status__line(FILE *tty, struct trace *t, const uint64_t *cnt, double events_per_s)
@@ -86,10 +89,11 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 		fprintf(out, "heapsnoop: EVENTS LOST: %" PRIu64 " allocations and %" PRIu64
 			" frees dropped (ring buffer full), %" PRIu64 " calls whose return was "
 			"missed, %" PRIu64 " returns without an entry, %" PRIu64 " without "
-			"per-thread state, %" PRIu64 " malformed, %" PRIu64 " out of memory.\n",
+			"per-thread state, %" PRIu64 " posix_memalign blocks unreadable, %" PRIu64
+			" malformed, %" PRIu64 " out of memory.\n",
 			cnt[HS_CNT_RB_LOST_ALLOC], cnt[HS_CNT_RB_LOST_FREE],
 			cnt[HS_CNT_MISSED_RETURN], cnt[HS_CNT_UNMATCHED_RETURN],
-			cnt[HS_CNT_NO_STATE], s->bad_events, s->no_memory);
+			cnt[HS_CNT_NO_STATE], cnt[HS_CNT_BAD_OUTPTR], s->bad_events, s->no_memory);
 		fprintf(out, "heapsnoop: the live set above may miss allocations and include "
 			"freed ones; if the ring buffer filled, rerun with a larger "
 			"--ringbuf-size\n");
@@ -97,9 +101,8 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	if (s->missed_frees)
 		fprintf(out, "heapsnoop: %" PRIu64 " addresses were allocated again while live "
 			"(their free was not seen)\n", s->missed_frees);
-	if (s->truncated_stacks || cnt[HS_CNT_STACK_FAULT])
+	if (s->truncated_stacks || s->stack_faults)
 		fprintf(out, "heapsnoop: %" PRIu64 " allocations had a truncated stack, %" PRIu64
-			" a stack with an unreadable frame\n", s->truncated_stacks,
-			cnt[HS_CNT_STACK_FAULT]);
+			" a stack with an unreadable frame\n", s->truncated_stacks, s->stack_faults);
 	return lost + s->bad_events + s->no_memory;
 }

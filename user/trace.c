@@ -180,6 +180,8 @@ static void handle_alloc(struct trace *t, const struct hs_event *ev, uint32_t nf
 	}
 	if (flags & STACK_TRUNCATED)
 		t->stats.truncated_stacks++;
+	if (flags & STACK_FAULT)
+		t->stats.stack_faults++;
 
 	p = trace__add_proc(t, (pid_t)ev->pid);
 	before = stacks__count(t->stacks);

@@ -32,6 +32,7 @@ struct trace_stats {
 	uint64_t bad_events;		/* malformed ring buffer records */
 	uint64_t no_memory;		/* events dropped: out of memory */
 	uint64_t truncated_stacks;	/* allocations with a cut stack */
+	uint64_t stack_faults;		/* ... with a frame that could not be read */
 };
 
 struct proc {

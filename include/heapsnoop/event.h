@@ -73,17 +73,18 @@ struct hs_event {
 
 #define HS_EVENT_HDR_SIZE ((unsigned long)&((struct hs_event *)0)->frames)
 
-/* Counters in a per-CPU array, summed by the loader. */
+/*
+ * Counters in a per-CPU array, summed by the loader: events that never
+ * reached it. (Truncated and unreadable stacks are counted by the loader
+ * from each record's flags.)
+ */
 enum hs_counter {
 	HS_CNT_RB_LOST_ALLOC,	/* ring buffer full: allocation dropped */
 	HS_CNT_RB_LOST_FREE,	/* ring buffer full: free dropped */
-	HS_CNT_NESTED,		/* allocator calls inside another (not lost) */
 	HS_CNT_MISSED_RETURN,	/* an entry whose return never came */
 	HS_CNT_UNMATCHED_RETURN,/* a return with no entry (attach race) */
-	HS_CNT_STACK_FAULT,	/* stacks with a frame that could not be read */
-	HS_CNT_TRUNCATED,	/* stacks deeper than the walk limit */
 	HS_CNT_NO_STATE,	/* task storage unavailable: event dropped */
-	HS_CNT_BAD_OUTPTR,	/* posix_memalign out-pointer unreadable */
+	HS_CNT_BAD_OUTPTR,	/* posix_memalign out-pointer unreadable: dropped */
 	HS_CNT__MAX,
 };
 
