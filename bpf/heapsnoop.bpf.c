@@ -31,6 +31,24 @@ const volatile __u64 wakeup_bytes = 256 << 10;
 /* Benchmark floor (--empty-probes): every program returns at once. */
 const volatile bool empty_probes;
 
+/*
+ * Filters (--comm, --uid, --pid-filter, --min-size/--max-size). A process
+ * a filter excludes returns at the top of every probe, before any state.
+ */
+const volatile bool filter_comm;
+const volatile char comm[16];		/* the process's name: its leader's comm */
+const volatile __u32 filter_uid = (__u32)-1;
+const volatile bool filter_pids;	/* only the tgids in pid_filter */
+const volatile __u64 min_size;
+const volatile __u64 max_size = (__u64)-1;
+
+/*
+ * Set by the loader once every probe of a library is attached: before
+ * that, calls begun before tracing return without an entry seen, and are
+ * not losses.
+ */
+bool armed;
+
 /* The outermost allocator call in flight on a task. */
 struct call_state {
 	__u64 sp;	/* stack pointer at its entry: its return address */
@@ -55,6 +73,17 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
 } events SEC(".maps");
+
+/*
+ * System-wide mode: the per-CPU perf events whose mmap, comm and fork
+ * records (the kernel's, not ours) the loader reads with libbpf's raw
+ * perf buffer (user/mmaprec.c). No program writes to it.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__uint(key_size, sizeof(int));
+	__uint(value_size, sizeof(int));
+} mmap_records SEC(".maps");
 
 /* Scratch per CPU: the event being built and the copy of the stack top. */
 struct scratch {
@@ -85,9 +114,42 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
-static __always_inline bool is_self(void)
+/* --pid-filter: tgid -> 1. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1024);
+	__type(key, __u32);
+	__type(value, __u8);
+} pid_filter SEC(".maps");
+
+static __always_inline bool comm_matches(void)
 {
-	return self_tgid && (bpf_get_current_pid_tgid() >> 32) == self_tgid;
+	struct task_struct *t = bpf_get_current_task_btf();
+	char name[16];
+
+	if (bpf_probe_read_kernel(name, sizeof(name), t->group_leader->comm))
+		return false;
+	for (int i = 0; i < 16; i++) {
+		if (name[i] != comm[i])
+			return false;
+		if (!name[i])
+			break;
+	}
+	return true;
+}
+
+/* Is the current process not to be traced: heapsnoop itself, or filtered? */
+static __always_inline bool skip_task(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	if (self_tgid && tgid == self_tgid)
+		return true;
+	if (filter_pids && !bpf_map_lookup_elem(&pid_filter, &tgid))
+		return true;
+	if (filter_uid != (__u32)-1 && (__u32)bpf_get_current_uid_gid() != filter_uid)
+		return true;
+	return filter_comm && !comm_matches();
 }
 
 static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func func,
@@ -96,7 +158,7 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 	__u64 sp = PT_REGS_SP(ctx), now;
 	struct call_state *st;
 
-	if (empty_probes || is_self())
+	if (empty_probes || skip_task())
 		return 0;
 	now = bpf_ktime_get_ns();
 	st = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
@@ -111,7 +173,8 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 			st->depth++;
 			return 0;
 		}
-		count(HS_CNT_MISSED_RETURN);
+		if (armed)
+			count(HS_CNT_MISSED_RETURN);
 	}
 	st->sp = sp;
 	st->ts = now;
@@ -210,22 +273,6 @@ static __always_inline void fill_header(struct hs_event *ev, __u32 type, __u16 f
 	ev->pad = 0;
 }
 
-/* Fill the event for a successful allocation and send it. */
-static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *st,
-				       __u64 addr, __u64 size, __u64 old)
-{
-	struct scratch *s = scratch_get();
-
-	if (!s)
-		return;
-	fill_header(&s->ev, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
-	s->ev.ts = bpf_ktime_get_ns();
-	s->ev.old_addr = old;
-	s->ev.size = size;
-	walk_stack(s, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
-	emit(s, HS_CNT_RB_LOST_ALLOC);
-}
-
 /*
  * A block was released. The record is small and fixed-size, so it is
  * built in place. A plain free (entry_ts 0) is unconditional and needs no
@@ -245,6 +292,29 @@ static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 	ev->old_addr = 0;
 	ev->size = 0;
 	bpf_ringbuf_submit(ev, wakeup_flags());
+}
+
+/* Fill the event for a successful allocation and send it. */
+static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *st,
+				       __u64 addr, __u64 size, __u64 old)
+{
+	struct scratch *s;
+
+	if (size < min_size || size > max_size) {
+		/* Not traced; a realloc's old block is released all the same. */
+		if (old)
+			emit_free(old, st->ts);
+		return;
+	}
+	s = scratch_get();
+	if (!s)
+		return;
+	fill_header(&s->ev, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
+	s->ev.ts = bpf_ktime_get_ns();
+	s->ev.old_addr = old;
+	s->ev.size = size;
+	walk_stack(s, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
+	emit(s, HS_CNT_RB_LOST_ALLOC);
 }
 
 /*
@@ -268,11 +338,12 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx)
 	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - 8, out = 0;
 	struct call_state *st;
 
-	if (empty_probes || is_self())
+	if (empty_probes || skip_task())
 		return 0;
 	st = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
 	if (!st || !st->depth) {
-		count(HS_CNT_UNMATCHED_RETURN);
+		if (armed)
+			count(HS_CNT_UNMATCHED_RETURN);
 		return 0;
 	}
 	st->depth--;
@@ -391,8 +462,50 @@ int BPF_KRETPROBE(alloc_exit)
 SEC("uprobe")
 int BPF_KPROBE(free_enter, __u64 ptr)
 {
-	if (empty_probes || !ptr || is_self())
+	if (empty_probes || !ptr || skip_task())
 		return 0;
 	emit_free(ptr, 0);
+	return 0;
+}
+
+/*
+ * Process lifetime, system-wide mode only (the loader attaches these with
+ * -a): a process whose last thread exits, and an exec. Both travel in the
+ * same ring buffer as the process's own events, so they come after them.
+ */
+static __always_inline void emit_task(__u32 type, struct task_struct *p)
+{
+	struct hs_event *ev;
+
+	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
+	if (!ev) {
+		count(HS_CNT_RB_LOST_TASK);
+		return;
+	}
+	fill_header(ev, type, 0, 0, 0);
+	ev->pid = BPF_CORE_READ(p, tgid);
+	ev->tid = BPF_CORE_READ(p, pid);
+	ev->ts = bpf_ktime_get_ns();
+	ev->old_addr = 0;
+	ev->size = 0;
+	bpf_ringbuf_submit(ev, wakeup_flags());
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(task_exit, struct task_struct *p)
+{
+	/* The group's last thread: signal->live has dropped to 0. */
+	if (empty_probes || BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	emit_task(HS_EV_EXIT, p);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(task_exec, struct task_struct *p)
+{
+	if (empty_probes)
+		return 0;
+	emit_task(HS_EV_EXEC, p);
 	return 0;
 }

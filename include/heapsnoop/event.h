@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * event.h - what crosses the ring buffer from bpf/heapsnoop.bpf.c to the
- * loader (user/events.c), and the counters the BPF side keeps. Shared by
+ * loader (user/trace.c), and the counters the BPF side keeps. Shared by
  * both sides, so it uses only fixed-width types of both worlds.
  */
 #ifndef HEAPSNOOP_EVENT_H
@@ -48,6 +48,13 @@ enum hs_event_type {
 	 * address in between).
 	 */
 	HS_EV_FREE = 2,
+	/*
+	 * System-wide mode: process @pid ended (its last thread exited,
+	 * @tid is that thread). Its live allocations are gone with it.
+	 */
+	HS_EV_EXIT = 3,
+	/* System-wide mode: process @pid exec'd; the old image's heap is gone. */
+	HS_EV_EXEC = 4,
 };
 
 /* hs_event.flags */
@@ -85,6 +92,7 @@ enum hs_counter {
 	HS_CNT_UNMATCHED_RETURN,/* a return with no entry (attach race) */
 	HS_CNT_NO_STATE,	/* task storage unavailable: event dropped */
 	HS_CNT_BAD_OUTPTR,	/* posix_memalign out-pointer unreadable: dropped */
+	HS_CNT_RB_LOST_TASK,	/* ring buffer full: a process exit or exec dropped */
 	HS_CNT__MAX,
 };
 
