@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "procmaps.h"
@@ -16,11 +17,15 @@
 /* One line: "start-end perms offset dev inode   path". */
 static int parse_line(char *line, struct mapping *m, char *perms, const char **path)
 {
-	unsigned long long s, e, off;
+	unsigned long long s, e, off, ino;
+	unsigned int maj, min;
 	int n = 0;
 
-	if (sscanf(line, "%llx-%llx %4s %llx %*s %*s %n", &s, &e, perms, &off, &n) < 4 || !n)
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &s, &e, perms, &off, &maj, &min,
+		   &ino, &n) < 7 || !n)
 		return -EINVAL;
+	m->dev = makedev(maj, min);
+	m->ino = ino;
 	m->start = s;
 	m->end = e;
 	m->offset = off;
@@ -28,15 +33,20 @@ static int parse_line(char *line, struct mapping *m, char *perms, const char **p
 	return 0;
 }
 
-static void read_build_id(pid_t pid, struct mapping *m)
+static void read_build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc)
 {
 	char mf[96];
+	const char *paths[] = { mf };
 	uint8_t id[ELFSYM_BUILD_ID_MAX];
 	struct elf_file *ef;
 	int len = 0;
 
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
+	if (bc) {
+		buildid_cache__get(bc, m->dev, m->ino, paths, 1, m->build_id);
+		return;
+	}
 	if (elf_file__open(mf, &ef) == 0) {
 		len = elf_file__build_id(ef, id, sizeof(id));
 		elf_file__close(ef);
@@ -44,7 +54,7 @@ static void read_build_id(pid_t pid, struct mapping *m)
 	build_id_hex(id, len, m->build_id);
 }
 
-int proc_maps__load(pid_t pid, struct proc_maps **out)
+static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct proc_maps **out)
 {
 	char fn[64], *line = NULL, perms[8];
 	struct proc_maps *pm;
@@ -89,8 +99,10 @@ int proc_maps__load(pid_t pid, struct proc_maps **out)
 			err = -ENOMEM;
 			break;
 		}
-		if (path[0] == '/')
-			read_build_id(pid, &m);
+		if (path[0] == '/' && build_ids)
+			read_build_id(pid, &m, bc);
+		else if (path[0] == '/')
+			m.build_id[0] = '\0';
 		else
 			strcpy(m.build_id, "-");
 		pm->v[pm->n++] = m;
@@ -106,6 +118,16 @@ int proc_maps__load(pid_t pid, struct proc_maps **out)
 	}
 	*out = pm;
 	return 0;
+}
+
+int proc_maps__load(pid_t pid, struct buildid_cache *bc, struct proc_maps **out)
+{
+	return load(pid, true, bc, out);
+}
+
+int proc_maps__load_files(pid_t pid, struct proc_maps **out)
+{
+	return load(pid, false, NULL, out);
 }
 
 void proc_maps__free(struct proc_maps *pm)
@@ -195,32 +217,35 @@ const struct mapping *proc_maps__find(const struct proc_maps *pm, uint64_t addr)
 	return NULL;
 }
 
-int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
+bool proc_maps__is_libc(const char *path)
 {
 	static const char *const pats[] = {
 		"libc.so.6", "libc-*.so", "libc.so", "libc.musl-*.so.1", "ld-musl-*.so.1",
 	};
+	const char *base = strrchr(path, '/');
+
+	for (size_t p = 0; base && p < sizeof(pats) / sizeof(pats[0]); p++)
+		if (fnmatch(pats[p], base + 1, 0) == 0)
+			return true;
+	return false;
+}
+
+int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
+{
 	struct proc_maps *pm;
-	int err = proc_maps__load(pid, &pm);
+	int err = proc_maps__load(pid, NULL, &pm);
 
 	if (err)
 		return err;
 	err = -ENOENT;
 	for (size_t i = 0; i < pm->n && err; i++) {
-		const char *base = strrchr(pm->v[i].path, '/');
-
-		if (!base)
+		if (!proc_maps__is_libc(pm->v[i].path))
 			continue;
-		for (size_t p = 0; p < sizeof(pats) / sizeof(pats[0]); p++) {
-			if (fnmatch(pats[p], base + 1, 0) == 0) {
-				if (pid == getpid())
-					snprintf(path, cap, "%s", pm->v[i].path);
-				else
-					snprintf(path, cap, "/proc/%d/root%s", pid, pm->v[i].path);
-				err = 0;
-				break;
-			}
-		}
+		if (pid == getpid())
+			snprintf(path, cap, "%s", pm->v[i].path);
+		else
+			snprintf(path, cap, "/proc/%d/root%s", pid, pm->v[i].path);
+		err = 0;
 	}
 	proc_maps__free(pm);
 	return err;

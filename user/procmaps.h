@@ -10,15 +10,18 @@
 #ifndef HEAPSNOOP_PROCMAPS_H
 #define HEAPSNOOP_PROCMAPS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "buildid.h"
 #include "elfsym.h"
 
 struct mapping {
 	uint64_t start, end;	/* [start, end) virtual addresses */
 	uint64_t offset;	/* file offset of start */
+	uint64_t dev, ino;	/* the file's st_dev, st_ino; 0 if not known */
 	char build_id[2 * ELFSYM_BUILD_ID_MAX + 1];	/* hex, or "-" */
 	char *path;		/* as the process sees it */
 };
@@ -30,10 +33,13 @@ struct proc_maps {
 };
 
 /*
- * Read the executable file-backed mappings of @pid (and [vdso]).
+ * Read the executable file-backed mappings of @pid (and [vdso]), build IDs
+ * through @bc if not NULL (else each file is read).
  * Returns 0; -ESRCH if the process is gone; -EACCES; -ENOMEM.
  */
-int proc_maps__load(pid_t pid, struct proc_maps **out);
+int proc_maps__load(pid_t pid, struct buildid_cache *bc, struct proc_maps **out);
+/* The same without build IDs (build_id ""): cheap, for scanning. */
+int proc_maps__load_files(pid_t pid, struct proc_maps **out);
 void proc_maps__free(struct proc_maps *pm);
 
 /* An empty set of mappings for @pid, filled by proc_maps__add. */
@@ -54,6 +60,9 @@ int proc_maps__parse_record(const char *line, pid_t *pid, struct mapping *m);
 
 /* The mapping holding @addr, or NULL. */
 const struct mapping *proc_maps__find(const struct proc_maps *pm, uint64_t addr);
+
+/* Is @path's file name that of a C library (the names below)? */
+bool proc_maps__is_libc(const char *path);
 
 /*
  * Find the mapped file whose name looks like a C library (libc.so.6,

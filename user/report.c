@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * report.c - the dump and the summary (see report.h; line grammar in
- * docs/OUTPUT.md). A dump repeats the mapping records each time so that
- * any one dump, cut out of a log, can be symbolized on its own.
+ * report.c - the dump, the exit records and the summary (see report.h;
+ * line grammar in docs/OUTPUT.md). A dump repeats the mapping records each
+ * time so that any one dump, cut out of a log, can be symbolized on its own.
+ * Everything is written process by process, most live bytes first.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,56 +36,75 @@ static void dump_one(const struct live_alloc *a, void *arg)
 		d->err = -EIO;
 }
 
-/* Does @pid have a live allocation? (linear, called once per process). */
-struct has_ctx {
-	uint32_t pid;
-	int yes;
-};
-
-static void has_pid(const struct live_alloc *a, void *arg)
+static void write_maps(const struct proc *p, FILE *out)
 {
-	struct has_ctx *h = arg;
+	for (size_t k = 0; p->maps && k < p->maps->n; k++) {
+		const struct mapping *m = &p->maps->v[k];
 
-	h->yes |= a->pid == h->pid;
+		fprintf(out, "heapsnoop: map pid=%d start=%#" PRIx64 " end=%#" PRIx64
+			" off=%#" PRIx64 " buildid=%s path=%s\n", p->pid, m->start, m->end,
+			m->offset, m->build_id, m->path);
+	}
+}
+
+static int write_live(struct proc *p, FILE *out)
+{
+	struct dump_ctx d = { .stacks = p->stacks, .out = out };
+
+	tracker__for_each(p->live, dump_one, &d);
+	return d.err;
+}
+
+static void write_time(FILE *out)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	fprintf(out, "time=%lld.%03ld", (long long)now.tv_sec, now.tv_nsec / 1000000);
 }
 
 int report__dump(struct trace *t, FILE *out, const char *reason)
 {
-	struct tracker *tr = trace__tracker(t);
-	struct dump_ctx d = { .stacks = trace__stacks(t), .out = out };
-	struct timespec now;
+	size_t n = 0, live = trace__live_count(t);
+	struct proc **v = trace__procs(t, &n);
+	int err = 0;
 
-	clock_gettime(CLOCK_REALTIME, &now);
-	fprintf(out, "heapsnoop: dump reason=%s time=%lld.%03ld live=%zu bytes=%" PRIu64
-		" stacks=%zu\n", reason, (long long)now.tv_sec, now.tv_nsec / 1000000,
-		tracker__count(tr), tracker__bytes(tr), stacks__count(d.stacks));
-	for (size_t i = 0; i < trace__nprocs(t); i++) {
-		struct proc *p = trace__proc(t, i);
-		struct has_ctx h = { .pid = (uint32_t)p->pid };
-
-		tracker__for_each(tr, has_pid, &h);
-		if (!h.yes || !p->maps)
-			continue;
-		for (size_t k = 0; k < p->maps->n; k++) {
-			const struct mapping *m = &p->maps->v[k];
-
-			fprintf(out, "heapsnoop: map pid=%d start=%#" PRIx64 " end=%#" PRIx64
-				" off=%#" PRIx64 " buildid=%s path=%s\n", p->pid, m->start, m->end,
-				m->offset, m->build_id, m->path);
-		}
-	}
-	tracker__for_each(tr, dump_one, &d);
-	fprintf(out, "heapsnoop: end-dump live=%zu\n", tracker__count(tr));
+	fprintf(out, "heapsnoop: dump reason=%s ", reason);
+	write_time(out);
+	fprintf(out, " live=%zu bytes=%" PRIu64 " stacks=%zu\n", live, trace__live_bytes(t),
+		trace__stack_count(t));
+	/* Most live bytes first: processes with none come last, unwritten. */
+	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
+		write_maps(v[i], out);
+	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
+		err = err ? err : write_live(v[i], out);
+	fprintf(out, "heapsnoop: end-dump live=%zu\n", live);
+	free(v);
 	if (fflush(out) == EOF || ferror(out))
-		d.err = -EIO;
-	return d.err;
+		err = -EIO;
+	return err;
 }
 
-static void print_frame(struct trace *t, struct symbolizer *sym, const struct stack *s,
+int report__exit(struct proc *p, FILE *out)
+{
+	int err;
+
+	fprintf(out, "heapsnoop: exit pid=%d ", p->pid);
+	write_time(out);
+	fprintf(out, " live=%zu bytes=%" PRIu64 " comm=%s\n", tracker__count(p->live),
+		tracker__bytes(p->live), p->comm);
+	write_maps(p, out);
+	err = write_live(p, out);
+	fprintf(out, "heapsnoop: end-exit pid=%d live=%zu\n", p->pid, tracker__count(p->live));
+	if (fflush(out) == EOF || ferror(out))
+		err = -EIO;
+	return err;
+}
+
+static void print_frame(const struct proc *p, struct symbolizer *sym, const struct stack *s,
 			uint32_t i, FILE *out)
 {
-	struct proc *p = trace__find_proc(t, (pid_t)s->pid);
-	const struct mapping *m = p && p->maps ? proc_maps__find(p->maps, s->frames[i]) : NULL;
+	const struct mapping *m = p->maps ? proc_maps__find(p->maps, s->frames[i]) : NULL;
 	struct sym_frame f;
 
 	fprintf(out, "        #%-2u 0x%" PRIx64, i, s->frames[i]);
@@ -106,18 +126,17 @@ static void print_frame(struct trace *t, struct symbolizer *sym, const struct st
 	fputc('\n', out);
 }
 
-void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top)
+/* One process's top stacks, @top at most; returns how many it printed. */
+static unsigned int summary_proc(const struct proc *p, struct symbolizer *sym, FILE *out,
+				 unsigned int top)
 {
-	struct stacks *st = trace__stacks(t);
-	struct tracker *tr = trace__tracker(t);
 	size_t k;
-	struct stack **v = stacks__by_live_bytes(st, &k);
+	struct stack **v = stacks__by_live_bytes(p->stacks, &k);
+	unsigned int shown = 0;
 
 	if (!v)
-		return;
-	fprintf(out, "heapsnoop: summary: %zu live allocations, %" PRIu64 " bytes, from %zu stacks"
-		" (top %u by live bytes)\n", tracker__count(tr), tracker__bytes(tr), k, top);
-	for (size_t i = 0; i < k && i < top; i++) {
+		return 0;
+	for (size_t i = 0; i < k && shown < top; i++, shown++) {
 		const struct stack *s = v[i];
 
 		fprintf(out, "    %" PRIu64 " bytes in %" PRIu64 " allocations from pid %u%s%s:\n",
@@ -125,7 +144,37 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 			s->flags & STACK_TRUNCATED ? " (stack truncated)" : "",
 			s->flags & STACK_FAULT ? " (stack unreadable past here)" : "");
 		for (uint32_t f = 0; f < s->depth; f++)
-			print_frame(t, sym, s, f, out);
+			print_frame(p, sym, s, f, out);
+	}
+	free(v);
+	return shown;
+}
+
+void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top)
+{
+	size_t n = 0, with_live = 0;
+	struct proc **v = trace__procs(t, &n);
+	unsigned int left = top;
+
+	while (with_live < n && tracker__count(v[with_live]->live))
+		with_live++;
+	fprintf(out, "heapsnoop: summary: %zu live allocations, %" PRIu64 " bytes, from %zu stacks"
+		" in %zu process(es) (top %u stacks by live bytes)\n", trace__live_count(t),
+		trace__live_bytes(t), trace__stack_count(t), with_live, top);
+	if (with_live > 1) {
+		/* Several processes: who holds what first, then where from. */
+		fprintf(out, "  processes by live bytes:\n");
+		for (size_t i = 0; i < with_live && i < top; i++)
+			fprintf(out, "    pid %d (%s): %" PRIu64 " bytes in %zu allocations, "
+				"%zu stacks\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?",
+				tracker__bytes(v[i]->live), tracker__count(v[i]->live),
+				stacks__count(v[i]->stacks));
+	}
+	/* Each process's share of the top stacks, largest processes first. */
+	for (size_t i = 0; i < with_live && left; i++) {
+		if (with_live > 1)
+			fprintf(out, "  pid %d (%s):\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?");
+		left -= summary_proc(v[i], sym, out, with_live > 1 && left > 3 ? 3 : left);
 	}
 	free(v);
 	fflush(out);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.h - what heapsnoop writes: the dump of live allocations (mapping
- * records, then one `~m#` line per allocation; grammar: docs/OUTPUT.md)
- * and the human summary of the top stacks by live bytes.
+ * records, then one `~m#` line per allocation; grammar: docs/OUTPUT.md),
+ * the same for one process at its exit, and the human summary: processes
+ * by live bytes, then their top stacks.
  */
 #ifndef HEAPSNOOP_REPORT_H
 #define HEAPSNOOP_REPORT_H
@@ -21,8 +22,17 @@
 int report__dump(struct trace *t, FILE *out, const char *reason);
 
 /*
+ * Write the live allocations of process @p, which has just exited, as an
+ * `exit` ... `end-exit` section (its `map` records, then `live` lines).
+ * Returns 0 or -EIO.
+ */
+int report__exit(struct proc *p, FILE *out);
+
+/*
  * The @top stacks by live bytes with their frames symbolized through @sym
- * (function+offset, module, file:line), to @out.
+ * (function+offset, module, file:line), to @out. With several processes,
+ * the processes by live bytes first, then each one's top stacks (at most
+ * 3 each while more than 3 of the @top are left).
  */
 void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top);
 

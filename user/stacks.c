@@ -37,7 +37,7 @@ struct stacks *stacks__new(void)
 
 	if (!st)
 		return NULL;
-	st->index_mask = 1023;
+	st->index_mask = 63;
 	st->index = calloc(st->index_mask + 1, sizeof(*st->index));
 	if (!st->index) {
 		free(st);

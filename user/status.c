@@ -53,12 +53,11 @@ static uint64_t lost_of(const uint64_t *cnt)
 
 void status__line(FILE *tty, struct trace *t, const uint64_t *cnt, double events_per_s)
 {
-	struct tracker *tr = trace__tracker(t);
 	char bytes[32];
 
-	human_bytes(tracker__bytes(tr), bytes, sizeof(bytes));
+	human_bytes(trace__live_bytes(t), bytes, sizeof(bytes));
 	fprintf(tty, "\r\033[Kheapsnoop: %.0f events/s, %zu live, %s live, %" PRIu64 " lost",
-		events_per_s, tracker__count(tr), bytes, lost_of(cnt));
+		events_per_s, trace__live_count(t), bytes, lost_of(cnt));
 	fflush(tty);
 }
 
@@ -71,18 +70,21 @@ void status__clear(FILE *tty)
 uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 {
 	const struct trace_stats *s = trace__stats(t);
-	struct tracker *tr = trace__tracker(t);
-	uint64_t lost = lost_of(cnt);
+	uint64_t lost = lost_of(cnt), live_bytes = trace__live_bytes(t);
+	size_t live = trace__live_count(t), nstacks = trace__stack_count(t);
 	char bytes[32];
 
-	human_bytes(tracker__bytes(tr), bytes, sizeof(bytes));
-	fprintf(out, "heapsnoop: traced %" PRIu64 " allocations and %" PRIu64 " frees in %zu "
-		"process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks\n",
-		s->allocs, s->frees, trace__nprocs(t), tracker__count(tr), tracker__bytes(tr), bytes,
-		stacks__count(trace__stacks(t)));
+	human_bytes(live_bytes, bytes, sizeof(bytes));
+	fprintf(out, "heapsnoop: traced %" PRIu64 " allocations and %" PRIu64 " frees in %" PRIu64
+		" process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks\n",
+		s->allocs, s->frees, s->procs_seen, live, live_bytes, bytes, nstacks);
+	if (s->exits)
+		fprintf(out, "heapsnoop: %" PRIu64 " traced processes ended; %" PRIu64 " allocations "
+			"(%" PRIu64 " bytes) were still live at their exit or exec\n", s->exits,
+			s->exit_live, s->exit_bytes);
 	fprintf(out, "heapsnoop: tracker memory: %zu bytes for %zu live allocations, %zu bytes "
-		"for %zu unique stacks\n", tracker__memory(tr), tracker__count(tr),
-		stacks__memory(trace__stacks(t)), stacks__count(trace__stacks(t)));
+		"for %zu unique stacks\n", trace__live_memory(t), live, trace__stack_memory(t),
+		nstacks);
 	if (!lost && !s->bad_events && !s->no_memory) {
 		fprintf(out, "heapsnoop: no events lost\n");
 	} else {
@@ -90,10 +92,12 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 			" frees dropped (ring buffer full), %" PRIu64 " calls whose return was "
 			"missed, %" PRIu64 " returns without an entry, %" PRIu64 " without "
 			"per-thread state, %" PRIu64 " posix_memalign blocks unreadable, %" PRIu64
-			" malformed, %" PRIu64 " out of memory.\n",
+			" process exits or execs dropped, %" PRIu64 " malformed, %" PRIu64
+			" out of memory.\n",
 			cnt[HS_CNT_RB_LOST_ALLOC], cnt[HS_CNT_RB_LOST_FREE],
 			cnt[HS_CNT_MISSED_RETURN], cnt[HS_CNT_UNMATCHED_RETURN],
-			cnt[HS_CNT_NO_STATE], cnt[HS_CNT_BAD_OUTPTR], s->bad_events, s->no_memory);
+			cnt[HS_CNT_NO_STATE], cnt[HS_CNT_BAD_OUTPTR], cnt[HS_CNT_RB_LOST_TASK], s->bad_events,
+			s->no_memory);
 		fprintf(out, "heapsnoop: the live set above may miss allocations and include "
 			"freed ones; if the ring buffer filled, rerun with a larger "
 			"--ringbuf-size\n");

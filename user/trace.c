@@ -3,8 +3,13 @@
  * trace.c - event handling (see trace.h). The rules for what an event does
  * to the live set are those of include/heapsnoop/event.h: a realloc's old
  * block is released only if it was allocated before the realloc began.
+ *
+ * Processes are found by pid in an open-addressing table (linear probing,
+ * backward-shift deletion): one lookup per event whatever their number.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -16,11 +21,10 @@
 
 struct trace {
 	struct trace_opts opts;
-	struct tracker *tracker;
-	struct stacks *stacks;
 	struct trace_stats stats;
-	struct proc *procs;
-	size_t nprocs, capprocs;
+	struct proc **slots;	/* NULL: empty */
+	size_t mask, count;
+	struct buildid_cache *build_ids;
 };
 
 static uint64_t now_ns(void)
@@ -38,67 +42,160 @@ struct trace *trace__new(const struct trace_opts *opts)
 	if (!t)
 		return NULL;
 	t->opts = *opts;
-	t->tracker = tracker__new();
-	t->stacks = stacks__new();
-	if (!t->tracker || !t->stacks) {
+	t->mask = 63;
+	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
+	t->build_ids = buildid_cache__new();
+	if (!t->slots || !t->build_ids) {
 		trace__free(t);
 		return NULL;
 	}
 	return t;
 }
 
+static void proc_free(struct proc *p)
+{
+	proc_maps__free(p->maps);
+	tracker__free(p->live);
+	stacks__free(p->stacks);
+	free(p);
+}
+
 void trace__free(struct trace *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nprocs; i++)
-		proc_maps__free(t->procs[i].maps);
-	free(t->procs);
-	tracker__free(t->tracker);
-	stacks__free(t->stacks);
+	for (size_t i = 0; t->slots && i <= t->mask; i++)
+		if (t->slots[i])
+			proc_free(t->slots[i]);
+	free(t->slots);
+	buildid_cache__free(t->build_ids);
 	free(t);
+}
+
+static size_t slot_of(size_t mask, pid_t pid)
+{
+	return (size_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
 }
 
 struct proc *trace__find_proc(const struct trace *t, pid_t pid)
 {
-	for (size_t i = 0; i < t->nprocs; i++)
-		if (t->procs[i].pid == pid)
-			return &t->procs[i];
-	return NULL;
+	for (size_t i = slot_of(t->mask, pid);; i = (i + 1) & t->mask) {
+		if (!t->slots[i] || t->slots[i]->pid == pid)
+			return t->slots[i];
+	}
 }
 
-static void read_maps(struct proc *p)
+static void insert(struct proc **slots, size_t mask, struct proc *p)
+{
+	size_t i = slot_of(mask, p->pid);
+
+	while (slots[i])
+		i = (i + 1) & mask;
+	slots[i] = p;
+}
+
+static int grow(struct trace *t)
+{
+	size_t mask = t->mask * 2 + 1;
+	struct proc **v = calloc(mask + 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i <= t->mask; i++)
+		if (t->slots[i])
+			insert(v, mask, t->slots[i]);
+	free(t->slots);
+	t->slots = v;
+	t->mask = mask;
+	return 0;
+}
+
+/* Remove @pid's process from the table and free it. */
+static void remove_proc(struct trace *t, pid_t pid)
+{
+	size_t i = slot_of(t->mask, pid), j;
+
+	while (t->slots[i] && t->slots[i]->pid != pid)
+		i = (i + 1) & t->mask;
+	if (!t->slots[i])
+		return;
+	proc_free(t->slots[i]);
+	t->slots[i] = NULL;
+	t->count--;
+	/* Backward shift: move later members of the run into the hole. */
+	for (j = (i + 1) & t->mask; t->slots[j]; j = (j + 1) & t->mask) {
+		size_t home = slot_of(t->mask, t->slots[j]->pid);
+
+		if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
+			t->slots[i] = t->slots[j];
+			t->slots[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+static void read_comm(struct proc *p)
+{
+	char fn[64];
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/comm", p->pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return;
+	if (fgets(p->comm, sizeof(p->comm), f))
+		p->comm[strcspn(p->comm, "\n")] = '\0';
+	fclose(f);
+}
+
+static void read_maps(struct trace *t, struct proc *p)
 {
 	struct proc_maps *pm;
 
 	if (p->gone)
 		return;
 	p->maps_read_ns = now_ns();
-	if (proc_maps__load(p->pid, &pm) == 0) {
+	if (!p->comm[0])
+		read_comm(p);
+	if (proc_maps__load(p->pid, t->build_ids, &pm) == 0) {
 		proc_maps__free(p->maps);
 		p->maps = pm;
 	}
 }
 
-struct proc *trace__add_proc(struct trace *t, pid_t pid)
+/* @pid's process, created (without reading anything) if new. */
+static struct proc *get_proc(struct trace *t, pid_t pid, bool *created)
 {
 	struct proc *p = trace__find_proc(t, pid);
 
+	*created = false;
 	if (p)
 		return p;
-	if (t->nprocs == t->capprocs) {
-		size_t cap = t->capprocs ? t->capprocs * 2 : 8;
-		struct proc *v = realloc(t->procs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		t->procs = v;
-		t->capprocs = cap;
-	}
-	p = &t->procs[t->nprocs++];
-	memset(p, 0, sizeof(*p));
+	if ((t->count + 1) * 4 > (t->mask + 1) * 3 && grow(t))
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
 	p->pid = pid;
-	read_maps(p);
+	p->live = tracker__new();
+	p->stacks = stacks__new();
+	if (!p->live || !p->stacks) {
+		proc_free(p);
+		return NULL;
+	}
+	insert(t->slots, t->mask, p);
+	t->count++;
+	*created = true;
+	return p;
+}
+
+struct proc *trace__add_proc(struct trace *t, pid_t pid)
+{
+	bool created;
+	struct proc *p = get_proc(t, pid, &created);
+
+	if (p && created)
+		read_maps(t, p);
 	return p;
 }
 
@@ -107,7 +204,7 @@ void trace__refresh_maps(struct trace *t, pid_t pid)
 	struct proc *p = trace__find_proc(t, pid);
 
 	if (p)
-		read_maps(p);
+		read_maps(t, p);
 }
 
 void trace__proc_gone(struct trace *t, pid_t pid)
@@ -118,21 +215,83 @@ void trace__proc_gone(struct trace *t, pid_t pid)
 		p->gone = true;
 }
 
+int trace__map_add(struct trace *t, pid_t pid, const struct mapping *m)
+{
+	struct proc *p = trace__add_proc(t, pid);
+	struct mapping copy = *m;
+
+	if (!p)
+		return -ENOMEM;
+	if (!copy.build_id[0]) {
+		char mf[96], root[PATH_MAX];
+		const char *paths[] = { mf, root, m->path };
+
+		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+		snprintf(root, sizeof(root), "/proc/%d/root%s", pid, m->path);
+		buildid_cache__get(t->build_ids, m->dev, m->ino, paths, 3, copy.build_id);
+	}
+	if (!p->maps)
+		p->maps = proc_maps__new(pid);
+	return p->maps ? proc_maps__add(p->maps, &copy) : -ENOMEM;
+}
+
+int trace__map_fork(struct trace *t, pid_t ppid, pid_t pid)
+{
+	struct proc *parent = trace__add_proc(t, ppid), *p;
+	bool created;
+
+	if (!parent)
+		return -ENOMEM;
+	p = get_proc(t, pid, &created);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p->comm, parent->comm, sizeof(p->comm));
+	proc_maps__free(p->maps);
+	p->maps = proc_maps__new(pid);
+	if (!p->maps)
+		return -ENOMEM;
+	for (size_t i = 0; parent->maps && i < parent->maps->n; i++)
+		if (proc_maps__add(p->maps, &parent->maps->v[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+int trace__map_exec(struct trace *t, pid_t pid)
+{
+	bool created;
+	struct proc *p = get_proc(t, pid, &created);
+
+	if (!p)
+		return -ENOMEM;
+	proc_maps__free(p->maps);
+	p->maps = proc_maps__new(pid);
+	return p->maps ? 0 : -ENOMEM;
+}
+
+void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
+{
+	struct proc *p = trace__find_proc(t, pid);
+
+	if (p)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+}
+
 /* A new stack: make sure the process's maps cover its frames. */
-static void check_coverage(struct proc *p, const uint64_t *frames, uint32_t n)
+static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		if (p->maps && proc_maps__find(p->maps, frames[i]))
 			continue;
 		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
-			read_maps(p);
+			read_maps(t, p);
 		return;
 	}
 }
 
-static void uncharge(struct trace *t, const struct live_alloc *a)
+static void uncharge(struct proc *p, const struct live_alloc *a)
 {
-	struct stack *s = stacks__get(t->stacks, a->stack);
+	struct stack *s = stacks__get(p->stacks, a->stack);
 
 	if (s) {
 		s->live_count--;
@@ -140,13 +299,14 @@ static void uncharge(struct trace *t, const struct live_alloc *a)
 	}
 }
 
-static void release(struct trace *t, uint32_t pid, uint64_t addr, uint64_t before_ts)
+static void release(struct trace *t, struct proc *p, uint64_t addr, uint64_t before_ts)
 {
 	struct live_alloc gone;
-	int err = tracker__release(t->tracker, pid, addr, before_ts, &gone);
+	int err = p ? tracker__release(p->live, (uint32_t)p->pid, addr, before_ts, &gone)
+		    : -ENOENT;
 
 	if (err == 0)
-		uncharge(t, &gone);
+		uncharge(p, &gone);
 	else if (err == -ENOENT)
 		t->stats.unknown_frees++;
 	else
@@ -184,34 +344,85 @@ static void handle_alloc(struct trace *t, const struct hs_event *ev, uint32_t nf
 		t->stats.stack_faults++;
 
 	p = trace__add_proc(t, (pid_t)ev->pid);
-	before = stacks__count(t->stacks);
-	id = stacks__intern(t->stacks, ev->pid, frames, n, flags);
+	if (!p) {
+		t->stats.no_memory++;
+		return;
+	}
+	if (!p->allocated) {
+		p->allocated = true;
+		t->stats.procs_seen++;
+	}
+	before = stacks__count(p->stacks);
+	id = stacks__intern(p->stacks, ev->pid, frames, n, flags);
 	if (id < 0) {
 		t->stats.no_memory++;
 		return;
 	}
-	if (p && stacks__count(t->stacks) != before)
-		check_coverage(p, frames, n);
+	if (!t->opts.map_records && stacks__count(p->stacks) != before)
+		check_coverage(t, p, frames, n);
 
 	if (ev->old_addr) {
 		if (ev->old_addr == ev->addr)
-			release(t, ev->pid, ev->old_addr, UINT64_MAX); /* resized in place */
+			release(t, p, ev->old_addr, UINT64_MAX); /* resized in place */
 		else
-			release(t, ev->pid, ev->old_addr, ev->entry_ts);
+			release(t, p, ev->old_addr, ev->entry_ts);
 	}
 	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
 				 .stack = (uint32_t)id, .pid = ev->pid };
-	if (tracker__alloc(t->tracker, &a, &old, &replaced)) {
+	if (tracker__alloc(p->live, &a, &old, &replaced)) {
 		t->stats.no_memory++;
 		return;
 	}
 	if (replaced) {
 		t->stats.missed_frees++;
-		uncharge(t, &old);
+		uncharge(p, &old);
 	}
-	s = stacks__get(t->stacks, (uint32_t)id);
+	s = stacks__get(p->stacks, (uint32_t)id);
 	s->live_count++;
 	s->live_bytes += ev->size;
+}
+
+/* The process ended: report its leaks if asked, then forget it. */
+static void handle_exit(struct trace *t, pid_t pid)
+{
+	struct proc *p = trace__find_proc(t, pid);
+
+	if (!p)
+		return;
+	if (p->allocated)
+		t->stats.exits++;
+	t->stats.exit_live += tracker__count(p->live);
+	t->stats.exit_bytes += tracker__bytes(p->live);
+	if (tracker__count(p->live) && t->opts.on_exit) {
+		p->gone = true;
+		t->opts.on_exit(p, t->opts.ctx);
+	}
+	remove_proc(t, pid);
+}
+
+/* A new image: the old one's heap and stacks are gone; mappings stay. */
+static void handle_exec(struct trace *t, pid_t pid)
+{
+	struct proc *p = trace__find_proc(t, pid);
+	struct tracker *live;
+	struct stacks *stacks;
+
+	if (!p)
+		return;
+	live = tracker__new();
+	stacks = stacks__new();
+	if (!live || !stacks) {
+		tracker__free(live);
+		stacks__free(stacks);
+		t->stats.no_memory++;
+		return;
+	}
+	t->stats.exit_live += tracker__count(p->live);
+	t->stats.exit_bytes += tracker__bytes(p->live);
+	tracker__free(p->live);
+	stacks__free(p->stacks);
+	p->live = live;
+	p->stacks = stacks;
 }
 
 int trace__event(struct trace *t, const void *data, size_t len)
@@ -235,7 +446,14 @@ int trace__event(struct trace *t, const void *data, size_t len)
 		break;
 	case HS_EV_FREE:
 		t->stats.frees++;
-		release(t, ev->pid, ev->addr, ev->entry_ts ? (uint64_t)ev->entry_ts : UINT64_MAX);
+		release(t, trace__find_proc(t, (pid_t)ev->pid), ev->addr,
+			ev->entry_ts ? (uint64_t)ev->entry_ts : UINT64_MAX);
+		break;
+	case HS_EV_EXIT:
+		handle_exit(t, (pid_t)ev->pid);
+		break;
+	case HS_EV_EXEC:
+		handle_exec(t, (pid_t)ev->pid);
 		break;
 	default:
 		t->stats.bad_events++;
@@ -244,27 +462,54 @@ int trace__event(struct trace *t, const void *data, size_t len)
 	return 0;
 }
 
-struct tracker *trace__tracker(const struct trace *t)
-{
-	return t->tracker;
-}
-
-struct stacks *trace__stacks(const struct trace *t)
-{
-	return t->stacks;
-}
-
 const struct trace_stats *trace__stats(const struct trace *t)
 {
 	return &t->stats;
 }
 
-size_t trace__nprocs(const struct trace *t)
+static int by_live_bytes(const void *a, const void *b)
 {
-	return t->nprocs;
+	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
+	uint64_t bx = tracker__bytes(x->live), by = tracker__bytes(y->live);
+
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-struct proc *trace__proc(const struct trace *t, size_t i)
+struct proc **trace__procs(const struct trace *t, size_t *n)
 {
-	return i < t->nprocs ? &t->procs[i] : NULL;
+	struct proc **v = malloc((t->count ? t->count : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i <= t->mask; i++)
+		if (t->slots[i])
+			v[(*n)++] = t->slots[i];
+	qsort(v, *n, sizeof(*v), by_live_bytes);
+	return v;
 }
+
+/* Sum @fn over every process. */
+static uint64_t sum(const struct trace *t, uint64_t (*fn)(const struct proc *p))
+{
+	uint64_t s = 0;
+
+	for (size_t i = 0; i <= t->mask; i++)
+		if (t->slots[i])
+			s += fn(t->slots[i]);
+	return s;
+}
+
+static uint64_t p_count(const struct proc *p) { return tracker__count(p->live); }
+static uint64_t p_bytes(const struct proc *p) { return tracker__bytes(p->live); }
+static uint64_t p_stacks(const struct proc *p) { return stacks__count(p->stacks); }
+static uint64_t p_live_mem(const struct proc *p) { return tracker__memory(p->live); }
+static uint64_t p_stack_mem(const struct proc *p) { return stacks__memory(p->stacks); }
+
+size_t trace__live_count(const struct trace *t) { return (size_t)sum(t, p_count); }
+uint64_t trace__live_bytes(const struct trace *t) { return sum(t, p_bytes); }
+size_t trace__stack_count(const struct trace *t) { return (size_t)sum(t, p_stacks); }
+size_t trace__live_memory(const struct trace *t) { return (size_t)sum(t, p_live_mem); }
+size_t trace__stack_memory(const struct trace *t) { return (size_t)sum(t, p_stack_mem); }

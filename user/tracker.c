@@ -10,7 +10,7 @@
 
 #include "tracker.h"
 
-#define MIN_SLOTS 1024
+#define MIN_SLOTS 64	/* per process: most hold few */
 
 struct tracker {
 	struct live_alloc *slots;
