@@ -28,11 +28,12 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c user/hdreport.c user/flamegraph.c \
-	user/symbolizer.c user/procmaps.c user/stacks.c user/elfsym.c
+	user/symbolizer.c user/procmaps.c user/buildid.c user/stacks.c user/elfsym.c
 HEAPDECODE_LIBS := -lelf -ldw -lstdc++
 HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
 	user/procmaps.c user/trace.c user/tracker.c user/stacks.c user/report.c \
-	user/symbolizer.c user/launch.c user/status.c
+	user/symbolizer.c user/launch.c user/status.c user/buildid.c user/mmaprec.c \
+	user/syswide.c
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 

@@ -10,6 +10,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -27,24 +28,38 @@
 #include "elfsym.h"
 #include "heapsnoop.skel.h"
 #include "launch.h"
+#include "mmaprec.h"
 #include "procmaps.h"
 #include "report.h"
 #include "status.h"
 #include "symbolizer.h"
+#include "syswide.h"
 #include "trace.h"
 #include "version.h"
 
 static const char usage_text[] =
 "Usage: heapsnoop [OPTION]... -p PID\n"
 "       heapsnoop [OPTION]... -- COMMAND [ARG]...\n"
-"Trace the heap of a running process (-p) or of COMMAND, started held so\n"
-"that its first allocation is traced. When the process exits, on SIGINT or\n"
-"SIGTERM, write every live allocation as one line with its pid, address\n"
-"and a `~m#` record of its size and stack (innermost frame first), after\n"
-"`map` records of the process's executable mappings; `heapdecode` turns\n"
-"them into `~b#` lines and symbolizes them on any machine.\n"
+"       heapsnoop [OPTION]... -a\n"
+"Trace the heap of a running process (-p), of COMMAND, started held so\n"
+"that its first allocation is traced, or of every process (-a). When the\n"
+"process exits, on SIGINT or SIGTERM, write every live allocation as one\n"
+"line with its pid, address and a `~m#` record of its size and stack\n"
+"(innermost frame first), after `map` records of the process's executable\n"
+"mappings; `heapdecode` turns them into `~b#` lines and symbolizes them on\n"
+"any machine.\n"
 "\n"
 "  -p, --pid PID          trace the running process PID\n"
+"  -a, --all              trace every process that uses a C library, those\n"
+"                         started later and those of other mount namespaces\n"
+"                         (containers) included\n"
+"      --leaks-at-exit    -a: when a process exits, write its live\n"
+"                         allocations (an `exit` section); default: drop them\n"
+"      --comm NAME        only processes named NAME (as `ps -o comm`)\n"
+"      --pid-filter PID[,PID]...  only these processes (-a)\n"
+"      --uid UID          only processes of user UID\n"
+"      --min-size BYTES   only allocations of at least BYTES\n"
+"      --max-size BYTES   only allocations of at most BYTES\n"
 "  -o, --output FILE      write records to FILE (default: standard output)\n"
 "  -i, --interval SECS    also write the live set every SECS seconds\n"
 "  -s, --summary[=N]      at the end, print the N (10) stacks holding the\n"
@@ -62,11 +77,12 @@ static const char usage_text[] =
 "  -V, --version          show the version and exit\n"
 "\n"
 "Signals: SIGUSR1 writes the live set without stopping.\n"
-"Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for -p).\n"
+"Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for -p and -a).\n"
 "\n"
 "Examples:\n"
 "  heapsnoop -s -- ./server --port 8080 | heapdecode\n"
 "  heapsnoop -p $(pidof server) -i 60 -o heap.log\n"
+"  heapsnoop -a --leaks-at-exit -s -o all.heap\n"
 "\n"
 "Exit status: the command's, in launch mode; otherwise 0; 1 on error.\n";
 
@@ -83,6 +99,13 @@ struct options {
 	unsigned int snip_pre, snip_post;
 	unsigned long ringbuf_mb;
 	bool verbose, quiet, empty_probes;
+	/* -a and the filters */
+	bool all, leaks_at_exit;
+	const char *comm;
+	uint32_t pids[64];
+	unsigned int npids;
+	long uid;		/* -1: any */
+	uint64_t min_size, max_size;
 };
 
 static volatile sig_atomic_t stop_signal, stop_count, stop_from_tty, dump_requested;
@@ -139,9 +162,17 @@ static int parse_uint(const char *s, const char *what, unsigned long max, unsign
 
 static int parse_args(int argc, char **argv, struct options *o)
 {
-	enum { OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY };
+	enum { OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
+	       OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "leaks-at-exit", no_argument, NULL, OPT_LEAKS_AT_EXIT },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "pid-filter", required_argument, NULL, OPT_PID_FILTER },
+		{ "uid", required_argument, NULL, OPT_UID },
+		{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+		{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 		{ "output", required_argument, NULL, 'o' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "summary", optional_argument, NULL, 's' },
@@ -160,8 +191,47 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	o->ringbuf_mb = 64;
-	while ((c = getopt_long(argc, argv, "+p:o:i:s::qvhV", longopts, NULL)) != -1) {
+	o->uid = -1;
+	o->max_size = UINT64_MAX;
+	while ((c = getopt_long(argc, argv, "+p:ao:i:s::qvhV", longopts, NULL)) != -1) {
 		switch (c) {
+		case 'a':
+			o->all = true;
+			break;
+		case OPT_LEAKS_AT_EXIT:
+			o->leaks_at_exit = true;
+			break;
+		case OPT_COMM:
+			if (!*optarg || strlen(optarg) > 15) {
+				die_msg("--comm '%s': a process name has 1 to 15 characters (the kernel "
+					"keeps no more; see /proc/PID/comm)", optarg);
+				return -EINVAL;
+			}
+			o->comm = optarg;
+			break;
+		case OPT_PID_FILTER:
+			for (char *tok = strtok(optarg, ","); tok; tok = strtok(NULL, ",")) {
+				if (parse_uint(tok, "pid", INT_MAX, &v) || !v)
+					return -EINVAL;
+				if (o->npids == sizeof(o->pids) / sizeof(o->pids[0])) {
+					die_msg("--pid-filter: at most %zu pids",
+						sizeof(o->pids) / sizeof(o->pids[0]));
+					return -EINVAL;
+				}
+				o->pids[o->npids++] = (uint32_t)v;
+			}
+			break;
+		case OPT_UID:
+			if (parse_uint(optarg, "uid", UINT32_MAX - 1, &v))
+				return -EINVAL;
+			o->uid = (long)v;
+			break;
+		case OPT_MIN_SIZE:
+		case OPT_MAX_SIZE:
+			if (parse_uint(optarg, "size", ULONG_MAX, &v))
+				return -EINVAL;
+			*(c == OPT_MIN_SIZE ? &o->min_size : &o->max_size) = v;
+			break;
 		case 'p':
 			if (parse_uint(optarg, "pid", INT_MAX, &v) || !v)
 				return -EINVAL;
@@ -221,9 +291,20 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
-	if (!!o->pid == !!o->argv) {
-		die_msg(o->pid ? "give either -p PID or a command, not both"
-			       : "nothing to trace: give -p PID or -- COMMAND");
+	if (!!o->pid + !!o->argv + o->all != 1) {
+		die_msg(!o->pid && !o->argv && !o->all ?
+			"nothing to trace: give -p PID, -a or -- COMMAND" :
+			"give one of -p PID, -a or a command, not several");
+		return -EINVAL;
+	}
+	if (o->leaks_at_exit && !o->all) {
+		die_msg("--leaks-at-exit goes with -a (with -p or a command, the live set "
+			"at the process's exit is the final dump)");
+		return -EINVAL;
+	}
+	if (o->min_size > o->max_size) {
+		die_msg("--min-size %" PRIu64 " is above --max-size %" PRIu64 ": nothing would "
+			"be traced", o->min_size, o->max_size);
 		return -EINVAL;
 	}
 	return 0;
@@ -286,12 +367,119 @@ static int check_command(const char *path, const char *allocator)
 struct loop_ctx {
 	struct ring_buffer *rb;
 	struct trace *trace;
+	struct mmaprec *mr;	/* -a: the kernel's mapping records */
+	FILE *out;
 	pid_t pid;
+	int write_err;
 };
 
 static int on_event(void *ctx, void *data, size_t len)
 {
-	return trace__event(ctx, data, len);
+	struct loop_ctx *lc = ctx;
+	const struct hs_event *ev = data;
+
+	/* Every mapping record of an exiting process is in: apply them first. */
+	if (lc->mr && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT)
+		mmaprec__drain(lc->mr);
+	return trace__event(lc->trace, data, len);
+}
+
+/* --leaks-at-exit: a process ended with live allocations. */
+static void on_proc_exit(struct proc *p, void *ctx)
+{
+	struct loop_ctx *lc = ctx;
+
+	if (report__exit(p, lc->out) && !lc->write_err) {
+		lc->write_err = -EIO;
+		die_msg("writing records failed: %s", strerror(errno));
+	}
+}
+
+/* The filters and sizes the BPF side reads, before load. */
+static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
+{
+	skel->rodata->self_tgid = (__u32)getpid();
+	skel->rodata->empty_probes = o->empty_probes;
+	skel->rodata->max_frames = HS_MAX_DEPTH + o->snip_pre + o->snip_post;
+	if (skel->rodata->max_frames > HS_BPF_MAX_FRAMES)
+		skel->rodata->max_frames = HS_BPF_MAX_FRAMES;
+	bpf_map__set_max_entries(skel->maps.events, (__u32)(o->ringbuf_mb << 20));
+	/* Woken at 1/16 full; a 10 ms poll (POLL_MS) collects the rest. */
+	skel->rodata->wakeup_bytes = (o->ringbuf_mb << 20) / 16;
+	skel->rodata->filter_comm = o->comm != NULL;
+	if (o->comm)
+		memcpy((char *)skel->rodata->comm, o->comm, strlen(o->comm));
+	skel->rodata->filter_uid = o->uid < 0 ? (__u32)-1 : (__u32)o->uid;
+	skel->rodata->filter_pids = o->npids > 0;
+	skel->rodata->min_size = o->min_size;
+	skel->rodata->max_size = o->max_size;
+	if (!o->all) {
+		bpf_program__set_autoload(skel->progs.task_exit, false);
+		bpf_program__set_autoload(skel->progs.task_exec, false);
+	}
+}
+
+static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct options *o)
+{
+	__u8 one = 1;
+
+	for (unsigned int i = 0; i < o->npids; i++) {
+		if (bpf_map__update_elem(skel->maps.pid_filter, &o->pids[i], sizeof(o->pids[i]),
+					 &one, sizeof(one), BPF_ANY)) {
+			die_msg("cannot set up --pid-filter: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+/* Links of system-wide mode: process exits and execs. */
+struct task_links {
+	struct bpf_link *exit, *exec;
+};
+
+/*
+ * -a: mapping records first (nothing mapped from now on is missed), then
+ * process exits/execs, then one set of probes per C library (or the one
+ * --allocator names). Returns 0 or -errno, said on stderr.
+ */
+static int start_syswide(struct heapsnoop_bpf *skel, const struct options *o, struct trace *trace,
+			 struct libc_watch **watch, struct mmaprec **mr, struct task_links *tl,
+			 struct attachment **att)
+{
+	struct mmaprec_opts mo = { .trace = trace };
+	int err;
+
+	if (!o->allocator) {
+		*watch = libc_watch__new(skel, o->verbose);
+		if (!*watch)
+			return -ENOMEM;
+		mo.on_file = libc_watch__on_file;
+		mo.ctx = *watch;
+	}
+	err = mmaprec__new(skel->maps.mmap_records, 256, &mo, mr);
+	if (err) {
+		die_msg("cannot read the kernel's mapping records (perf_event_open): %s%s",
+			strerror(-err), err == -EACCES || err == -EPERM ?
+			" (run as root, or with CAP_PERFMON)" : "");
+		return err;
+	}
+	tl->exit = bpf_program__attach(skel->progs.task_exit);
+	tl->exec = tl->exit ? bpf_program__attach(skel->progs.task_exec) : NULL;
+	if (!tl->exec) {
+		err = -errno;
+		die_msg("cannot attach to the sched_process_exit/exec tracepoints: %s",
+			strerror(-err));
+		return err;
+	}
+	if (o->allocator)
+		return attach__allocator(skel, o->allocator, -1, o->verbose, att);
+	err = libc_watch__scan(*watch);
+	if (err < 0) {
+		die_msg("no process maps a C library heapsnoop could probe");
+		return err;
+	}
+	return 0;
 }
 
 /* The child's exit stop: every event it sent is in; read its maps last. */
@@ -301,6 +489,14 @@ static void at_child_exit(void *arg)
 
 	ring_buffer__consume(lc->rb);
 	trace__refresh_maps(lc->trace, lc->pid);
+}
+
+/* Everything waiting: mapping records, then events. */
+static void drain(struct loop_ctx *lc)
+{
+	if (lc->mr)
+		mmaprec__drain(lc->mr);
+	ring_buffer__consume(lc->rb);
 }
 
 static double now_s(void)
@@ -326,7 +522,10 @@ int main(int argc, char **argv)
 	struct ring_buffer *rb = NULL;
 	struct trace *trace = NULL;
 	struct launch child = { .go_fd = -1, .err_fd = -1 };
-	struct loop_ctx lc;
+	struct libc_watch *watch = NULL;
+	struct mmaprec *mr = NULL;
+	struct task_links tl = { 0 };
+	struct loop_ctx lc = { 0 };
 	uint64_t cnt[HS_CNT__MAX] = { 0 };
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason = "exit";
@@ -334,7 +533,7 @@ int main(int argc, char **argv)
 	bool launched = false, forwarded = false;
 	int err, status = 0, child_status = 0, pidfd = -1;
 	double next_status, next_dump, t0;
-	uint64_t last_events = 0;
+	uint64_t last_events = 0, lost_maps = 0;
 
 	if (parse_args(argc, argv, &o)) {
 		fputs("Try 'heapsnoop --help' for more information.\n", stderr);
@@ -346,7 +545,13 @@ int main(int argc, char **argv)
 		return 1;
 
 	/* Which allocator file to probe, as reachable from here. */
-	if (o.allocator) {
+	if (o.all) {
+		libpath[0] = '\0';	/* each C library found, or --allocator */
+		if (o.allocator && access(o.allocator, R_OK)) {
+			die_msg("cannot read %s: %s", o.allocator, strerror(errno));
+			return 1;
+		}
+	} else if (o.allocator) {
 		snprintf(libpath, sizeof(libpath), "%s", o.allocator);
 		if (access(libpath, R_OK) && o.pid)
 			snprintf(libpath, sizeof(libpath), "/proc/%d/root%s", o.pid, o.allocator);
@@ -384,22 +589,22 @@ int main(int argc, char **argv)
 		die_msg("cannot open the BPF object: %s", strerror(errno));
 		goto fail;
 	}
-	skel->rodata->self_tgid = (__u32)getpid();
-	skel->rodata->empty_probes = o.empty_probes;
-	skel->rodata->max_frames = HS_MAX_DEPTH + o.snip_pre + o.snip_post;
-	if (skel->rodata->max_frames > HS_BPF_MAX_FRAMES)
-		skel->rodata->max_frames = HS_BPF_MAX_FRAMES;
-	bpf_map__set_max_entries(skel->maps.events, (__u32)(o.ringbuf_mb << 20));
-	/* Woken at 1/16 full; a 10 ms poll (POLL_MS) collects the rest. */
-	skel->rodata->wakeup_bytes = (o.ringbuf_mb << 20) / 16;
+	set_rodata(skel, &o);
 	err = heapsnoop_bpf__load(skel);
 	if (err) {
 		explain_load_error(err);
 		goto fail;
 	}
+	if (fill_pid_filter(skel, &o))
+		goto fail;
 
+	lc.out = out;
 	trace = trace__new(&(struct trace_opts){ .snip_pre = o.snip_pre,
-						 .snip_post = o.snip_post });
+						 .snip_post = o.snip_post,
+						 .map_records = o.all,
+						 .on_exit = o.leaks_at_exit ? on_proc_exit : NULL,
+						 .ctx = &lc });
+	lc.trace = trace;
 	if (!trace) {
 		die_msg("out of memory");
 		goto fail;
@@ -419,7 +624,12 @@ int main(int argc, char **argv)
 		o.pid = child.pid;
 	}
 
-	err = attach__allocator(skel, libpath, o.pid, o.verbose, &att);
+	if (o.all)
+		err = start_syswide(skel, &o, trace, &watch, &mr, &tl, &att);
+	else
+		err = attach__allocator(skel, libpath, o.pid, o.verbose, &att);
+	lc.mr = mr;
+	skel->bss->armed = true;
 	if (err) {
 		if (err == -ESRCH)
 			die_msg("process %d exited while heapsnoop was attaching", o.pid);
@@ -427,7 +637,8 @@ int main(int argc, char **argv)
 			launch__abort(&child);
 		goto fail;
 	}
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, trace, NULL);
+	rb = ring_buffer__new(bpf_map__fd(skel->maps.events), on_event, &lc, NULL);
+	lc.rb = rb;
 	if (!rb) {
 		die_msg("cannot set up the ring buffer: %s", strerror(errno));
 		if (launched)
@@ -445,7 +656,12 @@ int main(int argc, char **argv)
 	signal(SIGUSR1, on_usr1);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (launched) {
+	if (o.all) {
+		fprintf(stderr, "heapsnoop: tracing all processes: %d C librar%s probed%s\n",
+			watch ? libc_watch__count(watch) : 1,
+			watch && libc_watch__count(watch) == 1 ? "y" : "ies",
+			o.comm || o.npids || o.uid >= 0 ? " (filtered)" : "");
+	} else if (launched) {
 		fprintf(stderr, "heapsnoop: tracing %s (pid %d): %d allocator functions in %s\n",
 			cmdpath, o.pid, attach__count(att), libpath);
 		err = launch__go(&child);
@@ -465,7 +681,7 @@ int main(int argc, char **argv)
 	}
 	fflush(stderr);
 
-	lc = (struct loop_ctx){ .rb = rb, .trace = trace, .pid = o.pid };
+	lc.pid = o.pid;
 	t0 = now_s();
 	next_status = t0 + 1;
 	next_dump = o.interval ? t0 + o.interval : 0;
@@ -473,7 +689,19 @@ int main(int argc, char **argv)
 		bool done = false;
 		double now;
 
-		err = ring_buffer__poll(rb, POLL_MS);
+		if (mr) {
+			/*
+			 * Mapping records before the events: a process's mmap
+			 * and exec precede its allocations.
+			 */
+			struct pollfd pfd = { .fd = ring_buffer__epoll_fd(rb), .events = POLLIN };
+
+			poll(&pfd, 1, POLL_MS);
+			mmaprec__drain(mr);
+			err = ring_buffer__consume(rb);
+		} else {
+			err = ring_buffer__poll(rb, POLL_MS);
+		}
 		if (err < 0 && err != -EINTR) {
 			die_msg("reading the ring buffer failed: %s", strerror(-err));
 			status = 1;
@@ -485,7 +713,7 @@ int main(int argc, char **argv)
 			done = true;
 		}
 		if (done) {
-			ring_buffer__consume(rb);
+			drain(&lc);
 			trace__proc_gone(trace, o.pid);
 			break;
 		}
@@ -499,15 +727,17 @@ int main(int argc, char **argv)
 			if (!stop_from_tty)
 				kill(child.pid, stop_signal);
 		} else if (stop_signal && (!launched || stop_count > 1)) {
-			ring_buffer__consume(rb);
+			drain(&lc);
 			reason = "signal";
 			break;
 		}
 		now = now_s();
 		if (dump_requested || (next_dump && now >= next_dump)) {
-			ring_buffer__consume(rb);
+			drain(&lc);
 			if (report__dump(trace, out, dump_requested ? "usr1" : "interval"))
 				die_msg("writing records failed: %s", strerror(errno));
+			if (o.all && o.summary)
+				report__summary(trace, NULL, stderr, o.summary);
 			if (next_dump && now >= next_dump)
 				next_dump = now + o.interval;
 			dump_requested = 0;
@@ -528,6 +758,13 @@ int main(int argc, char **argv)
 	/* Detach before writing: the target runs at full speed again. */
 	attach__free(att);
 	att = NULL;
+	drain(&lc);
+	lost_maps = mr ? mmaprec__lost(mr) : 0;
+	mmaprec__free(mr);	/* before the watcher it calls */
+	lc.mr = mr = NULL;
+	libc_watch__free(watch);
+	watch = NULL;
+	ring_buffer__consume(rb);
 	status__read_counters(skel->maps.counters, cnt);
 	if (report__dump(trace, out, reason)) {
 		die_msg("writing records failed: %s", strerror(errno));
@@ -540,6 +777,12 @@ int main(int argc, char **argv)
 		symbolizer__free(sym);
 	}
 	status__final(stderr, trace, cnt);
+	if (lost_maps)
+		fprintf(stderr, "heapsnoop: MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer "
+			"was full): stacks of processes started meanwhile may not symbolize\n",
+			lost_maps);
+	if (lc.write_err)
+		status = 1;
 
 	if (launched && !strcmp(reason, "exit")) {
 		if (WIFEXITED(child_status))
@@ -555,6 +798,10 @@ cleanup:
 		close(pidfd);
 	ring_buffer__free(rb);
 	attach__free(att);
+	libc_watch__free(watch);
+	mmaprec__free(mr);
+	bpf_link__destroy(tl.exit);
+	bpf_link__destroy(tl.exec);
 	heapsnoop_bpf__destroy(skel);
 	trace__free(trace);
 	if (out && out != stdout)
