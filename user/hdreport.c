@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +24,14 @@ struct hdreport {
 	struct proc_maps **maps;	/* per pid, from `map` records */
 	size_t nmaps;
 	uint64_t total_bytes, total_count;
+	/*
+	 * The lines of `exit` sections (heapsnoop -a --leaks-at-exit): leaks
+	 * of processes that ended, part of every later live set, so replayed
+	 * after each dump header resets it.
+	 */
+	char **exit_lines;
+	size_t nexit;
+	bool in_exit, replaying;
 };
 
 struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym)
@@ -58,6 +67,9 @@ void hdreport__free(struct hdreport *r)
 	if (!r)
 		return;
 	reset(r);
+	for (size_t i = 0; i < r->nexit; i++)
+		free(r->exit_lines[i]);
+	free(r->exit_lines);
 	stacks__free(r->stacks);
 	free(r);
 }
@@ -87,20 +99,50 @@ static pid_t line_pid(const char *line)
 	return p ? (pid_t)strtol(p + 4, NULL, 10) : 0;
 }
 
+static int save_exit_line(struct hdreport *r, const char *line)
+{
+	char **v, *copy;
+
+	if (r->replaying)
+		return 0;
+	v = realloc(r->exit_lines, (r->nexit + 1) * sizeof(*v));
+	copy = strdup(line);
+	if (!v || !copy) {
+		free(copy);
+		return -HS_ENOSPC;
+	}
+	r->exit_lines = v;
+	v[r->nexit++] = copy;
+	return 0;
+}
+
 /*
- * A dump header starts a new live set; a map record adds to its process's
- * mappings. Returns 1 if @line was one of those, 0 if not, -HS_ENOSPC.
+ * A dump header starts a new live set (with the exit sections seen so far
+ * in it); a map record adds to its process's mappings. Returns 1 if @line
+ * was one of those, 0 if not, -HS_ENOSPC.
  */
 static int take_meta(struct hdreport *r, const char *line)
 {
 	struct proc_maps *pm;
 	struct mapping m;
 	pid_t pid;
+	int err = 0;
 
 	if (strstr(line, "heapsnoop: dump ")) {
 		reset(r);
-		return 1;
+		r->replaying = true;
+		for (size_t i = 0; i < r->nexit; i++)
+			if ((err = hdreport__line(r, r->exit_lines[i])) < 0)
+				break;
+		r->replaying = false;
+		return err < 0 ? err : 1;
 	}
+	if (strstr(line, "heapsnoop: exit pid=") || strstr(line, "heapsnoop: end-exit ")) {
+		r->in_exit = !!strstr(line, "heapsnoop: exit pid=");
+		return save_exit_line(r, line) ? -HS_ENOSPC : 1;
+	}
+	if (r->in_exit && save_exit_line(r, line))
+		return -HS_ENOSPC;
 	if (proc_maps__parse_record(line, &pid, &m))
 		return 0;
 	pm = maps_of(r, pid, true);
