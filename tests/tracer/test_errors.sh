@@ -32,7 +32,19 @@ fi
 
 "$HS" > /dev/null 2> "$T/e6"
 check "nothing to trace: exit 1 with usage hint" \
-	bash -c "test $? -eq 1 && grep -q 'give -p PID or -- COMMAND' '$T/e6'"
+	bash -c "test $? -eq 1 && grep -q 'give -p PID, -a or -- COMMAND' '$T/e6'"
+"$HS" -a -p 1 > /dev/null 2> "$T/e8"
+check "-a with -p: exit 1, says so" \
+	bash -c "test $? -eq 1 && grep -q 'not several' '$T/e8'"
+"$HS" --leaks-at-exit -- /bin/true > /dev/null 2> "$T/e9"
+check "--leaks-at-exit without -a: exit 1, says why" \
+	bash -c "test $? -eq 1 && grep -q 'goes with -a' '$T/e9'"
+"$HS" -a --comm 0123456789abcdefg > /dev/null 2> "$T/e10"
+check "--comm longer than the kernel keeps: exit 1, says so" \
+	bash -c "test $? -eq 1 && grep -q '1 to 15 characters' '$T/e10'"
+"$HS" -a --min-size 100 --max-size 10 > /dev/null 2> "$T/e11"
+check "--min-size above --max-size: exit 1, says so" \
+	bash -c "test $? -eq 1 && grep -q 'nothing would be traced' '$T/e11'"
 "$HS" --ringbuf-size 3 -- /bin/true > /dev/null 2> "$T/e7"
 check "bad ring buffer size: exit 1" test $? -eq 1
 finish
