@@ -4,8 +4,10 @@
 #      calloc, realloc, free through 6-12 frames, ~540 stacks): untraced;
 #      the floor (heapsnoop --empty-probes: same probes, empty programs);
 #      heapsnoop; bcc's memleak-bpfcc -p; heaptrack (preloaded);
-#   2. heapdecode decode throughput against base64 -d (bench/decode.sh);
-#   3. heapdecode --report/--folded on 1M lines (bench/report.sh).
+#   2. heapsnoop -a on a process a --comm filter excludes, against the
+#      system-wide floor (bench/syswide.sh);
+#   3. heapdecode decode throughput against base64 -d (bench/decode.sh);
+#   4. heapdecode --report/--folded on 1M lines (bench/report.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
 # kernel headers for bcc when missing (BCC_KERNEL_SOURCE, below).
 #   usage: bench/run.sh [BUILD_DIR]
@@ -82,6 +84,8 @@ awk -v u="$(cat "$T/untraced")" -v f="$(cat "$T/floor")" -v h="$(cat "$T/heapsno
 	printf "  heapsnoop / untraced:                  %.1fx (aim: <= 20x)\n", h / u
 }
 function row(name, v) { printf "  %-34s %10.1f %10.1f %9.1fx\n", name, v, v - u, v / u }'
+echo
+bench/syswide.sh "$OUT"
 echo
 bench/decode.sh "$OUT"
 echo

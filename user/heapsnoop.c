@@ -526,6 +526,7 @@ int main(int argc, char **argv)
 	struct mmaprec *mr = NULL;
 	struct task_links tl = { 0 };
 	struct loop_ctx lc = { 0 };
+	struct symbolizer *sym = NULL;	/* -s: kept across periodic summaries */
 	uint64_t cnt[HS_CNT__MAX] = { 0 };
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason = "exit";
@@ -736,8 +737,10 @@ int main(int argc, char **argv)
 			drain(&lc);
 			if (report__dump(trace, out, dump_requested ? "usr1" : "interval"))
 				die_msg("writing records failed: %s", strerror(errno));
+			if (o.all && o.summary && !sym)
+				sym = symbolizer__new(NULL);
 			if (o.all && o.summary)
-				report__summary(trace, NULL, stderr, o.summary);
+				report__summary(trace, sym, stderr, o.summary);
 			if (next_dump && now >= next_dump)
 				next_dump = now + o.interval;
 			dump_requested = 0;
@@ -771,10 +774,9 @@ int main(int argc, char **argv)
 		status = 1;
 	}
 	if (o.summary) {
-		struct symbolizer *sym = symbolizer__new(NULL);
-
+		if (!sym)
+			sym = symbolizer__new(NULL);
 		report__summary(trace, sym, stderr, o.summary);
-		symbolizer__free(sym);
 	}
 	status__final(stderr, trace, cnt);
 	if (lost_maps)
@@ -804,6 +806,7 @@ cleanup:
 	bpf_link__destroy(tl.exec);
 	heapsnoop_bpf__destroy(skel);
 	trace__free(trace);
+	symbolizer__free(sym);
 	if (out && out != stdout)
 		fclose(out);
 	return status;

@@ -82,6 +82,7 @@ check "summary: processes first, named" \
 	grep -Eq "^    pid $bpid \(prog_sys_b\): [0-9]+ bytes" "$T/three.err"
 check "summary: b's stacks symbolized" grep -q "sysb_calloc+0x" "$T/three.err"
 check "three: no events lost" grep -q "no events lost" "$T/three.err"
+expect_eq "heapsnoop's own allocations never traced" "$(grep -c "pid=$hs " "$T/three.rec")" 0
 check "heapdecode --report takes exit sections with the dump" \
 	bash -c "'$HD' --report '$T/three.rec' | grep -q short_leak"
 
