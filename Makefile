@@ -84,6 +84,11 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c user/tracker.c user/stacks.c 
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
+$(OUTPUT)/tests/test_trace: tests/test_trace.c user/trace.c user/tracker.c user/stacks.c \
+		user/procmaps.c user/buildid.c user/elfsym.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -lcmocka -o $@
+
 $(OUTPUT)/tests/test_probesite: tests/test_probesite.c user/probesite.c user/elfsym.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
@@ -144,7 +149,7 @@ demo: deps
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
-		$(OUTPUT)/tests/test_probesite \
+		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)
 

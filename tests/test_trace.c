@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_trace.c - unit tests of the per-process state (user/trace.c) fed
+ * with ring buffer records as the BPF side writes them: thousands of
+ * processes found by pid while others exit (the table's deletions must not
+ * lose anyone), an exit that writes its leaks before they are dropped, an
+ * exec that drops the old image's heap, and fork/exec/mmap mapping records.
+ * Pids are above any pid_max, so no /proc file is ever found for them.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "trace.h"
+
+#define PID0 50000000
+
+static void send(struct trace *t, uint32_t type, uint32_t pid, uint64_t addr, uint64_t size)
+{
+	struct hs_event ev = { .type = type, .pid = pid, .tid = pid, .addr = addr,
+			       .size = size, .ts = 1, .nr_frames = 1 };
+
+	ev.frames[0] = 0x401000 + pid % 7;
+	trace__event(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
+}
+
+/*
+ * The i-th of many distinct pids, scattered (consecutive pids spread too
+ * evenly over the table to ever collide, and collisions are what a
+ * deletion can get wrong).
+ */
+static uint32_t pid_of(int i)
+{
+	uint64_t x = (uint64_t)i * 0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 29;
+	return PID0 + (uint32_t)((x % 8191) << 13 | (uint32_t)i);
+}
+
+static void test_many_processes(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	const int n = 5000;
+
+	(void)state;
+	for (int i = 0; i < n; i++) {
+		send(t, HS_EV_ALLOC, pid_of(i), 0x1000, 10);
+		send(t, HS_EV_ALLOC, pid_of(i), 0x2000, 20);
+	}
+	assert_int_equal(trace__live_count(t), 2 * n);
+	/* Every third one exits: the rest must all still be found. */
+	for (int i = 0; i < n; i += 3)
+		send(t, HS_EV_EXIT, pid_of(i), 0, 0);
+	for (int i = 0; i < n; i++) {
+		struct proc *p = trace__find_proc(t, pid_of(i));
+
+		if (i % 3 == 0) {
+			assert_null(p);
+			continue;
+		}
+		assert_non_null(p);
+		assert_int_equal(p->pid, (pid_t)pid_of(i));
+		assert_int_equal(tracker__count(p->live), 2);
+	}
+	assert_int_equal(trace__live_count(t), 2 * (n - (n + 2) / 3));
+	assert_int_equal(trace__live_bytes(t), 30 * (uint64_t)(n - (n + 2) / 3));
+	/* Frees reach the right process; then everyone exits: nothing left. */
+	for (int i = 0; i < n; i++)
+		send(t, HS_EV_FREE, pid_of(i), 0x1000, 0);
+	assert_int_equal(trace__live_bytes(t), 20 * (uint64_t)(n - (n + 2) / 3));
+	for (int i = 0; i < n; i++)
+		send(t, HS_EV_EXIT, pid_of(i), 0, 0);
+	assert_int_equal(trace__live_count(t), 0);
+	{
+		size_t k;
+		struct proc **v = trace__procs(t, &k);
+
+		assert_int_equal(k, 0);
+		free(v);
+	}
+	assert_int_equal(trace__stats(t)->exits, n);
+	trace__free(t);
+}
+
+static int exit_calls;
+static uint64_t exit_bytes;
+
+static void on_exit_cb(struct proc *p, void *ctx)
+{
+	assert_ptr_equal(ctx, &exit_calls);
+	assert_true(p->gone);
+	exit_calls++;
+	exit_bytes += tracker__bytes(p->live);
+}
+
+static void test_exit_writes_then_drops(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true,
+							    .on_exit = on_exit_cb,
+							    .ctx = &exit_calls });
+
+	(void)state;
+	send(t, HS_EV_ALLOC, PID0, 0x1000, 300);
+	send(t, HS_EV_ALLOC, PID0, 0x2000, 300);
+	send(t, HS_EV_ALLOC, PID0 + 1, 0x1000, 5);
+	send(t, HS_EV_FREE, PID0 + 1, 0x1000, 0);
+	send(t, HS_EV_EXIT, PID0, 0, 0);
+	send(t, HS_EV_EXIT, PID0 + 1, 0, 0);	/* nothing live: no callback */
+	assert_int_equal(exit_calls, 1);
+	assert_int_equal(exit_bytes, 600);
+	assert_int_equal(trace__stats(t)->exit_live, 2);
+	trace__free(t);
+}
+
+static void test_exec_drops_old_heap(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	struct proc *p;
+
+	(void)state;
+	send(t, HS_EV_ALLOC, PID0, 0x1000, 64);
+	send(t, HS_EV_EXEC, PID0, 0, 0);
+	assert_int_equal(trace__live_count(t), 0);
+	send(t, HS_EV_ALLOC, PID0, 0x1000, 32);
+	p = trace__find_proc(t, PID0);
+	assert_non_null(p);
+	assert_int_equal(tracker__bytes(p->live), 32);
+	assert_int_equal(stacks__count(p->stacks), 1);
+	trace__free(t);
+}
+
+static void test_mapping_records(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	struct mapping m = { .start = 0x400000, .end = 0x401000, .offset = 0x1000,
+			     .build_id = "ab", .path = "/bin/parent" };
+	struct proc *c;
+
+	(void)state;
+	assert_int_equal(trace__map_add(t, PID0, &m), 0);
+	trace__set_comm(t, PID0, "parent");
+	/* A child starts with its parent's mappings and name. */
+	assert_int_equal(trace__map_fork(t, PID0, PID0 + 1), 0);
+	c = trace__find_proc(t, PID0 + 1);
+	assert_non_null(c);
+	assert_string_equal(c->comm, "parent");
+	assert_non_null(proc_maps__find(c->maps, 0x400800));
+	/* Its exec leaves nothing of them; its new image's mapping is found. */
+	assert_int_equal(trace__map_exec(t, PID0 + 1), 0);
+	assert_null(proc_maps__find(c->maps, 0x400800));
+	m.path = "/bin/child";
+	assert_int_equal(trace__map_add(t, PID0 + 1, &m), 0);
+	assert_string_equal(proc_maps__find(c->maps, 0x400800)->path, "/bin/child");
+	assert_string_equal(proc_maps__find(trace__find_proc(t, PID0)->maps, 0x400800)->path,
+			    "/bin/parent");
+	trace__free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_many_processes),
+		cmocka_unit_test(test_exit_writes_then_drops),
+		cmocka_unit_test(test_exec_drops_old_heap),
+		cmocka_unit_test(test_mapping_records),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
