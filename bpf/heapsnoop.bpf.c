@@ -219,6 +219,11 @@ static __always_inline void walk_stack(struct scratch *s, __u64 ip, __u64 sp, __
 		}
 		if (!pair[1])
 			break;
+		/* Not a user address: %rbp held data, not a frame pointer. */
+		if (pair[1] >= HS_USER_ADDR_END) {
+			ev->flags |= HS_EVF_STACK_FAULT;
+			break;
+		}
 		ev->frames[n++ & (HS_BPF_MAX_FRAMES - 1)] = pair[1];
 		if (pair[0] <= fp)
 			break;

@@ -15,6 +15,8 @@
 #define HS_BPF_MAX_FRAMES 64
 /* Bytes of user stack copied in one read at each allocation's return. */
 #define HS_STACK_COPY 512
+/* Above every user address (x86-64, 5-level paging): a frame there is junk. */
+#define HS_USER_ADDR_END (1ULL << 56)
 /* An in-flight call older than this is taken as a missed return (ns). */
 #define HS_STALE_NS 2000000000ULL
 
