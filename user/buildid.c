@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "buildid.h"
 #include "elfsym.h"
@@ -81,32 +80,35 @@ static bool read_id(const char *path, char *out)
 	return true;
 }
 
-int buildid_cache__get(struct buildid_cache *c, uint64_t dev, uint64_t ino,
-		       const char *const *paths, size_t n, char *out)
+int buildid_cache__find(const struct buildid_cache *c, uint64_t dev, uint64_t ino, char *out)
 {
-	struct entry *e = dev ? slot(c, dev, ino) : NULL;
+	const struct entry *e = dev ? slot(c, dev, ino) : NULL;
 
-	if (e && e->ino) {
-		strcpy(out, e->hex);
-		return 0;
-	}
+	if (!e || !e->ino)
+		return -ENOENT;
+	strcpy(out, e->hex);
+	return 0;
+}
+
+int buildid_cache__read(struct buildid_cache *c, uint64_t dev, uint64_t ino, const char *path,
+			char *out)
+{
+	struct entry *e;
+
 	strcpy(out, "-");
-	for (size_t i = 0; i < n; i++) {
-		struct stat st;
-
-		if (dev && (stat(paths[i], &st) || st.st_dev != dev || st.st_ino != ino))
-			continue;
-		if (!read_id(paths[i], out))
-			continue;
-		if (e && (c->count + 1) * 4 <= (c->mask + 1) * 3) {
-			e->dev = dev;
-			e->ino = ino;
-			strcpy(e->hex, out);
-			c->count++;
-		} else if (e && grow(c) == 0) {
-			return buildid_cache__get(c, dev, ino, paths, n, out);
-		}
+	if (!read_id(path, out))
+		return -ENOENT;
+	if (!dev)
 		return 0;
+	/* A table that cannot grow just stops remembering. */
+	if ((c->count + 1) * 4 > (c->mask + 1) * 3 && grow(c))
+		return 0;
+	e = slot(c, dev, ino);
+	if (!e->ino) {
+		e->dev = dev;
+		e->ino = ino;
+		strcpy(e->hex, out);
+		c->count++;
 	}
-	return -ENOENT;
+	return 0;
 }

@@ -18,14 +18,18 @@ struct buildid_cache *buildid_cache__new(void);
 void buildid_cache__free(struct buildid_cache *c);
 
 /*
- * The build ID of file (@dev, @ino) (st_dev, st_ino) in lower-case hex
- * into @out (2 * ELFSYM_BUILD_ID_MAX + 1 bytes), "-" if the file has none.
- * On a miss, the first of the @n @paths that stat()s as that very file
- * (a /proc/PID/map_files link, /proc/PID/root/PATH, PATH) is read; @dev 0
- * takes the first path that opens, unchecked, and is not remembered.
- * Returns 0; -ENOENT if no path led to the file (@out is "-" then).
+ * The remembered build ID of file (@dev, @ino) (st_dev, st_ino) in
+ * lower-case hex into @out (2 * ELFSYM_BUILD_ID_MAX + 1 bytes), "-" if the
+ * file has none. Returns 0, or -ENOENT if not known (@dev 0: never known).
  */
-int buildid_cache__get(struct buildid_cache *c, uint64_t dev, uint64_t ino,
-		       const char *const *paths, size_t n, char *out);
+int buildid_cache__find(const struct buildid_cache *c, uint64_t dev, uint64_t ino, char *out);
+
+/*
+ * Read the build ID of @path, which the caller knows to be file (@dev,
+ * @ino), into @out as above, and remember it unless @dev is 0.
+ * Returns 0; -ENOENT if @path cannot be read as ELF (@out is "-" then).
+ */
+int buildid_cache__read(struct buildid_cache *c, uint64_t dev, uint64_t ino, const char *path,
+			char *out);
 
 #endif /* HEAPSNOOP_BUILDID_H */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -33,25 +34,46 @@ static int parse_line(char *line, struct mapping *m, char *perms, const char **p
 	return 0;
 }
 
+/* Through map_files: the mapped file itself, whatever its path is now. */
 static void read_build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc)
 {
 	char mf[96];
-	const char *paths[] = { mf };
-	uint8_t id[ELFSYM_BUILD_ID_MAX];
-	struct elf_file *ef;
-	int len = 0;
 
+	if (buildid_cache__find(bc, m->dev, m->ino, m->build_id) == 0)
+		return;
 	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
 		 (unsigned long long)m->start, (unsigned long long)m->end);
-	if (bc) {
-		buildid_cache__get(bc, m->dev, m->ino, paths, 1, m->build_id);
+	buildid_cache__read(bc, m->dev, m->ino, mf, m->build_id);
+}
+
+int proc_maps__reach(pid_t pid, const struct mapping *m, char *path, size_t cap)
+{
+	struct stat st;
+
+	for (int i = 0; i < 3; i++) {
+		if (i == 0)
+			snprintf(path, cap, "/proc/%d/map_files/%llx-%llx", pid,
+				 (unsigned long long)m->start, (unsigned long long)m->end);
+		else if (i == 1)
+			snprintf(path, cap, "/proc/%d/root%s", pid, m->path);
+		else
+			snprintf(path, cap, "%s", m->path);
+		if (!stat(path, &st) && (!m->dev || (st.st_dev == m->dev && st.st_ino == m->ino)))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+void proc_maps__build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc)
+{
+	char path[PATH_MAX];
+
+	if (buildid_cache__find(bc, m->dev, m->ino, m->build_id) == 0)
 		return;
-	}
-	if (elf_file__open(mf, &ef) == 0) {
-		len = elf_file__build_id(ef, id, sizeof(id));
-		elf_file__close(ef);
-	}
-	build_id_hex(id, len, m->build_id);
+	if (proc_maps__reach(pid, m, path, sizeof(path)))
+		strcpy(m->build_id, "-");
+	else
+		buildid_cache__read(bc, m->dev, m->ino, path, m->build_id);
 }
 
 static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct proc_maps **out)
@@ -233,7 +255,7 @@ bool proc_maps__is_libc(const char *path)
 int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
 {
 	struct proc_maps *pm;
-	int err = proc_maps__load(pid, NULL, &pm);
+	int err = proc_maps__load_files(pid, &pm);
 
 	if (err)
 		return err;

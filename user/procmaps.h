@@ -34,7 +34,7 @@ struct proc_maps {
 
 /*
  * Read the executable file-backed mappings of @pid (and [vdso]), build IDs
- * through @bc if not NULL (else each file is read).
+ * through the cache @bc (each file read once).
  * Returns 0; -ESRCH if the process is gone; -EACCES; -ENOMEM.
  */
 int proc_maps__load(pid_t pid, struct buildid_cache *bc, struct proc_maps **out);
@@ -57,6 +57,19 @@ int proc_maps__add(struct proc_maps *pm, const struct mapping *m);
  * Returns 0 and fills *@pid and @m (m->path points into @line); -EINVAL.
  */
 int proc_maps__parse_record(const char *line, pid_t *pid, struct mapping *m);
+
+/*
+ * A path, reachable from here, to the file @pid maps at @m: the first of
+ * /proc/PID/map_files/START-END, /proc/PID/root/PATH and PATH that stat()s
+ * as that very file (m->dev, m->ino; any file if m->dev is 0), into @path
+ * (@cap bytes; PATH_MAX is enough). Works for other mount namespaces and,
+ * through PATH, for a process that has exited.
+ * Returns 0 or -ENOENT.
+ */
+int proc_maps__reach(pid_t pid, const struct mapping *m, char *path, size_t cap);
+
+/* Fill @m->build_id (a file found by proc_maps__reach, through @bc). */
+void proc_maps__build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc);
 
 /* The mapping holding @addr, or NULL. */
 const struct mapping *proc_maps__find(const struct proc_maps *pm, uint64_t addr);

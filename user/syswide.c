@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
@@ -25,7 +24,7 @@ struct libc_watch {
 	bool verbose;
 	struct libc_file *v;
 	size_t n;
-	int attached, failed;
+	int attached;
 };
 
 struct libc_watch *libc_watch__new(struct heapsnoop_bpf *skel, bool verbose)
@@ -64,19 +63,11 @@ static bool known(const struct libc_watch *w, uint64_t dev, uint64_t ino)
  */
 static void probe(struct libc_watch *w, pid_t pid, const struct mapping *m)
 {
-	char mf[96], root[PATH_MAX];
-	const char *paths[] = { mf, root, m->path }, *path = NULL;
+	char path[PATH_MAX];
 	struct libc_file *v, *f;
-	struct stat st;
 	int err;
 
-	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	snprintf(root, sizeof(root), "/proc/%d/root%s", pid, m->path);
-	for (size_t i = 0; i < 3 && !path; i++)
-		if (!stat(paths[i], &st) && st.st_dev == m->dev && st.st_ino == m->ino)
-			path = paths[i];
-	if (!path)
+	if (proc_maps__reach(pid, m, path, sizeof(path)))
 		return;	/* gone already: the next process that maps it will do */
 	v = realloc(w->v, (w->n + 1) * sizeof(*v));
 	if (!v)
@@ -90,7 +81,6 @@ static void probe(struct libc_watch *w, pid_t pid, const struct mapping *m)
 	w->skel->bss->armed = true;
 	if (err) {
 		f->att = NULL;
-		w->failed++;
 		fprintf(stderr, "heapsnoop: %s (pid %d) cannot be probed: processes using it "
 			"are not traced\n", m->path, pid);
 		return;
@@ -138,9 +128,4 @@ int libc_watch__scan(struct libc_watch *w)
 int libc_watch__count(const struct libc_watch *w)
 {
 	return w->attached;
-}
-
-int libc_watch__failed(const struct libc_watch *w)
-{
-	return w->failed;
 }

@@ -34,8 +34,7 @@ int libc_watch__scan(struct libc_watch *w);
  */
 void libc_watch__on_file(void *ctx, pid_t pid, const struct mapping *m);
 
-/* Libraries probed, and those that could not be. */
+/* Libraries probed. */
 int libc_watch__count(const struct libc_watch *w);
-int libc_watch__failed(const struct libc_watch *w);
 
 #endif /* HEAPSNOOP_SYSWIDE_H */

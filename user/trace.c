@@ -222,15 +222,8 @@ int trace__map_add(struct trace *t, pid_t pid, const struct mapping *m)
 
 	if (!p)
 		return -ENOMEM;
-	if (!copy.build_id[0]) {
-		char mf[96], root[PATH_MAX];
-		const char *paths[] = { mf, root, m->path };
-
-		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
-			 (unsigned long long)m->start, (unsigned long long)m->end);
-		snprintf(root, sizeof(root), "/proc/%d/root%s", pid, m->path);
-		buildid_cache__get(t->build_ids, m->dev, m->ino, paths, 3, copy.build_id);
-	}
+	if (!copy.build_id[0])
+		proc_maps__build_id(pid, &copy, t->build_ids);
 	if (!p->maps)
 		p->maps = proc_maps__new(pid);
 	return p->maps ? proc_maps__add(p->maps, &copy) : -ENOMEM;
