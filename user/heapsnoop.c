@@ -491,12 +491,15 @@ static void at_child_exit(void *arg)
 	trace__refresh_maps(lc->trace, lc->pid);
 }
 
-/* Everything waiting: mapping records, then events. */
-static void drain(struct loop_ctx *lc)
+/*
+ * Everything waiting: mapping records, then events (a process's mmap and
+ * exec precede its allocations). Returns ring_buffer__consume()'s result.
+ */
+static int drain(struct loop_ctx *lc)
 {
 	if (lc->mr)
 		mmaprec__drain(lc->mr);
-	ring_buffer__consume(lc->rb);
+	return ring_buffer__consume(lc->rb);
 }
 
 static double now_s(void)
@@ -691,15 +694,11 @@ int main(int argc, char **argv)
 		double now;
 
 		if (mr) {
-			/*
-			 * Mapping records before the events: a process's mmap
-			 * and exec precede its allocations.
-			 */
+			/* Wait for events without taking them: records go first. */
 			struct pollfd pfd = { .fd = ring_buffer__epoll_fd(rb), .events = POLLIN };
 
 			poll(&pfd, 1, POLL_MS);
-			mmaprec__drain(mr);
-			err = ring_buffer__consume(rb);
+			err = drain(&lc);
 		} else {
 			err = ring_buffer__poll(rb, POLL_MS);
 		}
@@ -737,10 +736,11 @@ int main(int argc, char **argv)
 			drain(&lc);
 			if (report__dump(trace, out, dump_requested ? "usr1" : "interval"))
 				die_msg("writing records failed: %s", strerror(errno));
-			if (o.all && o.summary && !sym)
-				sym = symbolizer__new(NULL);
-			if (o.all && o.summary)
+			if (o.all && o.summary) {
+				if (!sym)
+					sym = symbolizer__new(NULL);
 				report__summary(trace, sym, stderr, o.summary);
+			}
 			if (next_dump && now >= next_dump)
 				next_dump = now + o.interval;
 			dump_requested = 0;
