@@ -4,7 +4,7 @@
 # their own pid, exactly, and symbolized; a program in another mount
 # namespace, using its own copy of the C library, is found and traced; 200
 # short-lived processes in a row are all reported at their exit and leave
-# nothing behind.
+# nothing behind; with the ring buffer full, lost exits are counted and said.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -155,4 +155,21 @@ check "200 processes: none left in the tables" \
 	awk '/^heapsnoop: dump /{d=1} d && /prog_sys_short/{exit 1}' "$T/many.rec"
 check "200 processes: no events lost" grep -q "no events lost" "$T/many.err"
 check "200 processes: no mapping records lost" bash -c "! grep -q 'MAPPING RECORDS LOST' '$T/many.err'"
+
+# 5. A full ring buffer: the consumer is stopped while a burst fills it and
+# short-lived processes start and end; their lost exits are counted and said.
+start_hs full --ringbuf-size 1 || exit 1
+start_prog w 6 7 "$PROGS/prog_waiter"
+wait_line 7 '^ready ' || exit 1
+kill -STOP "$hs"
+echo "burst 200000" >&6
+wait_line 7 '^done' || exit 1
+for i in 1 2 3 4 5; do "$PROGS/prog_sys_short"; done
+kill -CONT "$hs"
+stop_hs full
+exec 6>&- 7<&-
+wait
+check "full: lost exits said plainly" \
+	grep -Eq "^heapsnoop: EVENTS LOST: .* [1-9][0-9]* process exits or execs dropped" "$T/full.err"
+check "full: the advice names --ringbuf-size" grep -q -- "--ringbuf-size" "$T/full.err"
 finish
