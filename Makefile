@@ -33,7 +33,7 @@ HEAPDECODE_LIBS := -lelf -ldw -lstdc++
 HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
 	user/procmaps.c user/trace.c user/tracker.c user/stacks.c user/report.c \
 	user/symbolizer.c user/launch.c user/status.c user/buildid.c user/mmaprec.c \
-	user/syswide.c
+	user/syswide.c user/cfi.c user/unwind.c
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
@@ -85,9 +85,9 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c user/tracker.c user/stacks.c 
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
 $(OUTPUT)/tests/test_trace: tests/test_trace.c user/trace.c user/tracker.c user/stacks.c \
-		user/procmaps.c user/buildid.c user/elfsym.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+		user/procmaps.c user/buildid.c user/elfsym.c user/cfi.c user/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
 
 $(OUTPUT)/tests/test_probesite: tests/test_probesite.c user/probesite.c user/elfsym.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)

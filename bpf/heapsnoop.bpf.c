@@ -30,6 +30,13 @@ const volatile __u32 max_frames = HS_BPF_MAX_FRAMES;
 const volatile __u64 wakeup_bytes = 256 << 10;
 /* Benchmark floor (--empty-probes): every program returns at once. */
 const volatile bool empty_probes;
+/*
+ * --unwind dwarf: send the top of the caller's stack and its registers
+ * (at most stack_copy bytes, a power of two) for the loader to unwind by
+ * CFI, instead of walking frame pointers here.
+ */
+const volatile bool unwind_dwarf;
+const volatile __u32 stack_copy = 16384;
 
 /*
  * Filters (--comm, --uid, --pid-filter, --min-size/--max-size). A process
@@ -299,6 +306,105 @@ static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 	bpf_ringbuf_submit(ev, wakeup_flags());
 }
 
+struct vma_end_ctx {
+	__u64 end;
+};
+
+static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	((struct vma_end_ctx *)data)->end = vma->vm_end;
+	return 0;
+}
+
+/*
+ * Where the stack holding @sp ends (its highest address + 1): the main
+ * thread's start (mm->start_stack, below argv and the environment) or
+ * the end of the mapping holding @sp (threads, alternate stacks).
+ * 0 if not known.
+ */
+static __always_inline __u64 stack_end(__u64 sp)
+{
+	struct task_struct *t = bpf_get_current_task_btf();
+	struct vma_end_ctx c = { 0 };
+	__u64 start = BPF_CORE_READ(t, mm, start_stack);
+
+	if (t->pid == t->tgid && sp < start)
+		return start;
+	if (bpf_find_vma(t, sp, vma_end_cb, &c, 0))
+		return 0;
+	return c.end;
+}
+
+/*
+ * Reserve a record with room for @n bytes of stack: one constant size per
+ * class, as the ring buffer wants. *@cap is set to the room.
+ */
+static __always_inline void *reserve_user_stack(__u64 n, __u32 *cap)
+{
+	const __u64 hdr = HS_EVENT_HDR_SIZE + sizeof(struct hs_user_stack);
+
+#define TRY_CLASS(sz)							\
+	if (n <= (sz) || stack_copy <= (sz)) {				\
+		*cap = (sz);						\
+		return bpf_ringbuf_reserve(&events, hdr + (sz), 0);	\
+	}
+	TRY_CLASS(512)
+	TRY_CLASS(1024)
+	TRY_CLASS(2048)
+	TRY_CLASS(4096)
+	TRY_CLASS(8192)
+	TRY_CLASS(16384)
+	TRY_CLASS(32768)
+#undef TRY_CLASS
+	*cap = HS_USER_STACK_MAX;
+	return bpf_ringbuf_reserve(&events, hdr + HS_USER_STACK_MAX, 0);
+}
+
+/*
+ * --unwind dwarf: the allocation's record carries the caller's registers
+ * and stack (struct hs_user_stack), copied straight into the ring buffer.
+ */
+static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct call_state *st,
+						  __u64 addr, __u64 size, __u64 old)
+{
+	__u64 sp = PT_REGS_SP(ctx), end = stack_end(sp), want = end > sp ? end - sp : 0, n;
+	struct hs_user_stack *us;
+	struct hs_event *ev;
+	__u32 cap = 0;
+
+	n = want < stack_copy ? want : stack_copy;
+	ev = reserve_user_stack(n, &cap);
+	if (!ev) {
+		count(HS_CNT_RB_LOST_ALLOC);
+		return;
+	}
+	fill_header(ev, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
+	ev->ts = bpf_ktime_get_ns();
+	ev->old_addr = old;
+	ev->size = size;
+	ev->flags = HS_EVF_USER_STACK;
+	us = (void *)ev + HS_EVENT_HDR_SIZE;
+	us->regs[HS_UREG_IP] = PT_REGS_IP(ctx);
+	us->regs[HS_UREG_SP] = sp;
+	us->regs[HS_UREG_BP] = PT_REGS_FP(ctx);
+	us->regs[HS_UREG_BX] = ctx->bx;
+	us->regs[HS_UREG_R12] = ctx->r12;
+	us->regs[HS_UREG_R13] = ctx->r13;
+	us->regs[HS_UREG_R14] = ctx->r14;
+	us->regs[HS_UREG_R15] = ctx->r15;
+	us->want = want > 0xffffffffULL ? 0xffffffffU : (__u32)want;
+	if (n > cap)
+		n = cap;
+	if (n > HS_USER_STACK_MAX)
+		n = HS_USER_STACK_MAX;
+	if (bpf_probe_read_user(us->data, n, (void *)sp)) {
+		n = 0;
+		ev->flags |= HS_EVF_STACK_FAULT;
+	}
+	us->size = (__u32)n;
+	bpf_ringbuf_submit(ev, wakeup_flags());
+}
+
 /* Fill the event for a successful allocation and send it. */
 static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *st,
 				       __u64 addr, __u64 size, __u64 old)
@@ -309,6 +415,10 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
 		/* Not traced; a realloc's old block is released all the same. */
 		if (old)
 			emit_free(old, st->ts);
+		return;
+	}
+	if (unwind_dwarf) {
+		emit_alloc_user_stack(ctx, st, addr, size, old);
 		return;
 	}
 	s = scratch_get();

@@ -67,6 +67,14 @@ static const char usage_text[] =
 "      --allocator PATH   probe the allocator in PATH (jemalloc, tcmalloc,\n"
 "                         mimalloc, or a static binary's own malloc) instead\n"
 "                         of the C library the process maps\n"
+"      --unwind fp|dwarf  how stacks are walked: dwarf (default) unwinds by\n"
+"                         each module's CFI (.eh_frame), so code built\n"
+"                         without frame pointers (Debian's) has complete\n"
+"                         stacks; fp follows %rbp in BPF, cheaper, complete\n"
+"                         only where every frame keeps a frame pointer\n"
+"      --stack-copy BYTES dwarf: the most stack copied per allocation, a\n"
+"                         power of two from 512 to 65536 (default 16384);\n"
+"                         deeper stacks are cut and counted as truncated\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB (default 64)\n"
@@ -99,6 +107,8 @@ struct options {
 	unsigned int snip_pre, snip_post;
 	unsigned long ringbuf_mb;
 	bool verbose, quiet, empty_probes;
+	bool unwind_fp;		/* --unwind fp; default dwarf */
+	unsigned int stack_copy;	/* --stack-copy bytes */
 	/* -a and the filters */
 	bool all, leaks_at_exit;
 	const char *comm;
@@ -163,7 +173,8 @@ static int parse_uint(const char *s, const char *what, unsigned long max, unsign
 static int parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
-	       OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE };
+	       OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
+	       OPT_UNWIND, OPT_STACK_COPY };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
@@ -177,6 +188,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "interval", required_argument, NULL, 'i' },
 		{ "summary", optional_argument, NULL, 's' },
 		{ "allocator", required_argument, NULL, OPT_ALLOCATOR },
+		{ "unwind", required_argument, NULL, OPT_UNWIND },
+		{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 		{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
 		{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
 		{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
@@ -191,6 +204,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	o->ringbuf_mb = 64;
+	o->stack_copy = 16384;
 	o->uid = -1;
 	o->max_size = UINT64_MAX;
 	while ((c = getopt_long(argc, argv, "+p:ao:i:s::qvhV", longopts, NULL)) != -1) {
@@ -255,6 +269,24 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_ALLOCATOR:
 			o->allocator = optarg;
 			break;
+		case OPT_UNWIND:
+			if (strcmp(optarg, "fp") && strcmp(optarg, "dwarf")) {
+				die_msg("--unwind '%s': give fp (frame pointers) or dwarf (CFI)",
+					optarg);
+				return -EINVAL;
+			}
+			o->unwind_fp = !strcmp(optarg, "fp");
+			break;
+		case OPT_STACK_COPY:
+			if (parse_uint(optarg, "stack copy size", HS_USER_STACK_MAX, &v))
+				return -EINVAL;
+			if (v < HS_USER_STACK_MIN || (v & (v - 1))) {
+				die_msg("--stack-copy must be a power of two from %d to %d (bytes)",
+					HS_USER_STACK_MIN, HS_USER_STACK_MAX);
+				return -EINVAL;
+			}
+			o->stack_copy = (unsigned int)v;
+			break;
 		case OPT_SNIP_PRE:
 		case OPT_SNIP_POST:
 			if (parse_uint(optarg, "frame count", HS_BPF_MAX_FRAMES - HS_MAX_DEPTH, &v))
@@ -262,10 +294,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 			*(c == OPT_SNIP_PRE ? &o->snip_pre : &o->snip_post) = (unsigned int)v;
 			break;
 		case OPT_RINGBUF:
-			if (parse_uint(optarg, "ring buffer size", 4096, &v) || !v ||
-			    (v & (v - 1))) {
-				if (!errno)
-					die_msg("--ringbuf-size must be a power of two (MiB)");
+			if (parse_uint(optarg, "ring buffer size", 4096, &v))
+				return -EINVAL;
+			if (!v || (v & (v - 1))) {
+				die_msg("--ringbuf-size must be a power of two (MiB)");
 				return -EINVAL;
 			}
 			o->ringbuf_mb = v;
@@ -400,6 +432,8 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 {
 	skel->rodata->self_tgid = (__u32)getpid();
 	skel->rodata->empty_probes = o->empty_probes;
+	skel->rodata->unwind_dwarf = !o->unwind_fp;
+	skel->rodata->stack_copy = o->stack_copy;
 	skel->rodata->max_frames = HS_MAX_DEPTH + o->snip_pre + o->snip_post;
 	if (skel->rodata->max_frames > HS_BPF_MAX_FRAMES)
 		skel->rodata->max_frames = HS_BPF_MAX_FRAMES;
@@ -606,6 +640,7 @@ int main(int argc, char **argv)
 	trace = trace__new(&(struct trace_opts){ .snip_pre = o.snip_pre,
 						 .snip_post = o.snip_post,
 						 .map_records = o.all,
+						 .unwind = !o.unwind_fp,
 						 .on_exit = o.leaks_at_exit ? on_proc_exit : NULL,
 						 .ctx = &lc });
 	lc.trace = trace;
@@ -779,6 +814,8 @@ int main(int argc, char **argv)
 		report__summary(trace, sym, stderr, o.summary);
 	}
 	status__final(stderr, trace, cnt);
+	if (o.verbose)
+		status__unwind(stderr, trace);
 	if (lost_maps)
 		fprintf(stderr, "heapsnoop: MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer "
 			"was full): stacks of processes started meanwhile may not symbolize\n",

@@ -70,6 +70,8 @@ void status__clear(FILE *tty)
 uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 {
 	const struct trace_stats *s = trace__stats(t);
+	struct unwind_stats us;
+	struct cfi_stats cs;
 	uint64_t lost = lost_of(cnt), live_bytes = trace__live_bytes(t);
 	size_t live = trace__live_count(t), nstacks = trace__stack_count(t);
 	char bytes[32];
@@ -108,5 +110,27 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	if (s->truncated_stacks || s->stack_faults)
 		fprintf(out, "heapsnoop: %" PRIu64 " allocations had a truncated stack, %" PRIu64
 			" a stack with an unreadable frame\n", s->truncated_stacks, s->stack_faults);
+	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
+		fprintf(out, "heapsnoop: %" PRIu64 " stacks were deeper than the copy of the "
+			"stack (--stack-copy): rerun with a larger one for them\n", us.cut);
 	return lost + s->bad_events + s->no_memory;
+}
+
+void status__unwind(FILE *out, const struct trace *t)
+{
+	struct unwind_stats us;
+	struct cfi_stats cs;
+	double hit;
+
+	if (trace__unwind_stats(t, &us, &cs))
+		return;
+	hit = cs.lookups ? 100.0 * (double)(cs.lookups - cs.misses) / (double)cs.lookups : 0;
+	fprintf(out, "heapsnoop: unwinding: %" PRIu64 " stacks, %" PRIu64 " complete, %" PRIu64
+		" cut at --stack-copy, %" PRIu64 " deeper than kept, %" PRIu64 " with a frame "
+		"not recovered; %" PRIu64 " caller frames, %" PRIu64 " of them by frame pointer "
+		"(no CFI), %" PRIu64 " by DWARF expression\n", us.stacks, us.complete, us.cut,
+		us.depth, us.fault, us.frames, us.fp_frames, us.slow_frames);
+	fprintf(out, "heapsnoop: unwind tables: %zu modules (%zu without CFI), %zu bytes of CFI "
+		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits\n", cs.modules,
+		cs.no_cfi, cs.cfi_bytes, cs.cache_bytes, cs.lookups, hit);
 }

@@ -29,4 +29,10 @@ void status__clear(FILE *tty);
  */
 uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt);
 
+/*
+ * --unwind dwarf, for -v: how the stacks ended (complete or why not), how
+ * their frames were found, and the unwind tables' size (user/unwind.h).
+ */
+void status__unwind(FILE *out, const struct trace *t);
+
 #endif /* HEAPSNOOP_STATUS_H */

@@ -25,6 +25,7 @@ struct trace {
 	struct proc **slots;	/* NULL: empty */
 	size_t mask, count;
 	struct buildid_cache *build_ids;
+	struct unwinder *unwinder;	/* opts.unwind */
 };
 
 static uint64_t now_ns(void)
@@ -45,7 +46,9 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->mask = 63;
 	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
 	t->build_ids = buildid_cache__new();
-	if (!t->slots || !t->build_ids) {
+	if (opts->unwind)
+		t->unwinder = unwinder__new();
+	if (!t->slots || !t->build_ids || (opts->unwind && !t->unwinder)) {
 		trace__free(t);
 		return NULL;
 	}
@@ -69,6 +72,7 @@ void trace__free(struct trace *t)
 			proc_free(t->slots[i]);
 	free(t->slots);
 	buildid_cache__free(t->build_ids);
+	unwinder__free(t->unwinder);
 	free(t);
 }
 
@@ -306,19 +310,22 @@ static void release(struct trace *t, struct proc *p, uint64_t addr, uint64_t bef
 		t->stats.realloc_races++;
 }
 
-static void handle_alloc(struct trace *t, const struct hs_event *ev, uint32_t nframes)
+/*
+ * An allocation of process @p with @n frames (walked by BPF, or unwound
+ * here) and @evflags (HS_EVF_*).
+ */
+static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event *ev,
+			 const uint64_t *frames, uint32_t n, uint32_t evflags)
 {
-	const uint64_t *frames = (const uint64_t *)ev->frames;
-	uint32_t flags = 0, n = nframes;
+	uint32_t flags = 0;
 	struct live_alloc a, old;
-	struct proc *p;
 	struct stack *s;
 	size_t before;
 	int id, replaced;
 
-	if (ev->flags & HS_EVF_TRUNCATED)
+	if (evflags & HS_EVF_TRUNCATED)
 		flags |= STACK_TRUNCATED;
-	if (ev->flags & HS_EVF_STACK_FAULT)
+	if (evflags & HS_EVF_STACK_FAULT)
 		flags |= STACK_FAULT;
 	/* --snip-pre/--snip-post, then keep the innermost HS_MAX_DEPTH. */
 	if (t->opts.snip_pre < n) {
@@ -336,11 +343,6 @@ static void handle_alloc(struct trace *t, const struct hs_event *ev, uint32_t nf
 	if (flags & STACK_FAULT)
 		t->stats.stack_faults++;
 
-	p = trace__add_proc(t, (pid_t)ev->pid);
-	if (!p) {
-		t->stats.no_memory++;
-		return;
-	}
 	if (!p->allocated) {
 		p->allocated = true;
 		t->stats.procs_seen++;
@@ -351,7 +353,8 @@ static void handle_alloc(struct trace *t, const struct hs_event *ev, uint32_t nf
 		t->stats.no_memory++;
 		return;
 	}
-	if (!t->opts.map_records && stacks__count(p->stacks) != before)
+	if (!t->opts.map_records && !(evflags & HS_EVF_USER_STACK) &&
+	    stacks__count(p->stacks) != before)
 		check_coverage(t, p, frames, n);
 
 	if (ev->old_addr) {
@@ -418,10 +421,83 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->stacks = stacks;
 }
 
+struct unwind_ctx {
+	struct trace *t;
+	struct proc *p;
+	uint64_t ts;	/* the allocation's */
+};
+
+/*
+ * The process's mappings for the unwinder; when an address is in none,
+ * re-read them if they were read before the allocation (a module mapped
+ * since, e.g. by dlopen). Mapping records (-a) are already applied.
+ */
+static const struct proc_maps *unwind_maps(void *ctx, bool stale)
+{
+	struct unwind_ctx *c = ctx;
+
+	if (stale && !c->t->opts.map_records && !c->p->gone && c->p->maps_read_ns < c->ts)
+		read_maps(c->t, c->p);
+	return c->p->maps;
+}
+
+/* An allocation record: its frames, walked by BPF or to unwind here. */
+static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
+{
+	uint64_t frames[HS_BPF_MAX_FRAMES];
+	struct unwind_ctx c = { .t = t, .ts = ev->ts };
+	uint32_t evflags = ev->flags, uflags;
+	unsigned int max;
+	int n;
+
+	if (!ev->addr || (!(ev->flags & HS_EVF_USER_STACK) &&
+			  ev->nr_frames > (len - HS_EVENT_HDR_SIZE) / sizeof(uint64_t))) {
+		t->stats.bad_events++;
+		return;
+	}
+	c.p = trace__add_proc(t, (pid_t)ev->pid);
+	if (!c.p) {
+		t->stats.no_memory++;
+		return;
+	}
+	if (!(ev->flags & HS_EVF_USER_STACK)) {
+		t->stats.allocs++;
+		handle_alloc(t, c.p, ev, (const uint64_t *)ev->frames, ev->nr_frames, evflags);
+		return;
+	}
+	if (!t->unwinder) {
+		t->stats.bad_events++;
+		return;
+	}
+	max = HS_MAX_DEPTH + t->opts.snip_pre + t->opts.snip_post;
+	if (max > HS_BPF_MAX_FRAMES)
+		max = HS_BPF_MAX_FRAMES;
+	n = unwind__stack(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
+			  (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
+			  len - HS_EVENT_HDR_SIZE, frames, max, &uflags);
+	if (n < 0) {
+		t->stats.bad_events++;
+		return;
+	}
+	if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
+		evflags |= HS_EVF_TRUNCATED;
+	if (uflags & UNWIND_FAULT)
+		evflags |= HS_EVF_STACK_FAULT;
+	t->stats.allocs++;
+	handle_alloc(t, c.p, ev, frames, (uint32_t)n, evflags);
+}
+
+int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)
+{
+	if (!t->unwinder)
+		return -ENOENT;
+	unwinder__stats(t->unwinder, st, cst);
+	return 0;
+}
+
 int trace__event(struct trace *t, const void *data, size_t len)
 {
 	const struct hs_event *ev = data;
-	uint32_t nframes;
 
 	if (len < HS_EVENT_HDR_SIZE) {
 		t->stats.bad_events++;
@@ -429,13 +505,7 @@ int trace__event(struct trace *t, const void *data, size_t len)
 	}
 	switch (ev->type) {
 	case HS_EV_ALLOC:
-		nframes = ev->nr_frames;
-		if (nframes > (len - HS_EVENT_HDR_SIZE) / sizeof(uint64_t) || !ev->addr) {
-			t->stats.bad_events++;
-			return 0;
-		}
-		t->stats.allocs++;
-		handle_alloc(t, ev, nframes);
+		alloc_event(t, ev, len);
 		break;
 	case HS_EV_FREE:
 		t->stats.frees++;

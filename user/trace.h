@@ -27,6 +27,7 @@
 #include "procmaps.h"
 #include "stacks.h"
 #include "tracker.h"
+#include "unwind.h"
 
 struct proc;
 
@@ -34,6 +35,8 @@ struct trace_opts {
 	unsigned int snip_pre;	/* innermost frames to drop */
 	unsigned int snip_post;	/* outermost frames to drop (complete stacks) */
 	bool map_records;	/* mappings from trace__map_* (system-wide) */
+	/* Records carry stacks to unwind (--unwind dwarf): user/unwind.c. */
+	bool unwind;
 	/*
 	 * Called when a process with live allocations exits (HS_EV_EXIT),
 	 * before they are dropped; NULL: just drop them.
@@ -100,6 +103,8 @@ int trace__map_exec(struct trace *t, pid_t pid);
 void trace__set_comm(struct trace *t, pid_t pid, const char *comm);
 
 const struct trace_stats *trace__stats(const struct trace *t);
+/* --unwind dwarf: the unwinder's counts and its tables'; -ENOENT if off. */
+int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst);
 struct proc *trace__find_proc(const struct trace *t, pid_t pid);
 
 /*

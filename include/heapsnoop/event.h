@@ -62,6 +62,11 @@ enum hs_event_type {
 /* hs_event.flags */
 #define HS_EVF_TRUNCATED	(1u << 0) /* the frame chain went on past max */
 #define HS_EVF_STACK_FAULT	(1u << 1) /* a frame could not be read */
+/*
+ * --unwind dwarf: no frames; a struct hs_user_stack follows the header
+ * (nr_frames is 0) for the loader to unwind (user/unwind.c).
+ */
+#define HS_EVF_USER_STACK	(1u << 2)
 
 struct hs_event {
 	__u32 type;		/* enum hs_event_type */
@@ -81,6 +86,45 @@ struct hs_event {
 };
 
 #define HS_EVENT_HDR_SIZE ((unsigned long)&((struct hs_event *)0)->frames)
+
+/*
+ * The registers an allocation's caller had when the allocator returned to
+ * it: what unwinding by CFI starts from. The callee-saved ones, because a
+ * caller's CFA or saved registers may be computed from any of them.
+ * Numbered in the order of the DWARF x86-64 register numbers they map to
+ * (see user/unwind.c), not as pt_regs.
+ */
+enum hs_ureg {
+	HS_UREG_IP,	/* the call site: return address into the caller */
+	HS_UREG_SP,
+	HS_UREG_BP,
+	HS_UREG_BX,
+	HS_UREG_R12,
+	HS_UREG_R13,
+	HS_UREG_R14,
+	HS_UREG_R15,
+	HS_UREG__MAX,
+};
+
+/* Bytes of stack --unwind dwarf copies at most (--stack-copy). */
+#define HS_USER_STACK_MIN 512
+#define HS_USER_STACK_MAX 65536
+
+/*
+ * --unwind dwarf: what follows the header of an HS_EV_ALLOC that has
+ * HS_EVF_USER_STACK. @data holds @size bytes of the caller's stack from
+ * regs[HS_UREG_SP] upward; @want is how many there were up to the end of
+ * that stack (the main thread's start, or the end of the thread's stack
+ * mapping), so @size < @want says the copy was cut at --stack-copy. The
+ * record is reserved in size classes (powers of two): @data may hold more
+ * bytes than @size, which are not the stack's.
+ */
+struct hs_user_stack {
+	__u64 regs[HS_UREG__MAX];
+	__u32 size;
+	__u32 want;
+	__u8 data[];
+};
 
 /*
  * Counters in a per-CPU array, summed by the loader: events that never
