@@ -106,6 +106,27 @@ $(OUTPUT)/tests/prog_%: tests/tracer/prog_%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
 
+# The unwinding test's program and libraries (tests/unwind): no frame
+# pointers anywhere but libfp.so, which has frame pointers and no CFI.
+NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
+UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so
+
+$(OUTPUT)/tests/libnofp.so $(OUTPUT)/tests/libnofp_late.so: $(OUTPUT)/tests/lib%.so: \
+		tests/unwind/lib%.c tests/unwind/nofp.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -fPIC -shared $< -o $@
+
+$(OUTPUT)/tests/libfp.so: tests/unwind/libfp.c tests/unwind/nofp.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-fPIC -shared $< -o $@
+
+$(OUTPUT)/tests/prog_nofp: tests/unwind/prog_nofp.c tests/unwind/nofp.h $(OUTPUT)/tests/libnofp.so \
+		$(OUTPUT)/tests/libfp.so | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(NOFP_CFLAGS) -pthread $< -o $@ -L$(OUTPUT)/tests -lnofp -lfp -ldl \
+		-Wl,-rpath,'$$ORIGIN'
+
 $(OUTPUT)/leaky: examples/leaky.c | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer $< -o $@
@@ -150,7 +171,7 @@ demo: deps
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
-		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS)
+		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)
 
 bench: deps all

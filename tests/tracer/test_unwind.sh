@@ -1,0 +1,64 @@
+#!/bin/bash
+# test_unwind.sh - --unwind dwarf on code without frame pointers: a program
+# and libraries of its own built -O2 -fomit-frame-pointer (tests/unwind/),
+# chains of 9+ frames crossing the library boundary, a frame with no CFI
+# (frame-pointer fallback), a thread, a library dlopen()ed while traced, a
+# stack deeper than the copy; the same program with --unwind fp for
+# contrast; options.
+set -u
+. "$(dirname "$0")/lib.sh"
+cd "$T" || exit 1
+
+"$HS" -q -v -s -- "$PROGS/prog_nofp" > rec 2> err
+check "traced (dwarf, the default)" test $? -eq 0
+fold rec
+# Folded stacks are outermost first: each must start at the process's or
+# the thread's first frame and be the source's chain, nothing missing.
+chain_a='main;p_run;p_step;lib_enter;lib_mid;lib_back;fp_hop;p_callback;p_deep;lib_leaf'
+chain_t='p_thread;lib_enter;lib_mid;lib_back;fp_hop;p_callback;p_deep;lib_leaf'
+chain_l='main;p_late;late_enter;late_mid;p_late_cb;lib_leaf'
+stack_of() { # FOLDED VALUE -> the stacks with that value
+	awk -v v="$2" '$NF == v { sub(/ [0-9]+$/, ""); print }' "$1"
+}
+expect_eq "3 x 1111 bytes: one stack, 10 frames to main and on to _start" \
+	"$(stack_of rec.bytes 3333 | grep -cE "^_start;(.*;)?$chain_a\$")" 1
+expect_eq "... all three allocations on it" "$(grep -cE ";$chain_a 3\$" rec.count)" 1
+expect_eq "a thread's 3333 bytes: to the thread's start" \
+	"$(grep -cE "^(.*;)?start_thread;$chain_t 3333\$" rec.bytes)" 1
+expect_eq "dlopen()ed after start: 2 x 2222 bytes through the late library" \
+	"$(grep -cE "^_start;(.*;)?$chain_l 4444\$" rec.bytes)" 1
+expect_eq "no other stack holds those sizes" \
+	"$("$HD" rec | grep -cE '~b#size: (1111|2222|3333),')" 6
+check "80 KiB deep: innermost frames right, then cut (16 KiB: 4 frames)" \
+	grep -qE '^p_recurse;p_recurse;p_recurse;p_recurse;lib_leaf 4444$' rec.bytes
+check "... marked truncated in the summary" \
+	grep -q '^    4444 bytes in 1 allocations from pid [0-9]* (stack truncated):$' err
+check "... counted in the closing accounting" \
+	grep -q '^heapsnoop: 1 allocations had a truncated stack' err
+check "... and the remedy said" grep -q '1 stacks were deeper than the copy.*--stack-copy' err
+check "-v: how stacks ended" grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 1 cut at --stack-copy, 0 deeper than kept, 0 with a frame not recovered' err
+check "-v: the frame without CFI was unwound by %rbp" \
+	grep -qE 'caller frames, [1-9][0-9]* of them by frame pointer' err
+check "-v: the tables' memory" grep -qE 'unwind tables: [4-9] modules .* [0-9]+ bytes of CFI mapped, rule cache [0-9]+ bytes' err
+
+# Every stack but the cut one is complete: it starts at _start or a thread's start.
+expect_eq "every other stack reaches the first frame" \
+	"$(grep -vcE '^(_start|__clone3);' rec.bytes)" 1
+
+# The same program with frame pointers followed: %rbp is data here, so the
+# walk stops at the call site. What makes the test above mean something.
+"$HS" -q --unwind fp -- "$PROGS/prog_nofp" > fprec 2> /dev/null
+fold fprec
+check "--unwind fp: the chain is lost after the call site" \
+	bash -c "! grep -q 'lib_enter' fprec.bytes && grep -q '^lib_leaf ' fprec.bytes"
+
+# Options.
+"$HS" --unwind lr -- true > /dev/null 2> bad
+check "--unwind lr refused with the choices" grep -q "give fp (frame pointers) or dwarf" bad
+"$HS" --stack-copy 1000 -- true > /dev/null 2> bad
+check "--stack-copy 1000 refused" grep -q "power of two from 512 to 65536" bad
+"$HS" -q --stack-copy 65536 -- "$PROGS/prog_nofp" > big 2> /dev/null
+fold big
+expect_eq "--stack-copy 65536: the same chains" \
+	"$(grep -cE "^_start;(.*;)?$chain_a 3333\$" big.bytes)" 1
+finish
