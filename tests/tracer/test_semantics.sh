@@ -38,14 +38,21 @@ expect_ok case_reallocarray_fail 0 0
 # Nothing else of the program's own is live (its functions are all case_*).
 expect_eq "no other live stacks through main" \
 	"$(grep ';main' "$B" | grep -vc ';case_')" 0
-check "stacks reach main through the call site first" \
-	grep -q '^__libc_start_call_main;main;case_malloc_leak 300$' "$B"
+check "stacks reach main and _start through the call site first" \
+	grep -q '^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_malloc_leak 300$' "$B"
 check "no events lost" grep -q "no events lost" "$T/err"
 
-# --snip-post 1 drops the outermost frame (libc's), --snip-pre 1 the call site.
-"$HS" -q --snip-post 1 -- "$PROGS/prog_semantics" > "$T/post" 2> /dev/null
+# --unwind fp: the frame-pointer chain ends in libc, which keeps none.
+"$HS" -q --unwind fp -- "$PROGS/prog_semantics" > "$T/fp" 2> /dev/null
+fold "$T/fp"
+check "--unwind fp: stacks reach main through the call site first" \
+	grep -q '^__libc_start_call_main;main;case_malloc_leak 300$' "$T/fp.bytes"
+
+# --snip-post 3 drops the outermost frames (libc's and _start), --snip-pre
+# 1 the call site.
+"$HS" -q --snip-post 3 -- "$PROGS/prog_semantics" > "$T/post" 2> /dev/null
 fold "$T/post"
-check "--snip-post 1: stacks start at main" grep -q '^main;case_malloc_leak 300$' "$T/post.bytes"
+check "--snip-post 3: stacks start at main" grep -q '^main;case_malloc_leak 300$' "$T/post.bytes"
 "$HS" -q --snip-pre 1 -- "$PROGS/prog_semantics" > "$T/pre" 2> /dev/null
 fold "$T/pre"
 check "--snip-pre 1: the call site frame is gone" bash -c "! grep -q 'case_malloc_leak' '$T/pre.bytes'"

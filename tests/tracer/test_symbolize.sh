@@ -57,7 +57,7 @@ for a in $("$HD" rec | grep -o '~b#size: 64, .*' | head -1 | cut -d, -f2-); do
 	check "-e $a is $want, as addr2line says" grep -q "$(printf '0x%x' "$a") $want+" e_report
 	compared=$((compared + 1))
 done
-expect_eq "-e: frames compared with addr2line" "$compared" 4
+expect_eq "-e: frames compared with addr2line (leaf_alloc middle outer main _start)" "$compared" 5
 
 # -s: records decoded in place, frames after them, inlined functions shown.
 "$HS" -q -- "$PROGS/prog_inline" 2> /dev/null | "$HD" -s > inl
