@@ -4,7 +4,7 @@
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
 libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev pkg-config
-binutils util-linux elfutils libxml2-utils chromium"
+binutils util-linux elfutils libxml2-utils chromium gdb sqlite3"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
