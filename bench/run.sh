@@ -4,10 +4,12 @@
 #      calloc, realloc, free through 6-12 frames, ~540 stacks): untraced;
 #      the floor (heapsnoop --empty-probes: same probes, empty programs);
 #      heapsnoop; bcc's memleak-bpfcc -p; heaptrack (preloaded);
-#   2. heapsnoop -a on a process a --comm filter excludes, against the
+#   2. the same workload without frame pointers: --unwind dwarf against
+#      the frame-pointer build's --unwind fp (bench/unwind.sh);
+#   3. heapsnoop -a on a process a --comm filter excludes, against the
 #      system-wide floor (bench/syswide.sh);
-#   3. heapdecode decode throughput against base64 -d (bench/decode.sh);
-#   4. heapdecode --report/--folded on 1M lines (bench/report.sh).
+#   4. heapdecode decode throughput against base64 -d (bench/decode.sh);
+#   5. heapdecode --report/--folded on 1M lines (bench/report.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
 # kernel headers for bcc when missing (BCC_KERNEL_SOURCE, below).
 #   usage: bench/run.sh [BUILD_DIR]
@@ -70,20 +72,26 @@ echo "tracer benchmark: $N allocator calls per run ($N_SLOW under memleak), best
 best untraced "$WL" "$N"
 best floor "$OUT/heapsnoop" -q --empty-probes -o /dev/null -- "$WL" "$N"
 best heapsnoop "$OUT/heapsnoop" -q -o /dev/null -- "$WL" "$N"
+best heapsnoop_fp "$OUT/heapsnoop" -q --unwind fp -o /dev/null -- "$WL" "$N"
 grep -h "events lost\|EVENTS LOST\|tracker memory" "$T/heapsnoop.err" | sort | uniq -c | sed 's/^/  heapsnoop: /'
 best memleak memleak_run
 best heaptrack heaptrack -o "$T/ht" "$WL" "$N"
 
 awk -v u="$(cat "$T/untraced")" -v f="$(cat "$T/floor")" -v h="$(cat "$T/heapsnoop")" \
-    -v m="$(cat "$T/memleak")" -v k="$(cat "$T/heaptrack")" 'BEGIN {
+    -v m="$(cat "$T/memleak")" -v k="$(cat "$T/heaptrack")" -v hf="$(cat "$T/heapsnoop_fp")" 'BEGIN {
 	printf "  %-34s %10s %10s %9s\n", "", "ns/call", "overhead", "x untraced"
 	row("untraced", u); row("floor (empty probes, same sites)", f)
-	row("heapsnoop", h); row("memleak-bpfcc -p", m); row("heaptrack (preload)", k)
+	row("heapsnoop (--unwind dwarf, default)", h); row("heapsnoop --unwind fp", hf)
+	row("memleak-bpfcc -p", m); row("heaptrack (preload)", k)
 	printf "  heapsnoop overhead / memleak overhead: %.3f (aim: <= 0.2)\n", (h - u) / (m - u)
 	printf "  heapsnoop overhead above the floor:    %.0f ns per call\n", h - f
 	printf "  heapsnoop / untraced:                  %.1fx (aim: <= 20x)\n", h / u
+	printf "  --unwind fp: overhead / memleak'"'"'s %.3f, above the floor %.0f ns, %.1fx untraced\n",
+		(hf - u) / (m - u), hf - f, hf / u
 }
 function row(name, v) { printf "  %-34s %10.1f %10.1f %9.1fx\n", name, v, v - u, v / u }'
+echo
+bench/unwind.sh "$OUT"
 echo
 bench/syswide.sh "$OUT"
 echo

@@ -317,19 +317,31 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
 }
 
 /*
- * Where the stack holding @sp ends (its highest address + 1): the main
- * thread's start (mm->start_stack, below argv and the environment) or
- * the end of the mapping holding @sp (threads, alternate stacks).
- * 0 if not known.
+ * Where the stack holding @sp ends (its highest address + 1), so that the
+ * copy takes no more than the frames there are:
+ *  - the main thread: mm->start_stack (argc; argv and the environment are
+ *    above it);
+ *  - a thread of glibc or musl: its thread pointer (%fs base), the thread
+ *    descriptor that the C library puts at the top of the thread's stack
+ *    mapping, above the stack;
+ *  - else (an alternate signal stack, a coroutine): the end of the mapping
+ *    holding @sp. bpf_find_vma() only tries the mmap lock, so under a
+ *    concurrent mmap it fails: 0 then, "not known".
  */
 static __always_inline __u64 stack_end(__u64 sp)
 {
 	struct task_struct *t = bpf_get_current_task_btf();
 	struct vma_end_ctx c = { 0 };
-	__u64 start = BPF_CORE_READ(t, mm, start_stack);
+	__u64 end;
 
-	if (t->pid == t->tgid && sp < start)
-		return start;
+	if (t->pid == t->tgid) {
+		end = BPF_CORE_READ(t, mm, start_stack);
+		if (sp < end)
+			return end;
+	}
+	end = BPF_CORE_READ(t, thread.fsbase);
+	if (sp < end && end - sp <= HS_USER_STACK_MAX * 256ULL)
+		return end;
 	if (bpf_find_vma(t, sp, vma_end_cb, &c, 0))
 		return 0;
 	return c.end;
@@ -367,7 +379,9 @@ static __always_inline void *reserve_user_stack(__u64 n, __u32 *cap)
 static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct call_state *st,
 						  __u64 addr, __u64 size, __u64 old)
 {
-	__u64 sp = PT_REGS_SP(ctx), end = stack_end(sp), want = end > sp ? end - sp : 0, n;
+	__u64 sp = PT_REGS_SP(ctx), end = stack_end(sp), n;
+	/* Not known: as much as allowed, which may fault at the stack's end. */
+	__u64 want = end > sp ? end - sp : stack_copy;
 	struct hs_user_stack *us;
 	struct hs_event *ev;
 	__u32 cap = 0;
