@@ -4,7 +4,8 @@
  * with ring buffer records as the BPF side writes them: thousands of
  * processes found by pid while others exit (the table's deletions must not
  * lose anyone), an exit that writes its leaks before they are dropped, an
- * exec that drops the old image's heap, and fork/exec/mmap mapping records.
+ * exec that drops the old image's heap, fork/exec/mmap mapping records, and
+ * records with a stack to unwind (--unwind dwarf), well-formed or not.
  * Pids are above any pid_max, so no /proc file is ever found for them.
  */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "trace.h"
@@ -161,6 +163,92 @@ static void test_mapping_records(void **state)
 	trace__free(t);
 }
 
+int main(void);
+
+/* A function whose entry is the call site of the records below. */
+__attribute__((noinline)) void unwind_target(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+/* An allocation record with a user stack (--unwind dwarf) of @size bytes. */
+struct ustack_event {
+	struct hs_event ev;
+	uint64_t words[64];
+};
+
+static size_t ustack_event(struct ustack_event *e, uint32_t pid, uint64_t ip, uint64_t sp,
+			   uint32_t size)
+{
+	struct hs_user_stack *us = (void *)((char *)&e->ev + HS_EVENT_HDR_SIZE);
+
+	memset(e, 0, sizeof(*e));
+	e->ev = (struct hs_event){ .type = HS_EV_ALLOC, .pid = pid, .tid = pid, .addr = 0x1000,
+				   .size = 24, .ts = 1, .flags = HS_EVF_USER_STACK };
+	us->regs[HS_UREG_IP] = ip;
+	us->regs[HS_UREG_SP] = sp;
+	us->size = size;
+	us->want = size;
+	return HS_EVENT_HDR_SIZE + sizeof(*us) + 256;
+}
+
+/*
+ * Records carrying a stack to unwind, against this very executable's CFI
+ * (mapped for a fake pid by a mapping record): at a function's entry the
+ * CFA is %rsp + 8 and the return address is at %rsp; the caller's frame
+ * then returns to 0, the end of a complete stack. A record whose stack
+ * claims more bytes than it has is malformed; one whose address is in no
+ * mapping and whose %rbp is no frame pointer is a fault, not a stack.
+ */
+static void test_user_stacks(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true, .unwind = true });
+	uint64_t ip = (uint64_t)(uintptr_t)unwind_target, ret = (uint64_t)(uintptr_t)main + 1;
+	struct hs_user_stack *us;
+	struct ustack_event e;
+	struct proc_maps *self;
+	const struct mapping *m;
+	struct unwind_stats st;
+	struct cfi_stats cs;
+	const struct stack *s;
+	struct proc *p;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(proc_maps__load_files(getpid(), &self), 0);
+	m = proc_maps__find(self, ip);
+	assert_non_null(m);
+	assert_int_equal(trace__map_add(t, PID0, m), 0);
+
+	len = ustack_event(&e, PID0, ip, 0x7ff000000000, 256);
+	us = (void *)((char *)&e.ev + HS_EVENT_HDR_SIZE);
+	memcpy(us->data, &ret, sizeof(ret));	/* the caller: main */
+	trace__event(t, &e, len);
+	p = trace__find_proc(t, PID0);
+	s = stacks__get(p->stacks, 0);
+	assert_non_null(s);
+	assert_int_equal(s->depth, 2);
+	assert_int_equal(s->frames[0], ip);
+	assert_int_equal(s->frames[1], ret);
+	assert_int_equal(s->flags, 0);
+	assert_int_equal(trace__unwind_stats(t, &st, &cs), 0);
+	assert_int_equal(st.complete, 1);
+	assert_int_equal(cs.modules, 1);
+
+	/* 4096 bytes of stack claimed in a 256-byte record. */
+	len = ustack_event(&e, PID0, ip, 0x7ff000000000, 4096);
+	trace__event(t, &e, len);
+	assert_int_equal(trace__stats(t)->bad_events, 1);
+
+	/* In no mapping, %rbp 0: the call site alone, marked unreadable. */
+	len = ustack_event(&e, PID0, 0x10, 0x7ff000000000, 256);
+	trace__event(t, &e, len);
+	assert_int_equal(trace__stats(t)->stack_faults, 1);
+	assert_int_equal(trace__stats(t)->allocs, 2);
+	proc_maps__free(self);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -168,6 +256,7 @@ int main(void)
 		cmocka_unit_test(test_exit_writes_then_drops),
 		cmocka_unit_test(test_exec_drops_old_heap),
 		cmocka_unit_test(test_mapping_records),
+		cmocka_unit_test(test_user_stacks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

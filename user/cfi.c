@@ -71,6 +71,9 @@ struct cfi_cache *cfi_cache__new(void)
 
 static void module_free(struct cfi_module *m)
 {
+	/* .eh_frame's CFI is the caller's to end; .debug_frame's, the Dwarf's. */
+	if (m->eh)
+		dwarf_cfi_end(m->eh);
 	if (m->dwarf)
 		dwarf_end(m->dwarf);
 	if (m->elf)
