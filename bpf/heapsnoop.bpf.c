@@ -411,9 +411,25 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 		n = cap;
 	if (n > HS_USER_STACK_MAX)
 		n = HS_USER_STACK_MAX;
+	/*
+	 * A page of the stack that was never touched (a large local array no
+	 * one wrote) is not present, and a BPF read does not fault it in: the
+	 * whole read fails. Then take the lower half, and so on: the frames
+	 * below that page are still found, and the stack is marked unreadable
+	 * past them (want = size: the walk ran out of stack, not of copy).
+	 */
 	if (bpf_probe_read_user(us->data, n, (void *)sp)) {
-		n = 0;
 		ev->flags |= HS_EVF_STACK_FAULT;
+		for (int i = 0; i < 8; i++) {
+			n >>= 1;
+			if (n < HS_USER_STACK_MIN) {
+				n = 0;
+				break;
+			}
+			if (!bpf_probe_read_user(us->data, n, (void *)sp))
+				break;
+		}
+		us->want = (__u32)n;
 	}
 	us->size = (__u32)n;
 	bpf_ringbuf_submit(ev, wakeup_flags());
