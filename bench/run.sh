@@ -43,18 +43,7 @@ if [ ! -e "$KH/.done" ]; then
 fi
 export BCC_KERNEL_SOURCE=$PWD/$KH
 
-ns_of() { sed -n 's/^workload: .* \([0-9.]*\) ns per call$/\1/p' "$1"; }
-best() { # NAME COMMAND... -> best ns/call of 3 runs into $T/NAME
-	local b=
-	for _ in 1 2 3; do
-		"${@:2}" > "$T/run" 2>> "$T/$1.err"
-		local v
-		v=$(ns_of "$T/run")
-		[ -n "$v" ] || { echo "bench: $1 printed no timing" >&2; cat "$T/$1.err" >&2; return 1; }
-		b=$(awk -v a="$v" -v b="${b:-1e18}" 'BEGIN { print (a < b) ? a : b }')
-	done
-	echo "$b" > "$T/$1"
-}
+. bench/lib.sh
 
 memleak_run() { # one run of the workload under memleak-bpfcc -p
 	coproc WLP { exec "$WL" "$N_SLOW" --wait-free-probe; }

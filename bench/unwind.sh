@@ -17,21 +17,11 @@ trap 'rm -rf "$T"' EXIT
 gcc -O2 -g -fno-omit-frame-pointer -o "$T/wl_fp" bench/workload.c
 gcc -O2 -g -fomit-frame-pointer -o "$T/wl_nofp" bench/workload.c
 
-ns_of() { sed -n 's/^workload: .* \([0-9.]*\) ns per call$/\1/p' "$1"; }
-best() { # NAME COMMAND... -> best ns/call of 3 runs into $T/NAME, stderr in $T/NAME.err
-	local b=
-	for _ in 1 2 3; do
-		"${@:2}" > "$T/run" 2> "$T/$1.err"
-		local v
-		v=$(ns_of "$T/run")
-		[ -n "$v" ] || { echo "bench: $1 printed no timing" >&2; cat "$T/$1.err" >&2; return 1; }
-		b=$(awk -v a="$v" -v b="${b:-1e18}" 'BEGIN { print (a < b) ? a : b }')
-	done
-	echo "$b" > "$T/$1"
-}
-# "complete/stacks" of the last run's unwinding line, or the FP walk's count.
+. bench/lib.sh
+# "complete/stacks" from the last run's unwinding line (-v, dwarf only).
 complete() {
-	sed -n 's/^heapsnoop: unwinding: \([0-9]*\) stacks, \([0-9]*\) complete.*/\2\/\1/p' "$T/$1.err"
+	sed -n 's/^heapsnoop: unwinding: \([0-9]*\) stacks, \([0-9]*\) complete.*/\2\/\1/p' \
+		"$T/$1.err" | tail -1
 }
 
 echo "unwinding benchmark: $N allocator calls per run, best of 3"
@@ -41,7 +31,8 @@ best fp "$OUT/heapsnoop" -q -v --unwind fp -o "$T/fp.rec" -- "$T/wl_fp" "$N"
 best dwarf "$OUT/heapsnoop" -q -v --unwind dwarf -o "$T/dwarf.rec" -- "$T/wl_nofp" "$N"
 best fp_on_nofp "$OUT/heapsnoop" -q -v --unwind fp -o "$T/fpn.rec" -- "$T/wl_nofp" "$N"
 for m in fp dwarf fp_on_nofp; do
-	grep -h "events lost\|EVENTS LOST\|truncated stack" "$T/$m.err" | sed "s/^/  $m: /"
+	grep -h "events lost\|EVENTS LOST\|truncated stack" "$T/$m.err" | sort | uniq -c |
+		sed "s/^/  $m: /"
 done
 # Stacks that reach _start, among the live ones written at exit.
 reach() { "$OUT/heapdecode" --folded --count "$1" |
