@@ -36,7 +36,7 @@ const volatile bool empty_probes;
  * CFI, instead of walking frame pointers here.
  */
 const volatile bool unwind_dwarf;
-const volatile __u32 stack_copy = 16384;
+const volatile __u32 stack_copy = HS_USER_STACK_DEFAULT;
 
 /*
  * Filters (--comm, --uid, --pid-filter, --min-size/--max-size). A process
@@ -285,6 +285,16 @@ static __always_inline void fill_header(struct hs_event *ev, __u32 type, __u16 f
 	ev->pad = 0;
 }
 
+/* The fields of an allocation's record, from its call's state. */
+static __always_inline void fill_alloc(struct hs_event *ev, struct call_state *st, __u64 addr,
+				       __u64 size, __u64 old)
+{
+	fill_header(ev, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
+	ev->ts = bpf_ktime_get_ns();
+	ev->old_addr = old;
+	ev->size = size;
+}
+
 /*
  * A block was released. The record is small and fixed-size, so it is
  * built in place. A plain free (entry_ts 0) is unconditional and needs no
@@ -392,10 +402,7 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 		count(HS_CNT_RB_LOST_ALLOC);
 		return;
 	}
-	fill_header(ev, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
-	ev->ts = bpf_ktime_get_ns();
-	ev->old_addr = old;
-	ev->size = size;
+	fill_alloc(ev, st, addr, size, old);
 	ev->flags = HS_EVF_USER_STACK;
 	us = (void *)ev + HS_EVENT_HDR_SIZE;
 	us->regs[HS_UREG_IP] = PT_REGS_IP(ctx);
@@ -409,8 +416,6 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 	us->want = want > 0xffffffffULL ? 0xffffffffU : (__u32)want;
 	if (n > cap)
 		n = cap;
-	if (n > HS_USER_STACK_MAX)
-		n = HS_USER_STACK_MAX;
 	/*
 	 * A page of the stack that was never touched (a large local array no
 	 * one wrote) is not present, and a BPF read does not fault it in: the
@@ -454,10 +459,7 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
 	s = scratch_get();
 	if (!s)
 		return;
-	fill_header(&s->ev, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
-	s->ev.ts = bpf_ktime_get_ns();
-	s->ev.old_addr = old;
-	s->ev.size = size;
+	fill_alloc(&s->ev, st, addr, size, old);
 	walk_stack(s, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
 	emit(s, HS_CNT_RB_LOST_ALLOC);
 }

@@ -109,6 +109,7 @@ enum hs_ureg {
 /* Bytes of stack --unwind dwarf copies at most (--stack-copy). */
 #define HS_USER_STACK_MIN 512
 #define HS_USER_STACK_MAX 65536
+#define HS_USER_STACK_DEFAULT 16384
 
 /*
  * --unwind dwarf: what follows the header of an HS_EV_ALLOC that has
