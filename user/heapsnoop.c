@@ -205,7 +205,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 	int c;
 
 	o->ringbuf_mb = 64;
-	o->stack_copy = 16384;
+	o->stack_copy = HS_USER_STACK_DEFAULT;
 	o->uid = -1;
 	o->max_size = UINT64_MAX;
 	while ((c = getopt_long(argc, argv, "+p:ao:i:s::qvhV", longopts, NULL)) != -1) {
@@ -435,9 +435,7 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 	skel->rodata->empty_probes = o->empty_probes;
 	skel->rodata->unwind_dwarf = !o->unwind_fp;
 	skel->rodata->stack_copy = o->stack_copy;
-	skel->rodata->max_frames = HS_MAX_DEPTH + o->snip_pre + o->snip_post;
-	if (skel->rodata->max_frames > HS_BPF_MAX_FRAMES)
-		skel->rodata->max_frames = HS_BPF_MAX_FRAMES;
+	skel->rodata->max_frames = trace_max_frames(o->snip_pre, o->snip_post);
 	bpf_map__set_max_entries(skel->maps.events, (__u32)(o->ringbuf_mb << 20));
 	/* Woken at 1/16 full; a 10 ms poll (POLL_MS) collects the rest. */
 	skel->rodata->wakeup_bytes = (o->ringbuf_mb << 20) / 16;

@@ -444,14 +444,15 @@ static const struct proc_maps *unwind_maps(void *ctx, bool stale)
 /* An allocation record: its frames, walked by BPF or to unwind here. */
 static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 {
-	uint64_t frames[HS_BPF_MAX_FRAMES];
+	uint64_t unwound[HS_BPF_MAX_FRAMES];
+	const uint64_t *frames = (const uint64_t *)ev->frames;
 	struct unwind_ctx c = { .t = t, .ts = ev->ts };
-	uint32_t evflags = ev->flags, uflags;
-	unsigned int max;
-	int n;
+	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
+	int err;
 
 	if (!ev->addr || (!(ev->flags & HS_EVF_USER_STACK) &&
-			  ev->nr_frames > (len - HS_EVENT_HDR_SIZE) / sizeof(uint64_t))) {
+			  ev->nr_frames > (len - HS_EVENT_HDR_SIZE) / sizeof(uint64_t)) ||
+	    ((ev->flags & HS_EVF_USER_STACK) && !t->unwinder)) {
 		t->stats.bad_events++;
 		return;
 	}
@@ -460,31 +461,24 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		t->stats.no_memory++;
 		return;
 	}
-	if (!(ev->flags & HS_EVF_USER_STACK)) {
-		t->stats.allocs++;
-		handle_alloc(t, c.p, ev, (const uint64_t *)ev->frames, ev->nr_frames, evflags);
-		return;
+	if (ev->flags & HS_EVF_USER_STACK) {
+		err = unwind__stack(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
+				    (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
+				    len - HS_EVENT_HDR_SIZE, unwound,
+				    trace_max_frames(t->opts.snip_pre, t->opts.snip_post), &uflags);
+		if (err < 0) {
+			t->stats.bad_events++;
+			return;
+		}
+		frames = unwound;
+		n = (uint32_t)err;
+		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
+			evflags |= HS_EVF_TRUNCATED;
+		if (uflags & UNWIND_FAULT)
+			evflags |= HS_EVF_STACK_FAULT;
 	}
-	if (!t->unwinder) {
-		t->stats.bad_events++;
-		return;
-	}
-	max = HS_MAX_DEPTH + t->opts.snip_pre + t->opts.snip_post;
-	if (max > HS_BPF_MAX_FRAMES)
-		max = HS_BPF_MAX_FRAMES;
-	n = unwind__stack(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
-			  (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
-			  len - HS_EVENT_HDR_SIZE, frames, max, &uflags);
-	if (n < 0) {
-		t->stats.bad_events++;
-		return;
-	}
-	if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
-		evflags |= HS_EVF_TRUNCATED;
-	if (uflags & UNWIND_FAULT)
-		evflags |= HS_EVF_STACK_FAULT;
 	t->stats.allocs++;
-	handle_alloc(t, c.p, ev, frames, (uint32_t)n, evflags);
+	handle_alloc(t, c.p, ev, frames, n, evflags);
 }
 
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)

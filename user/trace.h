@@ -71,6 +71,17 @@ struct proc {
 	struct stacks *stacks;		/* its unique stacks */
 };
 
+/*
+ * Frames to walk or unwind per stack: the HS_MAX_DEPTH a record keeps plus
+ * those --snip-pre/--snip-post drop, at most HS_BPF_MAX_FRAMES.
+ */
+static inline unsigned int trace_max_frames(unsigned int snip_pre, unsigned int snip_post)
+{
+	unsigned int n = HS_MAX_DEPTH + snip_pre + snip_post;
+
+	return n < HS_BPF_MAX_FRAMES ? n : HS_BPF_MAX_FRAMES;
+}
+
 struct trace;
 
 struct trace *trace__new(const struct trace_opts *opts);
