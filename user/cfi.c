@@ -351,6 +351,7 @@ static void compile(Dwarf_Frame *f, struct cfi_rule *r, uint64_t *exprs)
 			expr = true;
 		}
 	}
+	r->slow = expr;
 	if (expr)
 		(*exprs)++;
 }

@@ -38,7 +38,7 @@ enum cfi_kind {
 	CFI_UNDEF,	/* not recoverable; for the RA: this is the outermost frame */
 	CFI_AT,		/* saved at CFA + off */
 	CFI_VAL,	/* is CFA + off */
-	CFI_EXPR,	/* a DWARF expression: cfi__eval_frame() */
+	CFI_EXPR,	/* a DWARF expression: cfi_cache__eval_frame() */
 };
 
 /* Registers a rule describes: RA, rbp, rbx, r12..r15, in this order. */
@@ -47,12 +47,13 @@ extern const int cfi_rule_regs[CFI_RULE_REGS];
 
 /*
  * One row of a module's CFI for one address: CFA = cfa_reg + cfa_off
- * (cfa_reg CFI_NREGS: an expression, see cfi__eval_frame()), and each
+ * (cfa_reg CFI_NREGS: an expression, see cfi_cache__eval_frame()), and each
  * followed register's rule.
  */
 struct cfi_rule {
 	uint8_t cfa_reg;
 	uint8_t kind[CFI_RULE_REGS];	/* enum cfi_kind */
+	bool slow;			/* the CFA or a rule is an expression */
 	int32_t cfa_off;
 	int32_t off[CFI_RULE_REGS];
 };

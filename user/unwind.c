@@ -104,11 +104,8 @@ static enum step step_rule(struct unwinder *u, struct cfi_module *mod, uint64_t 
 	struct regs caller = { .known = BIT(CFI_REG_SP) };
 	uint64_t cfa;
 
-	if (rule->cfa_reg >= CFI_NREGS)
+	if (rule->slow)
 		return step_slow(u, mod, off, s, r);
-	for (int i = 0; i < CFI_RULE_REGS; i++)
-		if (rule->kind[i] == CFI_EXPR)
-			return step_slow(u, mod, off, s, r);
 	if (!(r->known & BIT(rule->cfa_reg)))
 		return STEP_FAIL;
 	cfa = r->v[rule->cfa_reg] + (int64_t)rule->cfa_off;
