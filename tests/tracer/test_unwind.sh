@@ -3,8 +3,8 @@
 # and libraries of its own built -O2 -fomit-frame-pointer (tests/unwind/),
 # chains of 9+ frames crossing the library boundary, a frame with no CFI
 # (frame-pointer fallback), a thread, a library dlopen()ed while traced, a
-# stack deeper than the copy; the same program with --unwind fp for
-# contrast; options.
+# stack deeper than the copy, a frame whose stack pages were never touched;
+# the same program with --unwind fp for contrast; options.
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
@@ -36,14 +36,18 @@ check "... marked truncated in the summary" \
 check "... counted in the closing accounting" \
 	grep -q '^heapsnoop: 1 allocations had a truncated stack' err
 check "... and the remedy said" grep -q '1 stacks were deeper than the copy.*--stack-copy' err
-check "-v: how stacks ended" grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 1 cut at --stack-copy, 0 deeper than kept, 0 with a frame not recovered' err
+check "stack pages never touched: the frames below them, then marked unreadable" \
+	grep -qE '^p_bigframe;lib_leaf 5555$' rec.bytes
+check "... and said so in the summary" \
+	grep -q '^    5555 bytes in 1 allocations from pid [0-9]* (stack unreadable past here):$' err
+check "-v: how stacks ended" grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 1 cut at --stack-copy, 0 deeper than kept, 1 with a frame not recovered' err
 check "-v: the frame without CFI was unwound by %rbp" \
 	grep -qE 'caller frames, [1-9][0-9]* of them by frame pointer' err
 check "-v: the tables' memory" grep -qE 'unwind tables: [4-9] modules .* [0-9]+ bytes of CFI mapped, rule cache [0-9]+ bytes' err
 
-# Every stack but the cut one is complete: it starts at _start or a thread's start.
+# Every stack but those two is complete: it starts at _start or a thread's start.
 expect_eq "every other stack reaches the first frame" \
-	"$(grep -vcE '^(_start|__clone3);' rec.bytes)" 1
+	"$(grep -vcE '^(_start|__clone3);' rec.bytes)" 2
 
 # The same program with frame pointers followed: %rbp is data here, so the
 # walk stops at the call site. What makes the test above mean something.

@@ -10,6 +10,8 @@
  *   1 x 3333 bytes: lib_leaf p_deep p_callback fp_hop lib_back lib_mid
  *                   lib_enter p_thread start_thread (a thread)
  *   2 x 2222 bytes: lib_leaf p_late_cb late_mid late_enter p_late main
+ *   1 x 5555 bytes: lib_leaf p_bigframe, then pages never touched: the
+ *                   frames below them, marked unreadable past there
  *   1 x 4444 bytes: lib_leaf p_recurse... (80 KiB deep: more than any
  *                   stack copy, so cut and counted as truncated)
  *
@@ -92,6 +94,22 @@ __attribute__((noipa)) static void *p_late(void *(*enter)(nofp_cb, size_t), size
 	return p;
 }
 
+/*
+ * A 32 KiB local array written only at its low end: the stack pages in
+ * between are never touched, so not present, and a BPF read of them fails.
+ * Called before anything else went that deep.
+ */
+__attribute__((noipa)) static void *p_bigframe(size_t n)
+{
+	volatile char big[32768 + (n & 7)];
+	void *p;
+
+	big[0] = 1;
+	p = lib_leaf(n, big[0]);
+	sink += big[0];
+	return p;
+}
+
 /* 20 frames of 4 KiB and more: deeper than --stack-copy's maximum. */
 __attribute__((noipa)) static void *p_recurse(size_t n, int depth)
 {
@@ -111,6 +129,7 @@ int main(void)
 	void *lib;
 	int k = 0;
 
+	keep[k++] = p_bigframe(5555);
 	for (int i = 0; i < 3; i++)
 		keep[k++] = p_run(1111);
 	if (pthread_create(&th, NULL, p_thread, (void *)3333) || pthread_join(th, (void **)&keep[k++]))
