@@ -33,7 +33,7 @@ HEAPDECODE_LIBS := -lelf -ldw -lstdc++
 HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
 	user/procmaps.c user/trace.c user/tracker.c user/stacks.c user/report.c \
 	user/symbolizer.c user/launch.c user/status.c user/buildid.c user/mmaprec.c \
-	user/syswide.c user/cfi.c user/unwind.c
+	user/syswide.c user/cfi.c user/unwind.c user/kfeatures.c
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 

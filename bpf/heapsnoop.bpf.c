@@ -3,16 +3,28 @@
  * heapsnoop.bpf.c - uprobes and uretprobes on a process's allocator.
  *
  * Entry probes record the arguments of the outermost allocator call of each
- * thread; the return probe of that call emits one HS_EV_ALLOC with the user
- * stack, walked along the frame-pointer chain inside one bulk copy of the
- * top of the stack (per-frame reads only past its end). free() emits
- * HS_EV_FREE. No stack map: every stack travels in its event, so nothing
- * fills up silently; every event the ring buffer refuses is counted.
+ * thread; the return probe of that call emits one HS_EV_ALLOC. By default
+ * (--unwind dwarf) the record carries the caller's registers and its stack,
+ * copied straight into the ring buffer, for the loader to unwind by each
+ * module's CFI (user/unwind.c); with --unwind fp the stack is walked here
+ * along the frame-pointer chain inside one bulk copy of the top of the
+ * stack. free() emits HS_EV_FREE. No stack map: every stack travels in its
+ * event, so nothing fills up silently; every event the ring buffer refuses
+ * is counted.
  *
- * In-flight state lives in task storage (freed with the task) and is keyed
- * by the stack pointer at entry, so an allocator call made inside another
- * (realloc(NULL) -> malloc) or tail-jumped to (reallocarray -> realloc) is
- * seen as nested and yields no record of its own.
+ * In-flight state is keyed by the stack pointer at entry, so an allocator
+ * call made inside another (realloc(NULL) -> malloc) or tail-jumped to
+ * (reallocarray -> realloc) is seen as nested and yields no record of its
+ * own. It lives in task storage (freed with the task) where the kernel lets
+ * uprobes use it, else in an LRU hash keyed by thread id.
+ *
+ * Runs from Linux 5.10: what newer kernels add (task storage, the BTF
+ * current task, bpf_find_vma) is probed by the loader (user/kfeatures.c) and
+ * chosen here through read-only globals, which the verifier treats as
+ * constants, so the branch a kernel cannot verify is dead code to it.
+ * bpf_find_vma's callback is a BPF_PSEUDO_FUNC reference that kernels
+ * before 5.13 reject even in dead code: it lives only in alloc_exit, and
+ * alloc_exit_compat is the same program without it.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -37,6 +49,14 @@ const volatile bool empty_probes;
  */
 const volatile bool unwind_dwarf;
 const volatile __u32 stack_copy = HS_USER_STACK_DEFAULT;
+
+/*
+ * What the running kernel has (user/kfeatures.c probes it): task storage
+ * usable from uprobes (else the calls map is an LRU hash by thread id) and
+ * bpf_get_current_task_btf() (else bpf_get_current_task() and CO-RE reads).
+ */
+const volatile bool have_task_storage = true;
+const volatile bool have_task_btf = true;
 
 /*
  * Filters (--comm, --uid, --pid-filter, --min-size/--max-size). A process
@@ -67,7 +87,14 @@ struct call_state {
 	__u32 pad;
 };
 
-/* task -> the call in flight on it; freed by the kernel at task exit. */
+/*
+ * task -> the call in flight on it; freed by the kernel at task exit.
+ * Without task storage (before 5.11, or where uprobes may not use it) the
+ * loader makes this an LRU hash: thread id -> the call in flight. An exited
+ * thread's entry then stays until evicted; a thread id reused while its
+ * entry is still there finds a stale call, which the entry probe takes as
+ * a missed return unless its stack pointer and age say it is nested.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
@@ -95,7 +122,7 @@ struct {
 /* Scratch per CPU: the event being built and the copy of the stack top. */
 struct scratch {
 	struct hs_event ev;
-	__u8 stack[HS_STACK_COPY];
+	__u8 stack[HS_FP_STACK_COPY];
 };
 
 struct {
@@ -129,12 +156,20 @@ struct {
 	__type(value, __u8);
 } pid_filter SEC(".maps");
 
+/* The current task: a BTF pointer where the kernel has one (5.11). */
+static __always_inline struct task_struct *current_task(void)
+{
+	if (have_task_btf)
+		return bpf_get_current_task_btf();
+	return (struct task_struct *)bpf_get_current_task();
+}
+
 static __always_inline bool comm_matches(void)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *leader = BPF_CORE_READ(current_task(), group_leader);
 	char name[16];
 
-	if (bpf_probe_read_kernel(name, sizeof(name), t->group_leader->comm))
+	if (bpf_probe_read_kernel(name, sizeof(name), &leader->comm))
 		return false;
 	for (int i = 0; i < 16; i++) {
 		if (name[i] != comm[i])
@@ -159,6 +194,28 @@ static __always_inline bool skip_task(void)
 	return filter_comm && !comm_matches();
 }
 
+static const struct call_state no_call;
+
+/*
+ * The current thread's in-flight call state; with @create, made if there
+ * is none. NULL: none, or no room (the LRU hash is full of in-flight calls).
+ */
+static __always_inline struct call_state *call_state_get(bool create)
+{
+	struct call_state *st;
+	__u32 tid;
+
+	if (have_task_storage)
+		return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
+					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	tid = (__u32)bpf_get_current_pid_tgid();
+	st = bpf_map_lookup_elem(&calls, &tid);
+	if (st || !create)
+		return st;
+	bpf_map_update_elem(&calls, &tid, &no_call, BPF_NOEXIST);
+	return bpf_map_lookup_elem(&calls, &tid);
+}
+
 static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func func,
 					   __u64 a0, __u64 a1, __u64 a2)
 {
@@ -168,8 +225,7 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 	if (empty_probes || skip_task())
 		return 0;
 	now = bpf_ktime_get_ns();
-	st = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
-				  BPF_LOCAL_STORAGE_GET_F_CREATE);
+	st = call_state_get(true);
 	if (!st) {
 		count(HS_CNT_NO_STATE);
 		return 0;
@@ -197,7 +253,7 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 /*
  * Walk the frame-pointer chain from the return: @ip is the call site in the
  * allocator's caller, @fp that caller's frame pointer. Frames inside the
- * bulk copy of [sp, sp + HS_STACK_COPY) cost nothing; the rest one read each.
+ * bulk copy of [sp, sp + HS_FP_STACK_COPY) cost nothing; the rest one read each.
  */
 static __always_inline void walk_stack(struct scratch *s, __u64 ip, __u64 sp, __u64 fp)
 {
@@ -217,7 +273,7 @@ static __always_inline void walk_stack(struct scratch *s, __u64 ip, __u64 sp, __
 		/* The chain must climb the stack, 8-aligned; 0 ends it. */
 		if (!fp || (fp & 7) || fp < sp)
 			break;
-		if (copied && off <= HS_STACK_COPY - sizeof(pair)) {
+		if (copied && off <= HS_FP_STACK_COPY - sizeof(pair)) {
 			pair[0] = *(__u64 *)(s->stack + off);
 			pair[1] = *(__u64 *)(s->stack + off + 8);
 		} else if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
@@ -336,15 +392,16 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
  *    mapping, above the stack;
  *  - else (an alternate signal stack, a coroutine): the end of the mapping
  *    holding @sp. bpf_find_vma() only tries the mmap lock, so under a
- *    concurrent mmap it fails: 0 then, "not known".
+ *    concurrent mmap it fails: 0 then, "not known", as on kernels without
+ *    it (@find_vma false).
  */
-static __always_inline __u64 stack_end(__u64 sp)
+static __always_inline __u64 stack_end(__u64 sp, bool find_vma)
 {
-	struct task_struct *t = bpf_get_current_task_btf();
+	struct task_struct *t = current_task();
 	struct vma_end_ctx c = { 0 };
-	__u64 end;
+	__u64 id = bpf_get_current_pid_tgid(), end;
 
-	if (t->pid == t->tgid) {
+	if (id >> 32 == (__u32)id) {
 		end = BPF_CORE_READ(t, mm, start_stack);
 		if (sp < end)
 			return end;
@@ -352,52 +409,38 @@ static __always_inline __u64 stack_end(__u64 sp)
 	end = BPF_CORE_READ(t, thread.fsbase);
 	if (sp < end && end - sp <= HS_USER_STACK_MAX * 256ULL)
 		return end;
-	if (bpf_find_vma(t, sp, vma_end_cb, &c, 0))
+	/* alloc_exit_compat: no bpf_find_vma (5.17) on this kernel. */
+	if (!find_vma || bpf_find_vma(bpf_get_current_task_btf(), sp, vma_end_cb, &c, 0))
 		return 0;
 	return c.end;
 }
 
 /*
- * Reserve a record with room for @n bytes of stack: one constant size per
- * class, as the ring buffer wants. *@cap is set to the room.
+ * Read @n bytes of the user stack at @sp into @dst, a record with room for
+ * @room (a constant). The clamp is for verifiers before 5.16, which lose a
+ * scalar's bounds when it is spilled to the stack across helper calls: the
+ * size must be bounded by the record's room in the register passed.
  */
-static __always_inline void *reserve_user_stack(__u64 n, __u32 *cap)
+static __always_inline long read_user_stack(void *dst, __u64 n, const __u64 room, __u64 sp)
 {
-	const __u64 hdr = HS_EVENT_HDR_SIZE + sizeof(struct hs_user_stack);
-
-#define TRY_CLASS(sz)							\
-	if (n <= (sz) || stack_copy <= (sz)) {				\
-		*cap = (sz);						\
-		return bpf_ringbuf_reserve(&events, hdr + (sz), 0);	\
-	}
-	TRY_CLASS(512)
-	TRY_CLASS(1024)
-	TRY_CLASS(2048)
-	TRY_CLASS(4096)
-	TRY_CLASS(8192)
-	TRY_CLASS(16384)
-	TRY_CLASS(32768)
-#undef TRY_CLASS
-	*cap = HS_USER_STACK_MAX;
-	return bpf_ringbuf_reserve(&events, hdr + HS_USER_STACK_MAX, 0);
+	barrier_var(n);
+	if (n > room)
+		n = room;
+	return bpf_probe_read_user(dst, n, (void *)sp);
 }
 
 /*
- * --unwind dwarf: the allocation's record carries the caller's registers
- * and stack (struct hs_user_stack), copied straight into the ring buffer.
+ * Send an allocation's record with @n bytes of stack, in a record of the
+ * size class @room (a constant: the ring buffer wants constant sizes).
  */
-static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct call_state *st,
-						  __u64 addr, __u64 size, __u64 old)
+static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_state *st,
+					    __u64 addr, __u64 size, __u64 old, __u64 sp,
+					    __u64 want, __u64 n, const __u64 room)
 {
-	__u64 sp = PT_REGS_SP(ctx), end = stack_end(sp), n;
-	/* Not known: as much as allowed, which may fault at the stack's end. */
-	__u64 want = end > sp ? end - sp : stack_copy;
 	struct hs_user_stack *us;
 	struct hs_event *ev;
-	__u32 cap = 0;
 
-	n = want < stack_copy ? want : stack_copy;
-	ev = reserve_user_stack(n, &cap);
+	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE + sizeof(*us) + room, 0);
 	if (!ev) {
 		count(HS_CNT_RB_LOST_ALLOC);
 		return;
@@ -414,8 +457,8 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 	us->regs[HS_UREG_R14] = ctx->r14;
 	us->regs[HS_UREG_R15] = ctx->r15;
 	us->want = want > 0xffffffffULL ? 0xffffffffU : (__u32)want;
-	if (n > cap)
-		n = cap;
+	if (n > room)
+		n = room;
 	/*
 	 * A page of the stack that was never touched (a large local array no
 	 * one wrote) is not present, and a BPF read does not fault it in: the
@@ -423,7 +466,7 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 	 * below that page are still found, and the stack is marked unreadable
 	 * past them (want = size: the walk ran out of stack, not of copy).
 	 */
-	if (bpf_probe_read_user(us->data, n, (void *)sp)) {
+	if (read_user_stack(us->data, n, room, sp)) {
 		ev->flags |= HS_EVF_STACK_FAULT;
 		for (int i = 0; i < 8; i++) {
 			n >>= 1;
@@ -431,7 +474,7 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 				n = 0;
 				break;
 			}
-			if (!bpf_probe_read_user(us->data, n, (void *)sp))
+			if (!read_user_stack(us->data, n, room, sp))
 				break;
 		}
 		us->want = (__u32)n;
@@ -440,9 +483,39 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 	bpf_ringbuf_submit(ev, wakeup_flags());
 }
 
+/*
+ * --unwind dwarf: the allocation's record carries the caller's registers
+ * and stack (struct hs_user_stack), copied straight into the ring buffer,
+ * in the smallest size class (a power of two) that holds the stack or
+ * --stack-copy.
+ */
+static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct call_state *st,
+						  __u64 addr, __u64 size, __u64 old, bool find_vma)
+{
+	__u64 sp = PT_REGS_SP(ctx), end = stack_end(sp, find_vma), n;
+	/* Not known: as much as allowed, which may fault at the stack's end. */
+	__u64 want = end > sp ? end - sp : stack_copy;
+
+	n = want < stack_copy ? want : stack_copy;
+#define SIZE_CLASS(room)							\
+	if (n <= (room) || stack_copy <= (room)) {				\
+		send_user_stack(ctx, st, addr, size, old, sp, want, n, room);	\
+		return;								\
+	}
+	SIZE_CLASS(512)
+	SIZE_CLASS(1024)
+	SIZE_CLASS(2048)
+	SIZE_CLASS(4096)
+	SIZE_CLASS(8192)
+	SIZE_CLASS(16384)
+	SIZE_CLASS(32768)
+#undef SIZE_CLASS
+	send_user_stack(ctx, st, addr, size, old, sp, want, n, HS_USER_STACK_MAX);
+}
+
 /* Fill the event for a successful allocation and send it. */
 static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *st,
-				       __u64 addr, __u64 size, __u64 old)
+				       __u64 addr, __u64 size, __u64 old, bool find_vma)
 {
 	struct scratch *s;
 
@@ -453,7 +526,7 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
 		return;
 	}
 	if (unwind_dwarf) {
-		emit_alloc_user_stack(ctx, st, addr, size, old);
+		emit_alloc_user_stack(ctx, st, addr, size, old, find_vma);
 		return;
 	}
 	s = scratch_get();
@@ -469,10 +542,11 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
  * (@zero: the size asked for was 0).
  */
 static __always_inline void realloc_result(struct pt_regs *ctx, struct call_state *st,
-					   __u64 ret, __u64 old, __u64 size, bool zero)
+					   __u64 ret, __u64 old, __u64 size, bool zero,
+					   bool find_vma)
 {
 	if (ret) {
-		emit_alloc(ctx, st, ret, size, old);
+		emit_alloc(ctx, st, ret, size, old, find_vma);
 		return;
 	}
 	/* NULL with size 0 freed the block; NULL otherwise failed: old lives. */
@@ -480,14 +554,15 @@ static __always_inline void realloc_result(struct pt_regs *ctx, struct call_stat
 		emit_free(old, st->ts);
 }
 
-static __always_inline int gen_alloc_exit(struct pt_regs *ctx)
+/* @find_vma: a compile-time constant, false in alloc_exit_compat. */
+static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 {
 	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - 8, out = 0;
 	struct call_state *st;
 
 	if (empty_probes || skip_task())
 		return 0;
-	st = bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0, 0);
+	st = call_state_get(false);
 	if (!st || !st->depth) {
 		if (armed)
 			count(HS_CNT_UNMATCHED_RETURN);
@@ -504,20 +579,20 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx)
 	case HS_FN_VALLOC:
 	case HS_FN_PVALLOC:
 		if (ret)
-			emit_alloc(ctx, st, ret, st->args[0], 0);
+			emit_alloc(ctx, st, ret, st->args[0], 0, find_vma);
 		break;
 	case HS_FN_CALLOC:
 		/* Non-NULL means nmemb * size did not overflow. */
 		if (ret)
-			emit_alloc(ctx, st, ret, st->args[0] * st->args[1], 0);
+			emit_alloc(ctx, st, ret, st->args[0] * st->args[1], 0, find_vma);
 		break;
 	case HS_FN_ALIGNED_ALLOC:
 	case HS_FN_MEMALIGN:
 		if (ret)
-			emit_alloc(ctx, st, ret, st->args[1], 0);
+			emit_alloc(ctx, st, ret, st->args[1], 0, find_vma);
 		break;
 	case HS_FN_REALLOC:
-		realloc_result(ctx, st, ret, st->args[0], st->args[1], !st->args[1]);
+		realloc_result(ctx, st, ret, st->args[0], st->args[1], !st->args[1], find_vma);
 		break;
 	case HS_FN_REALLOCARRAY:
 		/*
@@ -525,7 +600,7 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx)
 		 * overflow returns NULL and leaves the block live.
 		 */
 		realloc_result(ctx, st, ret, st->args[0], st->args[1] * st->args[2],
-			       !st->args[1] || !st->args[2]);
+			       !st->args[1] || !st->args[2], find_vma);
 		break;
 	case HS_FN_POSIX_MEMALIGN:
 		/* Returns 0 or an error number; the block is in *memptr. */
@@ -536,7 +611,7 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx)
 			break;
 		}
 		if (out)
-			emit_alloc(ctx, st, out, st->args[2], 0);
+			emit_alloc(ctx, st, out, st->args[2], 0, find_vma);
 		break;
 	default:
 		break;
@@ -599,11 +674,21 @@ int BPF_KPROBE(pvalloc_enter, __u64 size)
 	return gen_alloc_enter(ctx, HS_FN_PVALLOC, size, 0, 0);
 }
 
-/* Every allocating function returns through the same exit logic. */
+/*
+ * Every allocating function returns through the same exit logic. The
+ * loader loads one of the two: alloc_exit_compat where the kernel has no
+ * bpf_find_vma (before 5.17).
+ */
 SEC("uretprobe")
 int BPF_KRETPROBE(alloc_exit)
 {
-	return gen_alloc_exit(ctx);
+	return gen_alloc_exit(ctx, true);
+}
+
+SEC("uretprobe")
+int BPF_KRETPROBE(alloc_exit_compat)
+{
+	return gen_alloc_exit(ctx, false);
 }
 
 SEC("uprobe")

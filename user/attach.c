@@ -67,6 +67,14 @@ static struct bpf_program *entry_prog(struct heapsnoop_bpf *skel, enum hs_func f
 	}
 }
 
+/* The return program loaded for this kernel (kfeatures.c chose it). */
+static struct bpf_program *exit_prog(struct heapsnoop_bpf *skel)
+{
+	if (bpf_program__autoload(skel->progs.alloc_exit))
+		return skel->progs.alloc_exit;
+	return skel->progs.alloc_exit_compat;
+}
+
 static int link_one(struct attachment *a, struct bpf_program *prog, pid_t pid,
 		    const char *path, uint64_t off, bool ret)
 {
@@ -137,7 +145,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 				ps.emulated ? "" : " (single-stepped: slow)");
 
 		if (sp->func != HS_FN_FREE) {
-			err = link_one(a, skel->progs.alloc_exit, pid, path, fn.offset + ps.offset, true);
+			err = link_one(a, exit_prog(skel), pid, path, fn.offset + ps.offset, true);
 			if (err)
 				goto fail;
 		}

@@ -26,6 +26,7 @@
 
 #include "attach.h"
 #include "elfsym.h"
+#include "kfeatures.h"
 #include "heapsnoop.skel.h"
 #include "launch.h"
 #include "mmaprec.h"
@@ -79,6 +80,10 @@ static const char usage_text[] =
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB (default 64)\n"
 "      --empty-probes     attach probes that do nothing (benchmark floor)\n"
+"      --without FEATURE[,FEATURE]...  do without these kernel features even\n"
+"                         if the kernel has them, as older kernels must:\n"
+"                         task-storage, task-btf, find-vma (docs/KERNELS.md;\n"
+"                         -v says what the kernel has)\n"
 "  -q, --quiet            no live status line on a terminal\n"
 "  -v, --verbose          say where each probe goes and why, how stacks were\n"
 "                         unwound and the tables' memory; libbpf details\n"
@@ -117,6 +122,7 @@ struct options {
 	unsigned int npids;
 	long uid;		/* -1: any */
 	uint64_t min_size, max_size;
+	struct bpf_features features;	/* --without sets .off */
 };
 
 static volatile sig_atomic_t stop_signal, stop_count, stop_from_tty, dump_requested;
@@ -175,7 +181,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 {
 	enum { OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
 	       OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
-	       OPT_UNWIND, OPT_STACK_COPY };
+	       OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT };
 	static const struct option longopts[] = {
 		{ "pid", required_argument, NULL, 'p' },
 		{ "all", no_argument, NULL, 'a' },
@@ -195,6 +201,7 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
 		{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 		{ "empty-probes", no_argument, NULL, OPT_EMPTY },
+		{ "without", required_argument, NULL, OPT_WITHOUT },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
@@ -306,6 +313,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case OPT_EMPTY:
 			o->empty_probes = true;
 			break;
+		case OPT_WITHOUT:
+			if (kfeatures__disable(&o->features, optarg))
+				return -EINVAL;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -357,16 +368,6 @@ static int preflight(void)
 		return -ENOTSUP;
 	}
 	return 0;
-}
-
-static void explain_load_error(int err)
-{
-	if (err == -EPERM || err == -EACCES)
-		die_msg("not allowed to load BPF programs: run as root, or give heapsnoop "
-			"CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep)");
-	else
-		die_msg("cannot load the BPF programs: %s (rerun with -v for the verifier log)",
-			strerror(-err));
 }
 
 /* Our own C library: what a launched dynamic program will map too. */
@@ -578,8 +579,10 @@ int main(int argc, char **argv)
 	}
 	verbose_libbpf = o.verbose;
 	libbpf_set_print(libbpf_print);
-	if (preflight())
+	if (preflight() || kfeatures__probe(&o.features))
 		return 1;
+	if (o.verbose)
+		kfeatures__print(&o.features, stderr);
 
 	/* Which allocator file to probe, as reachable from here. */
 	if (o.all) {
@@ -627,11 +630,9 @@ int main(int argc, char **argv)
 		goto fail;
 	}
 	set_rodata(skel, &o);
-	err = heapsnoop_bpf__load(skel);
-	if (err) {
-		explain_load_error(err);
+	kfeatures__apply(&o.features, skel);
+	if (kfeatures__load(&o.features, skel, !o.unwind_fp, o.all, o.verbose))
 		goto fail;
-	}
 	if (fill_pid_filter(skel, &o))
 		goto fail;
 

@@ -13,8 +13,12 @@
 
 /* Frames the BPF side walks at most: 31 kept + room for --snip-pre/post. */
 #define HS_BPF_MAX_FRAMES 64
-/* Bytes of user stack copied in one read at each allocation's return. */
-#define HS_STACK_COPY 512
+/*
+ * --unwind fp: bytes of user stack copied in one read at each allocation's
+ * return, in which the frame-pointer walk costs nothing per frame (frames
+ * above it are read one by one). Not --stack-copy, which is dwarf's.
+ */
+#define HS_FP_STACK_COPY 512
 /* Above every user address (x86-64, 5-level paging): a frame there is junk. */
 #define HS_USER_ADDR_END (1ULL << 56)
 /* An in-flight call older than this is taken as a missed return (ns). */
