@@ -9,7 +9,9 @@
 #   3. heapsnoop -a on a process a --comm filter excludes, against the
 #      system-wide floor (bench/syswide.sh);
 #   4. heapdecode decode throughput against base64 -d (bench/decode.sh);
-#   5. heapdecode --report/--folded on 1M lines (bench/report.sh).
+#   5. heapdecode --report/--folded on 1M lines (bench/report.sh);
+#   6. the fallbacks for older kernels against the full-featured path
+#      (bench/kfeatures.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
 # kernel headers for bcc when missing (BCC_KERNEL_SOURCE, below).
 #   usage: bench/run.sh [BUILD_DIR]
@@ -87,3 +89,5 @@ echo
 bench/decode.sh "$OUT"
 echo
 bench/report.sh "$OUT"
+echo
+bench/kfeatures.sh "$OUT"
