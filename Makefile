@@ -14,7 +14,12 @@ ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
-ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I$(OUTPUT)
+# Each program's folder, and the one both share (docs/DESIGN.md, the map).
+COMMON := user/common
+TRACER := user/tracer
+DECODE := user/decode
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(TRACER) \
+	-I$(DECODE) -I$(OUTPUT)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 ifeq ($(V),1)
@@ -27,13 +32,11 @@ endif
 
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
-HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c user/hdreport.c user/flamegraph.c \
-	user/symbolizer.c user/procmaps.c user/buildid.c user/stacks.c user/elfsym.c
+COMMON_SRC := $(wildcard $(COMMON)/*.c)
+USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(DECODE)/*.h)
+HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC) $(TRACER)/buildid.c
 HEAPDECODE_LIBS := -lelf -ldw -lstdc++
-HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
-	user/procmaps.c user/trace.c user/tracker.c user/stacks.c user/report.c \
-	user/symbolizer.c user/launch.c user/status.c user/buildid.c user/mmaprec.c \
-	user/syswide.c user/cfi.c user/unwind.c
+HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
@@ -65,13 +68,13 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name heapsnoop_bpf > $@
 
 # --- heapsnoop ----------------------------------------------------------------
-$(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(wildcard user/*.h) $(OUTPUT)/heapsnoop.skel.h \
+$(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
 		$(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
-$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(wildcard user/*.h) $(OUTPUT)/libhscodec.a | $(OUTPUT)
+$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
 
@@ -80,16 +83,17 @@ $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
-$(OUTPUT)/tests/test_tracker: tests/test_tracker.c user/tracker.c user/stacks.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
-$(OUTPUT)/tests/test_trace: tests/test_trace.c user/trace.c user/tracker.c user/stacks.c \
-		user/procmaps.c user/buildid.c user/elfsym.c user/cfi.c user/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c \
+		$(COMMON)/stacks.c $(COMMON)/procmaps.c $(TRACER)/buildid.c $(COMMON)/elfsym.c \
+		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
 
-$(OUTPUT)/tests/test_probesite: tests/test_probesite.c user/probesite.c user/elfsym.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/probesite.c $(COMMON)/elfsym.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 
@@ -136,12 +140,12 @@ $(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(wildcard user/*.h) | $(OUTPUT)/asan
+$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
 
 # libFuzzer: decoder and line scanner.
-$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) user/tokscan.c user/recconv.c | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/tokscan.c $(DECODE)/recconv.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(filter-out -Wshadow,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all $^ -o $@
