@@ -17,6 +17,7 @@
 #include "attach.h"
 #include "elfsym.h"
 #include "heapsnoop.skel.h"
+#include "msg.h"
 #include "probesite.h"
 
 struct probe_spec {
@@ -92,7 +93,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 
 	err = elf_file__open(path, &ef);
 	if (err) {
-		fprintf(stderr, "heapsnoop: cannot read %s: %s\n", path,
+		elog("cannot read %s: %s", path,
 			err == -ENOEXEC ? "not an ELF file" : strerror(-err));
 		return err;
 	}
@@ -113,7 +114,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 			continue;
 		failed = sp->sym;
 		if (fn.ifunc) {
-			fprintf(stderr, "heapsnoop: %s in %s is an IFUNC resolver: not probed\n",
+			elog("%s in %s is an IFUNC resolver: not probed",
 				sp->sym, path);
 			continue;
 		}
@@ -121,7 +122,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 			dup |= done_addr[k] == fn.addr;
 		if (dup) {
 			if (verbose)
-				fprintf(stderr, "heapsnoop: %-15s alias of a probed function at %#llx\n",
+				elog("%-15s alias of a probed function at %#llx",
 					sp->sym, (unsigned long long)fn.addr);
 			continue;
 		}
@@ -132,7 +133,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 		if (n <= 0 || probesite_find(code, (size_t)n, fn.addr, sp->args_read, sp->null_arg, &ps))
 			memset(&ps, 0, sizeof(ps));
 		if (verbose)
-			fprintf(stderr, "heapsnoop: %-15s %#llx+%-3u %-28s %s%s\n", sp->sym,
+			elog("%-15s %#llx+%-3u %-28s %s%s", sp->sym,
 				(unsigned long long)fn.addr, ps.offset, ps.insn, ps.why,
 				ps.emulated ? "" : " (single-stepped: slow)");
 
@@ -151,7 +152,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 	}
 	elf_file__close(ef);
 	if (!have_malloc || !have_free) {
-		fprintf(stderr, "heapsnoop: %s has no %s symbol to probe\n", path,
+		elog("%s has no %s symbol to probe", path,
 			have_malloc ? "free" : "malloc");
 		attach__free(a);
 		return -ENOENT;
@@ -160,7 +161,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 	return 0;
 fail:
 	if (err != -ESRCH)
-		fprintf(stderr, "heapsnoop: cannot attach a uprobe to %s in %s: %s\n",
+		elog("cannot attach a uprobe to %s in %s: %s",
 			failed ? failed : "?", path, strerror(-err));
 	elf_file__close(ef);
 	attach__free(a);

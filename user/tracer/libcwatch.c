@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-/* syswide.c - one set of probes per C library file (see syswide.h). */
+/* libcwatch.c - one set of probes per C library file (see libcwatch.h). */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -12,7 +12,8 @@
 
 #include "attach.h"
 #include "heapsnoop.skel.h"
-#include "syswide.h"
+#include "libcwatch.h"
+#include "msg.h"
 
 struct libc_file {
 	uint64_t dev, ino;
@@ -81,16 +82,15 @@ static void probe(struct libc_watch *w, pid_t pid, const struct mapping *m)
 	w->skel->bss->armed = true;
 	if (err) {
 		f->att = NULL;
-		fprintf(stderr, "heapsnoop: %s (pid %d) cannot be probed: processes using it "
-			"are not traced\n", m->path, pid);
+		elog("%s (pid %d) cannot be probed: processes using it "
+			"are not traced", m->path, pid);
 		return;
 	}
 	w->attached++;
-	fprintf(stderr, "heapsnoop: probing %s (device %llu:%llu inode %llu, first seen in pid "
-		"%d): %d allocator functions\n", m->path, (unsigned long long)major(m->dev),
+	elog("probing %s (device %llu:%llu inode %llu, first seen in pid "
+		"%d): %d allocator functions", m->path, (unsigned long long)major(m->dev),
 		(unsigned long long)minor(m->dev), (unsigned long long)m->ino, pid,
 		attach__count(f->att));
-	fflush(stderr);
 }
 
 void libc_watch__on_file(void *ctx, pid_t pid, const struct mapping *m)

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * syswide.h - system-wide mode's probes: one attachment (attach.c, pid -1)
+ * libcwatch.h - system-wide mode's probes: one attachment (attach.c, pid -1)
  * per distinct C library file on the system, by (device, inode), found in
  * every process's mappings, those of other mount namespaces included
  * (reached through /proc/PID/root or /proc/PID/map_files), and found again
  * whenever a process maps one not seen yet (a container started later).
  */
-#ifndef HEAPSNOOP_SYSWIDE_H
-#define HEAPSNOOP_SYSWIDE_H
+#ifndef HEAPSNOOP_LIBCWATCH_H
+#define HEAPSNOOP_LIBCWATCH_H
 
 #include <stdbool.h>
 #include <sys/types.h>
@@ -37,4 +37,4 @@ void libc_watch__on_file(void *ctx, pid_t pid, const struct mapping *m);
 /* Libraries probed. */
 int libc_watch__count(const struct libc_watch *w);
 
-#endif /* HEAPSNOOP_SYSWIDE_H */
+#endif /* HEAPSNOOP_LIBCWATCH_H */
