@@ -88,7 +88,7 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c \
-		$(COMMON)/stacks.c $(COMMON)/procmaps.c $(TRACER)/buildid.c $(COMMON)/elfsym.c \
+		$(COMMON)/stacks.c $(COMMON)/procmaps.c $(TRACER)/buildid.c $(COMMON)/elfsym.c $(COMMON)/text.c \
 		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@

@@ -179,18 +179,3 @@ bool elf_file__is_dynamic(struct elf_file *ef)
 	}
 	return false;
 }
-
-void build_id_hex(const uint8_t *id, int len, char *out)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	if (len <= 0) {
-		strcpy(out, "-");
-		return;
-	}
-	for (int i = 0; i < len; i++) {
-		out[2 * i] = hex[id[i] >> 4];
-		out[2 * i + 1] = hex[id[i] & 15];
-	}
-	out[2 * len] = '\0';
-}

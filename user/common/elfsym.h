@@ -12,7 +12,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define ELFSYM_BUILD_ID_MAX 64
+#include "text.h"
+
 
 struct elf_file;
 
@@ -41,8 +42,5 @@ int elf_file__build_id(struct elf_file *ef, uint8_t *id, size_t cap);
 
 /* True if the file has a PT_INTERP or PT_DYNAMIC program header. */
 bool elf_file__is_dynamic(struct elf_file *ef);
-
-/* Lower-case hex of a build ID into @out (2*len+1 bytes); "-" for none. */
-void build_id_hex(const uint8_t *id, int len, char *out);
 
 #endif /* HEAPSNOOP_ELFSYM_H */

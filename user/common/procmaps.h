@@ -22,7 +22,7 @@ struct mapping {
 	uint64_t start, end;	/* [start, end) virtual addresses */
 	uint64_t offset;	/* file offset of start */
 	uint64_t dev, ino;	/* the file's st_dev, st_ino; 0 if not known */
-	char build_id[2 * ELFSYM_BUILD_ID_MAX + 1];	/* hex, or "-" */
+	char build_id[BUILD_ID_HEX_SIZE];	/* hex, or "-" */
 	char *path;		/* as the process sees it */
 };
 

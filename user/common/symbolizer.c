@@ -22,7 +22,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 
 struct module {
 	char *path;		/* as recorded */
-	char build_id[2 * ELFSYM_BUILD_ID_MAX + 1];
+	char build_id[BUILD_ID_HEX_SIZE];
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
 	enum sym_status status;	/* SYM_OK if usable */
@@ -113,17 +113,6 @@ void symbolizer__free(struct symbolizer *s)
 	free(s);
 }
 
-static void hex_of(const unsigned char *b, int n, char *out)
-{
-	static const char hx[] = "0123456789abcdef";
-
-	for (int i = 0; i < n; i++) {
-		out[2 * i] = hx[b[i] >> 4];
-		out[2 * i + 1] = hx[b[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 static void open_module(struct symbolizer *s, struct module *m)
 {
 	char file[4096];
@@ -150,10 +139,10 @@ static void open_module(struct symbolizer *s, struct module *m)
 	}
 	n = dwfl_module_build_id(m->mod, &bits, &vaddr);
 	if (strcmp(m->build_id, "-")) {
-		char got[2 * ELFSYM_BUILD_ID_MAX + 1] = "-";
+		char got[BUILD_ID_HEX_SIZE] = "-";
 
-		if (n > 0 && n <= ELFSYM_BUILD_ID_MAX)
-			hex_of(bits, n, got);
+		if (n > 0 && n <= BUILD_ID_MAX)
+			build_id_hex(bits, n, got);
 		if (strcmp(got, m->build_id)) {
 			m->status = SYM_BUILD_ID_MISMATCH;
 			return;

@@ -16,6 +16,7 @@
 #include "hdreport.h"
 #include "procmaps.h"
 #include "stacks.h"
+#include "text.h"
 
 struct hdreport {
 	struct hd_opts opts;
@@ -231,13 +232,6 @@ static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_f
 	symbolizer__lookup(r->sym, pm ? proc_maps__find(pm, addr) : NULL, addr, true, f);
 }
 
-static const char *base_name(const char *p)
-{
-	const char *b = p ? strrchr(p, '/') : NULL;
-
-	return b ? b + 1 : p ? p : "?";
-}
-
 /* "    #K 0xADDR func+0xOFF (module) file:line", inlined functions first. */
 static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
 {
@@ -257,7 +251,7 @@ static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t a
 	else
 		fprintf(out, " [%s]", sym_status_str(f.status));
 	if (f.module)
-		fprintf(out, " (%s)", base_name(f.module));
+		fprintf(out, " (%s)", path_base(f.module));
 	if (f.file)
 		fprintf(out, " %s:%d", f.file, f.line);
 	fputc('\n', out);
@@ -269,7 +263,7 @@ static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size
 	if (f->status == SYM_OK)
 		snprintf(buf, cap, "%s", f->func);
 	else if (f->module && f->status != SYM_UNMAPPED)
-		snprintf(buf, cap, "[%s+%#" PRIx64 "]", base_name(f->module), f->elf_addr);
+		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);
 	else
 		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
 	/* ';' and ' ' separate frames and the value in the folded format. */

@@ -10,7 +10,7 @@
 
 struct entry {
 	uint64_t dev, ino;	/* ino 0: empty */
-	char hex[2 * ELFSYM_BUILD_ID_MAX + 1];
+	char hex[BUILD_ID_HEX_SIZE];
 };
 
 struct buildid_cache {
@@ -68,7 +68,7 @@ static int grow(struct buildid_cache *c)
 
 static bool read_id(const char *path, char *out)
 {
-	uint8_t id[ELFSYM_BUILD_ID_MAX];
+	uint8_t id[BUILD_ID_MAX];
 	struct elf_file *ef;
 	int len;
 

@@ -19,7 +19,7 @@ void buildid_cache__free(struct buildid_cache *c);
 
 /*
  * The remembered build ID of file (@dev, @ino) (st_dev, st_ino) in
- * lower-case hex into @out (2 * ELFSYM_BUILD_ID_MAX + 1 bytes), "-" if the
+ * lower-case hex into @out (BUILD_ID_HEX_SIZE bytes), "-" if the
  * file has none. Returns 0, or -ENOENT if not known (@dev 0: never known).
  */
 int buildid_cache__find(const struct buildid_cache *c, uint64_t dev, uint64_t ino, char *out);

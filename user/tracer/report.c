@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "report.h"
+#include "text.h"
 
 struct dump_ctx {
 	struct stacks *stacks;
@@ -116,11 +117,8 @@ static void print_frame(const struct proc *p, struct symbolizer *sym, const stru
 		fprintf(out, " %s+%#" PRIx64, f.func, f.func_off);
 	else
 		fprintf(out, " [%s]", sym_status_str(f.status));
-	if (f.module) {
-		const char *base = strrchr(f.module, '/');
-
-		fprintf(out, " (%s)", base ? base + 1 : f.module);
-	}
+	if (f.module)
+		fprintf(out, " (%s)", path_base(f.module));
 	if (f.file)
 		fprintf(out, " %s:%d", f.file, f.line);
 	fputc('\n', out);
