@@ -18,8 +18,10 @@ WARN := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 COMMON := user/common
 TRACER := user/tracer
 DECODE := user/decode
-ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(TRACER) \
-	-I$(DECODE) -I$(OUTPUT)
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
+# A program's files see their own folder and common/, never the other's.
+TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
+DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 ifeq ($(V),1)
@@ -34,7 +36,7 @@ CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
 USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(DECODE)/*.h)
-HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC) $(TRACER)/buildid.c
+HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC)
 HEAPDECODE_LIBS := -lelf -ldw -lstdc++
 HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
@@ -71,12 +73,12 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 $(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
 		$(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
 $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
 
 # --- tests --------------------------------------------------------------------
 $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
@@ -85,17 +87,17 @@ $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT
 
 $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c \
-		$(COMMON)/stacks.c $(COMMON)/procmaps.c $(TRACER)/buildid.c $(COMMON)/elfsym.c $(COMMON)/text.c \
+		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(COMMON)/elfsym.c $(COMMON)/text.c \
 		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
 
 $(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/probesite.c $(COMMON)/elfsym.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.
@@ -142,12 +144,12 @@ $(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 
 $(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
 
 # libFuzzer: decoder and line scanner.
 $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/tokscan.c $(DECODE)/recconv.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(filter-out -Wshadow,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
+	$(Q)$(CLANG) $(filter-out -Wshadow,$(DECODE_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 		-fno-sanitize-recover=all $^ -o $@
 
 fuzz: $(OUTPUT)/fuzz/fuzz_decode

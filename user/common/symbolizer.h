@@ -7,7 +7,7 @@
  *
  * Each module (path + build ID) is opened once and shared by every process
  * that maps it: addresses are turned into ELF addresses through the
- * mapping (procmaps.h) the caller found them in. A file whose build ID is
+ * mapping (mapset.h) the caller found them in. A file whose build ID is
  * not the recorded one is never used to name anything.
  */
 #ifndef HEAPSNOOP_SYMBOLIZER_H
@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "procmaps.h"
+#include "mapset.h"
 
 struct symbolizer;
 

@@ -14,7 +14,7 @@
 #include "heapsnoop/codec.h"
 #include "flamegraph.h"
 #include "hdreport.h"
-#include "procmaps.h"
+#include "mapset.h"
 #include "stacks.h"
 #include "text.h"
 
@@ -22,7 +22,7 @@ struct hdreport {
 	struct hd_opts opts;
 	struct symbolizer *sym;
 	struct stacks *stacks;
-	struct proc_maps **maps;	/* per pid, from `map` records */
+	struct mapset **maps;	/* per pid, from `map` records */
 	size_t nmaps;
 	uint64_t total_bytes, total_count;
 	/*
@@ -54,7 +54,7 @@ struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sy
 static void reset(struct hdreport *r)
 {
 	for (size_t i = 0; i < r->nmaps; i++)
-		proc_maps__free(r->maps[i]);
+		mapset__free(r->maps[i]);
 	free(r->maps);
 	r->maps = NULL;
 	r->nmaps = 0;
@@ -75,9 +75,9 @@ void hdreport__free(struct hdreport *r)
 	free(r);
 }
 
-static struct proc_maps *maps_of(struct hdreport *r, pid_t pid, bool create)
+static struct mapset *maps_of(struct hdreport *r, pid_t pid, bool create)
 {
-	struct proc_maps **v;
+	struct mapset **v;
 
 	for (size_t i = 0; i < r->nmaps; i++)
 		if (r->maps[i]->pid == pid)
@@ -88,7 +88,7 @@ static struct proc_maps *maps_of(struct hdreport *r, pid_t pid, bool create)
 	if (!v)
 		return NULL;
 	r->maps = v;
-	v[r->nmaps] = proc_maps__new(pid);
+	v[r->nmaps] = mapset__new(pid);
 	return v[r->nmaps] ? v[r->nmaps++] : NULL;
 }
 
@@ -124,7 +124,7 @@ static int save_exit_line(struct hdreport *r, const char *line)
  */
 static int take_meta(struct hdreport *r, const char *line)
 {
-	struct proc_maps *pm;
+	struct mapset *pm;
 	struct mapping m;
 	pid_t pid;
 	int err = 0;
@@ -147,7 +147,7 @@ static int take_meta(struct hdreport *r, const char *line)
 	if (proc_maps__parse_record(line, &pid, &m))
 		return 0;
 	pm = maps_of(r, pid, true);
-	return pm && proc_maps__add(pm, &m) == 0 ? 1 : -HS_ENOSPC;
+	return pm && mapset__add(pm, &m) == 0 ? 1 : -HS_ENOSPC;
 }
 
 int hdreport__line(struct hdreport *r, const char *line)
@@ -222,14 +222,14 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 
 static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	struct proc_maps *pm;
+	struct mapset *pm;
 
 	if (r->opts.elf) {
 		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
 		return;
 	}
 	pm = maps_of(r, (pid_t)pid, false);
-	symbolizer__lookup(r->sym, pm ? proc_maps__find(pm, addr) : NULL, addr, true, f);
+	symbolizer__lookup(r->sym, pm ? mapset__find(pm, addr) : NULL, addr, true, f);
 }
 
 /* "    #K 0xADDR func+0xOFF (module) file:line", inlined functions first. */

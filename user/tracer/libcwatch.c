@@ -109,7 +109,7 @@ int libc_watch__scan(struct libc_watch *w)
 	if (!d)
 		return -errno;
 	while ((de = readdir(d))) {
-		struct proc_maps *pm;
+		struct mapset *pm;
 		pid_t pid;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
@@ -119,7 +119,7 @@ int libc_watch__scan(struct libc_watch *w)
 			continue;
 		for (size_t i = 0; i < pm->n; i++)
 			libc_watch__on_file(w, pid, &pm->v[i]);
-		proc_maps__free(pm);
+		mapset__free(pm);
 	}
 	closedir(d);
 	return w->attached ? w->attached : -ENOENT;

@@ -105,7 +105,7 @@ int report__exit(struct proc *p, FILE *out)
 static void print_frame(const struct proc *p, struct symbolizer *sym, const struct stack *s,
 			uint32_t i, FILE *out)
 {
-	const struct mapping *m = p->maps ? proc_maps__find(p->maps, s->frames[i]) : NULL;
+	const struct mapping *m = p->maps ? mapset__find(p->maps, s->frames[i]) : NULL;
 	struct sym_frame f;
 
 	fprintf(out, "        #%-2u 0x%" PRIx64, i, s->frames[i]);

@@ -57,7 +57,7 @@ struct trace *trace__new(const struct trace_opts *opts)
 
 static void proc_free(struct proc *p)
 {
-	proc_maps__free(p->maps);
+	mapset__free(p->maps);
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	free(p);
@@ -154,7 +154,7 @@ static void read_comm(struct proc *p)
 
 static void read_maps(struct trace *t, struct proc *p)
 {
-	struct proc_maps *pm;
+	struct mapset *pm;
 
 	if (p->gone)
 		return;
@@ -162,7 +162,7 @@ static void read_maps(struct trace *t, struct proc *p)
 	if (!p->comm[0])
 		read_comm(p);
 	if (proc_maps__load(p->pid, t->build_ids, &pm) == 0) {
-		proc_maps__free(p->maps);
+		mapset__free(p->maps);
 		p->maps = pm;
 	}
 }
@@ -229,8 +229,8 @@ int trace__map_add(struct trace *t, pid_t pid, const struct mapping *m)
 	if (!copy.build_id[0])
 		proc_maps__build_id(pid, &copy, t->build_ids);
 	if (!p->maps)
-		p->maps = proc_maps__new(pid);
-	return p->maps ? proc_maps__add(p->maps, &copy) : -ENOMEM;
+		p->maps = mapset__new(pid);
+	return p->maps ? mapset__add(p->maps, &copy) : -ENOMEM;
 }
 
 int trace__map_fork(struct trace *t, pid_t ppid, pid_t pid)
@@ -244,12 +244,12 @@ int trace__map_fork(struct trace *t, pid_t ppid, pid_t pid)
 	if (!p)
 		return -ENOMEM;
 	memcpy(p->comm, parent->comm, sizeof(p->comm));
-	proc_maps__free(p->maps);
-	p->maps = proc_maps__new(pid);
+	mapset__free(p->maps);
+	p->maps = mapset__new(pid);
 	if (!p->maps)
 		return -ENOMEM;
 	for (size_t i = 0; parent->maps && i < parent->maps->n; i++)
-		if (proc_maps__add(p->maps, &parent->maps->v[i]))
+		if (mapset__add(p->maps, &parent->maps->v[i]))
 			return -ENOMEM;
 	return 0;
 }
@@ -261,8 +261,8 @@ int trace__map_exec(struct trace *t, pid_t pid)
 
 	if (!p)
 		return -ENOMEM;
-	proc_maps__free(p->maps);
-	p->maps = proc_maps__new(pid);
+	mapset__free(p->maps);
+	p->maps = mapset__new(pid);
 	return p->maps ? 0 : -ENOMEM;
 }
 
@@ -278,7 +278,7 @@ void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
 static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		if (p->maps && proc_maps__find(p->maps, frames[i]))
+		if (p->maps && mapset__find(p->maps, frames[i]))
 			continue;
 		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
 			read_maps(t, p);
@@ -432,7 +432,7 @@ struct unwind_ctx {
  * re-read them if they were read before the allocation (a module mapped
  * since, e.g. by dlopen). Mapping records (-a) are already applied.
  */
-static const struct proc_maps *unwind_maps(void *ctx, bool stale)
+static const struct mapset *unwind_maps(void *ctx, bool stale)
 {
 	struct unwind_ctx *c = ctx;
 

@@ -63,7 +63,7 @@ struct trace_stats {
 struct proc {
 	pid_t pid;
 	char comm[16];			/* name, "" if not known */
-	struct proc_maps *maps;		/* last known, or NULL */
+	struct mapset *maps;		/* last known, or NULL */
 	uint64_t maps_read_ns;
 	bool gone;			/* exited; maps are the last known */
 	bool allocated;			/* has sent an allocation */

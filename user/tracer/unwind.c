@@ -150,7 +150,7 @@ static enum step step_rule(struct unwinder *u, struct cfi_module *mod, uint64_t 
  * the saved %rbp, the return address above it. The return address must
  * be in a mapping, or %rbp was not a frame pointer.
  */
-static enum step step_fp(struct unwinder *u, const struct proc_maps *pm,
+static enum step step_fp(struct unwinder *u, const struct mapset *pm,
 			 const struct stack_copy *s, struct regs *r)
 {
 	uint64_t bp = r->v[CFI_REG_BP], saved, ra;
@@ -161,7 +161,7 @@ static enum step step_fp(struct unwinder *u, const struct proc_maps *pm,
 		return missed(s, bp + 8);
 	if (!ra)
 		return STEP_END;
-	if (!pm || !proc_maps__find(pm, ra - 1))
+	if (!pm || !mapset__find(pm, ra - 1))
 		return STEP_FAIL;
 	r->v[CFI_REG_BP] = saved;
 	r->v[CFI_REG_RA] = ra;
@@ -180,7 +180,7 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		[HS_UREG_BP] = CFI_REG_BP, [HS_UREG_BX] = CFI_REG_BX,
 		[HS_UREG_R12] = 12, [HS_UREG_R13] = 13, [HS_UREG_R14] = 14, [HS_UREG_R15] = 15,
 	};
-	const struct proc_maps *pm = maps(ctx, false);
+	const struct mapset *pm = maps(ctx, false);
 	struct stack_copy s;
 	struct regs r = { 0 };
 	bool refreshed = false;
@@ -201,14 +201,14 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 	for (;;) {
 		/* A return address is after its call: look up the call. */
 		uint64_t pc = r.v[CFI_REG_RA] - (n > 1), off;
-		const struct mapping *m = pm ? proc_maps__find(pm, pc) : NULL;
+		const struct mapping *m = pm ? mapset__find(pm, pc) : NULL;
 		struct cfi_module *mod = NULL;
 		struct cfi_rule rule;
 
 		if (!m && !refreshed) {
 			refreshed = true;
 			pm = maps(ctx, true);
-			m = pm ? proc_maps__find(pm, pc) : NULL;
+			m = pm ? mapset__find(pm, pc) : NULL;
 		}
 		if (m)
 			mod = cfi_cache__module(u->cfi, pid, m);

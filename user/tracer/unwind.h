@@ -49,7 +49,7 @@ void unwinder__free(struct unwinder *u);
  * mapped a module since they were read: return fresh ones if there can be
  * any, else the same). NULL: none known.
  */
-typedef const struct proc_maps *(*unwind_maps_fn)(void *ctx, bool stale);
+typedef const struct mapset *(*unwind_maps_fn)(void *ctx, bool stale);
 
 /*
  * Unwind @us (@len bytes of record, its size checked here) of process @pid.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * procmaps.c - /proc/PID/maps parsing (format: proc(5)) and build IDs of
- * the mapped files. See procmaps.h.
+ * the mapped files, reached through /proc. See procmaps.h.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "procmaps.h"
+#include "text.h"
 
 /* One line: "start-end perms offset dev inode   path". */
 static int parse_line(char *line, struct mapping *m, char *perms, const char **path)
@@ -76,10 +77,10 @@ void proc_maps__build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc)
 		buildid_cache__read(bc, m->dev, m->ino, path, m->build_id);
 }
 
-static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct proc_maps **out)
+static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct mapset **out)
 {
 	char fn[64], *line = NULL, perms[8];
-	struct proc_maps *pm;
+	struct mapset *pm;
 	size_t cap = 0, vcap = 0;
 	FILE *f;
 	int err = 0;
@@ -135,108 +136,21 @@ static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct proc
 	if (!err && pm->n == 0)
 		err = -ESRCH;
 	if (err) {
-		proc_maps__free(pm);
+		mapset__free(pm);
 		return err;
 	}
 	*out = pm;
 	return 0;
 }
 
-int proc_maps__load(pid_t pid, struct buildid_cache *bc, struct proc_maps **out)
+int proc_maps__load(pid_t pid, struct buildid_cache *bc, struct mapset **out)
 {
 	return load(pid, true, bc, out);
 }
 
-int proc_maps__load_files(pid_t pid, struct proc_maps **out)
+int proc_maps__load_files(pid_t pid, struct mapset **out)
 {
 	return load(pid, false, NULL, out);
-}
-
-void proc_maps__free(struct proc_maps *pm)
-{
-	if (!pm)
-		return;
-	for (size_t i = 0; i < pm->n; i++)
-		free(pm->v[i].path);
-	free(pm->v);
-	free(pm);
-}
-
-struct proc_maps *proc_maps__new(pid_t pid)
-{
-	struct proc_maps *pm = calloc(1, sizeof(*pm));
-
-	if (pm)
-		pm->pid = pid;
-	return pm;
-}
-
-int proc_maps__add(struct proc_maps *pm, const struct mapping *m)
-{
-	struct mapping *v;
-	size_t i = 0, j;
-
-	for (j = 0; j < pm->n; j++) {
-		if (pm->v[j].start < m->end && m->start < pm->v[j].end) {
-			free(pm->v[j].path);
-			memmove(&pm->v[j], &pm->v[j + 1], (pm->n - j - 1) * sizeof(*v));
-			pm->n--;
-			j--;
-		}
-	}
-	v = realloc(pm->v, (pm->n + 1) * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	pm->v = v;
-	while (i < pm->n && pm->v[i].start < m->start)
-		i++;
-	memmove(&pm->v[i + 1], &pm->v[i], (pm->n - i) * sizeof(*v));
-	pm->v[i] = *m;
-	pm->v[i].path = strdup(m->path);
-	if (!pm->v[i].path) {
-		memmove(&pm->v[i], &pm->v[i + 1], (pm->n - i) * sizeof(*v));
-		return -ENOMEM;
-	}
-	pm->n++;
-	return 0;
-}
-
-int proc_maps__parse_record(const char *line, pid_t *pid, struct mapping *m)
-{
-	const char *p = strstr(line, "heapsnoop: map ");
-	unsigned long long s, e, off;
-	char bid[sizeof(m->build_id)];
-	int ipid, n = 0;
-
-	if (!p)
-		return -EINVAL;
-	if (sscanf(p, "heapsnoop: map pid=%d start=%llx end=%llx off=%llx buildid=%128s path=%n",
-		   &ipid, &s, &e, &off, bid, &n) < 5 || !n || e <= s)
-		return -EINVAL;
-	*pid = ipid;
-	m->start = s;
-	m->end = e;
-	m->offset = off;
-	snprintf(m->build_id, sizeof(m->build_id), "%s", bid);
-	m->path = (char *)p + n;
-	return 0;
-}
-
-const struct mapping *proc_maps__find(const struct proc_maps *pm, uint64_t addr)
-{
-	size_t lo = 0, hi = pm->n;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (addr < pm->v[mid].start)
-			hi = mid;
-		else if (addr >= pm->v[mid].end)
-			lo = mid + 1;
-		else
-			return &pm->v[mid];
-	}
-	return NULL;
 }
 
 bool proc_maps__is_libc(const char *path)
@@ -244,17 +158,18 @@ bool proc_maps__is_libc(const char *path)
 	static const char *const pats[] = {
 		"libc.so.6", "libc-*.so", "libc.so", "libc.musl-*.so.1", "ld-musl-*.so.1",
 	};
-	const char *base = strrchr(path, '/');
+	const char *base = path_base(path);
 
-	for (size_t p = 0; base && p < sizeof(pats) / sizeof(pats[0]); p++)
-		if (fnmatch(pats[p], base + 1, 0) == 0)
+	/* Only paths: a bare name is no mapped file. */
+	for (size_t p = 0; strchr(path, '/') && p < sizeof(pats) / sizeof(pats[0]); p++)
+		if (fnmatch(pats[p], base, 0) == 0)
 			return true;
 	return false;
 }
 
 int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
 {
-	struct proc_maps *pm;
+	struct mapset *pm;
 	int err = proc_maps__load_files(pid, &pm);
 
 	if (err)
@@ -269,6 +184,6 @@ int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
 			snprintf(path, cap, "/proc/%d/root%s", pid, pm->v[i].path);
 		err = 0;
 	}
-	proc_maps__free(pm);
+	mapset__free(pm);
 	return err;
 }
