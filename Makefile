@@ -42,7 +42,7 @@ HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
-.PHONY: all clean check demo deps bench fuzz fuzz-run
+.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop
@@ -84,6 +84,10 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(O
 $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
+
+$(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -146,19 +150,33 @@ $(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
 
-# libFuzzer: decoder and line scanner.
+# libFuzzer: decoder and line scanner; the record-line parser.
+FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all
+
 $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/tokscan.c $(DECODE)/recconv.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(filter-out -Wshadow,$(DECODE_CFLAGS)) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all $^ -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-fuzz: $(OUTPUT)/fuzz/fuzz_decode
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(COMMON)/records.c | $(OUTPUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
+fuzz: $(OUTPUT)/fuzz/fuzz_decode $(OUTPUT)/fuzz/fuzz_records
+
+# fuzz-run: the decoder for FUZZ_SECONDS; fuzz-run-records: the record
+# parser for FUZZ_RECORDS_SECONDS (a smaller grammar).
 FUZZ_SECONDS ?= 30
+FUZZ_RECORDS_SECONDS ?= 10
 fuzz-run: $(OUTPUT)/fuzz/fuzz_decode
 	$(Q)rm -rf $(OUTPUT)/fuzz/corpus && mkdir -p $(OUTPUT)/fuzz/corpus
 	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -timeout=5 -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/corpus tests/fuzz/seeds
+
+fuzz-run-records: $(OUTPUT)/fuzz/fuzz_records
+	$(Q)rm -rf $(OUTPUT)/fuzz/records-corpus && mkdir -p $(OUTPUT)/fuzz/records-corpus
+	$(Q)$< -max_total_time=$(FUZZ_RECORDS_SECONDS) -timeout=5 -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/records-corpus tests/fuzz/records-seeds
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -176,6 +194,7 @@ demo: deps
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
+		$(OUTPUT)/tests/test_records \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)

@@ -75,25 +75,3 @@ const struct mapping *mapset__find(const struct mapset *pm, uint64_t addr)
 	}
 	return NULL;
 }
-
-int proc_maps__parse_record(const char *line, pid_t *pid, struct mapping *m)
-{
-	const char *p = strstr(line, "heapsnoop: map ");
-	unsigned long long s, e, off;
-	char bid[sizeof(m->build_id)];
-	int ipid, n = 0;
-
-	if (!p)
-		return -EINVAL;
-	if (sscanf(p, "heapsnoop: map pid=%d start=%llx end=%llx off=%llx buildid=%128s path=%n",
-		   &ipid, &s, &e, &off, bid, &n) < 5 || !n || e <= s)
-		return -EINVAL;
-	*pid = ipid;
-	m->start = s;
-	m->end = e;
-	m->offset = off;
-	snprintf(m->build_id, sizeof(m->build_id), "%s", bid);
-	m->path = (char *)p + n;
-	return 0;
-}
-

@@ -40,13 +40,6 @@ void mapset__free(struct mapset *pm);
  */
 int mapset__add(struct mapset *pm, const struct mapping *m);
 
-/*
- * Parse a `heapsnoop: map pid=P start=0x.. end=0x.. off=0x.. buildid=H
- * path=PATH` record (docs/OUTPUT.md) found anywhere in @line.
- * Returns 0 and fills *@pid and @m (m->path points into @line); -EINVAL.
- */
-int proc_maps__parse_record(const char *line, pid_t *pid, struct mapping *m);
-
 /* The mapping holding @addr, or NULL (a binary search: O(log n)). */
 const struct mapping *mapset__find(const struct mapset *pm, uint64_t addr);
 

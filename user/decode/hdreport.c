@@ -15,6 +15,7 @@
 #include "flamegraph.h"
 #include "hdreport.h"
 #include "mapset.h"
+#include "records.h"
 #include "stacks.h"
 #include "text.h"
 
@@ -92,11 +93,17 @@ static struct mapset *maps_of(struct hdreport *r, pid_t pid, bool create)
 	return v[r->nmaps] ? v[r->nmaps++] : NULL;
 }
 
-/* The pid a line names ("pid=123"), or 0. */
-static pid_t line_pid(const char *line)
+/*
+ * The pid of a line's `~m#` records: a `live` record's, else the first
+ * "pid=" of a log line that is not heapsnoop's (0: none).
+ */
+static pid_t line_pid(const char *line, const struct record *rec)
 {
-	const char *p = strstr(line, "pid=");
+	const char *p;
 
+	if (rec->type == REC_LIVE)
+		return rec->pid;
+	p = strstr(line, "pid=");
 	return p ? (pid_t)strtol(p + 4, NULL, 10) : 0;
 }
 
@@ -117,19 +124,29 @@ static int save_exit_line(struct hdreport *r, const char *line)
 	return 0;
 }
 
-/*
- * A dump header starts a new live set (with the exit sections seen so far
- * in it); a map record adds to its process's mappings. Returns 1 if @line
- * was one of those, 0 if not, -HS_ENOSPC.
- */
-static int take_meta(struct hdreport *r, const char *line)
+/* A `map` record: into its process's mapping set. */
+static int take_map(struct hdreport *r, const struct record *rec)
 {
-	struct mapset *pm;
-	struct mapping m;
-	pid_t pid;
+	struct mapping m = { .start = rec->start, .end = rec->end, .offset = rec->off,
+			     .path = (char *)rec->path };
+	struct mapset *pm = maps_of(r, rec->pid, true);
+
+	snprintf(m.build_id, sizeof(m.build_id), "%s", rec->build_id);
+	return pm && mapset__add(pm, &m) == 0 ? 1 : -HS_ENOSPC;
+}
+
+/*
+ * @line parsed as @rec: a dump header starts a new live set (with the
+ * exit sections seen so far in it); a map record adds to its process's
+ * mappings; an exit section's lines are kept. Returns 1 if @line was a
+ * dump or map record (nothing else in it to take), 0 if not, -HS_ENOSPC.
+ */
+static int take_meta(struct hdreport *r, const char *line, const struct record *rec,
+		     int parsed)
+{
 	int err = 0;
 
-	if (strstr(line, "heapsnoop: dump ")) {
+	if (rec->type == REC_DUMP) {
 		reset(r);
 		r->replaying = true;
 		for (size_t i = 0; i < r->nexit; i++)
@@ -138,29 +155,29 @@ static int take_meta(struct hdreport *r, const char *line)
 		r->replaying = false;
 		return err < 0 ? err : 1;
 	}
-	if (strstr(line, "heapsnoop: exit pid=") || strstr(line, "heapsnoop: end-exit ")) {
-		r->in_exit = !!strstr(line, "heapsnoop: exit pid=");
+	if (rec->type == REC_EXIT || rec->type == REC_END_EXIT) {
+		r->in_exit = rec->type == REC_EXIT;
 		return save_exit_line(r, line) ? -HS_ENOSPC : 1;
 	}
 	if (r->in_exit && save_exit_line(r, line))
 		return -HS_ENOSPC;
-	if (proc_maps__parse_record(line, &pid, &m))
+	if (rec->type != REC_MAP || parsed)
 		return 0;
-	pm = maps_of(r, pid, true);
-	return pm && mapset__add(pm, &m) == 0 ? 1 : -HS_ENOSPC;
+	return take_map(r, rec);
 }
 
 int hdreport__line(struct hdreport *r, const char *line)
 {
 	struct hs_record rec;
+	struct record hr;
 	const char *tok;
 	size_t len, rest = strlen(line);
 	pid_t pid;
-	int err = take_meta(r, line);
+	int err = take_meta(r, line, &hr, records__parse(line, &hr));
 
 	if (err)
 		return err < 0 ? err : 0;
-	pid = line_pid(line);
+	pid = line_pid(line, &hr);
 	while ((tok = hs_token_find(line, rest, &len)) != NULL) {
 		struct stack *s;
 		int id;
@@ -190,9 +207,10 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 	size_t len, end = strlen(line);
 	const char *p, *tok;
 	struct hs_record rec;
+	struct record hr;
 	char bl[HS_BLINE_BUF];
 	uint32_t pid;
-	int err = take_meta(r, line);
+	int err = take_meta(r, line, &hr, records__parse(line, &hr));
 
 	if (err < 0)
 		return err;
@@ -211,7 +229,7 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 			fputs(bl, out);
 	}
 	fprintf(out, "%s\n", p);
-	pid = (uint32_t)line_pid(line);
+	pid = (uint32_t)line_pid(line, &hr);
 	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
 		hs_token_decode(tok, len, &rec);
 		for (uint32_t k = 0; k < rec.depth; k++)

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "records.h"
 #include "report.h"
 #include "text.h"
 
@@ -25,15 +26,17 @@ static void dump_one(const struct live_alloc *a, void *arg)
 	struct dump_ctx *d = arg;
 	char tok[HS_TOKEN_BUF];
 	int n = stacks__token(d->stacks, a->stack, a->size, tok, sizeof(tok));
+	struct record r = { .type = REC_LIVE, .pid = (int)a->pid, .ptr = a->addr };
 
 	if (n < 0) {
-		/* Only a size >= 2^63 can fail here; say so, never guess. */
-		fprintf(d->out, "heapsnoop: live pid=%u ptr=%#" PRIx64 " size=%" PRIu64
-			" unencodable: %s\n", a->pid, a->addr, a->size, hs_strerror(n));
+		r.size = a->size;
+		r.error = hs_strerror(n);
+		records__write(d->out, &r);
 		return;
 	}
-	if (fprintf(d->out, "heapsnoop: live pid=%u ptr=%#" PRIx64 " %s\n", a->pid, a->addr,
-		    tok) < 0)
+	r.token = tok;
+	r.token_len = (size_t)n;
+	if (records__write(d->out, &r))
 		d->err = -EIO;
 }
 
@@ -41,10 +44,11 @@ static void write_maps(const struct proc *p, FILE *out)
 {
 	for (size_t k = 0; p->maps && k < p->maps->n; k++) {
 		const struct mapping *m = &p->maps->v[k];
+		struct record r = { .type = REC_MAP, .pid = p->pid, .start = m->start,
+				    .end = m->end, .off = m->offset, .path = m->path };
 
-		fprintf(out, "heapsnoop: map pid=%d start=%#" PRIx64 " end=%#" PRIx64
-			" off=%#" PRIx64 " buildid=%s path=%s\n", p->pid, m->start, m->end,
-			m->offset, m->build_id, m->path);
+		snprintf(r.build_id, sizeof(r.build_id), "%s", m->build_id);
+		records__write(out, &r);
 	}
 }
 
@@ -56,30 +60,33 @@ static int write_live(struct proc *p, FILE *out)
 	return d.err;
 }
 
-static void write_time(FILE *out)
+/* A dump's or an exit's time: the wall clock now. */
+static void set_time(struct record *r)
 {
 	struct timespec now;
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	fprintf(out, "time=%lld.%03ld", (long long)now.tv_sec, now.tv_nsec / 1000000);
+	r->time_s = now.tv_sec;
+	r->time_ms = (uint32_t)(now.tv_nsec / 1000000);
 }
 
 int report__dump(struct trace *t, FILE *out, const char *reason)
 {
-	size_t n = 0, live = trace__live_count(t);
+	size_t n = 0;
 	struct proc **v = trace__procs(t, &n);
+	struct record r = { .type = REC_DUMP, .live = trace__live_count(t),
+			    .bytes = trace__live_bytes(t), .stacks = trace__stack_count(t) };
 	int err = 0;
 
-	fprintf(out, "heapsnoop: dump reason=%s ", reason);
-	write_time(out);
-	fprintf(out, " live=%zu bytes=%" PRIu64 " stacks=%zu\n", live, trace__live_bytes(t),
-		trace__stack_count(t));
+	snprintf(r.reason, sizeof(r.reason), "%s", reason);
+	set_time(&r);
+	records__write(out, &r);
 	/* Most live bytes first: processes with none come last, unwritten. */
 	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
 		write_maps(v[i], out);
 	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
 		err = err ? err : write_live(v[i], out);
-	fprintf(out, "heapsnoop: end-dump live=%zu\n", live);
+	records__write(out, &(struct record){ .type = REC_END_DUMP, .live = r.live });
 	free(v);
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
@@ -88,15 +95,16 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 
 int report__exit(struct proc *p, FILE *out)
 {
+	struct record r = { .type = REC_EXIT, .pid = p->pid, .live = tracker__count(p->live),
+			    .bytes = tracker__bytes(p->live), .comm = p->comm };
 	int err;
 
-	fprintf(out, "heapsnoop: exit pid=%d ", p->pid);
-	write_time(out);
-	fprintf(out, " live=%zu bytes=%" PRIu64 " comm=%s\n", tracker__count(p->live),
-		tracker__bytes(p->live), p->comm);
+	set_time(&r);
+	records__write(out, &r);
 	write_maps(p, out);
 	err = write_live(p, out);
-	fprintf(out, "heapsnoop: end-exit pid=%d live=%zu\n", p->pid, tracker__count(p->live));
+	records__write(out, &(struct record){ .type = REC_END_EXIT, .pid = p->pid,
+					      .live = r.live });
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
 	return err;
