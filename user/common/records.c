@@ -20,26 +20,46 @@ static const char *const keywords[] = {
 
 /* --- dump, end-dump ------------------------------------------------------ */
 
-static int write_dump(FILE *out, const struct record *r)
+/* "time=S.MS live=N bytes=B", shared by dump and exit. */
+static int write_tlb(FILE *out, const struct record *r)
 {
-	return fprintf(out, "dump reason=%s time=%lld.%03u live=%" PRIu64 " bytes=%" PRIu64
-		       " stacks=%" PRIu64 "\n", r->reason, (long long)r->time_s, r->time_ms,
-		       r->live, r->bytes, r->stacks);
+	return fprintf(out, "time=%lld.%03u live=%" PRIu64 " bytes=%" PRIu64,
+		       (long long)r->time_s, r->time_ms, r->live, r->bytes);
 }
 
-static int parse_dump(const char *p, struct record *r)
+/* The same read at @p; returns the characters taken, or -EINVAL. */
+static int parse_tlb(const char *p, struct record *r)
 {
-	unsigned long long live, bytes, stacks;
+	unsigned long long live, bytes;
 	long long sec;
 	int n = 0;
 
-	if (sscanf(p, "reason=%15s time=%lld.%3u live=%llu bytes=%llu stacks=%llu%n",
-		   r->reason, &sec, &r->time_ms, &live, &bytes, &stacks, &n) < 6 || !n ||
-	    r->time_ms > 999)
+	if (sscanf(p, "time=%lld.%3u live=%llu bytes=%llu%n", &sec, &r->time_ms, &live, &bytes,
+		   &n) < 4 || !n || r->time_ms > 999)
 		return -EINVAL;
 	r->time_s = sec;
 	r->live = live;
 	r->bytes = bytes;
+	return n;
+}
+
+static int write_dump(FILE *out, const struct record *r)
+{
+	if (fprintf(out, "dump reason=%s ", r->reason) < 0 || write_tlb(out, r) < 0)
+		return -EIO;
+	return fprintf(out, " stacks=%" PRIu64 "\n", r->stacks);
+}
+
+static int parse_dump(const char *p, struct record *r)
+{
+	unsigned long long stacks;
+	int n = 0, k;
+
+	if (sscanf(p, "reason=%15s %n", r->reason, &n) < 1 || !n)
+		return -EINVAL;
+	k = parse_tlb(p + n, r);
+	if (k < 0 || sscanf(p + n + k, " stacks=%llu", &stacks) != 1)
+		return -EINVAL;
 	r->stacks = stacks;
 	return 0;
 }
@@ -120,24 +140,21 @@ static int parse_live(const char *p, struct record *r)
 
 static int write_exit(FILE *out, const struct record *r)
 {
-	return fprintf(out, "exit pid=%d time=%lld.%03u live=%" PRIu64 " bytes=%" PRIu64
-		       " comm=%s\n", r->pid, (long long)r->time_s, r->time_ms, r->live, r->bytes,
-		       r->comm);
+	if (fprintf(out, "exit pid=%d ", r->pid) < 0 || write_tlb(out, r) < 0)
+		return -EIO;
+	return fprintf(out, " comm=%s\n", r->comm);
 }
 
 static int parse_exit(const char *p, struct record *r)
 {
-	unsigned long long live, bytes;
-	long long sec;
-	int n = 0;
+	int n = 0, k, m = 0;
 
-	if (sscanf(p, "pid=%d time=%lld.%3u live=%llu bytes=%llu comm=%n", &r->pid, &sec,
-		   &r->time_ms, &live, &bytes, &n) < 5 || !n || r->time_ms > 999)
+	if (sscanf(p, "pid=%d %n", &r->pid, &n) < 1 || !n)
 		return -EINVAL;
-	r->time_s = sec;
-	r->live = live;
-	r->bytes = bytes;
-	r->comm = p + n;
+	k = parse_tlb(p + n, r);
+	if (k < 0 || sscanf(p + n + k, " comm=%n", &m) != 0 || !m)
+		return -EINVAL;
+	r->comm = p + n + k + m;
 	return 0;
 }
 
