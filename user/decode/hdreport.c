@@ -13,6 +13,7 @@
 
 #include "heapsnoop/codec.h"
 #include "flamegraph.h"
+#include "framefmt.h"
 #include "hdreport.h"
 #include "mapset.h"
 #include "records.h"
@@ -250,29 +251,12 @@ static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_f
 	symbolizer__lookup(r->sym, pm ? mapset__find(pm, addr) : NULL, addr, true, f);
 }
 
-/* "    #K 0xADDR func+0xOFF (module) file:line", inlined functions first. */
 static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
 {
 	struct sym_frame f;
 
 	lookup(r, pid, addr, &f);
-	for (int i = 0; i < f.ninline; i++) {
-		fprintf(out, "    #%-2u 0x%" PRIx64 " %s (inlined)", k, addr,
-			f.inl[i].func ? f.inl[i].func : "??");
-		if (f.inl[i].file)
-			fprintf(out, " %s:%d", f.inl[i].file, f.inl[i].line);
-		fputc('\n', out);
-	}
-	fprintf(out, "    #%-2u 0x%" PRIx64, k, addr);
-	if (f.status == SYM_OK)
-		fprintf(out, " %s+%#" PRIx64, f.func, f.func_off);
-	else
-		fprintf(out, " [%s]", sym_status_str(f.status));
-	if (f.module)
-		fprintf(out, " (%s)", path_base(f.module));
-	if (f.file)
-		fprintf(out, " %s:%d", f.file, f.line);
-	fputc('\n', out);
+	framefmt__write(out, "    ", k, addr, &f);
 }
 
 /* A frame's name for folded stacks: function, or [module+0xoff]. */

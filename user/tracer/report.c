@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "framefmt.h"
 #include "records.h"
 #include "report.h"
-#include "text.h"
 
 struct dump_ctx {
 	struct stacks *stacks;
@@ -115,21 +115,9 @@ static void print_frame(const struct proc *p, struct symbolizer *sym, const stru
 {
 	const struct mapping *m = p->maps ? mapset__find(p->maps, s->frames[i]) : NULL;
 	struct sym_frame f;
+	bool named = sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f);
 
-	fprintf(out, "        #%-2u 0x%" PRIx64, i, s->frames[i]);
-	if (!sym || symbolizer__lookup(sym, m, s->frames[i], true, &f)) {
-		fputc('\n', out);
-		return;
-	}
-	if (f.status == SYM_OK)
-		fprintf(out, " %s+%#" PRIx64, f.func, f.func_off);
-	else
-		fprintf(out, " [%s]", sym_status_str(f.status));
-	if (f.module)
-		fprintf(out, " (%s)", path_base(f.module));
-	if (f.file)
-		fprintf(out, " %s:%d", f.file, f.line);
-	fputc('\n', out);
+	framefmt__write(out, "        ", i, s->frames[i], named ? &f : NULL);
 }
 
 /* One process's top stacks, @top at most; returns how many it printed. */
