@@ -12,11 +12,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfseg.h"
 #include "elfsym.h"
 
 struct elf_file {
 	int fd;
 	Elf *elf;
+	struct elf_segments segs;	/* none if unreadable: no function found */
 };
 
 int elf_file__open(const char *path, struct elf_file **out)
@@ -40,6 +42,10 @@ int elf_file__open(const char *path, struct elf_file **out)
 		elf_file__close(ef);
 		return -ENOEXEC;
 	}
+	if (elf_segments__read(ef->elf, &ef->segs) == -ENOMEM) {
+		elf_file__close(ef);
+		return -ENOMEM;
+	}
 	*out = ef;
 	return 0;
 }
@@ -52,27 +58,8 @@ void elf_file__close(struct elf_file *ef)
 		elf_end(ef->elf);
 	if (ef->fd >= 0)
 		close(ef->fd);
+	elf_segments__free(&ef->segs);
 	free(ef);
-}
-
-/* File offset of virtual address @addr through the PT_LOAD holding it. */
-static int vaddr_to_offset(Elf *elf, uint64_t addr, uint64_t *off)
-{
-	size_t n;
-
-	if (elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (addr >= ph.p_vaddr && addr < ph.p_vaddr + ph.p_filesz) {
-			*off = addr - ph.p_vaddr + ph.p_offset;
-			return 0;
-		}
-	}
-	return -ERANGE;
 }
 
 static int find_in_symtab(Elf *elf, Elf_Scn *scn, const char *name, struct elf_func *fn)
@@ -110,7 +97,8 @@ static int find_in_symtab(Elf *elf, Elf_Scn *scn, const char *name, struct elf_f
 	return best;
 }
 
-int elf_file__find_func(struct elf_file *ef, const char *name, struct elf_func *fn)
+/* @name in .dynsym, then .symtab; 0 or -ENOENT. */
+static int find_sym(struct elf_file *ef, const char *name, struct elf_func *fn)
 {
 	static const Elf64_Word types[] = { SHT_DYNSYM, SHT_SYMTAB };
 
@@ -123,10 +111,24 @@ int elf_file__find_func(struct elf_file *ef, const char *name, struct elf_func *
 			if (!gelf_getshdr(scn, &sh) || sh.sh_type != types[t])
 				continue;
 			if (find_in_symtab(ef->elf, scn, name, fn) == 0)
-				return vaddr_to_offset(ef->elf, fn->addr, &fn->offset);
+				return 0;
 		}
 	}
 	return -ENOENT;
+}
+
+int elf_file__find_func(struct elf_file *ef, const char *name, struct elf_func *fn)
+{
+	const struct elf_segment *seg;
+	int err = find_sym(ef, name, fn);
+
+	if (err)
+		return err;
+	seg = elf_segments__by_vaddr(&ef->segs, fn->addr);
+	if (!seg)
+		return -ERANGE;
+	fn->offset = elf_segment__offset(seg, fn->addr);
+	return 0;
 }
 
 ssize_t elf_file__pread(struct elf_file *ef, void *buf, size_t len, uint64_t off)

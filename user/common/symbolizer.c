@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfseg.h"
 #include "symbolizer.h"
 
 /* C++ names: libstdc++'s demangler (the one eu-addr2line uses too). */
@@ -25,6 +26,7 @@ struct module {
 	char build_id[BUILD_ID_HEX_SIZE];
 	Dwfl *dwfl;
 	Dwfl_Module *mod;
+	struct elf_segments segs;	/* of the file found, for to_elf_addr() */
 	enum sym_status status;	/* SYM_OK if usable */
 	struct module *next;
 };
@@ -101,6 +103,7 @@ void symbolizer__free(struct symbolizer *s)
 		s->modules = m->next;
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
+		elf_segments__free(&m->segs);
 		free(m->path);
 		free(m);
 	}
@@ -176,23 +179,21 @@ static struct module *get_module(struct symbolizer *s, const char *path, const c
 /* ELF virtual address of runtime @addr in mapping @map of module @m. */
 static int to_elf_addr(struct module *m, const struct mapping *map, uint64_t addr, uint64_t *out)
 {
+	const struct elf_segment *seg;
 	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(m->mod, &bias);
-	size_t n;
+	Elf *elf;
 
-	if (!elf || elf_getphdrnum(elf, &n))
-		return -EINVAL;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		if (map->offset >= ph.p_offset && map->offset < ph.p_offset + ph.p_filesz) {
-			*out = addr - map->start + map->offset - ph.p_offset + ph.p_vaddr;
-			return 0;
-		}
+	if (!m->segs.v) {
+		elf = dwfl_module_getelf(m->mod, &bias);
+		if (!elf || elf_segments__read(elf, &m->segs))
+			return -EINVAL;
 	}
-	return -ERANGE;
+	/* The segment holding the mapping's start; the address may lie past it. */
+	seg = elf_segments__by_offset(&m->segs, map->offset);
+	if (!seg)
+		return -ERANGE;
+	*out = elf_segment__vaddr(seg, addr - map->start + map->offset);
+	return 0;
 }
 
 static const char *keep_demangled(struct symbolizer *s, const char *name)

@@ -15,13 +15,10 @@
 #include <unistd.h>
 
 #include "cfi.h"
+#include "elfseg.h"
 
 /* Rule cache entries (a power of two): ~56 B each. */
 #define RULE_CACHE 8192
-
-struct segment {
-	uint64_t offset, vaddr, filesz;	/* a PT_LOAD: file offset -> address */
-};
 
 struct cfi_module {
 	uint64_t dev, ino;
@@ -30,8 +27,7 @@ struct cfi_module {
 	Elf *elf;
 	Dwarf *dwarf;		/* for .debug_frame, if the file has one */
 	Dwarf_CFI *eh, *debug;	/* either may be NULL */
-	struct segment *segs;
-	size_t nsegs;
+	struct elf_segments segs;	/* file offset -> address */
 };
 
 struct rule_entry {
@@ -80,7 +76,7 @@ static void module_free(struct cfi_module *m)
 		elf_end(m->elf);
 	if (m->fd >= 0)
 		close(m->fd);
-	free(m->segs);
+	elf_segments__free(&m->segs);
 	free(m);
 }
 
@@ -149,25 +145,6 @@ static bool scan_sections(Elf *elf, size_t *bytes)
 	return debug_frame;
 }
 
-static int read_segments(struct cfi_module *m)
-{
-	size_t n;
-
-	if (elf_getphdrnum(m->elf, &n))
-		return -ENOENT;
-	m->segs = calloc(n ? n : 1, sizeof(*m->segs));
-	if (!m->segs)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		GElf_Phdr ph;
-
-		if (!gelf_getphdr(m->elf, (int)i, &ph) || ph.p_type != PT_LOAD)
-			continue;
-		m->segs[m->nsegs++] = (struct segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
-	}
-	return 0;
-}
-
 static struct cfi_module *module_open(const char *path, uint64_t dev, uint64_t ino,
 				      size_t *cfi_bytes)
 {
@@ -181,7 +158,7 @@ static struct cfi_module *module_open(const char *path, uint64_t dev, uint64_t i
 	if (m->fd < 0)
 		goto fail;
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
-	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF || read_segments(m))
+	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF || elf_segments__read(m->elf, &m->segs))
 		goto fail;
 	m->eh = dwarf_getcfi_elf(m->elf);
 	if (scan_sections(m->elf, cfi_bytes)) {
@@ -224,27 +201,15 @@ struct cfi_module *cfi_cache__module(struct cfi_cache *c, pid_t pid, const struc
 	return mod;
 }
 
-/* File offset @off as the module's ELF address; false if in no segment. */
-static bool to_vaddr(const struct cfi_module *m, uint64_t off, uint64_t *vaddr)
-{
-	for (size_t i = 0; i < m->nsegs; i++) {
-		const struct segment *s = &m->segs[i];
-
-		if (off >= s->offset && off - s->offset < s->filesz) {
-			*vaddr = off - s->offset + s->vaddr;
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The row of libdw for @off: from .eh_frame, else .debug_frame. */
 static int find_frame(struct cfi_module *m, uint64_t off, Dwarf_Frame **frame)
 {
+	const struct elf_segment *seg = elf_segments__by_offset(&m->segs, off);
 	uint64_t vaddr;
 
-	if (!to_vaddr(m, off, &vaddr))
+	if (!seg)
 		return -ENOENT;
+	vaddr = elf_segment__vaddr(seg, off);
 	if (m->eh && dwarf_cfi_addrframe(m->eh, vaddr, frame) == 0)
 		return 0;
 	if (m->debug && dwarf_cfi_addrframe(m->debug, vaddr, frame) == 0)
