@@ -89,12 +89,17 @@ $(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c | $(OUTPU
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+
+$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(COMMON)/elfsym.c $(COMMON)/elfseg.c $(COMMON)/text.c \
+		$(COMMON)/htab.c $(COMMON)/fileid.c \
 		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
@@ -194,7 +199,7 @@ demo: deps
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
-		$(OUTPUT)/tests/test_records \
+		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)

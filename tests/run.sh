@@ -16,6 +16,7 @@ run() {
 }
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
+run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
 run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"

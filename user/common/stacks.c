@@ -2,22 +2,39 @@
 /*
  * stacks.c - the unique-stack table (see stacks.h): heaptrack's "intern
  * once, refer by id" applied to whole stacks. An array of stacks by id and
- * an open-addressing index of ids by hash.
+ * an index of ids by content in the generic hash table (htab.h).
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "htab.h"
 #include "stacks.h"
 
 struct stacks {
 	struct stack **by_id;
 	size_t count, cap;
-	int32_t *index;		/* id + 1, 0 for empty */
-	size_t index_mask;
+	struct htab *index;	/* struct stack * -> id + 1 */
 	size_t memory;
 };
+
+/* What stacks__intern looks for: a stack not stored yet. */
+struct stack_probe {
+	uint32_t pid, depth, flags;
+	const uint64_t *frames;
+};
+
+static bool same_stack(uintptr_t stored, uintptr_t probe, void *ctx)
+{
+	const struct stack *s = (const void *)stored;
+	const struct stack_probe *p = (const void *)probe;
+
+	(void)ctx;
+	return s->pid == p->pid && s->depth == p->depth && s->flags == p->flags &&
+	       !memcmp(s->frames, p->frames, p->depth * sizeof(*p->frames));
+}
 
 static uint64_t hash_stack(uint32_t pid, const uint64_t *frames, uint32_t depth)
 {
@@ -37,8 +54,7 @@ struct stacks *stacks__new(void)
 
 	if (!st)
 		return NULL;
-	st->index_mask = 63;
-	st->index = calloc(st->index_mask + 1, sizeof(*st->index));
+	st->index = htab__new(64, same_stack, NULL);
 	if (!st->index) {
 		free(st);
 		return NULL;
@@ -55,52 +71,25 @@ void stacks__free(struct stacks *st)
 		free(st->by_id[i]);
 	}
 	free(st->by_id);
-	free(st->index);
+	htab__free(st->index);
 	free(st);
-}
-
-static int grow_index(struct stacks *st)
-{
-	size_t mask = st->index_mask * 2 + 1;
-	int32_t *idx = calloc(mask + 1, sizeof(*idx));
-
-	if (!idx)
-		return -ENOMEM;
-	for (size_t id = 0; id < st->count; id++) {
-		size_t i = st->by_id[id]->hash & mask;
-
-		while (idx[i])
-			i = (i + 1) & mask;
-		idx[i] = (int32_t)id + 1;
-	}
-	free(st->index);
-	st->index = idx;
-	st->index_mask = mask;
-	return 0;
 }
 
 int stacks__intern(struct stacks *st, uint32_t pid, const uint64_t *frames, uint32_t depth,
 		   uint32_t flags)
 {
+	struct stack_probe probe = { pid, depth, flags, frames };
 	uint64_t h = hash_stack(pid, frames, depth);
-	size_t i = h & st->index_mask;
+	void *known;
 	struct stack *s;
 
 	if (depth > HS_MAX_DEPTH)
 		return -EINVAL;
-	for (; st->index[i]; i = (i + 1) & st->index_mask) {
-		s = st->by_id[st->index[i] - 1];
-		if (s->hash == h && s->pid == pid && s->depth == depth && s->flags == flags &&
-		    !memcmp(s->frames, frames, depth * sizeof(*frames)))
-			return st->index[i] - 1;
-	}
+	known = htab__find(st->index, h, (uintptr_t)&probe);
+	if (known)
+		return (int)((uintptr_t)known - 1);
 	if (st->count == INT32_MAX - 1)
 		return -ENOMEM;
-	if ((st->count + 1) * 2 > st->index_mask + 1) {
-		if (grow_index(st))
-			return -ENOMEM;
-		return stacks__intern(st, pid, frames, depth, flags);
-	}
 	if (st->count == st->cap) {
 		size_t cap = st->cap ? st->cap * 2 : 256;
 		struct stack **v = realloc(st->by_id, cap * sizeof(*v));
@@ -118,8 +107,11 @@ int stacks__intern(struct stacks *st, uint32_t pid, const uint64_t *frames, uint
 	s->depth = depth;
 	s->flags = flags;
 	memcpy(s->frames, frames, depth * sizeof(*frames));
+	if (htab__add(st->index, h, (uintptr_t)s, (void *)(uintptr_t)(st->count + 1))) {
+		free(s);
+		return -ENOMEM;
+	}
 	st->by_id[st->count] = s;
-	st->index[i] = (int32_t)st->count + 1;
 	st->memory += sizeof(*s) + depth * sizeof(*frames);
 	return (int)st->count++;
 }
@@ -184,6 +176,5 @@ struct stack **stacks__by_live_bytes(const struct stacks *st, size_t *n)
 
 size_t stacks__memory(const struct stacks *st)
 {
-	return st->memory + st->cap * sizeof(*st->by_id) +
-	       (st->index_mask + 1) * sizeof(*st->index);
+	return st->memory + st->cap * sizeof(*st->by_id) + htab__memory(st->index);
 }

@@ -16,12 +16,12 @@
 
 #include "cfi.h"
 #include "elfseg.h"
+#include "fileid.h"
 
 /* Rule cache entries (a power of two): ~56 B each. */
 #define RULE_CACHE 8192
 
 struct cfi_module {
-	uint64_t dev, ino;
 	uint32_t id;		/* 1.., for the rule cache */
 	int fd;
 	Elf *elf;
@@ -38,8 +38,7 @@ struct rule_entry {
 };
 
 struct cfi_cache {
-	struct cfi_module **mods;	/* open addressing by (dev, ino) */
-	size_t mask, count;
+	struct fileid_map *mods;	/* (dev, ino) -> struct cfi_module */
 	struct rule_entry *rules;
 	struct cfi_stats st;
 };
@@ -54,8 +53,7 @@ struct cfi_cache *cfi_cache__new(void)
 
 	if (!c)
 		return NULL;
-	c->mask = 63;
-	c->mods = calloc(c->mask + 1, sizeof(*c->mods));
+	c->mods = fileid_map__new();
 	c->rules = calloc(RULE_CACHE, sizeof(*c->rules));
 	if (!c->mods || !c->rules) {
 		cfi_cache__free(c);
@@ -65,8 +63,10 @@ struct cfi_cache *cfi_cache__new(void)
 	return c;
 }
 
-static void module_free(struct cfi_module *m)
+static void module_free(void *arg)
 {
+	struct cfi_module *m = arg;
+
 	/* .eh_frame's CFI is the caller's to end; .debug_frame's, the Dwarf's. */
 	if (m->eh)
 		dwarf_cfi_end(m->eh);
@@ -84,37 +84,9 @@ void cfi_cache__free(struct cfi_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; c->mods && i <= c->mask; i++)
-		if (c->mods[i])
-			module_free(c->mods[i]);
-	free(c->mods);
+	fileid_map__free(c->mods, module_free);
 	free(c->rules);
 	free(c);
-}
-
-static size_t mod_slot(const struct cfi_cache *c, uint64_t dev, uint64_t ino)
-{
-	size_t i = (size_t)(((ino * 0x9e3779b97f4a7c15ULL) ^ dev) >> 17) & c->mask;
-
-	while (c->mods[i] && (c->mods[i]->dev != dev || c->mods[i]->ino != ino))
-		i = (i + 1) & c->mask;
-	return i;
-}
-
-static int grow(struct cfi_cache *c)
-{
-	struct cfi_cache n = { .mask = c->mask * 2 + 1 };
-
-	n.mods = calloc(n.mask + 1, sizeof(*n.mods));
-	if (!n.mods)
-		return -ENOMEM;
-	for (size_t i = 0; i <= c->mask; i++)
-		if (c->mods[i])
-			n.mods[mod_slot(&n, c->mods[i]->dev, c->mods[i]->ino)] = c->mods[i];
-	free(c->mods);
-	c->mods = n.mods;
-	c->mask = n.mask;
-	return 0;
 }
 
 /* The sizes of the CFI sections, and whether there is a .debug_frame. */
@@ -145,15 +117,12 @@ static bool scan_sections(Elf *elf, size_t *bytes)
 	return debug_frame;
 }
 
-static struct cfi_module *module_open(const char *path, uint64_t dev, uint64_t ino,
-				      size_t *cfi_bytes)
+static struct cfi_module *module_open(const char *path, size_t *cfi_bytes)
 {
 	struct cfi_module *m = calloc(1, sizeof(*m));
 
 	if (!m)
 		return NULL;
-	m->dev = dev;
-	m->ino = ino;
 	m->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (m->fd < 0)
 		goto fail;
@@ -176,28 +145,24 @@ struct cfi_module *cfi_cache__module(struct cfi_cache *c, pid_t pid, const struc
 {
 	struct cfi_module *mod;
 	char path[PATH_MAX];
-	size_t i;
 
 	if (!m->ino)
 		return NULL;
-	i = mod_slot(c, m->dev, m->ino);
-	if (c->mods[i])
-		return c->mods[i];
-	if ((c->count + 1) * 4 > (c->mask + 1) * 3) {
-		if (grow(c))
-			return NULL;
-		i = mod_slot(c, m->dev, m->ino);
-	}
+	mod = fileid_map__find(c->mods, m->dev, m->ino);
+	if (mod)
+		return mod;
 	if (proc_maps__reach(pid, m, path, sizeof(path)))
 		return NULL;
-	mod = module_open(path, m->dev, m->ino, &c->st.cfi_bytes);
+	mod = module_open(path, &c->st.cfi_bytes);
 	if (!mod)
 		return NULL;
+	if (fileid_map__add(c->mods, m->dev, m->ino, mod)) {
+		module_free(mod);
+		return NULL;
+	}
 	mod->id = (uint32_t)++c->st.modules;
 	if (!mod->eh && !mod->debug)
 		c->st.no_cfi++;
-	c->mods[i] = mod;
-	c->count++;
 	return mod;
 }
 

@@ -4,8 +4,8 @@
  * to the live set are those of include/heapsnoop/event.h: a realloc's old
  * block is released only if it was allocated before the realloc began.
  *
- * Processes are found by pid in an open-addressing table (linear probing,
- * backward-shift deletion): one lookup per event whatever their number.
+ * Processes are found by pid in a hash table (htab.h): one lookup per
+ * event whatever their number.
  */
 #include <errno.h>
 #include <limits.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "htab.h"
 #include "trace.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
@@ -22,8 +23,7 @@
 struct trace {
 	struct trace_opts opts;
 	struct trace_stats stats;
-	struct proc **slots;	/* NULL: empty */
-	size_t mask, count;
+	struct htab *procs;	/* pid -> struct proc */
 	struct buildid_cache *build_ids;
 	struct unwinder *unwinder;	/* opts.unwind */
 };
@@ -43,12 +43,11 @@ struct trace *trace__new(const struct trace_opts *opts)
 	if (!t)
 		return NULL;
 	t->opts = *opts;
-	t->mask = 63;
-	t->slots = calloc(t->mask + 1, sizeof(*t->slots));
+	t->procs = htab__new(64, NULL, NULL);
 	t->build_ids = buildid_cache__new();
 	if (opts->unwind)
 		t->unwinder = unwinder__new();
-	if (!t->slots || !t->build_ids || (opts->unwind && !t->unwinder)) {
+	if (!t->procs || !t->build_ids || (opts->unwind && !t->unwinder)) {
 		trace__free(t);
 		return NULL;
 	}
@@ -67,75 +66,34 @@ void trace__free(struct trace *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; t->slots && i <= t->mask; i++)
-		if (t->slots[i])
-			proc_free(t->slots[i]);
-	free(t->slots);
+	struct proc *p;
+	size_t pos = 0;
+
+	while (t->procs && (p = htab__next(t->procs, &pos, NULL)))
+		proc_free(p);
+	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
 	unwinder__free(t->unwinder);
 	free(t);
 }
 
-static size_t slot_of(size_t mask, pid_t pid)
+static uint64_t pid_hash(pid_t pid)
 {
-	return (size_t)(((uint64_t)(uint32_t)pid * 0x9e3779b97f4a7c15ULL) >> 32) & mask;
+	return htab_hash2((uint32_t)pid, 0);
 }
 
 struct proc *trace__find_proc(const struct trace *t, pid_t pid)
 {
-	for (size_t i = slot_of(t->mask, pid);; i = (i + 1) & t->mask) {
-		if (!t->slots[i] || t->slots[i]->pid == pid)
-			return t->slots[i];
-	}
-}
-
-static void insert(struct proc **slots, size_t mask, struct proc *p)
-{
-	size_t i = slot_of(mask, p->pid);
-
-	while (slots[i])
-		i = (i + 1) & mask;
-	slots[i] = p;
-}
-
-static int grow(struct trace *t)
-{
-	size_t mask = t->mask * 2 + 1;
-	struct proc **v = calloc(mask + 1, sizeof(*v));
-
-	if (!v)
-		return -ENOMEM;
-	for (size_t i = 0; i <= t->mask; i++)
-		if (t->slots[i])
-			insert(v, mask, t->slots[i]);
-	free(t->slots);
-	t->slots = v;
-	t->mask = mask;
-	return 0;
+	return htab__find(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
 }
 
 /* Remove @pid's process from the table and free it. */
 static void remove_proc(struct trace *t, pid_t pid)
 {
-	size_t i = slot_of(t->mask, pid), j;
+	struct proc *p = htab__delete(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
 
-	while (t->slots[i] && t->slots[i]->pid != pid)
-		i = (i + 1) & t->mask;
-	if (!t->slots[i])
-		return;
-	proc_free(t->slots[i]);
-	t->slots[i] = NULL;
-	t->count--;
-	/* Backward shift: move later members of the run into the hole. */
-	for (j = (i + 1) & t->mask; t->slots[j]; j = (j + 1) & t->mask) {
-		size_t home = slot_of(t->mask, t->slots[j]->pid);
-
-		if (((j - home) & t->mask) >= ((j - i) & t->mask)) {
-			t->slots[i] = t->slots[j];
-			t->slots[j] = NULL;
-			i = j;
-		}
-	}
+	if (p)
+		proc_free(p);
 }
 
 static void read_comm(struct proc *p)
@@ -175,8 +133,6 @@ static struct proc *get_proc(struct trace *t, pid_t pid, bool *created)
 	*created = false;
 	if (p)
 		return p;
-	if ((t->count + 1) * 4 > (t->mask + 1) * 3 && grow(t))
-		return NULL;
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return NULL;
@@ -187,8 +143,10 @@ static struct proc *get_proc(struct trace *t, pid_t pid, bool *created)
 		proc_free(p);
 		return NULL;
 	}
-	insert(t->slots, t->mask, p);
-	t->count++;
+	if (htab__add(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid, p)) {
+		proc_free(p);
+		return NULL;
+	}
 	*created = true;
 	return p;
 }
@@ -536,14 +494,14 @@ static int by_live_bytes(const void *a, const void *b)
 
 struct proc **trace__procs(const struct trace *t, size_t *n)
 {
-	struct proc **v = malloc((t->count ? t->count : 1) * sizeof(*v));
+	size_t count = htab__count(t->procs), pos = 0;
+	struct proc **v = malloc((count ? count : 1) * sizeof(*v)), *p;
 
 	*n = 0;
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i <= t->mask; i++)
-		if (t->slots[i])
-			v[(*n)++] = t->slots[i];
+	while ((p = htab__next(t->procs, &pos, NULL)))
+		v[(*n)++] = p;
 	qsort(v, *n, sizeof(*v), by_live_bytes);
 	return v;
 }
@@ -551,11 +509,12 @@ struct proc **trace__procs(const struct trace *t, size_t *n)
 /* Sum @fn over every process. */
 static uint64_t sum(const struct trace *t, uint64_t (*fn)(const struct proc *p))
 {
+	const struct proc *p;
 	uint64_t s = 0;
+	size_t pos = 0;
 
-	for (size_t i = 0; i <= t->mask; i++)
-		if (t->slots[i])
-			s += fn(t->slots[i]);
+	while ((p = htab__next(t->procs, &pos, NULL)))
+		s += fn(p);
 	return s;
 }
 

@@ -3,6 +3,11 @@
  * tracker.c - live allocations in an open-addressing hash table with linear
  * probing and backward-shift deletion (no tombstones, so a long run of
  * malloc/free keeps probe sequences short). See tracker.h.
+ *
+ * Not the generic table (htab.h), on purpose: this one is probed at every
+ * allocation and free, keeps each 32-byte entry inline (htab would add a
+ * pointer and an allocation per entry, and an indirect call per probe),
+ * and is measured by bench/ and test_tracker's 10 million entries.
  */
 #include <errno.h>
 #include <stdlib.h>
