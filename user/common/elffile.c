@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * elfsym.c - ELF symbol, build-ID and file-offset look-ups through libelf
- * (elfutils). See elfsym.h.
+ * elffile.c - ELF symbol, build-ID and file-offset look-ups through libelf
+ * (elfutils). See elffile.h.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "elfseg.h"
-#include "elfsym.h"
+#include "elffile.h"
 
 struct elf_file {
 	int fd;

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * elfsym.h - what the loader needs from an ELF file, through libelf:
+ * elffile.h - what the loader needs from an ELF file, through libelf:
  * function symbols as (address, size, file offset), the bytes at a file
  * offset, the GNU build ID, and whether it is dynamically linked.
  */
-#ifndef HEAPSNOOP_ELFSYM_H
-#define HEAPSNOOP_ELFSYM_H
+#ifndef HEAPSNOOP_ELFFILE_H
+#define HEAPSNOOP_ELFFILE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,4 +43,4 @@ int elf_file__build_id(struct elf_file *ef, uint8_t *id, size_t cap);
 /* True if the file has a PT_INTERP or PT_DYNAMIC program header. */
 bool elf_file__is_dynamic(struct elf_file *ef);
 
-#endif /* HEAPSNOOP_ELFSYM_H */
+#endif /* HEAPSNOOP_ELFFILE_H */

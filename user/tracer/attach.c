@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "attach.h"
-#include "elfsym.h"
+#include "elffile.h"
 #include "heapsnoop.skel.h"
 #include "msg.h"
 #include "probesite.h"
@@ -130,7 +130,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 
 		n = elf_file__pread(ef, code, fn.size && fn.size < sizeof(code) ? fn.size : sizeof(code),
 				    fn.offset);
-		if (n <= 0 || probesite_find(code, (size_t)n, fn.addr, sp->args_read, sp->null_arg, &ps))
+		if (n <= 0 || probesite__find(code, (size_t)n, fn.addr, sp->args_read, sp->null_arg, &ps))
 			memset(&ps, 0, sizeof(ps));
 		if (verbose)
 			elog("%-15s %#llx+%-3u %-28s %s%s", sp->sym,

@@ -18,7 +18,7 @@ struct attachment;
 /*
  * Attach to the allocator in file @path (as reachable from here) for @pid
  * (-1: all processes). Every function found is probed at the site
- * probesite_find() chooses; with @verbose each choice is printed to stderr.
+ * probesite__find() chooses; with @verbose each choice is printed to stderr.
  * Returns 0; -ENOENT if the file has neither malloc nor free (the message
  * says so), -ENOEXEC if it is not ELF, or the -errno of a failed attach.
  */

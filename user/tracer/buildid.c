@@ -7,7 +7,7 @@
 
 #include "buildid.h"
 #include "fileid.h"
-#include "elfsym.h"
+#include "elffile.h"
 
 struct buildid_cache {
 	struct fileid_map *files;	/* (dev, ino) -> malloc'ed hex */

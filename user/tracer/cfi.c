@@ -422,10 +422,10 @@ static int eval(const Dwarf_Op *ops, size_t n, const struct eval_env *env, uint6
 	return 0;
 }
 
-int cfi_cache__eval_frame(struct cfi_cache *c, struct cfi_module *mod, uint64_t off,
-			  const uint64_t regs[CFI_NREGS], uint32_t known, cfi_read_fn rd,
-			  void *ctx, uint64_t *cfa, uint64_t caller[CFI_NREGS],
-			  uint32_t *caller_known)
+int cfi_module__eval_frame(struct cfi_module *mod, uint64_t off,
+			   const uint64_t regs[CFI_NREGS], uint32_t known, cfi_read_fn rd,
+			   void *ctx, uint64_t *cfa, uint64_t caller[CFI_NREGS],
+			   uint32_t *caller_known)
 {
 	struct eval_env env = { .regs = regs, .known = known, .rd = rd, .ctx = ctx };
 	Dwarf_Op *ops, mem[3];
@@ -434,7 +434,6 @@ int cfi_cache__eval_frame(struct cfi_cache *c, struct cfi_module *mod, uint64_t 
 	bool value;
 	int err;
 
-	(void)c;
 	err = find_frame(mod, off, &f);
 	if (err)
 		return err;

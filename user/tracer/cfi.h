@@ -38,7 +38,7 @@ enum cfi_kind {
 	CFI_UNDEF,	/* not recoverable; for the RA: this is the outermost frame */
 	CFI_AT,		/* saved at CFA + off */
 	CFI_VAL,	/* is CFA + off */
-	CFI_EXPR,	/* a DWARF expression: cfi_cache__eval_frame() */
+	CFI_EXPR,	/* a DWARF expression: cfi_module__eval_frame() */
 };
 
 /* Registers a rule describes: RA, rbp, rbx, r12..r15, in this order. */
@@ -47,7 +47,7 @@ extern const int cfi_rule_regs[CFI_RULE_REGS];
 
 /*
  * One row of a module's CFI for one address: CFA = cfa_reg + cfa_off
- * (cfa_reg CFI_NREGS: an expression, see cfi_cache__eval_frame()), and each
+ * (cfa_reg CFI_NREGS: an expression, see cfi_module__eval_frame()), and each
  * followed register's rule.
  */
 struct cfi_rule {
@@ -103,10 +103,10 @@ typedef int (*cfi_read_fn)(void *ctx, uint64_t addr, uint64_t *val);
  * *@caller_known); -ENOENT, -EFAULT (memory), -EINVAL (an operation not
  * supported).
  */
-int cfi_cache__eval_frame(struct cfi_cache *c, struct cfi_module *mod, uint64_t off,
-			  const uint64_t regs[CFI_NREGS], uint32_t known, cfi_read_fn rd,
-			  void *ctx, uint64_t *cfa, uint64_t caller[CFI_NREGS],
-			  uint32_t *caller_known);
+int cfi_module__eval_frame(struct cfi_module *mod, uint64_t off,
+			   const uint64_t regs[CFI_NREGS], uint32_t known, cfi_read_fn rd,
+			   void *ctx, uint64_t *cfa, uint64_t caller[CFI_NREGS],
+			   uint32_t *caller_known);
 
 void cfi_cache__stats(const struct cfi_cache *c, struct cfi_stats *st);
 

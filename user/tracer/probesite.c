@@ -96,7 +96,7 @@ static void set_site(struct probesite *ps, const cs_insn *in, uint64_t start, bo
 	snprintf(ps->insn, sizeof(ps->insn), "%s %s", in->mnemonic, in->op_str);
 }
 
-int probesite_find(const uint8_t *code, size_t len, uint64_t addr,
+int probesite__find(const uint8_t *code, size_t len, uint64_t addr,
 		   unsigned int args_read, int null_arg, struct probesite *ps)
 {
 	const uint8_t *p = code;

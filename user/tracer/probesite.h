@@ -28,13 +28,13 @@ struct probesite {
 };
 
 /*
- * probesite_find - analyse @len bytes of code at virtual address @addr.
+ * probesite__find - analyse @len bytes of code at virtual address @addr.
  * @args_read: PS_ARG() bits the probe reads; @null_arg: index of the
  * argument whose NULL test may skip the site, or -1.
  * Returns 0 (a site, maybe the entry, is in @ps) or -EINVAL if capstone
  * cannot be opened. Never fails for undecodable code: that is the entry.
  */
-int probesite_find(const uint8_t *code, size_t len, uint64_t addr,
+int probesite__find(const uint8_t *code, size_t len, uint64_t addr,
 		   unsigned int args_read, int null_arg, struct probesite *ps);
 
 #endif /* HEAPSNOOP_PROBESITE_H */

@@ -22,7 +22,7 @@
 
 #include "attach.h"
 #include "bpfload.h"
-#include "elfsym.h"
+#include "elffile.h"
 #include "heapsnoop.skel.h"
 #include "launch.h"
 #include "libcwatch.h"

@@ -80,8 +80,8 @@ static enum step step_slow(struct unwinder *u, struct cfi_module *mod, uint64_t 
 	uint32_t known;
 	int err;
 
-	err = cfi_cache__eval_frame(u->cfi, mod, off, r->v, r->known, read_stack, (void *)s,
-				    &cfa, caller, &known);
+	err = cfi_module__eval_frame(mod, off, r->v, r->known, read_stack, (void *)s, &cfa,
+				     caller, &known);
 	if (err == -EFAULT)
 		return missed(s, cfa);
 	if (err)
