@@ -14,6 +14,7 @@ run() {
 		fail=$((fail + 1)); echo "--- FAILED: $name"
 	fi
 }
+run "repository root: only the project's files" tests/check_root.sh
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
