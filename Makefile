@@ -161,7 +161,8 @@ $(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT
 FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 
-$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/tokscan.c $(DECODE)/recconv.c | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/tokscan.c $(DECODE)/recconv.c \
+		$(COMMON)/msg.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "heapsnoop/codec.h"
+#include "msg.h"
 #include "tokscan.h"
 
 enum state {
@@ -25,7 +26,8 @@ enum state {
 struct tokscan {
 	const struct tokscan_ops *ops;
 	void *ctx;
-	FILE *out, *diag;
+	FILE *out;
+	bool report;		/* malformed tokens said on stderr */
 	const char *name;
 	unsigned long line;
 	enum state state;
@@ -36,7 +38,7 @@ struct tokscan {
 	unsigned long converted, malformed;
 };
 
-struct tokscan *tokscan__new(const struct tokscan_ops *ops, void *ctx, FILE *out, FILE *diag)
+struct tokscan *tokscan__new(const struct tokscan_ops *ops, void *ctx, FILE *out, bool report)
 {
 	struct tokscan *ts = calloc(1, sizeof(*ts));
 
@@ -54,7 +56,7 @@ struct tokscan *tokscan__new(const struct tokscan_ops *ops, void *ctx, FILE *out
 	ts->ops = ops;
 	ts->ctx = ctx;
 	ts->out = out;
-	ts->diag = diag;
+	ts->report = report;
 	tokscan__begin(ts, "<stdin>");
 	return ts;
 }
@@ -96,9 +98,9 @@ static void finish_token(struct tokscan *ts, bool leadin)
 	} else {
 		if (leadin) {
 			ts->malformed++;
-			if (ts->diag)
-				fprintf(ts->diag, "heapdecode: %s:%lu: malformed %s, left unchanged: %s\n",
-				ts->name, ts->line, ts->ops->what, hs_strerror(n));
+			if (ts->report)
+				elog("%s:%lu: malformed %s, left unchanged: %s", ts->name, ts->line,
+				     ts->ops->what, hs_strerror(n));
 			fwrite_unlocked(ts->ops->leadin, 1, 3, ts->out);
 		}
 		fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
@@ -145,103 +147,132 @@ static void flush_pending(struct tokscan *ts)
 	}
 }
 
+/*
+ * One step of the scanner per state: each takes what it can of @buf
+ * (@len > 0 bytes) and returns how many bytes it consumed, 0 when it only
+ * changed state.
+ */
+static size_t feed_text(struct tokscan *ts, const char *buf, size_t len)
+{
+	size_t j = 0;
+
+	/* Copy a run up to the next lead-in start or newline. */
+	while (j < len && !ts->text_stop[(unsigned char)buf[j]])
+		j++;
+	fwrite_unlocked(buf, 1, j, ts->out);
+	if (j == len)
+		return j;
+	if (buf[j] == '\n') {
+		putc_unlocked('\n', ts->out);
+		ts->line++;
+		ts->state = S_LINE_START;
+	} else {
+		ts->state = S_LEAD1;
+	}
+	return j + 1;
+}
+
+static size_t feed_line_start(struct tokscan *ts, char c)
+{
+	if (ts->ops->bare_lines && ts->tok_char[(unsigned char)c] &&
+	    ts->tok_len < ts->ops->max_len) {
+		ts->tok[ts->tok_len++] = c;
+		return 1;
+	}
+	if (c == '\r' && ts->tok_len) {
+		ts->state = S_LINE_CR;
+		return 1;
+	}
+	if (c == '\n') {
+		finish_bare(ts);
+		putc_unlocked('\n', ts->out);
+		ts->line++;
+		return 1;
+	}
+	fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
+	ts->tok_len = 0;
+	ts->state = S_TEXT;
+	return 0;
+}
+
+static size_t feed_line_cr(struct tokscan *ts, char c)
+{
+	if (c == '\n') {
+		finish_bare(ts);
+		fwrite_unlocked("\r\n", 1, 2, ts->out);
+		ts->line++;
+		ts->state = S_LINE_START;
+		return 1;
+	}
+	fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
+	putc_unlocked('\r', ts->out);
+	ts->tok_len = 0;
+	ts->state = S_TEXT;
+	return 0;
+}
+
+static size_t feed_lead(struct tokscan *ts, char c)
+{
+	int k = ts->state == S_LEAD1 ? 1 : 2;
+
+	if (c == ts->ops->leadin[k]) {
+		ts->state = k == 1 ? S_LEAD2 : S_TOKEN;
+		return 1;
+	}
+	fwrite_unlocked(ts->ops->leadin, 1, (size_t)k, ts->out);
+	ts->state = S_TEXT;
+	return 0;
+}
+
+static size_t feed_token(struct tokscan *ts, const char *buf, size_t len)
+{
+	size_t j = 0, room = ts->ops->max_len - ts->tok_len;
+
+	while (j < len && j < room && ts->tok_char[(unsigned char)buf[j]])
+		j++;
+	memcpy(ts->tok + ts->tok_len, buf, j);
+	ts->tok_len += j;
+	if (j == len)
+		return j;
+	finish_token(ts, true);
+	ts->state = ts->tok_char[(unsigned char)buf[j]] ? S_RAWTOK : S_TEXT;
+	return j;
+}
+
+static size_t feed_rawtok(struct tokscan *ts, char c)
+{
+	if (!ts->tok_char[(unsigned char)c]) {
+		ts->state = S_TEXT;
+		return 0;
+	}
+	putc_unlocked(c, ts->out);
+	return 1;
+}
+
 void tokscan__feed(struct tokscan *ts, const char *buf, size_t len)
 {
-	const struct tokscan_ops *ops = ts->ops;
-	const char *lead = ops->leadin;
 	size_t i = 0;
 
 	while (i < len) {
-		char c = buf[i];
-
 		switch (ts->state) {
-		case S_TEXT: {
-			/* Copy a run up to the next lead-in start or newline. */
-			size_t j = i;
-
-			while (j < len && !ts->text_stop[(unsigned char)buf[j]])
-				j++;
-			fwrite_unlocked(buf + i, 1, j - i, ts->out);
-			i = j;
-			if (i == len)
-				break;
-			if (buf[i] == '\n') {
-				putc_unlocked('\n', ts->out);
-				ts->line++;
-				ts->state = S_LINE_START;
-			} else {
-				ts->state = S_LEAD1;
-			}
-			i++;
+		case S_TEXT:
+			i += feed_text(ts, buf + i, len - i);
 			break;
-		}
 		case S_LINE_START:
-			if (ops->bare_lines && ts->tok_char[(unsigned char)c] && ts->tok_len < ops->max_len) {
-				ts->tok[ts->tok_len++] = c;
-				i++;
-			} else if (c == '\r' && ts->tok_len) {
-				ts->state = S_LINE_CR;
-				i++;
-			} else if (c == '\n') {
-				finish_bare(ts);
-				putc_unlocked('\n', ts->out);
-				ts->line++;
-				i++;
-			} else {
-				fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
-				ts->tok_len = 0;
-				ts->state = S_TEXT;
-			}
+			i += feed_line_start(ts, buf[i]);
 			break;
 		case S_LINE_CR:
-			if (c == '\n') {
-				finish_bare(ts);
-				fwrite_unlocked("\r\n", 1, 2, ts->out);
-				ts->line++;
-				ts->state = S_LINE_START;
-				i++;
-			} else {
-				fwrite_unlocked(ts->tok, 1, ts->tok_len, ts->out);
-				putc_unlocked('\r', ts->out);
-				ts->tok_len = 0;
-				ts->state = S_TEXT;
-			}
+			i += feed_line_cr(ts, buf[i]);
 			break;
 		case S_LEAD1:
-		case S_LEAD2: {
-			int k = ts->state == S_LEAD1 ? 1 : 2;
-
-			if (c == lead[k]) {
-				ts->state = k == 1 ? S_LEAD2 : S_TOKEN;
-				i++;
-			} else {
-				fwrite_unlocked(lead, 1, (size_t)k, ts->out);
-				ts->state = S_TEXT;
-			}
+		case S_LEAD2:
+			i += feed_lead(ts, buf[i]);
 			break;
-		}
-		case S_TOKEN: {
-			size_t j = i, room = ops->max_len - ts->tok_len;
-
-			while (j < len && j - i < room && ts->tok_char[(unsigned char)buf[j]])
-				j++;
-			memcpy(ts->tok + ts->tok_len, buf + i, j - i);
-			ts->tok_len += j - i;
-			i = j;
-			if (i == len)
-				break;
-			c = buf[i];
-			finish_token(ts, true);
-			ts->state = ts->tok_char[(unsigned char)c] ? S_RAWTOK : S_TEXT;
+		case S_TOKEN:
+			i += feed_token(ts, buf + i, len - i);
 			break;
-		}
 		case S_RAWTOK:
-			if (ts->tok_char[(unsigned char)c]) {
-				putc_unlocked(c, ts->out);
-				i++;
-			} else {
-				ts->state = S_TEXT;
-			}
+			i += feed_rawtok(ts, buf[i]);
 			break;
 		}
 	}

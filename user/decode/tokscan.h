@@ -32,10 +32,11 @@ struct tokscan_ops {
 struct tokscan;
 
 /*
- * Output goes to @out; messages about malformed tokens to @diag (NULL: none).
+ * Output goes to @out; with @report, each malformed token is said on
+ * standard error (msg.h) with its input's name and line.
  * Returns NULL on allocation failure (errno set).
  */
-struct tokscan *tokscan__new(const struct tokscan_ops *ops, void *ctx, FILE *out, FILE *diag);
+struct tokscan *tokscan__new(const struct tokscan_ops *ops, void *ctx, FILE *out, bool report);
 void tokscan__free(struct tokscan *ts);
 /* Start a new input: resets the line count and names it in messages. */
 void tokscan__begin(struct tokscan *ts, const char *name);
