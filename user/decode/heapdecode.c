@@ -16,6 +16,7 @@
 
 #include "heapsnoop/codec.h"
 #include "hdreport.h"
+#include "msg.h"
 #include "recconv.h"
 #include "symbolizer.h"
 #include "tokscan.h"
@@ -80,7 +81,7 @@ static FILE *open_input(const char *path)
 		return stdin;
 	in = fopen(path, "r");
 	if (!in)
-		fprintf(stderr, "heapdecode: cannot open %s: %s\n", path, strerror(errno));
+		elog("cannot open %s: %s", path, strerror(errno));
 	return in;
 }
 
@@ -97,7 +98,7 @@ static int scan_file(struct tokscan *ts, const char *path)
 	while ((n = fread_unlocked(buf, 1, sizeof(buf), in)) > 0)
 		tokscan__feed(ts, buf, n);
 	if (ferror(in)) {
-		fprintf(stderr, "heapdecode: error reading %s: %s\n", path, strerror(errno));
+		elog("error reading %s: %s", path, strerror(errno));
 		ret = -1;
 	}
 	tokscan__end(ts);
@@ -130,13 +131,13 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 		err = stream ? hdreport__symbolize_line(r, line, stdout) : hdreport__line(r, line);
 		if (err) {
 			(*malformed)++;
-			fprintf(stderr, "heapdecode: %s:%lu: malformed ~m# record, %s: %s\n",
+			elog("%s:%lu: malformed ~m# record, %s: %s",
 				in == stdin ? "<stdin>" : path, lineno,
 				stream ? "left unchanged" : "ignored", hs_strerror(err));
 		}
 	}
 	if (ferror(in)) {
-		fprintf(stderr, "heapdecode: error reading %s: %s\n", path, strerror(errno));
+		elog("error reading %s: %s", path, strerror(errno));
 		ret = -1;
 	}
 	free(line);
@@ -152,13 +153,13 @@ static int write_svg(struct hdreport *r, const char *path, const char *input)
 	int err;
 
 	if (!f) {
-		fprintf(stderr, "heapdecode: cannot write %s: %s\n", path, strerror(errno));
+		elog("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
 	snprintf(title, sizeof(title), "Live heap: %s", input);
 	err = hdreport__flamegraph(r, f, title);
 	if (fclose(f) || err) {
-		fprintf(stderr, "heapdecode: writing %s failed\n", path);
+		elog("writing %s failed", path);
 		return -1;
 	}
 	return 0;
@@ -173,7 +174,7 @@ static int run_grouping(int mode, const struct hd_opts *ho, const struct symboli
 	int status = 0;
 
 	if (!r) {
-		fprintf(stderr, "heapdecode: out of memory\n");
+		elog("out of memory");
 		symbolizer__free(sym);
 		return 2;
 	}
@@ -193,13 +194,40 @@ static int run_grouping(int mode, const struct hd_opts *ho, const struct symboli
 	hdreport__free(r);
 	symbolizer__free(sym);
 	if (!status && malformed) {
-		fprintf(stderr, "heapdecode: %lu malformed record(s) ignored\n", malformed);
+		elog("%lu malformed record(s) ignored", malformed);
 		status = 1;
 	}
 	return status;
 }
 
-int main(int argc, char **argv)
+/* What the command line asks for. */
+struct args {
+	const struct tokscan_ops *ops;	/* the filter's direction */
+	int group;			/* 0: filter; 's', 'R', 'F', 'G': grouping */
+	const char *svg_path;		/* --flamegraph */
+	struct hd_opts ho;
+	struct symbolizer_opts so;
+};
+
+static int parse_by(const char *s, enum hd_by *by)
+{
+	static const char *const keys[] = {
+		[HD_BY_STACK] = "stack", [HD_BY_PID] = "pid",
+		[HD_BY_FUNCTION] = "function", [HD_BY_MODULE] = "module",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!strcmp(s, keys[i])) {
+			*by = (enum hd_by)i;
+			return 0;
+		}
+	}
+	elog("--by takes stack, pid, function or module");
+	return -EINVAL;
+}
+
+/* Returns 0 to go on, 1 after -h or -V, 2 (the exit status) on an error. */
+static int parse_args(int argc, char **argv, struct args *a)
 {
 	static const struct option longopts[] = {
 		{ "encode", no_argument, NULL, 'E' },
@@ -216,91 +244,75 @@ int main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
 	};
-	const struct tokscan_ops *ops = &recconv_decode_ops;
-	static char obuf[1 << 18];
-	struct tokscan *ts;
-	struct hd_opts ho = { 0 };
-	struct symbolizer_opts so = { 0 };
-	const char *svg_path = NULL;
-	int c, status = 0, group = 0;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "Ee:shV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'E':
-			ops = &recconv_encode_ops;
-			break;
-		case 'R':
-		case 'F':
-		case 's':
-			group = c;
-			break;
-		case 'G':
-			group = c;
-			svg_path = optarg;
-			break;
-		case 'C':
-			ho.count_values = true;
-			break;
+		case 'E': a->ops = &recconv_encode_ops; break;
+		case 'R': case 'F': case 's': a->group = c; break;
+		case 'G': a->group = c; a->svg_path = optarg; break;
+		case 'C': a->ho.count_values = true; break;
 		case 'B':
-			if (!strcmp(optarg, "stack")) {
-				ho.by = HD_BY_STACK;
-			} else if (!strcmp(optarg, "pid")) {
-				ho.by = HD_BY_PID;
-			} else if (!strcmp(optarg, "function")) {
-				ho.by = HD_BY_FUNCTION;
-			} else if (!strcmp(optarg, "module")) {
-				ho.by = HD_BY_MODULE;
-			} else {
-				fprintf(stderr, "heapdecode: --by takes stack, pid, function or module\n");
+			if (parse_by(optarg, &a->ho.by))
 				return 2;
-			}
 			break;
-		case 'e':
-			ho.elf = optarg;
-			break;
-		case 'S':
-			so.sysroot = optarg;
-			break;
-		case 'D':
-			so.debug_dir = optarg;
-			break;
+		case 'e': a->ho.elf = optarg; break;
+		case 'S': a->so.sysroot = optarg; break;
+		case 'D': a->so.debug_dir = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
-			return 0;
+			return 1;
 		case 'V':
 			printf("heapdecode %s\n", HEAPSNOOP_VERSION);
-			return 0;
+			return 1;
 		default:
 			fputs("Try 'heapdecode --help' for more information.\n", stderr);
 			return 2;
 		}
 	}
+	return 0;
+}
 
-	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	if (group)
-		return run_grouping(group, &ho, &so, svg_path, argv + optind, argc - optind);
-	ts = tokscan__new(ops, NULL, stdout, stderr);
+/* The default mode: every file through the scanner to standard output. */
+static int run_filter(const struct tokscan_ops *ops, char **files, int nfiles)
+{
+	struct tokscan *ts = tokscan__new(ops, NULL, stdout, true);
+	int status = 0;
+
 	if (!ts) {
-		fprintf(stderr, "heapdecode: out of memory\n");
+		elog("out of memory");
 		return 2;
 	}
-	if (optind == argc) {
-		if (scan_file(ts, "-"))
+	if (nfiles == 0 && scan_file(ts, "-"))
+		status = 2;
+	for (int i = 0; i < nfiles; i++)
+		if (scan_file(ts, files[i]))
 			status = 2;
-	}
-	for (int i = optind; i < argc; i++)
-		if (scan_file(ts, argv[i]))
-			status = 2;
-
 	if (fflush(stdout) == EOF) {
-		fprintf(stderr, "heapdecode: error writing output: %s\n", strerror(errno));
+		elog("error writing output: %s", strerror(errno));
 		status = 2;
 	}
 	if (!status && tokscan__malformed(ts)) {
-		fprintf(stderr, "heapdecode: %lu malformed record(s) left unchanged\n",
-			tokscan__malformed(ts));
+		elog("%lu malformed record(s) left unchanged", tokscan__malformed(ts));
 		status = 1;
 	}
 	tokscan__free(ts);
 	return status;
+}
+
+int main(int argc, char **argv)
+{
+	static char obuf[1 << 18];
+	struct args a = { .ops = &recconv_decode_ops };
+	int err;
+
+	msg_init("heapdecode");
+	err = parse_args(argc, argv, &a);
+	if (err)
+		return err == 1 ? 0 : err;
+	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	if (a.group)
+		return run_grouping(a.group, &a.ho, &a.so, a.svg_path, argv + optind,
+				    argc - optind);
+	return run_filter(a.ops, argv + optind, argc - optind);
 }
