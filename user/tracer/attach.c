@@ -81,6 +81,22 @@ static int link_one(struct attachment *a, struct bpf_program *prog, pid_t pid,
 	return 0;
 }
 
+/* Where in @fn to probe (probesite.h); the entry if its code is unreadable. */
+static void find_site(struct elf_file *ef, const struct probe_spec *sp,
+		      const struct elf_func *fn, bool verbose, struct probesite *ps)
+{
+	uint8_t code[96];
+	ssize_t n;
+
+	n = elf_file__pread(ef, code, fn->size && fn->size < sizeof(code) ? fn->size : sizeof(code),
+			    fn->offset);
+	if (n <= 0 || probesite__find(code, (size_t)n, fn->addr, sp->args_read, sp->null_arg, ps))
+		memset(ps, 0, sizeof(*ps));
+	if (verbose)
+		elog("%-15s %#llx+%-3u %-28s %s%s", sp->sym, (unsigned long long)fn->addr,
+		     ps->offset, ps->insn, ps->why, ps->emulated ? "" : " (single-stepped: slow)");
+}
+
 int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, bool verbose,
 		      struct attachment **out)
 {
@@ -106,8 +122,6 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 		const struct probe_spec *sp = &specs[i];
 		struct elf_func fn;
 		struct probesite ps;
-		uint8_t code[96];
-		ssize_t n;
 		bool dup = false;
 
 		if (elf_file__find_func(ef, sp->sym, &fn))
@@ -128,14 +142,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 		}
 		done_addr[ndone++] = fn.addr;
 
-		n = elf_file__pread(ef, code, fn.size && fn.size < sizeof(code) ? fn.size : sizeof(code),
-				    fn.offset);
-		if (n <= 0 || probesite__find(code, (size_t)n, fn.addr, sp->args_read, sp->null_arg, &ps))
-			memset(&ps, 0, sizeof(ps));
-		if (verbose)
-			elog("%-15s %#llx+%-3u %-28s %s%s", sp->sym,
-				(unsigned long long)fn.addr, ps.offset, ps.insn, ps.why,
-				ps.emulated ? "" : " (single-stepped: slow)");
+		find_site(ef, sp, &fn, verbose, &ps);
 
 		if (sp->func != HS_FN_FREE) {
 			err = link_one(a, skel->progs.alloc_exit, pid, path, fn.offset + ps.offset, true);

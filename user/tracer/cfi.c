@@ -319,7 +319,11 @@ struct eval_env {
 	void *ctx;
 };
 
-/* A DWARF expression's value; the operations CFI uses on x86-64. */
+/*
+ * A DWARF expression's value; the operations CFI uses on x86-64. One
+ * function over 80 lines on purpose: a stack machine reads best as one
+ * switch over its operations, each a few lines (DWARF 5, section 2.5).
+ */
 static int eval(const Dwarf_Op *ops, size_t n, const struct eval_env *env, uint64_t *out,
 		bool *value)
 {
