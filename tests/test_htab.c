@@ -18,14 +18,13 @@
 
 #define RANGE 3000
 
-static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+/* Knuth's MMIX LCG, high bits: reproducible, good enough to mix operations. */
+static uint64_t lcg = 1;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+	return lcg >> 17;
 }
 
 /* Few distinct hashes, high bits too: runs collide and wrap. */

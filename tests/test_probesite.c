@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_probesite.c - unit tests of probe placement (user/probesite.c):
+ * test_probesite.c - unit tests of probe placement (user/tracer/probesite.c):
  * synthetic x86-64 prologues with known answers, and this machine's real
  * glibc, where every chosen site must be emulated and equivalent.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_trace.c - unit tests of the per-process state (user/trace.c) fed
+ * test_trace.c - unit tests of the per-process state (user/tracer/trace.c) fed
  * with ring buffer records as the BPF side writes them: thousands of
  * processes found by pid while others exit (the table's deletions must not
  * lose anyone), an exit that writes its leaks before they are dropped, an

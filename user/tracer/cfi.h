@@ -2,7 +2,7 @@
 /*
  * cfi.h - the call-frame information (CFI: .eh_frame, .debug_frame) of
  * mapped modules, read by elfutils' libdw (dwarf_getcfi_elf,
- * dwarf_cfi_addrframe), as compact unwinding rules for user/unwind.c.
+ * dwarf_cfi_addrframe), as compact unwinding rules for unwind.c.
  *
  * One table per module file, remembered by its identity (device, inode),
  * so libc's is read once however many processes map it. Rules found are

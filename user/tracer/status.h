@@ -31,7 +31,7 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt);
 
 /*
  * --unwind dwarf, for -v: how the stacks ended (complete or why not), how
- * their frames were found, and the unwind tables' size (user/unwind.h).
+ * their frames were found, and the unwind tables' size (unwind.h).
  */
 void status__unwind(FILE *out, const struct trace *t);
 

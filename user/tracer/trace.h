@@ -11,7 +11,7 @@
  * Mappings come from one of two sources: /proc/PID/maps, read when a
  * process is first seen and again when a new stack has a frame outside
  * them (-p and launch mode); or mapping records (trace__map_*), fed from
- * the kernel's perf mmap records (user/mmaprec.c) in system-wide mode,
+ * the kernel's perf mmap records (mmaprec.c) in system-wide mode,
  * which stay right for processes that are gone before anyone could read
  * their /proc files.
  */
@@ -35,7 +35,7 @@ struct trace_opts {
 	unsigned int snip_pre;	/* innermost frames to drop */
 	unsigned int snip_post;	/* outermost frames to drop (complete stacks) */
 	bool map_records;	/* mappings from trace__map_* (system-wide) */
-	/* Records carry stacks to unwind (--unwind dwarf): user/unwind.c. */
+	/* Records carry stacks to unwind (--unwind dwarf): unwind.c. */
 	bool unwind;
 	/*
 	 * Called when a process with live allocations exits (HS_EV_EXIT),

@@ -2,9 +2,9 @@
 /*
  * unwind.h - the frames of an allocation's stack from the registers and
  * the top of the stack the BPF side copied (struct hs_user_stack,
- * --unwind dwarf), by each module's CFI (user/cfi.c), with frame pointers
+ * --unwind dwarf), by each module's CFI (cfi.c), with frame pointers
  * where a module or an address has none. Address to module by the
- * process's mappings (user/procmaps.c).
+ * process's mappings (mapset.h).
  *
  * The walk is framehop's or perf's: per frame, find the rule for the
  * return address (minus one, so a call at a function's end finds its own
