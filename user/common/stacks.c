@@ -54,7 +54,7 @@ struct stacks *stacks__new(void)
 
 	if (!st)
 		return NULL;
-	st->index = htab__new(64, same_stack, NULL);
+	st->index = htab__new(16, same_stack, NULL);	/* most processes hold few */
 	if (!st->index) {
 		free(st);
 		return NULL;

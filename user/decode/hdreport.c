@@ -14,6 +14,7 @@
 #include "heapsnoop/codec.h"
 #include "flamegraph.h"
 #include "framefmt.h"
+#include "htab.h"
 #include "hdreport.h"
 #include "mapset.h"
 #include "records.h"
@@ -24,8 +25,7 @@ struct hdreport {
 	struct hd_opts opts;
 	struct symbolizer *sym;
 	struct stacks *stacks;
-	struct mapset **maps;	/* per pid, from `map` records */
-	size_t nmaps;
+	struct htab *maps;	/* pid -> struct mapset, from `map` records */
 	uint64_t total_bytes, total_count;
 	/*
 	 * The lines of `exit` sections (heapsnoop -a --leaks-at-exit): leaks
@@ -55,11 +55,13 @@ struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sy
 
 static void reset(struct hdreport *r)
 {
-	for (size_t i = 0; i < r->nmaps; i++)
-		mapset__free(r->maps[i]);
-	free(r->maps);
+	struct mapset *pm;
+	size_t pos = 0;
+
+	while (r->maps && (pm = htab__next(r->maps, &pos, NULL)))
+		mapset__free(pm);
+	htab__free(r->maps);
 	r->maps = NULL;
-	r->nmaps = 0;
 	stacks__free(r->stacks);
 	r->stacks = stacks__new();
 	r->total_bytes = r->total_count = 0;
@@ -77,21 +79,22 @@ void hdreport__free(struct hdreport *r)
 	free(r);
 }
 
+/* @pid's mappings (one hash lookup a frame), made if @create; NULL. */
 static struct mapset *maps_of(struct hdreport *r, pid_t pid, bool create)
 {
-	struct mapset **v;
+	uint64_t h = htab_hash2((uint32_t)pid, 0);
+	struct mapset *pm = r->maps ? htab__find(r->maps, h, (uint32_t)pid) : NULL;
 
-	for (size_t i = 0; i < r->nmaps; i++)
-		if (r->maps[i]->pid == pid)
-			return r->maps[i];
-	if (!create)
-		return NULL;
-	v = realloc(r->maps, (r->nmaps + 1) * sizeof(*v));
-	if (!v)
-		return NULL;
-	r->maps = v;
-	v[r->nmaps] = mapset__new(pid);
-	return v[r->nmaps] ? v[r->nmaps++] : NULL;
+	if (pm || !create)
+		return pm;
+	if (!r->maps)
+		r->maps = htab__new(64, NULL, NULL);
+	pm = r->maps ? mapset__new(pid) : NULL;
+	if (pm && htab__add(r->maps, h, (uint32_t)pid, pm)) {
+		mapset__free(pm);
+		pm = NULL;
+	}
+	return pm;
 }
 
 /*
