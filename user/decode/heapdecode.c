@@ -85,26 +85,33 @@ static FILE *open_input(const char *path)
 	return in;
 }
 
+/* Close @in (unless stdin); -1 after saying so if reading it failed. */
+static int close_input(FILE *in, const char *path)
+{
+	int ret = 0;
+
+	if (ferror(in)) {
+		elog("error reading %s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (in != stdin)
+		fclose(in);
+	return ret;
+}
+
 static int scan_file(struct tokscan *ts, const char *path)
 {
 	static char buf[1 << 16];
 	FILE *in = open_input(path);
 	size_t n;
-	int ret = 0;
 
 	if (!in)
 		return -1;
 	tokscan__begin(ts, in == stdin ? "<stdin>" : path);
 	while ((n = fread_unlocked(buf, 1, sizeof(buf), in)) > 0)
 		tokscan__feed(ts, buf, n);
-	if (ferror(in)) {
-		elog("error reading %s: %s", path, strerror(errno));
-		ret = -1;
-	}
 	tokscan__end(ts);
-	if (in != stdin)
-		fclose(in);
-	return ret;
+	return close_input(in, path);
 }
 
 /*
@@ -118,7 +125,6 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 	size_t cap = 0;
 	unsigned long lineno = 0;
 	ssize_t n;
-	int ret = 0;
 
 	if (!in)
 		return -1;
@@ -136,14 +142,8 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 				stream ? "left unchanged" : "ignored", hs_strerror(err));
 		}
 	}
-	if (ferror(in)) {
-		elog("error reading %s: %s", path, strerror(errno));
-		ret = -1;
-	}
 	free(line);
-	if (in != stdin)
-		fclose(in);
-	return ret;
+	return close_input(in, path);
 }
 
 static int write_svg(struct hdreport *r, const char *path, const char *input)
