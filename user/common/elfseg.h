@@ -29,6 +29,7 @@ struct elf_segments {
  * program headers; -ENOMEM.
  */
 int elf_segments__read(Elf *elf, struct elf_segments *segs);
+/* Free @segs' array and empty it (reading it again is fine). */
 void elf_segments__free(struct elf_segments *segs);
 
 /* The segment whose file bytes hold file offset @off, or NULL. */

@@ -13,19 +13,34 @@ void msg_init(const char *prog)
 	prog_name = prog;
 }
 
-void elog(const char *fmt, ...)
+static void vflog(FILE *out, const char *fmt, va_list ap)
 {
 	int saved = errno;
+
+	flockfile(out);
+	fputs(prog_name, out);
+	fputs(": ", out);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+	funlockfile(out);
+	fflush(out);
+	errno = saved;
+}
+
+void elog(const char *fmt, ...)
+{
 	va_list ap;
 
-	flockfile(stderr);
-	fputs(prog_name, stderr);
-	fputs(": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vflog(stderr, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	funlockfile(stderr);
-	fflush(stderr);
-	errno = saved;
+}
+
+void flog(FILE *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vflog(out, fmt, ap);
+	va_end(ap);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "framefmt.h"
+#include "msg.h"
 #include "records.h"
 #include "report.h"
 
@@ -152,8 +153,8 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 
 	while (with_live < n && tracker__count(v[with_live]->live))
 		with_live++;
-	fprintf(out, "heapsnoop: summary: %zu live allocations, %" PRIu64 " bytes, from %zu stacks"
-		" in %zu process(es) (top %u stacks by live bytes)\n", trace__live_count(t),
+	flog(out, "summary: %zu live allocations, %" PRIu64 " bytes, from %zu stacks"
+		" in %zu process(es) (top %u stacks by live bytes)", trace__live_count(t),
 		trace__live_bytes(t), trace__stack_count(t), with_live, top);
 	if (with_live > 1) {
 		/* Several processes: who holds what first, then where from. */

@@ -34,6 +34,7 @@ struct session *session__new(const struct options *o);
  */
 int session__run(struct session *s);
 
+/* Detach, close and free all @s holds (its output file too); NULL: nothing. */
 void session__free(struct session *s);
 
 #endif /* HEAPSNOOP_SESSION_H */

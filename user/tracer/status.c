@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "msg.h"
 #include "status.h"
 
 int status__read_counters(const struct bpf_map *counters, uint64_t *out)
@@ -77,42 +78,42 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	char bytes[32];
 
 	human_bytes(live_bytes, bytes, sizeof(bytes));
-	fprintf(out, "heapsnoop: traced %" PRIu64 " allocations and %" PRIu64 " frees in %" PRIu64
-		" process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks\n",
+	flog(out, "traced %" PRIu64 " allocations and %" PRIu64 " frees in %" PRIu64
+		" process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks",
 		s->allocs, s->frees, s->procs_seen, live, live_bytes, bytes, nstacks);
 	if (s->exits)
-		fprintf(out, "heapsnoop: %" PRIu64 " traced processes ended; %" PRIu64 " allocations "
-			"(%" PRIu64 " bytes) were still live at their exit or exec\n", s->exits,
+		flog(out, "%" PRIu64 " traced processes ended; %" PRIu64 " allocations "
+			"(%" PRIu64 " bytes) were still live at their exit or exec", s->exits,
 			s->exit_live, s->exit_bytes);
-	fprintf(out, "heapsnoop: tracker memory: %zu bytes for %zu live allocations, %zu bytes "
-		"for %zu unique stacks\n", trace__live_memory(t), live, trace__stack_memory(t),
+	flog(out, "tracker memory: %zu bytes for %zu live allocations, %zu bytes "
+		"for %zu unique stacks", trace__live_memory(t), live, trace__stack_memory(t),
 		nstacks);
 	if (!lost && !s->bad_events && !s->no_memory) {
-		fprintf(out, "heapsnoop: no events lost\n");
+		flog(out, "no events lost");
 	} else {
-		fprintf(out, "heapsnoop: EVENTS LOST: %" PRIu64 " allocations and %" PRIu64
+		flog(out, "EVENTS LOST: %" PRIu64 " allocations and %" PRIu64
 			" frees dropped (ring buffer full), %" PRIu64 " calls whose return was "
 			"missed, %" PRIu64 " returns without an entry, %" PRIu64 " without "
 			"per-thread state, %" PRIu64 " posix_memalign blocks unreadable, %" PRIu64
 			" process exits or execs dropped, %" PRIu64 " malformed, %" PRIu64
-			" out of memory.\n",
+			" out of memory.",
 			cnt[HS_CNT_RB_LOST_ALLOC], cnt[HS_CNT_RB_LOST_FREE],
 			cnt[HS_CNT_MISSED_RETURN], cnt[HS_CNT_UNMATCHED_RETURN],
 			cnt[HS_CNT_NO_STATE], cnt[HS_CNT_BAD_OUTPTR], cnt[HS_CNT_RB_LOST_TASK], s->bad_events,
 			s->no_memory);
-		fprintf(out, "heapsnoop: the live set above may miss allocations and include "
+		flog(out, "the live set above may miss allocations and include "
 			"freed ones; if the ring buffer filled, rerun with a larger "
-			"--ringbuf-size\n");
+			"--ringbuf-size");
 	}
 	if (s->missed_frees)
-		fprintf(out, "heapsnoop: %" PRIu64 " addresses were allocated again while live "
-			"(their free was not seen)\n", s->missed_frees);
+		flog(out, "%" PRIu64 " addresses were allocated again while live "
+			"(their free was not seen)", s->missed_frees);
 	if (s->truncated_stacks || s->stack_faults)
-		fprintf(out, "heapsnoop: %" PRIu64 " allocations had a truncated stack, %" PRIu64
-			" a stack with an unreadable frame\n", s->truncated_stacks, s->stack_faults);
+		flog(out, "%" PRIu64 " allocations had a truncated stack, %" PRIu64
+			" a stack with an unreadable frame", s->truncated_stacks, s->stack_faults);
 	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
-		fprintf(out, "heapsnoop: %" PRIu64 " stacks were deeper than the copy of the "
-			"stack (--stack-copy): rerun with a larger one for them\n", us.cut);
+		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
+			"stack (--stack-copy): rerun with a larger one for them", us.cut);
 	return lost + s->bad_events + s->no_memory;
 }
 
@@ -125,12 +126,12 @@ void status__unwind(FILE *out, const struct trace *t)
 	if (trace__unwind_stats(t, &us, &cs))
 		return;
 	hit = cs.lookups ? 100.0 * (double)(cs.lookups - cs.misses) / (double)cs.lookups : 0;
-	fprintf(out, "heapsnoop: unwinding: %" PRIu64 " stacks, %" PRIu64 " complete, %" PRIu64
+	flog(out, "unwinding: %" PRIu64 " stacks, %" PRIu64 " complete, %" PRIu64
 		" cut at --stack-copy, %" PRIu64 " deeper than kept, %" PRIu64 " with a frame "
 		"not recovered; %" PRIu64 " caller frames, %" PRIu64 " of them by frame pointer "
-		"(no CFI), %" PRIu64 " by DWARF expression\n", us.stacks, us.complete, us.cut,
+		"(no CFI), %" PRIu64 " by DWARF expression", us.stacks, us.complete, us.cut,
 		us.depth, us.fault, us.frames, us.fp_frames, us.slow_frames);
-	fprintf(out, "heapsnoop: unwind tables: %zu modules (%zu without CFI), %zu bytes of CFI "
-		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits\n", cs.modules,
+	flog(out, "unwind tables: %zu modules (%zu without CFI), %zu bytes of CFI "
+		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits", cs.modules,
 		cs.no_cfi, cs.cfi_bytes, cs.cache_bytes, cs.lookups, hit);
 }
