@@ -10,11 +10,20 @@ OUTPUT ?= build
 CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+# The BPF side and --unwind dwarf read x86-64 registers (event.h, cfi.h):
+# x86-64 only until another architecture's registers are there too.
+ARCH := $(shell uname -m | sed 's/x86_64/x86/')
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
-ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser -I$(OUTPUT)
+# Each program's folder, and the one both share (docs/DESIGN.md, the map).
+COMMON := user/common
+TRACER := user/tracer
+DECODE := user/decode
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
+# A program's files see their own folder and common/, never the other's.
+TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
+DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 ifeq ($(V),1)
@@ -27,17 +36,15 @@ endif
 
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
-HEAPDECODE_SRC := user/heapdecode.c user/tokscan.c user/recconv.c user/hdreport.c user/flamegraph.c \
-	user/symbolizer.c user/procmaps.c user/buildid.c user/stacks.c user/elfsym.c
+COMMON_SRC := $(wildcard $(COMMON)/*.c)
+USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(DECODE)/*.h)
+HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC)
 HEAPDECODE_LIBS := -lelf -ldw -lstdc++
-HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
-	user/procmaps.c user/trace.c user/tracker.c user/stacks.c user/report.c \
-	user/symbolizer.c user/launch.c user/status.c user/buildid.c user/mmaprec.c \
-	user/syswide.c user/cfi.c user/unwind.c user/kfeatures.c
+HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
-.PHONY: all clean check demo deps bench fuzz fuzz-run
+.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop
@@ -65,33 +72,43 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name heapsnoop_bpf > $@
 
 # --- heapsnoop ----------------------------------------------------------------
-$(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(wildcard user/*.h) $(OUTPUT)/heapsnoop.skel.h \
+$(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
 		$(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
-$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(wildcard user/*.h) $(OUTPUT)/libhscodec.a | $(OUTPUT)
+$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
 
 # --- tests --------------------------------------------------------------------
 $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
-$(OUTPUT)/tests/test_tracker: tests/test_tracker.c user/tracker.c user/stacks.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_trace: tests/test_trace.c user/trace.c user/tracker.c user/stacks.c \
-		user/procmaps.c user/buildid.c user/elfsym.c user/cfi.c user/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_probesite: tests/test_probesite.c user/probesite.c user/elfsym.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
+
+$(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c \
+		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
+		$(COMMON)/htab.c $(TRACER)/fileid.c \
+		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
+
+$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/probesite.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.
@@ -136,23 +153,38 @@ $(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(wildcard user/*.h) | $(OUTPUT)/asan
+$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
 
-# libFuzzer: decoder and line scanner.
-$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) user/tokscan.c user/recconv.c | $(OUTPUT)/fuzz
+# libFuzzer: decoder and line scanner; the record-line parser.
+FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=all
+
+$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/tokscan.c $(DECODE)/recconv.c \
+		$(COMMON)/msg.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(filter-out -Wshadow,$(ALL_CFLAGS)) -fsanitize=fuzzer,address,undefined \
-		-fno-sanitize-recover=all $^ -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-fuzz: $(OUTPUT)/fuzz/fuzz_decode
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(COMMON)/records.c | $(OUTPUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
+fuzz: $(OUTPUT)/fuzz/fuzz_decode $(OUTPUT)/fuzz/fuzz_records
+
+# fuzz-run: the decoder for FUZZ_SECONDS; fuzz-run-records: the record
+# parser for FUZZ_RECORDS_SECONDS (a smaller grammar).
 FUZZ_SECONDS ?= 30
+FUZZ_RECORDS_SECONDS ?= 10
 fuzz-run: $(OUTPUT)/fuzz/fuzz_decode
 	$(Q)rm -rf $(OUTPUT)/fuzz/corpus && mkdir -p $(OUTPUT)/fuzz/corpus
 	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -timeout=5 -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/corpus tests/fuzz/seeds
+
+fuzz-run-records: $(OUTPUT)/fuzz/fuzz_records
+	$(Q)rm -rf $(OUTPUT)/fuzz/records-corpus && mkdir -p $(OUTPUT)/fuzz/records-corpus
+	$(Q)$< -max_total_time=$(FUZZ_RECORDS_SECONDS) -timeout=5 -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/records-corpus tests/fuzz/records-seeds
 
 deps:
 	$(Q)scripts/install-deps.sh
@@ -170,6 +202,7 @@ demo: deps
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
+		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)

@@ -14,7 +14,10 @@ run() {
 		fail=$((fail + 1)); echo "--- FAILED: $name"
 	fi
 }
+run "repository root: only the project's files" tests/check_root.sh
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
+run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
+run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
 run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
@@ -23,6 +26,9 @@ run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
 run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \
 	make --no-print-directory fuzz-run OUTPUT="$OUT" FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
+run "fuzz record parser (${FUZZ_RECORDS_SECONDS:-10}s)" \
+	make --no-print-directory fuzz-run-records OUTPUT="$OUT" \
+	FUZZ_RECORDS_SECONDS="${FUZZ_RECORDS_SECONDS:-10}"
 for t in tests/tracer/test_*.sh; do
 	[ -e "$t" ] || continue
 	run "tracer: $(basename "$t" .sh)" "$t" "$OUT"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_probesite.c - unit tests of probe placement (user/probesite.c):
+ * test_probesite.c - unit tests of probe placement (user/tracer/probesite.c):
  * synthetic x86-64 prologues with known answers, and this machine's real
  * glibc, where every chosen site must be emulated and equivalent.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "elfsym.h"
+#include "elffile.h"
 #include "probesite.h"
 
 #define RDI PS_ARG(0)
@@ -24,7 +24,7 @@ static struct probesite site(const uint8_t *code, size_t len, unsigned int args,
 {
 	struct probesite ps;
 
-	assert_int_equal(probesite_find(code, len, 0x1000, args, null_arg, &ps), 0);
+	assert_int_equal(probesite__find(code, len, 0x1000, args, null_arg, &ps), 0);
 	return ps;
 }
 

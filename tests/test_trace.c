@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_trace.c - unit tests of the per-process state (user/trace.c) fed
+ * test_trace.c - unit tests of the per-process state (user/tracer/trace.c) fed
  * with ring buffer records as the BPF side writes them: thousands of
  * processes found by pid while others exit (the table's deletions must not
  * lose anyone), an exit that writes its leaks before they are dropped, an
@@ -151,14 +151,14 @@ static void test_mapping_records(void **state)
 	c = trace__find_proc(t, PID0 + 1);
 	assert_non_null(c);
 	assert_string_equal(c->comm, "parent");
-	assert_non_null(proc_maps__find(c->maps, 0x400800));
+	assert_non_null(mapset__find(c->maps, 0x400800));
 	/* Its exec leaves nothing of them; its new image's mapping is found. */
 	assert_int_equal(trace__map_exec(t, PID0 + 1), 0);
-	assert_null(proc_maps__find(c->maps, 0x400800));
+	assert_null(mapset__find(c->maps, 0x400800));
 	m.path = "/bin/child";
 	assert_int_equal(trace__map_add(t, PID0 + 1, &m), 0);
-	assert_string_equal(proc_maps__find(c->maps, 0x400800)->path, "/bin/child");
-	assert_string_equal(proc_maps__find(trace__find_proc(t, PID0)->maps, 0x400800)->path,
+	assert_string_equal(mapset__find(c->maps, 0x400800)->path, "/bin/child");
+	assert_string_equal(mapset__find(trace__find_proc(t, PID0)->maps, 0x400800)->path,
 			    "/bin/parent");
 	trace__free(t);
 }
@@ -206,7 +206,7 @@ static void test_user_stacks(void **state)
 	uint64_t ip = (uint64_t)(uintptr_t)unwind_target, ret = (uint64_t)(uintptr_t)main + 1;
 	struct hs_user_stack *us;
 	struct ustack_event e;
-	struct proc_maps *self;
+	struct mapset *self;
 	const struct mapping *m;
 	struct unwind_stats st;
 	struct cfi_stats cs;
@@ -216,7 +216,7 @@ static void test_user_stacks(void **state)
 
 	(void)state;
 	assert_int_equal(proc_maps__load_files(getpid(), &self), 0);
-	m = proc_maps__find(self, ip);
+	m = mapset__find(self, ip);
 	assert_non_null(m);
 	assert_int_equal(trace__map_add(t, PID0, m), 0);
 
@@ -245,7 +245,7 @@ static void test_user_stacks(void **state)
 	trace__event(t, &e, len);
 	assert_int_equal(trace__stats(t)->stack_faults, 1);
 	assert_int_equal(trace__stats(t)->allocs, 2);
-	proc_maps__free(self);
+	mapset__free(self);
 	trace__free(t);
 }
 

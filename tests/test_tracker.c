@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_tracker.c - unit tests of the live-allocation table (user/tracker.c)
- * and the unique-stack table (user/stacks.c): random operations checked
+ * test_tracker.c - unit tests of the live-allocation table (user/tracer/tracker.c)
+ * and the unique-stack table (user/common/stacks.c): random operations checked
  * against a plain reference array, the realloc ordering rule, pid drops,
  * and 10 million live allocations within 96 bytes each.
  */

@@ -46,7 +46,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* Feed in two uneven chunks to exercise state kept across calls. */
 	for (int mode = 0; mode < 2; mode++) {
-		ts = tokscan__new(mode ? &recconv_encode_ops : &recconv_decode_ops, NULL, devnull, NULL);
+		ts = tokscan__new(mode ? &recconv_encode_ops : &recconv_decode_ops, NULL, devnull, false);
 		if (!ts)
 			return 0;
 		tokscan__begin(ts, "fuzz");

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * framefmt.h - how both programs show one symbolized frame of a stack
+ * (heapsnoop's -s summary, heapdecode's -s and --report; docs/OUTPUT.md,
+ * "What heapdecode writes"):
+ *
+ *   #K 0xADDR name (inlined) file:line          one per inlined function,
+ *   #K 0xADDR function+0xOFF (module) file:line   innermost first, then
+ *
+ * as eu-addr2line -i shows them; a frame that cannot be named says why
+ * ("[build ID mismatch: ...]").
+ */
+#ifndef HEAPSNOOP_FRAMEFMT_H
+#define HEAPSNOOP_FRAMEFMT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "symbolizer.h"
+
+/*
+ * Write frame @k of a stack, return address @addr, as symbolized in @f,
+ * each line starting with @indent; @f NULL (no symbolizer, or it failed):
+ * the address alone.
+ */
+void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
+		     const struct sym_frame *f);
+
+#endif /* HEAPSNOOP_FRAMEFMT_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mapset.h - the executable file mappings of one process: what heapsnoop
+ * writes as `map` records (docs/OUTPUT.md) and what the unwinder and the
+ * symbolizer need to turn an address into (module, file offset, ELF
+ * address), here or on another machine. Filled from /proc (procmaps.h),
+ * from the kernel's mapping records (mmaprec.h) or from `map` records
+ * (records.h).
+ */
+#ifndef HEAPSNOOP_MAPSET_H
+#define HEAPSNOOP_MAPSET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "text.h"
+
+struct mapping {
+	uint64_t start, end;	/* [start, end) virtual addresses */
+	uint64_t offset;	/* file offset of start */
+	uint64_t dev, ino;	/* the file's st_dev, st_ino; 0 if not known */
+	char build_id[BUILD_ID_HEX_SIZE];	/* hex, or "-" */
+	char *path;		/* as the process sees it */
+};
+
+struct mapset {
+	pid_t pid;
+	size_t n;
+	struct mapping *v;	/* sorted by start */
+};
+
+/* An empty set of mappings for @pid, filled by mapset__add; NULL: no memory. */
+struct mapset *mapset__new(pid_t pid);
+void mapset__free(struct mapset *pm);
+
+/*
+ * Add a copy of @m (path duplicated), keeping the set sorted; a mapping
+ * overlapping an existing one replaces it. Returns 0 or -ENOMEM.
+ */
+int mapset__add(struct mapset *pm, const struct mapping *m);
+
+/* The mapping holding @addr, or NULL (a binary search: O(log n)). */
+const struct mapping *mapset__find(const struct mapset *pm, uint64_t addr);
+
+#endif /* HEAPSNOOP_MAPSET_H */

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+/*
+ * records.c - heapsnoop's record lines, written and parsed (see records.h;
+ * grammar: docs/OUTPUT.md). Each type has one writer and one parser, side
+ * by side; a parser reads the fields from just past "heapsnoop: KEYWORD ".
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "records.h"
+
+static const char *const keywords[] = {
+	[REC_DUMP] = "dump ", [REC_MAP] = "map ", [REC_LIVE] = "live ",
+	[REC_END_DUMP] = "end-dump ", [REC_EXIT] = "exit ", [REC_END_EXIT] = "end-exit ",
+};
+
+#define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
+
+/* --- dump, end-dump ------------------------------------------------------ */
+
+/* "time=S.MS live=N bytes=B", shared by dump and exit. */
+static int write_tlb(FILE *out, const struct record *r)
+{
+	return fprintf(out, "time=%lld.%03u live=%" PRIu64 " bytes=%" PRIu64,
+		       (long long)r->time_s, r->time_ms, r->live, r->bytes);
+}
+
+/* The same read at @p; returns the characters taken, or -EINVAL. */
+static int parse_tlb(const char *p, struct record *r)
+{
+	unsigned long long live, bytes;
+	long long sec;
+	int n = 0;
+
+	if (sscanf(p, "time=%lld.%3u live=%llu bytes=%llu%n", &sec, &r->time_ms, &live, &bytes,
+		   &n) < 4 || !n || r->time_ms > 999)
+		return -EINVAL;
+	r->time_s = sec;
+	r->live = live;
+	r->bytes = bytes;
+	return n;
+}
+
+static int write_dump(FILE *out, const struct record *r)
+{
+	if (fprintf(out, "dump reason=%s ", r->reason) < 0 || write_tlb(out, r) < 0)
+		return -EIO;
+	return fprintf(out, " stacks=%" PRIu64 "\n", r->stacks);
+}
+
+static int parse_dump(const char *p, struct record *r)
+{
+	unsigned long long stacks;
+	int n = 0, k;
+
+	if (sscanf(p, "reason=%15s %n", r->reason, &n) < 1 || !n)
+		return -EINVAL;
+	k = parse_tlb(p + n, r);
+	if (k < 0 || sscanf(p + n + k, " stacks=%llu", &stacks) != 1)
+		return -EINVAL;
+	r->stacks = stacks;
+	return 0;
+}
+
+static int write_end_dump(FILE *out, const struct record *r)
+{
+	return fprintf(out, "end-dump live=%" PRIu64 "\n", r->live);
+}
+
+static int parse_end_dump(const char *p, struct record *r)
+{
+	unsigned long long live;
+
+	if (sscanf(p, "live=%llu", &live) != 1)
+		return -EINVAL;
+	r->live = live;
+	return 0;
+}
+
+/* --- map ------------------------------------------------------------------ */
+
+static int write_map(FILE *out, const struct record *r)
+{
+	return fprintf(out, "map pid=%d start=%#" PRIx64 " end=%#" PRIx64 " off=%#" PRIx64
+		       " buildid=%s path=%s\n", r->pid, r->start, r->end, r->off, r->build_id,
+		       r->path);
+}
+
+static int parse_map(const char *p, struct record *r)
+{
+	unsigned long long s, e, off;
+	int n = 0;
+
+	if (sscanf(p, "pid=%d start=%llx end=%llx off=%llx buildid=%128s path=%n", &r->pid,
+		   &s, &e, &off, r->build_id, &n) < 5 || !n || e <= s)
+		return -EINVAL;
+	r->start = s;
+	r->end = e;
+	r->off = off;
+	r->path = p + n;
+	return 0;
+}
+
+/* --- live ----------------------------------------------------------------- */
+
+static int write_live(FILE *out, const struct record *r)
+{
+	/* Only a size >= 2^63 has no token; say so, never guess. */
+	if (!r->token)
+		return fprintf(out, "live pid=%d ptr=%#" PRIx64 " size=%" PRIu64
+			       " unencodable: %s\n", r->pid, r->ptr, r->size, r->error);
+	return fprintf(out, "live pid=%d ptr=%#" PRIx64 " %.*s\n", r->pid, r->ptr,
+		       (int)r->token_len, r->token);
+}
+
+static int parse_live(const char *p, struct record *r)
+{
+	unsigned long long ptr, size;
+	int n = 0, m = 0;
+
+	if (sscanf(p, "pid=%d ptr=%llx %n", &r->pid, &ptr, &n) < 2 || !n)
+		return -EINVAL;
+	r->ptr = ptr;
+	p += n;
+	if (!strncmp(p, "~m#", 3)) {
+		r->token = p;
+		r->token_len = strcspn(p, " \t\r\n");
+		return 0;
+	}
+	if (sscanf(p, "size=%llu unencodable: %n", &size, &m) < 1 || !m)
+		return -EINVAL;
+	r->size = size;
+	r->error = p + m;
+	return 0;
+}
+
+/* --- exit, end-exit ------------------------------------------------------- */
+
+static int write_exit(FILE *out, const struct record *r)
+{
+	if (fprintf(out, "exit pid=%d ", r->pid) < 0 || write_tlb(out, r) < 0)
+		return -EIO;
+	return fprintf(out, " comm=%s\n", r->comm);
+}
+
+static int parse_exit(const char *p, struct record *r)
+{
+	int n = 0, k, m = 0;
+
+	if (sscanf(p, "pid=%d %n", &r->pid, &n) < 1 || !n)
+		return -EINVAL;
+	k = parse_tlb(p + n, r);
+	if (k < 0 || sscanf(p + n + k, " comm=%n", &m) != 0 || !m)
+		return -EINVAL;
+	r->comm = p + n + k + m;
+	return 0;
+}
+
+static int write_end_exit(FILE *out, const struct record *r)
+{
+	return fprintf(out, "end-exit pid=%d live=%" PRIu64 "\n", r->pid, r->live);
+}
+
+static int parse_end_exit(const char *p, struct record *r)
+{
+	unsigned long long live;
+
+	if (sscanf(p, "pid=%d live=%llu", &r->pid, &live) != 2)
+		return -EINVAL;
+	r->live = live;
+	return 0;
+}
+
+/* --- by type -------------------------------------------------------------- */
+
+static int (*const writers[])(FILE *out, const struct record *r) = {
+	[REC_DUMP] = write_dump, [REC_MAP] = write_map, [REC_LIVE] = write_live,
+	[REC_END_DUMP] = write_end_dump, [REC_EXIT] = write_exit,
+	[REC_END_EXIT] = write_end_exit,
+};
+
+static int (*const parsers[])(const char *p, struct record *r) = {
+	[REC_DUMP] = parse_dump, [REC_MAP] = parse_map, [REC_LIVE] = parse_live,
+	[REC_END_DUMP] = parse_end_dump, [REC_EXIT] = parse_exit,
+	[REC_END_EXIT] = parse_end_exit,
+};
+
+int records__write(FILE *out, const struct record *r)
+{
+	if (r->type <= REC_NONE || r->type >= NKEYWORDS)
+		return -EINVAL;
+	if (fputs(RECORDS_PREFIX, out) == EOF || writers[r->type](out, r) < 0)
+		return -EIO;
+	return 0;
+}
+
+/* The record keyword at @p (just past the prefix), or REC_NONE. */
+static enum record_type keyword_at(const char *p)
+{
+	for (size_t t = REC_NONE + 1; t < NKEYWORDS; t++)
+		if (!strncmp(p, keywords[t], strlen(keywords[t])))
+			return (enum record_type)t;
+	return REC_NONE;
+}
+
+int records__parse(const char *line, struct record *r)
+{
+	const size_t plen = sizeof(RECORDS_PREFIX) - 1;
+
+	memset(r, 0, sizeof(*r));
+	for (const char *p = strstr(line, RECORDS_PREFIX); p; p = strstr(p + 1, RECORDS_PREFIX)) {
+		r->type = keyword_at(p + plen);
+		if (r->type != REC_NONE)
+			return parsers[r->type](p + plen + strlen(keywords[r->type]), r);
+	}
+	return -ENOENT;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * records.h - the one home of heapsnoop's record lines (docs/OUTPUT.md):
+ * `dump`, `map`, `live`, `end-dump`, `exit`, `end-exit`, each written by
+ * records__write() and read back by records__parse(), here and nowhere
+ * else. heapsnoop writes them (report.c), heapdecode and the tests read
+ * them; tests/test_records.c checks that what is written parses back to
+ * the same values, tests/fuzz/fuzz_records.c that any line parses safely.
+ *
+ * A new record type: a value of enum record_type, its fields in struct
+ * record, one line in each of the two tables in records.c, and its
+ * grammar in docs/OUTPUT.md.
+ */
+#ifndef HEAPSNOOP_RECORDS_H
+#define HEAPSNOOP_RECORDS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "text.h"
+
+/* Every record line starts with this, anywhere in a line of a log. */
+#define RECORDS_PREFIX "heapsnoop: "
+
+enum record_type {
+	REC_NONE,	/* no record keyword in the line */
+	REC_DUMP,	/* dump reason= time= live= bytes= stacks= */
+	REC_MAP,	/* map pid= start= end= off= buildid= path= */
+	REC_LIVE,	/* live pid= ptr= ~m#TOKEN (or size= unencodable: ERROR) */
+	REC_END_DUMP,	/* end-dump live= */
+	REC_EXIT,	/* exit pid= time= live= bytes= comm= */
+	REC_END_EXIT,	/* end-exit pid= live= */
+};
+
+/*
+ * One record's fields; which are used depends on the type (the comments
+ * above). Strings that run to the end of the line (path, comm, error) and
+ * the token point into the parsed line, or at the writer's caller's data.
+ */
+struct record {
+	enum record_type type;
+	int pid;			/* map, live, exit, end-exit */
+	int64_t time_s;			/* dump, exit: wall clock, seconds */
+	uint32_t time_ms;		/* ... and milliseconds (0-999 written) */
+	uint64_t live;			/* dump, end-dump, exit, end-exit: count */
+	uint64_t bytes;			/* dump, exit: live bytes */
+	uint64_t stacks;		/* dump: unique stacks */
+	char reason[16];		/* dump: exit, signal, usr1, interval */
+	const char *comm;		/* exit: process name, to the end of line */
+	uint64_t start, end, off;	/* map: [start, end), file offset of start */
+	char build_id[BUILD_ID_HEX_SIZE];	/* map: hex, or "-" */
+	const char *path;		/* map: to the end of the line */
+	uint64_t ptr;			/* live: the allocation's address */
+	const char *token;		/* live: "~m#..." (token_len bytes), or NULL: */
+	size_t token_len;
+	uint64_t size;			/* ... unencodable: its size in bytes */
+	const char *error;		/* ... and why, to the end of the line */
+};
+
+/*
+ * Write @r as one line (newline included) to @out, in docs/OUTPUT.md's
+ * grammar. Returns 0, -EINVAL for a type with no line, -EIO if @out
+ * failed.
+ */
+int records__write(FILE *out, const struct record *r);
+
+/*
+ * Find the first record in @line (one line, NUL-terminated, its newline
+ * stripped or not) and parse its fields into @r. Strings in @r point into
+ * @line. Returns 0; -ENOENT if @line holds no record keyword (r->type is
+ * REC_NONE); -EINVAL if it holds one whose fields are malformed (r->type
+ * names the keyword found, the fields are not to be used).
+ */
+int records__parse(const char *line, struct record *r);
+
+#endif /* HEAPSNOOP_RECORDS_H */

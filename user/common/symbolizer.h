@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * symbolizer.h - runtime address -> function+offset, source file:line,
+ * module, through elfutils' libdwfl: the module's symbol table, separate
+ * debug info found by build ID (/usr/lib/debug/.build-id), .gnu_debuglink,
+ * an extra debug directory, and debuginfod when DEBUGINFOD_URLS is set.
+ *
+ * Each module (path + build ID) is opened once and shared by every process
+ * that maps it: addresses are turned into ELF addresses through the
+ * mapping (mapset.h) the caller found them in. A file whose build ID is
+ * not the recorded one is never used to name anything.
+ */
+#ifndef HEAPSNOOP_SYMBOLIZER_H
+#define HEAPSNOOP_SYMBOLIZER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mapset.h"
+
+struct symbolizer;
+
+enum sym_status {
+	SYM_OK,			/* function found (file:line when debug info has it) */
+	SYM_NO_SYMBOL,		/* module found, no symbol covers the address */
+	SYM_NO_FILE,		/* module file not found (under the sysroot) */
+	SYM_BUILD_ID_MISMATCH,	/* file found but it is not the traced one */
+	SYM_UNMAPPED,		/* the address is in no known mapping */
+};
+
+/* A function inlined at the address, innermost first (DWARF scopes). */
+#define SYM_MAX_INLINE 8
+struct sym_inline {
+	const char *func;	/* the inlined function */
+	const char *file;	/* where in it the address is, or NULL */
+	int line;
+};
+
+struct sym_frame {
+	enum sym_status status;
+	const char *func;	/* demangled; NULL unless SYM_OK */
+	uint64_t func_off;	/* address - function start, bytes */
+	const char *file;	/* source file or NULL; with inlines: the call */
+	int line;		/* 0 if unknown */	/* site of the outermost inline */
+	int ninline;
+	struct sym_inline inl[SYM_MAX_INLINE];
+	const char *module;	/* path of the mapped file or NULL */
+	uint64_t elf_addr;	/* address in the module's ELF file */
+};
+
+struct symbolizer_opts {
+	const char *sysroot;	/* prefix for module paths, or NULL */
+	const char *debug_dir;	/* extra directory of debug files, or NULL */
+};
+
+struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
+void symbolizer__free(struct symbolizer *s);
+
+/*
+ * Symbolize @addr of mapping @m. @is_return: @addr is a return address
+ * (every frame of a heapsnoop stack), so the call instruction before it is
+ * what is looked up. Strings live until symbolizer__free.
+ * Returns 0 (see out->status) or -ENOMEM.
+ */
+int symbolizer__lookup(struct symbolizer *s, const struct mapping *m, uint64_t addr,
+		       bool is_return, struct sym_frame *out);
+
+/*
+ * Symbolize @elf_addr, an address of ELF file @path itself (addr2line -e:
+ * a non-PIE program or a firmware image). Same results as above.
+ */
+int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_addr,
+			   bool is_return, struct sym_frame *out);
+
+/* Human text for a status ("build ID mismatch", ...). */
+const char *sym_status_str(enum sym_status st);
+
+#endif /* HEAPSNOOP_SYMBOLIZER_H */

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: MIT
+/* text.c - build IDs in hex, file names of paths (see text.h). */
+#include <string.h>
+
+#include "text.h"
+
+void build_id_hex(const uint8_t *id, int len, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	if (len <= 0) {
+		strcpy(out, "-");
+		return;
+	}
+	for (int i = 0; i < len; i++) {
+		out[2 * i] = hex[id[i] >> 4];
+		out[2 * i + 1] = hex[id[i] & 15];
+	}
+	out[2 * len] = '\0';
+}
+
+const char *path_base(const char *path)
+{
+	const char *b = path ? strrchr(path, '/') : NULL;
+
+	return b ? b + 1 : path ? path : "?";
+}

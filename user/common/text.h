@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * text.h - the small text forms both programs write: a build ID in hex
+ * (as `map` records carry it, docs/OUTPUT.md) and a path's file name (as
+ * frames name their module).
+ */
+#ifndef HEAPSNOOP_TEXT_H
+#define HEAPSNOOP_TEXT_H
+
+#include <stdint.h>
+
+#define BUILD_ID_MAX 64				/* bytes of a GNU build ID, at most */
+#define BUILD_ID_HEX_SIZE (2 * BUILD_ID_MAX + 1)	/* its hex, NUL included */
+
+/*
+ * Lower-case hex of the @len bytes at @id into @out (2 * @len + 1 bytes,
+ * at most BUILD_ID_HEX_SIZE); "-" if @len <= 0 (no build ID).
+ */
+void build_id_hex(const uint8_t *id, int len, char *out);
+
+/* The last component of @path (after its last '/'); "?" for NULL. */
+const char *path_base(const char *path);
+
+#endif /* HEAPSNOOP_TEXT_H */

@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hdreport.c - grouping and symbolized output for heapdecode (see
+ * hdreport.h). Identical (pid, stack) records are interned once in the
+ * same unique-stack table heapsnoop uses (stacks.c); their count and bytes
+ * accumulate there.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapsnoop/codec.h"
+#include "flamegraph.h"
+#include "framefmt.h"
+#include "htab.h"
+#include "hdreport.h"
+#include "mapset.h"
+#include "records.h"
+#include "stacks.h"
+#include "text.h"
+
+struct hdreport {
+	struct hd_opts opts;
+	struct symbolizer *sym;
+	struct stacks *stacks;
+	struct htab *maps;	/* pid -> struct mapset, from `map` records */
+	uint64_t total_bytes, total_count;
+	/*
+	 * The lines of `exit` sections (heapsnoop -a --leaks-at-exit): leaks
+	 * of processes that ended, part of every later live set, so replayed
+	 * after each dump header resets it.
+	 */
+	char **exit_lines;
+	size_t nexit;
+	bool in_exit, replaying;
+};
+
+struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym)
+{
+	struct hdreport *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->opts = *opts;
+	r->sym = sym;
+	r->stacks = stacks__new();
+	if (!r->stacks) {
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void reset(struct hdreport *r)
+{
+	struct mapset *pm;
+	size_t pos = 0;
+
+	while (r->maps && (pm = htab__next(r->maps, &pos, NULL)))
+		mapset__free(pm);
+	htab__free(r->maps);
+	r->maps = NULL;
+	stacks__free(r->stacks);
+	r->stacks = stacks__new();
+	r->total_bytes = r->total_count = 0;
+}
+
+void hdreport__free(struct hdreport *r)
+{
+	if (!r)
+		return;
+	reset(r);
+	for (size_t i = 0; i < r->nexit; i++)
+		free(r->exit_lines[i]);
+	free(r->exit_lines);
+	stacks__free(r->stacks);
+	free(r);
+}
+
+/* @pid's mappings (one hash lookup a frame), made if @create; NULL. */
+static struct mapset *maps_of(struct hdreport *r, pid_t pid, bool create)
+{
+	uint64_t h = htab_hash2((uint32_t)pid, 0);
+	struct mapset *pm = r->maps ? htab__find(r->maps, h, (uint32_t)pid) : NULL;
+
+	if (pm || !create)
+		return pm;
+	if (!r->maps)
+		r->maps = htab__new(64, NULL, NULL);
+	pm = r->maps ? mapset__new(pid) : NULL;
+	if (pm && htab__add(r->maps, h, (uint32_t)pid, pm)) {
+		mapset__free(pm);
+		pm = NULL;
+	}
+	return pm;
+}
+
+/*
+ * The pid of a line's `~m#` records: a `live` record's, else the first
+ * "pid=" of a log line that is not heapsnoop's (0: none).
+ */
+static pid_t line_pid(const char *line, const struct record *rec)
+{
+	const char *p;
+
+	if (rec->type == REC_LIVE)
+		return rec->pid;
+	p = strstr(line, "pid=");
+	return p ? (pid_t)strtol(p + 4, NULL, 10) : 0;
+}
+
+static int save_exit_line(struct hdreport *r, const char *line)
+{
+	char **v, *copy;
+
+	if (r->replaying)
+		return 0;
+	v = realloc(r->exit_lines, (r->nexit + 1) * sizeof(*v));
+	copy = strdup(line);
+	if (!v || !copy) {
+		free(copy);
+		return -HS_ENOSPC;
+	}
+	r->exit_lines = v;
+	v[r->nexit++] = copy;
+	return 0;
+}
+
+/* A `map` record: into its process's mapping set. */
+static int take_map(struct hdreport *r, const struct record *rec)
+{
+	struct mapping m = { .start = rec->start, .end = rec->end, .offset = rec->off,
+			     .path = (char *)rec->path };
+	struct mapset *pm = maps_of(r, rec->pid, true);
+
+	snprintf(m.build_id, sizeof(m.build_id), "%s", rec->build_id);
+	return pm && mapset__add(pm, &m) == 0 ? 1 : -HS_ENOSPC;
+}
+
+/*
+ * @line parsed as @rec: a dump header starts a new live set (with the
+ * exit sections seen so far in it); a map record adds to its process's
+ * mappings; an exit section's lines are kept. Returns 1 if @line was a
+ * dump or map record (nothing else in it to take), 0 if not, -HS_ENOSPC.
+ */
+static int take_meta(struct hdreport *r, const char *line, const struct record *rec,
+		     int parsed)
+{
+	int err = 0;
+
+	if (rec->type == REC_DUMP) {
+		reset(r);
+		r->replaying = true;
+		for (size_t i = 0; i < r->nexit; i++)
+			if ((err = hdreport__line(r, r->exit_lines[i])) < 0)
+				break;
+		r->replaying = false;
+		return err < 0 ? err : 1;
+	}
+	if (rec->type == REC_EXIT || rec->type == REC_END_EXIT) {
+		r->in_exit = rec->type == REC_EXIT;
+		return save_exit_line(r, line) ? -HS_ENOSPC : 1;
+	}
+	if (r->in_exit && save_exit_line(r, line))
+		return -HS_ENOSPC;
+	if (rec->type != REC_MAP || parsed)
+		return 0;
+	return take_map(r, rec);
+}
+
+int hdreport__line(struct hdreport *r, const char *line)
+{
+	struct hs_record rec;
+	struct record hr;
+	const char *tok;
+	size_t len, rest = strlen(line);
+	pid_t pid;
+	int err = take_meta(r, line, &hr, records__parse(line, &hr));
+
+	if (err)
+		return err < 0 ? err : 0;
+	pid = line_pid(line, &hr);
+	while ((tok = hs_token_find(line, rest, &len)) != NULL) {
+		struct stack *s;
+		int id;
+
+		rest -= (size_t)(tok + len - line);
+		line = tok + len;
+		err = hs_token_decode(tok, len, &rec);
+		if (err)
+			return err;
+		id = stacks__intern(r->stacks, (uint32_t)pid, rec.frames, rec.depth, 0);
+		if (id < 0)
+			return -HS_ENOSPC;
+		s = stacks__get(r->stacks, (uint32_t)id);
+		s->live_count++;
+		s->live_bytes += rec.size;
+		r->total_count++;
+		r->total_bytes += rec.size;
+	}
+	return 0;
+}
+
+static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
+static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out);
+
+int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
+{
+	size_t len, end = strlen(line);
+	const char *p, *tok;
+	struct hs_record rec;
+	struct record hr;
+	char bl[HS_BLINE_BUF];
+	uint32_t pid;
+	int err = take_meta(r, line, &hr, records__parse(line, &hr));
+
+	if (err < 0)
+		return err;
+	/* A malformed token anywhere: the line passes unchanged. */
+	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
+		err = hs_token_decode(tok, len, &rec);
+		if (err) {
+			fprintf(out, "%s\n", line);
+			return err;
+		}
+	}
+	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
+		hs_token_decode(tok, len, &rec);
+		fwrite(p, 1, (size_t)(tok - 3 - p), out);
+		if (hs_bline_format(&rec, bl, sizeof(bl)) > 0)
+			fputs(bl, out);
+	}
+	fprintf(out, "%s\n", p);
+	pid = (uint32_t)line_pid(line, &hr);
+	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
+		hs_token_decode(tok, len, &rec);
+		for (uint32_t k = 0; k < rec.depth; k++)
+			print_frame(r, pid, k, rec.frames[k], out);
+	}
+	return 0;
+}
+
+static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	struct mapset *pm;
+
+	if (r->opts.elf) {
+		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
+		return;
+	}
+	pm = maps_of(r, (pid_t)pid, false);
+	symbolizer__lookup(r->sym, pm ? mapset__find(pm, addr) : NULL, addr, true, f);
+}
+
+static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
+{
+	struct sym_frame f;
+
+	lookup(r, pid, addr, &f);
+	framefmt__write(out, "    ", k, addr, &f);
+}
+
+/* A frame's name for folded stacks: function, or [module+0xoff]. */
+static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
+{
+	if (f->status == SYM_OK)
+		snprintf(buf, cap, "%s", f->func);
+	else if (f->module && f->status != SYM_UNMAPPED)
+		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);
+	else
+		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
+	/* ';' and ' ' separate frames and the value in the folded format. */
+	for (char *c = buf; *c; c++)
+		if (*c == ';' || *c == ' ')
+			*c = '_';
+}
+
+/* A row of a grouped report: a key and what is live under it. */
+struct keyed {
+	char *key;
+	uint64_t bytes, count;
+};
+
+static int keyed_by_key(const void *a, const void *b)
+{
+	return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
+}
+
+static int keyed_by_bytes(const void *a, const void *b)
+{
+	const struct keyed *x = a, *y = b;
+
+	if (x->bytes != y->bytes)
+		return x->bytes < y->bytes ? 1 : -1;
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+/*
+ * Rows with equal keys summed into one (the others' keys freed), then
+ * sorted by bytes, biggest first. Returns the number of rows left.
+ */
+static size_t merge_rows(struct keyed *rows, size_t m)
+{
+	size_t k = 0;
+
+	qsort(rows, m, sizeof(*rows), keyed_by_key);
+	for (size_t i = 0; i < m; i++) {
+		if (k && !strcmp(rows[k - 1].key, rows[i].key)) {
+			rows[k - 1].bytes += rows[i].bytes;
+			rows[k - 1].count += rows[i].count;
+			free(rows[i].key);
+			continue;
+		}
+		rows[k++] = rows[i];
+	}
+	qsort(rows, k, sizeof(*rows), keyed_by_bytes);
+	return k;
+}
+
+/*
+ * One row per stack with live allocations, keyed by @key_fn; merged.
+ * Returns a calloc'ed array of *@n rows, or NULL if out of memory.
+ */
+static struct keyed *grouped_rows(struct hdreport *r,
+				  char *(*key_fn)(struct hdreport *r, const struct stack *s), size_t *n)
+{
+	size_t ns, m = 0;
+	struct stack **v = stacks__by_live_bytes(r->stacks, &ns);
+	struct keyed *rows = v ? calloc(ns ? ns : 1, sizeof(*rows)) : NULL;
+
+	*n = 0;
+	if (rows) {
+		for (size_t i = 0; i < ns; i++) {
+			rows[m] = (struct keyed){ key_fn(r, v[i]), v[i]->live_bytes, v[i]->live_count };
+			if (rows[m].key)
+				m++;
+		}
+		*n = merge_rows(rows, m);
+	}
+	free(v);
+	return rows;
+}
+
+static void free_rows(struct keyed *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		free(rows[i].key);
+	free(rows);
+}
+
+/* One stack's folded text (root first), in a malloc'ed string. */
+static char *fold_stack(struct hdreport *r, const struct stack *s)
+{
+	char *text = NULL, name[512];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	if (!f)
+		return NULL;
+	if (s->depth == 0)
+		fputs("[no stack]", f);
+	for (uint32_t k = s->depth; k-- > 0;) {
+		struct sym_frame sf;
+
+		lookup(r, s->pid, s->frames[k], &sf);
+		frame_name(&sf, s->frames[k], name, sizeof(name));
+		fprintf(f, "%s%s", name, k ? ";" : "");
+	}
+	if (fclose(f)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+void hdreport__folded(struct hdreport *r, FILE *out)
+{
+	size_t n;
+	struct keyed *rows = grouped_rows(r, fold_stack, &n);
+
+	/* Stacks that differ only in addresses fold to the same names: merged. */
+	for (size_t i = 0; rows && i < n; i++)
+		fprintf(out, "%s %" PRIu64 "\n", rows[i].key,
+			r->opts.count_values ? rows[i].count : rows[i].bytes);
+	free_rows(rows, n);
+}
+
+int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
+{
+	size_t n;
+	struct keyed *rows = grouped_rows(r, fold_stack, &n);
+	struct folded_line *lines = rows ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
+	int err = -ENOMEM;
+
+	if (lines) {
+		for (size_t i = 0; i < n; i++)
+			lines[i] = (struct folded_line){ rows[i].key,
+				r->opts.count_values ? rows[i].count : rows[i].bytes };
+		err = flamegraph__write(out, lines, n, title,
+					r->opts.count_values ? "allocations" : "bytes");
+	}
+	free(lines);
+	free_rows(rows, n);
+	return err;
+}
+
+/* The --by key of stack @s: its pid, or frame 0's function or module. */
+static char *key_of(struct hdreport *r, const struct stack *s)
+{
+	struct sym_frame f;
+	char *k = NULL, name[512];
+
+	if (r->opts.by == HD_BY_PID) {
+		if (asprintf(&k, "pid %u", s->pid) < 0)
+			return NULL;
+		return k;
+	}
+	if (!s->depth)
+		return strdup("[no stack]");
+	lookup(r, s->pid, s->frames[0], &f);
+	if (r->opts.by == HD_BY_MODULE)
+		return strdup(f.module ? f.module : "[unmapped]");
+	frame_name(&f, s->frames[0], name, sizeof(name));
+	return strdup(name);
+}
+
+static void report_by_key(struct hdreport *r, FILE *out)
+{
+	static const char *const what[] = { "stack", "process", "function", "module" };
+	size_t k;
+	struct keyed *rows = grouped_rows(r, key_of, &k);
+
+	if (!rows)
+		return;
+	for (size_t i = 0; i < k; i++)
+		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations: %s\n",
+			rows[i].bytes, r->total_bytes ? 100.0 * rows[i].bytes / r->total_bytes : 0,
+			rows[i].count, rows[i].key);
+	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu %s%s\n",
+		r->total_bytes, r->total_count, k, what[r->opts.by], k == 1 ? "" : "s");
+	free_rows(rows, k);
+}
+
+static void report_by_stack(struct hdreport *r, FILE *out)
+{
+	size_t n;
+	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
+
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct stack *s = v[i];
+
+		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations",
+			s->live_bytes, r->total_bytes ? 100.0 * s->live_bytes / r->total_bytes : 0,
+			s->live_count);
+		if (s->pid)
+			fprintf(out, " from pid %u", s->pid);
+		fputs(":\n", out);
+		for (uint32_t k = 0; k < s->depth; k++)
+			print_frame(r, s->pid, k, s->frames[k], out);
+	}
+	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu stacks\n",
+		r->total_bytes, r->total_count, n);
+	free(v);
+}
+
+void hdreport__report(struct hdreport *r, FILE *out)
+{
+	if (r->opts.by == HD_BY_STACK)
+		report_by_stack(r, out);
+	else
+		report_by_key(r, out);
+}

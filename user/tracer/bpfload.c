@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bpfload.c - the BPF object from nothing to loaded (see bpfload.h). The
+ * whole load sequence is bpfload__open(); what the running kernel can do,
+ * and the errors when it refuses, are kfeatures.c's.
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpfload.h"
+#include "heapsnoop.skel.h"
+#include "kfeatures.h"
+#include "msg.h"
+#include "trace.h"
+
+static bool verbose_libbpf;
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && !verbose_libbpf)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/* Say what is missing in the kernel or in our privileges, before libbpf. */
+int bpfload__preflight(void)
+{
+	if (access("/sys/kernel/btf/vmlinux", R_OK)) {
+		elog("this kernel has no BTF (/sys/kernel/btf/vmlinux): heapsnoop needs a "
+			"kernel built with CONFIG_DEBUG_INFO_BTF=y");
+		return -ENOTSUP;
+	}
+	if (access("/sys/bus/event_source/devices/uprobe/type", R_OK)) {
+		elog("this kernel has no uprobe support: heapsnoop needs "
+			"CONFIG_UPROBE_EVENTS=y");
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
+/* The filters and sizes the BPF side reads, before load. */
+static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
+{
+	skel->rodata->self_tgid = (__u32)getpid();
+	skel->rodata->empty_probes = o->empty_probes;
+	skel->rodata->unwind_dwarf = !o->unwind_fp;
+	skel->rodata->stack_copy = o->stack_copy;
+	skel->rodata->max_frames = trace_max_frames(o->snip_pre, o->snip_post);
+	bpf_map__set_max_entries(skel->maps.events, (__u32)(o->ringbuf_mb << 20));
+	/* Woken at 1/16 full; a 10 ms poll (SESSION_POLL_MS) collects the rest. */
+	skel->rodata->wakeup_bytes = (o->ringbuf_mb << 20) / 16;
+	skel->rodata->filter_comm = o->comm != NULL;
+	if (o->comm)
+		memcpy((char *)skel->rodata->comm, o->comm, strlen(o->comm));
+	skel->rodata->filter_uid = o->uid < 0 ? (__u32)-1 : (__u32)o->uid;
+	skel->rodata->filter_pids = o->npids > 0;
+	skel->rodata->min_size = o->min_size;
+	skel->rodata->max_size = o->max_size;
+	if (!o->all) {
+		bpf_program__set_autoload(skel->progs.task_exit, false);
+		bpf_program__set_autoload(skel->progs.task_exec, false);
+	}
+}
+
+static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct options *o)
+{
+	__u8 one = 1;
+
+	for (unsigned int i = 0; i < o->npids; i++) {
+		if (bpf_map__update_elem(skel->maps.pid_filter, &o->pids[i], sizeof(o->pids[i]),
+					 &one, sizeof(one), BPF_ANY)) {
+			elog("cannot set up --pid-filter: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	return 0;
+}
+
+int bpfload__open(const struct options *o, struct heapsnoop_bpf **out)
+{
+	struct bpf_features f = { 0 };
+	struct heapsnoop_bpf *skel;
+	int err;
+
+	verbose_libbpf = o->verbose;
+	libbpf_set_print(libbpf_print);
+	err = kfeatures__probe(&f, o->without);
+	if (err)
+		return err;
+	if (o->verbose)
+		kfeatures__print(&f, stderr);
+	skel = heapsnoop_bpf__open();
+	if (!skel) {
+		err = -errno;
+		elog("cannot open the BPF object: %s", strerror(errno));
+		return err ? err : -EINVAL;
+	}
+	set_rodata(skel, o);
+	kfeatures__apply(&f, skel);
+	err = kfeatures__load(&f, skel, !o->unwind_fp, o->all, o->verbose);
+	if (err) {
+		heapsnoop_bpf__destroy(skel);
+		return err;
+	}
+	err = fill_pid_filter(skel, o);
+	if (err) {
+		heapsnoop_bpf__destroy(skel);
+		return err;
+	}
+	*out = skel;
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bpfload.h - the BPF side, from nothing to loaded: what the kernel must
+ * offer (checked before libbpf, to say it plainly), the skeleton of
+ * bpf/heapsnoop.bpf.c opened, its read-only data set from the options,
+ * loaded, and the maps that must be filled before the first probe fires.
+ * Attaching is attach.c's and the session's.
+ */
+#ifndef HEAPSNOOP_BPFLOAD_H
+#define HEAPSNOOP_BPFLOAD_H
+
+#include "options.h"
+
+struct heapsnoop_bpf;
+
+/*
+ * The kernel features heapsnoop cannot do without (BTF, uprobes), from
+ * /sys. Returns 0, or -ENOTSUP after saying which is missing.
+ */
+int bpfload__preflight(void);
+
+/*
+ * Probe the running kernel's BPF features (kfeatures.c; -v prints them),
+ * open, configure (rodata, ring buffer size, the programs and map types
+ * this kernel can take, less --without) and load the BPF object for @o,
+ * then fill --pid-filter's map. libbpf's messages go to standard error,
+ * its debug ones only with -v.
+ * Returns 0 and the skeleton in *@out (heapsnoop_bpf__destroy() it), or
+ * -errno after saying why (a missing privilege, a feature the kernel
+ * lacks, the verifier's rejection).
+ */
+int bpfload__open(const struct options *o, struct heapsnoop_bpf **out);
+
+#endif /* HEAPSNOOP_BPFLOAD_H */

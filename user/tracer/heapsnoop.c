@@ -1,0 +1,33 @@
+// SPDX-License-Identifier: MIT
+/*
+ * heapsnoop - trace the heap of a running process or of a command, and
+ * write every live (outstanding) allocation as a `~m#` record with the
+ * stack that made it. The options are options.c's; a run, from loading
+ * the BPF side to the last dump, is session.c's.
+ *
+ * Line grammar of the output: docs/OUTPUT.md (user/common/records.c).
+ */
+#include <stdio.h>
+
+#include "msg.h"
+#include "options.h"
+#include "session.h"
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	struct session *s;
+	int status;
+
+	msg_init("heapsnoop");
+	if (options__parse(argc, argv, &o)) {
+		fputs("Try 'heapsnoop --help' for more information.\n", stderr);
+		return 1;
+	}
+	s = session__new(&o);
+	if (!s)
+		return 1;
+	status = session__run(s);
+	session__free(s);
+	return status;
+}

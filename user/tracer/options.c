@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+/*
+ * options.c - heapsnoop's usage text and option parsing (see options.h).
+ * Each option's check lives next to its parsing; the checks across
+ * options (one target, --leaks-at-exit with -a, sizes) in validate().
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "heapsnoop/codec.h"
+#include "heapsnoop/event.h"
+#include "kfeatures.h"
+#include "msg.h"
+#include "options.h"
+#include "version.h"
+
+static const char usage_text[] =
+"Usage: heapsnoop [OPTION]... -p PID\n"
+"       heapsnoop [OPTION]... -- COMMAND [ARG]...\n"
+"       heapsnoop [OPTION]... -a\n"
+"Trace the heap of a running process (-p), of COMMAND, started held so\n"
+"that its first allocation is traced, or of every process (-a). When the\n"
+"process exits, on SIGINT or SIGTERM, write every live allocation as one\n"
+"line with its pid, address and a `~m#` record of its size and stack\n"
+"(innermost frame first), after `map` records of the process's executable\n"
+"mappings; `heapdecode` turns them into `~b#` lines and symbolizes them on\n"
+"any machine.\n"
+"\n"
+"  -p, --pid PID          trace the running process PID\n"
+"  -a, --all              trace every process that uses a C library, those\n"
+"                         started later and those of other mount namespaces\n"
+"                         (containers) included\n"
+"      --leaks-at-exit    -a: when a process exits, write its live\n"
+"                         allocations (an `exit` section); default: drop them\n"
+"      --comm NAME        only processes named NAME (as `ps -o comm`)\n"
+"      --pid-filter PID[,PID]...  only these processes (-a)\n"
+"      --uid UID          only processes of user UID\n"
+"      --min-size BYTES   only allocations of at least BYTES\n"
+"      --max-size BYTES   only allocations of at most BYTES\n"
+"  -o, --output FILE      write records to FILE (default: standard output)\n"
+"  -i, --interval SECS    also write the live set every SECS seconds\n"
+"  -s, --summary[=N]      at the end, print the N (10) stacks holding the\n"
+"                         most live bytes, symbolized, to standard error\n"
+"      --allocator PATH   probe the allocator in PATH (jemalloc, tcmalloc,\n"
+"                         mimalloc, or a static binary's own malloc) instead\n"
+"                         of the C library the process maps\n"
+"      --unwind fp|dwarf  how stacks are walked: dwarf (default) unwinds by\n"
+"                         each module's CFI (.eh_frame), so code built\n"
+"                         without frame pointers (Debian's) has complete\n"
+"                         stacks; fp follows %rbp in BPF (less loader CPU),\n"
+"                         complete only where every frame keeps %rbp\n"
+"      --stack-copy BYTES dwarf: the most stack copied per allocation, a\n"
+"                         power of two from 512 to 65536 (default 16384);\n"
+"                         deeper stacks are cut and counted as truncated\n"
+"      --snip-pre N       drop the N innermost frames of every stack\n"
+"      --snip-post N      drop the N outermost frames of complete stacks\n"
+"      --ringbuf-size MB  BPF ring buffer size in MiB (default 64)\n"
+"      --empty-probes     attach probes that do nothing (benchmark floor)\n"
+"      --without FEATURE[,FEATURE]...  do without these kernel features even\n"
+"                         if the kernel has them, as older kernels must:\n"
+"                         task-storage, task-btf, find-vma (docs/KERNELS.md;\n"
+"                         -v says what the kernel has)\n"
+"  -q, --quiet            no live status line on a terminal\n"
+"  -v, --verbose          say where each probe goes and why, how stacks were\n"
+"                         unwound and the tables' memory; libbpf details\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"\n"
+"Signals: SIGUSR1 writes the live set without stopping.\n"
+"Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for -p and -a).\n"
+"\n"
+"Examples:\n"
+"  heapsnoop -s -- ./server --port 8080 | heapdecode\n"
+"  heapsnoop -p $(pidof server) -i 60 -o heap.log\n"
+"  heapsnoop -a --leaks-at-exit -s -o all.heap\n"
+"\n"
+"Exit status: the command's, in launch mode; otherwise 0; 1 on error.\n";
+
+enum {
+	OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
+	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
+	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT,
+};
+
+static const struct option longopts[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "all", no_argument, NULL, 'a' },
+	{ "leaks-at-exit", no_argument, NULL, OPT_LEAKS_AT_EXIT },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "pid-filter", required_argument, NULL, OPT_PID_FILTER },
+	{ "uid", required_argument, NULL, OPT_UID },
+	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
+	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
+	{ "output", required_argument, NULL, 'o' },
+	{ "interval", required_argument, NULL, 'i' },
+	{ "summary", optional_argument, NULL, 's' },
+	{ "allocator", required_argument, NULL, OPT_ALLOCATOR },
+	{ "unwind", required_argument, NULL, OPT_UNWIND },
+	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
+	{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
+	{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
+	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "empty-probes", no_argument, NULL, OPT_EMPTY },
+	{ "without", required_argument, NULL, OPT_WITHOUT },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ 0 }
+};
+
+static int parse_uint(const char *s, const char *what, unsigned long max, unsigned long *out)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || !*s || *end || v > max) {
+		elog("invalid %s '%s' (expected a whole number up to %lu)", what, s, max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* -a's filters: --comm, --pid-filter, --uid, --min-size, --max-size. */
+static int parse_filter(int c, char *arg, struct options *o)
+{
+	unsigned long v;
+
+	switch (c) {
+	case OPT_COMM:
+		if (!*arg || strlen(arg) > 15) {
+			elog("--comm '%s': a process name has 1 to 15 characters (the kernel "
+			     "keeps no more; see /proc/PID/comm)", arg);
+			return -EINVAL;
+		}
+		o->comm = arg;
+		return 0;
+	case OPT_PID_FILTER:
+		for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
+			if (parse_uint(tok, "pid", INT_MAX, &v) || !v)
+				return -EINVAL;
+			if (o->npids == OPTIONS_MAX_PIDS) {
+				elog("--pid-filter: at most %d pids", OPTIONS_MAX_PIDS);
+				return -EINVAL;
+			}
+			o->pids[o->npids++] = (uint32_t)v;
+		}
+		return 0;
+	case OPT_UID:
+		if (parse_uint(arg, "uid", UINT32_MAX - 1, &v))
+			return -EINVAL;
+		o->uid = (long)v;
+		return 0;
+	default:	/* OPT_MIN_SIZE, OPT_MAX_SIZE */
+		if (parse_uint(arg, "size", ULONG_MAX, &v))
+			return -EINVAL;
+		*(c == OPT_MIN_SIZE ? &o->min_size : &o->max_size) = v;
+		return 0;
+	}
+}
+
+/* How stacks are taken: --unwind, --stack-copy, --snip-pre, --snip-post. */
+static int parse_stack(int c, const char *arg, struct options *o)
+{
+	unsigned long v;
+
+	switch (c) {
+	case OPT_UNWIND:
+		if (strcmp(arg, "fp") && strcmp(arg, "dwarf")) {
+			elog("--unwind '%s': give fp (frame pointers) or dwarf (CFI)", arg);
+			return -EINVAL;
+		}
+		o->unwind_fp = !strcmp(arg, "fp");
+		return 0;
+	case OPT_STACK_COPY:
+		if (parse_uint(arg, "stack copy size", HS_USER_STACK_MAX, &v))
+			return -EINVAL;
+		if (v < HS_USER_STACK_MIN || (v & (v - 1))) {
+			elog("--stack-copy must be a power of two from %d to %d (bytes)",
+			     HS_USER_STACK_MIN, HS_USER_STACK_MAX);
+			return -EINVAL;
+		}
+		o->stack_copy = (unsigned int)v;
+		return 0;
+	default:	/* OPT_SNIP_PRE, OPT_SNIP_POST */
+		if (parse_uint(arg, "frame count", HS_BPF_MAX_FRAMES - HS_MAX_DEPTH, &v))
+			return -EINVAL;
+		*(c == OPT_SNIP_PRE ? &o->snip_pre : &o->snip_post) = (unsigned int)v;
+		return 0;
+	}
+}
+
+/* What to trace and where the output goes: -p, -o, -i, -s, --ringbuf-size. */
+static int parse_target(int c, const char *arg, struct options *o)
+{
+	unsigned long v;
+
+	switch (c) {
+	case 'p':
+		if (parse_uint(arg, "pid", INT_MAX, &v) || !v)
+			return -EINVAL;
+		o->pid = (pid_t)v;
+		return 0;
+	case 'o':
+		o->output = arg;
+		return 0;
+	case 'i':
+		if (parse_uint(arg, "interval", 86400 * 365, &v) || !v)
+			return -EINVAL;
+		o->interval = (unsigned int)v;
+		return 0;
+	case 's':
+		o->summary = 10;
+		if (arg && (parse_uint(arg, "summary count", 100000, &v) || !v))
+			return -EINVAL;
+		if (arg)
+			o->summary = (unsigned int)v;
+		return 0;
+	default:	/* OPT_RINGBUF */
+		if (parse_uint(arg, "ring buffer size", 4096, &v))
+			return -EINVAL;
+		if (!v || (v & (v - 1))) {
+			elog("--ringbuf-size must be a power of two (MiB)");
+			return -EINVAL;
+		}
+		o->ringbuf_mb = v;
+		return 0;
+	}
+}
+
+static int parse_one(int c, char *arg, struct options *o)
+{
+	switch (c) {
+	case 'a': o->all = true; return 0;
+	case OPT_LEAKS_AT_EXIT: o->leaks_at_exit = true; return 0;
+	case OPT_ALLOCATOR: o->allocator = arg; return 0;
+	case OPT_EMPTY: o->empty_probes = true; return 0;
+	case OPT_WITHOUT: return kfeatures__parse(arg, &o->without);
+	case 'q': o->quiet = true; return 0;
+	case 'v': o->verbose = true; return 0;
+	case OPT_COMM: case OPT_PID_FILTER: case OPT_UID: case OPT_MIN_SIZE: case OPT_MAX_SIZE:
+		return parse_filter(c, arg, o);
+	case OPT_UNWIND: case OPT_STACK_COPY: case OPT_SNIP_PRE: case OPT_SNIP_POST:
+		return parse_stack(c, arg, o);
+	case 'p': case 'o': case 'i': case 's': case OPT_RINGBUF:
+		return parse_target(c, arg, o);
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case 'V':
+		printf("heapsnoop %s\n", HEAPSNOOP_VERSION);
+		exit(0);
+	default:
+		return -EINVAL;
+	}
+}
+
+/* The checks that span options. */
+static int validate(const struct options *o)
+{
+	if (!!o->pid + !!o->argv + o->all != 1) {
+		elog(!o->pid && !o->argv && !o->all ?
+		     "nothing to trace: give -p PID, -a or -- COMMAND" :
+		     "give one of -p PID, -a or a command, not several");
+		return -EINVAL;
+	}
+	if (o->leaks_at_exit && !o->all) {
+		elog("--leaks-at-exit goes with -a (with -p or a command, the live set "
+		     "at the process's exit is the final dump)");
+		return -EINVAL;
+	}
+	if (o->min_size > o->max_size) {
+		elog("--min-size %" PRIu64 " is above --max-size %" PRIu64 ": nothing would "
+		     "be traced", o->min_size, o->max_size);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int options__parse(int argc, char **argv, struct options *o)
+{
+	int c;
+
+	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
+			       .uid = -1, .max_size = UINT64_MAX };
+	while ((c = getopt_long(argc, argv, "+p:ao:i:s::qvhV", longopts, NULL)) != -1)
+		if (parse_one(c, optarg, o))
+			return -EINVAL;
+	if (optind < argc)
+		o->argv = argv + optind;
+	return validate(o);
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * options.h - heapsnoop's command line: the usage text, parsing and
+ * validation into one struct options, which everything else only reads.
+ */
+#ifndef HEAPSNOOP_OPTIONS_H
+#define HEAPSNOOP_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define OPTIONS_MAX_PIDS 64	/* --pid-filter */
+
+struct options {
+	pid_t pid;		/* -p, or the launched command's once started */
+	char **argv;		/* launch mode: the command */
+	const char *output;	/* -o, NULL: standard output */
+	const char *allocator;	/* --allocator PATH */
+	unsigned int interval;	/* seconds, 0: none */
+	unsigned int summary;	/* top N, 0: none */
+	unsigned int snip_pre, snip_post;
+	unsigned long ringbuf_mb;
+	bool verbose, quiet, empty_probes;
+	bool unwind_fp;		/* --unwind fp; default dwarf */
+	unsigned int stack_copy;	/* --stack-copy bytes */
+	/* -a and the filters */
+	bool all, leaks_at_exit;
+	const char *comm;
+	uint32_t pids[OPTIONS_MAX_PIDS];
+	unsigned int npids;
+	long uid;		/* -1: any */
+	uint64_t min_size, max_size;
+	unsigned int without;	/* --without: kfeatures.h's bits */
+};
+
+/*
+ * Parse @argc/@argv (getopt_long; @argv's --pid-filter argument is cut
+ * up in place and the command stays in @argv) into @o, defaults first.
+ * -h and -V print and exit(0). Returns 0, or -EINVAL after saying why
+ * (msg.h); the caller adds the "Try --help" line.
+ */
+int options__parse(int argc, char **argv, struct options *o);
+
+#endif /* HEAPSNOOP_OPTIONS_H */

@@ -1,0 +1,189 @@
+// SPDX-License-Identifier: MIT
+/*
+ * procmaps.c - /proc/PID/maps parsing (format: proc(5)) and build IDs of
+ * the mapped files, reached through /proc. See procmaps.h.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "procmaps.h"
+#include "text.h"
+
+/* One line: "start-end perms offset dev inode   path". */
+static int parse_line(char *line, struct mapping *m, char *perms, const char **path)
+{
+	unsigned long long s, e, off, ino;
+	unsigned int maj, min;
+	int n = 0;
+
+	if (sscanf(line, "%llx-%llx %4s %llx %x:%x %llu %n", &s, &e, perms, &off, &maj, &min,
+		   &ino, &n) < 7 || !n)
+		return -EINVAL;
+	m->dev = makedev(maj, min);
+	m->ino = ino;
+	m->start = s;
+	m->end = e;
+	m->offset = off;
+	*path = line + n;
+	return 0;
+}
+
+/* Through map_files: the mapped file itself, whatever its path is now. */
+static void read_build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc)
+{
+	char mf[96];
+
+	if (buildid_cache__find(bc, m->dev, m->ino, m->build_id) == 0)
+		return;
+	snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", pid,
+		 (unsigned long long)m->start, (unsigned long long)m->end);
+	buildid_cache__read(bc, m->dev, m->ino, mf, m->build_id);
+}
+
+int proc_maps__reach(pid_t pid, const struct mapping *m, char *path, size_t cap)
+{
+	struct stat st;
+
+	for (int i = 0; i < 3; i++) {
+		if (i == 0)
+			snprintf(path, cap, "/proc/%d/map_files/%llx-%llx", pid,
+				 (unsigned long long)m->start, (unsigned long long)m->end);
+		else if (i == 1)
+			snprintf(path, cap, "/proc/%d/root%s", pid, m->path);
+		else
+			snprintf(path, cap, "%s", m->path);
+		if (!stat(path, &st) && (!m->dev || (st.st_dev == m->dev && st.st_ino == m->ino)))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+void proc_maps__build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc)
+{
+	char path[PATH_MAX];
+
+	if (buildid_cache__find(bc, m->dev, m->ino, m->build_id) == 0)
+		return;
+	if (proc_maps__reach(pid, m, path, sizeof(path)))
+		strcpy(m->build_id, "-");
+	else
+		buildid_cache__read(bc, m->dev, m->ino, path, m->build_id);
+}
+
+static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct mapset **out)
+{
+	char fn[64], *line = NULL, perms[8];
+	struct mapset *pm;
+	size_t cap = 0, vcap = 0;
+	FILE *f;
+	int err = 0;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return errno == ENOENT ? -ESRCH : -errno;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	pm->pid = pid;
+	while (getline(&line, &cap, f) > 0) {
+		struct mapping m = { 0 };
+		const char *path;
+		char *nl = strchr(line, '\n');
+
+		if (nl)
+			*nl = '\0';
+		if (parse_line(line, &m, perms, &path) || perms[2] != 'x')
+			continue;
+		if (path[0] != '/' && strcmp(path, "[vdso]"))
+			continue;
+		if (pm->n == vcap) {
+			struct mapping *v;
+
+			vcap = vcap ? vcap * 2 : 32;
+			v = realloc(pm->v, vcap * sizeof(*v));
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			pm->v = v;
+		}
+		m.path = strdup(path);
+		if (!m.path) {
+			err = -ENOMEM;
+			break;
+		}
+		if (path[0] == '/' && build_ids)
+			read_build_id(pid, &m, bc);
+		else if (path[0] == '/')
+			m.build_id[0] = '\0';
+		else
+			strcpy(m.build_id, "-");
+		pm->v[pm->n++] = m;
+	}
+	free(line);
+	fclose(f);
+	/* An empty maps file: a zombie or a kernel thread. */
+	if (!err && pm->n == 0)
+		err = -ESRCH;
+	if (err) {
+		mapset__free(pm);
+		return err;
+	}
+	*out = pm;
+	return 0;
+}
+
+int proc_maps__load(pid_t pid, struct buildid_cache *bc, struct mapset **out)
+{
+	return load(pid, true, bc, out);
+}
+
+int proc_maps__load_files(pid_t pid, struct mapset **out)
+{
+	return load(pid, false, NULL, out);
+}
+
+bool proc_maps__is_libc(const char *path)
+{
+	static const char *const pats[] = {
+		"libc.so.6", "libc-*.so", "libc.so", "libc.musl-*.so.1", "ld-musl-*.so.1",
+	};
+	const char *base = path_base(path);
+
+	/* Only paths: a bare name is no mapped file. */
+	for (size_t p = 0; strchr(path, '/') && p < sizeof(pats) / sizeof(pats[0]); p++)
+		if (fnmatch(pats[p], base, 0) == 0)
+			return true;
+	return false;
+}
+
+int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
+{
+	struct mapset *pm;
+	int err = proc_maps__load_files(pid, &pm);
+
+	if (err)
+		return err;
+	err = -ENOENT;
+	for (size_t i = 0; i < pm->n && err; i++) {
+		if (!proc_maps__is_libc(pm->v[i].path))
+			continue;
+		if (pid == getpid())
+			snprintf(path, cap, "%s", pm->v[i].path);
+		else
+			snprintf(path, cap, "/proc/%d/root%s", pid, pm->v[i].path);
+		err = 0;
+	}
+	mapset__free(pm);
+	return err;
+}

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * procmaps.h - the executable file mappings of a live process, read from
+ * /proc/PID/maps into a mapping set (mapset.h), with each file's GNU
+ * build ID (read through /proc/PID/map_files, so it is the mapped file's
+ * even if the path has since been replaced or deleted); the files a
+ * process maps, reached from here through /proc; its C library.
+ */
+#ifndef HEAPSNOOP_PROCMAPS_H
+#define HEAPSNOOP_PROCMAPS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "buildid.h"
+#include "mapset.h"
+
+/*
+ * Read the executable file-backed mappings of @pid (and [vdso]), build IDs
+ * through the cache @bc (each file read once).
+ * Returns 0; -ESRCH if the process is gone; -EACCES; -ENOMEM.
+ */
+int proc_maps__load(pid_t pid, struct buildid_cache *bc, struct mapset **out);
+/* The same without build IDs (build_id ""): cheap, for scanning. */
+int proc_maps__load_files(pid_t pid, struct mapset **out);
+
+/*
+ * A path, reachable from here, to the file @pid maps at @m: the first of
+ * /proc/PID/map_files/START-END, /proc/PID/root/PATH and PATH that stat()s
+ * as that very file (m->dev, m->ino; any file if m->dev is 0), into @path
+ * (@cap bytes; PATH_MAX is enough). Works for other mount namespaces and,
+ * through PATH, for a process that has exited.
+ * Returns 0 or -ENOENT.
+ */
+int proc_maps__reach(pid_t pid, const struct mapping *m, char *path, size_t cap);
+
+/* Fill @m->build_id (a file found by proc_maps__reach, through @bc). */
+void proc_maps__build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc);
+
+/* Is @path's file name that of a C library (the names below)? */
+bool proc_maps__is_libc(const char *path);
+
+/*
+ * Find the mapped file whose name looks like a C library (libc.so.6,
+ * libc-2.x.so, libc.musl-*.so.1, ld-musl-*.so.1) and write its path as
+ * reachable from here (through /proc/PID/root) into @path.
+ * Returns 0 or -ENOENT.
+ */
+int proc_maps__find_libc(pid_t pid, char *path, size_t cap);
+
+#endif /* HEAPSNOOP_PROCMAPS_H */

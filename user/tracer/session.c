@@ -1,0 +1,561 @@
+// SPDX-License-Identifier: MIT
+/*
+ * session.c - one run of heapsnoop (see session.h): start-up in the order
+ * the data path needs it, the event loop, and shutdown. Data flows one
+ * way: BPF (bpf/heapsnoop.bpf.c) -> ring buffer -> trace.c (tracker,
+ * stacks, maps) -> report.c -> records (docs/OUTPUT.md).
+ */
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "attach.h"
+#include "bpfload.h"
+#include "elffile.h"
+#include "heapsnoop.skel.h"
+#include "launch.h"
+#include "libcwatch.h"
+#include "mmaprec.h"
+#include "msg.h"
+#include "procmaps.h"
+#include "report.h"
+#include "session.h"
+#include "status.h"
+#include "symbolizer.h"
+#include "trace.h"
+
+/* Links of system-wide mode: process exits and execs. */
+struct task_links {
+	struct bpf_link *exit, *exec;
+};
+
+struct session {
+	struct options o;
+	struct heapsnoop_bpf *skel;
+	struct attachment *att;
+	struct ring_buffer *rb;
+	struct trace *trace;
+	struct launch child;
+	struct libc_watch *watch;
+	struct mmaprec *mr;	/* -a: the kernel's mapping records */
+	struct task_links tl;
+	struct symbolizer *sym;	/* -s: kept across periodic summaries */
+	uint64_t cnt[HS_CNT__MAX];
+	char libpath[PATH_MAX], cmdpath[PATH_MAX];
+	const char *reason;	/* of the last dump: "exit", "signal" */
+	FILE *out, *tty;
+	bool launched, forwarded;
+	int write_err, child_status, pidfd;
+	double next_status, next_dump;
+	uint64_t last_events;
+};
+
+/* --- signals ----------------------------------------------------------- */
+
+static volatile sig_atomic_t stop_signal, stop_count, stop_from_tty, dump_requested;
+
+static void on_stop(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	stop_signal = sig;
+	stop_count++;
+	/* The terminal sent it to the whole process group, command included. */
+	stop_from_tty = si && si->si_code == SI_KERNEL;
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	dump_requested = 1;
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa = { .sa_sigaction = on_stop, .sa_flags = SA_SIGINFO };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGUSR1, on_usr1);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* --- the ordering rule: mapping records before ring buffer events ------- */
+
+static int on_event(void *ctx, void *data, size_t len)
+{
+	struct session *s = ctx;
+	const struct hs_event *ev = data;
+
+	/* Every mapping record of an exiting process is in: apply them first. */
+	if (s->mr && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT)
+		mmaprec__drain(s->mr);
+	return trace__event(s->trace, data, len);
+}
+
+/*
+ * Everything waiting: mapping records, then events (a process's mmap and
+ * exec precede its allocations). Returns ring_buffer__consume()'s result.
+ */
+static int drain(struct session *s)
+{
+	if (s->mr)
+		mmaprec__drain(s->mr);
+	return ring_buffer__consume(s->rb);
+}
+
+/* Wait up to SESSION_POLL_MS for events, then take what is there. */
+static int wait_events(struct session *s)
+{
+	struct pollfd pfd;
+
+	if (!s->mr)
+		return ring_buffer__poll(s->rb, SESSION_POLL_MS);
+	/* Wait for events without taking them: records go first. */
+	pfd = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
+	poll(&pfd, 1, SESSION_POLL_MS);
+	return drain(s);
+}
+
+/*
+ * The last of both, probes detached: the records, then the watcher they
+ * call closed, then the events. Returns the mapping records lost.
+ */
+static uint64_t drain_last(struct session *s)
+{
+	uint64_t lost;
+
+	drain(s);
+	lost = s->mr ? mmaprec__lost(s->mr) : 0;
+	mmaprec__free(s->mr);	/* before the watcher it calls */
+	s->mr = NULL;
+	libc_watch__free(s->watch);
+	s->watch = NULL;
+	ring_buffer__consume(s->rb);
+	return lost;
+}
+
+/* The child's exit stop: every event it sent is in; read its maps last. */
+static void at_child_exit(void *arg)
+{
+	struct session *s = arg;
+
+	ring_buffer__consume(s->rb);
+	trace__refresh_maps(s->trace, s->o.pid);
+}
+
+/* --- start-up ------------------------------------------------------------ */
+
+/* Our own C library: what a launched dynamic program will map too. */
+static int self_libc(char *path, size_t cap)
+{
+	int err = proc_maps__find_libc(getpid(), path, cap);
+
+	if (err)
+		elog("cannot find the C library heapsnoop itself uses");
+	return err;
+}
+
+/* Which allocator file to probe, as reachable from here; -errno, said. */
+static int choose_allocator(const struct options *o, char *libpath, size_t cap)
+{
+	int err;
+
+	if (o->all) {
+		libpath[0] = '\0';	/* each C library found, or --allocator */
+		if (o->allocator && access(o->allocator, R_OK)) {
+			err = -errno;
+			elog("cannot read %s: %s", o->allocator, strerror(errno));
+			return err;
+		}
+	} else if (o->allocator) {
+		snprintf(libpath, cap, "%s", o->allocator);
+		if (access(libpath, R_OK) && o->pid)
+			snprintf(libpath, cap, "/proc/%d/root%s", o->pid, o->allocator);
+	} else if (o->pid) {
+		err = proc_maps__find_libc(o->pid, libpath, cap);
+		if (err == -ESRCH)
+			elog("no process with pid %d", o->pid);
+		else if (err == -EACCES)
+			elog("cannot read /proc/%d/maps: permission denied (run as root)", o->pid);
+		else if (err)
+			elog("process %d maps no C library (statically linked?): probe its own "
+			     "malloc with --allocator /proc/%d/exe", o->pid, o->pid);
+		return err;
+	} else {
+		return self_libc(libpath, cap);
+	}
+	return 0;
+}
+
+/* A static command has no libc to probe: say what to do instead. */
+static int check_command(const char *path, const char *allocator)
+{
+	struct elf_file *ef;
+	bool dynamic;
+
+	if (allocator || elf_file__open(path, &ef))
+		return 0;	/* scripts are fine: their interpreter is dynamic */
+	dynamic = elf_file__is_dynamic(ef);
+	elf_file__close(ef);
+	if (!dynamic) {
+		elog("%s is statically linked: it maps no C library to probe; trace its own "
+		     "malloc with --allocator %s", path, path);
+		return -ENOEXEC;
+	}
+	return 0;
+}
+
+/* --leaks-at-exit: a process ended with live allocations. */
+static void on_proc_exit(struct proc *p, void *ctx)
+{
+	struct session *s = ctx;
+
+	if (report__exit(p, s->out) && !s->write_err) {
+		s->write_err = -EIO;
+		elog("writing records failed: %s", strerror(errno));
+	}
+}
+
+/*
+ * -a: mapping records first (nothing mapped from now on is missed), then
+ * process exits/execs, then one set of probes per C library (or the one
+ * --allocator names). Returns 0 or -errno, said on stderr.
+ */
+static int start_syswide(struct session *s)
+{
+	struct mmaprec_opts mo = { .trace = s->trace };
+	const struct options *o = &s->o;
+	int err;
+
+	if (!o->allocator) {
+		s->watch = libc_watch__new(s->skel, o->verbose);
+		if (!s->watch)
+			return -ENOMEM;
+		mo.on_file = libc_watch__on_file;
+		mo.ctx = s->watch;
+	}
+	err = mmaprec__new(s->skel->maps.mmap_records, 256, &mo, &s->mr);
+	if (err) {
+		elog("cannot read the kernel's mapping records (perf_event_open): %s%s",
+		     strerror(-err), err == -EACCES || err == -EPERM ?
+		     " (run as root, or with CAP_PERFMON)" : "");
+		return err;
+	}
+	s->tl.exit = bpf_program__attach(s->skel->progs.task_exit);
+	s->tl.exec = s->tl.exit ? bpf_program__attach(s->skel->progs.task_exec) : NULL;
+	if (!s->tl.exec) {
+		err = -errno;
+		elog("cannot attach to the sched_process_exit/exec tracepoints: %s",
+		     strerror(-err));
+		return err;
+	}
+	if (o->allocator)
+		return attach__allocator(s->skel, o->allocator, -1, o->verbose, &s->att);
+	err = libc_watch__scan(s->watch);
+	if (err < 0) {
+		elog("no process maps a C library heapsnoop could probe");
+		return err;
+	}
+	return 0;
+}
+
+/*
+ * The trace, the command held (launch mode), the probes, the ring buffer.
+ * Returns 0 or -errno, said; a held command is ended on failure.
+ */
+static int start_tracing(struct session *s)
+{
+	struct options *o = &s->o;
+	int err;
+
+	s->trace = trace__new(&(struct trace_opts){ .snip_pre = o->snip_pre,
+						    .snip_post = o->snip_post,
+						    .map_records = o->all,
+						    .unwind = !o->unwind_fp,
+						    .on_exit = o->leaks_at_exit ? on_proc_exit : NULL,
+						    .ctx = s });
+	if (!s->trace) {
+		elog("out of memory");
+		return -ENOMEM;
+	}
+	if (o->argv) {
+		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath), &s->child);
+		if (err) {
+			elog("cannot run %s: %s", o->argv[0], strerror(-err));
+			return err;
+		}
+		s->launched = true;
+		err = check_command(s->cmdpath, o->allocator);
+		if (err)
+			goto abort;
+		o->pid = s->child.pid;
+	}
+	if (o->all)
+		err = start_syswide(s);
+	else
+		err = attach__allocator(s->skel, s->libpath, o->pid, o->verbose, &s->att);
+	s->skel->bss->armed = true;
+	if (err) {
+		if (err == -ESRCH)
+			elog("process %d exited while heapsnoop was attaching", o->pid);
+		goto abort;
+	}
+	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
+	if (!s->rb) {
+		err = -errno;
+		elog("cannot set up the ring buffer: %s", strerror(errno));
+		goto abort;
+	}
+	return 0;
+abort:
+	if (s->launched)
+		launch__abort(&s->child);
+	return err ? err : -EINVAL;
+}
+
+/* Say what is traced; let the held command go, or watch the process. */
+static int announce(struct session *s)
+{
+	const struct options *o = &s->o;
+	int err;
+
+	if (o->all) {
+		int n = s->watch ? libc_watch__count(s->watch) : 1;
+
+		elog("tracing all processes: %d C librar%s probed%s", n,
+		     s->watch && n == 1 ? "y" : "ies",
+		     o->comm || o->npids || o->uid >= 0 ? " (filtered)" : "");
+	} else if (s->launched) {
+		elog("tracing %s (pid %d): %d allocator functions in %s", s->cmdpath, o->pid,
+		     attach__count(s->att), s->libpath);
+		err = launch__go(&s->child);
+		if (err) {
+			elog("cannot run %s: %s", s->cmdpath, strerror(-err));
+			return err;
+		}
+	} else {
+		trace__add_proc(s->trace, o->pid);
+		s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
+		elog("tracing pid %d: %d allocator functions in %s", o->pid,
+		     attach__count(s->att), s->libpath);
+		if (s->pidfd < 0 && errno == ESRCH) {
+			elog("process %d exited while heapsnoop was attaching", o->pid);
+			return -ESRCH;
+		}
+	}
+	return 0;
+}
+
+struct session *session__new(const struct options *o)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		elog("out of memory");
+		return NULL;
+	}
+	s->o = *o;
+	s->out = stdout;
+	s->pidfd = -1;
+	s->child = (struct launch){ .go_fd = -1, .err_fd = -1 };
+	s->reason = "exit";
+	if (bpfload__preflight() || choose_allocator(o, s->libpath, sizeof(s->libpath)))
+		goto fail;
+	if (o->output) {
+		s->out = fopen(o->output, "we");
+		if (!s->out) {
+			elog("cannot open %s for writing: %s", o->output, strerror(errno));
+			goto fail;
+		}
+	}
+	if (!o->quiet && isatty(STDERR_FILENO))
+		s->tty = stderr;
+	if (bpfload__open(o, &s->skel) || start_tracing(s))
+		goto fail;
+	install_signals();
+	if (announce(s))
+		goto fail;
+	return s;
+fail:
+	session__free(s);
+	return NULL;
+}
+
+/* --- the loop ------------------------------------------------------------ */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return pidfd >= 0 && poll(&p, 1, 0) > 0;
+}
+
+/* The target is gone (its exit stop, or its pidfd): true to stop. */
+static bool target_ended(struct session *s)
+{
+	bool done;
+
+	if (s->launched)
+		done = launch__poll(&s->child, at_child_exit, s, &s->child_status);
+	else
+		done = pidfd_exited(s->pidfd);
+	if (done) {
+		drain(s);
+		trace__proc_gone(s->trace, s->o.pid);
+	}
+	return done;
+}
+
+/*
+ * Launch mode: the first SIGINT/SIGTERM ends the command (passed on
+ * unless the terminal sent it to the command already) and tracing goes
+ * on to its exit; a second one stops at once. True to stop.
+ */
+static bool stop_requested(struct session *s)
+{
+	if (stop_signal && s->launched && stop_count == 1 && !s->forwarded) {
+		s->forwarded = true;
+		if (!stop_from_tty)
+			kill(s->child.pid, stop_signal);
+	} else if (stop_signal && (!s->launched || stop_count > 1)) {
+		drain(s);
+		s->reason = "signal";
+		return true;
+	}
+	return false;
+}
+
+/* SIGUSR1 and -i: a dump (and with -a -s a summary); the status line. */
+static void periodic(struct session *s, double now)
+{
+	if (dump_requested || (s->next_dump && now >= s->next_dump)) {
+		drain(s);
+		if (report__dump(s->trace, s->out, dump_requested ? "usr1" : "interval"))
+			elog("writing records failed: %s", strerror(errno));
+		if (s->o.all && s->o.summary) {
+			if (!s->sym)
+				s->sym = symbolizer__new(NULL);
+			report__summary(s->trace, s->sym, stderr, s->o.summary);
+		}
+		if (s->next_dump && now >= s->next_dump)
+			s->next_dump = now + s->o.interval;
+		dump_requested = 0;
+	}
+	if (s->tty && now >= s->next_status) {
+		const struct trace_stats *st = trace__stats(s->trace);
+		uint64_t ev = st->allocs + st->frees;
+
+		status__read_counters(s->skel->maps.counters, s->cnt);
+		status__line(s->tty, s->trace, s->cnt,
+			     (double)(ev - s->last_events) / (now - s->next_status + 1));
+		s->last_events = ev;
+		s->next_status = now + 1;
+	}
+}
+
+/* Until the target ends or a signal says stop; 0, or 1 on a read error. */
+static int loop(struct session *s)
+{
+	double t0 = now_s();
+	int err;
+
+	s->next_status = t0 + 1;
+	s->next_dump = s->o.interval ? t0 + s->o.interval : 0;
+	for (;;) {
+		err = wait_events(s);
+		if (err < 0 && err != -EINTR) {
+			elog("reading the ring buffer failed: %s", strerror(-err));
+			return 1;
+		}
+		if (target_ended(s) || stop_requested(s))
+			return 0;
+		periodic(s, now_s());
+	}
+}
+
+/* --- shutdown ------------------------------------------------------------ */
+
+/* Detached, drained: the last dump, -s, the accounting; the exit status. */
+static int finish(struct session *s, int status)
+{
+	uint64_t lost_maps;
+
+	/* Detach before writing: the target runs at full speed again. */
+	attach__free(s->att);
+	s->att = NULL;
+	lost_maps = drain_last(s);
+	status__read_counters(s->skel->maps.counters, s->cnt);
+	if (report__dump(s->trace, s->out, s->reason)) {
+		elog("writing records failed: %s", strerror(errno));
+		status = 1;
+	}
+	if (s->o.summary) {
+		if (!s->sym)
+			s->sym = symbolizer__new(NULL);
+		report__summary(s->trace, s->sym, stderr, s->o.summary);
+	}
+	status__final(stderr, s->trace, s->cnt);
+	if (s->o.verbose)
+		status__unwind(stderr, s->trace);
+	if (lost_maps)
+		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): stacks "
+		     "of processes started meanwhile may not symbolize", lost_maps);
+	if (s->write_err)
+		status = 1;
+	if (s->launched && !strcmp(s->reason, "exit")) {
+		if (WIFEXITED(s->child_status))
+			status = status ? status : WEXITSTATUS(s->child_status);
+		else if (WIFSIGNALED(s->child_status))
+			status = 128 + WTERMSIG(s->child_status);
+	}
+	return status;
+}
+
+int session__run(struct session *s)
+{
+	int status = loop(s);
+
+	if (s->tty)
+		status__clear(s->tty);
+	return finish(s, status);
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->pidfd >= 0)
+		close(s->pidfd);
+	ring_buffer__free(s->rb);
+	attach__free(s->att);
+	libc_watch__free(s->watch);
+	mmaprec__free(s->mr);
+	bpf_link__destroy(s->tl.exit);
+	bpf_link__destroy(s->tl.exec);
+	heapsnoop_bpf__destroy(s->skel);
+	trace__free(s->trace);
+	symbolizer__free(s->sym);
+	if (s->out && s->out != stdout)
+		fclose(s->out);
+	free(s);
+}

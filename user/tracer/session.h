@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * session.h - one run of heapsnoop: the target chosen (-p, a command, or
+ * every process), the BPF object loaded (bpfload.c) and attached, the
+ * ring buffer and, with -a, the kernel's mapping records; the event loop
+ * (dumps, summaries, status line, signals, the target's end); the
+ * shutdown that writes the last dump and the accounting.
+ *
+ * The ordering rule lives here and only here: a process's mapping records
+ * (mmaprec.c) are applied before its ring buffer events, since its mmap()
+ * and exec() came before its allocations.
+ */
+#ifndef HEAPSNOOP_SESSION_H
+#define HEAPSNOOP_SESSION_H
+
+#include "options.h"
+
+/* Longest an event waits in the ring buffer when no wakeup comes, ms. */
+#define SESSION_POLL_MS 10
+
+struct session;
+
+/*
+ * Everything up to the first traced allocation, for @o: checks, target,
+ * output file, BPF load, attachments, the launched command started.
+ * Returns the session, or NULL after saying why on standard error.
+ */
+struct session *session__new(const struct options *o);
+
+/*
+ * Trace until the target ends or a signal stops it, then detach and write
+ * the final dump, -s's summary and the accounting.
+ * Returns the exit status: the command's in launch mode, 1 on error, 0.
+ */
+int session__run(struct session *s);
+
+/* Detach, close and free all @s holds (its output file too); NULL: nothing. */
+void session__free(struct session *s);
+
+#endif /* HEAPSNOOP_SESSION_H */

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+/* status.c - live status line and closing accounting (see status.h). */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "msg.h"
+#include "status.h"
+
+int status__read_counters(const struct bpf_map *counters, uint64_t *out)
+{
+	int ncpu = libbpf_num_possible_cpus(), fd = bpf_map__fd(counters);
+	uint64_t *v;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < HS_CNT__MAX; k++) {
+		out[k] = 0;
+		if (bpf_map_lookup_elem(fd, &k, v))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[k] += v[c];
+	}
+	free(v);
+	return 0;
+}
+
+static void human_bytes(uint64_t b, char *buf, size_t cap)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
+}
+
+static uint64_t lost_of(const uint64_t *cnt)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < HS_CNT__MAX; k++)
+		n += cnt[k];
+	return n;
+}
+
+void status__line(FILE *tty, struct trace *t, const uint64_t *cnt, double events_per_s)
+{
+	char bytes[32];
+
+	human_bytes(trace__live_bytes(t), bytes, sizeof(bytes));
+	fprintf(tty, "\r\033[Kheapsnoop: %.0f events/s, %zu live, %s live, %" PRIu64 " lost",
+		events_per_s, trace__live_count(t), bytes, lost_of(cnt));
+	fflush(tty);
+}
+
+void status__clear(FILE *tty)
+{
+	fputs("\r\033[K", tty);
+	fflush(tty);
+}
+
+uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
+{
+	const struct trace_stats *s = trace__stats(t);
+	struct unwind_stats us;
+	struct cfi_stats cs;
+	uint64_t lost = lost_of(cnt), live_bytes = trace__live_bytes(t);
+	size_t live = trace__live_count(t), nstacks = trace__stack_count(t);
+	char bytes[32];
+
+	human_bytes(live_bytes, bytes, sizeof(bytes));
+	flog(out, "traced %" PRIu64 " allocations and %" PRIu64 " frees in %" PRIu64
+		" process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks",
+		s->allocs, s->frees, s->procs_seen, live, live_bytes, bytes, nstacks);
+	if (s->exits)
+		flog(out, "%" PRIu64 " traced processes ended; %" PRIu64 " allocations "
+			"(%" PRIu64 " bytes) were still live at their exit or exec", s->exits,
+			s->exit_live, s->exit_bytes);
+	flog(out, "tracker memory: %zu bytes for %zu live allocations, %zu bytes "
+		"for %zu unique stacks", trace__live_memory(t), live, trace__stack_memory(t),
+		nstacks);
+	if (!lost && !s->bad_events && !s->no_memory) {
+		flog(out, "no events lost");
+	} else {
+		flog(out, "EVENTS LOST: %" PRIu64 " allocations and %" PRIu64
+			" frees dropped (ring buffer full), %" PRIu64 " calls whose return was "
+			"missed, %" PRIu64 " returns without an entry, %" PRIu64 " without "
+			"per-thread state, %" PRIu64 " posix_memalign blocks unreadable, %" PRIu64
+			" process exits or execs dropped, %" PRIu64 " malformed, %" PRIu64
+			" out of memory.",
+			cnt[HS_CNT_RB_LOST_ALLOC], cnt[HS_CNT_RB_LOST_FREE],
+			cnt[HS_CNT_MISSED_RETURN], cnt[HS_CNT_UNMATCHED_RETURN],
+			cnt[HS_CNT_NO_STATE], cnt[HS_CNT_BAD_OUTPTR], cnt[HS_CNT_RB_LOST_TASK], s->bad_events,
+			s->no_memory);
+		flog(out, "the live set above may miss allocations and include "
+			"freed ones; if the ring buffer filled, rerun with a larger "
+			"--ringbuf-size");
+	}
+	if (s->missed_frees)
+		flog(out, "%" PRIu64 " addresses were allocated again while live "
+			"(their free was not seen)", s->missed_frees);
+	if (s->truncated_stacks || s->stack_faults)
+		flog(out, "%" PRIu64 " allocations had a truncated stack, %" PRIu64
+			" a stack with an unreadable frame", s->truncated_stacks, s->stack_faults);
+	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
+		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
+			"stack (--stack-copy): rerun with a larger one for them", us.cut);
+	return lost + s->bad_events + s->no_memory;
+}
+
+void status__unwind(FILE *out, const struct trace *t)
+{
+	struct unwind_stats us;
+	struct cfi_stats cs;
+	double hit;
+
+	if (trace__unwind_stats(t, &us, &cs))
+		return;
+	hit = cs.lookups ? 100.0 * (double)(cs.lookups - cs.misses) / (double)cs.lookups : 0;
+	flog(out, "unwinding: %" PRIu64 " stacks, %" PRIu64 " complete, %" PRIu64
+		" cut at --stack-copy, %" PRIu64 " deeper than kept, %" PRIu64 " with a frame "
+		"not recovered; %" PRIu64 " caller frames, %" PRIu64 " of them by frame pointer "
+		"(no CFI), %" PRIu64 " by DWARF expression", us.stacks, us.complete, us.cut,
+		us.depth, us.fault, us.frames, us.fp_frames, us.slow_frames);
+	flog(out, "unwind tables: %zu modules (%zu without CFI), %zu bytes of CFI "
+		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits", cs.modules,
+		cs.no_cfi, cs.cfi_bytes, cs.cache_bytes, cs.lookups, hit);
+}

@@ -1,0 +1,531 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.c - event handling (see trace.h). The rules for what an event does
+ * to the live set are those of include/heapsnoop/event.h: a realloc's old
+ * block is released only if it was allocated before the realloc began.
+ *
+ * Processes are found by pid in a hash table (htab.h): one lookup per
+ * event whatever their number.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "htab.h"
+#include "trace.h"
+
+/* A new stack with an unmapped frame re-reads the maps at most this often. */
+#define MAPS_REFRESH_NS 200000000ULL
+
+struct trace {
+	struct trace_opts opts;
+	struct trace_stats stats;
+	struct htab *procs;	/* pid -> struct proc */
+	struct buildid_cache *build_ids;
+	struct unwinder *unwinder;	/* opts.unwind */
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+struct trace *trace__new(const struct trace_opts *opts)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->opts = *opts;
+	t->procs = htab__new(64, NULL, NULL);
+	t->build_ids = buildid_cache__new();
+	if (opts->unwind)
+		t->unwinder = unwinder__new();
+	if (!t->procs || !t->build_ids || (opts->unwind && !t->unwinder)) {
+		trace__free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void proc_free(struct proc *p)
+{
+	mapset__free(p->maps);
+	tracker__free(p->live);
+	stacks__free(p->stacks);
+	free(p);
+}
+
+void trace__free(struct trace *t)
+{
+	if (!t)
+		return;
+	struct proc *p;
+	size_t pos = 0;
+
+	while (t->procs && (p = htab__next(t->procs, &pos, NULL)))
+		proc_free(p);
+	htab__free(t->procs);
+	buildid_cache__free(t->build_ids);
+	unwinder__free(t->unwinder);
+	free(t);
+}
+
+static uint64_t pid_hash(pid_t pid)
+{
+	return htab_hash2((uint32_t)pid, 0);
+}
+
+struct proc *trace__find_proc(const struct trace *t, pid_t pid)
+{
+	return htab__find(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
+}
+
+/* Remove @pid's process from the table and free it. */
+static void remove_proc(struct trace *t, pid_t pid)
+{
+	struct proc *p = htab__delete(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
+
+	if (p)
+		proc_free(p);
+}
+
+static void read_comm(struct proc *p)
+{
+	char fn[64];
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/comm", p->pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return;
+	if (fgets(p->comm, sizeof(p->comm), f))
+		p->comm[strcspn(p->comm, "\n")] = '\0';
+	fclose(f);
+}
+
+static void read_maps(struct trace *t, struct proc *p)
+{
+	struct mapset *pm;
+
+	if (p->gone)
+		return;
+	p->maps_read_ns = now_ns();
+	if (!p->comm[0])
+		read_comm(p);
+	if (proc_maps__load(p->pid, t->build_ids, &pm) == 0) {
+		mapset__free(p->maps);
+		p->maps = pm;
+	}
+}
+
+/* @pid's process, created (without reading anything) if new. */
+static struct proc *get_proc(struct trace *t, pid_t pid, bool *created)
+{
+	struct proc *p = trace__find_proc(t, pid);
+
+	*created = false;
+	if (p)
+		return p;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->pid = pid;
+	p->live = tracker__new();
+	p->stacks = stacks__new();
+	if (!p->live || !p->stacks) {
+		proc_free(p);
+		return NULL;
+	}
+	if (htab__add(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid, p)) {
+		proc_free(p);
+		return NULL;
+	}
+	*created = true;
+	return p;
+}
+
+struct proc *trace__add_proc(struct trace *t, pid_t pid)
+{
+	bool created;
+	struct proc *p = get_proc(t, pid, &created);
+
+	if (p && created)
+		read_maps(t, p);
+	return p;
+}
+
+void trace__refresh_maps(struct trace *t, pid_t pid)
+{
+	struct proc *p = trace__find_proc(t, pid);
+
+	if (p)
+		read_maps(t, p);
+}
+
+void trace__proc_gone(struct trace *t, pid_t pid)
+{
+	struct proc *p = trace__find_proc(t, pid);
+
+	if (p)
+		p->gone = true;
+}
+
+int trace__map_add(struct trace *t, pid_t pid, const struct mapping *m)
+{
+	struct proc *p = trace__add_proc(t, pid);
+	struct mapping copy = *m;
+
+	if (!p)
+		return -ENOMEM;
+	if (!copy.build_id[0])
+		proc_maps__build_id(pid, &copy, t->build_ids);
+	if (!p->maps)
+		p->maps = mapset__new(pid);
+	return p->maps ? mapset__add(p->maps, &copy) : -ENOMEM;
+}
+
+int trace__map_fork(struct trace *t, pid_t ppid, pid_t pid)
+{
+	struct proc *parent = trace__add_proc(t, ppid), *p;
+	bool created;
+
+	if (!parent)
+		return -ENOMEM;
+	p = get_proc(t, pid, &created);
+	if (!p)
+		return -ENOMEM;
+	memcpy(p->comm, parent->comm, sizeof(p->comm));
+	mapset__free(p->maps);
+	p->maps = mapset__new(pid);
+	if (!p->maps)
+		return -ENOMEM;
+	for (size_t i = 0; parent->maps && i < parent->maps->n; i++)
+		if (mapset__add(p->maps, &parent->maps->v[i]))
+			return -ENOMEM;
+	return 0;
+}
+
+int trace__map_exec(struct trace *t, pid_t pid)
+{
+	bool created;
+	struct proc *p = get_proc(t, pid, &created);
+
+	if (!p)
+		return -ENOMEM;
+	mapset__free(p->maps);
+	p->maps = mapset__new(pid);
+	return p->maps ? 0 : -ENOMEM;
+}
+
+void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
+{
+	struct proc *p = trace__find_proc(t, pid);
+
+	if (p)
+		snprintf(p->comm, sizeof(p->comm), "%s", comm);
+}
+
+/* A new stack: make sure the process's maps cover its frames. */
+static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		if (p->maps && mapset__find(p->maps, frames[i]))
+			continue;
+		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
+			read_maps(t, p);
+		return;
+	}
+}
+
+static void uncharge(struct proc *p, const struct live_alloc *a)
+{
+	struct stack *s = stacks__get(p->stacks, a->stack);
+
+	if (s) {
+		s->live_count--;
+		s->live_bytes -= a->size;
+	}
+}
+
+static void release(struct trace *t, struct proc *p, uint64_t addr, uint64_t before_ts)
+{
+	struct live_alloc gone;
+	int err = p ? tracker__release(p->live, (uint32_t)p->pid, addr, before_ts, &gone)
+		    : -ENOENT;
+
+	if (err == 0)
+		uncharge(p, &gone);
+	else if (err == -ENOENT)
+		t->stats.unknown_frees++;
+	else
+		t->stats.realloc_races++;
+}
+
+/*
+ * An allocation of process @p with @n frames (walked by BPF, or unwound
+ * here) and @evflags (HS_EVF_*).
+ */
+static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event *ev,
+			 const uint64_t *frames, uint32_t n, uint32_t evflags)
+{
+	uint32_t flags = 0;
+	struct live_alloc a, old;
+	struct stack *s;
+	size_t before;
+	int id, replaced;
+
+	if (evflags & HS_EVF_TRUNCATED)
+		flags |= STACK_TRUNCATED;
+	if (evflags & HS_EVF_STACK_FAULT)
+		flags |= STACK_FAULT;
+	/* --snip-pre/--snip-post, then keep the innermost HS_MAX_DEPTH. */
+	if (t->opts.snip_pre < n) {
+		frames += t->opts.snip_pre;
+		n -= t->opts.snip_pre;
+	}
+	if (!(flags & STACK_TRUNCATED) && t->opts.snip_post < n)
+		n -= t->opts.snip_post;
+	if (n > HS_MAX_DEPTH) {
+		n = HS_MAX_DEPTH;
+		flags |= STACK_TRUNCATED;
+	}
+	if (flags & STACK_TRUNCATED)
+		t->stats.truncated_stacks++;
+	if (flags & STACK_FAULT)
+		t->stats.stack_faults++;
+
+	if (!p->allocated) {
+		p->allocated = true;
+		t->stats.procs_seen++;
+	}
+	before = stacks__count(p->stacks);
+	id = stacks__intern(p->stacks, ev->pid, frames, n, flags);
+	if (id < 0) {
+		t->stats.no_memory++;
+		return;
+	}
+	if (!t->opts.map_records && !(evflags & HS_EVF_USER_STACK) &&
+	    stacks__count(p->stacks) != before)
+		check_coverage(t, p, frames, n);
+
+	if (ev->old_addr) {
+		if (ev->old_addr == ev->addr)
+			release(t, p, ev->old_addr, UINT64_MAX); /* resized in place */
+		else
+			release(t, p, ev->old_addr, ev->entry_ts);
+	}
+	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
+				 .stack = (uint32_t)id, .pid = ev->pid };
+	if (tracker__alloc(p->live, &a, &old, &replaced)) {
+		t->stats.no_memory++;
+		return;
+	}
+	if (replaced) {
+		t->stats.missed_frees++;
+		uncharge(p, &old);
+	}
+	s = stacks__get(p->stacks, (uint32_t)id);
+	s->live_count++;
+	s->live_bytes += ev->size;
+}
+
+/* The process ended: report its leaks if asked, then forget it. */
+static void handle_exit(struct trace *t, pid_t pid)
+{
+	struct proc *p = trace__find_proc(t, pid);
+
+	if (!p)
+		return;
+	if (p->allocated)
+		t->stats.exits++;
+	t->stats.exit_live += tracker__count(p->live);
+	t->stats.exit_bytes += tracker__bytes(p->live);
+	if (tracker__count(p->live) && t->opts.on_exit) {
+		p->gone = true;
+		t->opts.on_exit(p, t->opts.ctx);
+	}
+	remove_proc(t, pid);
+}
+
+/* A new image: the old one's heap and stacks are gone; mappings stay. */
+static void handle_exec(struct trace *t, pid_t pid)
+{
+	struct proc *p = trace__find_proc(t, pid);
+	struct tracker *live;
+	struct stacks *stacks;
+
+	if (!p)
+		return;
+	live = tracker__new();
+	stacks = stacks__new();
+	if (!live || !stacks) {
+		tracker__free(live);
+		stacks__free(stacks);
+		t->stats.no_memory++;
+		return;
+	}
+	t->stats.exit_live += tracker__count(p->live);
+	t->stats.exit_bytes += tracker__bytes(p->live);
+	tracker__free(p->live);
+	stacks__free(p->stacks);
+	p->live = live;
+	p->stacks = stacks;
+}
+
+struct unwind_ctx {
+	struct trace *t;
+	struct proc *p;
+	uint64_t ts;	/* the allocation's */
+};
+
+/*
+ * The process's mappings for the unwinder; when an address is in none,
+ * re-read them if they were read before the allocation (a module mapped
+ * since, e.g. by dlopen). Mapping records (-a) are already applied.
+ */
+static const struct mapset *unwind_maps(void *ctx, bool stale)
+{
+	struct unwind_ctx *c = ctx;
+
+	if (stale && !c->t->opts.map_records && !c->p->gone && c->p->maps_read_ns < c->ts)
+		read_maps(c->t, c->p);
+	return c->p->maps;
+}
+
+/* An allocation record: its frames, walked by BPF or to unwind here. */
+static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
+{
+	uint64_t unwound[HS_BPF_MAX_FRAMES];
+	const uint64_t *frames = (const uint64_t *)ev->frames;
+	struct unwind_ctx c = { .t = t, .ts = ev->ts };
+	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
+	int err;
+
+	if (!ev->addr || (!(ev->flags & HS_EVF_USER_STACK) &&
+			  ev->nr_frames > (len - HS_EVENT_HDR_SIZE) / sizeof(uint64_t)) ||
+	    ((ev->flags & HS_EVF_USER_STACK) && !t->unwinder)) {
+		t->stats.bad_events++;
+		return;
+	}
+	c.p = trace__add_proc(t, (pid_t)ev->pid);
+	if (!c.p) {
+		t->stats.no_memory++;
+		return;
+	}
+	if (ev->flags & HS_EVF_USER_STACK) {
+		err = unwind__stack(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
+				    (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
+				    len - HS_EVENT_HDR_SIZE, unwound,
+				    trace_max_frames(t->opts.snip_pre, t->opts.snip_post), &uflags);
+		if (err < 0) {
+			t->stats.bad_events++;
+			return;
+		}
+		frames = unwound;
+		n = (uint32_t)err;
+		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
+			evflags |= HS_EVF_TRUNCATED;
+		if (uflags & UNWIND_FAULT)
+			evflags |= HS_EVF_STACK_FAULT;
+	}
+	t->stats.allocs++;
+	handle_alloc(t, c.p, ev, frames, n, evflags);
+}
+
+int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)
+{
+	if (!t->unwinder)
+		return -ENOENT;
+	unwinder__stats(t->unwinder, st, cst);
+	return 0;
+}
+
+int trace__event(struct trace *t, const void *data, size_t len)
+{
+	const struct hs_event *ev = data;
+
+	if (len < HS_EVENT_HDR_SIZE) {
+		t->stats.bad_events++;
+		return 0;
+	}
+	switch (ev->type) {
+	case HS_EV_ALLOC:
+		alloc_event(t, ev, len);
+		break;
+	case HS_EV_FREE:
+		t->stats.frees++;
+		release(t, trace__find_proc(t, (pid_t)ev->pid), ev->addr,
+			ev->entry_ts ? (uint64_t)ev->entry_ts : UINT64_MAX);
+		break;
+	case HS_EV_EXIT:
+		handle_exit(t, (pid_t)ev->pid);
+		break;
+	case HS_EV_EXEC:
+		handle_exec(t, (pid_t)ev->pid);
+		break;
+	default:
+		t->stats.bad_events++;
+		break;
+	}
+	return 0;
+}
+
+const struct trace_stats *trace__stats(const struct trace *t)
+{
+	return &t->stats;
+}
+
+static int by_live_bytes(const void *a, const void *b)
+{
+	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
+	uint64_t bx = tracker__bytes(x->live), by = tracker__bytes(y->live);
+
+	if (bx != by)
+		return bx < by ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+struct proc **trace__procs(const struct trace *t, size_t *n)
+{
+	size_t count = htab__count(t->procs), pos = 0;
+	struct proc **v = malloc((count ? count : 1) * sizeof(*v)), *p;
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	while ((p = htab__next(t->procs, &pos, NULL)))
+		v[(*n)++] = p;
+	qsort(v, *n, sizeof(*v), by_live_bytes);
+	return v;
+}
+
+/* Sum @fn over every process. */
+static uint64_t sum(const struct trace *t, uint64_t (*fn)(const struct proc *p))
+{
+	const struct proc *p;
+	uint64_t s = 0;
+	size_t pos = 0;
+
+	while ((p = htab__next(t->procs, &pos, NULL)))
+		s += fn(p);
+	return s;
+}
+
+static uint64_t p_count(const struct proc *p) { return tracker__count(p->live); }
+static uint64_t p_bytes(const struct proc *p) { return tracker__bytes(p->live); }
+static uint64_t p_stacks(const struct proc *p) { return stacks__count(p->stacks); }
+static uint64_t p_live_mem(const struct proc *p) { return tracker__memory(p->live); }
+static uint64_t p_stack_mem(const struct proc *p) { return stacks__memory(p->stacks); }
+
+size_t trace__live_count(const struct trace *t) { return (size_t)sum(t, p_count); }
+uint64_t trace__live_bytes(const struct trace *t) { return sum(t, p_bytes); }
+size_t trace__stack_count(const struct trace *t) { return (size_t)sum(t, p_stacks); }
+size_t trace__live_memory(const struct trace *t) { return (size_t)sum(t, p_live_mem); }
+size_t trace__stack_memory(const struct trace *t) { return (size_t)sum(t, p_stack_mem); }

@@ -1,0 +1,250 @@
+// SPDX-License-Identifier: MIT
+/* unwind.c - CFI unwinding of a copied user stack (see unwind.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "unwind.h"
+
+struct unwinder {
+	struct cfi_cache *cfi;
+	struct unwind_stats st;
+};
+
+/* The copy of the stack: [base, base + size) of the process. */
+struct stack_copy {
+	uint64_t base;
+	uint32_t size;
+	bool cut;		/* the stack went on past the copy */
+	const uint8_t *data;
+};
+
+/* One frame's registers (DWARF numbering); @known: bitmask of those set. */
+struct regs {
+	uint64_t v[CFI_NREGS];
+	uint32_t known;
+};
+
+enum step {
+	STEP_OK,	/* the caller's frame is in @r */
+	STEP_END,	/* this was the outermost frame */
+	STEP_CUT,	/* the caller's frame is past the copy */
+	STEP_FAIL,	/* no way to the caller */
+};
+
+#define BIT(reg) (1u << (reg))
+
+struct unwinder *unwinder__new(void)
+{
+	struct unwinder *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->cfi = cfi_cache__new();
+	if (!u->cfi) {
+		free(u);
+		return NULL;
+	}
+	return u;
+}
+
+void unwinder__free(struct unwinder *u)
+{
+	if (!u)
+		return;
+	cfi_cache__free(u->cfi);
+	free(u);
+}
+
+static int read_stack(void *ctx, uint64_t addr, uint64_t *val)
+{
+	const struct stack_copy *s = ctx;
+
+	if (addr < s->base || s->size < 8 || addr - s->base > s->size - 8)
+		return -EFAULT;
+	memcpy(val, s->data + (addr - s->base), sizeof(*val));
+	return 0;
+}
+
+/* A read outside the copy: past its end because it was cut, or garbage. */
+static enum step missed(const struct stack_copy *s, uint64_t addr)
+{
+	return s->cut && addr >= s->base + s->size ? STEP_CUT : STEP_FAIL;
+}
+
+/* One step by a row whose CFA and registers are expressions. */
+static enum step step_slow(struct unwinder *u, struct cfi_module *mod, uint64_t off,
+			   const struct stack_copy *s, struct regs *r)
+{
+	uint64_t cfa, caller[CFI_NREGS];
+	uint32_t known;
+	int err;
+
+	err = cfi_module__eval_frame(mod, off, r->v, r->known, read_stack, (void *)s, &cfa,
+				     caller, &known);
+	if (err == -EFAULT)
+		return missed(s, cfa);
+	if (err)
+		return STEP_FAIL;
+	u->st.slow_frames++;
+	if (!(known & BIT(CFI_REG_RA)))
+		return STEP_END;
+	if (cfa <= r->v[CFI_REG_SP])
+		return STEP_FAIL;
+	memcpy(r->v, caller, sizeof(caller));
+	r->known = known;
+	return STEP_OK;
+}
+
+/* One step by a compact rule (nearly every row). */
+static enum step step_rule(struct unwinder *u, struct cfi_module *mod, uint64_t off,
+			   const struct cfi_rule *rule, const struct stack_copy *s,
+			   struct regs *r)
+{
+	struct regs caller = { .known = BIT(CFI_REG_SP) };
+	uint64_t cfa;
+
+	if (rule->slow)
+		return step_slow(u, mod, off, s, r);
+	if (!(r->known & BIT(rule->cfa_reg)))
+		return STEP_FAIL;
+	cfa = r->v[rule->cfa_reg] + (int64_t)rule->cfa_off;
+	if (rule->kind[0] == CFI_UNDEF)
+		return STEP_END;
+	if (cfa <= r->v[CFI_REG_SP])
+		return STEP_FAIL;
+	caller.v[CFI_REG_SP] = cfa;
+	for (int i = 0; i < CFI_RULE_REGS; i++) {
+		int reg = cfi_rule_regs[i];
+		uint64_t addr = cfa + (int64_t)rule->off[i];
+
+		switch (rule->kind[i]) {
+		case CFI_SAME:
+			if (r->known & BIT(reg)) {
+				caller.v[reg] = r->v[reg];
+				caller.known |= BIT(reg);
+			}
+			break;
+		case CFI_AT:
+			if (read_stack((void *)s, addr, &caller.v[reg]) == 0)
+				caller.known |= BIT(reg);
+			else if (reg == CFI_REG_RA)
+				return missed(s, addr);
+			break;
+		case CFI_VAL:
+			caller.v[reg] = addr;
+			caller.known |= BIT(reg);
+			break;
+		default:
+			break;
+		}
+	}
+	if (!(caller.known & BIT(CFI_REG_RA)))
+		return STEP_FAIL;
+	*r = caller;
+	return STEP_OK;
+}
+
+/*
+ * One step by the frame pointer, where there is no CFI: %rbp points at
+ * the saved %rbp, the return address above it. The return address must
+ * be in a mapping, or %rbp was not a frame pointer.
+ */
+static enum step step_fp(struct unwinder *u, const struct mapset *pm,
+			 const struct stack_copy *s, struct regs *r)
+{
+	uint64_t bp = r->v[CFI_REG_BP], saved, ra;
+
+	if (!(r->known & BIT(CFI_REG_BP)) || !bp || (bp & 7) || bp < r->v[CFI_REG_SP])
+		return STEP_FAIL;
+	if (read_stack((void *)s, bp, &saved) || read_stack((void *)s, bp + 8, &ra))
+		return missed(s, bp + 8);
+	if (!ra)
+		return STEP_END;
+	if (!pm || !mapset__find(pm, ra - 1))
+		return STEP_FAIL;
+	r->v[CFI_REG_BP] = saved;
+	r->v[CFI_REG_RA] = ra;
+	r->v[CFI_REG_SP] = bp + 16;
+	r->known = BIT(CFI_REG_BP) | BIT(CFI_REG_RA) | BIT(CFI_REG_SP);
+	u->st.fp_frames++;
+	return STEP_OK;
+}
+
+int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
+		  const struct hs_user_stack *us, size_t len, uint64_t *frames, unsigned int max,
+		  uint32_t *flags)
+{
+	static const int from_ureg[HS_UREG__MAX] = {
+		[HS_UREG_IP] = CFI_REG_RA, [HS_UREG_SP] = CFI_REG_SP,
+		[HS_UREG_BP] = CFI_REG_BP, [HS_UREG_BX] = CFI_REG_BX,
+		[HS_UREG_R12] = 12, [HS_UREG_R13] = 13, [HS_UREG_R14] = 14, [HS_UREG_R15] = 15,
+	};
+	const struct mapset *pm = maps(ctx, false);
+	struct stack_copy s;
+	struct regs r = { 0 };
+	bool refreshed = false;
+	unsigned int n = 0;
+	enum step step;
+
+	*flags = 0;
+	if (len < sizeof(*us) || us->size > len - sizeof(*us) || !max)
+		return -EINVAL;
+	s = (struct stack_copy){ .base = us->regs[HS_UREG_SP], .size = us->size,
+				 .cut = us->size < us->want, .data = us->data };
+	for (int i = 0; i < HS_UREG__MAX; i++) {
+		r.v[from_ureg[i]] = us->regs[i];
+		r.known |= BIT(from_ureg[i]);
+	}
+	frames[n++] = r.v[CFI_REG_RA];
+	u->st.stacks++;
+	for (;;) {
+		/* A return address is after its call: look up the call. */
+		uint64_t pc = r.v[CFI_REG_RA] - (n > 1), off;
+		const struct mapping *m = pm ? mapset__find(pm, pc) : NULL;
+		struct cfi_module *mod = NULL;
+		struct cfi_rule rule;
+
+		if (!m && !refreshed) {
+			refreshed = true;
+			pm = maps(ctx, true);
+			m = pm ? mapset__find(pm, pc) : NULL;
+		}
+		if (m)
+			mod = cfi_cache__module(u->cfi, pid, m);
+		off = m ? pc - m->start + m->offset : 0;
+		if (mod && cfi_cache__rule(u->cfi, mod, off, &rule) == 0)
+			step = step_rule(u, mod, off, &rule, &s, &r);
+		else
+			step = step_fp(u, pm, &s, &r);
+		if (step == STEP_OK && !r.v[CFI_REG_RA])
+			step = STEP_END;
+		if (step != STEP_OK)
+			break;
+		if (n == max) {
+			*flags |= UNWIND_DEPTH;
+			break;
+		}
+		frames[n++] = r.v[CFI_REG_RA];
+		u->st.frames++;
+	}
+	if (step == STEP_CUT)
+		*flags |= UNWIND_CUT;
+	else if (step == STEP_FAIL)
+		*flags |= UNWIND_FAULT;
+	if (*flags & UNWIND_CUT)
+		u->st.cut++;
+	else if (*flags & UNWIND_DEPTH)
+		u->st.depth++;
+	else if (*flags & UNWIND_FAULT)
+		u->st.fault++;
+	else
+		u->st.complete++;
+	return (int)n;
+}
+
+void unwinder__stats(const struct unwinder *u, struct unwind_stats *st, struct cfi_stats *cst)
+{
+	*st = u->st;
+	cfi_cache__stats(u->cfi, cst);
+}
