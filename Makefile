@@ -4,6 +4,7 @@
 #   make            the tools: build/heapsnoop, build/heapdecode
 #   make demo       install what is missing, build, trace examples/leaky
 #   make check      install what is missing, build, run every test
+#   make kmatrix    only the tracer tests in other kernels, in qemu (docs/KERNELS.md)
 #   make bench      the benchmarks in bench/ (not part of check)
 
 OUTPUT ?= build
@@ -37,7 +38,7 @@ HEAPSNOOP_SRC := user/heapsnoop.c user/attach.c user/elfsym.c user/probesite.c \
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
-.PHONY: all clean check demo deps bench fuzz fuzz-run
+.PHONY: all clean check demo deps bench fuzz fuzz-run kmatrix
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop
@@ -173,6 +174,11 @@ check: deps
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)
+
+# KMATRIX_KERNELS="6.1" for one kernel.
+kmatrix: deps
+	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS)
+	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 bench: deps all
 	$(Q)bench/run.sh $(OUTPUT)
