@@ -54,7 +54,7 @@ if [ "$SUITE" = bullseye ]; then
 		-o Dir::State::Status=/dev/null -o APT::Architecture=amd64
 		-o APT::Architectures::=amd64 -o Debug::NoLocking=1 -o APT::Sandbox::User=root)
 	echo "fetch-kernel: $NAME: apt-get update of a private $SUITE configuration ($A)" >&2
-	apt-get "${APT[@]}" -qq update >&2 ||
+	apt-get "${APT[@]}" -qq --error-on=any update >&2 ||
 		die "apt-get update failed for $SUITE (no network to deb.debian.org?) and the kernel is not cached in $DIR"
 fi
 

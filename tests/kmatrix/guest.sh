@@ -188,11 +188,12 @@ done < <(timeout -k 10 "$TMO" "${QEMU[@]}" < /dev/null 2> "$RUN/qemu.err"; echo 
 
 case $state in
 done) exit "$rc" ;;
-run) echo "guest.sh: $KNAME: the guest ended while running the command, with no exit status" \
-	"(timeout after ${TMO}s if 124: $qemu_rc; a kernel panic?)" >&2 ;;
+run) [ "$qemu_rc" = 124 ] ||
+	echo "guest.sh: $KNAME: the guest ended while running the command, with no exit status" \
+		"(qemu exit $qemu_rc: a kernel panic? its message is above)" >&2 ;;
 *) echo "guest.sh: $KNAME: the guest did not get to run the command (qemu exit $qemu_rc). Boot log:" >&2
 	tail -n 40 "$RUN/boot.log" >&2 ;;
 esac
 [ -s "$RUN/qemu.err" ] && { echo "guest.sh: qemu said:" >&2; cat "$RUN/qemu.err" >&2; }
-[ "$qemu_rc" = 124 ] && { echo "guest.sh: $KNAME: killed after KMATRIX_TIMEOUT=${TMO}s" >&2; exit 124; }
+[ "$qemu_rc" = 124 ] && { echo "guest.sh: $KNAME: the guest was killed after KMATRIX_TIMEOUT=${TMO}s (hung?)" >&2; exit 124; }
 exit 125
