@@ -7,7 +7,9 @@
 # filesystem read-only over 9p, chroots into it with fresh proc, sysfs,
 # devtmpfs, bpffs, tracefs, debugfs and tmpfs on /tmp, /run and /dev/shm,
 # and runs CMD there as root, in the same directory (if it exists there),
-# with the same PATH and every HS_* variable of this environment. CMD's
+# with the same PATH and every HS_* variable of this environment (the
+# host's /tmp is not seen there: a command or directory under it is not
+# found). CMD's
 # output (stdout and stderr together) is streamed on stdout as it comes;
 # guest.sh exits with CMD's exit status, read from a marker line the guest
 # prints after it. No command output is lost and nothing waits on a sleep:

@@ -16,7 +16,9 @@ cd "$(dirname "$0")/../.." || exit 2
 TESTS=("$@")
 [ ${#TESTS[@]} -gt 0 ] || TESTS=(semantics attach unwind syswide ringbuf)
 pass=0 fail=0 failed=
-up0=$(cut -d' ' -f1 /proc/uptime)
+# The kernel's messages from here on are the tests' (a marker in the log).
+MARK="heapsnoop kmatrix: tests begin"
+echo "<6>$MARK" > /dev/kmsg
 
 echo "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2 / 1024 " MiB"}' /proc/meminfo)"
 
@@ -56,10 +58,12 @@ for t in "${TESTS[@]}"; do
 	fi
 done
 if [ "$fail" -gt 0 ]; then
-	echo "the kernel's warnings and errors (dmesg) since the tests began, the last 30:"
-	dmesg --level=emerg,alert,crit,err,warn 2> /dev/null |
-		awk -v t0="$up0" '/^\[ *[0-9.]+\]/ { s = $0; sub(/^\[ */, "", s); sub(/\].*/, "", s); on = s + 0 >= t0 } on' |
-		tail -n 30
+	# From the marker's time on (the log's own clock), warnings and worse.
+	t0=$(dmesg 2> /dev/null | sed -n "s/^\[ *\([0-9.]*\)\] $MARK\$/\1/p" | tail -n 1)
+	k=$(dmesg --level=emerg,alert,crit,err,warn 2> /dev/null | awk -v t0="${t0:-0}" '
+		/^\[ *[0-9.]+\]/ { s = $0; sub(/^\[ */, "", s); sub(/\].*/, "", s); on = s + 0 >= t0 + 0 } on' |
+		tail -n 30)
+	echo "the kernel's warnings and errors (dmesg) since the tests began, the last 30:${k:+$'\n'}${k:- none}"
 fi
 echo "kernel $(uname -r): $pass passed, $fail failed${failed:+ (failed:$failed)}"
 [ "$fail" -eq 0 ]
