@@ -122,7 +122,7 @@ if [ ! -e "$INITRD" ]; then
 			grep -q "/$name\.ko" "$MODDIR/modules.builtin" && continue
 			die "module $name neither in $MODDIR/modules.dep nor built in"
 		fi
-		set -- $line
+		set -- $line # words: the module, then its dependencies
 		mod=${1%:}; shift
 		order=()
 		for dep in "$@"; do order=("$dep" "${order[@]}"); done
@@ -166,6 +166,7 @@ nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 chmod 644 "$RUN/cmd.sh"
 
 APPEND="console=ttyS0 quiet panic=-1 rdinit=/init kmatrix.nonce=$nonce kmatrix.cmd=$RUN/cmd.sh"
+# shellcheck disable=SC2054 # commas inside qemu options
 QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "${KMATRIX_SMP:-2}"
 	-m "${KMATRIX_MEM:-2G}" -display none -monitor none -serial stdio -no-reboot -nic none
 	-kernel "$KIMG" -initrd "$INITRD" -append "$APPEND"
@@ -173,12 +174,15 @@ QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "${KMATRIX_SMP:-2
 
 # Read the console until the guest powers off (or the timeout kills qemu):
 # before the start marker it is the boot log, then CMD's output.
-state=boot rc= qemu_rc=
+state=boot rc='' qemu_rc=''
 while IFS= read -r line; do
 	line=${line%$'\r'}
 	case $state,$line in
 	boot,"KMATRIX-START-$nonce") state=run ;;
-	*,"KMATRIX-EXIT-$nonce="*) rc=${line#*=}; state=done ;;
+	*"KMATRIX-EXIT-$nonce="*) # after output with no newline at its end, on its line
+		pre=${line%%KMATRIX-EXIT-"$nonce"=*}
+		[ -n "$pre" ] && printf '%s\n' "$pre"
+		rc=${line##*=}; state=finished ;;
 	*,"KMATRIX-QEMU-$nonce="*) qemu_rc=${line#*=} ;;
 	*,"KMATRIX-BOOTFAIL-$nonce: "*)
 		echo "$line" >> "$RUN/boot.log"; state=bootfail ;;
@@ -189,7 +193,7 @@ while IFS= read -r line; do
 done < <(timeout -k 10 "$TMO" "${QEMU[@]}" < /dev/null 2> "$RUN/qemu.err"; echo "KMATRIX-QEMU-$nonce=$?")
 
 case $state in
-done) exit "$rc" ;;
+finished) exit "$rc" ;;
 run) [ "$qemu_rc" = 124 ] ||
 	echo "guest.sh: $KNAME: the guest ended while running the command, with no exit status" \
 		"(qemu exit $qemu_rc: a kernel panic? its message is above)" >&2 ;;
