@@ -4,6 +4,7 @@
 #   make            the tools: build/heapsnoop, build/heapdecode
 #   make demo       install what is missing, build, trace examples/leaky
 #   make check      install what is missing, build, run every test
+#   make kmatrix    only the tracer tests in other kernels, in qemu (docs/KERNELS.md)
 #   make bench      the benchmarks in bench/ (not part of check)
 
 OUTPUT ?= build
@@ -44,7 +45,7 @@ HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
-.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records
+.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop
@@ -206,6 +207,11 @@ check: deps
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)
+
+# KMATRIX_KERNELS="6.1" for one kernel.
+kmatrix: deps
+	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS)
+	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 bench: deps all
 	$(Q)bench/run.sh $(OUTPUT)

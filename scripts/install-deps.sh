@@ -1,10 +1,14 @@
 #!/bin/sh
 # install-deps.sh - install the Debian packages heapsnoop needs to build and
 # test, only those missing (so a prepared machine runs no apt-get at all).
+# The last line is the kernel matrix's (tests/kmatrix): qemu, a static
+# busybox and cpio for its initramfs, xz and zstd for compressed modules,
+# kmod's depmod, the archive keys that sign bullseye.
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
 libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev pkg-config
-binutils util-linux elfutils libxml2-utils chromium gdb sqlite3"
+binutils util-linux elfutils libxml2-utils chromium gdb sqlite3
+qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 missing=
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

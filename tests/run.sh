@@ -33,6 +33,13 @@ for t in tests/tracer/test_*.sh; do
 	[ -e "$t" ] || continue
 	run "tracer: $(basename "$t" .sh)" "$t" "$OUT"
 done
+# The kernel matrix: the main tracer tests inside other Debian kernels booted
+# in qemu, each kernel one pass or fail (tests/kmatrix, docs/KERNELS.md).
+# KMATRIX_KERNELS="6.12" runs only that one; set and empty, none.
+for k in ${KMATRIX_KERNELS-5.10 6.1 6.12}; do
+	run "kernel $k in qemu: tracer tests (tests/kmatrix)" tests/kmatrix/run.sh "$OUT" "$k"
+done
+[ -n "${KMATRIX_KERNELS-x}" ] || echo "=== kernel matrix skipped: KMATRIX_KERNELS is set and empty"
 echo
 echo "tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -27,14 +27,17 @@ expect_eq() { # NAME GOT WANT (an empty GOT never passes)
 		echo "FAIL $1: got '$2', want '$3'"; fails=$((fails + 1)); fi
 }
 
-# Read lines from file descriptor FD until one matches REGEX (timeout 60 s).
+# Read lines from file descriptor FD until one matches REGEX (timeout 60 s
+# a line, or HS_TEST_TIMEOUT seconds: the kernel matrix raises it for qemu
+# without KVM, tests/kmatrix).
 wait_line() { # FD REGEX [COPY_TO]
-	local line
-	while IFS= read -r -t 60 line <&"$1"; do
+	local line rc
+	while IFS= read -r -t "${HS_TEST_TIMEOUT:-60}" line <&"$1"; rc=$?; [ "$rc" -eq 0 ]; do
 		[ -n "${3:-}" ] && printf '%s\n' "$line" >> "$3"
 		if [[ $line =~ $2 ]]; then return 0; fi
 	done
-	echo "timed out waiting for /$2/" >&2
+	if [ "$rc" -gt 128 ]; then echo "timed out waiting for /$2/" >&2
+	else echo "end of output (the writer exited) before /$2/" >&2; fi
 	return 1
 }
 

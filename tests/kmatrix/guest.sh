@@ -1,0 +1,205 @@
+#!/bin/bash
+# guest.sh - run one command inside another Debian kernel, booted in qemu:
+#   guest.sh KERNEL -- CMD [ARG]...        KERNEL: 5.10, 6.1 or 6.12
+# The kernel comes from fetch-kernel.sh's cache. qemu (TCG: no KVM needed)
+# boots it with a small initramfs (busybox-static, the virtio and 9p
+# modules of that kernel, an /init), which mounts this machine's root
+# filesystem read-only over 9p, chroots into it with fresh proc, sysfs,
+# devtmpfs, bpffs, tracefs, debugfs and tmpfs on /tmp, /run and /dev/shm,
+# and runs CMD there as root, in the same directory (if it exists there),
+# with the same PATH and every HS_* variable of this environment (the
+# host's /tmp is not seen there: a command or directory under it is not
+# found). CMD's
+# output (stdout and stderr together) is streamed on stdout as it comes;
+# guest.sh exits with CMD's exit status, read from a marker line the guest
+# prints after it. No command output is lost and nothing waits on a sleep:
+# the console output is read until the guest powers off.
+#
+# Environment:
+#   KMATRIX_CACHE    the kernel and initramfs cache
+#                    (default /var/cache/heapsnoop/kmatrix, shared by checkouts)
+#   KMATRIX_TIMEOUT  seconds before a hung guest is killed (default 1800);
+#                    that is a failure (exit 124)
+#   KMATRIX_MEM      guest memory (default 2G); KMATRIX_SMP vCPUs (default 2)
+#   KMATRIX_VERBOSE  1: show the boot messages too (on stderr)
+# Exit status: CMD's, or 124 on timeout, 125 when the guest could not be
+# booted or could not run CMD (the reason and the boot log on stderr).
+set -u
+HERE=$(cd "$(dirname "$0")" && pwd)
+usage() { echo "usage: $0 KERNEL -- CMD [ARG]...   (KERNEL: 5.10 6.1 6.12)" >&2; exit 2; }
+[ $# -ge 3 ] && [ "$2" = -- ] || usage
+KNAME=$1; shift 2
+CMD=("$@")
+CACHE=${KMATRIX_CACHE:-/var/cache/heapsnoop/kmatrix}
+TMO=${KMATRIX_TIMEOUT:-1800}
+die() { echo "guest.sh: $KNAME: $*" >&2; exit 125; }
+
+for tool in qemu-system-x86_64 cpio; do
+	command -v "$tool" > /dev/null || die "$tool not found: run scripts/install-deps.sh (it installs qemu-system-x86 busybox-static cpio xz-utils zstd kmod)"
+done
+BUSYBOX=/bin/busybox
+[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" > /dev/null 2>&1 ||
+	die "$BUSYBOX is not a static busybox: apt-get install busybox-static"
+
+KDIR=$("$HERE/fetch-kernel.sh" "$KNAME") ||
+	die "kernel not available (not in the cache $CACHE/kernels/$KNAME and could not be fetched; see above)"
+REL=$(cat "$KDIR/release")
+KIMG=$KDIR/root/boot/vmlinuz-$REL
+MODDIR=$KDIR/root/lib/modules/$REL
+
+# --- the initramfs, built once per kernel and init version -------------------
+# The modules to mount the host's root: virtio-pci and 9p over virtio (those
+# built into the kernel are skipped), each after its dependencies.
+WANT_MODULES="virtio_pci 9pnet_virtio 9p"
+
+read -r -d '' INIT <<'EOF'
+#!/bin/busybox sh
+# /init of heapsnoop's kernel matrix guest (tests/kmatrix/guest.sh): mount
+# the host's root (9p, read-only), chroot into it, run the command given by
+# kmatrix.cmd=, print its exit status in a marker line and power off.
+/bin/busybox mkdir -p /proc /sys /dev /sbin /usr/bin /usr/sbin /newroot
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mount -t devtmpfs devtmpfs /dev
+nonce= cmd=
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	kmatrix.nonce=*) nonce=${arg#*=} ;;
+	kmatrix.cmd=*) cmd=${arg#*=} ;;
+	esac
+done
+fail() {
+	echo "KMATRIX-BOOTFAIL-$nonce: $*"
+	poweroff -f
+}
+for m in $(cat /modules.order); do
+	insmod "/modules/$m" || fail "insmod $m failed"
+done
+mount -t 9p -o ro,trans=virtio,version=9p2000.L,cache=loose,msize=262144 hostroot /newroot ||
+	fail "cannot mount the host's root (9p)"
+cp "/newroot$cmd" /cmd.sh || fail "cannot read the command file $cmd"
+R=/newroot
+mount -t proc proc $R/proc || fail "mount proc"
+mount -t sysfs sysfs $R/sys || fail "mount sysfs"
+mount -t devtmpfs devtmpfs $R/dev || fail "mount devtmpfs"
+mkdir -p $R/dev/shm $R/dev/pts
+mount -t devpts devpts $R/dev/pts || fail "mount devpts"
+for d in /tmp /run /dev/shm; do
+	mount -t tmpfs -o mode=1777 tmpfs $R$d || fail "mount tmpfs on $d"
+done
+mount -t bpf bpf $R/sys/fs/bpf || fail "mount bpffs"
+mount -t tracefs tracefs $R/sys/kernel/tracing || fail "mount tracefs"
+mount -t debugfs debugfs $R/sys/kernel/debug || fail "mount debugfs"
+mount -t cgroup2 cgroup2 $R/sys/fs/cgroup 2> /dev/null
+mkdir -p $R/run/kmatrix && cp /cmd.sh $R/run/kmatrix/cmd.sh || fail "cannot copy the command file"
+echo "KMATRIX-START-$nonce"
+chroot $R /bin/bash /run/kmatrix/cmd.sh < /dev/null > /dev/console 2>&1
+echo "KMATRIX-EXIT-$nonce=$?"
+poweroff -f
+EOF
+
+key=$( (echo "$REL"; echo "$WANT_MODULES"; echo "$INIT"; sha256sum "$BUSYBOX") |
+	sha256sum | cut -c1-16)
+INITRD=$CACHE/initramfs/$KNAME-$REL-$key.cpio
+if [ ! -e "$INITRD" ]; then
+	mkdir -p "$CACHE/initramfs" || die "cannot create $CACHE/initramfs"
+	w=$(mktemp -d "$CACHE/initramfs/.build.XXXXXX") || die "mktemp in $CACHE/initramfs failed"
+	trap 'rm -rf "$w"' EXIT
+	mkdir -p "$w/root/bin" "$w/root/modules"
+	cp "$BUSYBOX" "$w/root/bin/busybox" || die "cannot copy $BUSYBOX"
+	printf '%s\n' "$INIT" > "$w/root/init" && chmod 755 "$w/root/init"
+	: > "$w/root/modules.order"
+	for name in $WANT_MODULES; do
+		# modules.dep: "kernel/x/name.ko[.xz]: dep dep ...", the dependencies
+		# of all depths, the ones to load first last.
+		line=$(awk -v n="$name" '{
+			m = $1; sub(/:$/, "", m); b = m; sub(/.*\//, "", b)
+			sub(/\.ko(\.xz|\.zst|\.gz)?$/, "", b); gsub(/-/, "_", b)
+			if (b == n) { print; exit }
+		}' "$MODDIR/modules.dep")
+		if [ -z "$line" ]; then
+			grep -q "/$name\.ko" "$MODDIR/modules.builtin" && continue
+			die "module $name neither in $MODDIR/modules.dep nor built in"
+		fi
+		set -- $line # words: the module, then its dependencies
+		mod=${1%:}; shift
+		order=()
+		for dep in "$@"; do order=("$dep" "${order[@]}"); done
+		order+=("$mod")
+		for m in "${order[@]}"; do
+			ko=$(basename "$m"); ko=${ko%.xz}; ko=${ko%.zst}; ko=${ko%.gz}
+			grep -qxF "$ko" "$w/root/modules.order" && continue
+			case $m in
+			*.xz) xz -dc "$MODDIR/$m" ;;
+			*.zst) zstd -qdc "$MODDIR/$m" ;;
+			*.gz) gzip -dc "$MODDIR/$m" ;;
+			*) cat "$MODDIR/$m" ;;
+			esac > "$w/root/modules/$ko" || die "cannot decompress $MODDIR/$m (xz-utils, zstd installed?)"
+			echo "$ko" >> "$w/root/modules.order"
+		done
+	done
+	(cd "$w/root" && find . | LC_ALL=C sort | cpio -o -H newc --quiet) > "$w/initrd.cpio" ||
+		die "cpio failed"
+	mv "$w/initrd.cpio" "$INITRD" || die "cannot write $INITRD"
+	rm -rf "$w"
+	trap - EXIT
+fi
+
+# --- the command file and the boot --------------------------------------------
+# The guest reads it through the 9p root before it mounts its own /tmp.
+RUN=$(mktemp -d /tmp/kmatrix-run.XXXXXX) || die "mktemp -d in /tmp failed"
+trap 'rm -rf "$RUN"' EXIT
+chmod 755 "$RUN"
+nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
+{
+	echo "# the command guest.sh runs in the guest"
+	printf 'export PATH=%q HOME=/root TERM=dumb LC_ALL=C.UTF-8\n' "$PATH"
+	while IFS= read -r var; do
+		printf 'export %s=%q\n' "$var" "${!var}"
+	done < <(compgen -e | grep '^HS_')
+	printf 'cd -- %q 2> /dev/null || { echo "guest.sh: no directory %q in the guest, running in /" >&2; cd /; }\n' "$PWD" "$PWD"
+	printf 'exec'
+	printf ' %q' "${CMD[@]}"
+	printf '\n'
+} > "$RUN/cmd.sh"
+chmod 644 "$RUN/cmd.sh"
+
+APPEND="console=ttyS0 quiet panic=-1 rdinit=/init kmatrix.nonce=$nonce kmatrix.cmd=$RUN/cmd.sh"
+# shellcheck disable=SC2054 # commas inside qemu options
+QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "${KMATRIX_SMP:-2}"
+	-m "${KMATRIX_MEM:-2G}" -display none -monitor none -serial stdio -no-reboot -nic none
+	-kernel "$KIMG" -initrd "$INITRD" -append "$APPEND"
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
+
+# Read the console until the guest powers off (or the timeout kills qemu):
+# before the start marker it is the boot log, then CMD's output.
+state=boot rc='' qemu_rc=''
+while IFS= read -r line; do
+	line=${line%$'\r'}
+	case $state,$line in
+	boot,"KMATRIX-START-$nonce") state=run ;;
+	*"KMATRIX-EXIT-$nonce="*) # after output with no newline at its end, on its line
+		pre=${line%%KMATRIX-EXIT-"$nonce"=*}
+		[ -n "$pre" ] && printf '%s\n' "$pre"
+		rc=${line##*=}; state=finished ;;
+	*,"KMATRIX-QEMU-$nonce="*) qemu_rc=${line#*=} ;;
+	*,"KMATRIX-BOOTFAIL-$nonce: "*)
+		echo "$line" >> "$RUN/boot.log"; state=bootfail ;;
+	boot,*) echo "$line" >> "$RUN/boot.log"
+		[ "${KMATRIX_VERBOSE:-0}" = 1 ] && printf '%s\n' "$line" >&2 ;;
+	run,*) printf '%s\n' "$line" ;;
+	esac
+done < <(timeout -k 10 "$TMO" "${QEMU[@]}" < /dev/null 2> "$RUN/qemu.err"; echo "KMATRIX-QEMU-$nonce=$?")
+
+case $state in
+finished) exit "$rc" ;;
+run) [ "$qemu_rc" = 124 ] ||
+	echo "guest.sh: $KNAME: the guest ended while running the command, with no exit status" \
+		"(qemu exit $qemu_rc: a kernel panic? its message is above)" >&2 ;;
+*) echo "guest.sh: $KNAME: the guest did not get to run the command (qemu exit $qemu_rc). Boot log:" >&2
+	tail -n 40 "$RUN/boot.log" >&2 ;;
+esac
+[ -s "$RUN/qemu.err" ] && { echo "guest.sh: qemu said:" >&2; cat "$RUN/qemu.err" >&2; }
+[ "$qemu_rc" = 124 ] && { echo "guest.sh: $KNAME: the guest was killed after KMATRIX_TIMEOUT=${TMO}s (hung?)" >&2; exit 124; }
+exit 125

@@ -1,0 +1,50 @@
+#!/bin/bash
+# run.sh - the kernel matrix test: heapsnoop's main tracer tests
+# (in-guest.sh) inside other Debian kernels booted in qemu (guest.sh), one
+# kernel after the other. tests/run.sh (`make check`) calls it once per
+# kernel, so each kernel is its own pass or fail; `make kmatrix` runs the
+# matrix alone.
+#   run.sh BUILD_DIR [KERNEL...]   KERNEL: 5.10 6.1 6.12
+#                                  (default: $KMATRIX_KERNELS or all three)
+# KMATRIX_TESTS: the tests to run in each guest (default: all five areas,
+# "semantics attach unwind syswide ringbuf"). This machine's own kernel has
+# no image to boot; it is covered by the native tests of `make check`.
+# Exits non-zero if a kernel failed, could not be fetched or booted.
+set -u
+OUT=$(realpath "${1:?usage: $0 BUILD_DIR [KERNEL...]}"); shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+KERNELS=("$@")
+[ ${#KERNELS[@]} -gt 0 ] || read -ra KERNELS <<< "${KMATRIX_KERNELS:-5.10 6.1 6.12}"
+read -ra TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf}"
+# Under TCG everything is some 10 times slower: the tests' waits for a line
+# get 5 minutes instead of one (they still end at the line, not later), a
+# kernel 15 minutes before its guest is killed as hung (it takes some 3-4).
+export HS_TEST_TIMEOUT=${HS_TEST_TIMEOUT:-300} KMATRIX_TIMEOUT=${KMATRIX_TIMEOUT:-900}
+# The guest has its own /tmp: a checkout or build there is not visible in it.
+case $OUT/ in /tmp/*) echo "kmatrix: $OUT is under /tmp, which the guest does not see (its /tmp is its own): use a build directory elsewhere" >&2; exit 2 ;; esac
+case $HERE/ in /tmp/*) echo "kmatrix: this checkout is under /tmp, which the guest does not see (its /tmp is its own): use one elsewhere" >&2; exit 2 ;; esac
+for f in heapsnoop heapdecode tests/prog_semantics tests/prog_waiter tests/prog_nofp \
+		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short; do
+	[ -x "$OUT/$f" ] || { echo "kmatrix: $OUT/$f missing: make check (or make kmatrix) builds it" >&2; exit 2; }
+done
+
+failed=() total_start=$SECONDS
+for k in "${KERNELS[@]}"; do
+	echo "--- kernel $k: booting it in qemu (TCG), tests: ${TESTS[*]}"
+	start=$SECONDS
+	"$HERE/guest.sh" "$k" -- "$HERE/in-guest.sh" "$OUT" "${TESTS[@]}"
+	rc=$?
+	took=$((SECONDS - start))
+	case $rc in
+	0) echo "--- kernel $k: passed in ${took} s" ;;
+	124) echo "--- kernel $k: FAILED: the guest hung and was killed after ${took} s" ;;
+	125) echo "--- kernel $k: FAILED: could not fetch or boot the kernel (see above) (${took} s)" ;;
+	*) echo "--- kernel $k: FAILED (exit $rc) in ${took} s" ;;
+	esac
+	[ "$rc" -eq 0 ] || failed+=("$k")
+done
+if [ ${#KERNELS[@]} -gt 1 ]; then
+	echo "kmatrix: ${#KERNELS[@]} kernels in $((SECONDS - total_start)) s," \
+		"${#failed[@]} failed${failed[*]:+: ${failed[*]}} (the host's kernel, $(uname -r): the native tests)"
+fi
+[ ${#failed[@]} -eq 0 ]
