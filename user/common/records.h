@@ -8,8 +8,8 @@
  * the same values, tests/fuzz/fuzz_records.c that any line parses safely.
  *
  * A new record type: a value of enum record_type, its fields in struct
- * record, one line in each of the two tables in records.c, and its
- * grammar in docs/OUTPUT.md.
+ * record, its keyword, writer and parser in records.c's three tables, its
+ * grammar in docs/OUTPUT.md; every reader then parses it.
  */
 #ifndef HEAPSNOOP_RECORDS_H
 #define HEAPSNOOP_RECORDS_H
