@@ -46,6 +46,14 @@ fold() { # RECORDS -> RECORDS.bytes RECORDS.count
 	"$HD" --folded "$1" > "$1.bytes" && "$HD" --folded --count "$1" > "$1.count"
 }
 
+# heapsnoop's closing accounting in ERRFILE says no event was lost; if it
+# does not, the accounting's loss line is shown with the failure.
+check_no_loss() { # NAME ERRFILE
+	if grep -q "no events lost" "$2"; then echo "ok   $1"; else
+		echo "FAIL $1: $(grep -h 'EVENTS LOST\|RECORDS LOST' "$2" || echo 'no accounting line')"
+		fails=$((fails + 1)); fi
+}
+
 finish() {
 	[ "$fails" -eq 0 ]
 }

@@ -33,5 +33,5 @@ expect_eq "allocations before attach not reported" \
 check "dump written at the target's exit" grep -q '^heapsnoop: dump reason=exit' "$T/rec"
 check "map records before the live records" \
 	awk '/^heapsnoop: map /{m=1} /^heapsnoop: live /{exit !m}' "$T/rec"
-check "no events lost" grep -q "no events lost" "$T/err"
+check_no_loss "no events lost" "$T/err"
 finish

@@ -25,7 +25,7 @@ for without in task-storage task-btf find-vma "$ALL"; do
 	fold "$T/w"
 	check "--without $without: the same live bytes per stack" cmp -s "$T/full.bytes" "$T/w.bytes"
 	check "--without $without: the same live counts per stack" cmp -s "$T/full.count" "$T/w.count"
-	check "--without $without: no events lost" grep -q "no events lost" "$T/w.err"
+	check_no_loss "--without $without: no events lost" "$T/w.err"
 done
 check "-v says what is used instead" \
 	grep -q 'task storage from uprobe programs    off by --without (Linux 5.12): in-flight calls kept in an LRU hash by thread id' "$T/w.err"
@@ -36,7 +36,7 @@ check "-v: find-vma off by --without" grep -qE 'bpf_find_vma\(\) +off by --witho
 fold "$T/thr"
 expect_eq "--without all, 4 threads: live blocks" "$(folded_sum "$T/thr.count" "thread_main;thread_alloc")" 2000
 expect_eq "--without all, 4 threads: live bytes" "$(folded_sum "$T/thr.bytes" "thread_main;thread_alloc")" 80000
-check "--without all, 4 threads: no events lost" grep -q "no events lost" "$T/thr.err"
+check_no_loss "--without all, 4 threads: no events lost" "$T/thr.err"
 
 # Unwinding without frame pointers, a thread's stack ended by its thread
 # pointer, a dlopen()ed library: the 5.10 path's chains equal the full one's.

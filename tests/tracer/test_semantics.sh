@@ -40,7 +40,7 @@ expect_eq "no other live stacks through main" \
 	"$(grep ';main' "$B" | grep -vc ';case_')" 0
 check "stacks reach main and _start through the call site first" \
 	grep -q '^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_malloc_leak 300$' "$B"
-check "no events lost" grep -q "no events lost" "$T/err"
+check_no_loss "no events lost" "$T/err"
 
 # --unwind fp: the frame-pointer chain ends in libc, which keeps none.
 "$HS" -q --unwind fp -- "$PROGS/prog_semantics" > "$T/fp" 2> /dev/null

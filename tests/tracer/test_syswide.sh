@@ -81,7 +81,7 @@ check "a and b: still live in the final dump" \
 check "summary: processes first, named" \
 	grep -Eq "^    pid $bpid \(prog_sys_b\): [0-9]+ bytes" "$T/three.err"
 check "summary: b's stacks symbolized" grep -q "sysb_calloc+0x" "$T/three.err"
-check "three: no events lost" grep -q "no events lost" "$T/three.err"
+check_no_loss "three: no events lost" "$T/three.err"
 expect_eq "heapsnoop's own allocations never traced" "$(grep -c "pid=$hs " "$T/three.rec")" 0
 check "heapdecode --report takes exit sections with the dump" \
 	bash -c "'$HD' --report '$T/three.rec' | grep -q short_leak"
@@ -153,7 +153,7 @@ fold "$T/many.rec"
 expect_eq "200 processes: bytes" "$(folded_sum "$T/many.rec.bytes" "main;short_leak")" 420000
 check "200 processes: none left in the tables" \
 	awk '/^heapsnoop: dump /{d=1} d && /prog_sys_short/{exit 1}' "$T/many.rec"
-check "200 processes: no events lost" grep -q "no events lost" "$T/many.err"
+check_no_loss "200 processes: no events lost" "$T/many.err"
 check "200 processes: no mapping records lost" bash -c "! grep -q 'MAPPING RECORDS LOST' '$T/many.err'"
 
 # 5. A full ring buffer: the consumer is stopped while a burst fills it and

@@ -9,6 +9,6 @@ check "launch mode exits 0" test $? -eq 0
 fold "$T/rec"
 expect_eq "live blocks from thread_alloc" "$(folded_sum "$T/rec.count" "thread_main;thread_alloc")" 2000
 expect_eq "live bytes from thread_alloc" "$(folded_sum "$T/rec.bytes" "thread_main;thread_alloc")" 80000
-check "no events lost" grep -q "no events lost" "$T/err"
+check_no_loss "no events lost" "$T/err"
 check "no free went missing" bash -c "! grep -q 'allocated again while live' '$T/err'"
 finish
