@@ -104,6 +104,15 @@ static int on_event(void *ctx, void *data, size_t len)
 	return trace__event(s->trace, data, len);
 }
 
+/* trace_opts.sync_maps: an address to unwind is in no mapping yet. */
+static void sync_maps(void *ctx)
+{
+	struct session *s = ctx;
+
+	if (s->mr)
+		mmaprec__drain(s->mr);
+}
+
 /*
  * Everything waiting: mapping records, then events (a process's mmap and
  * exec precede its allocations). Returns ring_buffer__consume()'s result.
@@ -285,6 +294,7 @@ static int start_tracing(struct session *s)
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
 						    .on_exit = o->leaks_at_exit ? on_proc_exit : NULL,
+						    .sync_maps = sync_maps,
 						    .ctx = s });
 	if (!s->trace) {
 		elog("out of memory");

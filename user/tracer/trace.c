@@ -388,13 +388,18 @@ struct unwind_ctx {
 /*
  * The process's mappings for the unwinder; when an address is in none,
  * re-read them if they were read before the allocation (a module mapped
- * since, e.g. by dlopen). Mapping records (-a) are already applied.
+ * since, e.g. by dlopen), or, with mapping records (-a), apply the ones
+ * written since the last drain: the mmap's record and the allocation
+ * travel in different buffers, so the allocation can be read first.
  */
 static const struct mapset *unwind_maps(void *ctx, bool stale)
 {
 	struct unwind_ctx *c = ctx;
+	const struct trace_opts *o = &c->t->opts;
 
-	if (stale && !c->t->opts.map_records && !c->p->gone && c->p->maps_read_ns < c->ts)
+	if (stale && o->map_records && o->sync_maps)
+		o->sync_maps(o->ctx);
+	else if (stale && !o->map_records && !c->p->gone && c->p->maps_read_ns < c->ts)
 		read_maps(c->t, c->p);
 	return c->p->maps;
 }

@@ -42,6 +42,12 @@ struct trace_opts {
 	 * before they are dropped; NULL: just drop them.
 	 */
 	void (*on_exit)(struct proc *p, void *ctx);
+	/*
+	 * With map_records: apply the mapping records written so far, called
+	 * when an address to unwind is in no mapping (its mmap's record may
+	 * have come after the last drain); NULL: none to apply.
+	 */
+	void (*sync_maps)(void *ctx);
 	void *ctx;
 };
 
