@@ -140,7 +140,13 @@ enum hs_counter {
 	HS_CNT_RB_LOST_ALLOC,	/* ring buffer full: allocation dropped */
 	HS_CNT_RB_LOST_FREE,	/* ring buffer full: free dropped */
 	HS_CNT_MISSED_RETURN,	/* an entry whose return never came */
-	HS_CNT_UNMATCHED_RETURN,/* a return with no entry (attach race) */
+	/*
+	 * A return with no entry: a call begun between the attachment of a
+	 * function's uretprobe and its uprobe (an attach race, not a loss:
+	 * user/tracer/status.c says it apart), or, without task storage, an
+	 * in-flight call evicted from the LRU hash (32768 threads later).
+	 */
+	HS_CNT_UNMATCHED_RETURN,
 	HS_CNT_NO_STATE,	/* task storage unavailable: event dropped */
 	HS_CNT_BAD_OUTPTR,	/* posix_memalign out-pointer unreadable: dropped */
 	HS_CNT_RB_LOST_TASK,	/* ring buffer full: a process exit or exec dropped */

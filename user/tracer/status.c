@@ -43,12 +43,19 @@ static void human_bytes(uint64_t b, char *buf, size_t cap)
 	snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, unit[u]);
 }
 
+/*
+ * Events lost: every counter but the returns without an entry, which are
+ * calls that began while the probes were going in (the uretprobe is
+ * attached before the uprobe at the same site, so a call in between has
+ * its return hooked and no entry): untraced, like any allocation made
+ * before tracing began, and said apart.
+ */
 static uint64_t lost_of(const uint64_t *cnt)
 {
 	uint64_t n = 0;
 
 	for (int k = 0; k < HS_CNT__MAX; k++)
-		n += cnt[k];
+		n += k == HS_CNT_UNMATCHED_RETURN ? 0 : cnt[k];
 	return n;
 }
 
@@ -93,18 +100,21 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	} else {
 		flog(out, "EVENTS LOST: %" PRIu64 " allocations and %" PRIu64
 			" frees dropped (ring buffer full), %" PRIu64 " calls whose return was "
-			"missed, %" PRIu64 " returns without an entry, %" PRIu64 " without "
-			"per-thread state, %" PRIu64 " posix_memalign blocks unreadable, %" PRIu64
+			"missed, %" PRIu64 " without per-thread state, %" PRIu64
+			" posix_memalign blocks unreadable, %" PRIu64
 			" process exits or execs dropped, %" PRIu64 " malformed, %" PRIu64
 			" out of memory.",
 			cnt[HS_CNT_RB_LOST_ALLOC], cnt[HS_CNT_RB_LOST_FREE],
-			cnt[HS_CNT_MISSED_RETURN], cnt[HS_CNT_UNMATCHED_RETURN],
-			cnt[HS_CNT_NO_STATE], cnt[HS_CNT_BAD_OUTPTR], cnt[HS_CNT_RB_LOST_TASK], s->bad_events,
+			cnt[HS_CNT_MISSED_RETURN], cnt[HS_CNT_NO_STATE], cnt[HS_CNT_BAD_OUTPTR], cnt[HS_CNT_RB_LOST_TASK], s->bad_events,
 			s->no_memory);
 		flog(out, "the live set above may miss allocations and include "
 			"freed ones; if the ring buffer filled, rerun with a larger "
 			"--ringbuf-size");
 	}
+	if (cnt[HS_CNT_UNMATCHED_RETURN])
+		flog(out, "%" PRIu64 " allocator calls were under way while the probes went in: "
+			"not traced, like allocations made before tracing began",
+			cnt[HS_CNT_UNMATCHED_RETURN]);
 	if (s->missed_frees)
 		flog(out, "%" PRIu64 " addresses were allocated again while live "
 			"(their free was not seen)", s->missed_frees);
