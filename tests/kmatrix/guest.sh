@@ -9,11 +9,10 @@
 # and runs CMD there as root, in the same directory (if it exists there),
 # with the same PATH and every HS_* variable of this environment (the
 # host's /tmp is not seen there: a command or directory under it is not
-# found). CMD's
-# output (stdout and stderr together) is streamed on stdout as it comes;
-# guest.sh exits with CMD's exit status, read from a marker line the guest
-# prints after it. No command output is lost and nothing waits on a sleep:
-# the console output is read until the guest powers off.
+# found). CMD's output (stdout and stderr together, and the kernel's
+# warnings) streams on stdout as it comes; guest.sh exits with CMD's exit
+# status, read from a marker line the guest prints after it. Nothing waits
+# on a sleep: the console is read until the guest powers off.
 #
 # Environment:
 #   KMATRIX_CACHE    the kernel and initramfs cache
@@ -21,9 +20,13 @@
 #   KMATRIX_TIMEOUT  seconds before a hung guest is killed (default 1800);
 #                    that is a failure (exit 124)
 #   KMATRIX_MEM      guest memory (default 2G); KMATRIX_SMP vCPUs (default 2)
+#   KMATRIX_TCG_THREAD  multi (default: a host thread per vCPU) or single
 #   KMATRIX_VERBOSE  1: show the boot messages too (on stderr)
+# The kernel runs with oops=panic: an oops ends the guest at once, with its
+# message, instead of letting the tests go on (or hang) on a broken kernel.
 # Exit status: CMD's, or 124 on timeout, 125 when the guest could not be
-# booted or could not run CMD (the reason and the boot log on stderr).
+# booted or could not run CMD (the reason and the boot log on stderr), 123
+# when the guest died (kernel panic) before CMD ended.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 usage() { echo "usage: $0 KERNEL -- CMD [ARG]...   (KERNEL: 5.10 6.1 6.12)" >&2; exit 2; }
@@ -165,9 +168,9 @@ nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 } > "$RUN/cmd.sh"
 chmod 644 "$RUN/cmd.sh"
 
-APPEND="console=ttyS0 quiet panic=-1 rdinit=/init kmatrix.nonce=$nonce kmatrix.cmd=$RUN/cmd.sh"
+APPEND="console=ttyS0 quiet panic=-1 oops=panic rdinit=/init kmatrix.nonce=$nonce kmatrix.cmd=$RUN/cmd.sh"
 # shellcheck disable=SC2054 # commas inside qemu options
-QEMU=(qemu-system-x86_64 -accel tcg,thread=multi -cpu max -smp "${KMATRIX_SMP:-2}"
+QEMU=(qemu-system-x86_64 -accel "tcg,thread=${KMATRIX_TCG_THREAD:-multi}" -cpu max -smp "${KMATRIX_SMP:-2}"
 	-m "${KMATRIX_MEM:-2G}" -display none -monitor none -serial stdio -no-reboot -nic none
 	-kernel "$KIMG" -initrd "$INITRD" -append "$APPEND"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
@@ -194,9 +197,11 @@ done < <(timeout -k 10 "$TMO" "${QEMU[@]}" < /dev/null 2> "$RUN/qemu.err"; echo 
 
 case $state in
 finished) exit "$rc" ;;
-run) [ "$qemu_rc" = 124 ] ||
+run) [ "$qemu_rc" = 124 ] || {
 	echo "guest.sh: $KNAME: the guest ended while running the command, with no exit status" \
-		"(qemu exit $qemu_rc: a kernel panic? its message is above)" >&2 ;;
+		"(qemu exit $qemu_rc: a kernel panic? its message is above)" >&2
+	[ -s "$RUN/qemu.err" ] && { echo "guest.sh: qemu said:" >&2; cat "$RUN/qemu.err" >&2; }
+	exit 123; } ;;
 *) echo "guest.sh: $KNAME: the guest did not get to run the command (qemu exit $qemu_rc). Boot log:" >&2
 	tail -n 40 "$RUN/boot.log" >&2 ;;
 esac

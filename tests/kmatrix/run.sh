@@ -38,6 +38,7 @@ for k in "${KERNELS[@]}"; do
 	case $rc in
 	0) echo "--- kernel $k: passed in ${took} s" ;;
 	124) echo "--- kernel $k: FAILED: the guest hung and was killed after ${took} s" ;;
+	123) echo "--- kernel $k: FAILED: the guest kernel died during the tests (its oops or panic is above) (${took} s)" ;;
 	125) echo "--- kernel $k: FAILED: could not fetch or boot the kernel (see above) (${took} s)" ;;
 	*) echo "--- kernel $k: FAILED (exit $rc) in ${took} s" ;;
 	esac
