@@ -23,6 +23,19 @@ struct stack {
 	uint32_t flags;		/* STACK_* */
 	uint64_t live_count;
 	uint64_t live_bytes;
+	/*
+	 * Whole-run counts since tracing began (heapsnoop: acct.c; heapdecode:
+	 * the last `stack` record): calls, bytes asked for, frees, temporary
+	 * allocations (freed before the thread allocated again); and the live
+	 * count and bytes it had at its process's peak. heapsnoop keeps the
+	 * at-peak values lazily: @peak_gen is the process's peak generation
+	 * when they were last taken (acct.h).
+	 */
+	uint64_t allocs, alloc_bytes, frees, temporary;
+	uint64_t peak_count, peak_bytes;
+	uint32_t peak_gen;
+	uint32_t dirty;		/* heapsnoop: changed since last written */
+	uint64_t written_peak_bytes, written_peak_count;
 	struct hs_stack_bits *bits;	/* NULL until first encoded */
 	uint64_t frames[];
 };

@@ -35,6 +35,9 @@ struct hdreport {
 	char **exit_lines;
 	size_t nexit;
 	bool in_exit, replaying;
+	unsigned int ndumps;	/* dump headers taken in */
+	bool done;		/* past the dump --dump names: ignore the rest */
+	struct runstats *rs;
 };
 
 struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym)
@@ -46,11 +49,24 @@ struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sy
 	r->opts = *opts;
 	r->sym = sym;
 	r->stacks = stacks__new();
-	if (!r->stacks) {
+	r->rs = runstats__new();
+	if (!r->stacks || !r->rs) {
+		stacks__free(r->stacks);
+		runstats__free(r->rs);
 		free(r);
 		return NULL;
 	}
 	return r;
+}
+
+struct runstats *hdreport__runstats(struct hdreport *r)
+{
+	return r->rs;
+}
+
+unsigned int hdreport__dumps(const struct hdreport *r)
+{
+	return r->ndumps;
 }
 
 static void reset(struct hdreport *r)
@@ -76,6 +92,7 @@ void hdreport__free(struct hdreport *r)
 		free(r->exit_lines[i]);
 	free(r->exit_lines);
 	stacks__free(r->stacks);
+	runstats__free(r->rs);
 	free(r);
 }
 
@@ -150,7 +167,12 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 {
 	int err = 0;
 
-	if (rec->type == REC_DUMP) {
+	if (rec->type == REC_DUMP && !r->replaying) {
+		if (r->opts.dump && r->ndumps == r->opts.dump) {
+			r->done = true;
+			return 1;
+		}
+		r->ndumps++;
 		reset(r);
 		r->replaying = true;
 		for (size_t i = 0; i < r->nexit; i++)
@@ -165,7 +187,14 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 	}
 	if (r->in_exit && save_exit_line(r, line))
 		return -HS_ENOSPC;
-	if (rec->type != REC_MAP || parsed)
+	if (parsed)
+		return 0;
+	if (rec->type == REC_PROC || rec->type == REC_STACK || rec->type == REC_SAMPLE) {
+		/* Whole-run counts, not live blocks: never grouped as such. */
+		err = runstats__take(r->rs, rec, r->ndumps);
+		return err < 0 ? err : 1;
+	}
+	if (rec->type != REC_MAP)
 		return 0;
 	return take_map(r, rec);
 }
@@ -177,8 +206,11 @@ int hdreport__line(struct hdreport *r, const char *line)
 	const char *tok;
 	size_t len, rest = strlen(line);
 	pid_t pid;
-	int err = take_meta(r, line, &hr, records__parse(line, &hr));
+	int err;
 
+	if (r->done)
+		return 0;
+	err = take_meta(r, line, &hr, records__parse(line, &hr));
 	if (err)
 		return err < 0 ? err : 0;
 	pid = line_pid(line, &hr);
@@ -242,6 +274,20 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 	return 0;
 }
 
+void hdreport__lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	lookup(r, pid, addr, f);
+}
+
+void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid, uint32_t k,
+			   uint64_t addr, FILE *out)
+{
+	struct sym_frame f;
+
+	lookup(r, pid, addr, &f);
+	framefmt__write(out, indent, k, addr, &f);
+}
+
 static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
 	struct mapset *pm;
@@ -256,10 +302,7 @@ static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_f
 
 static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
 {
-	struct sym_frame f;
-
-	lookup(r, pid, addr, &f);
-	framefmt__write(out, "    ", k, addr, &f);
+	hdreport__write_frame(r, "    ", pid, k, addr, out);
 }
 
 /* A frame's name for folded stacks: function, or [module+0xoff]. */

@@ -6,8 +6,10 @@
  * flamegraph.pl, inferno and speedscope read.
  *
  * Memory grows with unique stacks, never with lines. When the input holds
- * several heapsnoop dumps (-i), only the last one is described: each dump
- * is a whole live set, and adding them up would count blocks repeatedly.
+ * several heapsnoop dumps (-i), only one is described, the last or the
+ * one --dump names: each dump is a whole live set, and adding them up
+ * would count blocks repeatedly. The whole-run records (`proc`, `stack`,
+ * `sample`) up to that dump go to a struct runstats (runstats.h).
  */
 #ifndef HEAPSNOOP_HDREPORT_H
 #define HEAPSNOOP_HDREPORT_H
@@ -15,6 +17,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "runstats.h"
 #include "symbolizer.h"
 
 /* What --report groups by: the whole stack, or one key of it. */
@@ -25,6 +28,8 @@ struct hd_opts {
 	bool count_values;	/* --folded with allocation counts, not bytes */
 	enum hd_by by;		/* --report --by: function and module are those
 				 * of frame 0, the call site of the allocator */
+	unsigned int dump;	/* --dump: the Nth dump of the input (1: the
+				 * first), 0: the last */
 };
 
 struct hdreport;
@@ -44,6 +49,21 @@ int hdreport__line(struct hdreport *r, const char *line);
  * Map records in the line are taken in. Returns 0 or a negative hs_err.
  */
 int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out);
+
+/* The whole-run records taken in (the reports of hdstats.h). */
+struct runstats *hdreport__runstats(struct hdreport *r);
+/* How many dumps were taken in (up to the one --dump names). */
+unsigned int hdreport__dumps(const struct hdreport *r);
+
+/*
+ * Frame @addr of process @pid symbolized through the selected dump's
+ * `map` records (or -e): into @f, its strings valid until the symbolizer
+ * is freed; frame @k written as --report writes it, each line after
+ * @indent.
+ */
+void hdreport__lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
+void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid, uint32_t k,
+			   uint64_t addr, FILE *out);
 
 /* Write the grouped stacks, biggest first, with totals. */
 void hdreport__report(struct hdreport *r, FILE *out);

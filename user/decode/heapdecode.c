@@ -16,6 +16,7 @@
 
 #include "heapsnoop/codec.h"
 #include "hdreport.h"
+#include "hdstats.h"
 #include "msg.h"
 #include "recconv.h"
 #include "symbolizer.h"
@@ -49,6 +50,21 @@ static const char usage_text[] =
 "                   SVG flame graph of live bytes (hover: frame, bytes and\n"
 "                   share; click: zoom; Search: highlight by expression)\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
+"      --dump N|first|last  describe the Nth dump of the input (default: last)\n"
+"\n"
+"The whole run (heapsnoop's proc, stack and sample records, up to that dump):\n"
+"      --stats      per process: peak live bytes and when, allocations, bytes\n"
+"                   allocated, temporary allocations, live at the end; then\n"
+"                   the top stacks by each of peak, allocations, temporary,\n"
+"                   allocated bytes and live bytes\n"
+"      --sort KEY   with --stats or --report: only the top stacks by KEY:\n"
+"                   peak, allocations, temporary, allocated or live\n"
+"      --top N      stacks in each list of --stats, --growth (default 10)\n"
+"      --growth     stacks whose live bytes grew between the first and the\n"
+"                   last dump, biggest first, with their growth per dump and\n"
+"                   in how many intervals between dumps they grew\n"
+"      --json       processes and stacks with every count, as JSON\n"
+"                   (schema: docs/OUTPUT.md)\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
 "      --sysroot DIR  find the traced machine's files under DIR\n"
@@ -165,9 +181,49 @@ static int write_svg(struct hdreport *r, const char *path, const char *input)
 	return 0;
 }
 
-static int run_grouping(int mode, const struct hd_opts *ho, const struct symbolizer_opts *so,
-			const char *svg_path, char **files, int nfiles)
+/* What the command line asks for. */
+struct args {
+	const struct tokscan_ops *ops;	/* the filter's direction */
+	int group;			/* 0: filter; 's', 'R', 'F', 'G', 'T' (--stats),
+					 * 'W' (--growth), 'J' (--json): grouping */
+	const char *svg_path;		/* --flamegraph */
+	enum hd_sort sort;		/* --sort, HD_SORT__ALL: none */
+	unsigned int top;		/* --top */
+	struct hd_opts ho;
+	struct symbolizer_opts so;
+};
+
+/* The grouped output @a asks for, of everything @r took in; 0 or 2. */
+static int write_grouped(struct hdreport *r, const struct args *a, const char *input)
 {
+	switch (a->group) {
+	case 'R':
+		if (a->sort != HD_SORT__ALL)
+			return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
+		hdreport__report(r, stdout);
+		return 0;
+	case 'F':
+		hdreport__folded(r, stdout);
+		return 0;
+	case 'G':
+		return write_svg(r, a->svg_path, input) ? 2 : 0;
+	case 'T':
+		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
+	case 'W':
+		return hdstats__growth(r, a->top, stdout) == -ENOMEM ? 2 : 0;
+	case 'J':
+		return hdstats__json(r, stdout) ? 2 : 0;
+	default:
+		return 0;
+	}
+}
+
+static int run_grouping(const struct args *a, char **files, int nfiles)
+{
+	int mode = a->group;
+	const struct hd_opts *ho = &a->ho;
+	const struct symbolizer_opts *so = &a->so;
+
 	struct symbolizer *sym = symbolizer__new(so);
 	struct hdreport *r = sym ? hdreport__new(ho, sym) : NULL;
 	unsigned long malformed = 0;
@@ -183,11 +239,7 @@ static int run_grouping(int mode, const struct hd_opts *ho, const struct symboli
 	for (int i = 0; i < nfiles; i++)
 		if (group_file(r, files[i], mode == 's', &malformed))
 			status = 2;
-	if (mode == 'R')
-		hdreport__report(r, stdout);
-	else if (mode == 'F')
-		hdreport__folded(r, stdout);
-	else if (mode == 'G' && write_svg(r, svg_path, nfiles ? files[nfiles - 1] : "stdin"))
+	if (write_grouped(r, a, nfiles ? files[nfiles - 1] : "stdin"))
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
@@ -199,15 +251,6 @@ static int run_grouping(int mode, const struct hd_opts *ho, const struct symboli
 	}
 	return status;
 }
-
-/* What the command line asks for. */
-struct args {
-	const struct tokscan_ops *ops;	/* the filter's direction */
-	int group;			/* 0: filter; 's', 'R', 'F', 'G': grouping */
-	const char *svg_path;		/* --flamegraph */
-	struct hd_opts ho;
-	struct symbolizer_opts so;
-};
 
 static int parse_by(const char *s, enum hd_by *by)
 {
@@ -226,6 +269,49 @@ static int parse_by(const char *s, enum hd_by *by)
 	return -EINVAL;
 }
 
+/* --dump N|first|last into @dump (0: the last). */
+static int parse_dump(const char *s, unsigned int *dump)
+{
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(s, "last") || !strcmp(s, "first")) {
+		*dump = s[0] == 'f';
+		return 0;
+	}
+	v = strtoul(s, &end, 10);
+	if (*s && !*end && v >= 1 && v <= 100000000) {
+		*dump = (unsigned int)v;
+		return 0;
+	}
+	elog("--dump takes N (1 is the first dump), first or last");
+	return -EINVAL;
+}
+
+/* The options of the whole-run reports: --dump, --sort, --top. */
+static int parse_run_opt(int c, const char *arg, struct args *a)
+{
+	char *end;
+	unsigned long v;
+
+	if (c == 'N')
+		return parse_dump(arg, &a->ho.dump);
+	if (c == 'K') {
+		if (hdstats__parse_sort(arg, &a->sort)) {
+			elog("--sort takes peak, allocations, temporary, allocated or live");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || !v || v > 1000000) {
+		elog("--top takes a number of stacks from 1 to 1000000");
+		return -EINVAL;
+	}
+	a->top = (unsigned int)v;
+	return 0;
+}
+
 /* Returns 0 to go on, 1 after -h or -V, 2 (the exit status) on an error. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -237,6 +323,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "folded", no_argument, NULL, 'F' },
 		{ "count", no_argument, NULL, 'C' },
 		{ "by", required_argument, NULL, 'B' },
+		{ "dump", required_argument, NULL, 'N' },
+		{ "stats", no_argument, NULL, 'T' },
+		{ "growth", no_argument, NULL, 'W' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "sort", required_argument, NULL, 'K' },
+		{ "top", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "debug-dir", required_argument, NULL, 'D' },
@@ -249,7 +341,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 	while ((c = getopt_long(argc, argv, "Ee:shV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'E': a->ops = &recconv_encode_ops; break;
-		case 'R': case 'F': case 's': a->group = c; break;
+		case 'R': case 'F': case 's': case 'T': case 'W': case 'J': a->group = c; break;
+		case 'N': case 'K': case 'P':
+			if (parse_run_opt(c, optarg, a))
+				return 2;
+			break;
 		case 'G': a->group = c; a->svg_path = optarg; break;
 		case 'C': a->ho.count_values = true; break;
 		case 'B':
@@ -303,7 +399,7 @@ static int run_filter(const struct tokscan_ops *ops, char **files, int nfiles)
 int main(int argc, char **argv)
 {
 	static char obuf[1 << 18];
-	struct args a = { .ops = &recconv_decode_ops };
+	struct args a = { .ops = &recconv_decode_ops, .sort = HD_SORT__ALL, .top = 10 };
 	int err;
 
 	msg_init("heapdecode");
@@ -312,7 +408,6 @@ int main(int argc, char **argv)
 		return err == 1 ? 0 : err;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (a.group)
-		return run_grouping(a.group, &a.ho, &a.so, a.svg_path, argv + optind,
-				    argc - optind);
+		return run_grouping(&a, argv + optind, argc - optind);
 	return run_filter(a.ops, argv + optind, argc - optind);
 }
