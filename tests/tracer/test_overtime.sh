@@ -68,6 +68,24 @@ expect_eq "dump 2 writes one stack record" "$(awk '/^heapsnoop: dump /{d++} d ==
 expect_eq "the exit dump writes none" "$(awk '/^heapsnoop: dump /{d++} d == 7 && /^heapsnoop: (stack|proc) /' "$R" | wc -l)" 0
 check "sample records, live bytes over time" grep -q "^heapsnoop: sample pid=$pid time=[0-9.]* live=" "$R"
 
+# --base: between dumps 2 and 4 (SIGUSR1 at points the program signalled)
+# exactly the 2 blocks leaked in between, in every report.
+"$HD" --folded --base-dump 2 --dump 4 "$R" > "$T/diff.folded"
+expect_eq "--base-dump: --folded shows the 2 blocks allocated in between" \
+	"$(sed 's/.*;//' "$T/diff.folded")" "leak_one 128"
+"$HD" --report --base-dump 2 --dump 4 "$R" > "$T/diff.report"
+expect_eq "--base-dump: --report's total" "$(tail -1 "$T/diff.report")" \
+	"total: +128 bytes in +2 allocations from 1 stacks"
+"$HD" --stats --sort allocations --base-dump 2 --dump 4 "$R" > "$T/diff.stats"
+check "--base-dump: --stats counts the allocations in between" \
+	grep -q "^  +2 allocations, +128 bytes allocated, +0 frees, +0 temporary" "$T/diff.stats"
+awk '/^heapsnoop: dump /{d++} d == 2' "$R" > "$T/base.log"
+"$HD" --folded --base "$T/base.log" --dump 4 "$R" > "$T/diff2.folded"
+check "--base FILE: the same difference" cmp "$T/diff.folded" "$T/diff2.folded"
+"$HD" --flamegraph "$T/diff.svg" --base-dump 4 --dump 2 "$R"
+check "--base: a differential flame graph, shrinkage in blue" \
+	grep -q 'leak_one (-128 bytes, 100.00%).*fill="rgb(40,40,230)"' "$T/diff.svg"
+
 "$HD" --json "$R" > "$T/json"
 check "--json is valid JSON" bash -c "python3 -m json.tool '$T/json' > /dev/null"
 expect_eq "--json: totals equal --stats'" "$(python3 -c '

@@ -50,6 +50,22 @@ int hdreport__line(struct hdreport *r, const char *line);
  */
 int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out);
 
+/*
+ * --base: subtract @base's live set and whole-run counts (matched by pid
+ * and addresses: a dump of the same process) from @r's. Every report then
+ * shows differences: growth positive, shrinkage negative. @base must live
+ * as long as @r (its mappings name the stacks only it had).
+ * Returns 0 or -HS_ENOSPC.
+ */
+int hdreport__subtract(struct hdreport *r, struct hdreport *base);
+/* Was a baseline subtracted? */
+bool hdreport__is_diff(const struct hdreport *r);
+/*
+ * @v as text in @buf (32 bytes): a count or bytes, or with a baseline
+ * subtracted a signed difference ("+5", "-3"). Returns @buf.
+ */
+const char *hdreport__num(const struct hdreport *r, uint64_t v, char *buf);
+
 /* The whole-run records taken in (the reports of hdstats.h). */
 struct runstats *hdreport__runstats(struct hdreport *r);
 /* How many dumps were taken in (up to the one --dump names). */

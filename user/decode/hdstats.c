@@ -60,10 +60,11 @@ static int by_key_desc(const void *a, const void *b, void *ctx)
 	enum hd_sort sort = *(const enum hd_sort *)ctx;
 	uint64_t cx, cy, kx = key_of(x, sort, &cx), ky = key_of(y, sort, &cy);
 
+	/* Signed: with --base these are differences. */
 	if (kx != ky)
-		return kx < ky ? 1 : -1;
+		return (int64_t)kx < (int64_t)ky ? 1 : -1;
 	if (cx != cy)
-		return cx < cy ? 1 : -1;
+		return (int64_t)cx < (int64_t)cy ? 1 : -1;
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
@@ -95,6 +96,7 @@ static void write_top(struct hdreport *r, struct stack **v, size_t n, enum hd_so
 		[HD_SORT_LIVE] = "most live bytes (leaked, at the end)",
 	};
 	unsigned int shown = 0;
+	char a[32], b[32];
 
 	qsort_r(v, n, sizeof(*v), by_key_desc, &sort);
 	fprintf(out, "%s:\n", titles[sort]);
@@ -102,24 +104,26 @@ static void write_top(struct hdreport *r, struct stack **v, size_t n, enum hd_so
 		const struct stack *s = v[i];
 		uint64_t c, k = key_of(s, sort, &c);
 
-		if (!k)
-			break;
+		if ((int64_t)k <= 0)
+			break;	/* with --base: the rest shrank or did not change */
 		shown++;
+		hdreport__num(r, k, a);
+		hdreport__num(r, c, b);
 		switch (sort) {
 		case HD_SORT_PEAK:
-			fprintf(out, "  %" PRIu64 " bytes in %" PRIu64 " allocations at the peak", k, c);
+			fprintf(out, "  %s bytes in %s allocations at the peak", a, b);
 			break;
 		case HD_SORT_ALLOCATIONS:
-			fprintf(out, "  %" PRIu64 " allocations of %" PRIu64 " bytes", k, c);
+			fprintf(out, "  %s allocations of %s bytes", a, b);
 			break;
 		case HD_SORT_TEMPORARY:
-			fprintf(out, "  %" PRIu64 " temporary of %" PRIu64 " allocations", k, c);
+			fprintf(out, "  %s temporary of %s allocations", a, b);
 			break;
 		case HD_SORT_ALLOCATED:
-			fprintf(out, "  %" PRIu64 " bytes allocated in %" PRIu64 " allocations", k, c);
+			fprintf(out, "  %s bytes allocated in %s allocations", a, b);
 			break;
 		default:
-			fprintf(out, "  %" PRIu64 " bytes live in %" PRIu64 " allocations", k, c);
+			fprintf(out, "  %s bytes live in %s allocations", a, b);
 			break;
 		}
 		fprintf(out, " from pid %u:\n", s->pid);
@@ -135,7 +139,7 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
 	size_t np, ns;
 	struct rs_proc **procs = runstats__procs(rs, &np);
 	struct stack **v;
-	char when[64];
+	char when[64], n1[32], n2[32], n3[32], n4[32];
 
 	if (!procs || !np) {
 		fputs("no whole-run records (proc, stack) in the input: heapsnoop writes them "
@@ -146,14 +150,16 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
 		const struct rs_proc *p = procs[i];
 
 		format_time(p->peak_time_ms, when, sizeof(when));
-		fprintf(out, "pid %d (%s): peak %" PRIu64 " bytes in %" PRIu64 " allocations at "
-			"%s (%" PRId64 ".%03d)\n", p->pid, p->comm[0] ? p->comm : "?", p->peak,
-			p->peak_count, when, p->peak_time_ms / 1000, (int)(p->peak_time_ms % 1000));
-		fprintf(out, "  %" PRIu64 " allocations, %" PRIu64 " bytes allocated, %" PRIu64
-			" frees, %" PRIu64 " temporary allocations\n", p->allocs, p->allocated,
-			p->frees, p->temporary);
-		fprintf(out, "  live at the end: %" PRIu64 " bytes in %" PRIu64 " allocations\n",
-			p->bytes, p->live);
+		fprintf(out, "pid %d (%s): peak %s bytes in %s allocations at %s (%" PRId64
+			".%03d)\n", p->pid, p->comm[0] ? p->comm : "?", hdreport__num(r, p->peak, n1),
+			hdreport__num(r, p->peak_count, n2), when, p->peak_time_ms / 1000,
+			(int)(p->peak_time_ms % 1000));
+		fprintf(out, "  %s allocations, %s bytes allocated, %s frees, %s temporary "
+			"allocations\n", hdreport__num(r, p->allocs, n1),
+			hdreport__num(r, p->allocated, n2), hdreport__num(r, p->frees, n3),
+			hdreport__num(r, p->temporary, n4));
+		fprintf(out, "  live at the end: %s bytes in %s allocations\n",
+			hdreport__num(r, p->bytes, n1), hdreport__num(r, p->live, n2));
 	}
 	v = runstats__stacks(rs, &ns);
 	if (!v)
@@ -302,17 +308,19 @@ int hdstats__json(struct hdreport *r, FILE *out)
 		free(v);
 		return -ENOMEM;
 	}
-	fprintf(out, "{\"dumps\": %u, \"processes\": [", hdreport__dumps(r));
+	/* Signed: with --base, every count is a difference. */
+	fprintf(out, "{\"dumps\": %u, \"diff\": %s, \"processes\": [", hdreport__dumps(r),
+		hdreport__is_diff(r) ? "true" : "false");
 	for (size_t i = 0; i < np; i++) {
 		const struct rs_proc *p = procs[i];
 
 		fprintf(out, "%s\n  {\"pid\": %d, \"comm\": ", i ? "," : "", p->pid);
 		json_str(out, p->comm);
-		fprintf(out, ", \"peak_bytes\": %" PRIu64 ", \"peak_count\": %" PRIu64
-			", \"peak_time\": %" PRId64 ".%03d, \"allocations\": %" PRIu64
-			", \"allocated_bytes\": %" PRIu64 ", \"frees\": %" PRIu64
-			", \"temporary\": %" PRIu64 ", \"live_bytes\": %" PRIu64
-			", \"live_count\": %" PRIu64 "}", p->peak, p->peak_count,
+		fprintf(out, ", \"peak_bytes\": %" PRId64 ", \"peak_count\": %" PRId64
+			", \"peak_time\": %" PRId64 ".%03d, \"allocations\": %" PRId64
+			", \"allocated_bytes\": %" PRId64 ", \"frees\": %" PRId64
+			", \"temporary\": %" PRId64 ", \"live_bytes\": %" PRId64
+			", \"live_count\": %" PRId64 "}", p->peak, p->peak_count,
 			p->peak_time_ms / 1000, (int)(p->peak_time_ms % 1000), p->allocs,
 			p->allocated, p->frees, p->temporary, p->bytes, p->live);
 	}
@@ -323,10 +331,10 @@ int hdstats__json(struct hdreport *r, FILE *out)
 
 		fprintf(out, "%s\n  {\"pid\": %u, ", i ? "," : "", s->pid);
 		json_frames(r, s, out);
-		fprintf(out, ", \"live_bytes\": %" PRIu64 ", \"live_count\": %" PRIu64
-			", \"allocations\": %" PRIu64 ", \"allocated_bytes\": %" PRIu64
-			", \"frees\": %" PRIu64 ", \"temporary\": %" PRIu64
-			", \"peak_bytes\": %" PRIu64 ", \"peak_count\": %" PRIu64 "}",
+		fprintf(out, ", \"live_bytes\": %" PRId64 ", \"live_count\": %" PRId64
+			", \"allocations\": %" PRId64 ", \"allocated_bytes\": %" PRId64
+			", \"frees\": %" PRId64 ", \"temporary\": %" PRId64
+			", \"peak_bytes\": %" PRId64 ", \"peak_count\": %" PRId64 "}",
 			s->live_bytes, s->live_count, s->allocs, s->alloc_bytes, s->frees,
 			s->temporary, s->peak_bytes, s->peak_count);
 	}

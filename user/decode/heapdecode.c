@@ -51,6 +51,11 @@ static const char usage_text[] =
 "                   share; click: zoom; Search: highlight by expression)\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
 "      --dump N|first|last  describe the Nth dump of the input (default: last)\n"
+"      --base FILE  subtract FILE's last dump (a baseline of the same process):\n"
+"                   every report, --folded, --flamegraph, --stats and --json\n"
+"                   then show differences, growth positive, shrinkage\n"
+"                   negative (a differential flame graph: red grew, blue shrank)\n"
+"      --base-dump N|first  the baseline is the Nth dump of the input itself\n"
 "\n"
 "The whole run (heapsnoop's proc, stack and sample records, up to that dump):\n"
 "      --stats      per process: peak live bytes and when, allocations, bytes\n"
@@ -188,6 +193,9 @@ struct args {
 					 * 'W' (--growth), 'J' (--json): grouping */
 	const char *svg_path;		/* --flamegraph */
 	enum hd_sort sort;		/* --sort, HD_SORT__ALL: none */
+	const char *base_file;		/* --base */
+	unsigned int base_dump;		/* --base-dump, 0: the base's last */
+	bool base;			/* --base or --base-dump given */
 	unsigned int top;		/* --top */
 	struct hd_opts ho;
 	struct symbolizer_opts so;
@@ -218,14 +226,53 @@ static int write_grouped(struct hdreport *r, const struct args *a, const char *i
 	}
 }
 
+/* Feed @files (standard input if none) to @r; 0, or 2 if one failed. */
+static int group_files(struct hdreport *r, char **files, int nfiles, bool stream,
+		       unsigned long *malformed)
+{
+	int status = 0;
+
+	if (nfiles == 0 && group_file(r, "-", stream, malformed))
+		status = 2;
+	for (int i = 0; i < nfiles; i++)
+		if (group_file(r, files[i], stream, malformed))
+			status = 2;
+	return status;
+}
+
+/*
+ * --base FILE or --base-dump N: the baseline, read from FILE (its last
+ * dump, or --base-dump's) or from the input again; NULL on error (said).
+ */
+static struct hdreport *read_base(const struct args *a, struct symbolizer *sym, char **files,
+				  int nfiles, unsigned long *malformed)
+{
+	struct hd_opts bo = a->ho;
+	struct hdreport *base;
+	char *base_file = (char *)a->base_file;
+
+	if (!a->base_file && !nfiles) {
+		elog("--base-dump reads the input twice: give it as a FILE, not standard input");
+		return NULL;
+	}
+	bo.dump = a->base_dump;
+	base = hdreport__new(&bo, sym);
+	if (!base) {
+		elog("out of memory");
+		return NULL;
+	}
+	if (a->base_file ? group_files(base, &base_file, 1, false, malformed)
+			 : group_files(base, files, nfiles, false, malformed)) {
+		hdreport__free(base);
+		return NULL;
+	}
+	return base;
+}
+
 static int run_grouping(const struct args *a, char **files, int nfiles)
 {
-	int mode = a->group;
-	const struct hd_opts *ho = &a->ho;
-	const struct symbolizer_opts *so = &a->so;
-
-	struct symbolizer *sym = symbolizer__new(so);
-	struct hdreport *r = sym ? hdreport__new(ho, sym) : NULL;
+	struct symbolizer *sym = symbolizer__new(&a->so);
+	struct hdreport *r = sym ? hdreport__new(&a->ho, sym) : NULL, *base = NULL;
 	unsigned long malformed = 0;
 	int status = 0;
 
@@ -234,16 +281,22 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 		symbolizer__free(sym);
 		return 2;
 	}
-	if (nfiles == 0 && group_file(r, "-", mode == 's', &malformed))
-		status = 2;
-	for (int i = 0; i < nfiles; i++)
-		if (group_file(r, files[i], mode == 's', &malformed))
+	status = group_files(r, files, nfiles, a->group == 's', &malformed);
+	if (!status && a->base) {
+		base = read_base(a, sym, files, nfiles, &malformed);
+		if (!base)
 			status = 2;
-	if (write_grouped(r, a, nfiles ? files[nfiles - 1] : "stdin"))
+		else if (hdreport__subtract(r, base)) {
+			elog("out of memory");
+			status = 2;
+		}
+	}
+	if (!status && write_grouped(r, a, nfiles ? files[nfiles - 1] : "stdin"))
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
 	hdreport__free(r);
+	hdreport__free(base);
 	symbolizer__free(sym);
 	if (!status && malformed) {
 		elog("%lu malformed record(s) ignored", malformed);
@@ -294,8 +347,10 @@ static int parse_run_opt(int c, const char *arg, struct args *a)
 	char *end;
 	unsigned long v;
 
-	if (c == 'N')
-		return parse_dump(arg, &a->ho.dump);
+	if (c == 'N' || c == 'M') {
+		a->base |= c == 'M';
+		return parse_dump(arg, c == 'N' ? &a->ho.dump : &a->base_dump);
+	}
 	if (c == 'K') {
 		if (hdstats__parse_sort(arg, &a->sort)) {
 			elog("--sort takes peak, allocations, temporary, allocated or live");
@@ -324,6 +379,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "count", no_argument, NULL, 'C' },
 		{ "by", required_argument, NULL, 'B' },
 		{ "dump", required_argument, NULL, 'N' },
+		{ "base", required_argument, NULL, 'A' },
+		{ "base-dump", required_argument, NULL, 'M' },
 		{ "stats", no_argument, NULL, 'T' },
 		{ "growth", no_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'J' },
@@ -342,7 +399,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		switch (c) {
 		case 'E': a->ops = &recconv_encode_ops; break;
 		case 'R': case 'F': case 's': case 'T': case 'W': case 'J': a->group = c; break;
-		case 'N': case 'K': case 'P':
+		case 'A': a->base_file = optarg; a->base = true; break;
+		case 'N': case 'K': case 'P': case 'M':
 			if (parse_run_opt(c, optarg, a))
 				return 2;
 			break;

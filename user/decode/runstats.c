@@ -233,3 +233,42 @@ const struct rs_point *runstats__history(const struct runstats *rs, size_t id, s
 	*n = id < rs->nhist ? rs->hist[id].n : 0;
 	return *n ? rs->hist[id].v : NULL;
 }
+
+int runstats__subtract(struct runstats *rs, const struct runstats *base)
+{
+	struct rs_proc *b;
+	size_t pos = 0;
+
+	for (size_t i = 0; i < stacks__count(base->stacks); i++) {
+		const struct stack *bs = stacks__get(base->stacks, (uint32_t)i);
+		int id = stacks__intern(rs->stacks, bs->pid, bs->frames, bs->depth, 0);
+		struct stack *s;
+
+		if (id < 0)
+			return -HS_ENOSPC;
+		s = stacks__get(rs->stacks, (uint32_t)id);
+		s->allocs -= bs->allocs;
+		s->alloc_bytes -= bs->alloc_bytes;
+		s->frees -= bs->frees;
+		s->temporary -= bs->temporary;
+		s->live_count -= bs->live_count;
+		s->live_bytes -= bs->live_bytes;
+		s->peak_count -= bs->peak_count;
+		s->peak_bytes -= bs->peak_bytes;
+	}
+	while ((b = htab__next(base->procs, &pos, NULL))) {
+		struct rs_proc *p = proc_of(rs, b->pid);
+
+		if (!p)
+			return -HS_ENOSPC;
+		p->peak -= b->peak;
+		p->peak_count -= b->peak_count;
+		p->allocs -= b->allocs;
+		p->allocated -= b->allocated;
+		p->frees -= b->frees;
+		p->temporary -= b->temporary;
+		p->live -= b->live;
+		p->bytes -= b->bytes;
+	}
+	return 0;
+}

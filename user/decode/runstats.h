@@ -50,6 +50,13 @@ void runstats__free(struct runstats *rs);
  */
 int runstats__take(struct runstats *rs, const struct record *rec, unsigned int dump);
 
+/*
+ * --base: subtract @base's values from @rs's, stack by stack (pid and
+ * frames) and process by process; the results are differences (read as
+ * int64_t). Returns 0 or -HS_ENOSPC.
+ */
+int runstats__subtract(struct runstats *rs, const struct runstats *base);
+
 /* The processes seen, most peak bytes first; valid until the next take. */
 struct rs_proc **runstats__procs(struct runstats *rs, size_t *n);
 
