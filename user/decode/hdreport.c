@@ -486,6 +486,26 @@ static char *fold_stack(struct hdreport *r, const struct stack *s)
 	return text;
 }
 
+int hdreport__folded_values(struct hdreport *r, struct stack *const *v, const uint64_t *values,
+			    size_t n, FILE *out)
+{
+	struct keyed *rows = calloc(n ? n : 1, sizeof(*rows));
+	size_t m = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		rows[m] = (struct keyed){ values[i] ? fold_stack(r, v[i]) : NULL, values[i], 0 };
+		if (rows[m].key)
+			m++;
+	}
+	m = merge_rows(rows, m);
+	for (size_t i = 0; i < m; i++)
+		fprintf(out, "%s %" PRId64 "\n", rows[i].key, (int64_t)rows[i].bytes);
+	free_rows(rows, m);
+	return 0;
+}
+
 void hdreport__folded(struct hdreport *r, FILE *out)
 {
 	size_t n;

@@ -85,6 +85,13 @@ void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid,
 void hdreport__report(struct hdreport *r, FILE *out);
 /* Write `root;...;leaf VALUE` lines, one per unique symbolized stack. */
 void hdreport__folded(struct hdreport *r, FILE *out);
+/*
+ * The same for @n stacks @v (of any table: their pid and frames) with
+ * @values (signed with --base; 0: left out), stacks that fold to the same
+ * names summed. Returns 0 or -ENOMEM.
+ */
+int hdreport__folded_values(struct hdreport *r, struct stack *const *v, const uint64_t *values,
+			    size_t n, FILE *out);
 
 /* The same stacks as an interactive SVG flame graph; 0, -ENOMEM, -EIO. */
 int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title);

@@ -178,6 +178,23 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
 	return 0;
 }
 
+int hdstats__folded(struct hdreport *r, enum hd_sort sort, FILE *out)
+{
+	size_t ns;
+	struct stack **v = runstats__stacks(hdreport__runstats(r), &ns);
+	uint64_t *values = v ? calloc(ns ? ns : 1, sizeof(*values)) : NULL, c;
+	int err = -ENOMEM;
+
+	if (values) {
+		for (size_t i = 0; i < ns; i++)
+			values[i] = key_of(v[i], sort, &c);
+		err = hdreport__folded_values(r, v, values, ns, out);
+	}
+	free(values);
+	free(v);
+	return err;
+}
+
 /* A stack's growth over the dumps of a log. */
 struct growth {
 	const struct stack *s;

@@ -38,6 +38,13 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
  */
 int hdstats__growth(struct hdreport *r, unsigned int top, FILE *out);
 
+/*
+ * --folded --sort KEY: one `root;...;leaf VALUE` line per symbolized
+ * stack, VALUE its whole-run @sort value (heaptrack_print -F's cost
+ * types). Returns 0 or -ENOMEM.
+ */
+int hdstats__folded(struct hdreport *r, enum hd_sort sort, FILE *out);
+
 /* --json: one JSON object with every process and stack. 0 or -ENOMEM. */
 int hdstats__json(struct hdreport *r, FILE *out);
 

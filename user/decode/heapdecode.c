@@ -63,7 +63,8 @@ static const char usage_text[] =
 "                   the top stacks by each of peak, allocations, temporary,\n"
 "                   allocated bytes and live bytes\n"
 "      --sort KEY   with --stats or --report: only the top stacks by KEY:\n"
-"                   peak, allocations, temporary, allocated or live\n"
+"                   peak, allocations, temporary, allocated or live; with\n"
+"                   --folded: each stack's whole-run KEY value\n"
 "      --top N      stacks in each list of --stats, --growth (default 10)\n"
 "      --growth     stacks whose live bytes grew between the first and the\n"
 "                   last dump, biggest first, with their growth per dump and\n"
@@ -211,6 +212,8 @@ static int write_grouped(struct hdreport *r, const struct args *a, const char *i
 		hdreport__report(r, stdout);
 		return 0;
 	case 'F':
+		if (a->sort != HD_SORT__ALL)
+			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
 		hdreport__folded(r, stdout);
 		return 0;
 	case 'G':
