@@ -10,7 +10,7 @@ set -u
 PEAK=$((1048576 + 7 * 100))	# the transient buffer and site_m's 7 blocks
 
 mkfifo "$T/recs"
-coproc P { exec "$HS" -q -i 3600 -o "$T/recs" -- "$PROGS/prog_phases" 2> "$T/err"; }
+coproc P { exec "$HS" -q -i 3600 --sample-ms 1 -o "$T/recs" -- "$PROGS/prog_phases" 2> "$T/err"; }
 hs=$P_PID
 exec 5< "$T/recs"
 for k in 0 1 2 3 4 5; do
@@ -98,5 +98,28 @@ print(p["peak_bytes"], p["allocations"], p["temporary"], sum(x["allocations"] fo
       sum(x["live_bytes"] for x in s),
       [f["function"] for f in s[0]["frames"]][:2])' "$T/json")" \
 	"$PEAK 63 51 63 51 $PEAK 1020 1020 ['peak_buffer', 'main']"
+
+# --massif: ms_print reads it; its peak snapshot is --stats' peak, the
+# transient buffer's stack under it.
+"$HD" --massif "$T/massif" "$R"
+check "--massif: ms_print reads it" bash -c "ms_print '$T/massif' > '$T/ms_print'"
+commas=$(echo "$PEAK" | sed ':a;s/\B[0-9]\{3\}\>/,&/;ta')
+check "--massif: the peak snapshot holds --stats' peak ($commas B)" \
+	grep -q "^100.00% ($commas""B) (heap allocation functions)" "$T/ms_print"
+check "--massif: the peak buffer's stack under it" \
+	grep -q "^->99.93% (1,048,576B) 0x[0-9A-F]*: peak_buffer (prog_phases.c:" "$T/ms_print"
+
+# --timeline: valid SVG, rendered by headless Chromium with the peak marked.
+"$HD" --timeline "$T/tl.svg" "$R"
+check "--timeline: valid XML" xmllint --noout "$T/tl.svg"
+timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+	--disable-background-networking --disable-component-update --disable-sync \
+	--user-data-dir="$T/chrome" --dump-dom "file://$T/tl.svg" > "$T/tl.dom" 2> /dev/null
+check "--timeline: Chromium renders the peak, marked with its bytes" \
+	grep -q ">peak $PEAK bytes</text>" "$T/tl.dom"
+check "--timeline: hover on the peak gives time and bytes" \
+	grep -q "<title>peak, +[0-9.]* s: $PEAK bytes in 8 allocations</title>" "$T/tl.dom"
+check "--timeline: the top stacks' bands, named" \
+	grep -q '<title>site_m: 700 bytes at the peak; live at each dump: 700 700 700 700 700 700 700</title>' "$T/tl.dom"
 check "no events lost" grep -q "no events lost" "$T/err"
 finish

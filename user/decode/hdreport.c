@@ -174,6 +174,8 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 			return 1;
 		}
 		r->ndumps++;
+		if (runstats__dump_time(r->rs, r->ndumps, rec->time_s * 1000 + rec->time_ms))
+			return -HS_ENOSPC;
 		reset(r);
 		r->replaying = true;
 		for (size_t i = 0; i < r->nexit; i++)

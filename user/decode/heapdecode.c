@@ -17,9 +17,11 @@
 #include "heapsnoop/codec.h"
 #include "hdreport.h"
 #include "hdstats.h"
+#include "massif.h"
 #include "msg.h"
 #include "recconv.h"
 #include "symbolizer.h"
+#include "timeline.h"
 #include "tokscan.h"
 #include "version.h"
 
@@ -71,6 +73,12 @@ static const char usage_text[] =
 "                   in how many intervals between dumps they grew\n"
 "      --json       processes and stacks with every count, as JSON\n"
 "                   (schema: docs/OUTPUT.md)\n"
+"      --timeline FILE.svg  the heap over time (heapsnoop --sample-ms) of the\n"
+"                   4 processes with the highest peaks, the peak\n"
+"                   marked, their top stacks' live bytes at each dump stacked\n"
+"                   under the total; self-contained, hover shows time and bytes\n"
+"      --massif FILE  the same for the process with the highest peak as a\n"
+"                   valgrind massif file (ms_print, massif-visualizer)\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
 "      --sysroot DIR  find the traced machine's files under DIR\n"
@@ -168,7 +176,8 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 	return close_input(in, path);
 }
 
-static int write_svg(struct hdreport *r, const char *path, const char *input)
+/* --flamegraph, --timeline ('L') or --massif ('Y') into @path. */
+static int write_svg(struct hdreport *r, int mode, const char *path, const char *input)
 {
 	FILE *f = fopen(path, "w");
 	char title[512];
@@ -178,8 +187,16 @@ static int write_svg(struct hdreport *r, const char *path, const char *input)
 		elog("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
-	snprintf(title, sizeof(title), "Live heap: %s", input);
-	err = hdreport__flamegraph(r, f, title);
+	snprintf(title, sizeof(title), "%s: %s", mode == 'L' ? "Heap over time" :
+		 hdreport__is_diff(r) ? "Live heap, change from the baseline" : "Live heap", input);
+	if (mode == 'L')
+		err = timeline__svg(r, f, title, 4, 5);
+	else if (mode == 'Y')
+		err = massif__write(r, f);
+	else
+		err = hdreport__flamegraph(r, f, title);
+	if (err == -ENOENT)
+		elog("%s: no whole-run records (sample, proc, stack) in the input", path);
 	if (fclose(f) || err) {
 		elog("writing %s failed", path);
 		return -1;
@@ -191,8 +208,9 @@ static int write_svg(struct hdreport *r, const char *path, const char *input)
 struct args {
 	const struct tokscan_ops *ops;	/* the filter's direction */
 	int group;			/* 0: filter; 's', 'R', 'F', 'G', 'T' (--stats),
-					 * 'W' (--growth), 'J' (--json): grouping */
-	const char *svg_path;		/* --flamegraph */
+					 * 'W' (--growth), 'J' (--json), 'L'
+					 * (--timeline), 'Y' (--massif): grouping */
+	const char *svg_path;		/* --flamegraph, --timeline, --massif */
 	enum hd_sort sort;		/* --sort, HD_SORT__ALL: none */
 	const char *base_file;		/* --base */
 	unsigned int base_dump;		/* --base-dump, 0: the base's last */
@@ -216,8 +234,8 @@ static int write_grouped(struct hdreport *r, const struct args *a, const char *i
 			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
 		hdreport__folded(r, stdout);
 		return 0;
-	case 'G':
-		return write_svg(r, a->svg_path, input) ? 2 : 0;
+	case 'G': case 'L': case 'Y':
+		return write_svg(r, a->group, a->svg_path, input) ? 2 : 0;
 	case 'T':
 		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
 	case 'W':
@@ -387,6 +405,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "stats", no_argument, NULL, 'T' },
 		{ "growth", no_argument, NULL, 'W' },
 		{ "json", no_argument, NULL, 'J' },
+		{ "timeline", required_argument, NULL, 'L' },
+		{ "massif", required_argument, NULL, 'Y' },
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },
@@ -407,7 +427,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			if (parse_run_opt(c, optarg, a))
 				return 2;
 			break;
-		case 'G': a->group = c; a->svg_path = optarg; break;
+		case 'G': case 'L': case 'Y': a->group = c; a->svg_path = optarg; break;
 		case 'C': a->ho.count_values = true; break;
 		case 'B':
 			if (parse_by(optarg, &a->ho.by))

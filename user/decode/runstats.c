@@ -23,6 +23,8 @@ struct runstats {
 	size_t nhist;
 	struct htab *procs;		/* pid -> struct rs_proc */
 	struct rs_proc **sorted;
+	int64_t *dump_ms;		/* by dump number */
+	unsigned int ndumps;
 };
 
 struct runstats *runstats__new(void)
@@ -57,6 +59,7 @@ void runstats__free(struct runstats *rs)
 	free(rs->hist);
 	stacks__free(rs->stacks);
 	free(rs->sorted);
+	free(rs->dump_ms);
 	free(rs);
 }
 
@@ -271,4 +274,49 @@ int runstats__subtract(struct runstats *rs, const struct runstats *base)
 		p->bytes -= b->bytes;
 	}
 	return 0;
+}
+
+int runstats__dump_time(struct runstats *rs, unsigned int dump, int64_t time_ms)
+{
+	if (dump > rs->ndumps) {
+		int64_t *v = realloc(rs->dump_ms, (dump + 1) * sizeof(*v));
+
+		if (!v)
+			return -HS_ENOSPC;
+		if (!rs->dump_ms)
+			v[0] = 0;
+		memset(v + rs->ndumps + 1, 0, (dump - rs->ndumps) * sizeof(*v));
+		rs->dump_ms = v;
+		rs->ndumps = dump;
+	}
+	rs->dump_ms[dump] = time_ms;
+	return 0;
+}
+
+const int64_t *runstats__dump_times(const struct runstats *rs, unsigned int *n)
+{
+	*n = rs->ndumps;
+	return rs->dump_ms;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	const struct rs_sample *x = a, *y = b;
+
+	return x->time_ms < y->time_ms ? -1 : x->time_ms > y->time_ms;
+}
+
+struct rs_sample *runstats__series(const struct rs_proc *p, size_t *n)
+{
+	struct rs_sample *v = malloc((p->nsamples + 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	memcpy(v, p->samples, p->nsamples * sizeof(*v));
+	*n = p->nsamples;
+	if (p->peak)
+		v[(*n)++] = (struct rs_sample){ p->peak_time_ms, p->peak_count, p->peak };
+	qsort(v, *n, sizeof(*v), by_time);
+	return v;
 }

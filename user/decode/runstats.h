@@ -57,6 +57,20 @@ int runstats__take(struct runstats *rs, const struct record *rec, unsigned int d
  */
 int runstats__subtract(struct runstats *rs, const struct runstats *base);
 
+/*
+ * Dump number @dump was written at @time_ms (wall clock, ms since the
+ * epoch); the dump times, by number (index 0 unused), in *@n + 1 entries.
+ * Returns 0 or -HS_ENOSPC.
+ */
+int runstats__dump_time(struct runstats *rs, unsigned int dump, int64_t time_ms);
+const int64_t *runstats__dump_times(const struct runstats *rs, unsigned int *n);
+
+/*
+ * Process @p's live bytes over time: its samples and its peak, in time
+ * order, a malloc'ed array of *@n the caller frees; NULL: no memory.
+ */
+struct rs_sample *runstats__series(const struct rs_proc *p, size_t *n);
+
 /* The processes seen, most peak bytes first; valid until the next take. */
 struct rs_proc **runstats__procs(struct runstats *rs, size_t *n);
 
