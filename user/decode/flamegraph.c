@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "flamegraph.h"
+#include "text.h"
 
 #define WIDTH 1200	/* px of the graph */
 #define PAD 10
@@ -70,23 +71,6 @@ static int depth_of(const struct node *n)
 	return d + 1;
 }
 
-static void put_escaped(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				fputc(*s, out);
-		}
-	}
-}
-
 /* A warm color from the name, stable across runs (flamegraph.pl's idea). */
 static void color_of(const char *name, int *r, int *g, int *b)
 {
@@ -131,9 +115,9 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 			color_of(n->name, &r, &g, &b);
 		fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" "
 			"data-v=\"%" PRIu64 "\" data-n=\"", x, w, depth, n->value);
-		put_escaped(l->out, n->name);
+		xml_escape(l->out, n->name);
 		fprintf(l->out, "\"><title>");
-		put_escaped(l->out, n->name);
+		xml_escape(l->out, n->name);
 		if (l->diff)
 			fprintf(l->out, " (%+" PRId64 " %s,", n->net, l->unit);
 		else
@@ -152,7 +136,7 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 
 				snprintf(buf, sizeof(buf), "%.*s%s", (int)(len <= fit ? len : fit - 2),
 					 n->name, len <= fit ? "" : "..");
-				put_escaped(l->out, buf);
+				xml_escape(l->out, buf);
 			}
 		}
 		fputs("</text></g>\n", l->out);
@@ -279,7 +263,7 @@ int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, cons
 	fputs(script, out);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n"
 		"<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", WIDTH / 2 + PAD);
-	put_escaped(out, title);
+	xml_escape(out, title);
 	if (l.diff)
 		fprintf(out, " (%+" PRId64 " %s: red grew, blue shrank)", root.net, unit);
 	else

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "runstats.h"
+#include "text.h"
 #include "timeline.h"
 
 #define WIDTH 1000	/* px of a plot */
@@ -39,22 +40,6 @@ static double x_of(const struct scale *s, int64_t t)
 static double y_of(const struct scale *s, uint64_t b)
 {
 	return s->y0 + PLOT - (s->max ? (double)b / (double)s->max : 0) * PLOT;
-}
-
-static void put_escaped(FILE *out, const char *s)
-{
-	for (; s && *s; s++) {
-		if (*s == '<')
-			fputs("&lt;", out);
-		else if (*s == '>')
-			fputs("&gt;", out);
-		else if (*s == '&')
-			fputs("&amp;", out);
-		else if (*s == '"')
-			fputs("&quot;", out);
-		else if ((unsigned char)*s >= 0x20)
-			fputc(*s, out);
-	}
 }
 
 /* Stack @id's live bytes as of dump @d (held from its record on). */
@@ -125,7 +110,7 @@ static int write_bands(struct hdreport *r, const struct rs_proc *p, const struct
 				x_of(sc, dt[d]), y_of(sc, below[d]));
 		}
 		fprintf(out, "\"><title>");
-		put_escaped(out, f.status == SYM_OK ? f.func : "[no symbol]");
+		xml_escape(out, f.status == SYM_OK ? f.func : "[no symbol]");
 		fprintf(out, ": %" PRIu64 " bytes at the peak; live at each dump:", s->peak_bytes);
 		for (unsigned int d = 1; d <= nd; d++) {
 			uint64_t b = live_at(rs, top[j].id, d);
@@ -136,7 +121,7 @@ static int write_bands(struct hdreport *r, const struct rs_proc *p, const struct
 		fputs("</title></polygon>\n", out);
 		fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"%s\">", LEFT + WIDTH + 10,
 			sc->y0 + 14 * (int)j + 10, colours[j % (sizeof(colours) / sizeof(colours[0]))]);
-		put_escaped(out, f.status == SYM_OK ? f.func : "[no symbol]");
+		xml_escape(out, f.status == SYM_OK ? f.func : "[no symbol]");
 		fputs("</text>\n", out);
 	}
 	free(v);
@@ -149,7 +134,7 @@ static int write_bands(struct hdreport *r, const struct rs_proc *p, const struct
 static void write_axes(const struct rs_proc *p, const struct scale *sc, FILE *out)
 {
 	fprintf(out, "<text x=\"%d\" y=\"%d\" class=\"h\">pid %d (", LEFT, sc->y0 - 10, p->pid);
-	put_escaped(out, p->comm[0] ? p->comm : "?");
+	xml_escape(out, p->comm[0] ? p->comm : "?");
 	fprintf(out, "): peak %" PRIu64 " bytes</text>\n", p->peak);
 	fprintf(out, "<path d=\"M%d %d V%d H%d\" stroke=\"#333\" fill=\"none\"/>\n", LEFT, sc->y0,
 		sc->y0 + PLOT, LEFT + WIDTH);
@@ -235,7 +220,7 @@ int timeline__svg(struct hdreport *r, FILE *out, const char *title, unsigned int
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#fff\"/>\n"
 		"<text x=\"%d\" y=\"22\" class=\"h\">", LEFT + WIDTH + 200, height,
 		LEFT + WIDTH + 200, height, LEFT);
-	put_escaped(out, title);
+	xml_escape(out, title);
 	fputs("</text>\n", out);
 	for (size_t i = 0; i < np && !err; i++)
 		err = write_panel(r, p[i], TOP + 30 + (int)i * PANEL, stacks, out);
