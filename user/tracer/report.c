@@ -119,9 +119,13 @@ static int write_acct(struct proc *p, FILE *out)
 		acct__at_peak(a, s, &pc, &pb);
 		if (!s->dirty && pc == s->written_peak_count && pb == s->written_peak_bytes)
 			continue;
-		n = stacks__token(p->stacks, id, s->live_bytes, tok, sizeof(tok));
+		/*
+		 * Size 0: a tool that adds up the sizes of every `~m#` token
+		 * of a log still adds up live blocks only.
+		 */
+		n = stacks__token(p->stacks, id, 0, tok, sizeof(tok));
 		if (n < 0)
-			continue;	/* only a size >= 2^63 has no token */
+			continue;
 		r = (struct record){ .type = REC_STACK, .pid = p->pid, .allocs = s->allocs,
 				     .allocated = s->alloc_bytes, .frees = s->frees,
 				     .temporary = s->temporary, .live = s->live_count,
