@@ -139,6 +139,17 @@ static int parse_live(const char *p, struct record *r)
 
 /* --- exit, end-exit ------------------------------------------------------- */
 
+/* " comm=NAME" at @p, exit's and proc's last field: NAME to the end. */
+static int parse_comm(const char *p, struct record *r)
+{
+	int m = 0;
+
+	if (sscanf(p, " comm=%n", &m) != 0 || !m)
+		return -EINVAL;
+	r->comm = p + m;
+	return 0;
+}
+
 static int write_exit(FILE *out, const struct record *r)
 {
 	if (fprintf(out, "exit pid=%d ", r->pid) < 0 || write_tlb(out, r) < 0)
@@ -148,15 +159,12 @@ static int write_exit(FILE *out, const struct record *r)
 
 static int parse_exit(const char *p, struct record *r)
 {
-	int n = 0, k, m = 0;
+	int n = 0, k;
 
 	if (sscanf(p, "pid=%d %n", &r->pid, &n) < 1 || !n)
 		return -EINVAL;
 	k = parse_tlb(p + n, r);
-	if (k < 0 || sscanf(p + n + k, " comm=%n", &m) != 0 || !m)
-		return -EINVAL;
-	r->comm = p + n + k + m;
-	return 0;
+	return k < 0 ? -EINVAL : parse_comm(p + n + k, r);
 }
 
 static int write_end_exit(FILE *out, const struct record *r)
@@ -215,7 +223,7 @@ static int parse_proc(const char *p, struct record *r)
 {
 	unsigned long long peak, count;
 	long long sec;
-	int n = 0, k, m = 0;
+	int n = 0, k;
 
 	if (sscanf(p, "pid=%d peak=%llu peak_count=%llu peak_time=%lld.%3u %n", &r->pid, &peak,
 		   &count, &sec, &r->peak_time_ms, &n) < 5 || !n || r->peak_time_ms > 999)
@@ -224,10 +232,7 @@ static int parse_proc(const char *p, struct record *r)
 	r->peak_count = count;
 	r->peak_time_s = sec;
 	k = parse_counts(p + n, r);
-	if (k < 0 || sscanf(p + n + k, " comm=%n", &m) != 0 || !m)
-		return -EINVAL;
-	r->comm = p + n + k + m;
-	return 0;
+	return k < 0 ? -EINVAL : parse_comm(p + n + k, r);
 }
 
 static int write_stack(FILE *out, const struct record *r)

@@ -52,6 +52,14 @@ void stacks__free(struct stacks *st);
 int stacks__intern(struct stacks *st, uint32_t pid, const uint64_t *frames, uint32_t depth,
 		   uint32_t flags);
 
+/*
+ * For each stack of @from, its equal (pid, frames) in @st, interned
+ * there if new (flags 0), and the two to @fn: how heapdecode subtracts a
+ * baseline's values. Returns 0 or -ENOMEM.
+ */
+int stacks__match(struct stacks *st, const struct stacks *from,
+		  void (*fn)(struct stack *into, const struct stack *from));
+
 /* The stack with id @id (valid until stacks__free). */
 struct stack *stacks__get(const struct stacks *st, uint32_t id);
 size_t stacks__count(const struct stacks *st);

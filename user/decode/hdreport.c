@@ -413,20 +413,17 @@ static struct stack **live_stacks(struct hdreport *r, size_t *n)
 	return v;
 }
 
+static void subtract_live(struct stack *into, const struct stack *from)
+{
+	into->live_count -= from->live_count;
+	into->live_bytes -= from->live_bytes;
+}
+
 int hdreport__subtract(struct hdreport *r, struct hdreport *base)
 {
 	r->base = base;
-	for (size_t i = 0; i < stacks__count(base->stacks); i++) {
-		const struct stack *b = stacks__get(base->stacks, (uint32_t)i);
-		int id = stacks__intern(r->stacks, b->pid, b->frames, b->depth, 0);
-		struct stack *s;
-
-		if (id < 0)
-			return -HS_ENOSPC;
-		s = stacks__get(r->stacks, (uint32_t)id);
-		s->live_count -= b->live_count;
-		s->live_bytes -= b->live_bytes;
-	}
+	if (stacks__match(r->stacks, base->stacks, subtract_live))
+		return -HS_ENOSPC;
 	r->total_bytes -= base->total_bytes;
 	r->total_count -= base->total_count;
 	return runstats__subtract(r->rs, base->rs);

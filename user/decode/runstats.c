@@ -237,28 +237,25 @@ const struct rs_point *runstats__history(const struct runstats *rs, size_t id, s
 	return *n ? rs->hist[id].v : NULL;
 }
 
+static void subtract_counts(struct stack *s, const struct stack *b)
+{
+	s->allocs -= b->allocs;
+	s->alloc_bytes -= b->alloc_bytes;
+	s->frees -= b->frees;
+	s->temporary -= b->temporary;
+	s->live_count -= b->live_count;
+	s->live_bytes -= b->live_bytes;
+	s->peak_count -= b->peak_count;
+	s->peak_bytes -= b->peak_bytes;
+}
+
 int runstats__subtract(struct runstats *rs, const struct runstats *base)
 {
 	struct rs_proc *b;
 	size_t pos = 0;
 
-	for (size_t i = 0; i < stacks__count(base->stacks); i++) {
-		const struct stack *bs = stacks__get(base->stacks, (uint32_t)i);
-		int id = stacks__intern(rs->stacks, bs->pid, bs->frames, bs->depth, 0);
-		struct stack *s;
-
-		if (id < 0)
-			return -HS_ENOSPC;
-		s = stacks__get(rs->stacks, (uint32_t)id);
-		s->allocs -= bs->allocs;
-		s->alloc_bytes -= bs->alloc_bytes;
-		s->frees -= bs->frees;
-		s->temporary -= bs->temporary;
-		s->live_count -= bs->live_count;
-		s->live_bytes -= bs->live_bytes;
-		s->peak_count -= bs->peak_count;
-		s->peak_bytes -= bs->peak_bytes;
-	}
+	if (stacks__match(rs->stacks, base->stacks, subtract_counts))
+		return -HS_ENOSPC;
 	while ((b = htab__next(base->procs, &pos, NULL))) {
 		struct rs_proc *p = proc_of(rs, b->pid);
 
