@@ -58,6 +58,10 @@ expect_eq "--growth: nothing else grew" "$(grep -c '^  +' "$T/growth")" 1
 "$HD" --stats --dump 1 "$R" > "$T/stats1"
 check "--dump 1: live then is site_m's only" \
 	grep -q "^  live at the end: 700 bytes in 7 allocations" "$T/stats1"
+"$HD" --report --dump all "$R" > "$T/repall"
+expect_eq "--dump all: each dump's report in turn, the leak growing" \
+	"$(sed -n 's/^total: \([0-9]*\) bytes.*/\1/p' "$T/repall" | paste -sd' ')" \
+	"700 764 828 892 956 1020 1020"
 "$HD" --report --dump first "$R" > "$T/rep1"
 expect_eq "--report --dump first: the first dump's live set" "$(tail -1 "$T/rep1")" \
 	"total: 700 bytes in 7 allocations from 1 stacks"

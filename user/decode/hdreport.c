@@ -173,6 +173,8 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 			r->done = true;
 			return 1;
 		}
+		if (r->opts.each_dump && r->ndumps)
+			r->opts.each_dump(r, r->opts.ctx);
 		r->ndumps++;
 		if (runstats__dump_time(r->rs, r->ndumps, rec->time_s * 1000 + rec->time_ms))
 			return -HS_ENOSPC;

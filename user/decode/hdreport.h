@@ -20,6 +20,8 @@
 #include "runstats.h"
 #include "symbolizer.h"
 
+struct hdreport;
+
 /* What --report groups by: the whole stack, or one key of it. */
 enum hd_by { HD_BY_STACK, HD_BY_PID, HD_BY_FUNCTION, HD_BY_MODULE };
 
@@ -30,9 +32,14 @@ struct hd_opts {
 				 * of frame 0, the call site of the allocator */
 	unsigned int dump;	/* --dump: the Nth dump of the input (1: the
 				 * first), 0: the last */
+	/*
+	 * --dump all: called with each dump's live set once it is complete
+	 * (at the next dump's header; the last one is the caller's), NULL:
+	 * only one dump is described.
+	 */
+	void (*each_dump)(struct hdreport *r, void *ctx);
+	void *ctx;
 };
-
-struct hdreport;
 
 struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym);
 void hdreport__free(struct hdreport *r);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,7 +53,8 @@ static const char usage_text[] =
 "                   SVG flame graph of live bytes (hover: frame, bytes and\n"
 "                   share; click: zoom; Search: highlight by expression)\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
-"      --dump N|first|last  describe the Nth dump of the input (default: last)\n"
+"      --dump N|first|last|all  describe the Nth dump of the input (default:\n"
+"                   last); all: --report or --folded of each dump in turn\n"
 "      --base FILE  subtract FILE's last dump (a baseline of the same process):\n"
 "                   every report, --folded, --flamegraph, --stats and --json\n"
 "                   then show differences, growth positive, shrinkage\n"
@@ -215,6 +217,7 @@ struct args {
 	const char *base_file;		/* --base */
 	unsigned int base_dump;		/* --base-dump, 0: the base's last */
 	bool base;			/* --base or --base-dump given */
+	bool all_dumps;			/* --dump all (--report, --folded) */
 	unsigned int top;		/* --top */
 	struct hd_opts ho;
 	struct symbolizer_opts so;
@@ -290,19 +293,41 @@ static struct hdreport *read_base(const struct args *a, struct symbolizer *sym, 
 	return base;
 }
 
+/* --dump all: a heading, then dump @r's report, as --report or --folded. */
+static void write_each(struct hdreport *r, void *ctx)
+{
+	const struct args *a = ctx;
+	unsigned int n;
+	const int64_t *t = runstats__dump_times(hdreport__runstats(r), &n);
+
+	printf("== dump %u at %" PRId64 ".%03d\n", n, t[n] / 1000, (int)(t[n] % 1000));
+	if (a->group == 'F')
+		hdreport__folded(r, stdout);
+	else
+		hdreport__report(r, stdout);
+}
+
 static int run_grouping(const struct args *a, char **files, int nfiles)
 {
 	struct symbolizer *sym = symbolizer__new(&a->so);
-	struct hdreport *r = sym ? hdreport__new(&a->ho, sym) : NULL, *base = NULL;
+	struct hd_opts ho = a->ho;
+	struct hdreport *r, *base = NULL;
 	unsigned long malformed = 0;
 	int status = 0;
 
+	if (a->all_dumps) {
+		ho.each_dump = write_each;
+		ho.ctx = (void *)a;
+	}
+	r = sym ? hdreport__new(&ho, sym) : NULL;
 	if (!r) {
 		elog("out of memory");
 		symbolizer__free(sym);
 		return 2;
 	}
 	status = group_files(r, files, nfiles, a->group == 's', &malformed);
+	if (a->all_dumps && !status)
+		write_each(r, (void *)a);	/* the last dump */
 	if (!status && a->base) {
 		base = read_base(a, sym, files, nfiles, &malformed);
 		if (!base)
@@ -312,7 +337,7 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 			status = 2;
 		}
 	}
-	if (!status && write_grouped(r, a, nfiles ? files[nfiles - 1] : "stdin"))
+	if (!status && !a->all_dumps && write_grouped(r, a, nfiles ? files[nfiles - 1] : "stdin"))
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
@@ -346,6 +371,10 @@ static int parse_by(const char *s, enum hd_by *by)
 /* --dump N|first|last into @dump (0: the last). */
 static int parse_dump(const char *s, unsigned int *dump)
 {
+	if (!strcmp(s, "all")) {
+		elog("--base-dump takes N, first or last");
+		return -EINVAL;
+	}
 	char *end;
 	unsigned long v;
 
@@ -358,7 +387,7 @@ static int parse_dump(const char *s, unsigned int *dump)
 		*dump = (unsigned int)v;
 		return 0;
 	}
-	elog("--dump takes N (1 is the first dump), first or last");
+	elog("--dump takes N (1 is the first dump), first, last or all");
 	return -EINVAL;
 }
 
@@ -368,6 +397,10 @@ static int parse_run_opt(int c, const char *arg, struct args *a)
 	char *end;
 	unsigned long v;
 
+	if (c == 'N' && !strcmp(arg, "all")) {
+		a->all_dumps = true;
+		return 0;
+	}
 	if (c == 'N' || c == 'M') {
 		a->base |= c == 'M';
 		return parse_dump(arg, c == 'N' ? &a->ho.dump : &a->base_dump);
