@@ -138,6 +138,9 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
 	struct runstats *rs = hdreport__runstats(r);
 	size_t np, ns;
 	struct rs_proc **procs = runstats__procs(rs, &np);
+	static const enum hd_sort order[] = { HD_SORT_ALLOCATIONS, HD_SORT_PEAK,
+					      HD_SORT_TEMPORARY, HD_SORT_ALLOCATED,
+					      HD_SORT_LIVE };
 	struct stack **v;
 	char when[64], n1[32], n2[32], n3[32], n4[32];
 
@@ -164,10 +167,6 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
 	v = runstats__stacks(rs, &ns);
 	if (!v)
 		return -ENOMEM;
-	static const enum hd_sort order[] = { HD_SORT_ALLOCATIONS, HD_SORT_PEAK,
-					      HD_SORT_TEMPORARY, HD_SORT_ALLOCATED,
-					      HD_SORT_LIVE };
-
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (sort != HD_SORT__ALL && order[i] != sort)
 			continue;

@@ -5,6 +5,7 @@
  * (stacks.c), keyed by pid and frames, so a stack's records from
  * different dumps land on one entry.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -93,6 +93,8 @@ void acct__alloc(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, u
 void acct__release(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
 		   bool freed)
 {
+	struct acct_thread *th;
+
 	touch(a, s);
 	s->live_count--;
 	s->live_bytes -= size;
@@ -100,8 +102,7 @@ void acct__release(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr,
 		return;
 	s->frees++;
 	a->frees++;
-	struct acct_thread *th = thread_of(a, tid, false);
-
+	th = thread_of(a, tid, false);
 	if (th && th->last_addr == addr) {
 		s->temporary++;
 		a->temporary++;

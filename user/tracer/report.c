@@ -6,8 +6,8 @@
  * Everything is written process by process, most live bytes first.
  */
 #include <errno.h>
-#include <stdbool.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
