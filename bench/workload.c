@@ -5,7 +5,9 @@
  * deep from ~540 distinct call paths, over a pool of 4096 slots.
  *
  *   workload OPS [--wait | --wait-free-probe]
- * Prints "workload: OPS calls, NS ns per call" measured over the loop only.
+ * Prints "workload: OPS calls, NS ns per call" measured over the loop only,
+ * then "workload: cpu SECONDS" (its own user + system time, whole run: a
+ * tracer's CPU is what its rusage has beyond that).
  * --wait: print "ready" and wait for a line on stdin first (to attach).
  * --wait-free-probe: print "ready", then wait until a probe sits on
  *   free()'s entry (free(NULL) turns slow): for tracers that say they are
@@ -15,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #define SLOTS 4096
@@ -83,6 +86,7 @@ int main(int argc, char **argv)
 	const char *env = getenv("WORKLOAD_PATHS");
 	unsigned int paths = env ? (unsigned int)atoi(env) : PATHS;
 	struct timespec a, b;
+	struct rusage ru;
 	double ns;
 
 	if (argc > 2 && !strcmp(argv[2], "--wait")) {
@@ -119,5 +123,8 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
 	printf("workload: %llu calls, %.1f ns per call\n", (unsigned long long)calls, ns / (double)calls);
+	getrusage(RUSAGE_SELF, &ru);
+	printf("workload: cpu %.6f\n", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
 	return 0;
 }

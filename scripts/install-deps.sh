@@ -1,13 +1,15 @@
 #!/bin/sh
 # install-deps.sh - install the Debian packages heapsnoop needs to build and
 # test, only those missing (so a prepared machine runs no apt-get at all).
+# heaptrack and valgrind (ms_print) check the whole-run accounting and the
+# massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh).
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
 # kmod's depmod, the archive keys that sign bullseye.
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
 libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev pkg-config
-binutils util-linux elfutils libxml2-utils chromium gdb sqlite3
+binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgrind
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 missing=
 for p in $PKGS; do

@@ -60,6 +60,16 @@ static void check_all(const char *prefix)
 	struct record ex = { .type = REC_EXIT, .pid = 77, .time_s = 5, .time_ms = 999,
 			     .live = 7, .bytes = 2100, .comm = "my prog" };
 	struct record endex = { .type = REC_END_EXIT, .pid = 77, .live = 7 };
+	struct record proc = { .type = REC_PROC, .pid = 77, .peak = UINT64_MAX, .peak_count = 3,
+			       .peak_time_s = 1763800001, .peak_time_ms = 5, .allocs = 1,
+			       .allocated = 2, .frees = 4, .temporary = 8, .live = 16,
+			       .bytes = 32, .comm = "my prog" };
+	struct record stack = { .type = REC_STACK, .pid = 77, .allocs = 9, .allocated = 10,
+				.frees = 11, .temporary = 12, .live = 13, .bytes = 14,
+				.peak = 15, .peak_count = 16,
+				.token = "~m#IF0BmUQugNCkgCnkhdAYpQa6wAAV", .token_len = 31 };
+	struct record sample = { .type = REC_SAMPLE, .pid = 78, .time_s = 6, .time_ms = 100,
+				 .live = 2, .bytes = 64 };
 	char *t;
 
 	t = roundtrip(prefix, &dump, &back);
@@ -112,6 +122,42 @@ static void check_all(const char *prefix)
 	assert_int_equal(back.pid, endex.pid);
 	assert_int_equal(back.live, endex.live);
 	free(t);
+
+	t = roundtrip(prefix, &proc, &back);
+	assert_int_equal(back.pid, proc.pid);
+	assert_true(back.peak == proc.peak);
+	assert_int_equal(back.peak_count, proc.peak_count);
+	assert_int_equal(back.peak_time_s, proc.peak_time_s);
+	assert_int_equal(back.peak_time_ms, proc.peak_time_ms);
+	assert_int_equal(back.allocs, proc.allocs);
+	assert_int_equal(back.allocated, proc.allocated);
+	assert_int_equal(back.frees, proc.frees);
+	assert_int_equal(back.temporary, proc.temporary);
+	assert_int_equal(back.live, proc.live);
+	assert_int_equal(back.bytes, proc.bytes);
+	assert_string_equal(back.comm, proc.comm);
+	free(t);
+
+	t = roundtrip(prefix, &stack, &back);
+	assert_int_equal(back.pid, stack.pid);
+	assert_int_equal(back.allocs, stack.allocs);
+	assert_int_equal(back.allocated, stack.allocated);
+	assert_int_equal(back.frees, stack.frees);
+	assert_int_equal(back.temporary, stack.temporary);
+	assert_int_equal(back.live, stack.live);
+	assert_int_equal(back.bytes, stack.bytes);
+	assert_int_equal(back.peak, stack.peak);
+	assert_int_equal(back.peak_count, stack.peak_count);
+	assert_str_n_equal(back.token, back.token_len, stack.token);
+	free(t);
+
+	t = roundtrip(prefix, &sample, &back);
+	assert_int_equal(back.pid, sample.pid);
+	assert_int_equal(back.time_s, sample.time_s);
+	assert_int_equal(back.time_ms, sample.time_ms);
+	assert_int_equal(back.live, sample.live);
+	assert_int_equal(back.bytes, sample.bytes);
+	free(t);
 }
 
 static void test_roundtrip(void **state)
@@ -145,14 +191,28 @@ static void test_written_form(void **state)
 	assert_int_equal(records__write(f, &dump), 0);
 	assert_int_equal(records__write(f, &map), 0);
 	assert_int_equal(records__write(f, &live), 0);
+	assert_int_equal(records__write(f, &(struct record){ .type = REC_PROC, .pid = 9,
+		.peak = 30, .peak_count = 2, .peak_time_s = 1, .peak_time_ms = 7, .allocs = 3,
+		.allocated = 40, .frees = 2, .temporary = 1, .live = 1, .bytes = 10,
+		.comm = "x" }), 0);
+	assert_int_equal(records__write(f, &(struct record){ .type = REC_STACK, .pid = 9,
+		.allocs = 3, .allocated = 40, .frees = 2, .temporary = 1, .live = 1, .bytes = 10,
+		.peak = 30, .peak_count = 2, .token = "~m#AAA", .token_len = 6 }), 0);
 	assert_int_equal(records__write(f, &(struct record){ .type = REC_END_DUMP, .live = 1 }), 0);
+	assert_int_equal(records__write(f, &(struct record){ .type = REC_SAMPLE, .pid = 9,
+		.time_s = 2, .time_ms = 100, .live = 1, .bytes = 10 }), 0);
 	assert_int_equal(records__write(f, &(struct record){ .type = REC_NONE }), -EINVAL);
 	fclose(f);
 	assert_string_equal(text,
 		"heapsnoop: dump reason=exit time=1.042 live=1 bytes=10 stacks=1\n"
 		"heapsnoop: map pid=9 start=0x1000 end=0x2000 off=0 buildid=- path=/bin/x\n"
 		"heapsnoop: live pid=9 ptr=0x5000 ~m#AAA\n"
-		"heapsnoop: end-dump live=1\n");
+		"heapsnoop: proc pid=9 peak=30 peak_count=2 peak_time=1.007 allocs=3 allocated=40 "
+		"frees=2 temporary=1 live=1 bytes=10 comm=x\n"
+		"heapsnoop: stack pid=9 allocs=3 allocated=40 frees=2 temporary=1 live=1 bytes=10 "
+		"peak=30 peak_count=2 ~m#AAA\n"
+		"heapsnoop: end-dump live=1\n"
+		"heapsnoop: sample pid=9 time=2.100 live=1 bytes=10\n");
 	free(text);
 }
 
@@ -167,6 +227,10 @@ static void test_malformed(void **state)
 		{ "heapsnoop: exit pid=x", REC_EXIT },
 		{ "heapsnoop: end-exit live=1", REC_END_EXIT },
 		{ "heapsnoop: end-dump live=x", REC_END_DUMP },
+		{ "heapsnoop: proc pid=1 peak=1 peak_count=1 peak_time=1.000 allocs=1", REC_PROC },
+		{ "heapsnoop: stack pid=1 allocs=1 allocated=1 frees=0 temporary=0 live=1 bytes=1 "
+		  "peak=1 peak_count=1 nottoken", REC_STACK },
+		{ "heapsnoop: sample pid=1 time=1.5000 live=1 bytes=1", REC_SAMPLE },
 	};
 	struct record r;
 

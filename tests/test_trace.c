@@ -5,7 +5,9 @@
  * processes found by pid while others exit (the table's deletions must not
  * lose anyone), an exit that writes its leaks before they are dropped, an
  * exec that drops the old image's heap, fork/exec/mmap mapping records, and
- * records with a stack to unwind (--unwind dwarf), well-formed or not.
+ * records with a stack to unwind (--unwind dwarf), well-formed or not; the
+ * whole-run accounting (acct.c): at-peak values exact after later changes,
+ * temporary allocations per thread.
  * Pids are above any pid_max, so no /proc file is ever found for them.
  */
 #include <errno.h>
@@ -249,6 +251,75 @@ static void test_user_stacks(void **state)
 	trace__free(t);
 }
 
+/* An allocation (or free, @size unused) by thread @tid from frame @site. */
+static void send_at(struct trace *t, uint32_t type, uint32_t tid, uint64_t site, uint64_t addr,
+		    uint64_t size)
+{
+	struct hs_event ev = { .type = type, .pid = PID0, .tid = tid, .addr = addr,
+			       .size = size, .ts = 1, .nr_frames = 1 };
+
+	ev.frames[0] = site;
+	trace__event(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
+}
+
+/* Stack @site's values: at the peak, and whole-run. */
+static void at_peak(struct trace *t, uint64_t site, uint64_t *count, uint64_t *bytes,
+		    struct stack **out)
+{
+	struct proc *p = trace__find_proc(t, PID0);
+	int id = stacks__intern(p->stacks, PID0, &site, 1, 0);
+
+	*out = stacks__get(p->stacks, (uint32_t)id);
+	acct__at_peak(&p->acct, *out, count, bytes);
+}
+
+static void test_accounting(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	const uint64_t A = 0x401000, B = 0x402000;
+	uint64_t c, b;
+	struct stack *s;
+	struct proc *p;
+
+	(void)state;
+	send_at(t, HS_EV_ALLOC, 1, A, 0x1000, 100);
+	send_at(t, HS_EV_ALLOC, 1, B, 0x2000, 50);	/* peak: 150 */
+	send_at(t, HS_EV_FREE, 1, 0, 0x1000, 0);	/* not B's: A's not temporary */
+	send_at(t, HS_EV_ALLOC, 1, B, 0x3000, 30);	/* 80 live, under the peak */
+	p = trace__find_proc(t, PID0);
+	assert_int_equal(p->acct.peak_bytes, 150);
+	assert_int_equal(p->acct.peak_count, 2);
+	at_peak(t, A, &c, &b, &s);
+	assert_true(c == 1 && b == 100);		/* changed since: kept aside */
+	assert_true(s->live_count == 0 && s->frees == 1 && s->temporary == 0);
+	at_peak(t, B, &c, &b, &s);
+	assert_true(c == 1 && b == 50);
+	assert_true(s->allocs == 2 && s->alloc_bytes == 80 && s->live_bytes == 80);
+
+	send_at(t, HS_EV_ALLOC, 1, A, 0x4000, 200);	/* a new peak: 280 */
+	at_peak(t, A, &c, &b, &s);
+	assert_true(c == 1 && b == 200);
+	at_peak(t, B, &c, &b, &s);			/* untouched since: its live */
+	assert_true(c == 2 && b == 80);
+	send_at(t, HS_EV_FREE, 1, 0, 0x2000, 0);
+	send_at(t, HS_EV_FREE, 1, 0, 0x3000, 0);
+	at_peak(t, B, &c, &b, &s);
+	assert_true(c == 2 && b == 80 && s->live_count == 0);
+
+	/* Temporary: freed before its thread allocated again, per thread. */
+	send_at(t, HS_EV_ALLOC, 2, B, 0x5000, 8);
+	send_at(t, HS_EV_ALLOC, 3, B, 0x6000, 8);	/* another thread: no matter */
+	send_at(t, HS_EV_FREE, 2, 0, 0x5000, 0);	/* temporary */
+	send_at(t, HS_EV_ALLOC, 3, B, 0x7000, 8);
+	send_at(t, HS_EV_FREE, 3, 0, 0x6000, 0);	/* not: 0x7000 came between */
+	at_peak(t, B, &c, &b, &s);
+	assert_int_equal(s->temporary, 1);
+	assert_int_equal(p->acct.temporary, 1);
+	assert_int_equal(p->acct.allocs, 7);
+	assert_int_equal(p->acct.frees, 5);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +328,7 @@ int main(void)
 		cmocka_unit_test(test_exec_drops_old_heap),
 		cmocka_unit_test(test_mapping_records),
 		cmocka_unit_test(test_user_stacks),
+		cmocka_unit_test(test_accounting),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

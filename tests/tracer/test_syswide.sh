@@ -85,6 +85,23 @@ check_no_loss "three: no events lost" "$T/three.err"
 expect_eq "heapsnoop's own allocations never traced" "$(grep -c "pid=$hs " "$T/three.rec")" 0
 check "heapdecode --report takes exit sections with the dump" \
 	bash -c "'$HD' --report '$T/three.rec' | grep -q short_leak"
+# Whole-run counts: each process its own peak and counts (--json).
+"$HD" --json "$T/three.rec" > "$T/three.json"
+expect_eq "each process its own peak, calls and stacks" "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+procs = {p["pid"]: p for p in d["processes"]}
+out = []
+for pid, fn in ((int(sys.argv[2]), "sysa_leak"), (int(sys.argv[3]), "sysb_calloc"),
+                (int(sys.argv[4]), "short_leak")):
+    st = [s for s in d["stacks"] if s["pid"] == pid]
+    site = [s for s in st if s["frames"][0]["function"] == fn][0]
+    p = procs[pid]
+    out.append("%s:%d/%d/%d/%s" % (fn, site["allocations"], site["peak_bytes"],
+        site["live_bytes"], p["allocations"] == sum(s["allocations"] for s in st)
+        and p["peak_bytes"] >= site["peak_bytes"]))
+print(" ".join(out))' "$T/three.json" "$apid" "$bpid" "$spid")" \
+	"sysa_leak:3/3000/3000/True sysb_calloc:5/10000/10000/True short_leak:7/2100/2100/True"
 
 # 2. Another mount namespace with its own copy of the C library.
 libc=$(realpath "$(ldd "$PROGS/prog_sys_a" | awk '/libc\.so/ { print $3 }')")

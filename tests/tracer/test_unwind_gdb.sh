@@ -41,7 +41,9 @@ exec 3>&-
 wait $hs_pid
 check "heapsnoop traced sqlite3" test $? -eq 0
 
-"$HD" rec | sed -n 's/.*~b#size: \([0-9]*\), /\1 /p' > hs.txt
+# The live allocations' records only (a dump's `stack` records carry
+# whole-run counts, docs/OUTPUT.md).
+grep '^heapsnoop: live ' rec | "$HD" | sed -n 's/.*~b#size: \([0-9]*\), /\1 /p' > hs.txt
 awk 'NR == FNR { seen[$0] = 1; next }
 {	key = $1; ok = 0
 	for (i = 2; i <= NF && !ok; i++) { key = key " " $i; ok = key in seen }

@@ -14,6 +14,7 @@
 static const char *const keywords[] = {
 	[REC_DUMP] = "dump ", [REC_MAP] = "map ", [REC_LIVE] = "live ",
 	[REC_END_DUMP] = "end-dump ", [REC_EXIT] = "exit ", [REC_END_EXIT] = "end-exit ",
+	[REC_PROC] = "proc ", [REC_STACK] = "stack ", [REC_SAMPLE] = "sample ",
 };
 
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
@@ -138,6 +139,17 @@ static int parse_live(const char *p, struct record *r)
 
 /* --- exit, end-exit ------------------------------------------------------- */
 
+/* " comm=NAME" at @p, exit's and proc's last field: NAME to the end. */
+static int parse_comm(const char *p, struct record *r)
+{
+	int m = 0;
+
+	if (sscanf(p, " comm=%n", &m) != 0 || !m)
+		return -EINVAL;
+	r->comm = p + m;
+	return 0;
+}
+
 static int write_exit(FILE *out, const struct record *r)
 {
 	if (fprintf(out, "exit pid=%d ", r->pid) < 0 || write_tlb(out, r) < 0)
@@ -147,15 +159,12 @@ static int write_exit(FILE *out, const struct record *r)
 
 static int parse_exit(const char *p, struct record *r)
 {
-	int n = 0, k, m = 0;
+	int n = 0, k;
 
 	if (sscanf(p, "pid=%d %n", &r->pid, &n) < 1 || !n)
 		return -EINVAL;
 	k = parse_tlb(p + n, r);
-	if (k < 0 || sscanf(p + n + k, " comm=%n", &m) != 0 || !m)
-		return -EINVAL;
-	r->comm = p + n + k + m;
-	return 0;
+	return k < 0 ? -EINVAL : parse_comm(p + n + k, r);
 }
 
 static int write_end_exit(FILE *out, const struct record *r)
@@ -173,18 +182,115 @@ static int parse_end_exit(const char *p, struct record *r)
 	return 0;
 }
 
+/* --- proc, stack, sample: the whole-run accounting ------------------------ */
+
+/* "allocs=N allocated=B frees=N temporary=N live=N bytes=B", both share. */
+static int write_counts(FILE *out, const struct record *r)
+{
+	return fprintf(out, "allocs=%" PRIu64 " allocated=%" PRIu64 " frees=%" PRIu64
+		       " temporary=%" PRIu64 " live=%" PRIu64 " bytes=%" PRIu64, r->allocs,
+		       r->allocated, r->frees, r->temporary, r->live, r->bytes);
+}
+
+/* The same read at @p; returns the characters taken, or -EINVAL. */
+static int parse_counts(const char *p, struct record *r)
+{
+	unsigned long long v[6];
+	int n = 0;
+
+	if (sscanf(p, "allocs=%llu allocated=%llu frees=%llu temporary=%llu live=%llu "
+		   "bytes=%llu%n", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &n) < 6 || !n)
+		return -EINVAL;
+	r->allocs = v[0];
+	r->allocated = v[1];
+	r->frees = v[2];
+	r->temporary = v[3];
+	r->live = v[4];
+	r->bytes = v[5];
+	return n;
+}
+
+static int write_proc(FILE *out, const struct record *r)
+{
+	if (fprintf(out, "proc pid=%d peak=%" PRIu64 " peak_count=%" PRIu64
+		    " peak_time=%lld.%03u ", r->pid, r->peak, r->peak_count,
+		    (long long)r->peak_time_s, r->peak_time_ms) < 0 || write_counts(out, r) < 0)
+		return -EIO;
+	return fprintf(out, " comm=%s\n", r->comm);
+}
+
+static int parse_proc(const char *p, struct record *r)
+{
+	unsigned long long peak, count;
+	long long sec;
+	int n = 0, k;
+
+	if (sscanf(p, "pid=%d peak=%llu peak_count=%llu peak_time=%lld.%3u %n", &r->pid, &peak,
+		   &count, &sec, &r->peak_time_ms, &n) < 5 || !n || r->peak_time_ms > 999)
+		return -EINVAL;
+	r->peak = peak;
+	r->peak_count = count;
+	r->peak_time_s = sec;
+	k = parse_counts(p + n, r);
+	return k < 0 ? -EINVAL : parse_comm(p + n + k, r);
+}
+
+static int write_stack(FILE *out, const struct record *r)
+{
+	if (fprintf(out, "stack pid=%d ", r->pid) < 0 || write_counts(out, r) < 0)
+		return -EIO;
+	return fprintf(out, " peak=%" PRIu64 " peak_count=%" PRIu64 " %.*s\n", r->peak,
+		       r->peak_count, (int)r->token_len, r->token);
+}
+
+static int parse_stack(const char *p, struct record *r)
+{
+	unsigned long long peak, count;
+	int n = 0, k, m = 0;
+
+	if (sscanf(p, "pid=%d %n", &r->pid, &n) < 1 || !n)
+		return -EINVAL;
+	k = parse_counts(p + n, r);
+	if (k < 0 || sscanf(p + n + k, " peak=%llu peak_count=%llu %n", &peak, &count, &m) < 2 ||
+	    !m || strncmp(p + n + k + m, "~m#", 3))
+		return -EINVAL;
+	r->peak = peak;
+	r->peak_count = count;
+	r->token = p + n + k + m;
+	r->token_len = strcspn(r->token, " \t\r\n");
+	return 0;
+}
+
+static int write_sample(FILE *out, const struct record *r)
+{
+	if (fprintf(out, "sample pid=%d ", r->pid) < 0 || write_tlb(out, r) < 0)
+		return -EIO;
+	return fputc('\n', out) == EOF ? -EIO : 0;
+}
+
+static int parse_sample(const char *p, struct record *r)
+{
+	int n = 0;
+
+	if (sscanf(p, "pid=%d %n", &r->pid, &n) < 1 || !n)
+		return -EINVAL;
+	return parse_tlb(p + n, r) < 0 ? -EINVAL : 0;
+}
+
 /* --- by type -------------------------------------------------------------- */
 
 static int (*const writers[])(FILE *out, const struct record *r) = {
 	[REC_DUMP] = write_dump, [REC_MAP] = write_map, [REC_LIVE] = write_live,
 	[REC_END_DUMP] = write_end_dump, [REC_EXIT] = write_exit,
-	[REC_END_EXIT] = write_end_exit,
+	[REC_END_EXIT] = write_end_exit, [REC_PROC] = write_proc, [REC_STACK] = write_stack,
+	[REC_SAMPLE] = write_sample,
 };
 
 static int (*const parsers[])(const char *p, struct record *r) = {
 	[REC_DUMP] = parse_dump, [REC_MAP] = parse_map, [REC_LIVE] = parse_live,
 	[REC_END_DUMP] = parse_end_dump, [REC_EXIT] = parse_exit,
-	[REC_END_EXIT] = parse_end_exit,
+	[REC_END_EXIT] = parse_end_exit, [REC_PROC] = parse_proc, [REC_STACK] = parse_stack,
+	[REC_SAMPLE] = parse_sample,
 };
 
 int records__write(FILE *out, const struct record *r)

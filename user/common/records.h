@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * records.h - the one home of heapsnoop's record lines (docs/OUTPUT.md):
- * `dump`, `map`, `live`, `end-dump`, `exit`, `end-exit`, each written by
+ * `dump`, `map`, `live`, `end-dump`, `exit`, `end-exit`, and the whole-run
+ * accounting's `proc`, `stack` and `sample`, each written by
  * records__write() and read back by records__parse(), here and nowhere
  * else. heapsnoop writes them (report.c), heapdecode and the tests read
  * them; tests/test_records.c checks that what is written parses back to
@@ -31,6 +32,11 @@ enum record_type {
 	REC_END_DUMP,	/* end-dump live= */
 	REC_EXIT,	/* exit pid= time= live= bytes= comm= */
 	REC_END_EXIT,	/* end-exit pid= live= */
+	REC_PROC,	/* proc pid= peak= peak_count= peak_time= allocs= allocated=
+			 * frees= temporary= live= bytes= comm= */
+	REC_STACK,	/* stack pid= allocs= allocated= frees= temporary= live=
+			 * bytes= peak= peak_count= ~m#TOKEN */
+	REC_SAMPLE,	/* sample pid= time= live= bytes= */
 };
 
 /*
@@ -40,19 +46,26 @@ enum record_type {
  */
 struct record {
 	enum record_type type;
-	int pid;			/* map, live, exit, end-exit */
-	int64_t time_s;			/* dump, exit: wall clock, seconds */
+	int pid;			/* all but dump and end-dump */
+	int64_t time_s;			/* dump, exit, sample: wall clock, seconds */
 	uint32_t time_ms;		/* ... and milliseconds (0-999 written) */
-	uint64_t live;			/* dump, end-dump, exit, end-exit: count */
-	uint64_t bytes;			/* dump, exit: live bytes */
+	uint64_t live;			/* dump, end-dump, exit, end-exit, proc,
+					 * stack, sample: count */
+	uint64_t bytes;			/* dump, exit, proc, stack, sample: live bytes */
+	/* proc, stack: whole-run counts since tracing began */
+	uint64_t allocs, allocated, frees, temporary;
+	/* proc: its peak live bytes and count; stack: its share at that peak */
+	uint64_t peak, peak_count;
+	int64_t peak_time_s;		/* proc: when (wall clock), seconds */
+	uint32_t peak_time_ms;		/* ... and milliseconds */
 	uint64_t stacks;		/* dump: unique stacks */
 	char reason[16];		/* dump: exit, signal, usr1, interval */
-	const char *comm;		/* exit: process name, to the end of line */
+	const char *comm;		/* exit, proc: name, to the end of line */
 	uint64_t start, end, off;	/* map: [start, end), file offset of start */
 	char build_id[BUILD_ID_HEX_SIZE];	/* map: hex, or "-" */
 	const char *path;		/* map: to the end of the line */
 	uint64_t ptr;			/* live: the allocation's address */
-	const char *token;		/* live: "~m#..." (token_len bytes), or NULL: */
+	const char *token;		/* live, stack: "~m#..." (token_len bytes); live: or NULL: */
 	size_t token_len;
 	uint64_t size;			/* ... unencodable: its size in bytes */
 	const char *error;		/* ... and why, to the end of the line */

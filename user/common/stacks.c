@@ -116,6 +116,20 @@ int stacks__intern(struct stacks *st, uint32_t pid, const uint64_t *frames, uint
 	return (int)st->count++;
 }
 
+int stacks__match(struct stacks *st, const struct stacks *from,
+		  void (*fn)(struct stack *into, const struct stack *from))
+{
+	for (size_t i = 0; i < from->count; i++) {
+		const struct stack *f = from->by_id[i];
+		int id = stacks__intern(st, f->pid, f->frames, f->depth, 0);
+
+		if (id < 0)
+			return -ENOMEM;
+		fn(st->by_id[id], f);
+	}
+	return 0;
+}
+
 struct stack *stacks__get(const struct stacks *st, uint32_t id)
 {
 	return id < st->count ? st->by_id[id] : NULL;

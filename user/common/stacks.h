@@ -23,6 +23,19 @@ struct stack {
 	uint32_t flags;		/* STACK_* */
 	uint64_t live_count;
 	uint64_t live_bytes;
+	/*
+	 * Whole-run counts since tracing began (heapsnoop: acct.c; heapdecode:
+	 * the last `stack` record): calls, bytes asked for, frees, temporary
+	 * allocations (freed before the thread allocated again); and the live
+	 * count and bytes it had at its process's peak. heapsnoop keeps the
+	 * at-peak values lazily: @peak_gen is the process's peak generation
+	 * when they were last taken (acct.h).
+	 */
+	uint64_t allocs, alloc_bytes, frees, temporary;
+	uint64_t peak_count, peak_bytes;
+	uint32_t peak_gen;
+	uint32_t dirty;		/* heapsnoop: changed since last written */
+	uint64_t written_peak_bytes, written_peak_count;
 	struct hs_stack_bits *bits;	/* NULL until first encoded */
 	uint64_t frames[];
 };
@@ -38,6 +51,14 @@ void stacks__free(struct stacks *st);
  */
 int stacks__intern(struct stacks *st, uint32_t pid, const uint64_t *frames, uint32_t depth,
 		   uint32_t flags);
+
+/*
+ * For each stack of @from, its equal (pid, frames) in @st, interned
+ * there if new (flags 0), and the two to @fn: how heapdecode subtracts a
+ * baseline's values. Returns 0 or -ENOMEM.
+ */
+int stacks__match(struct stacks *st, const struct stacks *from,
+		  void (*fn)(struct stack *into, const struct stack *from));
 
 /* The stack with id @id (valid until stacks__free). */
 struct stack *stacks__get(const struct stacks *st, uint32_t id);

@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * text.h - the small text forms both programs write: a build ID in hex
- * (as `map` records carry it, docs/OUTPUT.md) and a path's file name (as
- * frames name their module).
+ * (as `map` records carry it, docs/OUTPUT.md), a path's file name (as
+ * frames name their module), and text escaped for XML (the SVGs).
  */
 #ifndef HEAPSNOOP_TEXT_H
 #define HEAPSNOOP_TEXT_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #define BUILD_ID_MAX 64				/* bytes of a GNU build ID, at most */
 #define BUILD_ID_HEX_SIZE (2 * BUILD_ID_MAX + 1)	/* its hex, NUL included */
@@ -20,5 +21,11 @@ void build_id_hex(const uint8_t *id, int len, char *out);
 
 /* The last component of @path (after its last '/'); "?" for NULL. */
 const char *path_base(const char *path);
+
+/*
+ * Write @s (NULL: nothing) to @out as XML text or attribute content:
+ * & < > " ' escaped, control characters but tab left out (XML 1.0 has none).
+ */
+void xml_escape(FILE *out, const char *s);
 
 #endif /* HEAPSNOOP_TEXT_H */

@@ -8,10 +8,12 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "flamegraph.h"
+#include "text.h"
 
 #define WIDTH 1200	/* px of the graph */
 #define PAD 10
@@ -21,6 +23,7 @@
 struct node {
 	char *name;
 	uint64_t value;
+	int64_t net;		/* differential: the signed change under it */
 	struct node *child, *next;
 };
 
@@ -68,23 +71,6 @@ static int depth_of(const struct node *n)
 	return d + 1;
 }
 
-static void put_escaped(FILE *out, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		default:
-			/* Control characters are not allowed in XML 1.0. */
-			if ((unsigned char)*s >= 0x20 || *s == '\t')
-				fputc(*s, out);
-		}
-	}
-}
-
 /* A warm color from the name, stable across runs (flamegraph.pl's idea). */
 static void color_of(const char *name, int *r, int *g, int *b)
 {
@@ -102,7 +88,19 @@ struct layout {
 	uint64_t total;
 	int height;
 	const char *unit;
+	bool diff;
 };
+
+/* Differential: red for growth, blue for shrinkage, deeper for more. */
+static void diff_color_of(const struct node *n, uint64_t total, int *r, int *g, int *b)
+{
+	double share = total ? (double)(n->net < 0 ? -n->net : n->net) / (double)total : 0;
+	int fade = 200 - (int)(share * 160);
+
+	*r = n->net > 0 ? 230 : n->net < 0 ? fade : 200;
+	*g = n->net ? fade : 200;
+	*b = n->net < 0 ? 230 : n->net > 0 ? fade : 200;
+}
 
 static void emit(struct layout *l, const struct node *n, uint64_t start, int depth)
 {
@@ -111,15 +109,22 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 	uint64_t off = start;
 
 	if (depth >= 0) {
-		color_of(n->name, &r, &g, &b);
+		if (l->diff)
+			diff_color_of(n, l->total, &r, &g, &b);
+		else
+			color_of(n->name, &r, &g, &b);
 		fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" "
 			"data-v=\"%" PRIu64 "\" data-n=\"", x, w, depth, n->value);
-		put_escaped(l->out, n->name);
+		xml_escape(l->out, n->name);
 		fprintf(l->out, "\"><title>");
-		put_escaped(l->out, n->name);
-		fprintf(l->out, " (%" PRIu64 " %s, %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
+		xml_escape(l->out, n->name);
+		if (l->diff)
+			fprintf(l->out, " (%+" PRId64 " %s,", n->net, l->unit);
+		else
+			fprintf(l->out, " (%" PRIu64 " %s,", n->value, l->unit);
+		fprintf(l->out, " %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
 			"width=\"%.1f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>"
-			"<text x=\"%.1f\" y=\"%d\">", n->value, l->unit, 100 * w, PAD + x * WIDTH, y,
+			"<text x=\"%.1f\" y=\"%d\">", 100 * w, PAD + x * WIDTH, y,
 			w * WIDTH > 0.5 ? w * WIDTH - 0.5 : 0, ROW - 1, r, g, b,
 			PAD + x * WIDTH + 3, y + ROW - 5);
 		/* Label only what fits (~7 px a character); the script refits. */
@@ -131,7 +136,7 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 
 				snprintf(buf, sizeof(buf), "%.*s%s", (int)(len <= fit ? len : fit - 2),
 					 n->name, len <= fit ? "" : "..");
-				put_escaped(l->out, buf);
+				xml_escape(l->out, buf);
 			}
 		}
 		fputs("</text></g>\n", l->out);
@@ -228,13 +233,17 @@ int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, cons
 		const char *p = lines[i].text;
 
 		root.value += lines[i].value;
+		root.net += lines[i].delta;
+		l.diff |= lines[i].delta != 0;
 		while (cur && *p) {
 			const char *semi = strchr(p, ';');
 			size_t len = semi ? (size_t)(semi - p) : strlen(p);
 
 			cur = child_of(cur, p, len);
-			if (cur)
+			if (cur) {
 				cur->value += lines[i].value;
+				cur->net += lines[i].delta;
+			}
 			p += len + (semi != NULL);
 		}
 		if (!cur)
@@ -254,13 +263,17 @@ int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, cons
 	fputs(script, out);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n"
 		"<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", WIDTH / 2 + PAD);
-	put_escaped(out, title);
-	fprintf(out, " (%" PRIu64 " %s)</text>\n"
+	xml_escape(out, title);
+	if (l.diff)
+		fprintf(out, " (%+" PRId64 " %s: red grew, blue shrank)", root.net, unit);
+	else
+		fprintf(out, " (%" PRIu64 " %s)", root.value, unit);
+	fprintf(out, "</text>\n"
 		"<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"22\" style=\"opacity:0.3\">Reset zoom</text>\n"
 		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"40\" text-anchor=\"end\"> </text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"40\"> </text>\n",
-		root.value, unit, PAD, WIDTH + PAD, WIDTH + PAD, PAD);
+		PAD, WIDTH + PAD, WIDTH + PAD, PAD);
 	emit(&l, &root, 0, -1);
 	fputs("</svg>\n", out);
 	free_tree(root.child);

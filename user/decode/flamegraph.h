@@ -16,11 +16,16 @@
 struct folded_line {
 	char *text;		/* "root;...;leaf", frames separated by ';' */
 	uint64_t value;
+	int64_t delta;		/* a differential graph's: growth (> 0) or
+				 * shrinkage (< 0); value is then |delta| */
 };
 
 /*
  * Write the SVG of @n folded lines to @out. @title heads it; @unit names
- * the values ("bytes", "allocations"). Returns 0, -ENOMEM or -EIO.
+ * the values ("bytes", "allocations"). If any line has a delta, the graph
+ * is differential: widths are the changes' sizes, red frames grew, blue
+ * ones shrank (by their net change), and hover shows the signed change.
+ * Returns 0, -ENOMEM or -EIO.
  */
 int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, const char *title,
 		      const char *unit);

@@ -35,6 +35,10 @@ struct hdreport {
 	char **exit_lines;
 	size_t nexit;
 	bool in_exit, replaying;
+	struct hdreport *base;	/* --base: subtracted (hdreport__subtract) */
+	unsigned int ndumps;	/* dump headers taken in */
+	bool done;		/* past the dump --dump names: ignore the rest */
+	struct runstats *rs;
 };
 
 struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym)
@@ -46,11 +50,24 @@ struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sy
 	r->opts = *opts;
 	r->sym = sym;
 	r->stacks = stacks__new();
-	if (!r->stacks) {
+	r->rs = runstats__new();
+	if (!r->stacks || !r->rs) {
+		stacks__free(r->stacks);
+		runstats__free(r->rs);
 		free(r);
 		return NULL;
 	}
 	return r;
+}
+
+struct runstats *hdreport__runstats(struct hdreport *r)
+{
+	return r->rs;
+}
+
+unsigned int hdreport__dumps(const struct hdreport *r)
+{
+	return r->ndumps;
 }
 
 static void reset(struct hdreport *r)
@@ -76,6 +93,7 @@ void hdreport__free(struct hdreport *r)
 		free(r->exit_lines[i]);
 	free(r->exit_lines);
 	stacks__free(r->stacks);
+	runstats__free(r->rs);
 	free(r);
 }
 
@@ -150,7 +168,16 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 {
 	int err = 0;
 
-	if (rec->type == REC_DUMP) {
+	if (rec->type == REC_DUMP && !r->replaying) {
+		if (r->opts.dump && r->ndumps == r->opts.dump) {
+			r->done = true;
+			return 1;
+		}
+		if (r->opts.each_dump && r->ndumps)
+			r->opts.each_dump(r, r->opts.ctx);
+		r->ndumps++;
+		if (runstats__dump_time(r->rs, r->ndumps, rec->time_s * 1000 + rec->time_ms))
+			return -HS_ENOSPC;
 		reset(r);
 		r->replaying = true;
 		for (size_t i = 0; i < r->nexit; i++)
@@ -165,7 +192,14 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 	}
 	if (r->in_exit && save_exit_line(r, line))
 		return -HS_ENOSPC;
-	if (rec->type != REC_MAP || parsed)
+	if (parsed)
+		return 0;
+	if (rec->type == REC_PROC || rec->type == REC_STACK || rec->type == REC_SAMPLE) {
+		/* Whole-run counts, not live blocks: never grouped as such. */
+		err = runstats__take(r->rs, rec, r->ndumps);
+		return err < 0 ? err : 1;
+	}
+	if (rec->type != REC_MAP)
 		return 0;
 	return take_map(r, rec);
 }
@@ -177,8 +211,11 @@ int hdreport__line(struct hdreport *r, const char *line)
 	const char *tok;
 	size_t len, rest = strlen(line);
 	pid_t pid;
-	int err = take_meta(r, line, &hr, records__parse(line, &hr));
+	int err;
 
+	if (r->done)
+		return 0;
+	err = take_meta(r, line, &hr, records__parse(line, &hr));
 	if (err)
 		return err < 0 ? err : 0;
 	pid = line_pid(line, &hr);
@@ -242,6 +279,20 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 	return 0;
 }
 
+void hdreport__lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	lookup(r, pid, addr, f);
+}
+
+void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid, uint32_t k,
+			   uint64_t addr, FILE *out)
+{
+	struct sym_frame f;
+
+	lookup(r, pid, addr, &f);
+	framefmt__write(out, indent, k, addr, &f);
+}
+
 static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
 	struct mapset *pm;
@@ -251,15 +302,15 @@ static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_f
 		return;
 	}
 	pm = maps_of(r, (pid_t)pid, false);
+	/* A stack only the baseline had: its own dump's mappings. */
+	if (r->base && !(pm && mapset__find(pm, addr)))
+		pm = maps_of(r->base, (pid_t)pid, false);
 	symbolizer__lookup(r->sym, pm ? mapset__find(pm, addr) : NULL, addr, true, f);
 }
 
 static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
 {
-	struct sym_frame f;
-
-	lookup(r, pid, addr, &f);
-	framefmt__write(out, "    ", k, addr, &f);
+	hdreport__write_frame(r, "    ", pid, k, addr, out);
 }
 
 /* A frame's name for folded stacks: function, or [module+0xoff]. */
@@ -288,14 +339,15 @@ static int keyed_by_key(const void *a, const void *b)
 	return strcmp(((const struct keyed *)a)->key, ((const struct keyed *)b)->key);
 }
 
+/* Biggest first; signed, for the differences of --base. */
 static int keyed_by_bytes(const void *a, const void *b)
 {
 	const struct keyed *x = a, *y = b;
 
 	if (x->bytes != y->bytes)
-		return x->bytes < y->bytes ? 1 : -1;
+		return (int64_t)x->bytes < (int64_t)y->bytes ? 1 : -1;
 	if (x->count != y->count)
-		return x->count < y->count ? 1 : -1;
+		return (int64_t)x->count < (int64_t)y->count ? 1 : -1;
 	return strcmp(x->key, y->key);
 }
 
@@ -317,8 +369,66 @@ static size_t merge_rows(struct keyed *rows, size_t m)
 		}
 		rows[k++] = rows[i];
 	}
+	/* With --base, what did not change at all is not shown. */
+	for (size_t i = m = 0; i < k; i++) {
+		if (rows[i].bytes || rows[i].count)
+			rows[m++] = rows[i];
+		else
+			free(rows[i].key);
+	}
+	k = m;
 	qsort(rows, k, sizeof(*rows), keyed_by_bytes);
 	return k;
+}
+
+/* Biggest first, signed (--base), then most allocations. */
+static int by_signed_bytes(const void *a, const void *b)
+{
+	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
+
+	if (x->live_bytes != y->live_bytes)
+		return (int64_t)x->live_bytes < (int64_t)y->live_bytes ? 1 : -1;
+	if (x->live_count != y->live_count)
+		return (int64_t)x->live_count < (int64_t)y->live_count ? 1 : -1;
+	return 0;
+}
+
+/*
+ * The stacks with live allocations (with --base: whose live values
+ * changed), biggest first, as a malloc'ed array of *@n; NULL: no memory.
+ */
+static struct stack **live_stacks(struct hdreport *r, size_t *n)
+{
+	size_t count = stacks__count(r->stacks);
+	struct stack **v = malloc((count ? count : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < count; i++) {
+		struct stack *s = stacks__get(r->stacks, (uint32_t)i);
+
+		if (s->live_count || s->live_bytes)
+			v[(*n)++] = s;
+	}
+	qsort(v, *n, sizeof(*v), by_signed_bytes);
+	return v;
+}
+
+static void subtract_live(struct stack *into, const struct stack *from)
+{
+	into->live_count -= from->live_count;
+	into->live_bytes -= from->live_bytes;
+}
+
+int hdreport__subtract(struct hdreport *r, struct hdreport *base)
+{
+	r->base = base;
+	if (stacks__match(r->stacks, base->stacks, subtract_live))
+		return -HS_ENOSPC;
+	r->total_bytes -= base->total_bytes;
+	r->total_count -= base->total_count;
+	return runstats__subtract(r->rs, base->rs);
 }
 
 /*
@@ -329,7 +439,7 @@ static struct keyed *grouped_rows(struct hdreport *r,
 				  char *(*key_fn)(struct hdreport *r, const struct stack *s), size_t *n)
 {
 	size_t ns, m = 0;
-	struct stack **v = stacks__by_live_bytes(r->stacks, &ns);
+	struct stack **v = live_stacks(r, &ns);
 	struct keyed *rows = v ? calloc(ns ? ns : 1, sizeof(*rows)) : NULL;
 
 	*n = 0;
@@ -377,6 +487,26 @@ static char *fold_stack(struct hdreport *r, const struct stack *s)
 	return text;
 }
 
+int hdreport__folded_values(struct hdreport *r, struct stack *const *v, const uint64_t *values,
+			    size_t n, FILE *out)
+{
+	struct keyed *rows = calloc(n ? n : 1, sizeof(*rows));
+	size_t m = 0;
+
+	if (!rows)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		rows[m] = (struct keyed){ values[i] ? fold_stack(r, v[i]) : NULL, values[i], 0 };
+		if (rows[m].key)
+			m++;
+	}
+	m = merge_rows(rows, m);
+	for (size_t i = 0; i < m; i++)
+		fprintf(out, "%s %" PRId64 "\n", rows[i].key, (int64_t)rows[i].bytes);
+	free_rows(rows, m);
+	return 0;
+}
+
 void hdreport__folded(struct hdreport *r, FILE *out)
 {
 	size_t n;
@@ -384,8 +514,8 @@ void hdreport__folded(struct hdreport *r, FILE *out)
 
 	/* Stacks that differ only in addresses fold to the same names: merged. */
 	for (size_t i = 0; rows && i < n; i++)
-		fprintf(out, "%s %" PRIu64 "\n", rows[i].key,
-			r->opts.count_values ? rows[i].count : rows[i].bytes);
+		fprintf(out, "%s %" PRId64 "\n", rows[i].key,
+			(int64_t)(r->opts.count_values ? rows[i].count : rows[i].bytes));
 	free_rows(rows, n);
 }
 
@@ -397,9 +527,12 @@ int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
 	int err = -ENOMEM;
 
 	if (lines) {
-		for (size_t i = 0; i < n; i++)
-			lines[i] = (struct folded_line){ rows[i].key,
-				r->opts.count_values ? rows[i].count : rows[i].bytes };
+		for (size_t i = 0; i < n; i++) {
+			int64_t v = (int64_t)(r->opts.count_values ? rows[i].count : rows[i].bytes);
+
+			lines[i] = (struct folded_line){ rows[i].key, (uint64_t)(v < 0 ? -v : v),
+							 r->base ? v : 0 };
+		}
 		err = flamegraph__write(out, lines, n, title,
 					r->opts.count_values ? "allocations" : "bytes");
 	}
@@ -428,44 +561,61 @@ static char *key_of(struct hdreport *r, const struct stack *s)
 	return strdup(name);
 }
 
+const char *hdreport__num(const struct hdreport *r, uint64_t v, char *buf)
+{
+	if (r->base)
+		snprintf(buf, 32, "%+" PRId64, (int64_t)v);
+	else
+		snprintf(buf, 32, "%" PRIu64, v);
+	return buf;
+}
+
+/* @v's share of the total bytes, in percent (of the total change). */
+static double share(const struct hdreport *r, uint64_t v)
+{
+	return r->total_bytes ? 100.0 * (double)(int64_t)v / (double)(int64_t)r->total_bytes : 0;
+}
+
 static void report_by_key(struct hdreport *r, FILE *out)
 {
 	static const char *const what[] = { "stack", "process", "function", "module" };
 	size_t k;
 	struct keyed *rows = grouped_rows(r, key_of, &k);
+	char b1[32], b2[32];
 
 	if (!rows)
 		return;
 	for (size_t i = 0; i < k; i++)
-		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations: %s\n",
-			rows[i].bytes, r->total_bytes ? 100.0 * rows[i].bytes / r->total_bytes : 0,
-			rows[i].count, rows[i].key);
-	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu %s%s\n",
-		r->total_bytes, r->total_count, k, what[r->opts.by], k == 1 ? "" : "s");
+		fprintf(out, "%s bytes (%.1f%%) in %s allocations: %s\n",
+			hdreport__num(r, rows[i].bytes, b1), share(r, rows[i].bytes), hdreport__num(r, rows[i].count, b2),
+			rows[i].key);
+	fprintf(out, "total: %s bytes in %s allocations from %zu %s%s\n",
+		hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), k, what[r->opts.by],
+		k == 1 ? "" : "s");
 	free_rows(rows, k);
 }
 
 static void report_by_stack(struct hdreport *r, FILE *out)
 {
 	size_t n;
-	struct stack **v = stacks__by_live_bytes(r->stacks, &n);
+	struct stack **v = live_stacks(r, &n);
+	char b1[32], b2[32];
 
 	if (!v)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const struct stack *s = v[i];
 
-		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations",
-			s->live_bytes, r->total_bytes ? 100.0 * s->live_bytes / r->total_bytes : 0,
-			s->live_count);
+		fprintf(out, "%s bytes (%.1f%%) in %s allocations", hdreport__num(r, s->live_bytes, b1),
+			share(r, s->live_bytes), hdreport__num(r, s->live_count, b2));
 		if (s->pid)
 			fprintf(out, " from pid %u", s->pid);
 		fputs(":\n", out);
 		for (uint32_t k = 0; k < s->depth; k++)
 			print_frame(r, s->pid, k, s->frames[k], out);
 	}
-	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu stacks\n",
-		r->total_bytes, r->total_count, n);
+	fprintf(out, "total: %s bytes in %s allocations from %zu stacks\n",
+		hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), n);
 	free(v);
 }
 
@@ -475,4 +625,9 @@ void hdreport__report(struct hdreport *r, FILE *out)
 		report_by_stack(r, out);
 	else
 		report_by_key(r, out);
+}
+
+bool hdreport__is_diff(const struct hdreport *r)
+{
+	return r->base != NULL;
 }

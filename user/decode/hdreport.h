@@ -6,8 +6,10 @@
  * flamegraph.pl, inferno and speedscope read.
  *
  * Memory grows with unique stacks, never with lines. When the input holds
- * several heapsnoop dumps (-i), only the last one is described: each dump
- * is a whole live set, and adding them up would count blocks repeatedly.
+ * several heapsnoop dumps (-i), only one is described, the last or the
+ * one --dump names: each dump is a whole live set, and adding them up
+ * would count blocks repeatedly. The whole-run records (`proc`, `stack`,
+ * `sample`) up to that dump go to a struct runstats (runstats.h).
  */
 #ifndef HEAPSNOOP_HDREPORT_H
 #define HEAPSNOOP_HDREPORT_H
@@ -15,7 +17,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "runstats.h"
 #include "symbolizer.h"
+
+struct hdreport;
 
 /* What --report groups by: the whole stack, or one key of it. */
 enum hd_by { HD_BY_STACK, HD_BY_PID, HD_BY_FUNCTION, HD_BY_MODULE };
@@ -25,9 +30,16 @@ struct hd_opts {
 	bool count_values;	/* --folded with allocation counts, not bytes */
 	enum hd_by by;		/* --report --by: function and module are those
 				 * of frame 0, the call site of the allocator */
+	unsigned int dump;	/* --dump: the Nth dump of the input (1: the
+				 * first), 0: the last */
+	/*
+	 * --dump all: called with each dump's live set once it is complete
+	 * (at the next dump's header; the last one is the caller's), NULL:
+	 * only one dump is described.
+	 */
+	void (*each_dump)(struct hdreport *r, void *ctx);
+	void *ctx;
 };
-
-struct hdreport;
 
 struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym);
 void hdreport__free(struct hdreport *r);
@@ -45,10 +57,48 @@ int hdreport__line(struct hdreport *r, const char *line);
  */
 int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out);
 
+/*
+ * --base: subtract @base's live set and whole-run counts (matched by pid
+ * and addresses: a dump of the same process) from @r's. Every report then
+ * shows differences: growth positive, shrinkage negative. @base must live
+ * as long as @r (its mappings name the stacks only it had).
+ * Returns 0 or -HS_ENOSPC.
+ */
+int hdreport__subtract(struct hdreport *r, struct hdreport *base);
+/* Was a baseline subtracted? */
+bool hdreport__is_diff(const struct hdreport *r);
+/*
+ * @v as text in @buf (32 bytes): a count or bytes, or with a baseline
+ * subtracted a signed difference ("+5", "-3"). Returns @buf.
+ */
+const char *hdreport__num(const struct hdreport *r, uint64_t v, char *buf);
+
+/* The whole-run records taken in (the reports of hdstats.h). */
+struct runstats *hdreport__runstats(struct hdreport *r);
+/* How many dumps were taken in (up to the one --dump names). */
+unsigned int hdreport__dumps(const struct hdreport *r);
+
+/*
+ * Frame @addr of process @pid symbolized through the selected dump's
+ * `map` records (or -e): into @f, its strings valid until the symbolizer
+ * is freed; frame @k written as --report writes it, each line after
+ * @indent.
+ */
+void hdreport__lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
+void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid, uint32_t k,
+			   uint64_t addr, FILE *out);
+
 /* Write the grouped stacks, biggest first, with totals. */
 void hdreport__report(struct hdreport *r, FILE *out);
 /* Write `root;...;leaf VALUE` lines, one per unique symbolized stack. */
 void hdreport__folded(struct hdreport *r, FILE *out);
+/*
+ * The same for @n stacks @v (of any table: their pid and frames) with
+ * @values (signed with --base; 0: left out), stacks that fold to the same
+ * names summed. Returns 0 or -ENOMEM.
+ */
+int hdreport__folded_values(struct hdreport *r, struct stack *const *v, const uint64_t *values,
+			    size_t n, FILE *out);
 
 /* The same stacks as an interactive SVG flame graph; 0, -ENOMEM, -EIO. */
 int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title);

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,9 +17,12 @@
 
 #include "heapsnoop/codec.h"
 #include "hdreport.h"
+#include "hdstats.h"
+#include "massif.h"
 #include "msg.h"
 #include "recconv.h"
 #include "symbolizer.h"
+#include "timeline.h"
 #include "tokscan.h"
 #include "version.h"
 
@@ -49,6 +53,34 @@ static const char usage_text[] =
 "                   SVG flame graph of live bytes (hover: frame, bytes and\n"
 "                   share; click: zoom; Search: highlight by expression)\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
+"      --dump N|first|last|all  describe the Nth dump of the input (default:\n"
+"                   last); all: --report or --folded of each dump in turn\n"
+"      --base FILE  subtract FILE's last dump (a baseline of the same process):\n"
+"                   every report, --folded, --flamegraph, --stats and --json\n"
+"                   then show differences, growth positive, shrinkage\n"
+"                   negative (a differential flame graph: red grew, blue shrank)\n"
+"      --base-dump N|first  the baseline is the Nth dump of the input itself\n"
+"\n"
+"The whole run (heapsnoop's proc, stack and sample records, up to that dump):\n"
+"      --stats      per process: peak live bytes and when, allocations, bytes\n"
+"                   allocated, temporary allocations, live at the end; then\n"
+"                   the top stacks by each of peak, allocations, temporary,\n"
+"                   allocated bytes and live bytes\n"
+"      --sort KEY   with --stats or --report: only the top stacks by KEY:\n"
+"                   peak, allocations, temporary, allocated or live; with\n"
+"                   --folded: each stack's whole-run KEY value\n"
+"      --top N      stacks in each list of --stats, --growth (default 10)\n"
+"      --growth     stacks whose live bytes grew between the first and the\n"
+"                   last dump, biggest first, with their growth per dump and\n"
+"                   in how many intervals between dumps they grew\n"
+"      --json       processes and stacks with every count, as JSON\n"
+"                   (schema: docs/OUTPUT.md)\n"
+"      --timeline FILE.svg  the heap over time (heapsnoop --sample-ms) of the\n"
+"                   4 processes with the highest peaks, the peak\n"
+"                   marked, their top stacks' live bytes at each dump stacked\n"
+"                   under the total; self-contained, hover shows time and bytes\n"
+"      --massif FILE  the same for the process with the highest peak as a\n"
+"                   valgrind massif file (ms_print, massif-visualizer)\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
 "      --sysroot DIR  find the traced machine's files under DIR\n"
@@ -146,7 +178,8 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 	return close_input(in, path);
 }
 
-static int write_svg(struct hdreport *r, const char *path, const char *input)
+/* --flamegraph, --timeline ('L') or --massif ('Y') into @path. */
+static int write_svg(struct hdreport *r, int mode, const char *path, const char *input)
 {
 	FILE *f = fopen(path, "w");
 	char title[512];
@@ -156,8 +189,16 @@ static int write_svg(struct hdreport *r, const char *path, const char *input)
 		elog("cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
-	snprintf(title, sizeof(title), "Live heap: %s", input);
-	err = hdreport__flamegraph(r, f, title);
+	snprintf(title, sizeof(title), "%s: %s", mode == 'L' ? "Heap over time" :
+		 hdreport__is_diff(r) ? "Live heap, change from the baseline" : "Live heap", input);
+	if (mode == 'L')
+		err = timeline__svg(r, f, title, 4, 5);
+	else if (mode == 'Y')
+		err = massif__write(r, f);
+	else
+		err = hdreport__flamegraph(r, f, title);
+	if (err == -ENOENT)
+		elog("%s: no whole-run records (sample, proc, stack) in the input", path);
 	if (fclose(f) || err) {
 		elog("writing %s failed", path);
 		return -1;
@@ -165,33 +206,143 @@ static int write_svg(struct hdreport *r, const char *path, const char *input)
 	return 0;
 }
 
-static int run_grouping(int mode, const struct hd_opts *ho, const struct symbolizer_opts *so,
-			const char *svg_path, char **files, int nfiles)
+/* What the command line asks for. */
+struct args {
+	const struct tokscan_ops *ops;	/* the filter's direction */
+	int group;			/* 0: filter; 's', 'R', 'F', 'G', 'T' (--stats),
+					 * 'W' (--growth), 'J' (--json), 'L'
+					 * (--timeline), 'Y' (--massif): grouping */
+	const char *svg_path;		/* --flamegraph, --timeline, --massif */
+	enum hd_sort sort;		/* --sort, HD_SORT__ALL: none */
+	const char *base_file;		/* --base */
+	unsigned int base_dump;		/* --base-dump, 0: the base's last */
+	bool base;			/* --base or --base-dump given */
+	bool all_dumps;			/* --dump all (--report, --folded) */
+	unsigned int top;		/* --top */
+	struct hd_opts ho;
+	struct symbolizer_opts so;
+};
+
+/* The grouped output @a asks for, of everything @r took in; 0 or 2. */
+static int write_grouped(struct hdreport *r, const struct args *a, const char *input)
 {
-	struct symbolizer *sym = symbolizer__new(so);
-	struct hdreport *r = sym ? hdreport__new(ho, sym) : NULL;
+	switch (a->group) {
+	case 'R':
+		if (a->sort != HD_SORT__ALL)
+			return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
+		hdreport__report(r, stdout);
+		return 0;
+	case 'F':
+		if (a->sort != HD_SORT__ALL)
+			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
+		hdreport__folded(r, stdout);
+		return 0;
+	case 'G': case 'L': case 'Y':
+		return write_svg(r, a->group, a->svg_path, input) ? 2 : 0;
+	case 'T':
+		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
+	case 'W':
+		return hdstats__growth(r, a->top, stdout) == -ENOMEM ? 2 : 0;
+	case 'J':
+		return hdstats__json(r, stdout) ? 2 : 0;
+	default:
+		return 0;
+	}
+}
+
+/* Feed @files (standard input if none) to @r; 0, or 2 if one failed. */
+static int group_files(struct hdreport *r, char **files, int nfiles, bool stream,
+		       unsigned long *malformed)
+{
+	int status = 0;
+
+	if (nfiles == 0 && group_file(r, "-", stream, malformed))
+		status = 2;
+	for (int i = 0; i < nfiles; i++)
+		if (group_file(r, files[i], stream, malformed))
+			status = 2;
+	return status;
+}
+
+/*
+ * --base FILE or --base-dump N: the baseline, read from FILE (its last
+ * dump, or --base-dump's) or from the input again; NULL on error (said).
+ */
+static struct hdreport *read_base(const struct args *a, struct symbolizer *sym, char **files,
+				  int nfiles, unsigned long *malformed)
+{
+	struct hd_opts bo = a->ho;
+	struct hdreport *base;
+	char *base_file = (char *)a->base_file;
+
+	if (!a->base_file && !nfiles) {
+		elog("--base-dump reads the input twice: give it as a FILE, not standard input");
+		return NULL;
+	}
+	bo.dump = a->base_dump;
+	base = hdreport__new(&bo, sym);
+	if (!base) {
+		elog("out of memory");
+		return NULL;
+	}
+	if (a->base_file ? group_files(base, &base_file, 1, false, malformed)
+			 : group_files(base, files, nfiles, false, malformed)) {
+		hdreport__free(base);
+		return NULL;
+	}
+	return base;
+}
+
+/* --dump all: a heading, then dump @r's report, as --report or --folded. */
+static void write_each(struct hdreport *r, void *ctx)
+{
+	const struct args *a = ctx;
+	unsigned int n;
+	const int64_t *t = runstats__dump_times(hdreport__runstats(r), &n);
+
+	printf("== dump %u at %" PRId64 ".%03d\n", n, t[n] / 1000, (int)(t[n] % 1000));
+	if (a->group == 'F')
+		hdreport__folded(r, stdout);
+	else
+		hdreport__report(r, stdout);
+}
+
+static int run_grouping(const struct args *a, char **files, int nfiles)
+{
+	struct symbolizer *sym = symbolizer__new(&a->so);
+	struct hd_opts ho = a->ho;
+	struct hdreport *r, *base = NULL;
 	unsigned long malformed = 0;
 	int status = 0;
 
+	if (a->all_dumps) {
+		ho.each_dump = write_each;
+		ho.ctx = (void *)a;
+	}
+	r = sym ? hdreport__new(&ho, sym) : NULL;
 	if (!r) {
 		elog("out of memory");
 		symbolizer__free(sym);
 		return 2;
 	}
-	if (nfiles == 0 && group_file(r, "-", mode == 's', &malformed))
-		status = 2;
-	for (int i = 0; i < nfiles; i++)
-		if (group_file(r, files[i], mode == 's', &malformed))
+	status = group_files(r, files, nfiles, a->group == 's', &malformed);
+	if (a->all_dumps && !status)
+		write_each(r, (void *)a);	/* the last dump */
+	if (!status && a->base) {
+		base = read_base(a, sym, files, nfiles, &malformed);
+		if (!base)
 			status = 2;
-	if (mode == 'R')
-		hdreport__report(r, stdout);
-	else if (mode == 'F')
-		hdreport__folded(r, stdout);
-	else if (mode == 'G' && write_svg(r, svg_path, nfiles ? files[nfiles - 1] : "stdin"))
+		else if (hdreport__subtract(r, base)) {
+			elog("out of memory");
+			status = 2;
+		}
+	}
+	if (!status && !a->all_dumps && write_grouped(r, a, nfiles ? files[nfiles - 1] : "stdin"))
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
 	hdreport__free(r);
+	hdreport__free(base);
 	symbolizer__free(sym);
 	if (!status && malformed) {
 		elog("%lu malformed record(s) ignored", malformed);
@@ -199,15 +350,6 @@ static int run_grouping(int mode, const struct hd_opts *ho, const struct symboli
 	}
 	return status;
 }
-
-/* What the command line asks for. */
-struct args {
-	const struct tokscan_ops *ops;	/* the filter's direction */
-	int group;			/* 0: filter; 's', 'R', 'F', 'G': grouping */
-	const char *svg_path;		/* --flamegraph */
-	struct hd_opts ho;
-	struct symbolizer_opts so;
-};
 
 static int parse_by(const char *s, enum hd_by *by)
 {
@@ -226,6 +368,59 @@ static int parse_by(const char *s, enum hd_by *by)
 	return -EINVAL;
 }
 
+/* --dump N|first|last into @dump (0: the last). */
+static int parse_dump(const char *s, unsigned int *dump)
+{
+	if (!strcmp(s, "all")) {
+		elog("--base-dump takes N, first or last");
+		return -EINVAL;
+	}
+	char *end;
+	unsigned long v;
+
+	if (!strcmp(s, "last") || !strcmp(s, "first")) {
+		*dump = s[0] == 'f';
+		return 0;
+	}
+	v = strtoul(s, &end, 10);
+	if (*s && !*end && v >= 1 && v <= 100000000) {
+		*dump = (unsigned int)v;
+		return 0;
+	}
+	elog("--dump takes N (1 is the first dump), first, last or all");
+	return -EINVAL;
+}
+
+/* The options of the whole-run reports: --dump, --sort, --top. */
+static int parse_run_opt(int c, const char *arg, struct args *a)
+{
+	char *end;
+	unsigned long v;
+
+	if (c == 'N' && !strcmp(arg, "all")) {
+		a->all_dumps = true;
+		return 0;
+	}
+	if (c == 'N' || c == 'M') {
+		a->base |= c == 'M';
+		return parse_dump(arg, c == 'N' ? &a->ho.dump : &a->base_dump);
+	}
+	if (c == 'K') {
+		if (hdstats__parse_sort(arg, &a->sort)) {
+			elog("--sort takes peak, allocations, temporary, allocated or live");
+			return -EINVAL;
+		}
+		return 0;
+	}
+	v = strtoul(arg, &end, 10);
+	if (!*arg || *end || !v || v > 1000000) {
+		elog("--top takes a number of stacks from 1 to 1000000");
+		return -EINVAL;
+	}
+	a->top = (unsigned int)v;
+	return 0;
+}
+
 /* Returns 0 to go on, 1 after -h or -V, 2 (the exit status) on an error. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -237,6 +432,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "folded", no_argument, NULL, 'F' },
 		{ "count", no_argument, NULL, 'C' },
 		{ "by", required_argument, NULL, 'B' },
+		{ "dump", required_argument, NULL, 'N' },
+		{ "base", required_argument, NULL, 'A' },
+		{ "base-dump", required_argument, NULL, 'M' },
+		{ "stats", no_argument, NULL, 'T' },
+		{ "growth", no_argument, NULL, 'W' },
+		{ "json", no_argument, NULL, 'J' },
+		{ "timeline", required_argument, NULL, 'L' },
+		{ "massif", required_argument, NULL, 'Y' },
+		{ "sort", required_argument, NULL, 'K' },
+		{ "top", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "debug-dir", required_argument, NULL, 'D' },
@@ -249,8 +454,13 @@ static int parse_args(int argc, char **argv, struct args *a)
 	while ((c = getopt_long(argc, argv, "Ee:shV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'E': a->ops = &recconv_encode_ops; break;
-		case 'R': case 'F': case 's': a->group = c; break;
-		case 'G': a->group = c; a->svg_path = optarg; break;
+		case 'R': case 'F': case 's': case 'T': case 'W': case 'J': a->group = c; break;
+		case 'A': a->base_file = optarg; a->base = true; break;
+		case 'N': case 'K': case 'P': case 'M':
+			if (parse_run_opt(c, optarg, a))
+				return 2;
+			break;
+		case 'G': case 'L': case 'Y': a->group = c; a->svg_path = optarg; break;
 		case 'C': a->ho.count_values = true; break;
 		case 'B':
 			if (parse_by(optarg, &a->ho.by))
@@ -303,7 +513,7 @@ static int run_filter(const struct tokscan_ops *ops, char **files, int nfiles)
 int main(int argc, char **argv)
 {
 	static char obuf[1 << 18];
-	struct args a = { .ops = &recconv_decode_ops };
+	struct args a = { .ops = &recconv_decode_ops, .sort = HD_SORT__ALL, .top = 10 };
 	int err;
 
 	msg_init("heapdecode");
@@ -312,7 +522,6 @@ int main(int argc, char **argv)
 		return err == 1 ? 0 : err;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
 	if (a.group)
-		return run_grouping(a.group, &a.ho, &a.so, a.svg_path, argv + optind,
-				    argc - optind);
+		return run_grouping(&a, argv + optind, argc - optind);
 	return run_filter(a.ops, argv + optind, argc - optind);
 }

@@ -44,6 +44,8 @@ static const char usage_text[] =
 "      --max-size BYTES   only allocations of at most BYTES\n"
 "  -o, --output FILE      write records to FILE (default: standard output)\n"
 "  -i, --interval SECS    also write the live set every SECS seconds\n"
+"      --sample-ms MS     write each process's live bytes and count every MS\n"
+"                         milliseconds when they changed (default 100; 0: off)\n"
 "  -s, --summary[=N]      at the end, print the N (10) stacks holding the\n"
 "                         most live bytes, symbolized, to standard error\n"
 "      --allocator PATH   probe the allocator in PATH (jemalloc, tcmalloc,\n"
@@ -84,7 +86,7 @@ static const char usage_text[] =
 enum {
 	OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
-	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT,
+	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS,
 };
 
 static const struct option longopts[] = {
@@ -98,6 +100,7 @@ static const struct option longopts[] = {
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "output", required_argument, NULL, 'o' },
 	{ "interval", required_argument, NULL, 'i' },
+	{ "sample-ms", required_argument, NULL, OPT_SAMPLE_MS },
 	{ "summary", optional_argument, NULL, 's' },
 	{ "allocator", required_argument, NULL, OPT_ALLOCATOR },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
@@ -198,7 +201,10 @@ static int parse_stack(int c, const char *arg, struct options *o)
 	}
 }
 
-/* What to trace and where the output goes: -p, -o, -i, -s, --ringbuf-size. */
+/*
+ * What to trace and where the output goes: -p, -o, -i, --sample-ms, -s,
+ * --ringbuf-size.
+ */
 static int parse_target(int c, const char *arg, struct options *o)
 {
 	unsigned long v;
@@ -216,6 +222,11 @@ static int parse_target(int c, const char *arg, struct options *o)
 		if (parse_uint(arg, "interval", 86400 * 365, &v) || !v)
 			return -EINVAL;
 		o->interval = (unsigned int)v;
+		return 0;
+	case OPT_SAMPLE_MS:
+		if (parse_uint(arg, "sample interval", 86400000, &v))
+			return -EINVAL;
+		o->sample_ms = (unsigned int)v;
 		return 0;
 	case 's':
 		o->summary = 10;
@@ -250,7 +261,7 @@ static int parse_one(int c, char *arg, struct options *o)
 		return parse_filter(c, arg, o);
 	case OPT_UNWIND: case OPT_STACK_COPY: case OPT_SNIP_PRE: case OPT_SNIP_POST:
 		return parse_stack(c, arg, o);
-	case 'p': case 'o': case 'i': case 's': case OPT_RINGBUF:
+	case 'p': case 'o': case 'i': case 's': case OPT_RINGBUF: case OPT_SAMPLE_MS:
 		return parse_target(c, arg, o);
 	case 'h':
 		fputs(usage_text, stdout);
@@ -290,7 +301,7 @@ int options__parse(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
-			       .uid = -1, .max_size = UINT64_MAX };
+			       .uid = -1, .max_size = UINT64_MAX, .sample_ms = 100 };
 	while ((c = getopt_long(argc, argv, "+p:ao:i:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;

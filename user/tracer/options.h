@@ -18,6 +18,7 @@ struct options {
 	const char *output;	/* -o, NULL: standard output */
 	const char *allocator;	/* --allocator PATH */
 	unsigned int interval;	/* seconds, 0: none */
+	unsigned int sample_ms;	/* --sample-ms: live bytes every MS, 0: none */
 	unsigned int summary;	/* top N, 0: none */
 	unsigned int snip_pre, snip_post;
 	unsigned long ringbuf_mb;

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -71,6 +72,102 @@ static void set_time(struct record *r)
 	r->time_ms = (uint32_t)(now.tv_nsec / 1000000);
 }
 
+/* The wall-clock time of CLOCK_MONOTONIC @ns, in seconds and ms. */
+static void wall_of(uint64_t ns, int64_t *sec, uint32_t *ms)
+{
+	struct timespec mono, real;
+	int64_t wall_ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	clock_gettime(CLOCK_REALTIME, &real);
+	wall_ms = (int64_t)real.tv_sec * 1000 + real.tv_nsec / 1000000 -
+		  ((int64_t)mono.tv_sec * 1000 + mono.tv_nsec / 1000000 - (int64_t)(ns / 1000000));
+	*sec = wall_ms / 1000;
+	*ms = (uint32_t)(wall_ms % 1000);
+}
+
+/* Has @p whole-run counts the last dump did not write? */
+static bool acct_changed(const struct proc *p)
+{
+	return p->allocated && p->acct.dirty;
+}
+
+/*
+ * @p's `proc` record, then a `stack` record for each stack whose counts
+ * or at-peak values changed since last written (all, the first time):
+ * a log of -i dumps over days stays proportional to what changes.
+ */
+static int write_acct(struct proc *p, FILE *out)
+{
+	const struct acct *a = &p->acct;
+	struct record r = { .type = REC_PROC, .pid = p->pid, .peak = a->peak_bytes,
+			    .peak_count = a->peak_count, .allocs = a->allocs,
+			    .allocated = a->alloc_bytes, .frees = a->frees,
+			    .temporary = a->temporary, .live = tracker__count(p->live),
+			    .bytes = tracker__bytes(p->live), .comm = p->comm[0] ? p->comm : "?" };
+	char tok[HS_TOKEN_BUF];
+	int err = 0;
+
+	wall_of(a->peak_ns, &r.peak_time_s, &r.peak_time_ms);
+	if (records__write(out, &r))
+		err = -EIO;
+	for (uint32_t id = 0; id < stacks__count(p->stacks); id++) {
+		struct stack *s = stacks__get(p->stacks, id);
+		uint64_t pc, pb;
+		int n;
+
+		acct__at_peak(a, s, &pc, &pb);
+		if (!s->dirty && pc == s->written_peak_count && pb == s->written_peak_bytes)
+			continue;
+		/*
+		 * Size 0: a tool that adds up the sizes of every `~m#` token
+		 * of a log still adds up live blocks only.
+		 */
+		n = stacks__token(p->stacks, id, 0, tok, sizeof(tok));
+		if (n < 0)
+			continue;
+		r = (struct record){ .type = REC_STACK, .pid = p->pid, .allocs = s->allocs,
+				     .allocated = s->alloc_bytes, .frees = s->frees,
+				     .temporary = s->temporary, .live = s->live_count,
+				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc,
+				     .token = tok, .token_len = (size_t)n };
+		if (records__write(out, &r))
+			err = -EIO;
+		s->dirty = 0;
+		s->written_peak_count = pc;
+		s->written_peak_bytes = pb;
+	}
+	p->acct.dirty = false;
+	return err;
+}
+
+int report__samples(struct trace *t, FILE *out)
+{
+	size_t n = 0;
+	struct proc **v = trace__procs(t, &n);
+	struct record r = { .type = REC_SAMPLE };
+	int err = 0;
+
+	set_time(&r);
+	for (size_t i = 0; i < n; i++) {
+		struct acct *a = &v[i]->acct;
+
+		r.pid = v[i]->pid;
+		r.live = tracker__count(v[i]->live);
+		r.bytes = tracker__bytes(v[i]->live);
+		if (!v[i]->allocated || (r.live == a->sample_count && r.bytes == a->sample_bytes))
+			continue;
+		if (records__write(out, &r))
+			err = -EIO;
+		a->sample_count = r.live;
+		a->sample_bytes = r.bytes;
+	}
+	free(v);
+	if (fflush(out) == EOF || ferror(out))
+		err = -EIO;
+	return err;
+}
+
 int report__dump(struct trace *t, FILE *out, const char *reason)
 {
 	size_t n = 0;
@@ -82,11 +179,18 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 	snprintf(r.reason, sizeof(r.reason), "%s", reason);
 	set_time(&r);
 	records__write(out, &r);
-	/* Most live bytes first: processes with none come last, unwritten. */
-	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
-		write_maps(v[i], out);
+	/*
+	 * Most live bytes first. Mappings for every process with records in
+	 * this dump: live allocations, or whole-run counts that changed.
+	 */
+	for (size_t i = 0; i < n; i++)
+		if (tracker__count(v[i]->live) || acct_changed(v[i]))
+			write_maps(v[i], out);
 	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
 		err = err ? err : write_live(v[i], out);
+	for (size_t i = 0; i < n; i++)
+		if (acct_changed(v[i]) && write_acct(v[i], out))
+			err = err ? err : -EIO;
 	records__write(out, &(struct record){ .type = REC_END_DUMP, .live = r.live });
 	free(v);
 	if (fflush(out) == EOF || ferror(out))
@@ -104,6 +208,8 @@ int report__exit(struct proc *p, FILE *out)
 	records__write(out, &r);
 	write_maps(p, out);
 	err = write_live(p, out);
+	if (acct_changed(p) && write_acct(p, out))
+		err = err ? err : -EIO;
 	records__write(out, &(struct record){ .type = REC_END_EXIT, .pid = p->pid,
 					      .live = r.live });
 	if (fflush(out) == EOF || ferror(out))

@@ -15,11 +15,19 @@
 
 /*
  * Write a dump of every live allocation to @out, self-contained: a header
- * line, the `map` records of each process with live allocations, then the
- * `live` lines. @reason: "exit", "signal", "interval", "usr1".
+ * line, the `map` records of each process with records in it, the `live`
+ * lines, then each process's whole-run counts (`proc`, and `stack` for
+ * the stacks whose counts changed since the last dump).
+ * @reason: "exit", "signal", "interval", "usr1".
  * Returns 0 or -EIO if writing failed.
  */
 int report__dump(struct trace *t, FILE *out, const char *reason);
+
+/*
+ * The heap over time: a `sample` record (docs/OUTPUT.md) for each process
+ * whose live count or bytes changed since its last one. Returns 0 or -EIO.
+ */
+int report__samples(struct trace *t, FILE *out);
 
 /*
  * Write the live allocations of process @p, which has just exited, as an

@@ -57,7 +57,7 @@ struct session {
 	FILE *out, *tty;
 	bool launched, forwarded;
 	int write_err, child_status, pidfd;
-	double next_status, next_dump;
+	double next_status, next_dump, next_sample;
 	uint64_t last_events;
 };
 
@@ -470,6 +470,11 @@ static void periodic(struct session *s, double now)
 		if (s->next_dump && now >= s->next_dump)
 			s->next_dump = now + s->o.interval;
 		dump_requested = 0;
+	}
+	if (s->o.sample_ms && now >= s->next_sample) {
+		if (report__samples(s->trace, s->out))
+			elog("writing records failed: %s", strerror(errno));
+		s->next_sample = now + s->o.sample_ms / 1000.0;
 	}
 	if (s->tty && now >= s->next_status) {
 		const struct trace_stats *st = trace__stats(s->trace);

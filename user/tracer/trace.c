@@ -59,6 +59,7 @@ static void proc_free(struct proc *p)
 	mapset__free(p->maps);
 	tracker__free(p->live);
 	stacks__free(p->stacks);
+	acct__fini(&p->acct);
 	free(p);
 }
 
@@ -139,7 +140,7 @@ static struct proc *get_proc(struct trace *t, pid_t pid, bool *created)
 	p->pid = pid;
 	p->live = tracker__new();
 	p->stacks = stacks__new();
-	if (!p->live || !p->stacks) {
+	if (!p->live || !p->stacks || acct__init(&p->acct)) {
 		proc_free(p);
 		return NULL;
 	}
@@ -244,24 +245,24 @@ static void check_coverage(struct trace *t, struct proc *p, const uint64_t *fram
 	}
 }
 
-static void uncharge(struct proc *p, const struct live_alloc *a)
+/* @a is no longer live: freed by thread @tid, or replaced (!@freed). */
+static void uncharge(struct proc *p, const struct live_alloc *a, uint32_t tid, bool freed)
 {
 	struct stack *s = stacks__get(p->stacks, a->stack);
 
-	if (s) {
-		s->live_count--;
-		s->live_bytes -= a->size;
-	}
+	if (s)
+		acct__release(&p->acct, s, tid, a->addr, a->size, freed);
 }
 
-static void release(struct trace *t, struct proc *p, uint64_t addr, uint64_t before_ts)
+static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr,
+		    uint64_t before_ts)
 {
 	struct live_alloc gone;
 	int err = p ? tracker__release(p->live, (uint32_t)p->pid, addr, before_ts, &gone)
 		    : -ENOENT;
 
 	if (err == 0)
-		uncharge(p, &gone);
+		uncharge(p, &gone, tid, true);
 	else if (err == -ENOENT)
 		t->stats.unknown_frees++;
 	else
@@ -317,9 +318,9 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 
 	if (ev->old_addr) {
 		if (ev->old_addr == ev->addr)
-			release(t, p, ev->old_addr, UINT64_MAX); /* resized in place */
+			release(t, p, ev->tid, ev->old_addr, UINT64_MAX); /* in place */
 		else
-			release(t, p, ev->old_addr, ev->entry_ts);
+			release(t, p, ev->tid, ev->old_addr, ev->entry_ts);
 	}
 	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
 				 .stack = (uint32_t)id, .pid = ev->pid };
@@ -329,11 +330,11 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	}
 	if (replaced) {
 		t->stats.missed_frees++;
-		uncharge(p, &old);
+		uncharge(p, &old, 0, false);
 	}
 	s = stacks__get(p->stacks, (uint32_t)id);
-	s->live_count++;
-	s->live_bytes += ev->size;
+	acct__alloc(&p->acct, s, ev->tid, ev->addr, ev->size, ev->ts, tracker__count(p->live),
+		    tracker__bytes(p->live));
 }
 
 /* The process ended: report its leaks if asked, then forget it. */
@@ -360,12 +361,13 @@ static void handle_exec(struct trace *t, pid_t pid)
 	struct proc *p = trace__find_proc(t, pid);
 	struct tracker *live;
 	struct stacks *stacks;
+	struct acct acct;
 
 	if (!p)
 		return;
 	live = tracker__new();
 	stacks = stacks__new();
-	if (!live || !stacks) {
+	if (!live || !stacks || acct__init(&acct)) {
 		tracker__free(live);
 		stacks__free(stacks);
 		t->stats.no_memory++;
@@ -375,8 +377,10 @@ static void handle_exec(struct trace *t, pid_t pid)
 	t->stats.exit_bytes += tracker__bytes(p->live);
 	tracker__free(p->live);
 	stacks__free(p->stacks);
+	acct__fini(&p->acct);
 	p->live = live;
 	p->stacks = stacks;
+	p->acct = acct;	/* the new image's counts start from nothing */
 }
 
 struct unwind_ctx {
@@ -466,7 +470,7 @@ int trace__event(struct trace *t, const void *data, size_t len)
 		break;
 	case HS_EV_FREE:
 		t->stats.frees++;
-		release(t, trace__find_proc(t, (pid_t)ev->pid), ev->addr,
+		release(t, trace__find_proc(t, (pid_t)ev->pid), ev->tid, ev->addr,
 			ev->entry_ts ? (uint64_t)ev->entry_ts : UINT64_MAX);
 		break;
 	case HS_EV_EXIT:

@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "acct.h"
 #include "heapsnoop/event.h"
 #include "procmaps.h"
 #include "stacks.h"
@@ -75,6 +76,7 @@ struct proc {
 	bool allocated;			/* has sent an allocation */
 	struct tracker *live;		/* its live allocations */
 	struct stacks *stacks;		/* its unique stacks */
+	struct acct acct;		/* whole-run counts, the peak */
 };
 
 /*
