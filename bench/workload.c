@@ -4,13 +4,17 @@
  * malloc, calloc, realloc and free made through call chains 6 to 12 frames
  * deep from ~540 distinct call paths, over a pool of 4096 slots.
  *
- *   workload OPS [--wait | --wait-free-probe]
+ *   workload OPS [--wait | --wait-hold | --wait-free-probe]
  * Prints "workload: OPS calls, NS ns per call" measured over the loop only.
  * --wait: print "ready" and wait for a line on stdin first (to attach).
+ * --wait-hold: as --wait, and after printing the timing wait for another
+ *   line (or EOF) before exiting: for reading the tracer's per-program
+ *   statistics while its programs are still attached (bench/progcost.sh).
  * --wait-free-probe: print "ready", then wait until a probe sits on
  *   free()'s entry (free(NULL) turns slow): for tracers that say they are
  *   attached before they are.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,12 +86,12 @@ int main(int argc, char **argv)
 	long ops = argc > 1 ? atol(argv[1]) : 1000000;
 	const char *env = getenv("WORKLOAD_PATHS");
 	unsigned int paths = env ? (unsigned int)atoi(env) : PATHS;
+	bool hold = argc > 2 && !strcmp(argv[2], "--wait-hold");
 	struct timespec a, b;
+	char line[16];
 	double ns;
 
-	if (argc > 2 && !strcmp(argv[2], "--wait")) {
-		char line[16];
-
+	if (argc > 2 && (!strcmp(argv[2], "--wait") || hold)) {
 		printf("ready\n");
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
@@ -119,5 +123,10 @@ int main(int argc, char **argv)
 	clock_gettime(CLOCK_MONOTONIC, &b);
 	ns = (double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec);
 	printf("workload: %llu calls, %.1f ns per call\n", (unsigned long long)calls, ns / (double)calls);
+	if (hold) {
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 0;
+	}
 	return 0;
 }
