@@ -91,7 +91,7 @@ run_mode() {
 	if [ "$opts" != "-" ]; then
 		prog_stats "$(pgrep -P "$hs" -x heapsnoop)" > "$T/$name.$r.progs"
 	fi
-	echo done >&"$to_wl"	# a line: heapsnoop and cat hold the fifo open too
+	echo release >&"$to_wl"	# a line: heapsnoop and cat hold the fifo open too
 	exec {to_wl}>&-
 	wait "$wl"
 	exec {from_wl}<&-
@@ -117,6 +117,7 @@ done
 
 # One row per mode: the best round's wall ns/call, and per program group
 # the best round's ns per run; the loader's CPU per traced call.
+# shellcheck disable=SC2086 # the modes, one word each
 python3 - "$T" "$ROUNDS" $ORDER <<'EOF'
 import sys, os
 T, rounds, order = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
