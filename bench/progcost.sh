@@ -16,7 +16,9 @@
 # (two clock reads), in every mode alike.
 #   usage: bench/progcost.sh [BUILD_DIR]
 #   PROGCOST_OPS (1000000) calls a run, PROGCOST_ROUNDS (3),
-#   PROGCOST_MODES (all of them: names as in the table) to run fewer.
+#   PROGCOST_MODES (all of them: names as in the table) to run fewer;
+#   PROGCOST_BASE=/path/to/another/heapsnoop: an A/B in the same run, each
+#   traced mode also run with that binary as "base_MODE", in turn.
 set -eu
 OUT=${1:-build}
 cd "$(dirname "$0")/.."
@@ -43,6 +45,13 @@ declare -A MODE=(
 	[a_size]="-a --min-size 256"
 )
 ORDER=${PROGCOST_MODES:-untraced floor fp dwarf dwarf_510 a_floor a_dwarf a_comm a_pidf a_size}
+if [ -n "${PROGCOST_BASE:-}" ]; then
+	for m in $ORDER; do
+		[ "${MODE[$m]}" = "-" ] && continue
+		MODE[base_$m]=${MODE[$m]}
+		ORDER="$ORDER base_$m"
+	done
+fi
 
 # PID: "name run_cnt run_time_ns" of each program process PID holds: its
 # ids from /proc/PID/fdinfo (this bpftool lists no owning pids), the
@@ -61,7 +70,8 @@ for p in json.load(sys.stdin):
 
 # NAME ROUND: one run of mode NAME; its figures into $T/NAME.ROUND.*.
 run_mode() {
-	local name=$1 r=$2 opts=${MODE[$1]} hs line
+	local name=$1 r=$2 opts=${MODE[$1]} hs line bin=$OUT/heapsnoop
+	case $name in base_*) bin=$PROGCOST_BASE ;; esac
 	mkfifo "$T/wl.in" "$T/wl.out" "$T/hs.err"
 	"$WL" "$N" --wait-hold < "$T/wl.in" > "$T/wl.out" &
 	local wl=$!
@@ -74,7 +84,7 @@ run_mode() {
 		*) opts="$opts -p $wl" ;;
 		esac
 		# shellcheck disable=SC2086 # the mode's options, word-split
-		/usr/bin/time -f '%U %S' -o "$T/time" "$OUT/heapsnoop" -o /dev/null $opts \
+		/usr/bin/time -f '%U %S' -o "$T/time" "$bin" -o /dev/null $opts \
 			2> "$T/hs.err" {to_wl}>&- {from_wl}<&- &
 		hs=$!
 		exec {from_hs}< "$T/hs.err"
@@ -89,7 +99,7 @@ run_mode() {
 	echo "$line" | sed -n 's/^workload: .* \([0-9.]*\) ns per call$/\1/p' > "$T/$name.$r.wall"
 	echo "$line" | sed -n 's/^workload: \([0-9]*\) calls.*/\1/p' > "$T/$name.$r.calls"
 	if [ "$opts" != "-" ]; then
-		prog_stats "$(pgrep -P "$hs" -x heapsnoop)" > "$T/$name.$r.progs"
+		prog_stats "$(pgrep -P "$hs")" > "$T/$name.$r.progs"
 	fi
 	echo release >&"$to_wl"	# a line: heapsnoop and cat hold the fifo open too
 	exec {to_wl}>&-

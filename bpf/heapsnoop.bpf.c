@@ -303,13 +303,24 @@ static __always_inline struct scratch *scratch_get(void)
 }
 
 /*
- * Waking the consumer costs more than the rest of a probe, so it is woken
- * only once a backlog builds (wakeup_bytes); otherwise it finds the events
- * on its next periodic poll (user/heapsnoop.c).
+ * Waking the consumer costs more than the rest of a probe (a self-IPI
+ * through the APIC for the ring buffer's irq_work, trapped by a
+ * hypervisor), so it is woken only when a backlog crosses another multiple
+ * of wakeup_bytes (a power of two), once per crossing: a consumer already
+ * behind is awake and busy, and waking it again on every record above the
+ * mark (as "avail >= wakeup_bytes" did) made each record pay the IPI.
+ * Otherwise it finds the events on its next periodic poll (SESSION_POLL_MS).
+ * @size: the bytes of this record; @reserved: whether it is in the buffer
+ * already (reserved), else about to be output.
  */
-static __always_inline __u64 wakeup_flags(void)
+static __always_inline __u64 wakeup_flags(__u64 size, bool reserved)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+	__u64 len = BPF_RINGBUF_HDR_SZ + size;
+	__u64 end = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + (reserved ? 0 : len);
+
+	if (end < len)
+		return BPF_RB_NO_WAKEUP;
+	return (end & -wakeup_bytes) != ((end - len) & -wakeup_bytes) ?
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
@@ -320,7 +331,7 @@ static __always_inline void emit(struct scratch *s, __u32 lost_counter)
 
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
-	if (bpf_ringbuf_output(&events, &s->ev, size, wakeup_flags()))
+	if (bpf_ringbuf_output(&events, &s->ev, size, wakeup_flags(size, false)))
 		count(lost_counter);
 }
 
@@ -369,7 +380,7 @@ static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 	ev->ts = 0;
 	ev->old_addr = 0;
 	ev->size = 0;
-	bpf_ringbuf_submit(ev, wakeup_flags());
+	bpf_ringbuf_submit(ev, wakeup_flags(HS_EVENT_HDR_SIZE, true));
 }
 
 struct vma_end_ctx {
@@ -480,7 +491,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_sta
 		us->want = (__u32)n;
 	}
 	us->size = (__u32)n;
-	bpf_ringbuf_submit(ev, wakeup_flags());
+	bpf_ringbuf_submit(ev, wakeup_flags(HS_EVENT_HDR_SIZE + sizeof(*us) + room, true));
 }
 
 /*
@@ -720,7 +731,7 @@ static __always_inline void emit_task(__u32 type, struct task_struct *p)
 	ev->ts = bpf_ktime_get_ns();
 	ev->old_addr = 0;
 	ev->size = 0;
-	bpf_ringbuf_submit(ev, wakeup_flags());
+	bpf_ringbuf_submit(ev, wakeup_flags(HS_EVENT_HDR_SIZE, true));
 }
 
 SEC("tp_btf/sched_process_exit")
