@@ -303,25 +303,34 @@ static __always_inline struct scratch *scratch_get(void)
 }
 
 /*
+ * Bucket of the ring buffer's producer position (in wakeup_bytes) at the
+ * last forced wakeup. Shared by every CPU, written once per wakeup_bytes.
+ */
+__u64 wake_bucket;
+
+/*
  * Waking the consumer costs more than the rest of a probe (a self-IPI
  * through the APIC for the ring buffer's irq_work, trapped by a
- * hypervisor), so it is woken only when a backlog crosses another multiple
- * of wakeup_bytes (a power of two), once per crossing: a consumer already
- * behind is awake and busy, and waking it again on every record above the
- * mark (as "avail >= wakeup_bytes" did) made each record pay the IPI.
- * Otherwise it finds the events on its next periodic poll (SESSION_POLL_MS).
- * @size: the bytes of this record; @reserved: whether it is in the buffer
- * already (reserved), else about to be output.
+ * hypervisor), so it is woken only once a backlog of wakeup_bytes (a power
+ * of two) builds, and then once per wakeup_bytes produced while it lasts:
+ * a consumer that is behind is awake and busy, and waking it on every
+ * record above the mark made each record pay the IPI. Otherwise it finds
+ * the events on its next periodic poll (SESSION_POLL_MS). By the bucket
+ * last woken, not by this record's crossing of a multiple: with producers
+ * on several CPUs, the record that crosses may query the backlog after
+ * another CPU's record has already moved it on.
  */
-static __always_inline __u64 wakeup_flags(__u64 size, bool reserved)
+static __always_inline __u64 wakeup_flags(void)
 {
-	__u64 len = BPF_RINGBUF_HDR_SZ + size;
-	__u64 end = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) + (reserved ? 0 : len);
+	__u64 bucket;
 
-	if (end < len)
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < wakeup_bytes)
 		return BPF_RB_NO_WAKEUP;
-	return (end & -wakeup_bytes) != ((end - len) & -wakeup_bytes) ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	bucket = bpf_ringbuf_query(&events, BPF_RB_PROD_POS) / wakeup_bytes;
+	if (bucket == wake_bucket)
+		return BPF_RB_NO_WAKEUP;
+	wake_bucket = bucket;
+	return BPF_RB_FORCE_WAKEUP;
 }
 
 /* Send the event built in @s, as long as its frames. */
@@ -331,7 +340,7 @@ static __always_inline void emit(struct scratch *s, __u32 lost_counter)
 
 	if (size > sizeof(s->ev))
 		size = sizeof(s->ev);
-	if (bpf_ringbuf_output(&events, &s->ev, size, wakeup_flags(size, false)))
+	if (bpf_ringbuf_output(&events, &s->ev, size, wakeup_flags()))
 		count(lost_counter);
 }
 
@@ -380,7 +389,7 @@ static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
 	ev->ts = 0;
 	ev->old_addr = 0;
 	ev->size = 0;
-	bpf_ringbuf_submit(ev, wakeup_flags(HS_EVENT_HDR_SIZE, true));
+	bpf_ringbuf_submit(ev, wakeup_flags());
 }
 
 struct vma_end_ctx {
@@ -491,7 +500,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_sta
 		us->want = (__u32)n;
 	}
 	us->size = (__u32)n;
-	bpf_ringbuf_submit(ev, wakeup_flags(HS_EVENT_HDR_SIZE + sizeof(*us) + room, true));
+	bpf_ringbuf_submit(ev, wakeup_flags());
 }
 
 /*
@@ -741,7 +750,7 @@ static __always_inline void emit_task(__u32 type, struct task_struct *p)
 	ev->ts = bpf_ktime_get_ns();
 	ev->old_addr = 0;
 	ev->size = 0;
-	bpf_ringbuf_submit(ev, wakeup_flags(HS_EVENT_HDR_SIZE, true));
+	bpf_ringbuf_submit(ev, wakeup_flags());
 }
 
 SEC("tp_btf/sched_process_exit")
