@@ -421,12 +421,16 @@ static __always_inline __u64 stack_end(__u64 sp, bool find_vma)
 	struct vma_end_ctx c = { 0 };
 	__u64 id = bpf_get_current_pid_tgid(), end;
 
+	/*
+	 * A BTF task pointer is read directly (a load the JIT guards), the
+	 * other one through a helper call per field: bpf_probe_read_kernel.
+	 */
 	if (id >> 32 == (__u32)id) {
-		end = BPF_CORE_READ(t, mm, start_stack);
+		end = have_task_btf ? t->mm->start_stack : BPF_CORE_READ(t, mm, start_stack);
 		if (sp < end)
 			return end;
 	}
-	end = BPF_CORE_READ(t, thread.fsbase);
+	end = have_task_btf ? t->thread.fsbase : BPF_CORE_READ(t, thread.fsbase);
 	if (sp < end && end - sp <= HS_USER_STACK_MAX * 256ULL)
 		return end;
 	/* alloc_exit_compat: no bpf_find_vma (5.17) on this kernel. */
