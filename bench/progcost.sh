@@ -106,7 +106,7 @@ run_mode() {
 	wait "$wl"
 	exec {from_wl}<&-
 	if [ "$opts" != "-" ]; then
-		case " $opts " in *" -a "*) pkill -INT -P "$hs" -x heapsnoop ;; esac
+		case " $opts " in *" -a "*) pkill -INT -P "$hs" ;; esac
 		wait "$hs" || true
 		wait "$drain"
 		exec {from_hs}<&-
