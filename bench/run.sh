@@ -11,7 +11,9 @@
 #   4. heapdecode decode throughput against base64 -d (bench/decode.sh);
 #   5. heapdecode --report/--folded on 1M lines (bench/report.sh);
 #   6. the fallbacks for older kernels against the full-featured path
-#      (bench/kfeatures.sh).
+#      (bench/kfeatures.sh);
+#   7. each BPF program's cost per run by the kernel's statistics, and the
+#      loader's CPU per event, in every mode (bench/progcost.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
 # kernel headers for bcc when missing (BCC_KERNEL_SOURCE, below).
 #   usage: bench/run.sh [BUILD_DIR]
@@ -91,3 +93,5 @@ echo
 bench/report.sh "$OUT"
 echo
 bench/kfeatures.sh "$OUT"
+echo
+bench/progcost.sh "$OUT"

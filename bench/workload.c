@@ -4,15 +4,19 @@
  * malloc, calloc, realloc and free made through call chains 6 to 12 frames
  * deep from ~540 distinct call paths, over a pool of 4096 slots.
  *
- *   workload OPS [--wait | --wait-free-probe]
+ *   workload OPS [--wait | --wait-hold | --wait-free-probe]
  * Prints "workload: OPS calls, NS ns per call" measured over the loop only,
  * then "workload: cpu SECONDS" (its own user + system time, whole run: a
  * tracer's CPU is what its rusage has beyond that).
  * --wait: print "ready" and wait for a line on stdin first (to attach).
+ * --wait-hold: as --wait, and after printing the timing wait for another
+ *   line (or EOF) before exiting: for reading the tracer's per-program
+ *   statistics while its programs are still attached (bench/progcost.sh).
  * --wait-free-probe: print "ready", then wait until a probe sits on
  *   free()'s entry (free(NULL) turns slow): for tracers that say they are
  *   attached before they are.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,13 +89,13 @@ int main(int argc, char **argv)
 	long ops = argc > 1 ? atol(argv[1]) : 1000000;
 	const char *env = getenv("WORKLOAD_PATHS");
 	unsigned int paths = env ? (unsigned int)atoi(env) : PATHS;
+	bool hold = argc > 2 && !strcmp(argv[2], "--wait-hold");
 	struct timespec a, b;
 	struct rusage ru;
+	char line[16];
 	double ns;
 
-	if (argc > 2 && !strcmp(argv[2], "--wait")) {
-		char line[16];
-
+	if (argc > 2 && (!strcmp(argv[2], "--wait") || hold)) {
 		printf("ready\n");
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
@@ -126,5 +130,10 @@ int main(int argc, char **argv)
 	getrusage(RUSAGE_SELF, &ru);
 	printf("workload: cpu %.6f\n", (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
 	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6);
+	if (hold) {
+		fflush(stdout);
+		if (!fgets(line, sizeof(line), stdin))
+			return 0;
+	}
 	return 0;
 }

@@ -303,14 +303,34 @@ static __always_inline struct scratch *scratch_get(void)
 }
 
 /*
- * Waking the consumer costs more than the rest of a probe, so it is woken
- * only once a backlog builds (wakeup_bytes); otherwise it finds the events
- * on its next periodic poll (user/heapsnoop.c).
+ * Bucket of the ring buffer's producer position (in wakeup_bytes) at the
+ * last forced wakeup. Shared by every CPU, written once per wakeup_bytes.
+ */
+__u64 wake_bucket;
+
+/*
+ * Waking the consumer costs more than the rest of a probe (a self-IPI
+ * through the APIC for the ring buffer's irq_work, trapped by a
+ * hypervisor), so it is woken only once a backlog of wakeup_bytes (a power
+ * of two) builds, and then once per wakeup_bytes produced while it lasts:
+ * a consumer that is behind is awake and busy, and waking it on every
+ * record above the mark made each record pay the IPI. Otherwise it finds
+ * the events on its next periodic poll (SESSION_POLL_MS). By the bucket
+ * last woken, not by this record's crossing of a multiple: with producers
+ * on several CPUs, the record that crosses may query the backlog after
+ * another CPU's record has already moved it on.
  */
 static __always_inline __u64 wakeup_flags(void)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	__u64 bucket;
+
+	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < wakeup_bytes)
+		return BPF_RB_NO_WAKEUP;
+	bucket = bpf_ringbuf_query(&events, BPF_RB_PROD_POS) / wakeup_bytes;
+	if (bucket == wake_bucket)
+		return BPF_RB_NO_WAKEUP;
+	wake_bucket = bucket;
+	return BPF_RB_FORCE_WAKEUP;
 }
 
 /* Send the event built in @s, as long as its frames. */
@@ -401,12 +421,16 @@ static __always_inline __u64 stack_end(__u64 sp, bool find_vma)
 	struct vma_end_ctx c = { 0 };
 	__u64 id = bpf_get_current_pid_tgid(), end;
 
+	/*
+	 * A BTF task pointer is read directly (a load the JIT guards), the
+	 * other one through a helper call per field: bpf_probe_read_kernel.
+	 */
 	if (id >> 32 == (__u32)id) {
-		end = BPF_CORE_READ(t, mm, start_stack);
+		end = have_task_btf ? t->mm->start_stack : BPF_CORE_READ(t, mm, start_stack);
 		if (sp < end)
 			return end;
 	}
-	end = BPF_CORE_READ(t, thread.fsbase);
+	end = have_task_btf ? t->thread.fsbase : BPF_CORE_READ(t, thread.fsbase);
 	if (sp < end && end - sp <= HS_USER_STACK_MAX * 256ULL)
 		return end;
 	/* alloc_exit_compat: no bpf_find_vma (5.17) on this kernel. */
@@ -538,26 +562,73 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
 }
 
 /*
- * A realloc-family call returned @ret for block @old and @size bytes
- * (@zero: the size asked for was 0).
+ * What an allocator's return means, from its call's state: the block
+ * allocated (*@addr, 0 for none), its size, and the block the call was
+ * given (*@old, realloc family). A realloc-family call that returned NULL
+ * with size 0 freed @old: *@addr 0 and *@old set. Kept apart from
+ * emit_alloc(), so that the record's code (a copy per stack size class) is
+ * inlined once, not once per allocator function.
  */
-static __always_inline void realloc_result(struct pt_regs *ctx, struct call_state *st,
-					   __u64 ret, __u64 old, __u64 size, bool zero,
-					   bool find_vma)
+static __always_inline void alloc_result(struct call_state *st, __u64 ret, __u64 *addr,
+					 __u64 *size, __u64 *old)
 {
-	if (ret) {
-		emit_alloc(ctx, st, ret, size, old, find_vma);
-		return;
+	__u64 out = 0;
+
+	switch (st->func) {
+	case HS_FN_MALLOC:
+	case HS_FN_VALLOC:
+	case HS_FN_PVALLOC:
+		*addr = ret;
+		*size = st->args[0];
+		break;
+	case HS_FN_CALLOC:
+		/* Non-NULL means nmemb * size did not overflow. */
+		*addr = ret;
+		*size = st->args[0] * st->args[1];
+		break;
+	case HS_FN_ALIGNED_ALLOC:
+	case HS_FN_MEMALIGN:
+		*addr = ret;
+		*size = st->args[1];
+		break;
+	case HS_FN_REALLOC:
+		*addr = ret;
+		*size = st->args[1];
+		/* NULL with size 0 freed the block; NULL otherwise failed: old lives. */
+		if (ret || !st->args[1])
+			*old = st->args[0];
+		break;
+	case HS_FN_REALLOCARRAY:
+		/*
+		 * A non-NULL return means nmemb * size did not overflow; an
+		 * overflow returns NULL and leaves the block live.
+		 */
+		*addr = ret;
+		*size = st->args[1] * st->args[2];
+		if (ret || !st->args[1] || !st->args[2])
+			*old = st->args[0];
+		break;
+	case HS_FN_POSIX_MEMALIGN:
+		/* Returns 0 or an error number; the block is in *memptr. */
+		if ((int)ret != 0)
+			break;
+		if (bpf_probe_read_user(&out, sizeof(out), (void *)st->args[0])) {
+			count(HS_CNT_BAD_OUTPTR);
+			break;
+		}
+		*addr = out;
+		*size = st->args[2];
+		break;
+	default:
+		break;
 	}
-	/* NULL with size 0 freed the block; NULL otherwise failed: old lives. */
-	if (old && zero)
-		emit_free(old, st->ts);
 }
 
 /* @find_vma: a compile-time constant, false in alloc_exit_compat. */
 static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 {
-	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - 8, out = 0;
+	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - 8;
+	__u64 addr = 0, size = 0, old = 0;
 	struct call_state *st;
 
 	if (empty_probes || skip_task())
@@ -574,48 +645,11 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 		return 0;
 	st->emitted = 1;
 
-	switch (st->func) {
-	case HS_FN_MALLOC:
-	case HS_FN_VALLOC:
-	case HS_FN_PVALLOC:
-		if (ret)
-			emit_alloc(ctx, st, ret, st->args[0], 0, find_vma);
-		break;
-	case HS_FN_CALLOC:
-		/* Non-NULL means nmemb * size did not overflow. */
-		if (ret)
-			emit_alloc(ctx, st, ret, st->args[0] * st->args[1], 0, find_vma);
-		break;
-	case HS_FN_ALIGNED_ALLOC:
-	case HS_FN_MEMALIGN:
-		if (ret)
-			emit_alloc(ctx, st, ret, st->args[1], 0, find_vma);
-		break;
-	case HS_FN_REALLOC:
-		realloc_result(ctx, st, ret, st->args[0], st->args[1], !st->args[1], find_vma);
-		break;
-	case HS_FN_REALLOCARRAY:
-		/*
-		 * A non-NULL return means nmemb * size did not overflow; an
-		 * overflow returns NULL and leaves the block live.
-		 */
-		realloc_result(ctx, st, ret, st->args[0], st->args[1] * st->args[2],
-			       !st->args[1] || !st->args[2], find_vma);
-		break;
-	case HS_FN_POSIX_MEMALIGN:
-		/* Returns 0 or an error number; the block is in *memptr. */
-		if ((int)ret != 0)
-			break;
-		if (bpf_probe_read_user(&out, sizeof(out), (void *)st->args[0])) {
-			count(HS_CNT_BAD_OUTPTR);
-			break;
-		}
-		if (out)
-			emit_alloc(ctx, st, out, st->args[2], 0, find_vma);
-		break;
-	default:
-		break;
-	}
+	alloc_result(st, ret, &addr, &size, &old);
+	if (addr)
+		emit_alloc(ctx, st, addr, size, old, find_vma);
+	else if (old)
+		emit_free(old, st->ts);
 	return 0;
 }
 
