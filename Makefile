@@ -48,9 +48,9 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 .PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix
 .DEFAULT_GOAL := all
 
-all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop
+all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop $(OUTPUT)/libheapsnoop_preload.so
 
-$(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
+$(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/collector $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
 
 # --- codec: a static library with no BPF dependency -------------------------
@@ -82,6 +82,33 @@ $(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
 $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
+
+# --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
+# The alloc-metadata library (with the record lines and the codec it
+# writes through), and the preload library built on it; all -fPIC.
+COLLECTOR := user/collector
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COMMON)/records.c $(COMMON)/text.c $(CODEC_SRC)
+PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/localstack.c \
+	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c
+COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
+COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
+	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/text.h
+
+$(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
+	$(call msg,AR,$@)
+	$(Q)cd $(OUTPUT)/collector && for f in $(abspath $(AM_SRC)); do \
+		$(CC) $(patsubst -I%,-I$(CURDIR)/%,$(COLLECTOR_CFLAGS)) -c $$f || exit 1; done
+	$(Q)$(AR) rcs $@ $(addprefix $(OUTPUT)/collector/,$(notdir $(AM_SRC:.c=.o)))
+
+# Frame pointers kept, so that HEAPSNOOP_UNWIND=fp climbs out of it.
+$(OUTPUT)/libheapsnoop_preload.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(COLLECTOR_CFLAGS) -shared -fvisibility=hidden -fno-omit-frame-pointer \
+		-ftls-model=initial-exec -Wl,-z,defs $(PRELOAD_SRC) -lunwind -ldl -lm -o $@
+
+$(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(OUTPUT)/libhsam.a -pthread -o $@
 
 # --- tests --------------------------------------------------------------------
 $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
