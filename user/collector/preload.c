@@ -304,16 +304,17 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 	return realloc(old, total);
 }
 
-/* Every aligned entry point: @align a power of two. */
-static void *aligned(size_t align, size_t size)
+/*
+ * Every aligned entry point: @align a power of two, @size bytes given,
+ * @asked recorded (pvalloc rounds up; heapsnoop records the argument).
+ */
+static void *aligned(size_t align, size_t size, size_t asked)
 {
 	uint64_t rec;
 
 	if (unlikely(!real_memalign))
 		resolve();
-	if (align <= HS_AM_MIN_ALIGN)
-		return malloc(size);
-	if (!take(size, &rec))
+	if (!take(asked, &rec))
 		return real_memalign(align, size);
 	return tracked_alloc(size, rec, align);
 }
@@ -329,7 +330,7 @@ EXPORT int posix_memalign(void **out, size_t align, size_t size)
 
 	if (!power_of_two(align) || align % sizeof(void *))
 		return EINVAL;
-	p = aligned(align, size);
+	p = aligned(align, size, size);
 	if (!p)
 		return ENOMEM;
 	*out = p;
@@ -342,7 +343,7 @@ EXPORT void *aligned_alloc(size_t align, size_t size)
 		errno = EINVAL;
 		return NULL;
 	}
-	return aligned(align, size);
+	return aligned(align, size, size);
 }
 
 EXPORT void *memalign(size_t align, size_t size)
@@ -350,12 +351,12 @@ EXPORT void *memalign(size_t align, size_t size)
 	/* glibc: a non-power of two is raised to the next one. */
 	while (!power_of_two(align))
 		align = (align | (align - 1)) + 1;
-	return aligned(align, size);
+	return aligned(align, size, size);
 }
 
 EXPORT void *valloc(size_t size)
 {
-	return aligned((size_t)sysconf(_SC_PAGESIZE), size);
+	return aligned((size_t)sysconf(_SC_PAGESIZE), size, size);
 }
 
 EXPORT void *pvalloc(size_t size)
@@ -366,7 +367,7 @@ EXPORT void *pvalloc(size_t size)
 		errno = ENOMEM;
 		return NULL;
 	}
-	return aligned(page, size ? (size + page - 1) & ~(page - 1) : page);
+	return aligned(page, size ? (size + page - 1) & ~(page - 1) : page, size);
 }
 
 EXPORT size_t malloc_usable_size(void *p)
@@ -386,9 +387,20 @@ static void fork_parent(void)
 	hs_am__unlock(live);
 }
 
+static void open_output(void);
+
 static void fork_child(void)
 {
+	const char *v = getenv("HEAPSNOOP_OUTPUT");
+
 	hs_am__unlock(live);
+	/* A name with the pid in it: the child's records go to its own file. */
+	if (v && strstr(v, "%p")) {
+		if (out_fd != 2)
+			close(out_fd);
+		out_fd = 2;
+		open_output();
+	}
 	/* The child's samplers start afresh; its interval from now. */
 	if (interval_s)
 		atomic_store(&next_interval_ns, mono_ns() + interval_s * 1000000000ll);
