@@ -87,9 +87,9 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(O
 # The alloc-metadata library (with the record lines and the codec it
 # writes through), and the preload library built on it; all -fPIC.
 COLLECTOR := user/collector
-AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COMMON)/records.c $(COMMON)/text.c $(CODEC_SRC)
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c $(CODEC_SRC)
 PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/localstack.c \
-	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c
+	$(COLLECTOR)/sampler.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
 	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/text.h
@@ -118,6 +118,14 @@ $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT
 $(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+
+$(OUTPUT)/tests/test_alloc_metadata: tests/collector/test_alloc_metadata.c $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -lcmocka -o $@
+
+$(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
 
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -231,6 +239,7 @@ demo: deps
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab \
+		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)

@@ -77,6 +77,15 @@ struct hs_am_ops {
  */
 typedef int (*hs_am_maps_fn)(FILE *out, int pid, void *arg);
 
+/*
+ * The hs_am_maps_fn of a Linux process dumping itself: one `map` line per
+ * executable segment of each object the dynamic loader has loaded
+ * (dl_iterate_phdr), the build ID from its PT_NOTE in memory, the main
+ * program's path /proc/self/exe's target, the vDSO's "[vdso]". Opens no
+ * file, allocates nothing. @arg is unused. Returns 0 or -EIO.
+ */
+int hs_am_maps_self(FILE *out, int pid, void *arg);
+
 struct hs_am;	/* the live list, its lock and callbacks: opaque */
 
 /* A new, empty list; @ops may be NULL. Returns NULL without memory (errno). */

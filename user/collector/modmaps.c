@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * modmaps.c - `map` records from dl_iterate_phdr (see modmaps.h). A
+ * modmaps.c - `map` records from dl_iterate_phdr (hs_am_maps_self() in include/heapsnoop/alloc_metadata.h). A
  * record's start and offset are the segment's, rounded down to its page as
  * /proc/PID/maps shows them, so heapdecode's address arithmetic
  * (docs/OUTPUT.md) applies unchanged.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "modmaps.h"
+#include "heapsnoop/alloc_metadata.h"
 #include "records.h"
 
 struct modmaps_ctx {
@@ -79,7 +79,7 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-int modmaps__write(FILE *out, int pid, void *arg)
+int hs_am_maps_self(FILE *out, int pid, void *arg)
 {
 	struct modmaps_ctx c = { .out = out, .pid = pid };
 	ssize_t n = readlink("/proc/self/exe", c.exe, sizeof(c.exe) - 1);

@@ -29,7 +29,6 @@
 
 #include "heapsnoop/alloc_metadata.h"
 #include "localstack.h"
-#include "modmaps.h"
 #include "sampler.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -114,7 +113,7 @@ static void dump(const char *reason)
 	in_hook++;
 	f = open_memstream(&buf, &len);
 	if (f) {
-		hs_am__dump(live, f, (int)getpid(), reason, modmaps__write, NULL);
+		hs_am__dump(live, f, (int)getpid(), reason, hs_am_maps_self, NULL);
 		fclose(f);
 		for (size_t off = 0; off < len;) {
 			ssize_t n = write(out_fd, buf + off, len - off);
