@@ -106,6 +106,14 @@ size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, uint64_t rec_
 			   size_t align, const uint64_t *frames, uint32_t depth, int *err);
 
 /*
+ * The same for a stack already encoded (@sb, hs_stack_bits_encode()), as
+ * an allocator that keeps its stacks' encodings calls it. Returns as
+ * hs_am_site__prepare() does.
+ */
+size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
+				size_t align, const struct hs_stack_bits *sb, int *err);
+
+/*
  * Write @site's metadata into @block (site->head + size bytes, aligned as
  * prepared), link it, call ops->alloc. Returns the user pointer,
  * @block + site->head. Thread-safe.

@@ -54,27 +54,16 @@ void hs_am__free(struct hs_am *am)
 	free(am);
 }
 
-size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
-			   size_t align, const uint64_t *frames, uint32_t depth, int *err)
+size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
+				size_t align, const struct hs_stack_bits *sb, int *err)
 {
-	struct hs_record rec = { .size = rec_size, .depth = depth };
+	int n = hs_blob_encode_stack(sb, rec_size, site->blob, sizeof(site->blob));
 	size_t meta;
-	int n;
 
 	if (err)
-		*err = 0;
-	if (depth > HS_MAX_DEPTH) {
-		if (err)
-			*err = -HS_EDEPTH;
+		*err = n < 0 ? n : 0;
+	if (n < 0)
 		return 0;
-	}
-	memcpy(rec.frames, frames, depth * sizeof(*frames));
-	n = hs_blob_encode(&rec, site->blob, sizeof(site->blob));
-	if (n < 0) {
-		if (err)
-			*err = n;
-		return 0;
-	}
 	if (align < HS_AM_MIN_ALIGN)
 		align = HS_AM_MIN_ALIGN;
 	meta = (size_t)n + sizeof(uint16_t) + sizeof(struct hs_am_node);
@@ -88,6 +77,20 @@ size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, uint64_t rec_
 		return 0;
 	}
 	return site->head + (size_t)size;
+}
+
+size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
+			   size_t align, const uint64_t *frames, uint32_t depth, int *err)
+{
+	struct hs_stack_bits sb;
+	int n = hs_stack_bits_encode(frames, depth, &sb);
+
+	if (n < 0) {
+		if (err)
+			*err = n;
+		return 0;
+	}
+	return hs_am_site__prepare_bits(site, size, rec_size, align, &sb, err);
 }
 
 void *hs_am__place(struct hs_am *am, const struct hs_am_site *site, void *block)

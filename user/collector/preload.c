@@ -30,6 +30,7 @@
 #include "heapsnoop/alloc_metadata.h"
 #include "localstack.h"
 #include "sampler.h"
+#include "stackcache.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -178,15 +179,17 @@ static bool take(size_t size, uint64_t *rec_size)
 static void *tracked_alloc(size_t size, uint64_t rec_size, size_t align)
 {
 	struct hs_am_site site;
+	struct hs_stack_bits sb;
 	uint64_t frames[HS_MAX_DEPTH];
 	int depth, err;
-	size_t total;
+	size_t total = 0;
 	void *block;
 
 	in_hook++;
 	maybe_dump();
 	depth = localstack__capture(frames, HS_MAX_DEPTH);
-	total = hs_am_site__prepare(&site, size, rec_size, align, frames, (uint32_t)depth, &err);
+	if (!stackcache__bits(frames, (uint32_t)depth, &sb))
+		total = hs_am_site__prepare_bits(&site, size, rec_size, align, &sb, &err);
 	block = !total ? NULL : align > HS_AM_MIN_ALIGN ? real_memalign(align, total) :
 		real_malloc(total);
 	in_hook--;
