@@ -11,7 +11,9 @@
 #   4. heapdecode decode throughput against base64 -d (bench/decode.sh);
 #   5. heapdecode --report/--folded on 1M lines (bench/report.sh);
 #   6. the fallbacks for older kernels against the full-featured path
-#      (bench/kfeatures.sh).
+#      (bench/kfeatures.sh);
+#   7. the in-process collector (--preload, sampling) against all of the
+#      above, interleaved round by round (bench/collector.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
 # kernel headers for bcc when missing (BCC_KERNEL_SOURCE, below).
 #   usage: bench/run.sh [BUILD_DIR]
@@ -47,18 +49,6 @@ export BCC_KERNEL_SOURCE=$PWD/$KH
 
 . bench/lib.sh
 
-memleak_run() { # one run of the workload under memleak-bpfcc -p
-	coproc WLP { exec "$WL" "$N_SLOW" --wait-free-probe; }
-	local line pid=$WLP_PID
-	read -r line <&"${WLP[0]}"
-	memleak-bpfcc -p "$pid" 1000 > "$T/memleak.out" 2>&1 &
-	local ml=$!
-	cat <&"${WLP[0]}"
-	wait "$pid" 2> /dev/null || true
-	# A background job of a script ignores SIGINT: stop memleak with SIGTERM.
-	kill -TERM "$ml" 2> /dev/null; wait "$ml" 2> /dev/null || true
-}
-
 echo "tracer benchmark: $N allocator calls per run ($N_SLOW under memleak), best of 3"
 best untraced "$WL" "$N"
 best floor "$OUT/heapsnoop" -q --empty-probes -o /dev/null -- "$WL" "$N"
@@ -81,6 +71,8 @@ awk -v u="$(cat "$T/untraced")" -v f="$(cat "$T/floor")" -v h="$(cat "$T/heapsno
 		(hf - u) / (m - u), hf - f, hf / u
 }
 function row(name, v) { printf "  %-34s %10.1f %10.1f %9.1fx\n", name, v, v - u, v / u }'
+echo
+bench/collector.sh "$OUT"
 echo
 bench/unwind.sh "$OUT"
 echo

@@ -40,6 +40,9 @@ void localstack__init(bool use_fp)
 {
 	fp_walk = use_fp;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)localstack__init);
+	/* heaptrack's setting: a per-thread cache of unwind info, no lock. */
+	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
+	unw_set_cache_size(unw_local_addr_space, 1024, 0);
 }
 
 static int walk_fp(void **out, int max)

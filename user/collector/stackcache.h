@@ -3,10 +3,10 @@
  * stackcache.h - the preload collector's encoded stacks, kept: encoding a
  * stack's bits (codec) costs more than unwinding it, and a program
  * allocates from few stacks many times (heaptrack interns them in a trie,
- * the tracer in stacks.c). A direct-mapped table of 4096 entries by a hash
- * of the frames, mapped on first use (~2.4 MB of address space, pages
- * touched as entries are), each entry under its own try-lock: a thread
- * that finds an entry busy encodes for itself. Frames are compared, never
+ * the tracer in stacks.c). A table of 8192 entries, 4096 sets of two, by
+ * a hash of the frames, mapped on first use (~4.8 MB of address space,
+ * pages touched as entries are), each set under its own try-lock: a
+ * thread that finds a set busy encodes for itself. Frames are compared, never
  * trusted to the hash.
  */
 #ifndef HEAPSNOOP_COLLECTOR_STACKCACHE_H
