@@ -107,20 +107,14 @@ fold "$T/ex"
 check "exec: the new image's 555 bytes" grep -q 'main;case_after_exec 555$' "$T/ex.bytes"
 
 # Sampling by bytes: mean 16 KiB, seed 1. Live: 200000 x 64 and 3125 x
-# 8192 bytes (as many again freed). An allocation of s bytes is kept with
-# p = 1 - exp(-s/16384) and counts s/p: the estimate's standard deviation
-# is sqrt(n s^2 (1-p)/p): 457 KB (3.6%) and 569 KB (2.2%). Within 4 of them.
+# 8192 bytes (as many again freed): estimates within 4 standard deviations
+# (3.6% and 2.2% of the true bytes, lib.sh's expect_estimate).
 HEAPSNOOP_SEED=1 HEAPSNOOP_SAMPLE_BYTES=16384 collect "$T/smp" "$PC" sample 200000
 fold "$T/smp"
-within() { # NAME GOT WANT SIGMA
-	if awk -v g="$2" -v w="$3" -v s="$4" 'BEGIN { d = g - w; exit !(d <= 4 * s && -d <= 4 * s) }'
-	then echo "ok   $1 ($2, want $3 +- 4 x $4)"
-	else echo "FAIL $1: got $2, want $3 +- 4 x $4"; fails=$((fails + 1)); fi
-}
-within "sampling: estimated live bytes of 64-byte blocks" \
-	"$(folded_sum "$T/smp.bytes" "case_sample;sample_small")" 12800000 457000
-within "sampling: estimated live bytes of 8 KiB blocks" \
-	"$(folded_sum "$T/smp.bytes" "case_sample;sample_big")" 25600000 569000
+expect_estimate "sampling: estimated live bytes of 64-byte blocks" \
+	"$(folded_sum "$T/smp.bytes" "case_sample;sample_small")" 64 200000 16384
+expect_estimate "sampling: estimated live bytes of 8 KiB blocks" \
+	"$(folded_sum "$T/smp.bytes" "case_sample;sample_big")" 8192 3125 16384
 n=$(folded_sum "$T/smp.count" "case_sample;sample_small")
 check "sampling: a small fraction of the 64-byte blocks recorded ($n)" test "$n" -gt 100 -a "$n" -lt 2000
 

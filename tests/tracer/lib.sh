@@ -27,6 +27,19 @@ expect_eq() { # NAME GOT WANT (an empty GOT never passes)
 		echo "FAIL $1: got '$2', want '$3'"; fails=$((fails + 1)); fi
 }
 
+# Sampling by bytes (--sample-bytes MEAN): COUNT live blocks of SIZE bytes
+# are estimated as SIZE * COUNT; each is kept with p = 1 - exp(-SIZE/MEAN)
+# and counts SIZE/p, so the estimate's standard deviation is
+# sqrt(COUNT * SIZE^2 * (1 - p) / p). GOT must be within 4 of them.
+expect_estimate() { # NAME GOT SIZE COUNT MEAN
+	local r
+	r=$(awk -v g="$2" -v s="$3" -v n="$4" -v m="$5" 'BEGIN {
+		p = 1 - exp(-s / m); w = s * n; sd = sqrt(n * s * s * (1 - p) / p)
+		printf "%s %d %d", (g != "" && (g - w) ^ 2 <= 16 * sd * sd) ? "ok" : "no", w, sd }')
+	if [ "${r%% *}" = ok ]; then echo "ok   $1 ($2, want ${r#* } sd)"; else
+		echo "FAIL $1: got '$2', want ${r#* } sd, within 4 sd"; fails=$((fails + 1)); fi
+}
+
 # Read lines from file descriptor FD until one matches REGEX (timeout 60 s
 # a line, or HS_TEST_TIMEOUT seconds: the kernel matrix raises it for qemu
 # without KVM, tests/kmatrix).
