@@ -40,9 +40,9 @@ CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
 USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(DECODE)/*.h)
 HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC)
-HEAPDECODE_LIBS := -lelf -ldw -lstdc++
+HEAPDECODE_LIBS := -lelf -ldw -lstdc++ -lm
 HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
-HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
+HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
 .PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix
@@ -89,7 +89,7 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(O
 COLLECTOR := user/collector
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c $(CODEC_SRC)
 PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/localstack.c \
-	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
+	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c $(COMMON)/sampling.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
 	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/text.h
@@ -137,10 +137,10 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)
 
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
-		$(COMMON)/htab.c $(TRACER)/fileid.c \
+		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
 		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -lm -o $@
 
 $(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/probesite.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -246,7 +246,7 @@ check: deps
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
-	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS)
+	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 bench: deps all

@@ -30,6 +30,7 @@
 #include "heapsnoop/alloc_metadata.h"
 #include "localstack.h"
 #include "sampler.h"
+#include "sampling.h"
 #include "stackcache.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -171,7 +172,7 @@ static bool take(size_t size, uint64_t *rec_size)
 	}
 	if (!sampler__hit(&tl_sampler, size, sample_mean))
 		return false;
-	*rec_size = sampler_estimate(size, sample_mean);
+	*rec_size = sample_estimate(size, sample_mean);
 	return true;
 }
 

@@ -36,19 +36,11 @@ void sampler__init(struct sampler *s, uint64_t seed, uint64_t mean)
 
 bool sampler__hit_slow(struct sampler *s, uint64_t mean)
 {
-	/* Several points may fall in one allocation: it is sampled once. */
-	do
-		s->until += draw_gap(s, mean);
-	while (s->until <= 0);
+	/*
+	 * Sampled once however many points fell in it; the next point is an
+	 * exponential gap past its end (the process has no memory).
+	 */
+	s->until = draw_gap(s, mean);
 	return true;
 }
 
-uint64_t sampler_estimate(uint64_t size, uint64_t mean)
-{
-	double p;
-
-	if (!size)
-		return 0;
-	p = -expm1(-(double)size / (double)mean);
-	return (uint64_t)((double)size / p + 0.5);
-}

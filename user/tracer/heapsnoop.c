@@ -26,6 +26,10 @@ int main(int argc, char **argv)
 		fputs("Try 'heapsnoop --help' for more information.\n", stderr);
 		return 1;
 	}
+	if (o.sample_bytes && !o.quiet)
+		elog("sampling: one allocation per %llu bytes on average is recorded, its size "
+		     "scaled to what it stands for: live bytes are estimates",
+		     (unsigned long long)o.sample_bytes);
 	if (o.preload)
 		return preload__exec(&o);
 	s = session__new(&o);

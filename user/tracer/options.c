@@ -60,8 +60,10 @@ static const char usage_text[] =
 "      --preload          no BPF: run COMMAND with the in-process collector\n"
 "                         (LD_PRELOAD, docs/COLLECTOR.md); -o, -i and\n"
 "                         --unwind fp carry over, SIGUSR1 asks for a dump\n"
-"      --sample-bytes N   --preload: record one allocation per N bytes on\n"
-"                         average (Poisson); sizes become estimates\n"
+"      --sample-bytes N   record one allocation per N bytes allocated on\n"
+"                         average (Poisson, as tcmalloc): the others cost no\n"
+"                         stack and no record; live sizes become unbiased\n"
+"                         estimates (each sampled block counts size/p)\n"
 "      --seed N           --preload: the sampler's seed (repeatable runs)\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
@@ -311,9 +313,9 @@ static int validate(const struct options *o)
 		elog("--preload runs a command: give -- COMMAND");
 		return -EINVAL;
 	}
-	if ((o->sample_bytes || o->seed) && !o->preload) {
-		elog("--sample-bytes and --seed go with --preload (the BPF tracer does "
-		     "not sample yet)");
+	if (o->seed && !o->preload) {
+		elog("--seed goes with --preload (the BPF tracer draws from the kernel's "
+		     "generator)");
 		return -EINVAL;
 	}
 	if (o->min_size > o->max_size) {

@@ -284,6 +284,7 @@ static int start_tracing(struct session *s)
 						    .snip_post = o->snip_post,
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
+						    .sample_bytes = o->sample_bytes,
 						    .on_exit = o->leaks_at_exit ? on_proc_exit : NULL,
 						    .ctx = s });
 	if (!s->trace) {

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "htab.h"
+#include "sampling.h"
 #include "trace.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
@@ -323,6 +324,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	}
 	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
 				 .stack = (uint32_t)id, .pid = ev->pid };
+	if (t->opts.sample_bytes)
+		a.size = sample_estimate(ev->size, t->opts.sample_bytes);
 	if (tracker__alloc(p->live, &a, &old, &replaced)) {
 		t->stats.no_memory++;
 		return;
@@ -333,7 +336,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	}
 	s = stacks__get(p->stacks, (uint32_t)id);
 	s->live_count++;
-	s->live_bytes += ev->size;
+	s->live_bytes += a.size;
 }
 
 /* The process ended: report its leaks if asked, then forget it. */
