@@ -18,28 +18,7 @@ collect() { # RECORDS PROGRAM ARGS...: run under the preload into RECORDS
 collect "$T/sem" "$PROGS/prog_semantics"
 check "prog_semantics exits 0" test $? -eq 0
 fold "$T/sem"
-expect_ok() { # FUNCTION BYTES COUNT
-	expect_eq "$1: live bytes" "$(folded_sum "$T/sem.bytes" "main;$1")" "$2"
-	expect_eq "$1: live count" "$(folded_sum "$T/sem.count" "main;$1")" "$3"
-}
-expect_ok case_malloc_leak 300 3
-expect_ok case_freed 0 0
-expect_ok case_realloc_null 111 1
-expect_ok "case_realloc_zero;src_realloc_zero" 0 0
-expect_ok "case_realloc_fail;src_realloc_fail" 333 1
-expect_ok case_realloc_grow 5000 1
-expect_ok "case_realloc_grow;src_realloc_grow" 0 0
-expect_ok case_calloc 63 1
-expect_ok case_calloc_overflow 0 0
-expect_ok case_posix_memalign 444 1
-expect_ok case_aligned_alloc 512 1
-expect_ok case_memalign 96 1
-expect_ok case_valloc 123 1
-expect_ok case_pvalloc 321 1
-expect_ok case_reallocarray 200 1
-expect_ok "case_reallocarray_fail;src_reallocarray_fail" 55 1
-expect_eq "no other live stacks through main" \
-	"$(grep ';main' "$T/sem.bytes" | grep -vc ';case_')" 0
+expect_semantics "$T/sem"
 check "stacks reach _start, the call site first" \
 	grep -q '^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_malloc_leak 300$' "$T/sem.bytes"
 check "the dump says what it holds" bash -c "grep -q '^heapsnoop: dump reason=exit .* live=[1-9][0-9]* ' '$T/sem' &&
@@ -111,12 +90,7 @@ check "exec: the new image's 555 bytes" grep -q 'main;case_after_exec 555$' "$T/
 # (3.6% and 2.2% of the true bytes, lib.sh's expect_estimate).
 HEAPSNOOP_SEED=1 HEAPSNOOP_SAMPLE_BYTES=16384 collect "$T/smp" "$PC" sample 200000
 fold "$T/smp"
-expect_estimate "sampling: estimated live bytes of 64-byte blocks" \
-	"$(folded_sum "$T/smp.bytes" "case_sample;sample_small")" 64 200000 16384
-expect_estimate "sampling: estimated live bytes of 8 KiB blocks" \
-	"$(folded_sum "$T/smp.bytes" "case_sample;sample_big")" 8192 3125 16384
-n=$(folded_sum "$T/smp.count" "case_sample;sample_small")
-check "sampling: a small fraction of the 64-byte blocks recorded ($n)" test "$n" -gt 100 -a "$n" -lt 2000
+expect_sampled "$T/smp" 200000 16384
 
 # heapsnoop --preload sets the same up.
 "$HS" --preload -o "$T/hs" -- "$PROGS/prog_semantics" > /dev/null 2> "$T/hs.err"
