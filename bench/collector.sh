@@ -5,7 +5,8 @@
 # machine is shared: a burst of load falls on one round of every mode, not
 # on every round of one). Per mode: the best round's ns per call, its
 # ratio to untraced, and the spread (worst - best) / best.
-#   untraced, floor (heapsnoop --empty-probes), heapsnoop (dwarf, fp),
+#   untraced, floor (heapsnoop --empty-probes), heapsnoop (dwarf, fp, and
+#   dwarf with --sample-bytes 524288),
 #   memleak-bpfcc -p (if installed; N_SLOW calls), heaptrack -r (raw) and
 #   heaptrack, the preload (libunwind; frame pointers), the preload with
 #   --sample-bytes 524288, the preload on the build without frame pointers;
@@ -31,14 +32,20 @@ gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common bench/am_layout.c \
 PL=$OUT/libheapsnoop_preload.so
 
 pre() { env LD_PRELOAD="$PL" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
-modes=(untraced floor heapsnoop heapsnoop_fp heaptrack_raw heaptrack preload preload_fp
-	preload_sampled untraced_nofp preload_nofp)
-command -v memleak-bpfcc > /dev/null && modes+=(memleak)
+modes=(untraced floor heapsnoop heapsnoop_sampled heapsnoop_fp heaptrack_raw heaptrack
+	preload preload_fp preload_sampled untraced_nofp preload_nofp)
+if command -v memleak-bpfcc > /dev/null && ls -d /usr/src/linux-headers-*-amd64 > /dev/null 2>&1; then
+	bcc_headers "$OUT"
+	modes+=(memleak)
+else
+	echo "collector: no memleak-bpfcc or kernel headers (bench/run.sh installs them): memleak left out"
+fi
 run_mode() { # MODE: one run, its workload line on stdout
 	case $1 in
 	untraced) "$WL" "$N" ;;
 	floor) "$OUT/heapsnoop" -q --empty-probes -o /dev/null -- "$WL" "$N" ;;
 	heapsnoop) "$OUT/heapsnoop" -q -o /dev/null -- "$WL" "$N" ;;
+	heapsnoop_sampled) "$OUT/heapsnoop" -q --sample-bytes 524288 -o /dev/null -- "$WL" "$N" ;;
 	heapsnoop_fp) "$OUT/heapsnoop" -q --unwind fp -o /dev/null -- "$WL" "$N" ;;
 	heaptrack_raw) heaptrack -r -o "$T/htr" "$WL" "$N" ;;
 	heaptrack) heaptrack -o "$T/ht" "$WL" "$N" ;;
@@ -76,10 +83,14 @@ read -r pb _ < <(stat_of preload)
 read -r ps _ < <(stat_of preload_sampled)
 read -r hr _ < <(stat_of heaptrack_raw)
 read -r hb _ < <(stat_of heapsnoop)
-awk -v u="$ub" -v p="$pb" -v s="$ps" -v h="$hr" -v b="$hb" 'BEGIN {
+read -r hs _ < <(stat_of heapsnoop_sampled)
+read -r fl _ < <(stat_of floor)
+awk -v u="$ub" -v p="$pb" -v s="$ps" -v h="$hr" -v b="$hb" -v bs="$hs" -v f="$fl" 'BEGIN {
 	printf "  preload / untraced:          %.2fx (aim: <= 3x; heaptrack -r: %.2fx)\n", p / u, h / u
 	printf "  preload sampled / untraced:  %.2fx (aim: <= 1.1x)\n", s / u
 	printf "  heapsnoop (BPF) / preload:   %.2fx\n", b / p
+	printf "  BPF sampled / BPF: %.2fx; above the floor: %.0f ns sampled, %.0f ns not\n",
+		bs / b, bs - f, b - f
 }'
 echo "  (other engineers build and test on this machine: see the spread; an"
 echo "   untraced run slowed by someone's heapsnoop -a probes shows as a large one)"

@@ -31,3 +31,17 @@ memleak_run() {
 	# A background job of a script ignores SIGINT: stop memleak with SIGTERM.
 	kill -TERM "$ml" 2> /dev/null; wait "$ml" 2> /dev/null || true
 }
+
+# bcc compiles against kernel headers; this kernel ships none, so merge
+# Debian's -common and -amd64 header trees into OUT/kheaders (once) and
+# point BCC_KERNEL_SOURCE there.
+bcc_headers() { # OUT
+	local kh=$1/kheaders common arch
+	if [ ! -e "$kh/.done" ]; then
+		rm -rf "$kh" && mkdir -p "$kh"
+		common=$(ls -d /usr/src/linux-headers-*-common | sort -V | tail -1)
+		arch=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -1)
+		cp -a "$common"/. "$kh"/ && cp -a "$arch"/. "$kh"/ && touch "$kh/.done"
+	fi
+	export BCC_KERNEL_SOURCE=$PWD/$kh
+}

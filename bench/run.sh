@@ -15,7 +15,7 @@
 #   7. the in-process collector (--preload, sampling) against all of the
 #      above, interleaved round by round (bench/collector.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
-# kernel headers for bcc when missing (BCC_KERNEL_SOURCE, below).
+# kernel headers for bcc when missing (BCC_KERNEL_SOURCE: lib.sh).
 #   usage: bench/run.sh [BUILD_DIR]
 set -eu
 OUT=${1:-build}
@@ -36,18 +36,8 @@ if [ -n "$missing" ]; then
 fi
 gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
 
-# bcc compiles against kernel headers; this kernel ships none, so merge
-# Debian's -common and -amd64 header trees into one directory.
-KH=$OUT/kheaders
-if [ ! -e "$KH/.done" ]; then
-	rm -rf "$KH" && mkdir -p "$KH"
-	common=$(ls -d /usr/src/linux-headers-*-common | sort -V | tail -1)
-	arch=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -1)
-	cp -a "$common"/. "$KH"/ && cp -a "$arch"/. "$KH"/ && touch "$KH/.done"
-fi
-export BCC_KERNEL_SOURCE=$PWD/$KH
-
 . bench/lib.sh
+bcc_headers "$OUT"
 
 echo "tracer benchmark: $N allocator calls per run ($N_SLOW under memleak), best of 3"
 best untraced "$WL" "$N"
