@@ -5,7 +5,8 @@
  * function, and checking in place what only the program can see.
  *
  *   align    every aligned entry point at 16..4096: alignment checked,
- *            one block each left live (size = alignment + 1)
+ *            one block each left live (size = alignment + 1); memalign
+ *            at 24 and 0
  *   usable   malloc(100), written up to malloc_usable_size(), left live;
  *            then realloc() to 5000 and 50 keeps the bytes
  *   fork     111 bytes live, fork: the child adds 222 and exits, the
@@ -65,6 +66,15 @@ static void align_valloc(void)
 	expect(q && malloc_usable_size(q) >= 8192, "pvalloc rounds up", page);
 }
 
+/* memalign's odd alignments: 24 is raised to 32, 0 taken as 1. */
+static void align_odd(void)
+{
+	void *p = memalign(24, 10), *q = memalign(0, 10);
+
+	expect(p && !((uintptr_t)p % 32), "memalign 24", 24);
+	expect(q != NULL, "memalign 0", 0);
+}
+
 static void case_align(void)
 {
 	for (size_t a = 16; a <= 4096; a *= 2) {
@@ -73,6 +83,7 @@ static void case_align(void)
 		align_memalign(a);
 	}
 	align_valloc();
+	align_odd();
 }
 
 static void case_usable(void)

@@ -351,9 +351,13 @@ EXPORT void *aligned_alloc(size_t align, size_t size)
 
 EXPORT void *memalign(size_t align, size_t size)
 {
-	/* glibc: a non-power of two is raised to the next one. */
+	/* glibc: a non-power of two is raised to the next one, 0 taken as 1. */
+	if (align > SIZE_MAX / 2 + 1) {
+		errno = EINVAL;
+		return NULL;
+	}
 	while (!power_of_two(align))
-		align = (align | (align - 1)) + 1;
+		align = align ? (align | (align - 1)) + 1 : 1;
 	return aligned(align, size, size);
 }
 
