@@ -12,16 +12,22 @@
  *   fork     111 bytes live, fork: the child adds 222 and exits, the
  *            parent waits and adds 333
  *   exec     444 bytes live, then exec itself as "after-exec": 555 live
- *   sample N COUNT  COUNT x 64 and COUNT/64 x 8192 bytes live (each second
+ *   sample COUNT  COUNT x 64 and COUNT/64 x 8192 bytes live (each second
  *            allocation freed) from two functions
+ *   signal   666 bytes live, "ready", a line read from stdin (the test
+ *            sends its signal first), then 777 more
+ *   interval allocate and free until $HEAPSNOOP_OUTPUT holds an interval
+ *            dump (10 s at most)
  * Prints "ok CASE" or "BAD CASE: why" and exits 0 or 1.
  */
 #include <malloc.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static int bad;
@@ -169,6 +175,42 @@ static void case_sample(long count)
 	}
 }
 
+static void case_signal(void)
+{
+	char line[16];
+
+	keep = malloc(666);
+	printf("ready\n");
+	fflush(stdout);
+	expect(fgets(line, sizeof(line), stdin) != NULL, "a line", 0);
+	keep = malloc(777);	/* the dump the signal asked for comes first */
+}
+
+static bool has_interval_dump(const char *path)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, "dump reason=interval") != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static void case_interval(void)
+{
+	const char *out = getenv("HEAPSNOOP_OUTPUT");
+	time_t end = time(NULL) + 10;
+
+	keep = malloc(888);
+	while (out && !has_interval_dump(out) && time(NULL) < end)
+		for (int i = 0; i < 1000; i++)
+			free(malloc(32));
+	expect(out && has_interval_dump(out), "an interval dump", 0);
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -183,6 +225,10 @@ int main(int argc, char **argv)
 		case_exec(argv[0]);
 	else if (!strcmp(c, "after-exec"))
 		case_after_exec();
+	else if (!strcmp(c, "signal"))
+		case_signal();
+	else if (!strcmp(c, "interval"))
+		case_interval();
 	else if (!strcmp(c, "sample") && argc > 2)
 		case_sample(atol(argv[2]));
 	else

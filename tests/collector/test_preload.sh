@@ -3,7 +3,8 @@
 # tracer tests' programs, with their expectations where the collector
 # records the same, and on tests/collector/prog_collect: every aligned entry
 # point, malloc_usable_size, fork, exec, sampling by bytes; then
-# `heapsnoop --preload`. No BPF: runs as any user. ~3 s.
+# `heapsnoop --preload`; dumps on a signal and every second. No BPF: runs
+# as any user. ~4 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 PL=$OUT/libheapsnoop_preload.so
@@ -84,6 +85,27 @@ expect_eq "fork: the child's 222, the parent's 333" \
 collect "$T/ex" "$PC" exec
 fold "$T/ex"
 check "exec: the new image's 555 bytes" grep -q 'main;case_after_exec 555$' "$T/ex.bytes"
+
+# A dump on a signal: the live set of that moment, then the exit's.
+coproc SIG { HEAPSNOOP_OUTPUT=$T/sig HEAPSNOOP_SIGNAL=10 LD_PRELOAD=$PL exec "$PC" signal; }
+sig_pid=$SIG_PID
+wait_line "${SIG[0]}" '^ready$'
+kill -USR1 "$sig_pid"
+echo go >&"${SIG[1]}"
+wait "$sig_pid"
+check "signal: the program ran" test $? -eq 0
+expect_eq "signal: a usr1 dump, then the exit's" \
+	"$(sed -n 's/^heapsnoop: dump reason=\([a-z0-9]*\) .*/\1/p' "$T/sig" | tr '\n' ' ')" "usr1 exit "
+sed -n '/reason=usr1/,/end-dump/p' "$T/sig" > "$T/sig.usr1"
+fold "$T/sig.usr1"
+expect_eq "signal: its dump holds the 666 bytes from before it" \
+	"$(folded_sum "$T/sig.usr1.bytes" "main;case_signal")" 666
+
+# Interval dumps: the program allocates until one is in its file (~1 s).
+HEAPSNOOP_INTERVAL=1 collect "$T/iv" "$PC" interval
+check "interval: a dump came within 10 s" grep -qx 'ok interval' "$T/iv.stdout"
+awk '/reason=interval/ { on = 1 } on { print } on && /end-dump/ { exit }' "$T/iv" > "$T/iv.first"
+check "interval: the dump holds the 888 bytes" bash -c "'$HD' --folded '$T/iv.first' | grep -q 'main;case_interval 888$'"
 
 # Sampling by bytes: mean 16 KiB, seed 1. Live: 200000 x 64 and 3125 x
 # 8192 bytes (as many again freed): estimates within 4 standard deviations
