@@ -34,11 +34,14 @@ PL=$OUT/libheapsnoop_preload.so
 pre() { env LD_PRELOAD="$PL" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
 modes=(untraced floor heapsnoop heapsnoop_sampled heapsnoop_fp heaptrack_raw heaptrack
 	preload preload_fp preload_sampled untraced_nofp preload_nofp)
-if command -v memleak-bpfcc > /dev/null && ls -d /usr/src/linux-headers-*-amd64 > /dev/null 2>&1; then
+# bcc attaches uprobes through tracefs; without it memleak cannot run.
+if command -v memleak-bpfcc > /dev/null && ls -d /usr/src/linux-headers-*-amd64 > /dev/null 2>&1 &&
+	[ -e /sys/kernel/tracing/uprobe_events ]; then
 	bcc_headers "$OUT"
 	modes+=(memleak)
 else
-	echo "collector: no memleak-bpfcc or kernel headers (bench/run.sh installs them): memleak left out"
+	echo "collector: memleak left out: it needs memleak-bpfcc, kernel headers (bench/run.sh" \
+		"installs both) and tracefs at /sys/kernel/tracing"
 fi
 run_mode() { # MODE: one run, its workload line on stdout
 	case $1 in
