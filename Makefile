@@ -40,17 +40,17 @@ CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
 USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(DECODE)/*.h)
 HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC)
-HEAPDECODE_LIBS := -lelf -ldw -lstdc++
+HEAPDECODE_LIBS := -lelf -ldw -lstdc++ -lm
 HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
-HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++
+HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
 
 .PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix
 .DEFAULT_GOAL := all
 
-all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop
+all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop $(OUTPUT)/libheapsnoop_preload.so
 
-$(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
+$(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/collector $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
 
 # --- codec: a static library with no BPF dependency -------------------------
@@ -83,6 +83,33 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(O
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
 
+# --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
+# The alloc-metadata library (with the record lines and the codec it
+# writes through), and the preload library built on it; all -fPIC.
+COLLECTOR := user/collector
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c $(CODEC_SRC)
+PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/localstack.c \
+	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c $(COMMON)/sampling.c
+COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
+COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
+	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/text.h
+
+$(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
+	$(call msg,AR,$@)
+	$(Q)cd $(OUTPUT)/collector && for f in $(abspath $(AM_SRC)); do \
+		$(CC) $(patsubst -I%,-I$(CURDIR)/%,$(COLLECTOR_CFLAGS)) -c $$f || exit 1; done
+	$(Q)$(AR) rcs $@ $(addprefix $(OUTPUT)/collector/,$(notdir $(AM_SRC:.c=.o)))
+
+# Frame pointers kept, so that HEAPSNOOP_UNWIND=fp climbs out of it.
+$(OUTPUT)/libheapsnoop_preload.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(COLLECTOR_CFLAGS) -shared -fvisibility=hidden -fno-omit-frame-pointer \
+		-ftls-model=initial-exec -Wl,-z,defs $(PRELOAD_SRC) -lunwind -ldl -lm -o $@
+
+$(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(OUTPUT)/libhsam.a -pthread -o $@
+
 # --- tests --------------------------------------------------------------------
 $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -91,6 +118,14 @@ $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT
 $(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+
+$(OUTPUT)/tests/test_alloc_metadata: tests/collector/test_alloc_metadata.c $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -lcmocka -o $@
+
+$(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
 
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -102,10 +137,10 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)
 
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
-		$(COMMON)/htab.c $(TRACER)/fileid.c \
+		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
 		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -lm -o $@
 
 $(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/probesite.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -204,13 +239,14 @@ demo: deps
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab \
+		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
-	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS)
+	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 bench: deps all

@@ -1,5 +1,5 @@
 # lib.sh - helpers of the benchmarks that time bench/workload.c (sourced by
-# run.sh and unwind.sh; $T is the caller's scratch directory).
+# run.sh, unwind.sh and collector.sh; $T is the caller's scratch directory).
 
 # The ns per call a workload run printed in FILE.
 ns_of() { sed -n 's/^workload: .* \([0-9.]*\) ns per call$/\1/p' "$1"; }
@@ -16,4 +16,32 @@ best() {
 		b=$(awk -v a="$v" -v b="${b:-1e18}" 'BEGIN { print (a < b) ? a : b }')
 	done
 	echo "$b" > "$T/$1"
+}
+
+# One run of the workload $WL ($N_SLOW calls) under memleak-bpfcc -p, its
+# output in $T/memleak.out.
+memleak_run() {
+	coproc WLP { exec "$WL" "$N_SLOW" --wait-free-probe; }
+	local line pid=$WLP_PID
+	read -r line <&"${WLP[0]}"
+	memleak-bpfcc -p "$pid" 1000 > "$T/memleak.out" 2>&1 &
+	local ml=$!
+	cat <&"${WLP[0]}"
+	wait "$pid" 2> /dev/null || true
+	# A background job of a script ignores SIGINT: stop memleak with SIGTERM.
+	kill -TERM "$ml" 2> /dev/null; wait "$ml" 2> /dev/null || true
+}
+
+# bcc compiles against kernel headers; this kernel ships none, so merge
+# Debian's -common and -amd64 header trees into OUT/kheaders (once) and
+# point BCC_KERNEL_SOURCE there.
+bcc_headers() { # OUT
+	local kh=$1/kheaders common arch
+	if [ ! -e "$kh/.done" ]; then
+		rm -rf "$kh" && mkdir -p "$kh"
+		common=$(ls -d /usr/src/linux-headers-*-common | sort -V | tail -1)
+		arch=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -1)
+		cp -a "$common"/. "$kh"/ && cp -a "$arch"/. "$kh"/ && touch "$kh/.done"
+	fi
+	export BCC_KERNEL_SOURCE=$PWD/$kh
 }

@@ -13,9 +13,11 @@
 #   6. the fallbacks for older kernels against the full-featured path
 #      (bench/kfeatures.sh);
 #   7. each BPF program's cost per run by the kernel's statistics, and the
-#      loader's CPU per event, in every mode (bench/progcost.sh).
+#      loader's CPU per event, in every mode (bench/progcost.sh);
+#   8. the in-process collector (--preload, sampling) against all of the
+#      above, interleaved round by round (bench/collector.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
-# kernel headers for bcc when missing (BCC_KERNEL_SOURCE, below).
+# kernel headers for bcc when missing (BCC_KERNEL_SOURCE: lib.sh).
 #   usage: bench/run.sh [BUILD_DIR]
 set -eu
 OUT=${1:-build}
@@ -36,30 +38,8 @@ if [ -n "$missing" ]; then
 fi
 gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
 
-# bcc compiles against kernel headers; this kernel ships none, so merge
-# Debian's -common and -amd64 header trees into one directory.
-KH=$OUT/kheaders
-if [ ! -e "$KH/.done" ]; then
-	rm -rf "$KH" && mkdir -p "$KH"
-	common=$(ls -d /usr/src/linux-headers-*-common | sort -V | tail -1)
-	arch=$(ls -d /usr/src/linux-headers-*-amd64 | sort -V | tail -1)
-	cp -a "$common"/. "$KH"/ && cp -a "$arch"/. "$KH"/ && touch "$KH/.done"
-fi
-export BCC_KERNEL_SOURCE=$PWD/$KH
-
 . bench/lib.sh
-
-memleak_run() { # one run of the workload under memleak-bpfcc -p
-	coproc WLP { exec "$WL" "$N_SLOW" --wait-free-probe; }
-	local line pid=$WLP_PID
-	read -r line <&"${WLP[0]}"
-	memleak-bpfcc -p "$pid" 1000 > "$T/memleak.out" 2>&1 &
-	local ml=$!
-	cat <&"${WLP[0]}"
-	wait "$pid" 2> /dev/null || true
-	# A background job of a script ignores SIGINT: stop memleak with SIGTERM.
-	kill -TERM "$ml" 2> /dev/null; wait "$ml" 2> /dev/null || true
-}
+bcc_headers "$OUT"
 
 echo "tracer benchmark: $N allocator calls per run ($N_SLOW under memleak), best of 3"
 best untraced "$WL" "$N"
@@ -83,6 +63,8 @@ awk -v u="$(cat "$T/untraced")" -v f="$(cat "$T/floor")" -v h="$(cat "$T/heapsno
 		(hf - u) / (m - u), hf - f, hf / u
 }
 function row(name, v) { printf "  %-34s %10.1f %10.1f %9.1fx\n", name, v, v - u, v / u }'
+echo
+bench/collector.sh "$OUT"
 echo
 bench/unwind.sh "$OUT"
 echo

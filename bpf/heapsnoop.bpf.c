@@ -68,6 +68,14 @@ const volatile __u32 filter_uid = (__u32)-1;
 const volatile bool filter_pids;	/* only the tgids in pid_filter */
 const volatile __u64 min_size;
 const volatile __u64 max_size = (__u64)-1;
+/*
+ * --sample-bytes: one allocation per sample_bytes bytes on average
+ * (Poisson); 0: every one. The gaps are drawn from the exponential's
+ * quantiles, which the loader fills (user/common/sampling.c, 16.16).
+ */
+const volatile __u64 sample_bytes;
+#define HS_SAMPLE_GAPS 1024
+const volatile __u32 sample_gap[HS_SAMPLE_GAPS];
 
 /*
  * Set by the loader once every probe of a library is attached: before
@@ -84,7 +92,8 @@ struct call_state {
 	__u32 func;	/* enum hs_func */
 	__u32 depth;	/* its own entry + nested entries not yet returned */
 	__u32 emitted;	/* its record is out (a tail-callee returned first) */
-	__u32 pad;
+	__u32 sampling;	/* sample_left holds a drawn gap */
+	__s64 sample_left;	/* --sample-bytes: bytes before the next point */
 };
 
 /*
@@ -537,13 +546,41 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 	send_user_stack(ctx, st, addr, size, old, sp, want, n, HS_USER_STACK_MAX);
 }
 
+/* An exponential gap of mean sample_bytes. */
+static __always_inline __s64 sample_gap_draw(void)
+{
+	__u32 i = bpf_get_prandom_u32() & (HS_SAMPLE_GAPS - 1);
+
+	return (__s64)((sample_bytes * sample_gap[i]) >> 16) + 1;
+}
+
+/*
+ * --sample-bytes: does a sample point fall in these @size bytes of the
+ * thread's allocations? The next one is a fresh gap past this allocation's
+ * end (a Poisson process has no memory). An unsampled allocation costs
+ * this and nothing more: no stack, no record; its free reaches the loader,
+ * which finds no such block and drops it.
+ */
+static __always_inline bool sampled(struct call_state *st, __u64 size)
+{
+	if (!st->sampling) {
+		st->sampling = 1;
+		st->sample_left = sample_gap_draw();
+	}
+	st->sample_left -= (__s64)size;
+	if (st->sample_left > 0)
+		return false;
+	st->sample_left = sample_gap_draw();
+	return true;
+}
+
 /* Fill the event for a successful allocation and send it. */
 static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *st,
 				       __u64 addr, __u64 size, __u64 old, bool find_vma)
 {
 	struct scratch *s;
 
-	if (size < min_size || size > max_size) {
+	if (size < min_size || size > max_size || (sample_bytes && !sampled(st, size))) {
 		/* Not traced; a realloc's old block is released all the same. */
 		if (old)
 			emit_free(old, st->ts);

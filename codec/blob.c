@@ -33,6 +33,38 @@ static unsigned int sig_bits(uint64_t v)
 	return v ? 64 - __builtin_clzll(v) : 1;
 }
 
+/*
+ * OR the low @w (1..56) bits of @v in at the current position, MSB first:
+ * one 64-bit big-endian window where 8 bytes are left (the buffer is
+ * zeroed), a byte at a time near its end. Room was checked.
+ */
+static void bw_put(struct bitwriter *bw, uint64_t v, unsigned int w)
+{
+	size_t byte = bw->pos >> 3;
+	unsigned int off = bw->pos & 7;
+
+	v &= (1ULL << w) - 1;
+	if (byte + 8 <= bw->cap) {
+		uint64_t win;
+
+		__builtin_memcpy(&win, bw->buf + byte, 8);
+		win = __builtin_bswap64(__builtin_bswap64(win) | v << (64 - off - w));
+		__builtin_memcpy(bw->buf + byte, &win, 8);
+		bw->pos += w;
+		return;
+	}
+	while (w) {
+		unsigned int take = 8 - (bw->pos & 7);
+
+		if (take > w)
+			take = w;
+		w -= take;
+		bw->buf[bw->pos >> 3] |= (uint8_t)(((v >> w) & ((1u << take) - 1)) <<
+						   (8 - (bw->pos & 7) - take));
+		bw->pos += take;
+	}
+}
+
 /* Write F(w): the low @w bits of @v MSB first, then a 0 pad bit. */
 static int bw_field(struct bitwriter *bw, uint64_t v, unsigned int w)
 {
@@ -40,10 +72,11 @@ static int bw_field(struct bitwriter *bw, uint64_t v, unsigned int w)
 
 	if ((end + 7) / 8 > bw->cap)
 		return -HS_ENOSPC;
-	for (unsigned int i = w; i-- > 0;) {
-		if ((v >> i) & 1)
-			bw->buf[bw->pos >> 3] |= 0x80 >> (bw->pos & 7);
-		bw->pos++;
+	if (w > 56) {
+		bw_put(bw, v >> 32, w - 32);
+		bw_put(bw, v, 32);
+	} else if (w) {
+		bw_put(bw, v, w);
 	}
 	bw->pos++; /* the pad bit; the buffer was zeroed */
 	return 0;
@@ -203,6 +236,11 @@ static int blob_finish(const struct hs_stack_bits *sb, uint64_t size, uint8_t *o
 	out[len - 2] = (uint8_t)(len >> 8);
 	out[len - 1] = (uint8_t)len;
 	return (int)len;
+}
+
+int hs_blob_encode_stack(const struct hs_stack_bits *sb, uint64_t size, uint8_t *out, size_t cap)
+{
+	return blob_finish(sb, size, out, cap);
 }
 
 int hs_blob_encode(const struct hs_record *rec, uint8_t *out, size_t cap)

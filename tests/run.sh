@@ -18,6 +18,7 @@ run "repository root: only the project's files" tests/check_root.sh
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
+run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_alloc_metadata"
 run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
@@ -29,6 +30,9 @@ run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \
 run "fuzz record parser (${FUZZ_RECORDS_SECONDS:-10}s)" \
 	make --no-print-directory fuzz-run-records OUTPUT="$OUT" \
 	FUZZ_RECORDS_SECONDS="${FUZZ_RECORDS_SECONDS:-10}"
+for t in tests/collector/test_*.sh; do
+	run "collector: $(basename "$t" .sh)" "$t" "$OUT"
+done
 for t in tests/tracer/test_*.sh; do
 	[ -e "$t" ] || continue
 	run "tracer: $(basename "$t" .sh)" "$t" "$OUT"

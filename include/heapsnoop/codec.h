@@ -90,6 +90,13 @@ struct hs_stack_bits {
 int hs_stack_bits_encode(const uint64_t *frames, uint32_t depth, struct hs_stack_bits *sb);
 
 /*
+ * hs_blob_encode_stack - the blob of stack @sb and @size bytes: the same
+ * bytes hs_blob_encode gives for that record. Returns the blob length,
+ * -HS_ERANGE or -HS_ENOSPC (HS_BLOB_BUF always suffices).
+ */
+int hs_blob_encode_stack(const struct hs_stack_bits *sb, uint64_t size, uint8_t *out, size_t cap);
+
+/*
  * hs_token_encode_stack - "~m#<base64>" for stack @sb and @size bytes;
  * the same text hs_token_encode gives for that record.
  * Returns the length without the NUL, -HS_ERANGE or -HS_ENOSPC.

@@ -6,8 +6,8 @@
 # matrix alone.
 #   run.sh BUILD_DIR [KERNEL...]   KERNEL: 5.10 6.1 6.12
 #                                  (default: $KMATRIX_KERNELS or all three)
-# KMATRIX_TESTS: the tests to run in each guest (default: all five areas,
-# "semantics attach unwind syswide ringbuf"). This machine's own kernel has
+# KMATRIX_TESTS: the tests to run in each guest (default: all six areas,
+# "semantics attach unwind syswide ringbuf sampling"). This machine's own kernel has
 # no image to boot; it is covered by the native tests of `make check`.
 # Exits non-zero if a kernel failed, could not be fetched or booted.
 set -u
@@ -15,7 +15,7 @@ OUT=$(realpath "${1:?usage: $0 BUILD_DIR [KERNEL...]}"); shift
 HERE=$(cd "$(dirname "$0")" && pwd)
 KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || read -ra KERNELS <<< "${KMATRIX_KERNELS:-5.10 6.1 6.12}"
-read -ra TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf}"
+read -ra TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf sampling}"
 # Under TCG everything is some 10 times slower: the tests' waits for a line
 # get 5 minutes instead of one (they still end at the line, not later), a
 # kernel 15 minutes before its guest is killed as hung (it takes some 3-4).

@@ -27,6 +27,70 @@ expect_eq() { # NAME GOT WANT (an empty GOT never passes)
 		echo "FAIL $1: got '$2', want '$3'"; fails=$((fails + 1)); fi
 }
 
+# Sampling by bytes (--sample-bytes MEAN): COUNT live blocks of SIZE bytes
+# are estimated as SIZE * COUNT; each is kept with p = 1 - exp(-SIZE/MEAN)
+# and counts SIZE/p, so the estimate's standard deviation is
+# sqrt(COUNT * SIZE^2 * (1 - p) / p). GOT must be within 4 of them.
+expect_estimate() { # NAME GOT SIZE COUNT MEAN
+	local r
+	r=$(awk -v g="$2" -v s="$3" -v n="$4" -v m="$5" 'BEGIN {
+		p = 1 - exp(-s / m); w = s * n; sd = sqrt(n * s * s * (1 - p) / p)
+		printf "%s %d %d", (g != "" && (g - w) ^ 2 <= 16 * sd * sd) ? "ok" : "no", w, sd }')
+	if [ "${r%% *}" = ok ]; then echo "ok   $1 ($2, want ${r#* } sd)"; else
+		echo "FAIL $1: got '$2', want ${r#* } sd, within 4 sd"; fails=$((fails + 1)); fi
+}
+
+# tests/collector/prog_collect's "sample COUNT" case under --sample-bytes
+# MEAN, folded into RECORDS.bytes/.count: COUNT x 64 and COUNT/64 x 8192
+# bytes live (as many again freed), each stack's estimate within 4 standard
+# deviations, and only a few of the small blocks recorded.
+expect_sampled() { # RECORDS COUNT MEAN
+	local n
+	expect_estimate "sampling: estimated live bytes of 64-byte blocks" \
+		"$(folded_sum "$1.bytes" "case_sample;sample_small")" 64 "$2" "$3"
+	expect_estimate "sampling: estimated live bytes of 8 KiB blocks" \
+		"$(folded_sum "$1.bytes" "case_sample;sample_big")" 8192 $(($2 / 64)) "$3"
+	n=$(folded_sum "$1.count" "case_sample;sample_small")
+	check "sampling: a few of the $2 64-byte blocks recorded ($n)" \
+		test "$n" -gt 0 -a "$n" -lt $(($2 / 16))
+}
+
+# prog_semantics' live set, folded into RECORDS.bytes/.count: every
+# allocator rule gives the live bytes and count it should, from the right
+# stack (test_semantics.sh; the preload's test_preload.sh).
+expect_semantics() { # RECORDS
+	local f b c
+	while read -r f b c; do
+		expect_eq "$f: live bytes" "$(folded_sum "$1.bytes" "main;$f")" "$b"
+		expect_eq "$f: live count" "$(folded_sum "$1.count" "main;$f")" "$c"
+	done <<-EOF
+	case_malloc_leak 300 3
+	case_freed 0 0
+	case_realloc_null 111 1
+	case_realloc_zero;src_realloc_zero 0 0
+	case_realloc_zero 0 0
+	case_realloc_fail;src_realloc_fail 333 1
+	case_realloc_fail 0 0
+	case_realloc_grow 5000 1
+	case_realloc_grow;src_realloc_grow 0 0
+	case_calloc 63 1
+	case_calloc_overflow 0 0
+	case_malloc_fail 0 0
+	case_posix_memalign 444 1
+	case_posix_memalign_fail 0 0
+	case_aligned_alloc 512 1
+	case_memalign 96 1
+	case_valloc 123 1
+	case_pvalloc 321 1
+	case_reallocarray 200 1
+	case_reallocarray_fail;src_reallocarray_fail 55 1
+	case_reallocarray_fail 0 0
+	EOF
+	# Nothing else of the program's own is live (its functions are all case_*).
+	expect_eq "no other live stacks through main" \
+		"$(grep ';main' "$1.bytes" | grep -vc ';case_')" 0
+}
+
 # Read lines from file descriptor FD until one matches REGEX (timeout 60 s
 # a line, or HS_TEST_TIMEOUT seconds: the kernel matrix raises it for qemu
 # without KVM, tests/kmatrix).

@@ -16,6 +16,7 @@
 #include "heapsnoop.skel.h"
 #include "kfeatures.h"
 #include "msg.h"
+#include "sampling.h"
 #include "trace.h"
 
 static bool verbose_libbpf;
@@ -64,6 +65,10 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 	skel->rodata->filter_pids = o->npids > 0;
 	skel->rodata->min_size = o->min_size;
 	skel->rodata->max_size = o->max_size;
+	skel->rodata->sample_bytes = o->sample_bytes;
+	if (o->sample_bytes)
+		sample_gap_table((uint32_t *)skel->rodata->sample_gap,
+				 sizeof(skel->rodata->sample_gap) / sizeof(skel->rodata->sample_gap[0]));
 	if (!o->all) {
 		bpf_program__set_autoload(skel->progs.task_exit, false);
 		bpf_program__set_autoload(skel->progs.task_exec, false);

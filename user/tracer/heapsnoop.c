@@ -3,7 +3,8 @@
  * heapsnoop - trace the heap of a running process or of a command, and
  * write every live (outstanding) allocation as a `~m#` record with the
  * stack that made it. The options are options.c's; a run, from loading
- * the BPF side to the last dump, is session.c's.
+ * the BPF side to the last dump, is session.c's; --preload runs the
+ * command with the in-process collector instead (preload.c).
  *
  * Line grammar of the output: docs/OUTPUT.md (user/common/records.c).
  */
@@ -11,6 +12,7 @@
 
 #include "msg.h"
 #include "options.h"
+#include "preload.h"
 #include "session.h"
 
 int main(int argc, char **argv)
@@ -24,6 +26,12 @@ int main(int argc, char **argv)
 		fputs("Try 'heapsnoop --help' for more information.\n", stderr);
 		return 1;
 	}
+	if (o.sample_bytes && !o.quiet)
+		elog("sampling: one allocation per %llu bytes on average is recorded, its size "
+		     "scaled to what it stands for: live bytes are estimates",
+		     (unsigned long long)o.sample_bytes);
+	if (o.preload)
+		return preload__exec(&o);
 	s = session__new(&o);
 	if (!s)
 		return 1;

@@ -59,6 +59,14 @@ static const char usage_text[] =
 "      --stack-copy BYTES dwarf: the most stack copied per allocation, a\n"
 "                         power of two from 512 to 65536 (default 16384);\n"
 "                         deeper stacks are cut and counted as truncated\n"
+"      --preload          no BPF: run COMMAND with the in-process collector\n"
+"                         (LD_PRELOAD, docs/COLLECTOR.md); -o, -i and\n"
+"                         --unwind fp carry over, SIGUSR1 asks for a dump\n"
+"      --sample-bytes N   record one allocation per N bytes allocated on\n"
+"                         average (Poisson, as tcmalloc): the others cost no\n"
+"                         stack and no record; live sizes become unbiased\n"
+"                         estimates (each sampled block counts size/p)\n"
+"      --seed N           --preload: the sampler's seed (repeatable runs)\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB (default 64)\n"
@@ -86,7 +94,8 @@ static const char usage_text[] =
 enum {
 	OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
-	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS,
+	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
+	OPT_SEED,
 };
 
 static const struct option longopts[] = {
@@ -110,6 +119,9 @@ static const struct option longopts[] = {
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "empty-probes", no_argument, NULL, OPT_EMPTY },
 	{ "without", required_argument, NULL, OPT_WITHOUT },
+	{ "preload", no_argument, NULL, OPT_PRELOAD },
+	{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
+	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -247,6 +259,24 @@ static int parse_target(int c, const char *arg, struct options *o)
 	}
 }
 
+/* --preload's own: --sample-bytes, --seed. */
+static int parse_preload(int c, const char *arg, struct options *o)
+{
+	unsigned long v;
+
+	if (parse_uint(arg, c == OPT_SEED ? "seed" : "sample bytes", ULONG_MAX, &v))
+		return -EINVAL;
+	if (c == OPT_SEED) {
+		o->seed = v;
+	} else if (!v) {
+		elog("--sample-bytes must be at least 1");
+		return -EINVAL;
+	} else {
+		o->sample_bytes = v;
+	}
+	return 0;
+}
+
 static int parse_one(int c, char *arg, struct options *o)
 {
 	switch (c) {
@@ -255,6 +285,9 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_ALLOCATOR: o->allocator = arg; return 0;
 	case OPT_EMPTY: o->empty_probes = true; return 0;
 	case OPT_WITHOUT: return kfeatures__parse(arg, &o->without);
+	case OPT_PRELOAD: o->preload = true; return 0;
+	case OPT_SAMPLE_BYTES: case OPT_SEED:
+		return parse_preload(c, arg, o);
 	case 'q': o->quiet = true; return 0;
 	case 'v': o->verbose = true; return 0;
 	case OPT_COMM: case OPT_PID_FILTER: case OPT_UID: case OPT_MIN_SIZE: case OPT_MAX_SIZE:
@@ -286,6 +319,15 @@ static int validate(const struct options *o)
 	if (o->leaks_at_exit && !o->all) {
 		elog("--leaks-at-exit goes with -a (with -p or a command, the live set "
 		     "at the process's exit is the final dump)");
+		return -EINVAL;
+	}
+	if (o->preload && !o->argv) {
+		elog("--preload runs a command: give -- COMMAND");
+		return -EINVAL;
+	}
+	if (o->seed && !o->preload) {
+		elog("--seed goes with --preload (the BPF tracer draws from the kernel's "
+		     "generator)");
 		return -EINVAL;
 	}
 	if (o->min_size > o->max_size) {

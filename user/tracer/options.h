@@ -33,6 +33,10 @@ struct options {
 	long uid;		/* -1: any */
 	uint64_t min_size, max_size;
 	unsigned int without;	/* --without: kfeatures.h's bits */
+	/* --preload: the in-process collector instead of BPF (preload.c) */
+	bool preload;
+	uint64_t sample_bytes;	/* --sample-bytes, 0: every allocation */
+	uint64_t seed;		/* --seed, 0: the collector picks one */
 };
 
 /*

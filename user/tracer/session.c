@@ -293,6 +293,7 @@ static int start_tracing(struct session *s)
 						    .snip_post = o->snip_post,
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
+						    .sample_bytes = o->sample_bytes,
 						    .on_exit = o->leaks_at_exit ? on_proc_exit : NULL,
 						    .sync_maps = sync_maps,
 						    .ctx = s });

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "htab.h"
+#include "sampling.h"
 #include "trace.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
@@ -324,6 +325,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	}
 	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
 				 .stack = (uint32_t)id, .pid = ev->pid };
+	if (t->opts.sample_bytes)
+		a.size = sample_estimate(ev->size, t->opts.sample_bytes);
 	if (tracker__alloc(p->live, &a, &old, &replaced)) {
 		t->stats.no_memory++;
 		return;
@@ -333,7 +336,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		uncharge(p, &old, 0, false);
 	}
 	s = stacks__get(p->stacks, (uint32_t)id);
-	acct__alloc(&p->acct, s, ev->tid, ev->addr, ev->size, ev->ts, tracker__count(p->live),
+	acct__alloc(&p->acct, s, ev->tid, ev->addr, a.size, ev->ts, tracker__count(p->live),
 		    tracker__bytes(p->live));
 }
 

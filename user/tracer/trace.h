@@ -38,6 +38,8 @@ struct trace_opts {
 	bool map_records;	/* mappings from trace__map_* (system-wide) */
 	/* Records carry stacks to unwind (--unwind dwarf): unwind.c. */
 	bool unwind;
+	/* --sample-bytes: sizes kept as estimates (sampling.h); 0: exact */
+	uint64_t sample_bytes;
 	/*
 	 * Called when a process with live allocations exits (HS_EV_EXIT),
 	 * before they are dropped; NULL: just drop them.
@@ -55,7 +57,7 @@ struct trace_opts {
 /* What the user side saw that does not add up, beside the BPF counters. */
 struct trace_stats {
 	uint64_t allocs, frees;		/* events handled */
-	uint64_t unknown_frees;		/* not live: allocated before tracing */
+	uint64_t unknown_frees;		/* not live: allocated before tracing (or unsampled) */
 	uint64_t missed_frees;		/* address handed out again while live */
 	uint64_t realloc_races;		/* old block re-allocated mid-realloc */
 	uint64_t bad_events;		/* malformed ring buffer records */

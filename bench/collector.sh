@@ -1,0 +1,104 @@
+#!/bin/bash
+# collector.sh - the in-process collector against everything else, on the
+# tracer benchmark's workload (bench/workload.c, frame pointers kept) and
+# the same workload without them, modes interleaved round by round (the
+# machine is shared: a burst of load falls on one round of every mode, not
+# on every round of one). Per mode: the best round's ns per call, its
+# ratio to untraced, and the spread (worst - best) / best.
+#   untraced, floor (heapsnoop --empty-probes), heapsnoop (dwarf, fp, and
+#   dwarf with --sample-bytes 524288),
+#   memleak-bpfcc -p (if installed; N_SLOW calls), heaptrack -r (raw) and
+#   heaptrack, the preload (libunwind; frame pointers), the preload with
+#   --sample-bytes 524288, the preload on the build without frame pointers;
+# then the two in-process choices behind docs/COLLECTOR.md: the unwinders
+# (bench/unwinders.c) and where the record lives (bench/am_layout.c).
+#   usage: bench/collector.sh [BUILD_DIR]     BENCH_ROUNDS (5), BENCH_OPS
+set -eu
+OUT=$(realpath "${1:-build}")
+cd "$(dirname "$0")/.."
+N=${BENCH_OPS:-2000000}
+N_SLOW=${BENCH_OPS_SLOW:-200000}
+ROUNDS=${BENCH_ROUNDS:-5}
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+WL=$T/wl
+gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
+gcc -O2 -g -fomit-frame-pointer -o "$T/wl_nofp" bench/workload.c
+gcc -O2 -g -fomit-frame-pointer bench/unwinders.c -lunwind -o "$T/unwinders"
+gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common bench/am_layout.c \
+	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records.c \
+	user/common/text.c user/common/htab.c codec/*.c -pthread -o "$T/am_layout"
+. bench/lib.sh
+PL=$OUT/libheapsnoop_preload.so
+
+pre() { env LD_PRELOAD="$PL" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
+modes=(untraced floor heapsnoop heapsnoop_sampled heapsnoop_fp heaptrack_raw heaptrack
+	preload preload_fp preload_sampled untraced_nofp preload_nofp)
+# bcc attaches uprobes through tracefs; without it memleak cannot run.
+if command -v memleak-bpfcc > /dev/null && ls -d /usr/src/linux-headers-*-amd64 > /dev/null 2>&1 &&
+	[ -e /sys/kernel/tracing/uprobe_events ]; then
+	bcc_headers "$OUT"
+	modes+=(memleak)
+else
+	echo "collector: memleak left out: it needs memleak-bpfcc, kernel headers (bench/run.sh" \
+		"installs both) and tracefs at /sys/kernel/tracing"
+fi
+run_mode() { # MODE: one run, its workload line on stdout
+	case $1 in
+	untraced) "$WL" "$N" ;;
+	floor) "$OUT/heapsnoop" -q --empty-probes -o /dev/null -- "$WL" "$N" ;;
+	heapsnoop) "$OUT/heapsnoop" -q -o /dev/null -- "$WL" "$N" ;;
+	heapsnoop_sampled) "$OUT/heapsnoop" -q --sample-bytes 524288 -o /dev/null -- "$WL" "$N" ;;
+	heapsnoop_fp) "$OUT/heapsnoop" -q --unwind fp -o /dev/null -- "$WL" "$N" ;;
+	heaptrack_raw) heaptrack -r -o "$T/htr" "$WL" "$N" ;;
+	heaptrack) heaptrack -o "$T/ht" "$WL" "$N" ;;
+	preload) pre "$WL" "$N" ;;
+	preload_fp) pre HEAPSNOOP_UNWIND=fp "$WL" "$N" ;;
+	preload_sampled) pre HEAPSNOOP_SAMPLE_BYTES=524288 "$WL" "$N" ;;
+	untraced_nofp) "$T/wl_nofp" "$N" ;;
+	preload_nofp) pre "$T/wl_nofp" "$N" ;;
+	memleak) memleak_run ;;
+	esac
+}
+
+echo "collector benchmark: $N allocator calls per run ($N_SLOW under memleak)," \
+	"$ROUNDS rounds, modes interleaved"
+for ((r = 0; r < ROUNDS; r++)); do
+	for m in "${modes[@]}"; do
+		run_mode "$m" > "$T/run" 2>> "$T/$m.err" || true
+		v=$(ns_of "$T/run")
+		[ -n "$v" ] || { echo "bench: $m printed no timing" >&2; tail -5 "$T/$m.err" >&2; exit 1; }
+		echo "$v" >> "$T/$m.all"
+	done
+done
+stat_of() { sort -g "$T/$1.all" | awk 'NR == 1 { b = $1 } { w = $1 } END { print b, w }'; }
+read -r ub _ < <(stat_of untraced)
+read -r unb _ < <(stat_of untraced_nofp)
+printf '  %-38s %9s %9s %8s\n' "" "ns/call" "x untr." "spread"
+for m in "${modes[@]}"; do
+	read -r b w < <(stat_of "$m")
+	base=$ub
+	case $m in *nofp) base=$unb ;; esac
+	awk -v m="$m" -v b="$b" -v w="$w" -v u="$base" \
+		'BEGIN { printf "  %-38s %9.1f %8.2fx %7.0f%%\n", m, b, b / u, 100 * (w - b) / b }'
+done
+read -r pb _ < <(stat_of preload)
+read -r ps _ < <(stat_of preload_sampled)
+read -r hr _ < <(stat_of heaptrack_raw)
+read -r hb _ < <(stat_of heapsnoop)
+read -r hs _ < <(stat_of heapsnoop_sampled)
+read -r fl _ < <(stat_of floor)
+awk -v u="$ub" -v p="$pb" -v s="$ps" -v h="$hr" -v b="$hb" -v bs="$hs" -v f="$fl" 'BEGIN {
+	printf "  preload / untraced:          %.2fx (aim: <= 3x; heaptrack -r: %.2fx)\n", p / u, h / u
+	printf "  preload sampled / untraced:  %.2fx (aim: <= 1.1x)\n", s / u
+	printf "  heapsnoop (BPF) / preload:   %.2fx\n", b / p
+	printf "  BPF sampled / BPF: %.2fx; above the floor: %.0f ns sampled, %.0f ns not\n",
+		bs / b, bs - f, b - f
+}'
+echo "  (other engineers build and test on this machine: see the spread; an"
+echo "   untraced run slowed by someone's heapsnoop -a probes shows as a large one)"
+echo
+echo "unwinders in the process, 12 calls deep, no frame pointers (bench/unwinders.c):"
+"$T/unwinders" 200000 12 | sed 's/^/  /'
+echo
+"$T/am_layout" 2000000 | sed 's/^/  /'

@@ -1,0 +1,166 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * alloc_metadata.h - the in-process half of heapsnoop's format:
+ * libwebsockets' lws_alloc_metadata in our own terms. An allocator that
+ * wants its live blocks as heapsnoop records over-allocates each block,
+ * keeps the allocation's compressed record (size and stack, the `~m#` blob
+ * of docs/FORMAT.md) behind the block the user gets, and links it into a
+ * lock-protected list of live blocks; a dump writes that list as the same
+ * `dump`/`map`/`live`/`end-dump` lines heapsnoop writes (docs/OUTPUT.md),
+ * so heapdecode reads them unchanged. docs/COLLECTOR.md shows how to put
+ * it into an allocator; examples/am_pool.c does it for a tiny one.
+ *
+ * The layout of one block, low addresses first (the lws order: blob,
+ * 16-bit length, list node):
+ *
+ *   block                                               user
+ *   | padding | blob (len bytes) | u16 len | struct hs_am_node | size bytes...
+ *   '------------------------ head bytes ------------------------'
+ *
+ * head is a multiple of the alignment asked for, so a block aligned to it
+ * gives a user pointer aligned to it; the node is the 40 bytes just before
+ * the user pointer and ends with a magic number that tells our blocks from
+ * others (hs_am_owns()).
+ */
+#ifndef HEAPSNOOP_ALLOC_METADATA_H
+#define HEAPSNOOP_ALLOC_METADATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "heapsnoop/codec.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The list node just before every user pointer (40 bytes). */
+struct hs_am_node {
+	struct hs_am_node *prev, *next;
+	uint64_t size;		/* bytes the user asked for */
+	uint64_t rec_size;	/* bytes the record says (an estimate if sampled) */
+	uint32_t head;		/* bytes from the block to the user pointer */
+	uint32_t magic;		/* HS_AM_MAGIC ^ the node's address bits */
+};
+
+/* Smallest alignment of a user pointer (the node's). */
+#define HS_AM_MIN_ALIGN 16
+
+/*
+ * One allocation's metadata, prepared before the allocator is called:
+ * the blob and how many bytes to put in front of the user's.
+ */
+struct hs_am_site {
+	uint64_t size;		/* the user's bytes */
+	uint64_t rec_size;	/* the record's size field */
+	size_t head;		/* bytes before the user pointer */
+	uint16_t len;		/* blob bytes */
+	uint8_t blob[HS_BLOB_BUF];
+};
+
+/* Optional callbacks, called with the list lock held; may not allocate
+ * from the instrumented allocator. */
+struct hs_am_ops {
+	/* @user was placed: @size bytes, its record's blob @blob[@len]. */
+	void (*alloc)(void *arg, const void *user, uint64_t size, const uint8_t *blob,
+		      size_t len);
+	/* @user (@size bytes) is about to be given back. */
+	void (*free)(void *arg, const void *user, uint64_t size);
+	void *arg;
+};
+
+/*
+ * Writes the `map` records of process @pid to @out (docs/OUTPUT.md) for
+ * hs_am__dump(); returns 0 or a negative errno. NULL: no map records.
+ */
+typedef int (*hs_am_maps_fn)(FILE *out, int pid, void *arg);
+
+/*
+ * The hs_am_maps_fn of a Linux process dumping itself: one `map` line per
+ * executable segment of each object the dynamic loader has loaded
+ * (dl_iterate_phdr), the build ID from its PT_NOTE in memory, the main
+ * program's path /proc/self/exe's target, the vDSO's "[vdso]". Opens no
+ * file, allocates nothing. @arg is unused. Returns 0 or -EIO.
+ */
+int hs_am_maps_self(FILE *out, int pid, void *arg);
+
+struct hs_am;	/* the live list, its lock and callbacks: opaque */
+
+/* A new, empty list; @ops may be NULL. Returns NULL without memory (errno). */
+struct hs_am *hs_am__new(const struct hs_am_ops *ops);
+/* Frees the list (not the blocks on it). NULL is a no-op. */
+void hs_am__free(struct hs_am *am);
+
+/*
+ * Prepare @site for an allocation of @size bytes aligned to @align (a power
+ * of two; raised to HS_AM_MIN_ALIGN) made from @frames[@depth] (return
+ * addresses, call site first; depth <= HS_MAX_DEPTH), recorded as
+ * @rec_size bytes (= @size unless sampled). Returns the bytes to ask the
+ * allocator for (@size + site->head), aligned to @align; or 0 with
+ * -HS_EDEPTH/-HS_ERANGE in *@err, or 0 on overflow of size_t (*@err
+ * -HS_ERANGE). @err may be NULL.
+ */
+size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
+			   size_t align, const uint64_t *frames, uint32_t depth, int *err);
+
+/*
+ * The same for a stack already encoded (@sb, hs_stack_bits_encode()), as
+ * an allocator that keeps its stacks' encodings calls it. Returns as
+ * hs_am_site__prepare() does.
+ */
+size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
+				size_t align, const struct hs_stack_bits *sb, int *err);
+
+/*
+ * Write @site's metadata into @block (site->head + size bytes, aligned as
+ * prepared), link it, call ops->alloc. Returns the user pointer,
+ * @block + site->head. Thread-safe.
+ */
+void *hs_am__place(struct hs_am *am, const struct hs_am_site *site, void *block);
+
+/*
+ * Unlink the block of @user (hs_am_owns() true), call ops->free, and
+ * return the block to give back to the allocator. Thread-safe.
+ */
+void *hs_am__remove(struct hs_am *am, void *user);
+
+/* True if @user (not NULL, its 4 bytes before readable) was placed here. */
+bool hs_am_owns(const void *user);
+
+/* The node of @user; its blob is hs_am_blob(). */
+static inline struct hs_am_node *hs_am_node(const void *user)
+{
+	return (struct hs_am_node *)user - 1;
+}
+
+/* The blob behind @user and its length in *@len. */
+const uint8_t *hs_am_blob(const void *user, size_t *len);
+
+/*
+ * Take and drop the list lock from outside: around fork() (pthread_atfork),
+ * so that the child never inherits it held by a thread it does not have.
+ */
+void hs_am__lock(struct hs_am *am);
+void hs_am__unlock(struct hs_am *am);
+
+/* Live blocks and the bytes their records say, now. */
+void hs_am__totals(struct hs_am *am, uint64_t *live, uint64_t *bytes);
+
+/*
+ * Write the live list to @out as one dump of process @pid: the `dump` line
+ * (reason @reason: exit, signal, usr1, interval), the map records from
+ * @maps(@out, @pid, @arg) if not NULL, one `live` line per block
+ * (`~m#` token of its blob), `end-dump`. Holds the lock throughout, so
+ * the dump is one moment; @out must not allocate from the instrumented
+ * allocator's tracked path. Returns 0, or -EIO if @out failed.
+ */
+int hs_am__dump(struct hs_am *am, FILE *out, int pid, const char *reason,
+		hs_am_maps_fn maps, void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HEAPSNOOP_ALLOC_METADATA_H */

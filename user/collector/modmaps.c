@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+/*
+ * modmaps.c - `map` records from dl_iterate_phdr (hs_am_maps_self() in include/heapsnoop/alloc_metadata.h). A
+ * record's start and offset are the segment's, rounded down to its page as
+ * /proc/PID/maps shows them, so heapdecode's address arithmetic
+ * (docs/OUTPUT.md) applies unchanged.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "heapsnoop/alloc_metadata.h"
+#include "records.h"
+
+struct modmaps_ctx {
+	FILE *out;
+	int pid;
+	int err;
+	char exe[PATH_MAX];
+};
+
+/* The GNU build ID in the PT_NOTE segments of @info as hex into @hex. */
+static void build_id_of(const struct dl_phdr_info *info, char *hex)
+{
+	build_id_hex(NULL, 0, hex);
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof(*nh);
+			const char *desc = name + ((nh->n_namesz + 3) & ~3u);
+
+			if (desc + nh->n_descsz > end)
+				break;
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 &&
+			    !memcmp(name, "GNU", 4) && nh->n_descsz <= BUILD_ID_MAX) {
+				build_id_hex((const uint8_t *)desc, (int)nh->n_descsz, hex);
+				return;
+			}
+			p = desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+}
+
+static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct modmaps_ctx *c = arg;
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	const char *path = info->dlpi_name;
+	struct record r = { .type = REC_MAP, .pid = c->pid };
+
+	(void)size;
+	if (!path || !*path)
+		path = c->exe;
+	else if (strstr(path, "linux-vdso") || strstr(path, "linux-gate"))
+		path = "[vdso]";
+	r.path = path;
+	build_id_of(info, r.build_id);
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t start = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !ph->p_memsz)
+			continue;
+		r.start = start & ~(page - 1);
+		r.end = (start + ph->p_memsz + page - 1) & ~(page - 1);
+		r.off = ph->p_offset & ~(page - 1);
+		if (records__write(c->out, &r))
+			c->err = -EIO;
+	}
+	return 0;
+}
+
+int hs_am_maps_self(FILE *out, int pid, void *arg)
+{
+	struct modmaps_ctx c = { .out = out, .pid = pid };
+	ssize_t n = readlink("/proc/self/exe", c.exe, sizeof(c.exe) - 1);
+
+	(void)arg;
+	c.exe[n > 0 ? n : 0] = '\0';
+	dl_iterate_phdr(one_object, &c);
+	return c.err;
+}
