@@ -47,4 +47,20 @@ check "--min-size above --max-size: exit 1, says so" \
 	bash -c "test $? -eq 1 && grep -q 'nothing would be traced' '$T/e11'"
 "$HS" --ringbuf-size 3 -- /bin/true > /dev/null 2> "$T/e7"
 check "bad ring buffer size: exit 1" test $? -eq 1
+# Every option value is checked, with a message naming it.
+bad_value() { # WHAT MESSAGE_REGEX ARGS...
+	local what=$1 re=$2; shift 2
+	"$HS" "$@" > /dev/null 2> "$T/ebad"
+	check "$what: exit 1" test $? -eq 1
+	check "$what: says why" grep -Eq "$re" "$T/ebad"
+}
+bad_value "-p 0" "invalid pid '0' \(expected a whole number from 1 to" -p 0
+bad_value "-i 0" "invalid interval \(seconds\) '0'" -i 0 -- /bin/true
+bad_value "--min-size -1" "invalid size '-1'" --min-size -1 -- /bin/true
+bad_value "--max-size ' 7'" "invalid size ' 7'" --max-size ' 7' -- /bin/true
+bad_value "--ringbuf-size 4096 (2^32 bytes overflow the kernel's 32 bits)" \
+	"invalid ring buffer size \(MiB\) '4096' \(expected a whole number from 1 to 2048\)" \
+	--ringbuf-size 4096 -- /bin/true
+bad_value "--pid-filter 1,0" "invalid pid '0'" -a --pid-filter 1,0
+bad_value "-s0" "invalid summary count '0'" -s0 -- /bin/true
 finish

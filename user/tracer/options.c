@@ -59,7 +59,8 @@ static const char usage_text[] =
 "                         deeper stacks are cut and counted as truncated\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
-"      --ringbuf-size MB  BPF ring buffer size in MiB (default 64)\n"
+"      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
+"                         2048 (default 64)\n"
 "      --empty-probes     attach probes that do nothing (benchmark floor)\n"
 "      --without FEATURE[,FEATURE]...  do without these kernel features even\n"
 "                         if the kernel has them, as older kernels must:\n"
@@ -114,19 +115,30 @@ static const struct option longopts[] = {
 	{ 0 }
 };
 
-static int parse_uint(const char *s, const char *what, unsigned long max, unsigned long *out)
+/*
+ * @s as a decimal number from @min to @max into *@out. strtoul() alone
+ * takes "-1" (as ULONG_MAX), " 7" and "+7": only digits are a number here.
+ */
+static int parse_range(const char *s, const char *what, unsigned long min, unsigned long max,
+		       unsigned long *out)
 {
 	char *end;
 	unsigned long v;
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || v > max) {
-		elog("invalid %s '%s' (expected a whole number up to %lu)", what, s, max);
+	if (*s < '0' || *s > '9' || errno || *end || v < min || v > max) {
+		elog("invalid %s '%s' (expected a whole number from %lu to %lu)", what, s,
+		     min, max);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
+}
+
+static int parse_uint(const char *s, const char *what, unsigned long max, unsigned long *out)
+{
+	return parse_range(s, what, 0, max, out);
 }
 
 /* -a's filters: --comm, --pid-filter, --uid, --min-size, --max-size. */
@@ -145,7 +157,7 @@ static int parse_filter(int c, char *arg, struct options *o)
 		return 0;
 	case OPT_PID_FILTER:
 		for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
-			if (parse_uint(tok, "pid", INT_MAX, &v) || !v)
+			if (parse_range(tok, "pid", 1, INT_MAX, &v))
 				return -EINVAL;
 			if (o->npids == OPTIONS_MAX_PIDS) {
 				elog("--pid-filter: at most %d pids", OPTIONS_MAX_PIDS);
@@ -205,7 +217,7 @@ static int parse_target(int c, const char *arg, struct options *o)
 
 	switch (c) {
 	case 'p':
-		if (parse_uint(arg, "pid", INT_MAX, &v) || !v)
+		if (parse_range(arg, "pid", 1, INT_MAX, &v))
 			return -EINVAL;
 		o->pid = (pid_t)v;
 		return 0;
@@ -213,22 +225,23 @@ static int parse_target(int c, const char *arg, struct options *o)
 		o->output = arg;
 		return 0;
 	case 'i':
-		if (parse_uint(arg, "interval", 86400 * 365, &v) || !v)
+		if (parse_range(arg, "interval (seconds)", 1, 86400 * 365, &v))
 			return -EINVAL;
 		o->interval = (unsigned int)v;
 		return 0;
 	case 's':
 		o->summary = 10;
-		if (arg && (parse_uint(arg, "summary count", 100000, &v) || !v))
+		if (arg && parse_range(arg, "summary count", 1, 100000, &v))
 			return -EINVAL;
 		if (arg)
 			o->summary = (unsigned int)v;
 		return 0;
 	default:	/* OPT_RINGBUF */
-		if (parse_uint(arg, "ring buffer size", 4096, &v))
+		/* The kernel's max_entries is 32 bits: 2048 MiB at most. */
+		if (parse_range(arg, "ring buffer size (MiB)", 1, 2048, &v))
 			return -EINVAL;
-		if (!v || (v & (v - 1))) {
-			elog("--ringbuf-size must be a power of two (MiB)");
+		if (v & (v - 1)) {
+			elog("--ringbuf-size must be a power of two (MiB), from 1 to 2048");
 			return -EINVAL;
 		}
 		o->ringbuf_mb = v;

@@ -187,8 +187,11 @@ static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 		err = proc_maps__find_libc(o->pid, libpath, cap);
 		if (err == -ESRCH)
 			elog("no process with pid %d", o->pid);
-		else if (err == -EACCES)
+		else if (err == -EACCES && geteuid())
 			elog("cannot read /proc/%d/maps: permission denied (run as root)", o->pid);
+		else if (err == -EACCES)
+			elog("cannot read /proc/%d/maps: permission denied even to root (a "
+			     "process of another PID or user namespace, or Yama/LSM policy)", o->pid);
 		else if (err)
 			elog("process %d maps no C library (statically linked?): probe its own "
 			     "malloc with --allocator /proc/%d/exe", o->pid, o->pid);
