@@ -17,6 +17,7 @@
 #include "heapsnoop/codec.h"
 #include "hdreport.h"
 #include "msg.h"
+#include "outfile.h"
 #include "recconv.h"
 #include "symbolizer.h"
 #include "tokscan.h"
@@ -47,7 +48,8 @@ static const char usage_text[] =
 "                   flamegraph.pl, inferno or speedscope; VALUE is bytes\n"
 "      --flamegraph FILE.svg  the same stacks as a self-contained interactive\n"
 "                   SVG flame graph of live bytes (hover: frame, bytes and\n"
-"                   share; click: zoom; Search: highlight by expression)\n"
+"                   share; click: zoom; Search: highlight by expression);\n"
+"                   FILE is created mode 0600, never through a symbolic link\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
@@ -146,20 +148,17 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 	return close_input(in, path);
 }
 
-static int write_svg(struct hdreport *r, const char *path, const char *input)
+/* The SVG into @svg, opened before the input was read; -1 after saying why. */
+static int write_svg(struct hdreport *r, struct outfile *svg, const char *input)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = outfile__start(svg);
 	char title[512];
-	int err;
 
-	if (!f) {
-		elog("cannot write %s: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	snprintf(title, sizeof(title), "Live heap: %s", input);
-	err = hdreport__flamegraph(r, f, title);
-	if (fclose(f) || err) {
-		elog("writing %s failed", path);
+	if (hdreport__flamegraph(r, f, title)) {
+		elog("writing the flame graph failed");
 		return -1;
 	}
 	return 0;
@@ -168,14 +167,21 @@ static int write_svg(struct hdreport *r, const char *path, const char *input)
 static int run_grouping(int mode, const struct hd_opts *ho, const struct symbolizer_opts *so,
 			const char *svg_path, char **files, int nfiles)
 {
-	struct symbolizer *sym = symbolizer__new(so);
-	struct hdreport *r = sym ? hdreport__new(ho, sym) : NULL;
+	struct symbolizer *sym = NULL;
+	struct hdreport *r = NULL;
+	struct outfile *svg = NULL;
 	unsigned long malformed = 0;
 	int status = 0;
 
+	/* Opened first (a path that cannot be written fails at once), truncated last. */
+	if (mode == 'G' && !(svg = outfile__open(svg_path)))
+		return 2;
+	sym = symbolizer__new(so);
+	r = sym ? hdreport__new(ho, sym) : NULL;
 	if (!r) {
 		elog("out of memory");
 		symbolizer__free(sym);
+		outfile__close(svg);
 		return 2;
 	}
 	if (nfiles == 0 && group_file(r, "-", mode == 's', &malformed))
@@ -187,7 +193,9 @@ static int run_grouping(int mode, const struct hd_opts *ho, const struct symboli
 		hdreport__report(r, stdout);
 	else if (mode == 'F')
 		hdreport__folded(r, stdout);
-	else if (mode == 'G' && write_svg(r, svg_path, nfiles ? files[nfiles - 1] : "stdin"))
+	else if (mode == 'G' && !status && write_svg(r, svg, nfiles ? files[nfiles - 1] : "stdin"))
+		status = 2;	/* an input unread: the SVG is not written */
+	if (outfile__close(svg))
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;

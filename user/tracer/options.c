@@ -42,7 +42,10 @@ static const char usage_text[] =
 "      --uid UID          only processes of user UID\n"
 "      --min-size BYTES   only allocations of at least BYTES\n"
 "      --max-size BYTES   only allocations of at most BYTES\n"
-"  -o, --output FILE      write records to FILE (default: standard output)\n"
+"  -o, --output FILE      write records to FILE (default: standard output);\n"
+"                         a new FILE is mode 0600, an existing one set to\n"
+"                         0600 and emptied only once tracing has started;\n"
+"                         never written through a symbolic link\n"
 "  -i, --interval SECS    also write the live set every SECS seconds\n"
 "  -s, --summary[=N]      at the end, print the N (10) stacks holding the\n"
 "                         most live bytes, symbolized, to standard error\n"
@@ -80,7 +83,10 @@ static const char usage_text[] =
 "  heapsnoop -p $(pidof server) -i 60 -o heap.log\n"
 "  heapsnoop -a --leaks-at-exit -s -o all.heap\n"
 "\n"
-"Exit status: the command's, in launch mode; otherwise 0; 1 on error.\n";
+"Exit status: 1 on an error; otherwise 3 if any event was lost (the ring\n"
+"buffer was full, an exit was dropped, ...: the records are incomplete), in\n"
+"every mode; otherwise the command's in launch mode (128 + N if killed by\n"
+"signal N), 0 with -p and -a.\n";
 
 enum {
 	OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,

@@ -28,6 +28,7 @@
 #include "libcwatch.h"
 #include "mmaprec.h"
 #include "msg.h"
+#include "outfile.h"
 #include "procmaps.h"
 #include "report.h"
 #include "session.h"
@@ -54,6 +55,7 @@ struct session {
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
+	struct outfile *of;	/* -o */
 	FILE *out, *tty;
 	bool launched, forwarded;
 	int write_err, child_status, pidfd;
@@ -376,19 +378,17 @@ struct session *session__new(const struct options *o)
 	s->reason = "exit";
 	if (bpfload__preflight() || choose_allocator(o, s->libpath, sizeof(s->libpath)))
 		goto fail;
-	if (o->output) {
-		s->out = fopen(o->output, "we");
-		if (!s->out) {
-			elog("cannot open %s for writing: %s", o->output, strerror(errno));
-			goto fail;
-		}
-	}
+	/* Opened now, truncated once the command has started. */
+	if (o->output && !(s->of = outfile__open(o->output)))
+		goto fail;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->tty = stderr;
 	if (bpfload__open(o, &s->skel) || start_tracing(s))
 		goto fail;
 	install_signals();
 	if (announce(s))
+		goto fail;
+	if (s->of && !(s->out = outfile__start(s->of)))
 		goto fail;
 	return s;
 fail:
@@ -501,7 +501,7 @@ static int loop(struct session *s)
 /* Detached, drained: the last dump, -s, the accounting; the exit status. */
 static int finish(struct session *s, int status)
 {
-	uint64_t lost_maps;
+	uint64_t lost_maps, lost;
 
 	/* Detach before writing: the target runs at full speed again. */
 	attach__free(s->att);
@@ -517,7 +517,11 @@ static int finish(struct session *s, int status)
 			s->sym = symbolizer__new(NULL);
 		report__summary(s->trace, s->sym, stderr, s->o.summary);
 	}
-	status__final(stderr, s->trace, s->cnt);
+	if (outfile__close(s->of))
+		status = 1;
+	s->of = NULL;
+	s->out = stdout;
+	lost = status__final(stderr, s->trace, s->cnt);
 	if (s->o.verbose)
 		status__unwind(stderr, s->trace);
 	if (lost_maps)
@@ -525,13 +529,23 @@ static int finish(struct session *s, int status)
 		     "of processes started meanwhile may not symbolize", lost_maps);
 	if (s->write_err)
 		status = 1;
+	if (status)
+		return status;
+	if (lost || lost_maps) {
+		if (s->launched && !strcmp(s->reason, "exit"))
+			elog("exit status %d: events were lost (the command's own status: %s %d)",
+			     SESSION_EXIT_LOST, WIFSIGNALED(s->child_status) ? "signal" : "exit",
+			     WIFSIGNALED(s->child_status) ? WTERMSIG(s->child_status) :
+			     WEXITSTATUS(s->child_status));
+		return SESSION_EXIT_LOST;
+	}
 	if (s->launched && !strcmp(s->reason, "exit")) {
 		if (WIFEXITED(s->child_status))
-			status = status ? status : WEXITSTATUS(s->child_status);
-		else if (WIFSIGNALED(s->child_status))
-			status = 128 + WTERMSIG(s->child_status);
+			return WEXITSTATUS(s->child_status);
+		if (WIFSIGNALED(s->child_status))
+			return 128 + WTERMSIG(s->child_status);
 	}
-	return status;
+	return 0;
 }
 
 int session__run(struct session *s)
@@ -558,7 +572,6 @@ void session__free(struct session *s)
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	symbolizer__free(s->sym);
-	if (s->out && s->out != stdout)
-		fclose(s->out);
+	outfile__close(s->of);
 	free(s);
 }
