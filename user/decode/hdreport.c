@@ -16,7 +16,7 @@
 #include "framefmt.h"
 #include "htab.h"
 #include "hdreport.h"
-#include "mapset.h"
+#include "maptree.h"
 #include "records.h"
 #include "stacks.h"
 #include "text.h"
@@ -25,7 +25,7 @@ struct hdreport {
 	struct hd_opts opts;
 	struct symbolizer *sym;
 	struct stacks *stacks;
-	struct htab *maps;	/* pid -> struct mapset, from `map` records */
+	struct htab *maps;	/* pid -> struct maptree, from `map` records */
 	uint64_t total_bytes, total_count;
 	/*
 	 * The lines of `exit` sections (heapsnoop -a --leaks-at-exit): leaks
@@ -55,11 +55,11 @@ struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sy
 
 static void reset(struct hdreport *r)
 {
-	struct mapset *pm;
+	struct maptree *pm;
 	size_t pos = 0;
 
 	while (r->maps && (pm = htab__next(r->maps, &pos, NULL)))
-		mapset__free(pm);
+		maptree__free(pm);
 	htab__free(r->maps);
 	r->maps = NULL;
 	stacks__free(r->stacks);
@@ -80,18 +80,18 @@ void hdreport__free(struct hdreport *r)
 }
 
 /* @pid's mappings (one hash lookup a frame), made if @create; NULL. */
-static struct mapset *maps_of(struct hdreport *r, pid_t pid, bool create)
+static struct maptree *maps_of(struct hdreport *r, pid_t pid, bool create)
 {
 	uint64_t h = htab_hash2((uint32_t)pid, 0);
-	struct mapset *pm = r->maps ? htab__find(r->maps, h, (uint32_t)pid) : NULL;
+	struct maptree *pm = r->maps ? htab__find(r->maps, h, (uint32_t)pid) : NULL;
 
 	if (pm || !create)
 		return pm;
 	if (!r->maps)
 		r->maps = htab__new(64, NULL, NULL);
-	pm = r->maps ? mapset__new(pid) : NULL;
+	pm = r->maps ? maptree__new() : NULL;
 	if (pm && htab__add(r->maps, h, (uint32_t)pid, pm)) {
-		mapset__free(pm);
+		maptree__free(pm);
 		pm = NULL;
 	}
 	return pm;
@@ -133,10 +133,14 @@ static int take_map(struct hdreport *r, const struct record *rec)
 {
 	struct mapping m = { .start = rec->start, .end = rec->end, .offset = rec->off,
 			     .path = (char *)rec->path };
-	struct mapset *pm = maps_of(r, rec->pid, true);
+	struct maptree *pm = maps_of(r, rec->pid, true);
+	int err;
 
 	snprintf(m.build_id, sizeof(m.build_id), "%s", rec->build_id);
-	return pm && mapset__add(pm, &m) == 0 ? 1 : -HS_ENOSPC;
+	err = pm ? maptree__add(pm, &m) : -ENOMEM;
+	if (err == -EINVAL)
+		return 1;	/* no range: no mapping to hold any address */
+	return err ? -HS_ENOSPC : 1;
 }
 
 /*
@@ -244,14 +248,14 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 
 static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	struct mapset *pm;
+	struct maptree *pm;
 
 	if (r->opts.elf) {
 		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
 		return;
 	}
 	pm = maps_of(r, (pid_t)pid, false);
-	symbolizer__lookup(r->sym, pm ? mapset__find(pm, addr) : NULL, addr, true, f);
+	symbolizer__lookup(r->sym, pm ? maptree__find(pm, addr) : NULL, addr, true, f);
 }
 
 static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
