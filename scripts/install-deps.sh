@@ -7,7 +7,7 @@
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
 libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev pkg-config
-binutils util-linux elfutils libxml2-utils chromium gdb sqlite3
+binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 strace
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 missing=
 for p in $PKGS; do

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "heapsnoop/codec.h"
@@ -53,10 +54,16 @@ static const char usage_text[] =
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
-"      --sysroot DIR  find the traced machine's files under DIR\n"
+"      --sysroot DIR  find the traced machine's files under DIR: every path\n"
+"                   in the log is resolved inside DIR, as if DIR were /\n"
+"                   (\"..\" and symbolic links cannot leave it)\n"
+"      --no-local-files  open no file a log names (a log from a stranger):\n"
+"                   without --sysroot, frames are not named\n"
 "      --debug-dir DIR  look for separate debug files in DIR too\n"
 "Modules are matched to the traced files by build ID: a file that differs\n"
-"is reported as a mismatch, never used to name frames. Debug info is found\n"
+"is reported as a mismatch, never used to name frames. A path in a log is\n"
+"opened only if it is a regular file, and never so that it could block.\n"
+"Debug info is found\n"
 "through /usr/lib/debug/.build-id, .gnu_debuglink and, when DEBUGINFOD_URLS\n"
 "is set, debuginfod.\n"
 "  -h, --help       show this help and exit\n"
@@ -234,6 +241,22 @@ static int parse_by(const char *s, enum hd_by *by)
 	return -EINVAL;
 }
 
+/* @path is a directory (of --sysroot); -1 after saying why not. */
+static int check_dir(const char *path, const char *opt)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		elog("%s %s: %s", opt, path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		elog("%s %s: not a directory", opt, path);
+		return -1;
+	}
+	return 0;
+}
+
 /* Returns 0 to go on, 1 after -h or -V, 2 (the exit status) on an error. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -248,6 +271,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "debug-dir", required_argument, NULL, 'D' },
+		{ "no-local-files", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -265,7 +289,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return 2;
 			break;
 		case 'e': a->ho.elf = optarg; break;
-		case 'S': a->so.sysroot = optarg; break;
+		case 'S':
+			if (check_dir(optarg, "--sysroot"))
+				return 2;
+			a->so.sysroot = optarg;
+			break;
+		case 'N': a->so.no_local_files = true; break;
 		case 'D': a->so.debug_dir = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);
