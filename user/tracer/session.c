@@ -117,16 +117,20 @@ static int drain(struct session *s)
 	return ring_buffer__consume(s->rb);
 }
 
-/* Wait up to SESSION_POLL_MS for events, then take what is there. */
+/*
+ * Wait up to SESSION_POLL_MS for a wakeup, then take whatever is there,
+ * woken or not: ring_buffer__poll() consumes nothing on a timeout, and
+ * records submitted without a wakeup (BPF_RB_NO_WAKEUP below
+ * wakeup_bytes) waited for megabytes more, a dump or the exit, so an exec
+ * was seen after the process had gone and a dlclose'd module's frames
+ * were unwound after it was unmapped. Mapping records go first.
+ */
 static int wait_events(struct session *s)
 {
-	struct pollfd pfd;
+	struct pollfd pfd = { .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
 
-	if (!s->mr)
-		return ring_buffer__poll(s->rb, SESSION_POLL_MS);
-	/* Wait for events without taking them: records go first. */
-	pfd = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
-	poll(&pfd, 1, SESSION_POLL_MS);
+	if (poll(&pfd, 1, SESSION_POLL_MS) < 0 && errno != EINTR)
+		return -errno;
 	return drain(s);
 }
 
