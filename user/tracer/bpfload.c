@@ -61,10 +61,9 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 	skel->rodata->filter_pids = o->npids > 0;
 	skel->rodata->min_size = o->min_size;
 	skel->rodata->max_size = o->max_size;
-	if (!o->all) {
+	/* Execs are followed in every mode (session.c); exits are -a's. */
+	if (!o->all)
 		bpf_program__set_autoload(skel->progs.task_exit, false);
-		bpf_program__set_autoload(skel->progs.task_exec, false);
-	}
 }
 
 static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct options *o)

@@ -281,6 +281,23 @@ static int start_syswide(struct session *s)
 }
 
 /*
+ * -p and launch mode: the process's execs (a wrapper such as env, nice or
+ * sh -c 'exec ...' execs the real program): its old image's heap closed,
+ * the new image's mappings read (trace.c). Returns 0 or -errno, said.
+ */
+static int attach_exec(struct session *s)
+{
+	s->tl.exec = bpf_program__attach(s->skel->progs.task_exec);
+	if (!s->tl.exec) {
+		int err = -errno;
+
+		elog("cannot attach to the sched_process_exec tracepoint: %s", strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/*
  * The trace, the command held (launch mode), the probes, the ring buffer.
  * Returns 0 or -errno, said; a held command is ended on failure.
  */
@@ -313,7 +330,7 @@ static int start_tracing(struct session *s)
 	}
 	if (o->all)
 		err = start_syswide(s);
-	else
+	else if (!(err = attach_exec(s)))
 		err = attach__allocator(s->skel, s->libpath, o->pid, o->verbose, &s->att);
 	s->skel->bss->armed = true;
 	if (err) {

@@ -81,10 +81,11 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	flog(out, "traced %" PRIu64 " allocations and %" PRIu64 " frees in %" PRIu64
 		" process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks",
 		s->allocs, s->frees, s->procs_seen, live, live_bytes, bytes, nstacks);
-	if (s->exits)
-		flog(out, "%" PRIu64 " traced processes ended; %" PRIu64 " allocations "
-			"(%" PRIu64 " bytes) were still live at their exit or exec", s->exits,
-			s->exit_live, s->exit_bytes);
+	if (s->exits || s->execs)
+		flog(out, "%" PRIu64 " traced processes ended, %" PRIu64 " images were "
+			"replaced by exec; %" PRIu64 " allocations (%" PRIu64 " bytes) were still "
+			"live at their exit or exec", s->exits, s->execs, s->exit_live,
+			s->exit_bytes);
 	flog(out, "tracker memory: %zu bytes for %zu live allocations, %zu bytes "
 		"for %zu unique stacks", trace__live_memory(t), live, trace__stack_memory(t),
 		nstacks);

@@ -354,7 +354,11 @@ static void handle_exit(struct trace *t, pid_t pid)
 	remove_proc(t, pid);
 }
 
-/* A new image: the old one's heap and stacks are gone; mappings stay. */
+/*
+ * A new image: the old one's heap and stacks are gone (counted as at an
+ * exit). Its mappings: from mapping records (-a), which come before this
+ * event; otherwise read now from /proc, the new image's, with its name.
+ */
 static void handle_exec(struct trace *t, pid_t pid)
 {
 	struct proc *p = trace__find_proc(t, pid);
@@ -371,12 +375,17 @@ static void handle_exec(struct trace *t, pid_t pid)
 		t->stats.no_memory++;
 		return;
 	}
+	t->stats.execs++;
 	t->stats.exit_live += tracker__count(p->live);
 	t->stats.exit_bytes += tracker__bytes(p->live);
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	p->live = live;
 	p->stacks = stacks;
+	if (!t->opts.map_records) {
+		p->comm[0] = '\0';
+		read_maps(t, p);
+	}
 }
 
 struct unwind_ctx {

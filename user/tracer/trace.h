@@ -57,6 +57,7 @@ struct trace_stats {
 	uint64_t stack_faults;		/* ... with a frame that could not be read */
 	uint64_t procs_seen;		/* processes that allocated while traced */
 	uint64_t exits;			/* of those, ended while traced */
+	uint64_t execs;			/* images replaced by exec while traced */
 	uint64_t exit_live, exit_bytes;	/* live at their exit (or exec) */
 };
 
