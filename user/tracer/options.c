@@ -21,7 +21,7 @@
 
 static const char usage_text[] =
 "Usage: heapsnoop [OPTION]... -p PID\n"
-"       heapsnoop [OPTION]... -- COMMAND [ARG]...\n"
+"       heapsnoop [OPTION]... [-u USER] -- COMMAND [ARG]...\n"
 "       heapsnoop [OPTION]... -a\n"
 "Trace the heap of a running process (-p), of COMMAND, started held so\n"
 "that its first allocation is traced, or of every process (-a). When the\n"
@@ -32,6 +32,8 @@ static const char usage_text[] =
 "any machine.\n"
 "\n"
 "  -p, --pid PID          trace the running process PID\n"
+"  -u, --user USER        run COMMAND as USER (a name or uid: its groups,\n"
+"                         HOME, USER and LOGNAME); heapsnoop stays root\n"
 "  -a, --all              trace every process that uses a C library, those\n"
 "                         started later and those of other mount namespaces\n"
 "                         (containers) included\n"
@@ -97,6 +99,7 @@ enum {
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all", no_argument, NULL, 'a' },
+	{ "user", required_argument, NULL, 'u' },
 	{ "leaks-at-exit", no_argument, NULL, OPT_LEAKS_AT_EXIT },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "pid-filter", required_argument, NULL, OPT_PID_FILTER },
@@ -259,6 +262,7 @@ static int parse_one(int c, char *arg, struct options *o)
 {
 	switch (c) {
 	case 'a': o->all = true; return 0;
+	case 'u': o->user = arg; return 0;
 	case OPT_LEAKS_AT_EXIT: o->leaks_at_exit = true; return 0;
 	case OPT_ALLOCATOR: o->allocator = arg; return 0;
 	case OPT_EMPTY: o->empty_probes = true; return 0;
@@ -291,6 +295,10 @@ static int validate(const struct options *o)
 		     "give one of -p PID, -a or a command, not several");
 		return -EINVAL;
 	}
+	if (o->user && !o->argv) {
+		elog("-u USER goes with a command (heapsnoop -u USER -- COMMAND)");
+		return -EINVAL;
+	}
 	if (o->leaks_at_exit && !o->all) {
 		elog("--leaks-at-exit goes with -a (with -p or a command, the live set "
 		     "at the process's exit is the final dump)");
@@ -310,7 +318,7 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .uid = -1, .max_size = UINT64_MAX };
-	while ((c = getopt_long(argc, argv, "+p:ao:i:s::qvhV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:au:o:i:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;
 	if (optind < argc)

@@ -48,6 +48,7 @@ struct session {
 	struct ring_buffer *rb;
 	struct trace *trace;
 	struct launch child;
+	struct launch_user user;	/* -u */
 	struct libc_watch *watch;
 	struct mmaprec *mr;	/* -a: the kernel's mapping records */
 	struct task_links tl;
@@ -317,7 +318,10 @@ static int start_tracing(struct session *s)
 		return -ENOMEM;
 	}
 	if (o->argv) {
-		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath), &s->child);
+		if (o->user && (err = launch_user__init(&s->user, o->user)))
+			return err;
+		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath),
+				      o->user ? &s->user : NULL, &s->child);
 		if (err) {
 			elog("cannot run %s: %s", o->argv[0], strerror(-err));
 			return err;
@@ -364,8 +368,9 @@ static int announce(struct session *s)
 		     s->watch && n == 1 ? "y" : "ies",
 		     o->comm || o->npids || o->uid >= 0 ? " (filtered)" : "");
 	} else if (s->launched) {
-		elog("tracing %s (pid %d): %d allocator functions in %s", s->cmdpath, o->pid,
-		     attach__count(s->att), s->libpath);
+		elog("tracing %s (pid %d%s%s): %d allocator functions in %s", s->cmdpath, o->pid,
+		     o->user ? ", as " : "", o->user ? o->user : "", attach__count(s->att),
+		     s->libpath);
 		err = launch__go(&s->child);
 		if (err) {
 			elog("cannot run %s: %s", s->cmdpath, strerror(-err));
@@ -593,6 +598,7 @@ void session__free(struct session *s)
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	symbolizer__free(s->sym);
+	launch_user__free(&s->user);
 	outfile__close(s->of);
 	free(s);
 }
