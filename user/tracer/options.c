@@ -32,12 +32,17 @@ static const char usage_text[] =
 "any machine.\n"
 "\n"
 "  -p, --pid PID          trace the running process PID\n"
+"  -f, --follow-forks     trace the processes the target forks too, each\n"
+"                         under its own pid, from its first allocation\n"
+"                         (the probes then fire in every process using\n"
+"                         that library, filtered in BPF); without -f a line\n"
+"                         says that a child was not followed\n"
 "  -u, --user USER        run COMMAND as USER (a name or uid: its groups,\n"
 "                         HOME, USER and LOGNAME); heapsnoop stays root\n"
 "  -a, --all              trace every process that uses a C library, those\n"
 "                         started later and those of other mount namespaces\n"
 "                         (containers) included\n"
-"      --leaks-at-exit    -a: when a process exits, write its live\n"
+"      --leaks-at-exit    -a, -f: when a process exits, write its live\n"
 "                         allocations (an `exit` section); default: drop them\n"
 "      --comm NAME        only processes named NAME (as `ps -o comm`)\n"
 "      --pid-filter PID[,PID]...  only these processes (-a)\n"
@@ -100,6 +105,7 @@ static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all", no_argument, NULL, 'a' },
 	{ "user", required_argument, NULL, 'u' },
+	{ "follow-forks", no_argument, NULL, 'f' },
 	{ "leaks-at-exit", no_argument, NULL, OPT_LEAKS_AT_EXIT },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "pid-filter", required_argument, NULL, OPT_PID_FILTER },
@@ -263,6 +269,7 @@ static int parse_one(int c, char *arg, struct options *o)
 	switch (c) {
 	case 'a': o->all = true; return 0;
 	case 'u': o->user = arg; return 0;
+	case 'f': o->follow_forks = true; return 0;
 	case OPT_LEAKS_AT_EXIT: o->leaks_at_exit = true; return 0;
 	case OPT_ALLOCATOR: o->allocator = arg; return 0;
 	case OPT_EMPTY: o->empty_probes = true; return 0;
@@ -299,9 +306,13 @@ static int validate(const struct options *o)
 		elog("-u USER goes with a command (heapsnoop -u USER -- COMMAND)");
 		return -EINVAL;
 	}
-	if (o->leaks_at_exit && !o->all) {
-		elog("--leaks-at-exit goes with -a (with -p or a command, the live set "
-		     "at the process's exit is the final dump)");
+	if (o->follow_forks && o->all) {
+		elog("-f goes with -p or a command (-a traces every process already)");
+		return -EINVAL;
+	}
+	if (o->leaks_at_exit && !o->all && !o->follow_forks) {
+		elog("--leaks-at-exit goes with -a or -f (with -p or a command, the live "
+		     "set at the process's exit is the final dump)");
 		return -EINVAL;
 	}
 	if (o->min_size > o->max_size) {
@@ -318,7 +329,7 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .uid = -1, .max_size = UINT64_MAX };
-	while ((c = getopt_long(argc, argv, "+p:au:o:i:s::qvhV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:afu:o:i:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;
 	if (optind < argc)

@@ -36,9 +36,9 @@
 #include "symbolizer.h"
 #include "trace.h"
 
-/* Links of system-wide mode: process exits and execs. */
+/* Process exits (-a, -f), execs (every mode), forks (-p and launch). */
 struct task_links {
-	struct bpf_link *exit, *exec;
+	struct bpf_link *exit, *exec, *fork;
 };
 
 struct session {
@@ -62,6 +62,7 @@ struct session {
 	int write_err, child_status, pidfd;
 	double next_status, next_dump;
 	uint64_t last_events;
+	uint64_t unfollowed;	/* forks of the target not traced (no -f) */
 };
 
 /* --- signals ----------------------------------------------------------- */
@@ -96,11 +97,28 @@ static void install_signals(void)
 
 /* --- the ordering rule: mapping records before ring buffer events ------- */
 
+/* A fork of a traced process that is not followed: said, the first few. */
+static void unfollowed_fork(struct session *s, const struct hs_event *ev)
+{
+	if (++s->unfollowed <= SESSION_SAY_FORKS)
+		elog("pid %u forked pid %u: not traced (-f follows children)%s",
+		     (unsigned int)ev->old_addr, ev->pid,
+		     ev->size == 0 && s->o.follow_forks ? " (too many processes)" : "");
+	else if (s->unfollowed == SESSION_SAY_FORKS + 1)
+		elog("more forks not traced: counted at the end");
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
 	const struct hs_event *ev = data;
 
+	if (len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_FORK && !ev->size)
+		unfollowed_fork(s, ev);
+	/* The target's own end is its exit stop's or its pidfd's (target_ended). */
+	if (!s->o.all && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT &&
+	    (pid_t)ev->pid == s->o.pid)
+		return 0;
 	/* Every mapping record of an exiting process is in: apply them first. */
 	if (s->mr && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT)
 		mmaprec__drain(s->mr);
@@ -284,15 +302,24 @@ static int start_syswide(struct session *s)
 /*
  * -p and launch mode: the process's execs (a wrapper such as env, nice or
  * sh -c 'exec ...' execs the real program): its old image's heap closed,
- * the new image's mappings read (trace.c). Returns 0 or -errno, said.
+ * the new image's mappings read (trace.c); its forks, followed with -f
+ * (and then the children's exits). The target goes into the BPF side's
+ * table of traced processes first. Returns 0 or -errno, said.
  */
-static int attach_exec(struct session *s)
+static int attach_tasks(struct session *s)
 {
-	s->tl.exec = bpf_program__attach(s->skel->progs.task_exec);
-	if (!s->tl.exec) {
-		int err = -errno;
+	int err = bpfload__trace_pid(s->skel, s->o.pid);
 
-		elog("cannot attach to the sched_process_exec tracepoint: %s", strerror(-err));
+	if (err)
+		return err;
+	s->tl.exec = bpf_program__attach(s->skel->progs.task_exec);
+	s->tl.fork = s->tl.exec ? bpf_program__attach(s->skel->progs.task_fork) : NULL;
+	if (s->tl.fork && s->o.follow_forks)
+		s->tl.exit = bpf_program__attach(s->skel->progs.task_exit);
+	if (!s->tl.fork || (s->o.follow_forks && !s->tl.exit)) {
+		err = -errno;
+		elog("cannot attach to the sched_process_exec/fork/exit tracepoints: %s",
+		     strerror(-err));
 		return err;
 	}
 	return 0;
@@ -334,8 +361,9 @@ static int start_tracing(struct session *s)
 	}
 	if (o->all)
 		err = start_syswide(s);
-	else if (!(err = attach_exec(s)))
-		err = attach__allocator(s->skel, s->libpath, o->pid, o->verbose, &s->att);
+	else if (!(err = attach_tasks(s)))
+		err = attach__allocator(s->skel, s->libpath, o->follow_forks ? -1 : o->pid,
+					o->verbose, &s->att);
 	s->skel->bss->armed = true;
 	if (err) {
 		if (err == -ESRCH)
@@ -548,6 +576,9 @@ static int finish(struct session *s, int status)
 	s->of = NULL;
 	s->out = stdout;
 	lost = status__final(stderr, s->trace, s->cnt);
+	if (s->unfollowed)
+		elog("%" PRIu64 " processes forked by the traced ones were not traced "
+		     "(-f follows them)", s->unfollowed);
 	if (s->o.verbose)
 		status__unwind(stderr, s->trace);
 	if (lost_maps)
@@ -595,6 +626,7 @@ void session__free(struct session *s)
 	mmaprec__free(s->mr);
 	bpf_link__destroy(s->tl.exit);
 	bpf_link__destroy(s->tl.exec);
+	bpf_link__destroy(s->tl.fork);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	symbolizer__free(s->sym);

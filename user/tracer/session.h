@@ -18,6 +18,9 @@
 /* Longest an event waits in the ring buffer when no wakeup comes, ms. */
 #define SESSION_POLL_MS 10
 
+/* Forks of the target said one by one (no -f); the rest are counted. */
+#define SESSION_SAY_FORKS 10
+
 /* The exit status of a run that lost events: its records are incomplete. */
 #define SESSION_EXIT_LOST 3
 

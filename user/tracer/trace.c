@@ -479,6 +479,11 @@ int trace__event(struct trace *t, const void *data, size_t len)
 	case HS_EV_EXEC:
 		handle_exec(t, (pid_t)ev->pid);
 		break;
+	case HS_EV_FORK:
+		/* -f: the child starts with its parent's mappings (a copy). */
+		if (ev->size && trace__map_fork(t, (pid_t)ev->old_addr, (pid_t)ev->pid))
+			t->stats.no_memory++;
+		break;
 	default:
 		t->stats.bad_events++;
 		break;
