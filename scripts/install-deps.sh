@@ -6,7 +6,7 @@
 # kmod's depmod, the archive keys that sign bullseye.
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
-libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev pkg-config
+libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev pkg-config libjemalloc-dev
 binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 strace
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 missing=

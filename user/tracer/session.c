@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -192,6 +193,40 @@ static int self_libc(char *path, size_t cap)
 	return err;
 }
 
+/* -p --allocator: a library the process does not map would trace nothing. */
+static int check_mapped(pid_t pid, const char *path, const char *given)
+{
+	struct stat st;
+	int n;
+
+	if (stat(path, &st)) {
+		elog("cannot read %s: %s", given, strerror(errno));
+		return -errno;
+	}
+	n = proc_maps__maps_file(pid, st.st_dev, st.st_ino);
+	if (n == -ESRCH)
+		elog("no process with pid %d", pid);
+	else if (n == 0)
+		elog("process %d does not map %s: nothing of it would be traced (its "
+		     "allocator is the one it maps: see /proc/%d/maps)", pid, given, pid);
+	return n == 1 ? 0 : n < 0 ? n : -ENOENT;
+}
+
+/* Is @pid's program dynamically linked (it will map a C library)? */
+static bool exe_is_dynamic(pid_t pid)
+{
+	struct elf_file *ef;
+	char exe[64];
+	bool dynamic;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (elf_file__open(exe, &ef))
+		return false;
+	dynamic = elf_file__is_dynamic(ef);
+	elf_file__close(ef);
+	return dynamic;
+}
+
 /* Which allocator file to probe, as reachable from here; -errno, said. */
 static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 {
@@ -208,6 +243,8 @@ static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 		snprintf(libpath, cap, "%s", o->allocator);
 		if (access(libpath, R_OK) && o->pid)
 			snprintf(libpath, cap, "/proc/%d/root%s", o->pid, o->allocator);
+		if (o->pid)
+			return check_mapped(o->pid, libpath, o->allocator);
 	} else if (o->pid) {
 		err = proc_maps__find_libc(o->pid, libpath, cap);
 		if (err == -ESRCH)
@@ -217,6 +254,9 @@ static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 		else if (err == -EACCES)
 			elog("cannot read /proc/%d/maps: permission denied even to root (a "
 			     "process of another PID or user namespace, or Yama/LSM policy)", o->pid);
+		else if (err && exe_is_dynamic(o->pid))
+			elog("process %d maps no C library yet (caught before its dynamic loader "
+			     "mapped it): attach again once it has started", o->pid);
 		else if (err)
 			elog("process %d maps no C library (statically linked?): probe its own "
 			     "malloc with --allocator /proc/%d/exe", o->pid, o->pid);
