@@ -17,6 +17,14 @@ check "no such command: says so" grep -q "cannot run /nonexistent/cmd" "$T/e2"
 check "static binary: exit 1" test $? -eq 1
 check "static binary: suggests --allocator" grep -q -- "--allocator $PROGS/prog_static" "$T/e3"
 
+# A 32-bit program (ELFCLASS32: /bin/true's header says so) was traced as
+# empty with exit 0: refused, before it runs, saying why.
+cp /bin/true "$T/true32" && printf '\001' | dd of="$T/true32" bs=1 seek=4 conv=notrunc 2> /dev/null
+"$HS" -- "$T/true32" > /dev/null 2> "$T/e32"
+check "32-bit program: exit 1" test $? -eq 1
+check "32-bit program: says why and what to do" \
+	grep -q "true32 is not an x86-64 program (32-bit.*trace a 64-bit build of it" "$T/e32"
+
 # The same static binary, through its own malloc.
 "$HS" -q --allocator "$PROGS/prog_static" -- "$PROGS/prog_static" > "$T/rec" 2> "$T/e4"
 check "static binary with --allocator: exit 0" test $? -eq 0

@@ -193,6 +193,15 @@ static int self_libc(char *path, size_t cap)
 	return err;
 }
 
+/* What heapsnoop cannot trace correctly, refused with what to do instead. */
+static int refuse_not_x86_64(const char *what)
+{
+	elog("%s is not an x86-64 program (32-bit, x32 or another machine): heapsnoop "
+	     "traces x86-64 processes only (it reads their registers and stacks as such); "
+	     "trace a 64-bit build of it", what);
+	return -ENOEXEC;
+}
+
 /* -p --allocator: a library the process does not map would trace nothing. */
 static int check_mapped(pid_t pid, const char *path, const char *given)
 {
@@ -227,6 +236,22 @@ static bool exe_is_dynamic(pid_t pid)
 	return dynamic;
 }
 
+/* -p: a 32-bit process is refused (-ENOEXEC, said); unreadable: 0. */
+static int check_process(pid_t pid)
+{
+	struct elf_file *ef;
+	char exe[64], what[64];
+	bool x86_64;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (elf_file__open(exe, &ef))
+		return 0;
+	x86_64 = elf_file__is_x86_64(ef);
+	elf_file__close(ef);
+	snprintf(what, sizeof(what), "process %d", pid);
+	return x86_64 ? 0 : refuse_not_x86_64(what);
+}
+
 /* Which allocator file to probe, as reachable from here; -errno, said. */
 static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 {
@@ -239,6 +264,8 @@ static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 			elog("cannot read %s: %s", o->allocator, strerror(errno));
 			return err;
 		}
+	} else if (o->pid && (err = check_process(o->pid))) {
+		return err;
 	} else if (o->allocator) {
 		snprintf(libpath, cap, "%s", o->allocator);
 		if (access(libpath, R_OK) && o->pid)
@@ -267,16 +294,24 @@ static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 	return 0;
 }
 
-/* A static command has no libc to probe: say what to do instead. */
+/*
+ * A static command has no libc to probe: say what to do instead. A
+ * 32-bit one would be traced as empty: refused.
+ */
 static int check_command(const char *path, const char *allocator)
 {
 	struct elf_file *ef;
-	bool dynamic;
+	bool dynamic, x86_64;
 
-	if (allocator || elf_file__open(path, &ef))
+	if (elf_file__open(path, &ef))
 		return 0;	/* scripts are fine: their interpreter is dynamic */
 	dynamic = elf_file__is_dynamic(ef);
+	x86_64 = elf_file__is_x86_64(ef);
 	elf_file__close(ef);
+	if (!x86_64)
+		return refuse_not_x86_64(path);
+	if (allocator)
+		return 0;
 	if (!dynamic) {
 		elog("%s is statically linked: it maps no C library to probe; trace its own "
 		     "malloc with --allocator %s", path, path);
