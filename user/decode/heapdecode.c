@@ -143,6 +143,21 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 		lineno++;
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
+		/*
+		 * A NUL byte would end the line early for every parser: -s lost
+		 * the rest of it and --report its record, silently. The line is
+		 * copied whole (-s) and counted as malformed.
+		 */
+		if (memchr(line, '\0', (size_t)n)) {
+			(*malformed)++;
+			elog("%s:%lu: a NUL byte in the line: %s", in == stdin ? "<stdin>" : path,
+			     lineno, stream ? "copied unchanged, not symbolized" : "ignored");
+			if (stream) {
+				fwrite(line, 1, (size_t)n, stdout);
+				putchar('\n');
+			}
+			continue;
+		}
 		err = stream ? hdreport__symbolize_line(r, line, stdout) : hdreport__line(r, line);
 		if (err) {
 			(*malformed)++;
