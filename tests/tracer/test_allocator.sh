@@ -3,7 +3,8 @@
 # allocator, found in its dynamic symbols: prog_jemalloc allocates through
 # jemalloc's C++ operators and *allocx API, none of which calls its malloc
 # (before: only the malloc'ed block was seen). -v lists them. -p with an
-# allocator the process does not map is an error. About 2 s.
+# allocator the process does not map is an error; a moving realloc is
+# counted as a free. About 3 s.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -24,6 +25,12 @@ for f in _Znwm _ZdlPv _ZdlPvm mallocx rallocx dallocx sdallocx; do
 	check "-v lists $f" grep -qE "^heapsnoop: $f +0x" "$T/err"
 done
 check "no events lost" grep -q "no events lost" "$T/err"
+
+# The closing accounting adds up: a realloc that moves its block frees the
+# old one, counted with the frees (prog_realloc: 3 allocations, 1 moved).
+"$HS" -q -- "$PROGS/prog_realloc" > /dev/null 2> "$T/rerr"
+expect_eq "moving realloc: counted as a free, the totals add up" \
+	"$(sed -n 's/^heapsnoop: traced \([0-9]*\) allocations and \([0-9]*\) frees (\([0-9]*\) of them by a realloc that moved the block) in 1 process(es); \([0-9]*\) live.*/\1 \2 \3 \4/p' "$T/rerr")" "3 1 1 2"
 
 # -p with an allocator the process does not map.
 coproc W { exec "$PROGS/prog_waiter"; }

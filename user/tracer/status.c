@@ -78,9 +78,10 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	char bytes[32];
 
 	human_bytes(live_bytes, bytes, sizeof(bytes));
-	flog(out, "traced %" PRIu64 " allocations and %" PRIu64 " frees in %" PRIu64
-		" process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks",
-		s->allocs, s->frees, s->procs_seen, live, live_bytes, bytes, nstacks);
+	flog(out, "traced %" PRIu64 " allocations and %" PRIu64 " frees (%" PRIu64 " of them "
+		"by a realloc that moved the block) in %" PRIu64 " process(es); %zu live "
+		"allocations, %" PRIu64 " bytes (%s), %zu unique stacks", s->allocs, s->frees,
+		s->realloc_moves, s->procs_seen, live, live_bytes, bytes, nstacks);
 	if (s->exits || s->execs)
 		flog(out, "%" PRIu64 " traced processes ended, %" PRIu64 " images were "
 			"replaced by exec; %" PRIu64 " allocations (%" PRIu64 " bytes) were still "

@@ -316,10 +316,14 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		check_coverage(t, p, frames, n);
 
 	if (ev->old_addr) {
-		if (ev->old_addr == ev->addr)
+		if (ev->old_addr == ev->addr) {
 			release(t, p, ev->old_addr, UINT64_MAX); /* resized in place */
-		else
+		} else {
+			/* The old block is freed: counted so the totals add up. */
+			t->stats.frees++;
+			t->stats.realloc_moves++;
 			release(t, p, ev->old_addr, ev->entry_ts);
+		}
 	}
 	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
 				 .stack = (uint32_t)id, .pid = ev->pid };

@@ -47,7 +47,8 @@ struct trace_opts {
 
 /* What the user side saw that does not add up, beside the BPF counters. */
 struct trace_stats {
-	uint64_t allocs, frees;		/* events handled */
+	uint64_t allocs, frees;		/* events handled; frees: with realloc_moves */
+	uint64_t realloc_moves;		/* old blocks released by a moving realloc */
 	uint64_t unknown_frees;		/* not live: allocated before tracing */
 	uint64_t missed_frees;		/* address handed out again while live */
 	uint64_t realloc_races;		/* old block re-allocated mid-realloc */
