@@ -174,18 +174,32 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 	return take_map(r, rec);
 }
 
+/* A `live` record's cut= as stacks.h's flags (0 for any other line). */
+static uint32_t stack_flags(const struct record *hr)
+{
+	uint32_t f = 0;
+
+	if (hr->type == REC_LIVE && (hr->cut & REC_CUT_DEPTH))
+		f |= STACK_TRUNCATED;
+	if (hr->type == REC_LIVE && (hr->cut & REC_CUT_UNREADABLE))
+		f |= STACK_FAULT;
+	return f;
+}
+
 int hdreport__line(struct hdreport *r, const char *line)
 {
 	struct hs_record rec;
 	struct record hr;
 	const char *tok;
 	size_t len, rest = strlen(line);
+	uint32_t flags;
 	pid_t pid;
 	int err = take_meta(r, line, &hr, records__parse(line, &hr));
 
 	if (err)
 		return err < 0 ? err : 0;
 	pid = line_pid(line, &hr);
+	flags = stack_flags(&hr);
 	while ((tok = hs_token_find(line, rest, &len)) != NULL) {
 		struct stack *s;
 		int id;
@@ -195,7 +209,7 @@ int hdreport__line(struct hdreport *r, const char *line)
 		err = hs_token_decode(tok, len, &rec);
 		if (err)
 			return err;
-		id = stacks__intern(r->stacks, (uint32_t)pid, rec.frames, rec.depth, 0);
+		id = stacks__intern(r->stacks, (uint32_t)pid, rec.frames, rec.depth, flags);
 		if (id < 0)
 			return -HS_ENOSPC;
 		s = stacks__get(r->stacks, (uint32_t)id);
@@ -242,6 +256,8 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 		hs_token_decode(tok, len, &rec);
 		for (uint32_t k = 0; k < rec.depth; k++)
 			print_frame(r, pid, k, rec.frames[k], out);
+		if (stack_flags(&hr))
+			fprintf(out, "    (%s)\n", framefmt__cut(stack_flags(&hr)));
 	}
 	return 0;
 }
@@ -285,6 +301,7 @@ static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size
 struct keyed {
 	char *key;
 	uint64_t bytes, count;
+	uint64_t cut;	/* allocations of those whose stack is incomplete */
 };
 
 static int keyed_by_key(const void *a, const void *b)
@@ -316,6 +333,7 @@ static size_t merge_rows(struct keyed *rows, size_t m)
 		if (k && !strcmp(rows[k - 1].key, rows[i].key)) {
 			rows[k - 1].bytes += rows[i].bytes;
 			rows[k - 1].count += rows[i].count;
+			rows[k - 1].cut += rows[i].cut;
 			free(rows[i].key);
 			continue;
 		}
@@ -339,7 +357,8 @@ static struct keyed *grouped_rows(struct hdreport *r,
 	*n = 0;
 	if (rows) {
 		for (size_t i = 0; i < ns; i++) {
-			rows[m] = (struct keyed){ key_fn(r, v[i]), v[i]->live_bytes, v[i]->live_count };
+			rows[m] = (struct keyed){ key_fn(r, v[i]), v[i]->live_bytes, v[i]->live_count,
+						  *framefmt__cut(v[i]->flags) ? v[i]->live_count : 0 };
 			if (rows[m].key)
 				m++;
 		}
@@ -365,6 +384,14 @@ static char *fold_stack(struct hdreport *r, const struct stack *s)
 
 	if (!f)
 		return NULL;
+	/* An incomplete stack's root is the mark: it does not reach main. */
+	if (*framefmt__cut(s->flags)) {
+		snprintf(name, sizeof(name), "[%s]", framefmt__cut(s->flags));
+		for (char *c = name; *c; c++)
+			if (*c == ' ')
+				*c = '_';
+		fprintf(f, "%s%s", name, s->depth ? ";" : "");
+	}
 	if (s->depth == 0)
 		fputs("[no stack]", f);
 	for (uint32_t k = s->depth; k-- > 0;) {
@@ -440,10 +467,14 @@ static void report_by_key(struct hdreport *r, FILE *out)
 
 	if (!rows)
 		return;
-	for (size_t i = 0; i < k; i++)
-		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations: %s\n",
+	for (size_t i = 0; i < k; i++) {
+		fprintf(out, "%" PRIu64 " bytes (%.1f%%) in %" PRIu64 " allocations: %s",
 			rows[i].bytes, r->total_bytes ? 100.0 * rows[i].bytes / r->total_bytes : 0,
 			rows[i].count, rows[i].key);
+		if (rows[i].cut)
+			fprintf(out, " (%" PRIu64 " with an incomplete stack)", rows[i].cut);
+		fputc('\n', out);
+	}
 	fprintf(out, "total: %" PRIu64 " bytes in %" PRIu64 " allocations from %zu %s%s\n",
 		r->total_bytes, r->total_count, k, what[r->opts.by], k == 1 ? "" : "s");
 	free_rows(rows, k);
@@ -464,6 +495,8 @@ static void report_by_stack(struct hdreport *r, FILE *out)
 			s->live_count);
 		if (s->pid)
 			fprintf(out, " from pid %u", s->pid);
+		if (*framefmt__cut(s->flags))
+			fprintf(out, " (%s)", framefmt__cut(s->flags));
 		fputs(":\n", out);
 		for (uint32_t k = 0; k < s->depth; k++)
 			print_frame(r, s->pid, k, s->frames[k], out);
