@@ -577,11 +577,30 @@ static bool stop_requested(struct session *s)
 	return false;
 }
 
+/*
+ * -a, before a dump: an exit event lost to a full ring buffer left its
+ * process in the tables, and every later dump showed it live. Only if
+ * some were lost: with none, every exit came as an event.
+ */
+static void reap(struct session *s)
+{
+	size_t n;
+
+	status__read_counters(s->skel->maps.counters, s->cnt);
+	if (!s->cnt[HS_CNT_RB_LOST_TASK])
+		return;
+	n = trace__reap(s->trace);
+	if (n)
+		elog("%zu processes whose exit was lost are gone: ended now", n);
+}
+
 /* SIGUSR1 and -i: a dump (and with -a -s a summary); the status line. */
 static void periodic(struct session *s, double now)
 {
 	if (dump_requested || (s->next_dump && now >= s->next_dump)) {
 		drain(s);
+		if (s->o.all)
+			reap(s);
 		if (report__dump(s->trace, s->out, dump_requested ? "usr1" : "interval"))
 			elog("writing records failed: %s", strerror(errno));
 		if (s->o.all && s->o.summary) {
@@ -636,6 +655,8 @@ static int finish(struct session *s, int status)
 	attach__free(s->att);
 	s->att = NULL;
 	lost_maps = drain_last(s);
+	if (s->o.all)
+		reap(s);
 	status__read_counters(s->skel->maps.counters, s->cnt);
 	if (report__dump(s->trace, s->out, s->reason)) {
 		elog("writing records failed: %s", strerror(errno));

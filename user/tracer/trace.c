@@ -8,6 +8,7 @@
  * event whatever their number.
  */
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -508,6 +509,25 @@ static int by_live_bytes(const void *a, const void *b)
 	if (bx != by)
 		return bx < by ? 1 : -1;
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+size_t trace__reap(struct trace *t)
+{
+	size_t n = 0, gone = 0;
+	struct proc **v = trace__procs(t, &n);
+
+	for (size_t i = 0; v && i < n; i++) {
+		pid_t pid = v[i]->pid;
+
+		/* The pid is free: the process ended and its exit was lost. */
+		if (!v[i]->gone && kill(pid, 0) && errno == ESRCH) {
+			handle_exit(t, pid);
+			gone++;
+		}
+	}
+	free(v);
+	t->stats.reaped += gone;
+	return gone;
 }
 
 struct proc **trace__procs(const struct trace *t, size_t *n)
