@@ -28,19 +28,25 @@ printf 'leak 3 100\nexit\n' | "$HS" -q -- sh -c "exec '$PROGS/prog_waiter'" > "$
 check "sh -c 'exec prog': exit 0" test $? -eq 0
 only_waiter "sh -c 'exec prog'" "$T/sh" "/usr/bin/dash"
 
-# -p: attach to a shell that then execs the program.
+# -p: attach to a shell that then execs the program. Its exit comes only
+# once heapsnoop has taken every event (a SIGUSR1 dump drains them first):
+# without an exit stop (-p), a process that execs and exits before its
+# exec is read leaves no mappings to read.
 coproc W { exec bash -c "read -r go; exec '$PROGS/prog_waiter'"; }
 pid=$W_PID
-mkfifo "$T/errpipe"
-"$HS" -q -p "$pid" > "$T/p" 2> "$T/errpipe" &
+mkfifo "$T/errpipe" "$T/recpipe"
+"$HS" -q -p "$pid" > "$T/recpipe" 2> "$T/errpipe" &
 hs=$!
-exec 5< "$T/errpipe"
+exec 6< "$T/recpipe" 5< "$T/errpipe"	# the order heapsnoop opens them
 wait_line 5 "^heapsnoop: tracing pid $pid" "$T/p.err" || exit 1
 cat <&5 >> "$T/p.err" &
 echo go >&"${W[1]}"
 wait_line "${W[0]}" '^ready ' || exit 1
 echo "leak 3 100" >&"${W[1]}"
 wait_line "${W[0]}" '^done' || exit 1
+kill -USR1 "$hs"
+wait_line 6 '^heapsnoop: end-dump' "$T/p" || exit 1
+cat <&6 >> "$T/p" &
 echo exit >&"${W[1]}"
 wait "$hs"
 check "-p, then exec: exit 0" test $? -eq 0
