@@ -116,7 +116,13 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
 		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
 			"stack (--stack-copy): rerun with a larger one for them", us.cut);
-	return lost + s->bad_events + s->no_memory;
+	/*
+	 * The exit status's count: a return without an entry is a call that
+	 * was in flight when its probe was attached (-a probing a library a
+	 * running process maps), an allocation made before tracing, not one
+	 * lost.
+	 */
+	return lost - cnt[HS_CNT_UNMATCHED_RETURN] + s->bad_events + s->no_memory;
 }
 
 void status__unwind(FILE *out, const struct trace *t)
