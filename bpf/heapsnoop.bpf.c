@@ -66,6 +66,7 @@ const volatile bool filter_comm;
 const volatile char comm[16];		/* the process's name: its leader's comm */
 const volatile __u32 filter_uid = (__u32)-1;
 const volatile bool filter_pids;	/* only the tgids in pid_filter */
+const volatile bool follow_forks;	/* -f: a traced process's children too */
 const volatile __u64 min_size;
 const volatile __u64 max_size = (__u64)-1;
 /*
@@ -157,7 +158,10 @@ static __always_inline void count(__u32 which)
 		*c += 1;
 }
 
-/* --pid-filter: tgid -> 1. */
+/*
+ * --pid-filter (-a), or the traced processes (-p and launch mode: the
+ * target, and with -f those it forked): tgid -> 1.
+ */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1024);
@@ -797,10 +801,48 @@ static __always_inline void emit_task(__u32 type, struct task_struct *p)
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(task_exit, struct task_struct *p)
 {
+	__u32 tgid;
+
 	/* The group's last thread: signal->live has dropped to 0. */
 	if (empty_probes || BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
+	/* -f: its pid may be reused by a process nobody asked to trace. */
+	tgid = BPF_CORE_READ(p, tgid);
+	if (follow_forks)
+		bpf_map_delete_elem(&pid_filter, &tgid);
 	emit_task(HS_EV_EXIT, p);
+	return 0;
+}
+
+/*
+ * -p and launch mode: a traced process forked a new one (not a thread).
+ * With -f the child is traced from its first allocation (the probes are
+ * on every process, filtered by pid_filter); either way the loader hears
+ * of it, to say so or to follow it.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
+	struct hs_event *ev;
+	__u8 one = 1;
+	bool followed;
+
+	if (empty_probes || ctgid == ptgid || !bpf_map_lookup_elem(&pid_filter, &ptgid))
+		return 0;
+	followed = follow_forks && !bpf_map_update_elem(&pid_filter, &ctgid, &one, BPF_ANY);
+	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
+	if (!ev) {
+		count(HS_CNT_RB_LOST_TASK);
+		return 0;
+	}
+	fill_header(ev, HS_EV_FORK, 0, 0, 0);
+	ev->pid = ctgid;
+	ev->tid = BPF_CORE_READ(child, pid);
+	ev->ts = bpf_ktime_get_ns();
+	ev->old_addr = ptgid;
+	ev->size = followed;
+	bpf_ringbuf_submit(ev, wakeup_flags());
 	return 0;
 }
 

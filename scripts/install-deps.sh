@@ -8,8 +8,8 @@
 # kmod's depmod, the archive keys that sign bullseye.
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
-libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev libunwind-dev pkg-config
-binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgrind
+libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev libunwind-dev pkg-config libjemalloc-dev
+binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgrind strace
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 missing=
 for p in $PKGS; do

@@ -55,6 +55,17 @@ limit=65536
 ( ulimit -v $limit; head -c 268435456 /dev/zero | tr '\0' 'A' | "$HD" | wc -c ) > "$T/big" 2>&1
 check "256 MiB line streams (address space limit: $limit KiB)" test "$(cat "$T/big")" = 268435456
 
+# 5b. A NUL byte in a line: -s copies the whole line, --report says it
+# ignored it; both count it (exit 1), neither silently drops anything.
+printf 'a\0b heapsnoop: live pid=1 ptr=0x1 ~m#GL38AAAAAAQclAAaqABUAAAS\nnext\n' > "$T/nul"
+"$HD" -s "$T/nul" > "$T/nul.s" 2> "$T/nul.serr"
+check "NUL byte, -s: exit 1" test $? -eq 1
+check "NUL byte, -s: the whole line copied, then the next" cmp -s "$T/nul" "$T/nul.s"
+check "NUL byte, -s: said with the line number" grep -q 'nul:1: a NUL byte in the line' "$T/nul.serr"
+"$HD" --report "$T/nul" > /dev/null 2> "$T/nul.rerr"
+check "NUL byte, --report: exit 1, the record said ignored" \
+	bash -c "test $? -eq 1 && grep -q 'nul:1: a NUL byte in the line: ignored' '$T/nul.rerr'"
+
 # 6. Options.
 check "--help" bash -c "'$HD' --help | grep -q -- '--encode'"
 check "--version" bash -c "'$HD' --version | grep -q '^heapdecode '"

@@ -56,6 +56,15 @@ static void check_all(const char *prefix)
 			       .token = "~m#IF0BmUQugNCkgCnkhdAYpQa6wAAV", .token_len = 31 };
 	struct record unenc = { .type = REC_LIVE, .pid = 3, .ptr = 0x10,
 				.size = 1ULL << 63, .error = "value out of range" };
+	/* An incomplete stack: each reason alone and both, token or not. */
+	struct record cut[] = {
+		{ .type = REC_LIVE, .pid = 5, .ptr = 0x20, .cut = REC_CUT_DEPTH,
+		  .token = "~m#IF0BmUQugNCkgCnkhdAYpQa6wAAV", .token_len = 31 },
+		{ .type = REC_LIVE, .pid = 5, .ptr = 0x20, .cut = REC_CUT_UNREADABLE,
+		  .token = "~m#IF0BmUQugNCkgCnkhdAYpQa6wAAV", .token_len = 31 },
+		{ .type = REC_LIVE, .pid = 5, .ptr = 0x20, .cut = REC_CUT_ALL,
+		  .size = 1ULL << 63, .error = "value out of range" },
+	};
 	struct record end = { .type = REC_END_DUMP, .live = 12 };
 	struct record ex = { .type = REC_EXIT, .pid = 77, .time_s = 5, .time_ms = 999,
 			     .live = 7, .bytes = 2100, .comm = "my prog" };
@@ -95,8 +104,20 @@ static void check_all(const char *prefix)
 	t = roundtrip(prefix, &live, &back);
 	assert_int_equal(back.pid, live.pid);
 	assert_true(back.ptr == live.ptr);
+	assert_int_equal(back.cut, 0);
 	assert_str_n_equal(back.token, back.token_len, live.token);
 	free(t);
+
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		t = roundtrip(prefix, &cut[i], &back);
+		assert_int_equal(back.cut, cut[i].cut);
+		assert_true(back.ptr == cut[i].ptr);
+		if (cut[i].token)
+			assert_str_n_equal(back.token, back.token_len, cut[i].token);
+		else
+			assert_true(!back.token && back.size == cut[i].size);
+		free(t);
+	}
 
 	t = roundtrip(prefix, &unenc, &back);
 	assert_null(back.token);
@@ -191,6 +212,10 @@ static void test_written_form(void **state)
 	assert_int_equal(records__write(f, &dump), 0);
 	assert_int_equal(records__write(f, &map), 0);
 	assert_int_equal(records__write(f, &live), 0);
+	live.cut = REC_CUT_UNREADABLE;
+	assert_int_equal(records__write(f, &live), 0);
+	live.cut = REC_CUT_ALL;
+	assert_int_equal(records__write(f, &live), 0);
 	assert_int_equal(records__write(f, &(struct record){ .type = REC_PROC, .pid = 9,
 		.peak = 30, .peak_count = 2, .peak_time_s = 1, .peak_time_ms = 7, .allocs = 3,
 		.allocated = 40, .frees = 2, .temporary = 1, .live = 1, .bytes = 10,
@@ -207,6 +232,8 @@ static void test_written_form(void **state)
 		"heapsnoop: dump reason=exit time=1.042 live=1 bytes=10 stacks=1\n"
 		"heapsnoop: map pid=9 start=0x1000 end=0x2000 off=0 buildid=- path=/bin/x\n"
 		"heapsnoop: live pid=9 ptr=0x5000 ~m#AAA\n"
+		"heapsnoop: live pid=9 ptr=0x5000 cut=unreadable ~m#AAA\n"
+		"heapsnoop: live pid=9 ptr=0x5000 cut=depth,unreadable ~m#AAA\n"
 		"heapsnoop: proc pid=9 peak=30 peak_count=2 peak_time=1.007 allocs=3 allocated=40 "
 		"frees=2 temporary=1 live=1 bytes=10 comm=x\n"
 		"heapsnoop: stack pid=9 allocs=3 allocated=40 frees=2 temporary=1 live=1 bytes=10 "
@@ -223,6 +250,10 @@ static void test_malformed(void **state)
 		  REC_MAP },	/* end before start */
 		{ "heapsnoop: map pid=1 start=0x1000", REC_MAP },
 		{ "heapsnoop: live pid=1 ptr=0x10 garbage", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 cut=maybe ~m#AAA", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 cut=depth,depth ~m#AAA", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 cut=depth,", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 cut=~m#AAA", REC_LIVE },
 		{ "heapsnoop: dump reason=exit", REC_DUMP },
 		{ "heapsnoop: exit pid=x", REC_EXIT },
 		{ "heapsnoop: end-exit live=1", REC_END_EXIT },

@@ -59,8 +59,14 @@ enum hs_event_type {
 	 * @tid is that thread). Its live allocations are gone with it.
 	 */
 	HS_EV_EXIT = 3,
-	/* System-wide mode: process @pid exec'd; the old image's heap is gone. */
+	/* Process @pid exec'd (every mode); the old image's heap is gone. */
 	HS_EV_EXEC = 4,
+	/*
+	 * -p and launch mode: the traced process @old_addr (a tgid) forked
+	 * process @pid. @size is 1 if @pid is traced from now on (-f), 0 if
+	 * not (no -f, or more processes than the map holds).
+	 */
+	HS_EV_FORK = 5,
 };
 
 /* hs_event.flags */

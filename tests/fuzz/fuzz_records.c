@@ -24,7 +24,8 @@ static void check_same(const struct record *a, const struct record *b)
 	    a->stacks != b->stacks || strcmp(a->reason, b->reason) || !str_eq(a->comm, b->comm) ||
 	    a->start != b->start || a->end != b->end || a->off != b->off ||
 	    strcmp(a->build_id, b->build_id) || !str_eq(a->path, b->path) || a->ptr != b->ptr ||
-	    a->token_len != b->token_len || (a->token && memcmp(a->token, b->token, a->token_len)) ||
+	    a->cut != b->cut || a->token_len != b->token_len ||
+	    (a->token && memcmp(a->token, b->token, a->token_len)) ||
 	    a->size != b->size || !str_eq(a->error, b->error) || a->allocs != b->allocs ||
 	    a->allocated != b->allocated || a->frees != b->frees ||
 	    a->temporary != b->temporary || a->peak != b->peak ||

@@ -9,13 +9,14 @@
 #   -a, several processes at once    (test_syswide.sh)
 #   ring buffer full, every loss counted (test_ringbuf.sh)
 #   --sample-bytes: the sampling check in BPF, estimates (test_sampling.sh)
+#   forks followed (-f) or said, in launch and -p (test_fork.sh)
 # Usage: in-guest.sh BUILD_DIR [TEST...]   (TEST: semantics attach ...)
 # Exits non-zero if any test failed.
 set -u
 OUT=$(realpath "${1:?usage: $0 BUILD_DIR [TEST...]}"); shift
 cd "$(dirname "$0")/../.." || exit 2
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(semantics attach unwind syswide ringbuf sampling)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(semantics attach unwind syswide ringbuf sampling fork)
 pass=0 fail=0 failed=
 # The kernel's messages from here on are the tests' (a marker in the log).
 MARK="heapsnoop kmatrix: tests begin"

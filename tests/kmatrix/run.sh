@@ -7,7 +7,7 @@
 #   run.sh BUILD_DIR [KERNEL...]   KERNEL: 5.10 6.1 6.12
 #                                  (default: $KMATRIX_KERNELS or all three)
 # KMATRIX_TESTS: the tests to run in each guest (default: all six areas,
-# "semantics attach unwind syswide ringbuf sampling"). This machine's own kernel has
+# "semantics attach unwind syswide ringbuf sampling fork"). This machine's own kernel has
 # no image to boot; it is covered by the native tests of `make check`.
 # Exits non-zero if a kernel failed, could not be fetched or booted.
 set -u
@@ -15,7 +15,7 @@ OUT=$(realpath "${1:?usage: $0 BUILD_DIR [KERNEL...]}"); shift
 HERE=$(cd "$(dirname "$0")" && pwd)
 KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || read -ra KERNELS <<< "${KMATRIX_KERNELS:-5.10 6.1 6.12}"
-read -ra TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf sampling}"
+read -ra TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf sampling fork}"
 # Under TCG everything is some 10 times slower: the tests' waits for a line
 # get 5 minutes instead of one (they still end at the line, not later), a
 # kernel 15 minutes before its guest is killed as hung (it takes some 3-4).
@@ -24,7 +24,7 @@ export HS_TEST_TIMEOUT=${HS_TEST_TIMEOUT:-300} KMATRIX_TIMEOUT=${KMATRIX_TIMEOUT
 case $OUT/ in /tmp/*) echo "kmatrix: $OUT is under /tmp, which the guest does not see (its /tmp is its own): use a build directory elsewhere" >&2; exit 2 ;; esac
 case $HERE/ in /tmp/*) echo "kmatrix: this checkout is under /tmp, which the guest does not see (its /tmp is its own): use one elsewhere" >&2; exit 2 ;; esac
 for f in heapsnoop heapdecode tests/prog_semantics tests/prog_waiter tests/prog_nofp \
-		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short; do
+		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short tests/prog_fork; do
 	[ -x "$OUT/$f" ] || { echo "kmatrix: $OUT/$f missing: make check (or make kmatrix) builds it" >&2; exit 2; }
 done
 

@@ -17,6 +17,14 @@ check "no such command: says so" grep -q "cannot run /nonexistent/cmd" "$T/e2"
 check "static binary: exit 1" test $? -eq 1
 check "static binary: suggests --allocator" grep -q -- "--allocator $PROGS/prog_static" "$T/e3"
 
+# A 32-bit program (ELFCLASS32: /bin/true's header says so) was traced as
+# empty with exit 0: refused, before it runs, saying why.
+cp /bin/true "$T/true32" && printf '\001' | dd of="$T/true32" bs=1 seek=4 conv=notrunc 2> /dev/null
+"$HS" -- "$T/true32" > /dev/null 2> "$T/e32"
+check "32-bit program: exit 1" test $? -eq 1
+check "32-bit program: says why and what to do" \
+	grep -q "true32 is not an x86-64 program (32-bit.*trace a 64-bit build of it" "$T/e32"
+
 # The same static binary, through its own malloc.
 "$HS" -q --allocator "$PROGS/prog_static" -- "$PROGS/prog_static" > "$T/rec" 2> "$T/e4"
 check "static binary with --allocator: exit 0" test $? -eq 0
@@ -47,4 +55,20 @@ check "--min-size above --max-size: exit 1, says so" \
 	bash -c "test $? -eq 1 && grep -q 'nothing would be traced' '$T/e11'"
 "$HS" --ringbuf-size 3 -- /bin/true > /dev/null 2> "$T/e7"
 check "bad ring buffer size: exit 1" test $? -eq 1
+# Every option value is checked, with a message naming it.
+bad_value() { # WHAT MESSAGE_REGEX ARGS...
+	local what=$1 re=$2; shift 2
+	"$HS" "$@" > /dev/null 2> "$T/ebad"
+	check "$what: exit 1" test $? -eq 1
+	check "$what: says why" grep -Eq "$re" "$T/ebad"
+}
+bad_value "-p 0" "invalid pid '0' \(expected a whole number from 1 to" -p 0
+bad_value "-i 0" "invalid interval \(seconds\) '0'" -i 0 -- /bin/true
+bad_value "--min-size -1" "invalid size '-1'" --min-size -1 -- /bin/true
+bad_value "--max-size ' 7'" "invalid size ' 7'" --max-size ' 7' -- /bin/true
+bad_value "--ringbuf-size 4096 (2^32 bytes overflow the kernel's 32 bits)" \
+	"invalid ring buffer size \(MiB\) '4096' \(expected a whole number from 1 to 2048\)" \
+	--ringbuf-size 4096 -- /bin/true
+bad_value "--pid-filter 1,0" "invalid pid '0'" -a --pid-filter 1,0
+bad_value "-s0" "invalid summary count '0'" -s0 -- /bin/true
 finish

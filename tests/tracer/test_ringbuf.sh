@@ -1,8 +1,8 @@
 #!/bin/bash
 # test_ringbuf.sh - a full ring buffer: heapsnoop's consumer is stopped
 # (SIGSTOP) while the target makes 200,000 allocations into a 1 MiB ring
-# buffer. Every dropped event must be counted and the loss said plainly;
-# tracing goes on afterwards.
+# buffer. Every dropped event must be counted and the loss said plainly
+# (and in the exit status); tracing goes on afterwards.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -30,7 +30,7 @@ echo "leak 3 100" >&"${W[1]}"
 wait_line "${W[0]}" '^done' || exit 1
 echo "exit" >&"${W[1]}"
 wait "$hs"
-check "heapsnoop exits 0" test $? -eq 0
+check "heapsnoop exits 3: events were lost" test $? -eq 3
 wait "$drain" "$drain2"
 
 check "the loss is said plainly" grep -q "^heapsnoop: EVENTS LOST: [1-9][0-9]* allocations" "$T/err"

@@ -30,14 +30,14 @@ expect_eq "dlopen()ed after start: 2 x 2222 bytes through the late library" \
 expect_eq "no other stack holds those sizes" \
 	"$("$HD" rec | grep -cE '~b#size: (1111|2222|3333),')" 6
 check "80 KiB deep: innermost frames right, then cut (16 KiB: 4 frames)" \
-	grep -qE '^p_recurse;p_recurse;p_recurse;p_recurse;lib_leaf 4444$' rec.bytes
+	grep -qE '^\[stack_truncated\];p_recurse;p_recurse;p_recurse;p_recurse;lib_leaf 4444$' rec.bytes
 check "... marked truncated in the summary" \
 	grep -q '^    4444 bytes in 1 allocations from pid [0-9]* (stack truncated):$' err
 check "... counted in the closing accounting" \
 	grep -q '^heapsnoop: 1 allocations had a truncated stack' err
 check "... and the remedy said" grep -q '1 stacks were deeper than the copy.*--stack-copy' err
 check "stack pages never touched: the frames below them, then marked unreadable" \
-	grep -qE '^p_bigframe;lib_leaf 5555$' rec.bytes
+	grep -qE '^\[stack_unreadable_past_here\];p_bigframe;lib_leaf 5555$' rec.bytes
 check "... and said so in the summary" \
 	grep -q '^    5555 bytes in 1 allocations from pid [0-9]* (stack unreadable past here):$' err
 check "-v: how stacks ended" grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 1 cut at --stack-copy, 0 deeper than kept, 1 with a frame not recovered' err

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 
 #include "framefmt.h"
+#include "stacks.h"
 #include "text.h"
 
 void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
@@ -29,4 +30,14 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 	if (f->file)
 		fprintf(out, " %s:%d", f->file, f->line);
 	fputc('\n', out);
+}
+
+const char *framefmt__cut(uint32_t flags)
+{
+	switch (flags & (STACK_TRUNCATED | STACK_FAULT)) {
+	case STACK_TRUNCATED: return "stack truncated";
+	case STACK_FAULT: return "stack unreadable past here";
+	case STACK_TRUNCATED | STACK_FAULT: return "stack truncated, stack unreadable past here";
+	default: return "";
+	}
 }

@@ -26,4 +26,12 @@
 void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 		     const struct sym_frame *f);
 
+/*
+ * The mark of an incomplete stack (stacks.h's STACK_* @flags; 0: none), as
+ * every report shows it: "stack truncated" (deeper than kept or copied),
+ * "stack unreadable past here" (a frame not recovered), or both joined by
+ * ", ". Returns a static string, "" for a complete stack.
+ */
+const char *framefmt__cut(uint32_t flags);
+
 #endif /* HEAPSNOOP_FRAMEFMT_H */

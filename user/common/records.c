@@ -106,25 +106,77 @@ static int parse_map(const char *p, struct record *r)
 
 /* --- live ----------------------------------------------------------------- */
 
+/* The words of cut=, one per REC_CUT_* bit, in bit order. */
+static const char *const cut_words[] = { "depth", "unreadable" };
+
+#define NCUT (sizeof(cut_words) / sizeof(cut_words[0]))
+
+/* " cut=depth,unreadable" for @cut's bits, nothing for 0. */
+static int write_cut(FILE *out, uint32_t cut)
+{
+	const char *sep = " cut=";
+
+	for (size_t i = 0; i < NCUT; i++) {
+		if (!(cut & (1u << i)))
+			continue;
+		if (fprintf(out, "%s%s", sep, cut_words[i]) < 0)
+			return -EIO;
+		sep = ",";
+	}
+	return 0;
+}
+
+/* "cut=WORD[,WORD] " at @p into *@cut; returns the characters taken. */
+static int parse_cut(const char *p, uint32_t *cut)
+{
+	const char *q = p + 4;
+
+	*cut = 0;
+	if (strncmp(p, "cut=", 4))
+		return 0;
+	for (;;) {
+		size_t i, n = strcspn(q, ", ");
+
+		for (i = 0; i < NCUT; i++)
+			if (n == strlen(cut_words[i]) && !strncmp(q, cut_words[i], n))
+				break;
+		if (i == NCUT || (*cut & (1u << i)))
+			return -EINVAL;	/* an unknown or repeated word */
+		*cut |= 1u << i;
+		q += n;
+		if (*q != ',')
+			break;
+		q++;
+	}
+	if (*q != ' ')
+		return -EINVAL;
+	return (int)(q + 1 - p);
+}
+
 static int write_live(FILE *out, const struct record *r)
 {
+	if (fprintf(out, "live pid=%d ptr=%#" PRIx64, r->pid, r->ptr) < 0 ||
+	    write_cut(out, r->cut & REC_CUT_ALL))
+		return -EIO;
 	/* Only a size >= 2^63 has no token; say so, never guess. */
 	if (!r->token)
-		return fprintf(out, "live pid=%d ptr=%#" PRIx64 " size=%" PRIu64
-			       " unencodable: %s\n", r->pid, r->ptr, r->size, r->error);
-	return fprintf(out, "live pid=%d ptr=%#" PRIx64 " %.*s\n", r->pid, r->ptr,
-		       (int)r->token_len, r->token);
+		return fprintf(out, " size=%" PRIu64 " unencodable: %s\n", r->size, r->error);
+	return fprintf(out, " %.*s\n", (int)r->token_len, r->token);
 }
 
 static int parse_live(const char *p, struct record *r)
 {
 	unsigned long long ptr, size;
-	int n = 0, m = 0;
+	int n = 0, m = 0, c;
 
 	if (sscanf(p, "pid=%d ptr=%llx %n", &r->pid, &ptr, &n) < 2 || !n)
 		return -EINVAL;
 	r->ptr = ptr;
 	p += n;
+	c = parse_cut(p, &r->cut);
+	if (c < 0)
+		return -EINVAL;
+	p += c;
 	if (!strncmp(p, "~m#", 3)) {
 		r->token = p;
 		r->token_len = strcspn(p, " \t\r\n");

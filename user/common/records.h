@@ -21,6 +21,14 @@
 
 #include "text.h"
 
+/*
+ * A `live` record's stack is incomplete (its cut= field, docs/OUTPUT.md):
+ * the same bits as stacks.h's STACK_TRUNCATED and STACK_FAULT.
+ */
+#define REC_CUT_DEPTH		(1u << 0)	/* cut=depth: deeper than kept or copied */
+#define REC_CUT_UNREADABLE	(1u << 1)	/* cut=unreadable: a frame not recovered */
+#define REC_CUT_ALL		(REC_CUT_DEPTH | REC_CUT_UNREADABLE)
+
 /* Every record line starts with this, anywhere in a line of a log. */
 #define RECORDS_PREFIX "heapsnoop: "
 
@@ -28,7 +36,7 @@ enum record_type {
 	REC_NONE,	/* no record keyword in the line */
 	REC_DUMP,	/* dump reason= time= live= bytes= stacks= */
 	REC_MAP,	/* map pid= start= end= off= buildid= path= */
-	REC_LIVE,	/* live pid= ptr= ~m#TOKEN (or size= unencodable: ERROR) */
+	REC_LIVE,	/* live pid= ptr= [cut=WHY] ~m#TOKEN (or size= unencodable: ERROR) */
 	REC_END_DUMP,	/* end-dump live= */
 	REC_EXIT,	/* exit pid= time= live= bytes= comm= */
 	REC_END_EXIT,	/* end-exit pid= live= */
@@ -65,6 +73,7 @@ struct record {
 	char build_id[BUILD_ID_HEX_SIZE];	/* map: hex, or "-" */
 	const char *path;		/* map: to the end of the line */
 	uint64_t ptr;			/* live: the allocation's address */
+	uint32_t cut;			/* live: REC_CUT_* bits, 0: a complete stack */
 	const char *token;		/* live, stack: "~m#..." (token_len bytes); live: or NULL: */
 	size_t token_len;
 	uint64_t size;			/* ... unencodable: its size in bytes */

@@ -9,13 +9,18 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "elfseg.h"
+#include "htab.h"
 #include "symbolizer.h"
 
 /* C++ names: libstdc++'s demangler (the one eu-addr2line uses too). */
@@ -28,7 +33,6 @@ struct module {
 	Dwfl_Module *mod;
 	struct elf_segments segs;	/* of the file found, for to_elf_addr() */
 	enum sym_status status;	/* SYM_OK if usable */
-	struct module *next;
 };
 
 /* Results by (module, ELF address): direct-mapped, fixed size. */
@@ -45,9 +49,11 @@ struct symbolizer {
 	struct cache_slot *cache;
 	uint64_t hits, misses;
 	char *sysroot;
+	int root_fd;		/* --sysroot opened O_PATH, or -1 */
+	bool no_local_files;
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
-	struct module *modules;
+	struct htab *modules;	/* (path, build ID) -> struct module */
 	char **strings;		/* demangled names, freed at the end */
 	size_t nstrings, capstrings;
 };
@@ -58,10 +64,33 @@ const char *sym_status_str(enum sym_status st)
 	case SYM_OK: return "ok";
 	case SYM_NO_SYMBOL: return "no symbol";
 	case SYM_NO_FILE: return "module file not found";
+	case SYM_NOT_OPENED: return "module file not opened: --no-local-files";
+	case SYM_NOT_REGULAR: return "module path is not a regular file";
 	case SYM_BUILD_ID_MISMATCH: return "build ID mismatch: file differs from the traced one";
 	case SYM_UNMAPPED: return "not in any mapping";
 	}
 	return "?";
+}
+
+/* Modules by (path, build ID): a stranger's log may name thousands. */
+struct module_key {
+	const char *path, *build_id;
+};
+
+static uint64_t hash_str(uint64_t h, const char *p)
+{
+	while (*p)
+		h = (h ^ (unsigned char)*p++) * 0x100000001b3ULL;
+	return h;
+}
+
+static bool module_equal(uintptr_t stored, uintptr_t probe, void *ctx)
+{
+	const struct module *m = (const struct module *)stored;
+	const struct module_key *k = (const struct module_key *)probe;
+
+	(void)ctx;
+	return !strcmp(m->path, k->path) && !strcmp(m->build_id, k->build_id);
 }
 
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
@@ -70,50 +99,125 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 
 	if (!s)
 		return NULL;
+	s->root_fd = -1;
 	s->cache = calloc(CACHE_SLOTS, sizeof(*s->cache));
-	if (!s->cache) {
-		free(s);
-		return NULL;
-	}
-	if (opts && opts->sysroot)
+	s->modules = htab__new(64, module_equal, NULL);
+	if (!s->cache || !s->modules)
+		goto fail;
+	if (opts && opts->sysroot) {
 		s->sysroot = strdup(opts->sysroot);
+		if (!s->sysroot)
+			goto fail;
+		/* Not there: every module is then "not found", as before. */
+		s->root_fd = open(opts->sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	}
+	s->no_local_files = opts && opts->no_local_files;
 	/* libdwfl's search path: "-" = no CRC check, then .debug dirs. */
 	if (asprintf(&s->debuginfo_path, "-%s%s:.debug:/usr/lib/debug",
 		     opts && opts->debug_dir ? ":" : "",
 		     opts && opts->debug_dir ? opts->debug_dir : "") < 0) {
-		free(s->sysroot);
-		free(s->cache);
-		free(s);
-		return NULL;
+		s->debuginfo_path = NULL;
+		goto fail;
 	}
 	s->cb.find_elf = dwfl_build_id_find_elf;
 	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
 	s->cb.debuginfo_path = &s->debuginfo_path;
 	return s;
+fail:
+	symbolizer__free(s);
+	return NULL;
 }
 
 void symbolizer__free(struct symbolizer *s)
 {
+	struct module *m;
+	size_t pos = 0;
+
 	if (!s)
 		return;
-	while (s->modules) {
-		struct module *m = s->modules;
-
-		s->modules = m->next;
+	while (s->modules && (m = htab__next(s->modules, &pos, NULL))) {
 		if (m->dwfl)
 			dwfl_end(m->dwfl);
 		elf_segments__free(&m->segs);
 		free(m->path);
 		free(m);
 	}
+	htab__free(s->modules);
 	for (size_t i = 0; i < s->nstrings; i++)
 		free(s->strings[i]);
 	free(s->strings);
 	free(s->debuginfo_path);
 	free(s->sysroot);
+	if (s->root_fd >= 0)
+		close(s->root_fd);
 	free(s->cache);
 	free(s);
+}
+
+/*
+ * A path as a process's maps name it: absolute, no "." or ".." component.
+ * Anything else came from a log written by hand (path=/../../etc/shadow).
+ */
+static bool plain_path(const char *p)
+{
+	if (p[0] != '/')
+		return false;
+	for (const char *c = p; (c = strchr(c, '/')); c++)
+		if ((c[1] == '.' && (c[2] == '/' || !c[2])) ||
+		    (c[1] == '.' && c[2] == '.' && (c[3] == '/' || !c[3])))
+			return false;
+	return true;
+}
+
+/*
+ * The file a log names, as a path to no one's harm: found without opening
+ * it (O_PATH), under the sysroot by the kernel's own resolution
+ * (openat2 RESOLVE_IN_ROOT: "..", absolute symbolic links and mount
+ * crossings stay inside), opened only if it is a regular file, and then
+ * without blocking. Returns the read-only fd with its real name in @real,
+ * or -1 with @m->status saying why not.
+ */
+static int open_hostile(struct symbolizer *s, struct module *m, char *real, size_t cap)
+{
+	struct open_how how = { .flags = O_PATH | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS };
+	char self[64];
+	struct stat st;
+	ssize_t n;
+	int pfd, fd;
+
+	m->status = SYM_NO_FILE;
+	if (!plain_path(m->path))
+		return -1;
+	if (s->sysroot) {
+		if (s->root_fd < 0)
+			return -1;
+		pfd = (int)syscall(SYS_openat2, s->root_fd, m->path, &how, sizeof(how));
+	} else if (s->no_local_files) {
+		m->status = SYM_NOT_OPENED;
+		return -1;
+	} else {
+		pfd = open(m->path, O_PATH | O_CLOEXEC);
+	}
+	if (pfd < 0)
+		return -1;
+	if (fstat(pfd, &st) || !S_ISREG(st.st_mode)) {
+		m->status = SYM_NOT_REGULAR;
+		close(pfd);
+		return -1;
+	}
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", pfd);
+	fd = open(self, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	n = readlink(self, real, cap - 1);
+	close(pfd);
+	if (fd < 0 || n <= 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	real[n] = '\0';
+	return fd;
 }
 
 static void open_module(struct symbolizer *s, struct module *m)
@@ -121,23 +225,26 @@ static void open_module(struct symbolizer *s, struct module *m)
 	char file[4096];
 	const unsigned char *bits;
 	GElf_Addr vaddr;
-	int n;
+	int n, fd;
 
-	snprintf(file, sizeof(file), "%s%s", s->sysroot ? s->sysroot : "", m->path);
-	if (access(file, R_OK)) {
-		m->status = SYM_NO_FILE;
+	fd = open_hostile(s, m, file, sizeof(file));
+	if (fd < 0)
 		return;
-	}
+	m->status = SYM_NO_FILE;
 	m->dwfl = dwfl_begin(&s->cb);
 	if (!m->dwfl) {
-		m->status = SYM_NO_FILE;
+		close(fd);
 		return;
 	}
+	/*
+	 * On success libdwfl owns @fd; @file (the real path, inside the
+	 * sysroot) is where it looks for .gnu_debuglink files.
+	 */
 	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_elf(m->dwfl, m->path, file, -1, 0, true);
+	m->mod = dwfl_report_elf(m->dwfl, m->path, file, fd, 0, true);
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	if (!m->mod) {
-		m->status = SYM_NO_FILE;
+		close(fd);
 		return;
 	}
 	n = dwfl_module_build_id(m->mod, &bits, &vaddr);
@@ -156,23 +263,23 @@ static void open_module(struct symbolizer *s, struct module *m)
 
 static struct module *get_module(struct symbolizer *s, const char *path, const char *build_id)
 {
-	struct module *m;
+	struct module_key k = { path, build_id };
+	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ULL, path), build_id);
+	struct module *m = htab__find(s->modules, h, (uintptr_t)&k);
 
-	for (m = s->modules; m; m = m->next)
-		if (!strcmp(m->path, path) && !strcmp(m->build_id, build_id))
-			return m;
+	if (m)
+		return m;
 	m = calloc(1, sizeof(*m));
 	if (!m)
 		return NULL;
 	m->path = strdup(path);
-	if (!m->path) {
+	if (!m->path || htab__add(s->modules, h, (uintptr_t)m, m)) {
+		free(m->path);
 		free(m);
 		return NULL;
 	}
 	snprintf(m->build_id, sizeof(m->build_id), "%s", build_id);
 	open_module(s, m);
-	m->next = s->modules;
-	s->modules = m;
 	return m;
 }
 

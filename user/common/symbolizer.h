@@ -24,6 +24,8 @@ enum sym_status {
 	SYM_OK,			/* function found (file:line when debug info has it) */
 	SYM_NO_SYMBOL,		/* module found, no symbol covers the address */
 	SYM_NO_FILE,		/* module file not found (under the sysroot) */
+	SYM_NOT_OPENED,		/* not looked for: --no-local-files */
+	SYM_NOT_REGULAR,	/* the path names a FIFO, a device, a directory */
 	SYM_BUILD_ID_MISMATCH,	/* file found but it is not the traced one */
 	SYM_UNMAPPED,		/* the address is in no known mapping */
 };
@@ -49,10 +51,17 @@ struct sym_frame {
 };
 
 struct symbolizer_opts {
-	const char *sysroot;	/* prefix for module paths, or NULL */
+	const char *sysroot;	/* the root module paths resolve in, or NULL */
 	const char *debug_dir;	/* extra directory of debug files, or NULL */
+	bool no_local_files;	/* no sysroot: open no path a log names */
 };
 
+/*
+ * A symbolizer for @opts (NULL: none). Every module path is hostile (it
+ * comes from a log): only plain absolute paths, resolved under the
+ * sysroot with openat2(RESOLVE_IN_ROOT), only regular files opened, never
+ * blocking (a FIFO is not opened at all). Returns NULL: no memory.
+ */
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts);
 void symbolizer__free(struct symbolizer *s);
 

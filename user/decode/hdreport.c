@@ -16,7 +16,7 @@
 #include "framefmt.h"
 #include "htab.h"
 #include "hdreport.h"
-#include "mapset.h"
+#include "maptree.h"
 #include "records.h"
 #include "stacks.h"
 #include "text.h"
@@ -25,7 +25,7 @@ struct hdreport {
 	struct hd_opts opts;
 	struct symbolizer *sym;
 	struct stacks *stacks;
-	struct htab *maps;	/* pid -> struct mapset, from `map` records */
+	struct htab *maps;	/* pid -> struct maptree, from `map` records */
 	uint64_t total_bytes, total_count;
 	/*
 	 * The lines of `exit` sections (heapsnoop -a --leaks-at-exit): leaks
@@ -72,11 +72,11 @@ unsigned int hdreport__dumps(const struct hdreport *r)
 
 static void reset(struct hdreport *r)
 {
-	struct mapset *pm;
+	struct maptree *pm;
 	size_t pos = 0;
 
 	while (r->maps && (pm = htab__next(r->maps, &pos, NULL)))
-		mapset__free(pm);
+		maptree__free(pm);
 	htab__free(r->maps);
 	r->maps = NULL;
 	stacks__free(r->stacks);
@@ -98,18 +98,18 @@ void hdreport__free(struct hdreport *r)
 }
 
 /* @pid's mappings (one hash lookup a frame), made if @create; NULL. */
-static struct mapset *maps_of(struct hdreport *r, pid_t pid, bool create)
+static struct maptree *maps_of(struct hdreport *r, pid_t pid, bool create)
 {
 	uint64_t h = htab_hash2((uint32_t)pid, 0);
-	struct mapset *pm = r->maps ? htab__find(r->maps, h, (uint32_t)pid) : NULL;
+	struct maptree *pm = r->maps ? htab__find(r->maps, h, (uint32_t)pid) : NULL;
 
 	if (pm || !create)
 		return pm;
 	if (!r->maps)
 		r->maps = htab__new(64, NULL, NULL);
-	pm = r->maps ? mapset__new(pid) : NULL;
+	pm = r->maps ? maptree__new() : NULL;
 	if (pm && htab__add(r->maps, h, (uint32_t)pid, pm)) {
-		mapset__free(pm);
+		maptree__free(pm);
 		pm = NULL;
 	}
 	return pm;
@@ -151,10 +151,14 @@ static int take_map(struct hdreport *r, const struct record *rec)
 {
 	struct mapping m = { .start = rec->start, .end = rec->end, .offset = rec->off,
 			     .path = (char *)rec->path };
-	struct mapset *pm = maps_of(r, rec->pid, true);
+	struct maptree *pm = maps_of(r, rec->pid, true);
+	int err;
 
 	snprintf(m.build_id, sizeof(m.build_id), "%s", rec->build_id);
-	return pm && mapset__add(pm, &m) == 0 ? 1 : -HS_ENOSPC;
+	err = pm ? maptree__add(pm, &m) : -ENOMEM;
+	if (err == -EINVAL)
+		return 1;	/* no range: no mapping to hold any address */
+	return err ? -HS_ENOSPC : 1;
 }
 
 /*
@@ -204,12 +208,25 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 	return take_map(r, rec);
 }
 
+/* A `live` record's cut= as stacks.h's flags (0 for any other line). */
+static uint32_t stack_flags(const struct record *hr)
+{
+	uint32_t f = 0;
+
+	if (hr->type == REC_LIVE && (hr->cut & REC_CUT_DEPTH))
+		f |= STACK_TRUNCATED;
+	if (hr->type == REC_LIVE && (hr->cut & REC_CUT_UNREADABLE))
+		f |= STACK_FAULT;
+	return f;
+}
+
 int hdreport__line(struct hdreport *r, const char *line)
 {
 	struct hs_record rec;
 	struct record hr;
 	const char *tok;
 	size_t len, rest = strlen(line);
+	uint32_t flags;
 	pid_t pid;
 	int err;
 
@@ -219,6 +236,7 @@ int hdreport__line(struct hdreport *r, const char *line)
 	if (err)
 		return err < 0 ? err : 0;
 	pid = line_pid(line, &hr);
+	flags = stack_flags(&hr);
 	while ((tok = hs_token_find(line, rest, &len)) != NULL) {
 		struct stack *s;
 		int id;
@@ -228,7 +246,7 @@ int hdreport__line(struct hdreport *r, const char *line)
 		err = hs_token_decode(tok, len, &rec);
 		if (err)
 			return err;
-		id = stacks__intern(r->stacks, (uint32_t)pid, rec.frames, rec.depth, 0);
+		id = stacks__intern(r->stacks, (uint32_t)pid, rec.frames, rec.depth, flags);
 		if (id < 0)
 			return -HS_ENOSPC;
 		s = stacks__get(r->stacks, (uint32_t)id);
@@ -275,6 +293,8 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 		hs_token_decode(tok, len, &rec);
 		for (uint32_t k = 0; k < rec.depth; k++)
 			print_frame(r, pid, k, rec.frames[k], out);
+		if (stack_flags(&hr))
+			fprintf(out, "    (%s)\n", framefmt__cut(stack_flags(&hr)));
 	}
 	return 0;
 }
@@ -295,7 +315,7 @@ void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid,
 
 static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	struct mapset *pm;
+	struct maptree *pm;
 
 	if (r->opts.elf) {
 		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
@@ -303,9 +323,9 @@ static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_f
 	}
 	pm = maps_of(r, (pid_t)pid, false);
 	/* A stack only the baseline had: its own dump's mappings. */
-	if (r->base && !(pm && mapset__find(pm, addr)))
+	if (r->base && !(pm && maptree__find(pm, addr)))
 		pm = maps_of(r->base, (pid_t)pid, false);
-	symbolizer__lookup(r->sym, pm ? mapset__find(pm, addr) : NULL, addr, true, f);
+	symbolizer__lookup(r->sym, pm ? maptree__find(pm, addr) : NULL, addr, true, f);
 }
 
 static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
@@ -332,6 +352,7 @@ static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size
 struct keyed {
 	char *key;
 	uint64_t bytes, count;
+	uint64_t cut;	/* allocations of those whose stack is incomplete */
 };
 
 static int keyed_by_key(const void *a, const void *b)
@@ -364,6 +385,7 @@ static size_t merge_rows(struct keyed *rows, size_t m)
 		if (k && !strcmp(rows[k - 1].key, rows[i].key)) {
 			rows[k - 1].bytes += rows[i].bytes;
 			rows[k - 1].count += rows[i].count;
+			rows[k - 1].cut += rows[i].cut;
 			free(rows[i].key);
 			continue;
 		}
@@ -445,7 +467,8 @@ static struct keyed *grouped_rows(struct hdreport *r,
 	*n = 0;
 	if (rows) {
 		for (size_t i = 0; i < ns; i++) {
-			rows[m] = (struct keyed){ key_fn(r, v[i]), v[i]->live_bytes, v[i]->live_count };
+			rows[m] = (struct keyed){ key_fn(r, v[i]), v[i]->live_bytes, v[i]->live_count,
+						  *framefmt__cut(v[i]->flags) ? v[i]->live_count : 0 };
 			if (rows[m].key)
 				m++;
 		}
@@ -471,6 +494,14 @@ static char *fold_stack(struct hdreport *r, const struct stack *s)
 
 	if (!f)
 		return NULL;
+	/* An incomplete stack's root is the mark: it does not reach main. */
+	if (*framefmt__cut(s->flags)) {
+		snprintf(name, sizeof(name), "[%s]", framefmt__cut(s->flags));
+		for (char *c = name; *c; c++)
+			if (*c == ' ')
+				*c = '_';
+		fprintf(f, "%s%s", name, s->depth ? ";" : "");
+	}
 	if (s->depth == 0)
 		fputs("[no stack]", f);
 	for (uint32_t k = s->depth; k-- > 0;) {
@@ -585,13 +616,17 @@ static void report_by_key(struct hdreport *r, FILE *out)
 
 	if (!rows)
 		return;
-	for (size_t i = 0; i < k; i++)
-		fprintf(out, "%s bytes (%.1f%%) in %s allocations: %s\n",
-			hdreport__num(r, rows[i].bytes, b1), share(r, rows[i].bytes), hdreport__num(r, rows[i].count, b2),
-			rows[i].key);
+	for (size_t i = 0; i < k; i++) {
+		fprintf(out, "%s bytes (%.1f%%) in %s allocations: %s",
+			hdreport__num(r, rows[i].bytes, b1), share(r, rows[i].bytes),
+			hdreport__num(r, rows[i].count, b2), rows[i].key);
+		if (rows[i].cut)
+			fprintf(out, " (%" PRIu64 " with an incomplete stack)", rows[i].cut);
+		fputc('\n', out);
+	}
 	fprintf(out, "total: %s bytes in %s allocations from %zu %s%s\n",
-		hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), k, what[r->opts.by],
-		k == 1 ? "" : "s");
+		hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), k,
+		what[r->opts.by], k == 1 ? "" : "s");
 	free_rows(rows, k);
 }
 
@@ -610,6 +645,8 @@ static void report_by_stack(struct hdreport *r, FILE *out)
 			share(r, s->live_bytes), hdreport__num(r, s->live_count, b2));
 		if (s->pid)
 			fprintf(out, " from pid %u", s->pid);
+		if (*framefmt__cut(s->flags))
+			fprintf(out, " (%s)", framefmt__cut(s->flags));
 		fputs(":\n", out);
 		for (uint32_t k = 0; k < s->depth; k++)
 			print_frame(r, s->pid, k, s->frames[k], out);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "heapsnoop/codec.h"
@@ -20,6 +21,7 @@
 #include "hdstats.h"
 #include "massif.h"
 #include "msg.h"
+#include "outfile.h"
 #include "recconv.h"
 #include "symbolizer.h"
 #include "timeline.h"
@@ -51,7 +53,8 @@ static const char usage_text[] =
 "                   flamegraph.pl, inferno or speedscope; VALUE is bytes\n"
 "      --flamegraph FILE.svg  the same stacks as a self-contained interactive\n"
 "                   SVG flame graph of live bytes (hover: frame, bytes and\n"
-"                   share; click: zoom; Search: highlight by expression)\n"
+"                   share; click: zoom; Search: highlight by expression);\n"
+"                   FILE is created mode 0600, never through a symbolic link\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
 "      --dump N|first|last|all  describe the Nth dump of the input (default:\n"
 "                   last); all: --report or --folded of each dump in turn\n"
@@ -83,10 +86,16 @@ static const char usage_text[] =
 "                   valgrind massif file (ms_print, massif-visualizer)\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
-"      --sysroot DIR  find the traced machine's files under DIR\n"
+"      --sysroot DIR  find the traced machine's files under DIR: every path\n"
+"                   in the log is resolved inside DIR, as if DIR were /\n"
+"                   (\"..\" and symbolic links cannot leave it)\n"
+"      --no-local-files  open no file a log names (a log from a stranger):\n"
+"                   without --sysroot, frames are not named\n"
 "      --debug-dir DIR  look for separate debug files in DIR too\n"
 "Modules are matched to the traced files by build ID: a file that differs\n"
-"is reported as a mismatch, never used to name frames. Debug info is found\n"
+"is reported as a mismatch, never used to name frames. A path in a log is\n"
+"opened only if it is a regular file, and never so that it could block.\n"
+"Debug info is found\n"
 "through /usr/lib/debug/.build-id, .gnu_debuglink and, when DEBUGINFOD_URLS\n"
 "is set, debuginfod.\n"
 "  -h, --help       show this help and exit\n"
@@ -166,6 +175,21 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 		lineno++;
 		if (line[n - 1] == '\n')
 			line[--n] = '\0';
+		/*
+		 * A NUL byte would end the line early for every parser: -s lost
+		 * the rest of it and --report its record, silently. The line is
+		 * copied whole (-s) and counted as malformed.
+		 */
+		if (memchr(line, '\0', (size_t)n)) {
+			(*malformed)++;
+			elog("%s:%lu: a NUL byte in the line: %s", in == stdin ? "<stdin>" : path,
+			     lineno, stream ? "copied unchanged, not symbolized" : "ignored");
+			if (stream) {
+				fwrite(line, 1, (size_t)n, stdout);
+				putchar('\n');
+			}
+			continue;
+		}
 		err = stream ? hdreport__symbolize_line(r, line, stdout) : hdreport__line(r, line);
 		if (err) {
 			(*malformed)++;
@@ -178,17 +202,19 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 	return close_input(in, path);
 }
 
-/* --flamegraph, --timeline ('L') or --massif ('Y') into @path. */
-static int write_svg(struct hdreport *r, int mode, const char *path, const char *input)
+/*
+ * --flamegraph, --timeline ('L') or --massif ('Y') into @out, opened before
+ * the input was read (outfile.h) and truncated only now; -1 after saying why.
+ */
+static int write_svg(struct hdreport *r, int mode, struct outfile *out, const char *path,
+		     const char *input)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f = outfile__start(out);
 	char title[512];
 	int err;
 
-	if (!f) {
-		elog("cannot write %s: %s", path, strerror(errno));
+	if (!f)
 		return -1;
-	}
 	snprintf(title, sizeof(title), "%s: %s", mode == 'L' ? "Heap over time" :
 		 hdreport__is_diff(r) ? "Live heap, change from the baseline" : "Live heap", input);
 	if (mode == 'L')
@@ -199,11 +225,9 @@ static int write_svg(struct hdreport *r, int mode, const char *path, const char 
 		err = hdreport__flamegraph(r, f, title);
 	if (err == -ENOENT)
 		elog("%s: no whole-run records (sample, proc, stack) in the input", path);
-	if (fclose(f) || err) {
+	else if (err)
 		elog("writing %s failed", path);
-		return -1;
-	}
-	return 0;
+	return err ? -1 : 0;
 }
 
 /* What the command line asks for. */
@@ -223,8 +247,12 @@ struct args {
 	struct symbolizer_opts so;
 };
 
-/* The grouped output @a asks for, of everything @r took in; 0 or 2. */
-static int write_grouped(struct hdreport *r, const struct args *a, const char *input)
+/*
+ * The grouped output @a asks for, of everything @r took in, to standard
+ * output or @out (the SVG or massif file); 0 or 2.
+ */
+static int write_grouped(struct hdreport *r, const struct args *a, struct outfile *out,
+			 const char *input)
 {
 	switch (a->group) {
 	case 'R':
@@ -238,7 +266,7 @@ static int write_grouped(struct hdreport *r, const struct args *a, const char *i
 		hdreport__folded(r, stdout);
 		return 0;
 	case 'G': case 'L': case 'Y':
-		return write_svg(r, a->group, a->svg_path, input) ? 2 : 0;
+		return write_svg(r, a->group, out, a->svg_path, input) ? 2 : 0;
 	case 'T':
 		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
 	case 'W':
@@ -309,20 +337,26 @@ static void write_each(struct hdreport *r, void *ctx)
 
 static int run_grouping(const struct args *a, char **files, int nfiles)
 {
-	struct symbolizer *sym = symbolizer__new(&a->so);
+	struct symbolizer *sym = NULL;
 	struct hd_opts ho = a->ho;
 	struct hdreport *r, *base = NULL;
+	struct outfile *out = NULL;
 	unsigned long malformed = 0;
 	int status = 0;
 
+	/* Opened first (a path that cannot be written fails at once), truncated last. */
+	if (a->svg_path && !(out = outfile__open(a->svg_path)))
+		return 2;
 	if (a->all_dumps) {
 		ho.each_dump = write_each;
 		ho.ctx = (void *)a;
 	}
+	sym = symbolizer__new(&a->so);
 	r = sym ? hdreport__new(&ho, sym) : NULL;
 	if (!r) {
 		elog("out of memory");
 		symbolizer__free(sym);
+		outfile__close(out);
 		return 2;
 	}
 	status = group_files(r, files, nfiles, a->group == 's', &malformed);
@@ -337,7 +371,10 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 			status = 2;
 		}
 	}
-	if (!status && !a->all_dumps && write_grouped(r, a, nfiles ? files[nfiles - 1] : "stdin"))
+	/* An input unread: the SVG is not written. */
+	if (!status && !a->all_dumps && write_grouped(r, a, out, nfiles ? files[nfiles - 1] : "stdin"))
+		status = 2;
+	if (outfile__close(out))
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
@@ -366,6 +403,22 @@ static int parse_by(const char *s, enum hd_by *by)
 	}
 	elog("--by takes stack, pid, function or module");
 	return -EINVAL;
+}
+
+/* @path is a directory (of --sysroot); -1 after saying why not. */
+static int check_dir(const char *path, const char *opt)
+{
+	struct stat st;
+
+	if (stat(path, &st)) {
+		elog("%s %s: %s", opt, path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		elog("%s %s: not a directory", opt, path);
+		return -1;
+	}
+	return 0;
 }
 
 /* --dump N|first|last into @dump (0: the last). */
@@ -444,6 +497,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "top", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
+		{ "no-local-files", no_argument, NULL, 'n' },
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
@@ -467,7 +521,12 @@ static int parse_args(int argc, char **argv, struct args *a)
 				return 2;
 			break;
 		case 'e': a->ho.elf = optarg; break;
-		case 'S': a->so.sysroot = optarg; break;
+		case 'S':
+			if (check_dir(optarg, "--sysroot"))
+				return 2;
+			a->so.sysroot = optarg;
+			break;
+		case 'n': a->so.no_local_files = true; break;
 		case 'D': a->so.debug_dir = optarg; break;
 		case 'h':
 			fputs(usage_text, stdout);

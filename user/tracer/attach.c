@@ -43,10 +43,64 @@ static const struct probe_spec specs[] = {
 	{ "memalign", HS_FN_MEMALIGN, PS_ARG(0) | PS_ARG(1), -1 },
 	{ "valloc", HS_FN_VALLOC, PS_ARG(0), -1 },
 	{ "pvalloc", HS_FN_PVALLOC, PS_ARG(0), -1 },
+	/*
+	 * Another allocator's own entry points (found only in its file: the C
+	 * library has none of them), each probed as the standard function
+	 * whose arguments it shares. jemalloc's, tcmalloc's and mimalloc's
+	 * C++ operators allocate without calling their malloc: a program's
+	 * `new` blocks were not seen at all. An entry point that calls
+	 * another one is nested, and only the outer call makes a record.
+	 */
+#define NEW_LIKE(sym) { sym, HS_FN_MALLOC, PS_ARG(0), -1 }
+#define DELETE_LIKE(sym) { sym, HS_FN_FREE, PS_ARG(0), 0 }
+	/* C++ (Itanium ABI): new, new[], nothrow, aligned; delete, sized. */
+	NEW_LIKE("_Znwm"), NEW_LIKE("_Znam"), NEW_LIKE("_ZnwmRKSt9nothrow_t"),
+	NEW_LIKE("_ZnamRKSt9nothrow_t"), NEW_LIKE("_ZnwmSt11align_val_t"),
+	NEW_LIKE("_ZnamSt11align_val_t"), NEW_LIKE("_ZnwmSt11align_val_tRKSt9nothrow_t"),
+	NEW_LIKE("_ZnamSt11align_val_tRKSt9nothrow_t"),
+	DELETE_LIKE("_ZdlPv"), DELETE_LIKE("_ZdaPv"), DELETE_LIKE("_ZdlPvm"),
+	DELETE_LIKE("_ZdaPvm"), DELETE_LIKE("_ZdlPvRKSt9nothrow_t"),
+	DELETE_LIKE("_ZdaPvRKSt9nothrow_t"), DELETE_LIKE("_ZdlPvSt11align_val_t"),
+	DELETE_LIKE("_ZdaPvSt11align_val_t"), DELETE_LIKE("_ZdlPvmSt11align_val_t"),
+	DELETE_LIKE("_ZdaPvmSt11align_val_t"), DELETE_LIKE("_ZdlPvSt11align_val_tRKSt9nothrow_t"),
+	DELETE_LIKE("_ZdaPvSt11align_val_tRKSt9nothrow_t"),
+	/* jemalloc: the *allocx API (flags carry alignment, zeroing, arena). */
+	NEW_LIKE("mallocx"), DELETE_LIKE("dallocx"), DELETE_LIKE("sdallocx"),
+	{ "rallocx", HS_FN_REALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	/* tcmalloc (gperftools): tc_* (most are aliases of malloc & co). */
+	NEW_LIKE("tc_malloc"), NEW_LIKE("tc_malloc_skip_new_handler"), NEW_LIKE("tc_new"),
+	NEW_LIKE("tc_newarray"), NEW_LIKE("tc_new_nothrow"), NEW_LIKE("tc_newarray_nothrow"),
+	DELETE_LIKE("tc_free"), DELETE_LIKE("tc_cfree"), DELETE_LIKE("tc_free_sized"),
+	DELETE_LIKE("tc_delete"), DELETE_LIKE("tc_deletearray"), DELETE_LIKE("tc_delete_sized"),
+	DELETE_LIKE("tc_deletearray_sized"), DELETE_LIKE("tc_delete_nothrow"),
+	DELETE_LIKE("tc_deletearray_nothrow"),
+	{ "tc_calloc", HS_FN_CALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "tc_realloc", HS_FN_REALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "tc_memalign", HS_FN_MEMALIGN, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "tc_posix_memalign", HS_FN_POSIX_MEMALIGN, PS_ARG(0) | PS_ARG(1) | PS_ARG(2), -1 },
+	{ "tc_valloc", HS_FN_VALLOC, PS_ARG(0), -1 },
+	{ "tc_pvalloc", HS_FN_PVALLOC, PS_ARG(0), -1 },
+	/* mimalloc: mi_* (aligned forms take the size first, as malloc). */
+	NEW_LIKE("mi_malloc"), NEW_LIKE("mi_zalloc"), NEW_LIKE("mi_new"),
+	NEW_LIKE("mi_malloc_aligned"), NEW_LIKE("mi_zalloc_aligned"), NEW_LIKE("mi_new_aligned"),
+	NEW_LIKE("mi_new_nothrow"), NEW_LIKE("mi_new_aligned_nothrow"),
+	DELETE_LIKE("mi_free"), DELETE_LIKE("mi_free_size"), DELETE_LIKE("mi_free_aligned"),
+	DELETE_LIKE("mi_free_size_aligned"), DELETE_LIKE("mi_cfree"),
+	{ "mi_calloc", HS_FN_CALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "mi_mallocn", HS_FN_CALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "mi_new_n", HS_FN_CALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "mi_realloc", HS_FN_REALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "mi_realloc_aligned", HS_FN_REALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "mi_reallocn", HS_FN_REALLOCARRAY, PS_ARG(0) | PS_ARG(1) | PS_ARG(2), -1 },
+	{ "mi_recalloc", HS_FN_REALLOCARRAY, PS_ARG(0) | PS_ARG(1) | PS_ARG(2), -1 },
+#undef NEW_LIKE
+#undef DELETE_LIKE
 };
 
+#define NSPECS (sizeof(specs) / sizeof(specs[0]))
+
 struct attachment {
-	struct bpf_link *links[2 * HS_FN__MAX];
+	struct bpf_link *links[2 * NSPECS];
 	int nlinks;
 	int nfuncs;
 };
@@ -108,7 +162,7 @@ static void find_site(struct elf_file *ef, const struct probe_spec *sp,
 int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, bool verbose,
 		      struct attachment **out)
 {
-	uint64_t done_addr[HS_FN__MAX];
+	uint64_t done_addr[NSPECS];
 	struct attachment *a;
 	struct elf_file *ef;
 	bool have_malloc = false, have_free = false;
@@ -126,7 +180,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 		elf_file__close(ef);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+	for (size_t i = 0; i < NSPECS; i++) {
 		const struct probe_spec *sp = &specs[i];
 		struct elf_func fn;
 		struct probesite ps;

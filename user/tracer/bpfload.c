@@ -62,17 +62,23 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 	if (o->comm)
 		memcpy((char *)skel->rodata->comm, o->comm, strlen(o->comm));
 	skel->rodata->filter_uid = o->uid < 0 ? (__u32)-1 : (__u32)o->uid;
-	skel->rodata->filter_pids = o->npids > 0;
+	/* -f: probes on every process, pid_filter says which are traced. */
+	skel->rodata->filter_pids = o->npids > 0 || o->follow_forks;
+	skel->rodata->follow_forks = o->follow_forks;
 	skel->rodata->min_size = o->min_size;
 	skel->rodata->max_size = o->max_size;
 	skel->rodata->sample_bytes = o->sample_bytes;
 	if (o->sample_bytes)
 		sample_gap_table((uint32_t *)skel->rodata->sample_gap,
 				 sizeof(skel->rodata->sample_gap) / sizeof(skel->rodata->sample_gap[0]));
-	if (!o->all) {
+	/*
+	 * Execs are followed in every mode (session.c); exits in -a and -f
+	 * (a followed child's); forks of the target in -p and launch mode.
+	 */
+	if (!o->all && !o->follow_forks)
 		bpf_program__set_autoload(skel->progs.task_exit, false);
-		bpf_program__set_autoload(skel->progs.task_exec, false);
-	}
+	if (o->all)
+		bpf_program__set_autoload(skel->progs.task_fork, false);
 }
 
 static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct options *o)
@@ -85,6 +91,21 @@ static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct options *o)
 			elog("cannot set up --pid-filter: %s", strerror(errno));
 			return -errno;
 		}
+	}
+	return 0;
+}
+
+int bpfload__trace_pid(struct heapsnoop_bpf *skel, pid_t pid)
+{
+	__u32 key = (__u32)pid;
+	__u8 one = 1;
+
+	if (bpf_map__update_elem(skel->maps.pid_filter, &key, sizeof(key), &one, sizeof(one),
+				 BPF_ANY)) {
+		int err = -errno;
+
+		elog("cannot add pid %d to the traced processes: %s", pid, strerror(errno));
+		return err;
 	}
 	return 0;
 }

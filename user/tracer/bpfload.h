@@ -9,6 +9,8 @@
 #ifndef HEAPSNOOP_BPFLOAD_H
 #define HEAPSNOOP_BPFLOAD_H
 
+#include <sys/types.h>
+
 #include "options.h"
 
 struct heapsnoop_bpf;
@@ -30,5 +32,12 @@ int bpfload__preflight(void);
  * lacks, the verifier's rejection).
  */
 int bpfload__open(const struct options *o, struct heapsnoop_bpf **out);
+
+/*
+ * -p and launch mode: @pid is the target, whose forks the BPF side
+ * reports (and with -f follows). Before the target can fork. Returns 0 or
+ * -errno, said.
+ */
+int bpfload__trace_pid(struct heapsnoop_bpf *skel, pid_t pid);
 
 #endif /* HEAPSNOOP_BPFLOAD_H */

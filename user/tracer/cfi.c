@@ -89,30 +89,34 @@ void cfi_cache__free(struct cfi_cache *c)
 	free(c);
 }
 
-/* The sizes of the CFI sections, and whether there is a .debug_frame. */
+/*
+ * The sizes of the CFI sections, and whether there is a .debug_frame. A
+ * damaged section header's size counts only as far as the file holds it
+ * (-v once said "270479860777645 bytes of CFI mapped").
+ */
 static bool scan_sections(Elf *elf, size_t *bytes)
 {
-	size_t shstrndx;
+	size_t shstrndx, file_size = 0;
 	Elf_Scn *scn = NULL;
 	bool debug_frame = false;
 
-	if (elf_getshdrstrndx(elf, &shstrndx))
+	if (elf_getshdrstrndx(elf, &shstrndx) || !elf_rawfile(elf, &file_size))
 		return false;
 	while ((scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		const char *name;
+		bool cfi;
 
-		if (!gelf_getshdr(scn, &sh))
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!name)
 			continue;
-		if (!strcmp(name, ".eh_frame") || !strcmp(name, ".eh_frame_hdr"))
-			*bytes += sh.sh_size;
-		if (!strcmp(name, ".debug_frame") && sh.sh_type != SHT_NOBITS) {
-			*bytes += sh.sh_size;
-			debug_frame = true;
-		}
+		cfi = !strcmp(name, ".eh_frame") || !strcmp(name, ".eh_frame_hdr");
+		debug_frame |= !strcmp(name, ".debug_frame");
+		if ((cfi || !strcmp(name, ".debug_frame")) && sh.sh_offset <= file_size)
+			*bytes += sh.sh_size < file_size - sh.sh_offset ? sh.sh_size :
+				  file_size - sh.sh_offset;
 	}
 	return debug_frame;
 }

@@ -181,3 +181,11 @@ bool elf_file__is_dynamic(struct elf_file *ef)
 	}
 	return false;
 }
+
+bool elf_file__is_x86_64(struct elf_file *ef)
+{
+	GElf_Ehdr eh;
+
+	return gelf_getehdr(ef->elf, &eh) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
+	       eh.e_machine == EM_X86_64;
+}

@@ -43,4 +43,11 @@ int elf_file__build_id(struct elf_file *ef, uint8_t *id, size_t cap);
 /* True if the file has a PT_INTERP or PT_DYNAMIC program header. */
 bool elf_file__is_dynamic(struct elf_file *ef);
 
+/*
+ * Whether the file is x86-64 code (ELFCLASS64, EM_X86_64), the only kind
+ * heapsnoop traces: a 32-bit (i386 or x32) program passes its arguments
+ * and keeps its stack otherwise, and was traced as empty.
+ */
+bool elf_file__is_x86_64(struct elf_file *ef);
+
 #endif /* HEAPSNOOP_ELFFILE_H */

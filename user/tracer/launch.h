@@ -18,11 +18,35 @@ struct launch {
 };
 
 /*
- * Resolve @argv[0] as execvp(3) would into @path, fork a child that waits,
- * and seize it with ptrace for its exit stop. Returns 0 or -errno
- * (-ENOENT: no such command; the message is the caller's to print).
+ * -u USER: who the command runs as, all looked up before the fork (the
+ * child must not allocate: its allocations would be traced).
  */
-int launch__prepare(char *const argv[], char *path, size_t cap, struct launch *l);
+struct launch_user {
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;	/* USER's supplementary groups (getgrouplist) */
+	int ngroups;
+	char **envp;	/* our environment, HOME, USER, LOGNAME set for USER */
+};
+
+/*
+ * Look @name (a user name, or a numeric uid) up into @u: its uid, primary
+ * and supplementary groups, and the command's environment with HOME,
+ * USER and LOGNAME from its passwd entry. Returns 0, or -errno after
+ * saying why (msg.h: no such user, out of memory).
+ */
+int launch_user__init(struct launch_user *u, const char *name);
+void launch_user__free(struct launch_user *u);
+
+/*
+ * Resolve @argv[0] as execvp(3) would into @path, fork a child that waits,
+ * and seize it with ptrace for its exit stop. With @user (not NULL) the
+ * child takes USER's groups, gid and uid, then execs with @user->envp.
+ * Returns 0 or -errno (-ENOENT: no such command; the message is the
+ * caller's to print).
+ */
+int launch__prepare(char *const argv[], char *path, size_t cap, const struct launch_user *user,
+		    struct launch *l);
 
 /* Let the child exec. Returns 0, or -errno if exec failed (child reaped). */
 int launch__go(struct launch *l);

@@ -21,7 +21,7 @@
 
 static const char usage_text[] =
 "Usage: heapsnoop [OPTION]... -p PID\n"
-"       heapsnoop [OPTION]... -- COMMAND [ARG]...\n"
+"       heapsnoop [OPTION]... [-u USER] -- COMMAND [ARG]...\n"
 "       heapsnoop [OPTION]... -a\n"
 "Trace the heap of a running process (-p), of COMMAND, started held so\n"
 "that its first allocation is traced, or of every process (-a). When the\n"
@@ -32,17 +32,27 @@ static const char usage_text[] =
 "any machine.\n"
 "\n"
 "  -p, --pid PID          trace the running process PID\n"
+"  -f, --follow-forks     trace the processes the target forks too, each\n"
+"                         under its own pid, from its first allocation\n"
+"                         (the probes then fire in every process using\n"
+"                         that library, filtered in BPF); without -f a line\n"
+"                         says that a child was not followed\n"
+"  -u, --user USER        run COMMAND as USER (a name or uid: its groups,\n"
+"                         HOME, USER and LOGNAME); heapsnoop stays root\n"
 "  -a, --all              trace every process that uses a C library, those\n"
 "                         started later and those of other mount namespaces\n"
 "                         (containers) included\n"
-"      --leaks-at-exit    -a: when a process exits, write its live\n"
+"      --leaks-at-exit    -a, -f: when a process exits, write its live\n"
 "                         allocations (an `exit` section); default: drop them\n"
 "      --comm NAME        only processes named NAME (as `ps -o comm`)\n"
 "      --pid-filter PID[,PID]...  only these processes (-a)\n"
 "      --uid UID          only processes of user UID\n"
 "      --min-size BYTES   only allocations of at least BYTES\n"
 "      --max-size BYTES   only allocations of at most BYTES\n"
-"  -o, --output FILE      write records to FILE (default: standard output)\n"
+"  -o, --output FILE      write records to FILE (default: standard output);\n"
+"                         a new FILE is mode 0600, an existing one set to\n"
+"                         0600 and emptied only once tracing has started;\n"
+"                         never written through a symbolic link\n"
 "  -i, --interval SECS    also write the live set every SECS seconds\n"
 "      --sample-ms MS     write each process's live bytes and count every MS\n"
 "                         milliseconds when they changed (default 100; 0: off)\n"
@@ -50,7 +60,10 @@ static const char usage_text[] =
 "                         most live bytes, symbolized, to standard error\n"
 "      --allocator PATH   probe the allocator in PATH (jemalloc, tcmalloc,\n"
 "                         mimalloc, or a static binary's own malloc) instead\n"
-"                         of the C library the process maps\n"
+"                         of the C library the process maps: every entry\n"
+"                         point its dynamic symbols have (malloc & co, C++\n"
+"                         new/delete, jemalloc's *allocx, tc_*, mi_*; -v\n"
+"                         lists them); with -p the process must map it\n"
 "      --unwind fp|dwarf  how stacks are walked: dwarf (default) unwinds by\n"
 "                         each module's CFI (.eh_frame), so code built\n"
 "                         without frame pointers (Debian's) has complete\n"
@@ -69,7 +82,8 @@ static const char usage_text[] =
 "      --seed N           --preload: the sampler's seed (repeatable runs)\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
-"      --ringbuf-size MB  BPF ring buffer size in MiB (default 64)\n"
+"      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
+"                         2048 (default 64)\n"
 "      --empty-probes     attach probes that do nothing (benchmark floor)\n"
 "      --without FEATURE[,FEATURE]...  do without these kernel features even\n"
 "                         if the kernel has them, as older kernels must:\n"
@@ -89,7 +103,10 @@ static const char usage_text[] =
 "  heapsnoop -p $(pidof server) -i 60 -o heap.log\n"
 "  heapsnoop -a --leaks-at-exit -s -o all.heap\n"
 "\n"
-"Exit status: the command's, in launch mode; otherwise 0; 1 on error.\n";
+"Exit status: 1 on an error; otherwise 3 if any event was lost (the ring\n"
+"buffer was full, an exit was dropped, ...: the records are incomplete), in\n"
+"every mode; otherwise the command's in launch mode (128 + N if killed by\n"
+"signal N), 0 with -p and -a.\n";
 
 enum {
 	OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
@@ -101,6 +118,8 @@ enum {
 static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "all", no_argument, NULL, 'a' },
+	{ "user", required_argument, NULL, 'u' },
+	{ "follow-forks", no_argument, NULL, 'f' },
 	{ "leaks-at-exit", no_argument, NULL, OPT_LEAKS_AT_EXIT },
 	{ "comm", required_argument, NULL, OPT_COMM },
 	{ "pid-filter", required_argument, NULL, OPT_PID_FILTER },
@@ -129,19 +148,30 @@ static const struct option longopts[] = {
 	{ 0 }
 };
 
-static int parse_uint(const char *s, const char *what, unsigned long max, unsigned long *out)
+/*
+ * @s as a decimal number from @min to @max into *@out. strtoul() alone
+ * takes "-1" (as ULONG_MAX), " 7" and "+7": only digits are a number here.
+ */
+static int parse_range(const char *s, const char *what, unsigned long min, unsigned long max,
+		       unsigned long *out)
 {
 	char *end;
 	unsigned long v;
 
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || !*s || *end || v > max) {
-		elog("invalid %s '%s' (expected a whole number up to %lu)", what, s, max);
+	if (*s < '0' || *s > '9' || errno || *end || v < min || v > max) {
+		elog("invalid %s '%s' (expected a whole number from %lu to %lu)", what, s,
+		     min, max);
 		return -EINVAL;
 	}
 	*out = v;
 	return 0;
+}
+
+static int parse_uint(const char *s, const char *what, unsigned long max, unsigned long *out)
+{
+	return parse_range(s, what, 0, max, out);
 }
 
 /* -a's filters: --comm, --pid-filter, --uid, --min-size, --max-size. */
@@ -160,7 +190,7 @@ static int parse_filter(int c, char *arg, struct options *o)
 		return 0;
 	case OPT_PID_FILTER:
 		for (char *tok = strtok(arg, ","); tok; tok = strtok(NULL, ",")) {
-			if (parse_uint(tok, "pid", INT_MAX, &v) || !v)
+			if (parse_range(tok, "pid", 1, INT_MAX, &v))
 				return -EINVAL;
 			if (o->npids == OPTIONS_MAX_PIDS) {
 				elog("--pid-filter: at most %d pids", OPTIONS_MAX_PIDS);
@@ -223,7 +253,7 @@ static int parse_target(int c, const char *arg, struct options *o)
 
 	switch (c) {
 	case 'p':
-		if (parse_uint(arg, "pid", INT_MAX, &v) || !v)
+		if (parse_range(arg, "pid", 1, INT_MAX, &v))
 			return -EINVAL;
 		o->pid = (pid_t)v;
 		return 0;
@@ -231,7 +261,7 @@ static int parse_target(int c, const char *arg, struct options *o)
 		o->output = arg;
 		return 0;
 	case 'i':
-		if (parse_uint(arg, "interval", 86400 * 365, &v) || !v)
+		if (parse_range(arg, "interval (seconds)", 1, 86400 * 365, &v))
 			return -EINVAL;
 		o->interval = (unsigned int)v;
 		return 0;
@@ -242,16 +272,17 @@ static int parse_target(int c, const char *arg, struct options *o)
 		return 0;
 	case 's':
 		o->summary = 10;
-		if (arg && (parse_uint(arg, "summary count", 100000, &v) || !v))
+		if (arg && parse_range(arg, "summary count", 1, 100000, &v))
 			return -EINVAL;
 		if (arg)
 			o->summary = (unsigned int)v;
 		return 0;
 	default:	/* OPT_RINGBUF */
-		if (parse_uint(arg, "ring buffer size", 4096, &v))
+		/* The kernel's max_entries is 32 bits: 2048 MiB at most. */
+		if (parse_range(arg, "ring buffer size (MiB)", 1, 2048, &v))
 			return -EINVAL;
-		if (!v || (v & (v - 1))) {
-			elog("--ringbuf-size must be a power of two (MiB)");
+		if (v & (v - 1)) {
+			elog("--ringbuf-size must be a power of two (MiB), from 1 to 2048");
 			return -EINVAL;
 		}
 		o->ringbuf_mb = v;
@@ -281,6 +312,8 @@ static int parse_one(int c, char *arg, struct options *o)
 {
 	switch (c) {
 	case 'a': o->all = true; return 0;
+	case 'u': o->user = arg; return 0;
+	case 'f': o->follow_forks = true; return 0;
 	case OPT_LEAKS_AT_EXIT: o->leaks_at_exit = true; return 0;
 	case OPT_ALLOCATOR: o->allocator = arg; return 0;
 	case OPT_EMPTY: o->empty_probes = true; return 0;
@@ -316,9 +349,17 @@ static int validate(const struct options *o)
 		     "give one of -p PID, -a or a command, not several");
 		return -EINVAL;
 	}
-	if (o->leaks_at_exit && !o->all) {
-		elog("--leaks-at-exit goes with -a (with -p or a command, the live set "
-		     "at the process's exit is the final dump)");
+	if (o->user && !o->argv) {
+		elog("-u USER goes with a command (heapsnoop -u USER -- COMMAND)");
+		return -EINVAL;
+	}
+	if (o->follow_forks && o->all) {
+		elog("-f goes with -p or a command (-a traces every process already)");
+		return -EINVAL;
+	}
+	if (o->leaks_at_exit && !o->all && !o->follow_forks) {
+		elog("--leaks-at-exit goes with -a or -f (with -p or a command, the live "
+		     "set at the process's exit is the final dump)");
 		return -EINVAL;
 	}
 	if (o->preload && !o->argv) {
@@ -344,7 +385,7 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .uid = -1, .max_size = UINT64_MAX, .sample_ms = 100 };
-	while ((c = getopt_long(argc, argv, "+p:ao:i:s::qvhV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:afu:o:i:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;
 	if (optind < argc)

@@ -15,6 +15,8 @@
 struct options {
 	pid_t pid;		/* -p, or the launched command's once started */
 	char **argv;		/* launch mode: the command */
+	const char *user;	/* -u: the command runs as this user */
+	bool follow_forks;	/* -f: the target's children too */
 	const char *output;	/* -o, NULL: standard output */
 	const char *allocator;	/* --allocator PATH */
 	unsigned int interval;	/* seconds, 0: none */

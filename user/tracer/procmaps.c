@@ -187,3 +187,16 @@ int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
 	mapset__free(pm);
 	return err;
 }
+
+int proc_maps__maps_file(pid_t pid, dev_t dev, ino_t ino)
+{
+	struct mapset *pm;
+	int err = proc_maps__load_files(pid, &pm), found = 0;
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < pm->n && !found; i++)
+		found = pm->v[i].dev == dev && pm->v[i].ino == ino;
+	mapset__free(pm);
+	return found;
+}

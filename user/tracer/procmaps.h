@@ -50,4 +50,10 @@ bool proc_maps__is_libc(const char *path);
  */
 int proc_maps__find_libc(pid_t pid, char *path, size_t cap);
 
+/*
+ * Whether @pid maps the file (@dev, @ino) executable: 1 yes, 0 no, or
+ * -errno (-ESRCH: no such process).
+ */
+int proc_maps__maps_file(pid_t pid, dev_t dev, ino_t ino);
+
 #endif /* HEAPSNOOP_PROCMAPS_H */

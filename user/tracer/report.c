@@ -28,8 +28,14 @@ static void dump_one(const struct live_alloc *a, void *arg)
 	struct dump_ctx *d = arg;
 	char tok[HS_TOKEN_BUF];
 	int n = stacks__token(d->stacks, a->stack, a->size, tok, sizeof(tok));
+	const struct stack *s = stacks__get(d->stacks, a->stack);
 	struct record r = { .type = REC_LIVE, .pid = (int)a->pid, .ptr = a->addr };
 
+	/* An incomplete stack says so in its record (docs/OUTPUT.md, cut=). */
+	if (s->flags & STACK_TRUNCATED)
+		r.cut |= REC_CUT_DEPTH;
+	if (s->flags & STACK_FAULT)
+		r.cut |= REC_CUT_UNREADABLE;
 	if (n < 0) {
 		r.size = a->size;
 		r.error = hs_strerror(n);
@@ -240,10 +246,10 @@ static unsigned int summary_proc(const struct proc *p, struct symbolizer *sym, F
 	for (size_t i = 0; i < k && shown < top; i++, shown++) {
 		const struct stack *s = v[i];
 
-		fprintf(out, "    %" PRIu64 " bytes in %" PRIu64 " allocations from pid %u%s%s:\n",
-			s->live_bytes, s->live_count, s->pid,
-			s->flags & STACK_TRUNCATED ? " (stack truncated)" : "",
-			s->flags & STACK_FAULT ? " (stack unreadable past here)" : "");
+		const char *cut = framefmt__cut(s->flags);
+
+		fprintf(out, "    %" PRIu64 " bytes in %" PRIu64 " allocations from pid %u%s%s%s:\n",
+			s->live_bytes, s->live_count, s->pid, *cut ? " (" : "", cut, *cut ? ")" : "");
 		for (uint32_t f = 0; f < s->depth; f++)
 			print_frame(p, sym, s, f, out);
 	}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -28,6 +29,7 @@
 #include "libcwatch.h"
 #include "mmaprec.h"
 #include "msg.h"
+#include "outfile.h"
 #include "procmaps.h"
 #include "report.h"
 #include "session.h"
@@ -35,9 +37,9 @@
 #include "symbolizer.h"
 #include "trace.h"
 
-/* Links of system-wide mode: process exits and execs. */
+/* Process exits (-a, -f), execs (every mode), forks (-p and launch). */
 struct task_links {
-	struct bpf_link *exit, *exec;
+	struct bpf_link *exit, *exec, *fork;
 };
 
 struct session {
@@ -47,6 +49,7 @@ struct session {
 	struct ring_buffer *rb;
 	struct trace *trace;
 	struct launch child;
+	struct launch_user user;	/* -u */
 	struct libc_watch *watch;
 	struct mmaprec *mr;	/* -a: the kernel's mapping records */
 	struct task_links tl;
@@ -54,11 +57,13 @@ struct session {
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
+	struct outfile *of;	/* -o */
 	FILE *out, *tty;
 	bool launched, forwarded;
 	int write_err, child_status, pidfd;
 	double next_status, next_dump, next_sample;
 	uint64_t last_events;
+	uint64_t unfollowed;	/* forks of the target not traced (no -f) */
 };
 
 /* --- signals ----------------------------------------------------------- */
@@ -93,11 +98,28 @@ static void install_signals(void)
 
 /* --- the ordering rule: mapping records before ring buffer events ------- */
 
+/* A fork of a traced process that is not followed: said, the first few. */
+static void unfollowed_fork(struct session *s, const struct hs_event *ev)
+{
+	if (++s->unfollowed <= SESSION_SAY_FORKS)
+		elog("pid %u forked pid %u: not traced (-f follows children)%s",
+		     (unsigned int)ev->old_addr, ev->pid,
+		     ev->size == 0 && s->o.follow_forks ? " (too many processes)" : "");
+	else if (s->unfollowed == SESSION_SAY_FORKS + 1)
+		elog("more forks not traced: counted at the end");
+}
+
 static int on_event(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
 	const struct hs_event *ev = data;
 
+	if (len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_FORK && !ev->size)
+		unfollowed_fork(s, ev);
+	/* The target's own end is its exit stop's or its pidfd's (target_ended). */
+	if (!s->o.all && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT &&
+	    (pid_t)ev->pid == s->o.pid)
+		return 0;
 	/* Every mapping record of an exiting process is in: apply them first. */
 	if (s->mr && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT)
 		mmaprec__drain(s->mr);
@@ -124,16 +146,20 @@ static int drain(struct session *s)
 	return ring_buffer__consume(s->rb);
 }
 
-/* Wait up to SESSION_POLL_MS for events, then take what is there. */
+/*
+ * Wait up to SESSION_POLL_MS for a wakeup, then take whatever is there,
+ * woken or not: ring_buffer__poll() consumes nothing on a timeout, and
+ * records submitted without a wakeup (BPF_RB_NO_WAKEUP below
+ * wakeup_bytes) waited for megabytes more, a dump or the exit, so an exec
+ * was seen after the process had gone and a dlclose'd module's frames
+ * were unwound after it was unmapped. Mapping records go first.
+ */
 static int wait_events(struct session *s)
 {
-	struct pollfd pfd;
+	struct pollfd pfd = { .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
 
-	if (!s->mr)
-		return ring_buffer__poll(s->rb, SESSION_POLL_MS);
-	/* Wait for events without taking them: records go first. */
-	pfd = (struct pollfd){ .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
-	poll(&pfd, 1, SESSION_POLL_MS);
+	if (poll(&pfd, 1, SESSION_POLL_MS) < 0 && errno != EINTR)
+		return -errno;
 	return drain(s);
 }
 
@@ -176,6 +202,65 @@ static int self_libc(char *path, size_t cap)
 	return err;
 }
 
+/* What heapsnoop cannot trace correctly, refused with what to do instead. */
+static int refuse_not_x86_64(const char *what)
+{
+	elog("%s is not an x86-64 program (32-bit, x32 or another machine): heapsnoop "
+	     "traces x86-64 processes only (it reads their registers and stacks as such); "
+	     "trace a 64-bit build of it", what);
+	return -ENOEXEC;
+}
+
+/* -p --allocator: a library the process does not map would trace nothing. */
+static int check_mapped(pid_t pid, const char *path, const char *given)
+{
+	struct stat st;
+	int n;
+
+	if (stat(path, &st)) {
+		elog("cannot read %s: %s", given, strerror(errno));
+		return -errno;
+	}
+	n = proc_maps__maps_file(pid, st.st_dev, st.st_ino);
+	if (n == -ESRCH)
+		elog("no process with pid %d", pid);
+	else if (n == 0)
+		elog("process %d does not map %s: nothing of it would be traced (its "
+		     "allocator is the one it maps: see /proc/%d/maps)", pid, given, pid);
+	return n == 1 ? 0 : n < 0 ? n : -ENOENT;
+}
+
+/* Is @pid's program dynamically linked (it will map a C library)? */
+static bool exe_is_dynamic(pid_t pid)
+{
+	struct elf_file *ef;
+	char exe[64];
+	bool dynamic;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (elf_file__open(exe, &ef))
+		return false;
+	dynamic = elf_file__is_dynamic(ef);
+	elf_file__close(ef);
+	return dynamic;
+}
+
+/* -p: a 32-bit process is refused (-ENOEXEC, said); unreadable: 0. */
+static int check_process(pid_t pid)
+{
+	struct elf_file *ef;
+	char exe[64], what[64];
+	bool x86_64;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (elf_file__open(exe, &ef))
+		return 0;
+	x86_64 = elf_file__is_x86_64(ef);
+	elf_file__close(ef);
+	snprintf(what, sizeof(what), "process %d", pid);
+	return x86_64 ? 0 : refuse_not_x86_64(what);
+}
+
 /* Which allocator file to probe, as reachable from here; -errno, said. */
 static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 {
@@ -188,16 +273,26 @@ static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 			elog("cannot read %s: %s", o->allocator, strerror(errno));
 			return err;
 		}
+	} else if (o->pid && (err = check_process(o->pid))) {
+		return err;
 	} else if (o->allocator) {
 		snprintf(libpath, cap, "%s", o->allocator);
 		if (access(libpath, R_OK) && o->pid)
 			snprintf(libpath, cap, "/proc/%d/root%s", o->pid, o->allocator);
+		if (o->pid)
+			return check_mapped(o->pid, libpath, o->allocator);
 	} else if (o->pid) {
 		err = proc_maps__find_libc(o->pid, libpath, cap);
 		if (err == -ESRCH)
 			elog("no process with pid %d", o->pid);
-		else if (err == -EACCES)
+		else if (err == -EACCES && geteuid())
 			elog("cannot read /proc/%d/maps: permission denied (run as root)", o->pid);
+		else if (err == -EACCES)
+			elog("cannot read /proc/%d/maps: permission denied even to root (a "
+			     "process of another PID or user namespace, or Yama/LSM policy)", o->pid);
+		else if (err && exe_is_dynamic(o->pid))
+			elog("process %d maps no C library yet (caught before its dynamic loader "
+			     "mapped it): attach again once it has started", o->pid);
 		else if (err)
 			elog("process %d maps no C library (statically linked?): probe its own "
 			     "malloc with --allocator /proc/%d/exe", o->pid, o->pid);
@@ -208,16 +303,24 @@ static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 	return 0;
 }
 
-/* A static command has no libc to probe: say what to do instead. */
+/*
+ * A static command has no libc to probe: say what to do instead. A
+ * 32-bit one would be traced as empty: refused.
+ */
 static int check_command(const char *path, const char *allocator)
 {
 	struct elf_file *ef;
-	bool dynamic;
+	bool dynamic, x86_64;
 
-	if (allocator || elf_file__open(path, &ef))
+	if (elf_file__open(path, &ef))
 		return 0;	/* scripts are fine: their interpreter is dynamic */
 	dynamic = elf_file__is_dynamic(ef);
+	x86_64 = elf_file__is_x86_64(ef);
 	elf_file__close(ef);
+	if (!x86_64)
+		return refuse_not_x86_64(path);
+	if (allocator)
+		return 0;
 	if (!dynamic) {
 		elog("%s is statically linked: it maps no C library to probe; trace its own "
 		     "malloc with --allocator %s", path, path);
@@ -281,6 +384,32 @@ static int start_syswide(struct session *s)
 }
 
 /*
+ * -p and launch mode: the process's execs (a wrapper such as env, nice or
+ * sh -c 'exec ...' execs the real program): its old image's heap closed,
+ * the new image's mappings read (trace.c); its forks, followed with -f
+ * (and then the children's exits). The target goes into the BPF side's
+ * table of traced processes first. Returns 0 or -errno, said.
+ */
+static int attach_tasks(struct session *s)
+{
+	int err = bpfload__trace_pid(s->skel, s->o.pid);
+
+	if (err)
+		return err;
+	s->tl.exec = bpf_program__attach(s->skel->progs.task_exec);
+	s->tl.fork = s->tl.exec ? bpf_program__attach(s->skel->progs.task_fork) : NULL;
+	if (s->tl.fork && s->o.follow_forks)
+		s->tl.exit = bpf_program__attach(s->skel->progs.task_exit);
+	if (!s->tl.fork || (s->o.follow_forks && !s->tl.exit)) {
+		err = -errno;
+		elog("cannot attach to the sched_process_exec/fork/exit tracepoints: %s",
+		     strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+/*
  * The trace, the command held (launch mode), the probes, the ring buffer.
  * Returns 0 or -errno, said; a held command is ended on failure.
  */
@@ -302,7 +431,10 @@ static int start_tracing(struct session *s)
 		return -ENOMEM;
 	}
 	if (o->argv) {
-		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath), &s->child);
+		if (o->user && (err = launch_user__init(&s->user, o->user)))
+			return err;
+		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath),
+				      o->user ? &s->user : NULL, &s->child);
 		if (err) {
 			elog("cannot run %s: %s", o->argv[0], strerror(-err));
 			return err;
@@ -315,8 +447,9 @@ static int start_tracing(struct session *s)
 	}
 	if (o->all)
 		err = start_syswide(s);
-	else
-		err = attach__allocator(s->skel, s->libpath, o->pid, o->verbose, &s->att);
+	else if (!(err = attach_tasks(s)))
+		err = attach__allocator(s->skel, s->libpath, o->follow_forks ? -1 : o->pid,
+					o->verbose, &s->att);
 	s->skel->bss->armed = true;
 	if (err) {
 		if (err == -ESRCH)
@@ -349,8 +482,9 @@ static int announce(struct session *s)
 		     s->watch && n == 1 ? "y" : "ies",
 		     o->comm || o->npids || o->uid >= 0 ? " (filtered)" : "");
 	} else if (s->launched) {
-		elog("tracing %s (pid %d): %d allocator functions in %s", s->cmdpath, o->pid,
-		     attach__count(s->att), s->libpath);
+		elog("tracing %s (pid %d%s%s): %d allocator functions in %s", s->cmdpath, o->pid,
+		     o->user ? ", as " : "", o->user ? o->user : "", attach__count(s->att),
+		     s->libpath);
 		err = launch__go(&s->child);
 		if (err) {
 			elog("cannot run %s: %s", s->cmdpath, strerror(-err));
@@ -384,19 +518,17 @@ struct session *session__new(const struct options *o)
 	s->reason = "exit";
 	if (bpfload__preflight() || choose_allocator(o, s->libpath, sizeof(s->libpath)))
 		goto fail;
-	if (o->output) {
-		s->out = fopen(o->output, "we");
-		if (!s->out) {
-			elog("cannot open %s for writing: %s", o->output, strerror(errno));
-			goto fail;
-		}
-	}
+	/* Opened now, truncated once the command has started. */
+	if (o->output && !(s->of = outfile__open(o->output)))
+		goto fail;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->tty = stderr;
 	if (bpfload__open(o, &s->skel) || start_tracing(s))
 		goto fail;
 	install_signals();
 	if (announce(s))
+		goto fail;
+	if (s->of && !(s->out = outfile__start(s->of)))
 		goto fail;
 	return s;
 fail:
@@ -456,11 +588,30 @@ static bool stop_requested(struct session *s)
 	return false;
 }
 
+/*
+ * -a, before a dump: an exit event lost to a full ring buffer left its
+ * process in the tables, and every later dump showed it live. Only if
+ * some were lost: with none, every exit came as an event.
+ */
+static void reap(struct session *s)
+{
+	size_t n;
+
+	status__read_counters(s->skel->maps.counters, s->cnt);
+	if (!s->cnt[HS_CNT_RB_LOST_TASK])
+		return;
+	n = trace__reap(s->trace);
+	if (n)
+		elog("%zu processes whose exit was lost are gone: ended now", n);
+}
+
 /* SIGUSR1 and -i: a dump (and with -a -s a summary); the status line. */
 static void periodic(struct session *s, double now)
 {
 	if (dump_requested || (s->next_dump && now >= s->next_dump)) {
 		drain(s);
+		if (s->o.all)
+			reap(s);
 		if (report__dump(s->trace, s->out, dump_requested ? "usr1" : "interval"))
 			elog("writing records failed: %s", strerror(errno));
 		if (s->o.all && s->o.summary) {
@@ -514,12 +665,14 @@ static int loop(struct session *s)
 /* Detached, drained: the last dump, -s, the accounting; the exit status. */
 static int finish(struct session *s, int status)
 {
-	uint64_t lost_maps;
+	uint64_t lost_maps, lost;
 
 	/* Detach before writing: the target runs at full speed again. */
 	attach__free(s->att);
 	s->att = NULL;
 	lost_maps = drain_last(s);
+	if (s->o.all)
+		reap(s);
 	status__read_counters(s->skel->maps.counters, s->cnt);
 	if (report__dump(s->trace, s->out, s->reason)) {
 		elog("writing records failed: %s", strerror(errno));
@@ -530,7 +683,14 @@ static int finish(struct session *s, int status)
 			s->sym = symbolizer__new(NULL);
 		report__summary(s->trace, s->sym, stderr, s->o.summary);
 	}
-	status__final(stderr, s->trace, s->cnt);
+	if (outfile__close(s->of))
+		status = 1;
+	s->of = NULL;
+	s->out = stdout;
+	lost = status__final(stderr, s->trace, s->cnt);
+	if (s->unfollowed)
+		elog("%" PRIu64 " processes forked by the traced ones were not traced "
+		     "(-f follows them)", s->unfollowed);
 	if (s->o.verbose)
 		status__unwind(stderr, s->trace);
 	if (lost_maps)
@@ -538,13 +698,23 @@ static int finish(struct session *s, int status)
 		     "of processes started meanwhile may not symbolize", lost_maps);
 	if (s->write_err)
 		status = 1;
+	if (status)
+		return status;
+	if (lost || lost_maps) {
+		if (s->launched && !strcmp(s->reason, "exit"))
+			elog("exit status %d: events were lost (the command's own status: %s %d)",
+			     SESSION_EXIT_LOST, WIFSIGNALED(s->child_status) ? "signal" : "exit",
+			     WIFSIGNALED(s->child_status) ? WTERMSIG(s->child_status) :
+			     WEXITSTATUS(s->child_status));
+		return SESSION_EXIT_LOST;
+	}
 	if (s->launched && !strcmp(s->reason, "exit")) {
 		if (WIFEXITED(s->child_status))
-			status = status ? status : WEXITSTATUS(s->child_status);
-		else if (WIFSIGNALED(s->child_status))
-			status = 128 + WTERMSIG(s->child_status);
+			return WEXITSTATUS(s->child_status);
+		if (WIFSIGNALED(s->child_status))
+			return 128 + WTERMSIG(s->child_status);
 	}
-	return status;
+	return 0;
 }
 
 int session__run(struct session *s)
@@ -568,10 +738,11 @@ void session__free(struct session *s)
 	mmaprec__free(s->mr);
 	bpf_link__destroy(s->tl.exit);
 	bpf_link__destroy(s->tl.exec);
+	bpf_link__destroy(s->tl.fork);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	symbolizer__free(s->sym);
-	if (s->out && s->out != stdout)
-		fclose(s->out);
+	launch_user__free(&s->user);
+	outfile__close(s->of);
 	free(s);
 }

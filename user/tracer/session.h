@@ -18,6 +18,12 @@
 /* Longest an event waits in the ring buffer when no wakeup comes, ms. */
 #define SESSION_POLL_MS 10
 
+/* Forks of the target said one by one (no -f); the rest are counted. */
+#define SESSION_SAY_FORKS 10
+
+/* The exit status of a run that lost events: its records are incomplete. */
+#define SESSION_EXIT_LOST 3
+
 struct session;
 
 /*
@@ -30,7 +36,9 @@ struct session *session__new(const struct options *o);
 /*
  * Trace until the target ends or a signal stops it, then detach and write
  * the final dump, -s's summary and the accounting.
- * Returns the exit status: the command's in launch mode, 1 on error, 0.
+ * Returns the exit status: 1 on an error (reading events, writing records);
+ * else SESSION_EXIT_LOST if any event or mapping record was lost, in every
+ * mode; else the command's in launch mode (128 + signal if killed), or 0.
  */
 int session__run(struct session *s);
 

@@ -85,13 +85,15 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	char bytes[32];
 
 	human_bytes(live_bytes, bytes, sizeof(bytes));
-	flog(out, "traced %" PRIu64 " allocations and %" PRIu64 " frees in %" PRIu64
-		" process(es); %zu live allocations, %" PRIu64 " bytes (%s), %zu unique stacks",
-		s->allocs, s->frees, s->procs_seen, live, live_bytes, bytes, nstacks);
-	if (s->exits)
-		flog(out, "%" PRIu64 " traced processes ended; %" PRIu64 " allocations "
-			"(%" PRIu64 " bytes) were still live at their exit or exec", s->exits,
-			s->exit_live, s->exit_bytes);
+	flog(out, "traced %" PRIu64 " allocations and %" PRIu64 " frees (%" PRIu64 " of them "
+		"by a realloc that moved the block) in %" PRIu64 " process(es); %zu live "
+		"allocations, %" PRIu64 " bytes (%s), %zu unique stacks", s->allocs, s->frees,
+		s->realloc_moves, s->procs_seen, live, live_bytes, bytes, nstacks);
+	if (s->exits || s->execs)
+		flog(out, "%" PRIu64 " traced processes ended, %" PRIu64 " images were "
+			"replaced by exec; %" PRIu64 " allocations (%" PRIu64 " bytes) were still "
+			"live at their exit or exec", s->exits, s->execs, s->exit_live,
+			s->exit_bytes);
 	flog(out, "tracker memory: %zu bytes for %zu live allocations, %zu bytes "
 		"for %zu unique stacks", trace__live_memory(t), live, trace__stack_memory(t),
 		nstacks);
@@ -124,7 +126,13 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
 		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
 			"stack (--stack-copy): rerun with a larger one for them", us.cut);
-	return lost + s->bad_events + s->no_memory;
+	/*
+	 * The exit status's count: a return without an entry is a call that
+	 * was in flight when its probe was attached (-a probing a library a
+	 * running process maps), an allocation made before tracing, not one
+	 * lost.
+	 */
+	return lost - cnt[HS_CNT_UNMATCHED_RETURN] + s->bad_events + s->no_memory;
 }
 
 void status__unwind(FILE *out, const struct trace *t)

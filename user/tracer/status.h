@@ -25,7 +25,9 @@ void status__clear(FILE *tty);
 
 /*
  * The closing accounting to @out. Returns the number of lost events
- * (ring buffer full, missed entries or returns): 0 means complete.
+ * (ring buffer full, missed returns, malformed, out of memory; not a
+ * return without an entry, a call made before its probe was attached):
+ * 0 means complete, else the exit status says so.
  */
 uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt);
 

@@ -8,6 +8,7 @@
  * event whatever their number.
  */
 #include <errno.h>
+#include <signal.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -318,10 +319,14 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		check_coverage(t, p, frames, n);
 
 	if (ev->old_addr) {
-		if (ev->old_addr == ev->addr)
-			release(t, p, ev->tid, ev->old_addr, UINT64_MAX); /* in place */
-		else
+		if (ev->old_addr == ev->addr) {
+			release(t, p, ev->tid, ev->old_addr, UINT64_MAX); /* resized in place */
+		} else {
+			/* The old block is freed: counted so the totals add up. */
+			t->stats.frees++;
+			t->stats.realloc_moves++;
 			release(t, p, ev->tid, ev->old_addr, ev->entry_ts);
+		}
 	}
 	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
 				 .stack = (uint32_t)id, .pid = ev->pid };
@@ -358,7 +363,11 @@ static void handle_exit(struct trace *t, pid_t pid)
 	remove_proc(t, pid);
 }
 
-/* A new image: the old one's heap and stacks are gone; mappings stay. */
+/*
+ * A new image: the old one's heap and stacks are gone (counted as at an
+ * exit). Its mappings: from mapping records (-a), which come before this
+ * event; otherwise read now from /proc, the new image's, with its name.
+ */
 static void handle_exec(struct trace *t, pid_t pid)
 {
 	struct proc *p = trace__find_proc(t, pid);
@@ -376,6 +385,7 @@ static void handle_exec(struct trace *t, pid_t pid)
 		t->stats.no_memory++;
 		return;
 	}
+	t->stats.execs++;
 	t->stats.exit_live += tracker__count(p->live);
 	t->stats.exit_bytes += tracker__bytes(p->live);
 	tracker__free(p->live);
@@ -384,6 +394,10 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->live = live;
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
+	if (!t->opts.map_records) {
+		p->comm[0] = '\0';
+		read_maps(t, p);
+	}
 }
 
 struct unwind_ctx {
@@ -482,6 +496,11 @@ int trace__event(struct trace *t, const void *data, size_t len)
 	case HS_EV_EXEC:
 		handle_exec(t, (pid_t)ev->pid);
 		break;
+	case HS_EV_FORK:
+		/* -f: the child starts with its parent's mappings (a copy). */
+		if (ev->size && trace__map_fork(t, (pid_t)ev->old_addr, (pid_t)ev->pid))
+			t->stats.no_memory++;
+		break;
 	default:
 		t->stats.bad_events++;
 		break;
@@ -502,6 +521,25 @@ static int by_live_bytes(const void *a, const void *b)
 	if (bx != by)
 		return bx < by ? 1 : -1;
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+size_t trace__reap(struct trace *t)
+{
+	size_t n = 0, gone = 0;
+	struct proc **v = trace__procs(t, &n);
+
+	for (size_t i = 0; v && i < n; i++) {
+		pid_t pid = v[i]->pid;
+
+		/* The pid is free: the process ended and its exit was lost. */
+		if (!v[i]->gone && kill(pid, 0) && errno == ESRCH) {
+			handle_exit(t, pid);
+			gone++;
+		}
+	}
+	free(v);
+	t->stats.reaped += gone;
+	return gone;
 }
 
 struct proc **trace__procs(const struct trace *t, size_t *n)

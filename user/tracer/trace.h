@@ -56,7 +56,8 @@ struct trace_opts {
 
 /* What the user side saw that does not add up, beside the BPF counters. */
 struct trace_stats {
-	uint64_t allocs, frees;		/* events handled */
+	uint64_t allocs, frees;		/* events handled; frees: with realloc_moves */
+	uint64_t realloc_moves;		/* old blocks released by a moving realloc */
 	uint64_t unknown_frees;		/* not live: allocated before tracing (or unsampled) */
 	uint64_t missed_frees;		/* address handed out again while live */
 	uint64_t realloc_races;		/* old block re-allocated mid-realloc */
@@ -66,6 +67,8 @@ struct trace_stats {
 	uint64_t stack_faults;		/* ... with a frame that could not be read */
 	uint64_t procs_seen;		/* processes that allocated while traced */
 	uint64_t exits;			/* of those, ended while traced */
+	uint64_t execs;			/* images replaced by exec while traced */
+	uint64_t reaped;		/* ended by trace__reap: their exit was lost */
 	uint64_t exit_live, exit_bytes;	/* live at their exit (or exec) */
 };
 
@@ -111,6 +114,14 @@ struct proc *trace__add_proc(struct trace *t, pid_t pid);
 void trace__refresh_maps(struct trace *t, pid_t pid);
 /* @pid has exited: keep its last mappings for the final report. */
 void trace__proc_gone(struct trace *t, pid_t pid);
+
+/*
+ * -a: the processes whose exit event was lost (a full ring buffer): each
+ * whose pid no longer exists is ended now, as its exit would have (its
+ * live set written by on_exit or dropped, and counted), so no dump shows
+ * it live. Returns how many.
+ */
+size_t trace__reap(struct trace *t);
 
 /*
  * Mapping records (record mode): @pid mapped @m (replacing what it

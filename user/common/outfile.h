@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * outfile.h - a file both programs write for the user (heapsnoop -o,
+ * heapdecode --flamegraph), created safely: never through a symbolic link
+ * (O_NOFOLLOW), never inherited by a command (O_CLOEXEC), new files mode
+ * 0600 (they hold the traced processes' address layouts), and an existing
+ * file left untouched until the run is known to go ahead.
+ */
+#ifndef HEAPSNOOP_OUTFILE_H
+#define HEAPSNOOP_OUTFILE_H
+
+#include <stdio.h>
+
+struct outfile;
+
+/*
+ * Open @path for writing, created 0600 if missing, O_NOFOLLOW|O_CLOEXEC,
+ * without truncating it. Returns the file, or NULL after saying why
+ * (msg.h: a symbolic link, permissions, ...). @path must outlive it.
+ */
+struct outfile *outfile__open(const char *path);
+
+/*
+ * The run goes ahead: truncate a regular file to zero bytes and set its
+ * mode to 0600 (the records it gets hold address layouts); other files
+ * (a FIFO, /dev/null) are written as they are. Returns the stream to
+ * write, or NULL after saying why.
+ */
+FILE *outfile__start(struct outfile *of);
+
+/*
+ * Flush and close @of (NULL: nothing). Returns 0, or -errno after saying
+ * that writing @path failed. A file never started is left as it was.
+ */
+int outfile__close(struct outfile *of);
+
+#endif /* HEAPSNOOP_OUTFILE_H */
