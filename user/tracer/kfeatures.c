@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * kkfeatures.c - probe what the running kernel's BPF can do, choose the
+ * kfeatures.c - probe what the running kernel's BPF can do, choose the
  * fallbacks of bpf/heapsnoop.bpf.c for what it cannot (docs/KERNELS.md),
  * and load the skeleton with errors that tell the truth: a verifier
  * rejection as one, a missing privilege only when it is missing. See
