@@ -316,34 +316,14 @@ static __always_inline struct scratch *scratch_get(void)
 }
 
 /*
- * Bucket of the ring buffer's producer position (in wakeup_bytes) at the
- * last forced wakeup. Shared by every CPU, written once per wakeup_bytes.
- */
-__u64 wake_bucket;
-
-/*
- * Waking the consumer costs more than the rest of a probe (a self-IPI
- * through the APIC for the ring buffer's irq_work, trapped by a
- * hypervisor), so it is woken only once a backlog of wakeup_bytes (a power
- * of two) builds, and then once per wakeup_bytes produced while it lasts:
- * a consumer that is behind is awake and busy, and waking it on every
- * record above the mark made each record pay the IPI. Otherwise it finds
- * the events on its next periodic poll (SESSION_POLL_MS). By the bucket
- * last woken, not by this record's crossing of a multiple: with producers
- * on several CPUs, the record that crosses may query the backlog after
- * another CPU's record has already moved it on.
+ * Waking the consumer costs more than the rest of a probe, so it is woken
+ * only once a backlog builds (wakeup_bytes); otherwise it finds the events
+ * on its next periodic poll (user/heapsnoop.c).
  */
 static __always_inline __u64 wakeup_flags(void)
 {
-	__u64 bucket;
-
-	if (bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) < wakeup_bytes)
-		return BPF_RB_NO_WAKEUP;
-	bucket = bpf_ringbuf_query(&events, BPF_RB_PROD_POS) / wakeup_bytes;
-	if (bucket == wake_bucket)
-		return BPF_RB_NO_WAKEUP;
-	wake_bucket = bucket;
-	return BPF_RB_FORCE_WAKEUP;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
 }
 
 /* Send the event built in @s, as long as its frames. */

@@ -53,10 +53,7 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 	skel->rodata->stack_copy = o->stack_copy;
 	skel->rodata->max_frames = trace_max_frames(o->snip_pre, o->snip_post);
 	bpf_map__set_max_entries(skel->maps.events, (__u32)(o->ringbuf_mb << 20));
-	/*
-	 * Woken at 1/16 full, then once per 1/16 produced while it stays
-	 * behind; a 10 ms poll (SESSION_POLL_MS) collects the rest.
-	 */
+	/* Woken at 1/16 full; a 10 ms poll (SESSION_POLL_MS) collects the rest. */
 	skel->rodata->wakeup_bytes = (o->ringbuf_mb << 20) / 16;
 	skel->rodata->filter_comm = o->comm != NULL;
 	if (o->comm)
