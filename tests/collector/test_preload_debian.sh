@@ -21,9 +21,12 @@ both() { # NAME COMMAND... : the exit live set traced, then collected
 	HEAPSNOOP_OUTPUT=$name.pl LD_PRELOAD=$OUT/libheapsnoop_preload.so setarch -R "$@" \
 		> /dev/null < "$name.in"
 	check "$name: collected (preload)" test $? -eq 0
-	"$HD" --folded --count "$name.hs" | sort > "$name.hs.f"
+	# The tracer roots a stack deeper than a record holds (31 frames) at
+	# [stack_truncated] (its `live` line has cut=depth); the preload does
+	# not mark that yet (docs/COLLECTOR.md): compare the frames themselves.
+	"$HD" --folded --count "$name.hs" | sed 's/^\[stack_truncated\];//' | sort > "$name.hs.f"
 	"$HD" --folded --count "$name.pl" | sort > "$name.pl.f"
-	"$HD" --folded "$name.hs" | sort > "$name.hs.b"
+	"$HD" --folded "$name.hs" | sed 's/^\[stack_truncated\];//' | sort > "$name.hs.b"
 	"$HD" --folded "$name.pl" | sort > "$name.pl.b"
 	expect_eq "$name: the same stacks, allocation counts and bytes" \
 		"$(cat "$name.pl.f" "$name.pl.b" | md5sum)" "$(cat "$name.hs.f" "$name.hs.b" | md5sum)"
