@@ -494,6 +494,22 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_sta
 			if (!read_user_stack(us->data, n, room, sp))
 				break;
 		}
+		/*
+		 * Less than the smallest class: the caller's frames may still
+		 * sit in the page holding sp (present: the call wrote its return
+		 * address there) and the next one. Read to the end of that next
+		 * page, else to the end of sp's own.
+		 */
+		if (!n) {
+			__u64 rest = HS_PAGE_SIZE - (sp & (HS_PAGE_SIZE - 1));
+
+			n = rest + HS_PAGE_SIZE < room ? rest + HS_PAGE_SIZE : room;
+			if (read_user_stack(us->data, n, room, sp)) {
+				n = rest < room ? rest : room;
+				if (read_user_stack(us->data, n, room, sp))
+					n = 0;
+			}
+		}
 		us->want = (__u32)n;
 	}
 	us->size = (__u32)n;

@@ -116,6 +116,9 @@ enum hs_ureg {
 	HS_UREG__MAX,
 };
 
+/* The page size of the stack copy's last resort (x86-64). */
+#define HS_PAGE_SIZE 4096ULL
+
 /* Bytes of stack --unwind dwarf copies at most (--stack-copy). */
 #define HS_USER_STACK_MIN 512
 #define HS_USER_STACK_MAX 65536
