@@ -5,11 +5,11 @@
 # boots it with a small initramfs (busybox-static, the virtio and 9p
 # modules of that kernel, an /init), which mounts this machine's root
 # filesystem read-only over 9p, chroots into it with fresh proc, sysfs,
-# devtmpfs, bpffs, tracefs, debugfs and tmpfs on /tmp, /run and /dev/shm,
-# and runs CMD there as root, in the same directory (if it exists there),
-# with the same PATH and every HS_* variable of this environment (the
-# host's /tmp is not seen there: a command or directory under it is not
-# found). CMD's output (stdout and stderr together, and the kernel's
+# devtmpfs, bpffs, tracefs, debugfs and tmpfs on /run and /dev/shm, and
+# runs CMD there as root, in the same directory (if it exists there), with
+# the same PATH and every HS_* variable of this environment, and TMPDIR
+# /run/tmp (the host's /tmp is seen read-only, like the rest, so a
+# checkout under it works; what CMD writes goes to TMPDIR). CMD's output (stdout and stderr together, and the kernel's
 # warnings) streams on stdout as it comes; guest.sh exits with CMD's exit
 # status, read from a marker line the guest prints after it. Nothing waits
 # on a sleep: the console is read until the guest powers off.
@@ -88,9 +88,12 @@ mount -t sysfs sysfs $R/sys || fail "mount sysfs"
 mount -t devtmpfs devtmpfs $R/dev || fail "mount devtmpfs"
 mkdir -p $R/dev/shm $R/dev/pts
 mount -t devpts devpts $R/dev/pts || fail "mount devpts"
-for d in /tmp /run /dev/shm; do
+# The host's /tmp stays visible (read-only, like the rest: a checkout or
+# build under it is found); what the command writes goes to TMPDIR.
+for d in /run /dev/shm; do
 	mount -t tmpfs -o mode=1777 tmpfs $R$d || fail "mount tmpfs on $d"
 done
+mkdir -p $R/run/tmp && chmod 1777 $R/run/tmp || fail "cannot make /run/tmp"
 mount -t bpf bpf $R/sys/fs/bpf || fail "mount bpffs"
 mount -t tracefs tracefs $R/sys/kernel/tracing || fail "mount tracefs"
 mount -t debugfs debugfs $R/sys/kernel/debug || fail "mount debugfs"
@@ -150,14 +153,14 @@ if [ ! -e "$INITRD" ]; then
 fi
 
 # --- the command file and the boot --------------------------------------------
-# The guest reads it through the 9p root before it mounts its own /tmp.
+# The guest reads it through the 9p root.
 RUN=$(mktemp -d /tmp/kmatrix-run.XXXXXX) || die "mktemp -d in /tmp failed"
 trap 'rm -rf "$RUN"' EXIT
 chmod 755 "$RUN"
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 {
 	echo "# the command guest.sh runs in the guest"
-	printf 'export PATH=%q HOME=/root TERM=dumb LC_ALL=C.UTF-8\n' "$PATH"
+	printf 'export PATH=%q HOME=/root TERM=dumb LC_ALL=C.UTF-8 TMPDIR=/run/tmp\n' "$PATH"
 	while IFS= read -r var; do
 		printf 'export %s=%q\n' "$var" "${!var}"
 	done < <(compgen -e | grep '^HS_')
