@@ -4,7 +4,7 @@
  * fallbacks of bpf/heapsnoop.bpf.c for what it cannot (docs/KERNELS.md),
  * and load the skeleton with errors that tell the truth: a verifier
  * rejection as one, a missing privilege only when it is missing. See
- * features.h.
+ * kfeatures.h.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -136,6 +136,9 @@ int kfeatures__probe(struct bpf_features *f, unsigned int without)
 
 bool kfeatures__use(const struct bpf_features *f, enum bpf_feature which)
 {
+	/* Task storage and bpf_find_vma take the BTF task pointer. */
+	if (which != FEAT_TASK_BTF && !kfeatures__use(f, FEAT_TASK_BTF))
+		return false;
 	return f->have[which] && !f->off[which];
 }
 
@@ -155,11 +158,10 @@ void kfeatures__print(const struct bpf_features *f, FILE *out)
 
 void kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 {
-	bool find_vma = kfeatures__use(f, FEAT_FIND_VMA) && kfeatures__use(f, FEAT_TASK_BTF);
+	bool find_vma = kfeatures__use(f, FEAT_FIND_VMA);
 
 	skel->rodata->have_task_btf = kfeatures__use(f, FEAT_TASK_BTF);
-	skel->rodata->have_task_storage = kfeatures__use(f, FEAT_TASK_STORAGE) &&
-					  kfeatures__use(f, FEAT_TASK_BTF);
+	skel->rodata->have_task_storage = kfeatures__use(f, FEAT_TASK_STORAGE);
 	if (!skel->rodata->have_task_storage) {
 		bpf_map__set_type(skel->maps.calls, BPF_MAP_TYPE_LRU_HASH);
 		bpf_map__set_map_flags(skel->maps.calls, 0);

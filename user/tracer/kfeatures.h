@@ -44,7 +44,10 @@ int kfeatures__parse(const char *list, unsigned int *mask);
  */
 int kfeatures__probe(struct bpf_features *f, unsigned int without);
 
-/* Is feature @which used: the kernel has it and --without did not say no? */
+/*
+ * Is feature @which used: the kernel has it, --without did not say no,
+ * and so for what it needs (task storage and bpf_find_vma: the BTF task)?
+ */
 bool kfeatures__use(const struct bpf_features *f, enum bpf_feature which);
 
 /*
