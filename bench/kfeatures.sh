@@ -17,16 +17,6 @@ WL=$T/workload
 gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
 . bench/lib.sh
 
-# NAME COMMAND...: one more run of NAME; its best so far in $T/NAME.
-once() {
-	"${@:2}" > "$T/run" 2>> "$T/$1.err"
-	local v
-	v=$(ns_of "$T/run")
-	[ -n "$v" ] || { echo "bench: $1 printed no timing" >&2; cat "$T/$1.err" >&2; return 1; }
-	awk -v a="$v" -v b="$(cat "$T/$1" 2>/dev/null || echo 1e18)" \
-		'BEGIN { print (a < b) ? a : b }' > "$T/$1.new" && mv "$T/$1.new" "$T/$1"
-}
-
 HS=("$OUT/heapsnoop" -q -o /dev/null)
 ALL=task-storage,task-btf,find-vma
 echo "kernel-feature fallbacks: $N allocator calls per run, modes in turn, best of 3"

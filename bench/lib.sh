@@ -1,21 +1,29 @@
 # lib.sh - helpers of the benchmarks that time bench/workload.c (sourced by
-# run.sh, unwind.sh and collector.sh; $T is the caller's scratch directory).
+# run.sh, unwind.sh, collector.sh and kfeatures.sh; $T is the caller's
+# scratch directory).
 
 # The ns per call a workload run printed in FILE.
 ns_of() { sed -n 's/^workload: .* \([0-9.]*\) ns per call$/\1/p' "$1"; }
 
-# NAME COMMAND...: the best ns/call of 3 runs into $T/NAME; every run's
-# standard error appended to $T/NAME.err.
+# NAME COMMAND...: one more run of NAME; the best ns/call of NAME's runs
+# so far into $T/NAME, the run's standard error appended to $T/NAME.err.
+# Called round after round, modes in turn, it compares modes under the
+# same conditions.
+once() {
+	"${@:2}" > "$T/run" 2>> "$T/$1.err"
+	local v
+	v=$(ns_of "$T/run")
+	[ -n "$v" ] || { echo "bench: $1 printed no timing" >&2; cat "$T/$1.err" >&2; return 1; }
+	awk -v a="$v" -v b="$(cat "$T/$1" 2>/dev/null || echo 1e18)" \
+		'BEGIN { print (a < b) ? a : b }' > "$T/$1.new" && mv "$T/$1.new" "$T/$1"
+}
+
+# NAME COMMAND...: the best ns/call of 3 runs in a row into $T/NAME.
 best() {
-	local b=
+	rm -f "$T/$1"
 	for _ in 1 2 3; do
-		"${@:2}" > "$T/run" 2>> "$T/$1.err"
-		local v
-		v=$(ns_of "$T/run")
-		[ -n "$v" ] || { echo "bench: $1 printed no timing" >&2; cat "$T/$1.err" >&2; return 1; }
-		b=$(awk -v a="$v" -v b="${b:-1e18}" 'BEGIN { print (a < b) ? a : b }')
+		once "$@" || return 1
 	done
-	echo "$b" > "$T/$1"
 }
 
 # One run of the workload $WL ($N_SLOW calls) under memleak-bpfcc -p, its
