@@ -24,7 +24,9 @@ stop_hs() { # NAME [STATUS]: heapsnoop's exit status must be STATUS (0)
 	kill -INT "$hs"
 	cat <&5 >> "$T/$1.err"
 	wait "$hs"
-	check "$1: heapsnoop exits ${2:-0}" test $? -eq "${2:-0}"
+	local rc=$?
+	check "$1: heapsnoop exits ${2:-0}" test "$rc" -eq "${2:-0}"
+	[ "$rc" -eq "${2:-0}" ] || { echo "     (exit $rc; its last messages:)"; tail -n 5 "$T/$1.err"; }
 	exec 5<&-
 }
 
