@@ -138,9 +138,9 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
 		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
-		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/status.c $(COMMON)/msg.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -lm -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lbpf -lelf -ldw -lcmocka -lm -o $@
 
 $(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/probesite.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)

@@ -127,12 +127,12 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
 			"stack (--stack-copy): rerun with a larger one for them", us.cut);
 	/*
-	 * The exit status's count: a return without an entry is a call that
-	 * was in flight when its probe was attached (-a probing a library a
-	 * running process maps), an allocation made before tracing, not one
-	 * lost.
+	 * The exit status's count. lost_of() leaves out the returns without an
+	 * entry: a call in flight when its probe was attached (-a probing a
+	 * library a running process maps) is an allocation made before
+	 * tracing, not one lost.
 	 */
-	return lost - cnt[HS_CNT_UNMATCHED_RETURN] + s->bad_events + s->no_memory;
+	return lost + s->bad_events + s->no_memory;
 }
 
 void status__unwind(FILE *out, const struct trace *t)
