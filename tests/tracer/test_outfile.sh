@@ -1,7 +1,8 @@
 #!/bin/bash
 # test_outfile.sh - the files heapsnoop (-o) and heapdecode (--flamegraph)
 # write: created 0600, never through a symbolic link (another user's,
-# planted), an existing file untouched when the command cannot start, and
+# planted), an existing file untouched when the command cannot start, -A
+# appending with the file's content and mode kept, and
 # the exit status of a run that cannot write. About 2 s.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -34,6 +35,24 @@ printf 'keep\n' > "$T/keep.log"
 "$HS" -q -o "$T/keep.log" -- /nonexistent/cmd 2> "$T/e4"
 check "-o, no such command: exit 1" test $? -eq 1
 expect_eq "-o, no such command: the file is not truncated" "$(cat "$T/keep.log")" keep
+
+# -A: appended to, content and mode kept; two runs, two final dumps, and
+# heapdecode reads the last one.
+printf 'previous\n' > "$T/app.log"; chmod 640 "$T/app.log"
+"$HS" -q -A -o "$T/app.log" -- "$PROGS/prog_semantics" > /dev/null 2> "$T/e8"
+check "-A: exit 0" test $? -eq 0
+"$HS" -q -A -o "$T/app.log" -- /bin/true 2> "$T/e9"
+expect_eq "-A: the old content kept, first" "$(head -n 1 "$T/app.log")" previous
+expect_eq "-A: the file's mode kept" "$(mode "$T/app.log")" 640
+expect_eq "-A: one final dump per run" "$(grep -c '^heapsnoop: end-dump' "$T/app.log")" 2
+"$HD" --report "$T/app.log" > "$T/app.rep" 2> "$T/e10"
+check "-A: heapdecode reads the last run's dump (true's, no prog_semantics stack)" \
+	bash -c "! grep -q 'prog_semantics' '$T/app.rep'"
+"$HD" --report --dump first "$T/app.log" > "$T/app1.rep" 2> "$T/e10"
+check "-A: the first run's dump is there (--dump first)" grep -q 'prog_semantics' "$T/app1.rep"
+"$HS" -q -A -- /bin/true 2> "$T/e11"
+check "-A without -o: exit 1" test $? -eq 1
+check "-A without -o: says so" grep -q -- "-A appends to -o FILE" "$T/e11"
 
 # heapdecode --flamegraph: the same rules.
 "$HS" -q -- /bin/true > "$T/rec" 2> /dev/null

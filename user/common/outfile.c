@@ -3,9 +3,11 @@
  * outfile.c - output files created safely (see outfile.h). The file is
  * opened at start-up, so a path that cannot be written fails before
  * anything runs, and truncated only by outfile__start(), once the
- * command started (heapsnoop) or the report is ready (heapdecode).
+ * command started (heapsnoop) or the report is ready (heapdecode); a
+ * file opened to append is never truncated.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +20,11 @@
 struct outfile {
 	const char *path;
 	int fd;
+	bool append;	/* never truncated, its mode kept */
 	FILE *f;	/* once started */
 };
 
-struct outfile *outfile__open(const char *path)
+static struct outfile *open_file(const char *path, int flags)
 {
 	struct outfile *of = calloc(1, sizeof(*of));
 	struct stat st;
@@ -31,7 +34,9 @@ struct outfile *outfile__open(const char *path)
 		return NULL;
 	}
 	of->path = path;
-	of->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	of->append = flags & O_APPEND;
+	of->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | flags,
+		      0600);
 	if (of->fd < 0) {
 		if (errno == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 			elog("%s is a symbolic link: not written through it (give the file "
@@ -44,13 +49,23 @@ struct outfile *outfile__open(const char *path)
 	return of;
 }
 
+struct outfile *outfile__open(const char *path)
+{
+	return open_file(path, 0);
+}
+
+struct outfile *outfile__open_append(const char *path)
+{
+	return open_file(path, O_APPEND);
+}
+
 FILE *outfile__start(struct outfile *of)
 {
 	struct stat st;
 
 	if (of->f)
 		return of->f;
-	if (fstat(of->fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	if (!of->append && fstat(of->fd, &st) == 0 && S_ISREG(st.st_mode) &&
 	    (ftruncate(of->fd, 0) || fchmod(of->fd, 0600))) {
 		elog("cannot truncate %s: %s", of->path, strerror(errno));
 		return NULL;

@@ -21,9 +21,17 @@ struct outfile;
 struct outfile *outfile__open(const char *path);
 
 /*
+ * The same, for appending (heapsnoop -A): a new file is created 0600; an
+ * existing one keeps its content and its mode (the user chose them), and
+ * every write goes to its end (O_APPEND), so runs follow one another.
+ */
+struct outfile *outfile__open_append(const char *path);
+
+/*
  * The run goes ahead: truncate a regular file to zero bytes and set its
- * mode to 0600 (the records it gets hold address layouts); other files
- * (a FIFO, /dev/null) are written as they are. Returns the stream to
+ * mode to 0600 (the records it gets hold address layouts), unless it was
+ * opened to append; other files (a FIFO, /dev/null) are written as they
+ * are. Returns the stream to
  * write, or NULL after saying why.
  */
 FILE *outfile__start(struct outfile *of);

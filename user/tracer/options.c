@@ -53,6 +53,9 @@ static const char usage_text[] =
 "                         a new FILE is mode 0600, an existing one set to\n"
 "                         0600 and emptied only once tracing has started;\n"
 "                         never written through a symbolic link\n"
+"  -A, --append           with -o: append to FILE, keeping its content and\n"
+"                         mode (a new FILE is 0600); heapdecode reads the\n"
+"                         last dump unless told otherwise\n"
 "  -i, --interval SECS    also write the live set every SECS seconds\n"
 "      --sample-ms MS     write each process's live bytes and count every MS\n"
 "                         milliseconds when they changed (default 100; 0: off)\n"
@@ -127,6 +130,7 @@ static const struct option longopts[] = {
 	{ "min-size", required_argument, NULL, OPT_MIN_SIZE },
 	{ "max-size", required_argument, NULL, OPT_MAX_SIZE },
 	{ "output", required_argument, NULL, 'o' },
+	{ "append", no_argument, NULL, 'A' },
 	{ "interval", required_argument, NULL, 'i' },
 	{ "sample-ms", required_argument, NULL, OPT_SAMPLE_MS },
 	{ "summary", optional_argument, NULL, 's' },
@@ -322,6 +326,7 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
 	case 'q': o->quiet = true; return 0;
+	case 'A': o->append = true; return 0;
 	case 'v': o->verbose = true; return 0;
 	case OPT_COMM: case OPT_PID_FILTER: case OPT_UID: case OPT_MIN_SIZE: case OPT_MAX_SIZE:
 		return parse_filter(c, arg, o);
@@ -362,6 +367,11 @@ static int validate(const struct options *o)
 		     "set at the process's exit is the final dump)");
 		return -EINVAL;
 	}
+	if (o->append && (!o->output || o->preload)) {
+		elog(o->output ? "-A goes with the tracer's -o FILE, not --preload (the "
+		     "collector's dumps go to their own file)" : "-A appends to -o FILE: give one");
+		return -EINVAL;
+	}
 	if (o->preload && !o->argv) {
 		elog("--preload runs a command: give -- COMMAND");
 		return -EINVAL;
@@ -385,7 +395,7 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .uid = -1, .max_size = UINT64_MAX, .sample_ms = 100 };
-	while ((c = getopt_long(argc, argv, "+p:afu:o:i:s::qvhV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;
 	if (optind < argc)

@@ -18,6 +18,7 @@ struct options {
 	const char *user;	/* -u: the command runs as this user */
 	bool follow_forks;	/* -f: the target's children too */
 	const char *output;	/* -o, NULL: standard output */
+	bool append;		/* -A: -o's file appended to */
 	const char *allocator;	/* --allocator PATH */
 	unsigned int interval;	/* seconds, 0: none */
 	unsigned int sample_ms;	/* --sample-ms: live bytes every MS, 0: none */

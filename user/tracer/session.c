@@ -519,7 +519,8 @@ struct session *session__new(const struct options *o)
 	if (bpfload__preflight() || choose_allocator(o, s->libpath, sizeof(s->libpath)))
 		goto fail;
 	/* Opened now, truncated once the command has started. */
-	if (o->output && !(s->of = outfile__open(o->output)))
+	if (o->output && !(s->of = o->append ? outfile__open_append(o->output) :
+			   outfile__open(o->output)))
 		goto fail;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->tty = stderr;
