@@ -3,6 +3,7 @@
 # and libraries of its own built -O2 -fomit-frame-pointer (tests/unwind/),
 # chains of 9+ frames crossing the library boundary, a frame with no CFI
 # (frame-pointer fallback), a thread, a library dlopen()ed while traced, a
+# library constructor run by the dynamic loader (complete at its entry), a
 # stack deeper than the copy, a frame whose stack pages were never touched;
 # the same program with --unwind fp for contrast; options.
 set -u
@@ -45,9 +46,16 @@ check "-v: the frame without CFI was unwound by %rbp" \
 	grep -qE 'caller frames, [1-9][0-9]* of them by frame pointer' err
 check "-v: the tables' memory" grep -qE 'unwind tables: [4-9] modules .* [0-9]+ bytes of CFI mapped, rule cache [0-9]+ bytes' err
 
-# Every stack but those two is complete: it starts at _start or a thread's start.
+# A constructor run by the dynamic loader: complete at _dl_start_user.
+expect_eq "a library's constructor: to the loader's entry, complete" \
+	"$(grep -cE '^_dl_start_user;_dl_init;call_init;(call_init;)?lib_ctor;lib_leaf 1357$' rec.bytes)" 1
+check "... no cut= on its record" \
+	bash -c "\"$HD\" rec | grep -E '~b#size: 1357,' | grep -qv 'cut='"
+
+# Every stack but those two is complete: it starts at _start, a thread's
+# start or the loader's.
 expect_eq "every other stack reaches the first frame" \
-	"$(grep -vcE '^(_start|__clone3);' rec.bytes)" 2
+	"$(grep -vcE '^(_start|__clone3|_dl_start_user);' rec.bytes)" 2
 
 # The same program with frame pointers followed: %rbp is data here, so the
 # walk stops at the call site. What makes the test above mean something.

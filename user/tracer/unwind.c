@@ -171,6 +171,20 @@ static enum step step_fp(struct unwinder *u, const struct mapset *pm,
 	return STEP_OK;
 }
 
+/*
+ * Is @m the dynamic loader (ld-linux-x86-64.so.2, ld-musl-x86_64.so.1)?
+ * Its entry code (glibc's RTLD_START: _start, _dl_start_user) has no CFI
+ * and zeroes %rbp before calling the constructors, the psABI's mark of
+ * the outermost frame: a stack that reaches it there is complete.
+ */
+static bool is_loader(const struct mapping *m)
+{
+	const char *base = m && m->path ? strrchr(m->path, '/') : NULL;
+
+	base = base ? base + 1 : m && m->path ? m->path : "";
+	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-musl", 7);
+}
+
 int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		  const struct hs_user_stack *us, size_t len, uint64_t *frames, unsigned int max,
 		  uint32_t *flags)
@@ -215,6 +229,8 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		off = m ? pc - m->start + m->offset : 0;
 		if (mod && cfi_cache__rule(u->cfi, mod, off, &rule) == 0)
 			step = step_rule(u, mod, off, &rule, &s, &r);
+		else if (is_loader(m) && (r.known & BIT(CFI_REG_BP)) && !r.v[CFI_REG_BP])
+			step = STEP_END;
 		else
 			step = step_fp(u, pm, &s, &r);
 		if (step == STEP_OK && !r.v[CFI_REG_RA])
