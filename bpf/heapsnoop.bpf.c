@@ -63,7 +63,7 @@ const volatile bool have_task_btf = true;
  * a filter excludes returns at the top of every probe, before any state.
  */
 const volatile bool filter_comm;
-const volatile char comm[16];		/* the process's name: its leader's comm */
+const volatile char comm[16];		/* the process's name, decided at its start */
 const volatile __u32 filter_uid = (__u32)-1;
 const volatile bool filter_pids;	/* only the tgids in pid_filter */
 const volatile bool follow_forks;	/* -f: a traced process's children too */
@@ -169,6 +169,21 @@ struct {
 	__type(value, __u8);
 } pid_filter SEC(".maps");
 
+/*
+ * --comm: the processes whose name matched when they started (fork) or
+ * exec'd, and those the loader found so named when tracing began: tgid
+ * -> 1. Decided once, so a process that renames itself later
+ * (prctl(PR_SET_NAME)) keeps being traced, frees included, and one that
+ * takes the name later is not half traced.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 1 << 16);
+	__type(key, __u32);
+	__type(value, __u8);
+} comm_pids SEC(".maps");
+
 /* The current task: a BTF pointer where the kernel has one (5.11). */
 static __always_inline struct task_struct *current_task(void)
 {
@@ -177,12 +192,12 @@ static __always_inline struct task_struct *current_task(void)
 	return (struct task_struct *)bpf_get_current_task();
 }
 
-static __always_inline bool comm_matches(void)
+/* Is @p's name (its comm) the one --comm gave? */
+static __always_inline bool comm_matches(struct task_struct *p)
 {
-	struct task_struct *leader = BPF_CORE_READ(current_task(), group_leader);
 	char name[16];
 
-	if (bpf_probe_read_kernel(name, sizeof(name), &leader->comm))
+	if (bpf_probe_read_kernel(name, sizeof(name), &p->comm))
 		return false;
 	for (int i = 0; i < 16; i++) {
 		if (name[i] != comm[i])
@@ -204,7 +219,7 @@ static __always_inline bool skip_task(void)
 		return true;
 	if (filter_uid != (__u32)-1 && (__u32)bpf_get_current_uid_gid() != filter_uid)
 		return true;
-	return filter_comm && !comm_matches();
+	return filter_comm && !bpf_map_lookup_elem(&comm_pids, &tgid);
 }
 
 static const struct call_state no_call;
@@ -806,6 +821,8 @@ int BPF_PROG(task_exit, struct task_struct *p)
 	tgid = BPF_CORE_READ(p, tgid);
 	if (follow_forks)
 		bpf_map_delete_elem(&pid_filter, &tgid);
+	if (filter_comm)
+		bpf_map_delete_elem(&comm_pids, &tgid);
 	emit_task(HS_EV_EXIT, p);
 	return 0;
 }
@@ -842,11 +859,40 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+/* --comm: decide for process @tgid by the name of @p, its new image's. */
+static __always_inline void comm_decide(__u32 tgid, struct task_struct *p)
+{
+	__u8 one = 1;
+
+	if (!comm_matches(p))
+		bpf_map_delete_elem(&comm_pids, &tgid);
+	else if (bpf_map_update_elem(&comm_pids, &tgid, &one, BPF_ANY))
+		count(HS_CNT_COMM_FULL);
+}
+
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(task_exec, struct task_struct *p)
 {
 	if (empty_probes)
 		return 0;
+	/* The new image's name is set by now (begin_new_exec). */
+	if (filter_comm)
+		comm_decide(BPF_CORE_READ(p, tgid), p);
 	emit_task(HS_EV_EXEC, p);
+	return 0;
+}
+
+/*
+ * -a --comm: a new process (not a thread) is decided by the name it
+ * starts with, the forking thread's.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(comm_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+
+	if (empty_probes || ctgid == BPF_CORE_READ(parent, tgid))
+		return 0;
+	comm_decide(ctgid, child);
 	return 0;
 }

@@ -159,6 +159,7 @@ enum hs_counter {
 	HS_CNT_NO_STATE,	/* task storage unavailable: event dropped */
 	HS_CNT_BAD_OUTPTR,	/* posix_memalign out-pointer unreadable: dropped */
 	HS_CNT_RB_LOST_TASK,	/* ring buffer full: a process exit or exec dropped */
+	HS_CNT_COMM_FULL,	/* --comm: a process named so not traced, table full */
 	HS_CNT__MAX,
 };
 

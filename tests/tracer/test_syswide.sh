@@ -2,7 +2,8 @@
 # test_syswide.sh - heapsnoop -a: programs started after it, two at once and
 # one that lives about a millisecond, each have their leaks reported under
 # their own pid, exactly, and symbolized; a program in another mount
-# namespace, using its own copy of the C library, is found and traced; 200
+# namespace, using its own copy of the C library, is found and traced;
+# --comm decided at a process's start, not by a later rename; 200
 # short-lived processes in a row are all reported at their exit and leave
 # nothing behind; with the ring buffer full, lost exits are counted and said.
 set -u
@@ -145,6 +146,27 @@ run_pair() { # NAME HEAPSNOOP_ARGS... : a and b each leak once while traced
 run_pair comm --comm prog_sys_a || exit 1
 expect_eq "--comm: the process named" "$(folded_sum "$T/comm.rec.bytes" "main;sysa_leak")" 3000
 expect_eq "--comm: not the other" "$(grep -c "pid=$bpid " "$T/comm.rec")" 0
+# --comm is decided when a process starts or execs: one that renames itself
+# later stays traced, frees included; one that takes the name later is not.
+cp "$PROGS/prog_sys_a" "$T/other_name"
+start_hs rename --comm prog_sys_a || exit 1
+start_prog a 6 7 "$PROGS/prog_sys_a"; apid=$prog_pid
+start_prog b 8 9 "$T/other_name"; bpid=$prog_pid
+wait_line 7 '^ready ' && wait_line 9 '^ready ' || exit 1
+for cmd in leak "rename worker" free leak leak; do
+	echo "$cmd" >&6; wait_line 7 '^done' || exit 1
+done
+for cmd in "rename prog_sys_a" leak; do
+	echo "$cmd" >&8; wait_line 9 '^done' || exit 1
+done
+stop_hs rename
+exec 6>&- 7<&- 8>&- 9<&-
+wait "$apid" "$bpid"
+rm -f "$T"/a.in "$T"/a.out "$T"/b.in "$T"/b.out
+fold "$T/rename.rec"
+expect_eq "--comm, renamed later: its frees and later leaks seen" \
+	"$(folded_sum "$T/rename.rec.count" "main;sysa_leak")" 6
+expect_eq "--comm, named later: not traced" "$(grep -c "pid=$bpid " "$T/rename.rec")" 0
 run_pair size --min-size 1500 --max-size 3000 || exit 1
 expect_eq "--min-size: smaller not traced" "$(folded_sum "$T/size.rec.count" "main;sysa_leak")" 0
 expect_eq "sizes in range traced" "$(folded_sum "$T/size.rec.bytes" "main;sysb_calloc")" 10000

@@ -5,8 +5,11 @@
  * and the errors when it refuses, are kfeatures.c's.
  */
 #include <bpf/libbpf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -76,6 +79,8 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 		bpf_program__set_autoload(skel->progs.task_exit, false);
 	if (o->all)
 		bpf_program__set_autoload(skel->progs.task_fork, false);
+	if (!o->comm)
+		bpf_program__set_autoload(skel->progs.comm_fork, false);
 }
 
 static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct options *o)
@@ -105,6 +110,54 @@ int bpfload__trace_pid(struct heapsnoop_bpf *skel, pid_t pid)
 		return err;
 	}
 	return 0;
+}
+
+int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name)
+{
+	int n = 0, err = 0;
+	struct dirent *de;
+	DIR *proc;
+	__u8 one = 1;
+
+	proc = opendir("/proc");
+	if (!proc) {
+		err = -errno;
+		elog("cannot list the processes in /proc: %s", strerror(errno));
+		return err;
+	}
+	while ((de = readdir(proc))) {
+		char path[64], comm[32];
+		unsigned long pid;
+		char *end;
+		FILE *f;
+
+		pid = strtoul(de->d_name, &end, 10);
+		if (*end || !pid || pid > UINT32_MAX)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%lu/comm", pid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* gone meanwhile */
+		if (fgets(comm, sizeof(comm), f)) {
+			comm[strcspn(comm, "\n")] = '\0';
+			if (!strcmp(comm, name)) {
+				__u32 key = (__u32)pid;
+
+				if (bpf_map__update_elem(skel->maps.comm_pids, &key, sizeof(key),
+							 &one, sizeof(one), BPF_ANY)) {
+					err = -errno;
+					elog("cannot add pid %lu (%s) to the traced processes: %s",
+					     pid, name, strerror(errno));
+				}
+				n++;
+			}
+		}
+		fclose(f);
+		if (err)
+			break;
+	}
+	closedir(proc);
+	return err ? err : n;
 }
 
 int bpfload__open(const struct options *o, struct heapsnoop_bpf **out)

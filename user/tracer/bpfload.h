@@ -40,4 +40,13 @@ int bpfload__open(const struct options *o, struct heapsnoop_bpf **out);
  */
 int bpfload__trace_pid(struct heapsnoop_bpf *skel, pid_t pid);
 
+/*
+ * -a --comm NAME: every running process whose name (/proc/PID/comm) is
+ * @name into the BPF side's table of processes so named; after the fork
+ * and exec tracepoints are attached, so that a process started or
+ * renamed by exec meanwhile is decided by them or by this scan, never by
+ * neither. Returns how many were found, or -errno, said.
+ */
+int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name);
+
 #endif /* HEAPSNOOP_BPFLOAD_H */

@@ -367,11 +367,18 @@ static int start_syswide(struct session *s)
 	}
 	s->tl.exit = bpf_program__attach(s->skel->progs.task_exit);
 	s->tl.exec = s->tl.exit ? bpf_program__attach(s->skel->progs.task_exec) : NULL;
-	if (!s->tl.exec) {
+	if (s->tl.exec && o->comm)
+		s->tl.fork = bpf_program__attach(s->skel->progs.comm_fork);
+	if (!s->tl.exec || (o->comm && !s->tl.fork)) {
 		err = -errno;
-		elog("cannot attach to the sched_process_exit/exec tracepoints: %s",
+		elog("cannot attach to the sched_process_exit/exec/fork tracepoints: %s",
 		     strerror(-err));
 		return err;
+	}
+	if (o->comm) {
+		err = bpfload__trace_named(s->skel, o->comm);
+		if (err < 0)
+			return err;
 	}
 	if (o->allocator)
 		return attach__allocator(s->skel, o->allocator, -1, o->verbose, &s->att);

@@ -113,6 +113,9 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 			"freed ones; if the ring buffer filled, rerun with a larger "
 			"--ringbuf-size");
 	}
+	if (cnt[HS_CNT_COMM_FULL])
+		flog(out, "%" PRIu64 " processes named as --comm asks were not traced: "
+			"more than 65536 such processes at once", cnt[HS_CNT_COMM_FULL]);
 	if (cnt[HS_CNT_UNMATCHED_RETURN])
 		flog(out, "%" PRIu64 " allocator calls were under way while the probes went in: "
 			"not traced, like allocations made before tracing began",
