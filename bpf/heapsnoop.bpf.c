@@ -660,6 +660,18 @@ static __always_inline void alloc_result(struct call_state *st, __u64 ret, __u64
 		if (ret || !st->args[1] || !st->args[2])
 			*old = st->args[0];
 		break;
+	case HS_FN_XALLOCX:
+		/*
+		 * Returns the block's real size: at least size when it was
+		 * resized in place (the block now holds up to size + extra
+		 * asked for), below it when it could not be (unchanged).
+		 */
+		if (ret < st->args[1])
+			break;
+		*addr = st->args[0];
+		*old = st->args[0];
+		*size = ret < st->args[1] + st->args[2] ? ret : st->args[1] + st->args[2];
+		break;
 	case HS_FN_POSIX_MEMALIGN:
 		/* Returns 0 or an error number; the block is in *memptr. */
 		if ((int)ret != 0)
@@ -722,6 +734,12 @@ SEC("uprobe")
 int BPF_KPROBE(realloc_enter, __u64 ptr, __u64 size)
 {
 	return gen_alloc_enter(ctx, HS_FN_REALLOC, ptr, size, 0);
+}
+
+SEC("uprobe")
+int BPF_KPROBE(xallocx_enter, __u64 ptr, __u64 size, __u64 extra)
+{
+	return gen_alloc_enter(ctx, HS_FN_XALLOCX, ptr, size, extra);
 }
 
 SEC("uprobe")

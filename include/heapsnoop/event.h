@@ -35,6 +35,7 @@ enum hs_func {
 	HS_FN_MEMALIGN,
 	HS_FN_VALLOC,
 	HS_FN_PVALLOC,
+	HS_FN_XALLOCX,		/* jemalloc's resize in place: (ptr, size, extra, flags) */
 	HS_FN_FREE,
 	HS_FN__MAX,
 };

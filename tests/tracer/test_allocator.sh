@@ -19,9 +19,11 @@ expect_eq "new then delete: nothing live" "$(folded_sum "$C" "main;new_freed")" 
 expect_eq "mallocx: 2 leaks, 200 bytes" "$(folded_sum "$B" "main;mallocx_leak")" 200
 expect_eq "rallocx: the block, 5000 bytes" "$(folded_sum "$B" "main;rallocx_leak")" 5000
 expect_eq "rallocx: one block" "$(folded_sum "$C" "main;rallocx_leak")" 1
+expect_eq "xallocx in place: the block, 4096 bytes" "$(folded_sum "$B" "main;xallocx_leak")" 4096
+expect_eq "xallocx: one block" "$(folded_sum "$C" "main;xallocx_leak")" 1
 expect_eq "dallocx, sdallocx: nothing live" "$(folded_sum "$C" "main;dallocx_freed")" 0
 expect_eq "malloc: 1 leak" "$(folded_sum "$C" "main;malloc_leak")" 1
-for f in _Znwm _ZdlPv _ZdlPvm mallocx rallocx dallocx sdallocx; do
+for f in _Znwm _ZdlPv _ZdlPvm mallocx rallocx xallocx dallocx sdallocx; do
 	check "-v lists $f" grep -qE "^heapsnoop: $f +0x" "$T/err"
 done
 check "no events lost" grep -q "no events lost" "$T/err"

@@ -67,6 +67,7 @@ static const struct probe_spec specs[] = {
 	/* jemalloc: the *allocx API (flags carry alignment, zeroing, arena). */
 	NEW_LIKE("mallocx"), DELETE_LIKE("dallocx"), DELETE_LIKE("sdallocx"),
 	{ "rallocx", HS_FN_REALLOC, PS_ARG(0) | PS_ARG(1), -1 },
+	{ "xallocx", HS_FN_XALLOCX, PS_ARG(0) | PS_ARG(1) | PS_ARG(2), 0 },
 	/* tcmalloc (gperftools): tc_* (most are aliases of malloc & co). */
 	NEW_LIKE("tc_malloc"), NEW_LIKE("tc_malloc_skip_new_handler"), NEW_LIKE("tc_new"),
 	NEW_LIKE("tc_newarray"), NEW_LIKE("tc_new_nothrow"), NEW_LIKE("tc_newarray_nothrow"),
@@ -117,6 +118,7 @@ static struct bpf_program *entry_prog(struct heapsnoop_bpf *skel, enum hs_func f
 	case HS_FN_MEMALIGN: return skel->progs.memalign_enter;
 	case HS_FN_VALLOC: return skel->progs.valloc_enter;
 	case HS_FN_PVALLOC: return skel->progs.pvalloc_enter;
+	case HS_FN_XALLOCX: return skel->progs.xallocx_enter;
 	case HS_FN_FREE: return skel->progs.free_enter;
 	default: return NULL;
 	}
