@@ -59,6 +59,7 @@ struct trace *trace__new(const struct trace_opts *opts)
 static void proc_free(struct proc *p)
 {
 	mapset__free(p->maps);
+	mapset__free(p->old_maps);
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	acct__fini(&p->acct);
@@ -222,7 +223,10 @@ int trace__map_exec(struct trace *t, pid_t pid)
 
 	if (!p)
 		return -ENOMEM;
-	mapset__free(p->maps);
+	/* Kept for the old image's exit section (handle_exec). */
+	mapset__free(p->old_maps);
+	p->old_maps = p->maps;
+	memcpy(p->old_comm, p->comm, sizeof(p->comm));
 	p->maps = mapset__new(pid);
 	return p->maps ? 0 : -ENOMEM;
 }
@@ -364,9 +368,33 @@ static void handle_exit(struct trace *t, pid_t pid)
 }
 
 /*
+ * --leaks-at-exit: the old image's live blocks written as at an exit,
+ * with its own mappings and name (-a: kept by trace__map_exec, since the
+ * new image's mapping records came first; otherwise still the current
+ * ones, read again after this).
+ */
+static void close_image(struct trace *t, struct proc *p)
+{
+	struct mapset *maps = p->maps;
+	char comm[sizeof(p->comm)];
+
+	if (!t->opts.on_exit || !tracker__count(p->live))
+		return;
+	memcpy(comm, p->comm, sizeof(comm));
+	if (p->old_maps) {
+		p->maps = p->old_maps;
+		memcpy(p->comm, p->old_comm, sizeof(p->comm));
+	}
+	t->opts.on_exit(p, t->opts.ctx);
+	p->maps = maps;
+	memcpy(p->comm, comm, sizeof(comm));
+}
+
+/*
  * A new image: the old one's heap and stacks are gone (counted as at an
- * exit). Its mappings: from mapping records (-a), which come before this
- * event; otherwise read now from /proc, the new image's, with its name.
+ * exit, written with --leaks-at-exit). Its mappings: from mapping records
+ * (-a), which come before this event; otherwise read now from /proc, the
+ * new image's, with its name.
  */
 static void handle_exec(struct trace *t, pid_t pid)
 {
@@ -377,6 +405,9 @@ static void handle_exec(struct trace *t, pid_t pid)
 
 	if (!p)
 		return;
+	close_image(t, p);
+	mapset__free(p->old_maps);
+	p->old_maps = NULL;
 	live = tracker__new();
 	stacks = stacks__new();
 	if (!live || !stacks || acct__init(&acct)) {
