@@ -223,7 +223,11 @@ int trace__map_exec(struct trace *t, pid_t pid)
 
 	if (!p)
 		return -ENOMEM;
-	/* Kept for the old image's exit section (handle_exec). */
+	/*
+	 * Kept until the exec event (handle_exec): the allocations before it
+	 * in the ring buffer are the old image's, unwound with these, and
+	 * its exit section is written with them.
+	 */
 	mapset__free(p->old_maps);
 	p->old_maps = p->maps;
 	memcpy(p->old_comm, p->comm, sizeof(p->comm));
@@ -242,8 +246,10 @@ void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
 /* A new stack: make sure the process's maps cover its frames. */
 static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
+	const struct mapset *maps = p->old_maps ? p->old_maps : p->maps;
+
 	for (uint32_t i = 0; i < n; i++) {
-		if (p->maps && mapset__find(p->maps, frames[i]))
+		if (maps && mapset__find(maps, frames[i]))
 			continue;
 		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
 			read_maps(t, p);
@@ -453,7 +459,8 @@ static const struct mapset *unwind_maps(void *ctx, bool stale)
 		o->sync_maps(o->ctx);
 	else if (stale && !o->map_records && !c->p->gone && c->p->maps_read_ns < c->ts)
 		read_maps(c->t, c->p);
-	return c->p->maps;
+	/* An exec is pending: every allocation before its event is the old image's. */
+	return c->p->old_maps ? c->p->old_maps : c->p->maps;
 }
 
 /* An allocation record: its frames, walked by BPF or to unwind here. */

@@ -78,7 +78,8 @@ struct proc {
 	struct mapset *maps;		/* last known, or NULL */
 	/*
 	 * -a: the image an exec replaces, until its exec event closes it
-	 * (the new image's mapping records come first); NULL otherwise.
+	 * (the new image's mapping records come first): its allocations read
+	 * meanwhile are unwound with these; NULL otherwise.
 	 */
 	struct mapset *old_maps;
 	char old_comm[16];
