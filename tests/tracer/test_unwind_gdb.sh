@@ -52,6 +52,8 @@ awk 'NR == FNR { seen[$0] = 1; next }
 } END { printf "%d %d\n", same, n }' gdb.txt hs.txt > result
 read -r same n < result
 echo "     gdb saw $ngdb allocations; heapsnoop reported $n live ones, $same of them with gdb's stack"
+[ "$ngdb" -gt 0 ] || echo "     (gdb's breakpoints in malloc never stopped: another tracer's uprobe" \
+	"on the same instruction takes the trap first; is a heapsnoop -a still running?)"
 check "at least 200 live allocations compared" test "$n" -ge 200
 check "at least 99% of the stacks equal gdb's" test $((same * 100)) -ge $((n * 99))
 if [ -s differ.txt ]; then
