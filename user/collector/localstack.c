@@ -62,18 +62,20 @@ static int walk_fp(void **out, int max)
 	return n;
 }
 
-int localstack__capture(uint64_t *frames, int max)
+int localstack__capture(uint64_t *frames, int max, bool *cut)
 {
 	void *ip[SKIP_MAX + 32];
 	int n, k = 0, out = 0;
 
 	if (max > 31)
 		max = 31;
-	n = fp_walk ? walk_fp(ip, SKIP_MAX + max) : unw_backtrace(ip, SKIP_MAX + max);
+	/* One frame more than kept: there, the stack is cut. */
+	n = fp_walk ? walk_fp(ip, SKIP_MAX + max + 1) : unw_backtrace(ip, SKIP_MAX + max + 1);
 	while (k < n && k < SKIP_MAX && (uintptr_t)ip[k] >= self_start &&
 	       (uintptr_t)ip[k] < self_end)
 		k++;
 	for (; k < n && out < max; k++)
 		frames[out++] = (uintptr_t)ip[k];
+	*cut = k < n;
 	return out;
 }

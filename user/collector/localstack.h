@@ -22,8 +22,10 @@ void localstack__init(bool use_fp);
 
 /*
  * Up to @max (<= 31) return addresses of the calling thread into @frames,
- * call site of the allocator first. Returns the count (0: none found).
+ * call site of the allocator first. *@cut is set true when the stack went
+ * on past @max frames (the walk found one more), else false. Returns the
+ * count (0: none found).
  */
-int localstack__capture(uint64_t *frames, int max);
+int localstack__capture(uint64_t *frames, int max, bool *cut);
 
 #endif /* HEAPSNOOP_COLLECTOR_LOCALSTACK_H */

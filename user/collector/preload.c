@@ -30,7 +30,6 @@
 #include "heapsnoop/alloc_metadata.h"
 #include "localstack.h"
 #include "sampler.h"
-#include "sampling.h"
 #include "stackcache.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -157,10 +156,9 @@ static void on_signal(int sig)
 
 /* --- tracked blocks ---------------------------------------------------------- */
 
-/* Is this allocation of @size to be tracked? Sets its record's size. */
-static bool take(size_t size, uint64_t *rec_size)
+/* Is this allocation of @size to be tracked? */
+static bool take(size_t size)
 {
-	*rec_size = size;
 	if (unlikely(in_hook) || unlikely(!atomic_load_explicit(&ready, memory_order_relaxed)))
 		return false;
 	if (!sample_mean)
@@ -170,27 +168,34 @@ static bool take(size_t size, uint64_t *rec_size)
 			      sample_mean);
 		tl_sampler_on = 1;
 	}
-	if (!sampler__hit(&tl_sampler, size, sample_mean))
-		return false;
-	*rec_size = sample_estimate(size, sample_mean);
-	return true;
+	/* Recorded as it is: the dump says the mean, heapdecode estimates. */
+	return sampler__hit(&tl_sampler, size, sample_mean);
 }
 
-/* A tracked block of @size bytes aligned to @align; NULL and errno. */
-static void *tracked_alloc(size_t size, uint64_t rec_size, size_t align)
+/*
+ * A tracked block of @size bytes aligned to @align, recorded as @asked
+ * bytes (pvalloc's argument; else @size); NULL and errno.
+ */
+static void *tracked_alloc_as(size_t size, size_t asked, size_t align)
 {
 	struct hs_am_site site;
 	struct hs_stack_bits sb;
 	uint64_t frames[HS_MAX_DEPTH];
+	bool cut;
 	int depth, err;
 	size_t total = 0;
 	void *block;
 
 	in_hook++;
 	maybe_dump();
-	depth = localstack__capture(frames, HS_MAX_DEPTH);
+	depth = localstack__capture(frames, HS_MAX_DEPTH, &cut);
 	if (!stackcache__bits(frames, (uint32_t)depth, &sb))
-		total = hs_am_site__prepare_bits(&site, size, rec_size, align, &sb, &err);
+		total = hs_am_site__prepare_bits(&site, asked, align, &sb, &err);
+	if (total && size - asked > SIZE_MAX - total)
+		total = 0;
+	else if (total)
+		total += size - asked;
+	site.cut = cut ? HS_AM_CUT_DEPTH : 0;
 	block = !total ? NULL : align > HS_AM_MIN_ALIGN ? real_memalign(align, total) :
 		real_malloc(total);
 	in_hook--;
@@ -199,6 +204,11 @@ static void *tracked_alloc(size_t size, uint64_t rec_size, size_t align)
 		return NULL;
 	}
 	return hs_am__place(live, &site, block);
+}
+
+static void *tracked_alloc(size_t size, size_t align)
+{
+	return tracked_alloc_as(size, size, align);
 }
 
 static bool ours(const void *p)
@@ -219,16 +229,14 @@ static size_t usable(void *p)
 
 EXPORT void *malloc(size_t size)
 {
-	uint64_t rec;
-
 	if (unlikely(!real_malloc)) {
 		resolve();
 		if (!real_malloc)
 			return arena_alloc(size);
 	}
-	if (!take(size, &rec))
+	if (!take(size))
 		return real_malloc(size);
-	return tracked_alloc(size, rec, HS_AM_MIN_ALIGN);
+	return tracked_alloc(size, HS_AM_MIN_ALIGN);
 }
 
 EXPORT void free(void *p)
@@ -245,7 +253,6 @@ EXPORT void free(void *p)
 EXPORT void *calloc(size_t n, size_t size)
 {
 	size_t total;
-	uint64_t rec;
 	void *p;
 
 	if (__builtin_mul_overflow(n, size, &total)) {
@@ -257,9 +264,9 @@ EXPORT void *calloc(size_t n, size_t size)
 		if (!real_calloc)
 			return arena_alloc(total);	/* dlsym's own calloc */
 	}
-	if (!take(total, &rec))
+	if (!take(total))
 		return real_calloc(n, size);
-	p = tracked_alloc(total, rec, HS_AM_MIN_ALIGN);
+	p = tracked_alloc(total, HS_AM_MIN_ALIGN);
 	if (p)
 		memset(p, 0, total);
 	return p;
@@ -268,7 +275,6 @@ EXPORT void *calloc(size_t n, size_t size)
 EXPORT void *realloc(void *old, size_t size)
 {
 	size_t keep;
-	uint64_t rec;
 	void *p;
 
 	if (!old)
@@ -279,16 +285,16 @@ EXPORT void *realloc(void *old, size_t size)
 		free(old);
 		return NULL;
 	}
-	if (!take(size, &rec)) {
+	if (!take(size)) {
 		if (!ours(old) && !in_arena(old))
 			return real_realloc(old, size);
 		p = real_malloc(size);
 	} else {
-		p = tracked_alloc(size, rec, HS_AM_MIN_ALIGN);
+		p = tracked_alloc(size, HS_AM_MIN_ALIGN);
 	}
 	if (!p)
 		return NULL;
-	keep = ours(old) ? hs_am_node(old)->size : in_arena(old) ? size : usable(old);
+	keep = in_arena(old) ? size : usable(old);
 	if (in_arena(old) && keep > (size_t)(arena + sizeof(arena) - (char *)old))
 		keep = (size_t)(arena + sizeof(arena) - (char *)old);
 	memcpy(p, old, keep < size ? keep : size);
@@ -313,13 +319,11 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
  */
 static void *aligned(size_t align, size_t size, size_t asked)
 {
-	uint64_t rec;
-
 	if (unlikely(!real_memalign))
 		resolve();
-	if (!take(asked, &rec))
+	if (!take(asked))
 		return real_memalign(align, size);
-	return tracked_alloc(size, rec, align);
+	return tracked_alloc_as(size, asked, align);
 }
 
 static bool power_of_two(size_t a)
@@ -459,6 +463,7 @@ __attribute__((constructor)) static void collector_init(void)
 	if (!live || !real_malloc)
 		return;
 	sample_mean = env_num("HEAPSNOOP_SAMPLE_BYTES", 0);
+	hs_am__set_sample_bytes(live, sample_mean);
 	seed = env_num("HEAPSNOOP_SEED", 0);
 	if (!seed)
 		seed = (uint64_t)mono_ns() ^ ((uint64_t)getpid() << 32);
