@@ -226,7 +226,12 @@ static int blob_finish(const struct hs_stack_bits *sb, uint64_t size, uint8_t *o
 	if (nbytes > cap)
 		return -HS_ENOSPC;
 	memcpy(out, sb->bits, nbytes);
-	memset(out + nbytes, 0, cap - nbytes);
+	/*
+	 * The size field ORs its <= 72 bits in past the stack's: zero them,
+	 * not the whole buffer (the 64-bit window only ORs, the bytes it
+	 * reads past the field stay as they are, and are not the blob's).
+	 */
+	memset(out + nbytes, 0, cap - nbytes < 16 ? cap - nbytes : 16);
 	err = bw_counted(&bw, size);
 	if (err)
 		return err;

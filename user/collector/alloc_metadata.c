@@ -16,9 +16,6 @@
 #include "records.h"
 #include "sampling.h"
 
-/* "hsmd": the last 4 bytes before a user pointer, mixed with its address. */
-#define HS_AM_MAGIC 0x68736d64u
-
 struct hs_am {
 	pthread_mutex_t lock;
 	struct hs_am_node head;		/* circular list; head.next: newest */
@@ -26,14 +23,6 @@ struct hs_am {
 	uint64_t sample_bytes;		/* a sample of this mean, 0: whole */
 	struct hs_am_ops ops;
 };
-
-static uint32_t node_magic(const struct hs_am_node *n)
-{
-	uintptr_t a = (uintptr_t)n;
-
-	/* Never 0: glibc's chunk header puts 0 there (a size below 4 GiB). */
-	return (HS_AM_MAGIC ^ (uint32_t)(a >> 4) ^ (uint32_t)(a >> 36)) | 1;
-}
 
 struct hs_am *hs_am__new(const struct hs_am_ops *ops)
 {
@@ -110,7 +99,7 @@ void *hs_am__place(struct hs_am *am, const struct hs_am_site *site, void *block)
 	n->cut = site->cut & (HS_AM_CUT_DEPTH | HS_AM_CUT_UNREADABLE);
 	n->reserved = 0;
 	n->head = (uint32_t)site->head;
-	n->magic = node_magic(n);
+	n->magic = hs_am_node_magic(n);
 
 	pthread_mutex_lock(&am->lock);
 	n->prev = &am->head;
@@ -142,14 +131,9 @@ void *hs_am__remove(struct hs_am *am, void *user)
 	return (char *)user - n->head;
 }
 
-/* Reads before a block that may not be ours, by contract: not ASan's. */
-__attribute__((no_sanitize_address)) bool hs_am_owns(const void *user)
+bool hs_am_owns(const void *user)
 {
-	const struct hs_am_node *n = hs_am_node(user);
-	uint32_t magic;
-
-	memcpy(&magic, &n->magic, sizeof(magic));
-	return magic == node_magic(n);
+	return hs_am_owns_inline(user);
 }
 
 const uint8_t *hs_am_blob(const void *user, size_t *len)
