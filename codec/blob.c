@@ -38,7 +38,8 @@ static unsigned int sig_bits(uint64_t v)
  * one 64-bit big-endian window where 8 bytes are left (the buffer is
  * zeroed), a byte at a time near its end. Room was checked.
  */
-static void bw_put(struct bitwriter *bw, uint64_t v, unsigned int w)
+static inline __attribute__((always_inline)) void bw_put(struct bitwriter *bw, uint64_t v,
+						   unsigned int w)
 {
 	size_t byte = bw->pos >> 3;
 	unsigned int off = bw->pos & 7;
@@ -66,7 +67,8 @@ static void bw_put(struct bitwriter *bw, uint64_t v, unsigned int w)
 }
 
 /* Write F(w): the low @w bits of @v MSB first, then a 0 pad bit. */
-static int bw_field(struct bitwriter *bw, uint64_t v, unsigned int w)
+static inline __attribute__((always_inline)) int bw_field(struct bitwriter *bw, uint64_t v,
+						  unsigned int w)
 {
 	size_t end = bw->pos + w + 1;
 
