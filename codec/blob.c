@@ -126,13 +126,29 @@ static int br_field(struct bitreader *br, unsigned int w, uint64_t *v)
 	return 0;
 }
 
-/* F(6)=n then F(n)=v: a value with its own bit count. */
+/*
+ * F(6)=n then F(n)=v: a value with its own bit count. The two fields and
+ * their pad bits are n + 8 bits, [n:6][0][v:n][0], written as one when
+ * they fit a window (n <= 48, every size and most deltas), else in parts.
+ */
 static int bw_counted(struct bitwriter *bw, uint64_t v)
 {
-	unsigned int n = sig_bits(v);
-	int err = bw_field(bw, n, 6);
+	unsigned int n = sig_bits(v), w = n + 8;
 
-	return err ? err : bw_field(bw, v, n);
+	if ((bw->pos + w + 7) / 8 > bw->cap)
+		return -HS_ENOSPC;
+	if (w <= 56) {
+		bw_put(bw, (uint64_t)n << (n + 2) | v << 1, w);
+		return 0;
+	}
+	bw_put(bw, (uint64_t)n << 1, 7);
+	if (n + 1 <= 56) {
+		bw_put(bw, v << 1, n + 1);
+	} else {
+		bw_put(bw, v >> 32, n - 32);
+		bw_put(bw, v << 1, 33);
+	}
+	return 0;
 }
 
 static int br_counted(struct bitreader *br, uint64_t *v)
