@@ -263,6 +263,10 @@ int hdstats__growth(struct hdreport *r, unsigned int top, FILE *out)
 			k++;
 	}
 	qsort(g, k, sizeof(*g), by_growth);
+	if (hdreport__sample_bytes(r))
+		fprintf(out, "estimated: a sample by bytes, one per %" PRIu64 " bytes on average; "
+			"bytes are estimates, counts are of the sampled allocations\n",
+			hdreport__sample_bytes(r));
 	fprintf(out, "stacks whose live bytes grew over %u dumps (%u intervals), biggest first:\n",
 		ndumps, ndumps ? ndumps - 1 : 0);
 	for (size_t i = 0; i < k && i < top; i++) {
