@@ -276,7 +276,7 @@ static __attribute__((noinline)) void *malloc_slow(size_t size)
 EXPORT void *malloc(size_t size)
 {
 	if (likely(!sampler__due(&tl_sampler, size)))
-		return real_malloc(size);	/* set: the countdown runs once set up */
+		return real_malloc(size);	/* above 0 only once set up */
 	return malloc_slow(size);
 }
 
