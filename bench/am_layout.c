@@ -41,7 +41,7 @@ static uint64_t frames[16][8];
 static void *alloc_behind(size_t size, unsigned int stack)
 {
 	struct hs_am_site site;
-	size_t total = hs_am_site__prepare(&site, size, size, 16, frames[stack], 8, NULL);
+	size_t total = hs_am_site__prepare(&site, size, 16, frames[stack], 8, NULL);
 
 	return hs_am__place(am, &site, malloc(total));
 }

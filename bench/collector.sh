@@ -27,7 +27,8 @@ gcc -O2 -g -fomit-frame-pointer -o "$T/wl_nofp" bench/workload.c
 gcc -O2 -g -fomit-frame-pointer bench/unwinders.c -lunwind -o "$T/unwinders"
 gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common bench/am_layout.c \
 	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records.c \
-	user/common/text.c user/common/htab.c codec/*.c -pthread -o "$T/am_layout"
+	user/common/text.c user/common/sampling.c user/common/htab.c codec/*.c -pthread -lm \
+	-o "$T/am_layout"
 . bench/lib.sh
 PL=$OUT/libheapsnoop_preload.so
 

@@ -38,7 +38,8 @@ static unsigned int sig_bits(uint64_t v)
  * one 64-bit big-endian window where 8 bytes are left (the buffer is
  * zeroed), a byte at a time near its end. Room was checked.
  */
-static void bw_put(struct bitwriter *bw, uint64_t v, unsigned int w)
+static inline __attribute__((always_inline)) void bw_put(struct bitwriter *bw, uint64_t v,
+						   unsigned int w)
 {
 	size_t byte = bw->pos >> 3;
 	unsigned int off = bw->pos & 7;
@@ -66,7 +67,8 @@ static void bw_put(struct bitwriter *bw, uint64_t v, unsigned int w)
 }
 
 /* Write F(w): the low @w bits of @v MSB first, then a 0 pad bit. */
-static int bw_field(struct bitwriter *bw, uint64_t v, unsigned int w)
+static inline __attribute__((always_inline)) int bw_field(struct bitwriter *bw, uint64_t v,
+						  unsigned int w)
 {
 	size_t end = bw->pos + w + 1;
 
@@ -124,13 +126,29 @@ static int br_field(struct bitreader *br, unsigned int w, uint64_t *v)
 	return 0;
 }
 
-/* F(6)=n then F(n)=v: a value with its own bit count. */
+/*
+ * F(6)=n then F(n)=v: a value with its own bit count. The two fields and
+ * their pad bits are n + 8 bits, [n:6][0][v:n][0], written as one when
+ * they fit a window (n <= 48, every size and most deltas), else in parts.
+ */
 static int bw_counted(struct bitwriter *bw, uint64_t v)
 {
-	unsigned int n = sig_bits(v);
-	int err = bw_field(bw, n, 6);
+	unsigned int n = sig_bits(v), w = n + 8;
 
-	return err ? err : bw_field(bw, v, n);
+	if ((bw->pos + w + 7) / 8 > bw->cap)
+		return -HS_ENOSPC;
+	if (w <= 56) {
+		bw_put(bw, (uint64_t)n << (n + 2) | v << 1, w);
+		return 0;
+	}
+	bw_put(bw, (uint64_t)n << 1, 7);
+	if (n + 1 <= 56) {
+		bw_put(bw, v << 1, n + 1);
+	} else {
+		bw_put(bw, v >> 32, n - 32);
+		bw_put(bw, v << 1, 33);
+	}
+	return 0;
 }
 
 static int br_counted(struct bitreader *br, uint64_t *v)
@@ -226,7 +244,12 @@ static int blob_finish(const struct hs_stack_bits *sb, uint64_t size, uint8_t *o
 	if (nbytes > cap)
 		return -HS_ENOSPC;
 	memcpy(out, sb->bits, nbytes);
-	memset(out + nbytes, 0, cap - nbytes);
+	/*
+	 * The size field ORs its <= 72 bits in past the stack's: zero them,
+	 * not the whole buffer (the 64-bit window only ORs, the bytes it
+	 * reads past the field stay as they are, and are not the blob's).
+	 */
+	memset(out + nbytes, 0, cap - nbytes < 16 ? cap - nbytes : 16);
 	err = bw_counted(&bw, size);
 	if (err)
 		return err;

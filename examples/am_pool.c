@@ -73,7 +73,7 @@ __attribute__((noinline)) void *pool_alloc(size_t size)
 
 	for (int i = 1; i < n; i++)
 		frames[i - 1] = (uintptr_t)ip[i];
-	total = hs_am_site__prepare(&site, size, size, 16, frames, n > 0 ? n - 1 : 0, NULL);
+	total = hs_am_site__prepare(&site, size, 16, frames, n > 0 ? n - 1 : 0, NULL);
 	block = total ? pool_get(total) : NULL;
 	return block ? hs_am__place(live, &site, block) : NULL;
 }

@@ -25,6 +25,7 @@ run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
 run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
+run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/test_hdsampled.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
 	tests/test_hdpaths.sh "$OUT/asan/heapdecode"
 run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \

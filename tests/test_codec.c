@@ -151,6 +151,19 @@ static void test_roundtrip_random(void **state)
 
 		assert_true(hs_token_encode(&rec, tok, sizeof(tok)) > 3);
 		assert_int_equal(hs_token_decode(tok + 3, strlen(tok + 3), &back), 0);
+		/* A blob does not depend on what its buffer held before. */
+		if (iter % 16 == 0) {
+			uint8_t b0[HS_BLOB_BUF], b1[HS_BLOB_BUF];
+			int n0, n1;
+
+			memset(b0, 0, sizeof(b0));
+			memset(b1, 0xff, sizeof(b1));
+			n0 = hs_blob_encode(&rec, b0, sizeof(b0));
+			n1 = hs_blob_encode(&rec, b1, sizeof(b1));
+			assert_true(n0 > 0);
+			assert_int_equal(n0, n1);
+			assert_memory_equal(b0, b1, (size_t)n0);
+		}
 		assert_int_equal(back.size, rec.size);
 		assert_int_equal(back.depth, rec.depth);
 		assert_memory_equal(back.frames, rec.frames, rec.depth * sizeof(uint64_t));

@@ -88,7 +88,19 @@ static void check_all(const char *prefix)
 	assert_int_equal(back.live, dump.live);
 	assert_true(back.bytes == dump.bytes);
 	assert_int_equal(back.stacks, dump.stacks);
+	assert_true(back.sample_bytes == 0);
 	free(t);
+	/* A sampled live set says its mean; any mean round-trips. */
+	for (int i = 0; i < 3; i++) {
+		const uint64_t means[] = { 1, 524288, UINT64_MAX };
+
+		dump.sample_bytes = means[i];
+		t = roundtrip(prefix, &dump, &back);
+		assert_true(back.sample_bytes == means[i]);
+		assert_int_equal(back.stacks, dump.stacks);
+		free(t);
+	}
+	dump.sample_bytes = 0;
 
 	for (int i = 0; i < 2; i++) {
 		const struct record *m = i ? &map_vdso : &map;
@@ -210,6 +222,8 @@ static void test_written_form(void **state)
 	(void)state;
 	assert_non_null(f);
 	assert_int_equal(records__write(f, &dump), 0);
+	dump.sample_bytes = 524288;
+	assert_int_equal(records__write(f, &dump), 0);
 	assert_int_equal(records__write(f, &map), 0);
 	assert_int_equal(records__write(f, &live), 0);
 	live.cut = REC_CUT_UNREADABLE;
@@ -230,6 +244,8 @@ static void test_written_form(void **state)
 	fclose(f);
 	assert_string_equal(text,
 		"heapsnoop: dump reason=exit time=1.042 live=1 bytes=10 stacks=1\n"
+		"heapsnoop: dump reason=exit time=1.042 live=1 bytes=10 stacks=1 "
+		"sample-bytes=524288\n"
 		"heapsnoop: map pid=9 start=0x1000 end=0x2000 off=0 buildid=- path=/bin/x\n"
 		"heapsnoop: live pid=9 ptr=0x5000 ~m#AAA\n"
 		"heapsnoop: live pid=9 ptr=0x5000 cut=unreadable ~m#AAA\n"
@@ -255,6 +271,12 @@ static void test_malformed(void **state)
 		{ "heapsnoop: live pid=1 ptr=0x10 cut=depth,", REC_LIVE },
 		{ "heapsnoop: live pid=1 ptr=0x10 cut=~m#AAA", REC_LIVE },
 		{ "heapsnoop: dump reason=exit", REC_DUMP },
+		{ "heapsnoop: dump reason=exit time=1.000 live=1 bytes=1 stacks=1 sample-bytes=0",
+		  REC_DUMP },	/* a mean of 0 is no sampling: never written */
+		{ "heapsnoop: dump reason=exit time=1.000 live=1 bytes=1 stacks=1 sample-bytes=-5",
+		  REC_DUMP },
+		{ "heapsnoop: dump reason=exit time=1.000 live=1 bytes=1 stacks=1 sample-bytes=",
+		  REC_DUMP },
 		{ "heapsnoop: exit pid=x", REC_EXIT },
 		{ "heapsnoop: end-exit live=1", REC_END_EXIT },
 		{ "heapsnoop: end-dump live=x", REC_END_DUMP },

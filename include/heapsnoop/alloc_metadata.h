@@ -39,11 +39,20 @@ extern "C" {
 /* The list node just before every user pointer (40 bytes). */
 struct hs_am_node {
 	struct hs_am_node *prev, *next;
-	uint64_t size;		/* bytes the user asked for */
-	uint64_t rec_size;	/* bytes the record says (an estimate if sampled) */
+	uint64_t size;		/* bytes the user asked for: the record's size */
+	uint32_t cut;		/* HS_AM_CUT_* bits: the record's stack is incomplete */
+	uint32_t reserved;	/* 0 */
 	uint32_t head;		/* bytes from the block to the user pointer */
 	uint32_t magic;		/* HS_AM_MAGIC ^ the node's address bits */
 };
+
+/*
+ * Why a record's stack is incomplete, written as its `live` line's cut=
+ * (docs/OUTPUT.md): the stack went on past the HS_MAX_DEPTH frames kept,
+ * or a frame could not be recovered.
+ */
+#define HS_AM_CUT_DEPTH		(1u << 0)
+#define HS_AM_CUT_UNREADABLE	(1u << 1)
 
 /* Smallest alignment of a user pointer (the node's). */
 #define HS_AM_MIN_ALIGN 16
@@ -53,8 +62,8 @@ struct hs_am_node {
  * the blob and how many bytes to put in front of the user's.
  */
 struct hs_am_site {
-	uint64_t size;		/* the user's bytes */
-	uint64_t rec_size;	/* the record's size field */
+	uint64_t size;		/* the user's bytes, the record's size field */
+	uint32_t cut;		/* HS_AM_CUT_*: 0 from prepare, set by the caller */
 	size_t head;		/* bytes before the user pointer */
 	uint16_t len;		/* blob bytes */
 	uint8_t blob[HS_BLOB_BUF];
@@ -96,22 +105,24 @@ void hs_am__free(struct hs_am *am);
 /*
  * Prepare @site for an allocation of @size bytes aligned to @align (a power
  * of two; raised to HS_AM_MIN_ALIGN) made from @frames[@depth] (return
- * addresses, call site first; depth <= HS_MAX_DEPTH), recorded as
- * @rec_size bytes (= @size unless sampled). Returns the bytes to ask the
- * allocator for (@size + site->head), aligned to @align; or 0 with
+ * addresses, call site first; depth <= HS_MAX_DEPTH). The record says
+ * @size bytes, sampled or not (a sampled list says its mean instead:
+ * hs_am__set_sample_bytes()); site->cut is 0, for the caller to set if the
+ * stack went deeper than @frames. Returns the bytes to ask the allocator
+ * for (@size + site->head), aligned to @align; or 0 with
  * -HS_EDEPTH/-HS_ERANGE in *@err, or 0 on overflow of size_t (*@err
  * -HS_ERANGE). @err may be NULL.
  */
-size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
-			   size_t align, const uint64_t *frames, uint32_t depth, int *err);
+size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, size_t align,
+			   const uint64_t *frames, uint32_t depth, int *err);
 
 /*
  * The same for a stack already encoded (@sb, hs_stack_bits_encode()), as
  * an allocator that keeps its stacks' encodings calls it. Returns as
  * hs_am_site__prepare() does.
  */
-size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
-				size_t align, const struct hs_stack_bits *sb, int *err);
+size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, size_t align,
+				const struct hs_stack_bits *sb, int *err);
 
 /*
  * Write @site's metadata into @block (site->head + size bytes, aligned as
@@ -129,6 +140,31 @@ void *hs_am__remove(struct hs_am *am, void *user);
 /* True if @user (not NULL, its 4 bytes before readable) was placed here. */
 bool hs_am_owns(const void *user);
 
+/* "hsmd": the last 4 bytes before a user pointer, mixed with its address. */
+#define HS_AM_MAGIC 0x68736d64u
+
+/* The magic a node at @n holds (never 0: glibc's chunk header has 0 there). */
+static inline uint32_t hs_am_node_magic(const struct hs_am_node *n)
+{
+	uintptr_t a = (uintptr_t)n;
+
+	return (HS_AM_MAGIC ^ (uint32_t)(a >> 4) ^ (uint32_t)((uint64_t)a >> 36)) | 1;
+}
+
+/*
+ * hs_am_owns() inline, for an allocator's free path (a load and a compare).
+ * It reads the 4 bytes before a block that may not be ours, by contract:
+ * never ASan's business.
+ */
+__attribute__((no_sanitize_address)) static inline bool hs_am_owns_inline(const void *user)
+{
+	const struct hs_am_node *n = (const struct hs_am_node *)user - 1;
+	uint32_t magic;
+
+	__builtin_memcpy(&magic, &n->magic, sizeof(magic));
+	return magic == hs_am_node_magic(n);
+}
+
 /* The node of @user; its blob is hs_am_blob(). */
 static inline struct hs_am_node *hs_am_node(const void *user)
 {
@@ -145,14 +181,24 @@ const uint8_t *hs_am_blob(const void *user, size_t *len);
 void hs_am__lock(struct hs_am *am);
 void hs_am__unlock(struct hs_am *am);
 
-/* Live blocks and the bytes their records say, now. */
+/*
+ * The blocks placed on @am are a sample by bytes of mean @mean bytes
+ * (docs/COLLECTOR.md: each stands for s / (1 - e^(-s/mean)) bytes), not
+ * every allocation: each dump says so (its `dump` line's sample-bytes=,
+ * docs/OUTPUT.md), and heapdecode scales them. 0: every allocation (the
+ * default). Call before the first block is placed.
+ */
+void hs_am__set_sample_bytes(struct hs_am *am, uint64_t mean);
+
+/* Live blocks and their bytes (estimated if sampled), now. */
 void hs_am__totals(struct hs_am *am, uint64_t *live, uint64_t *bytes);
 
 /*
  * Write the live list to @out as one dump of process @pid: the `dump` line
- * (reason @reason: exit, signal, usr1, interval), the map records from
- * @maps(@out, @pid, @arg) if not NULL, one `live` line per block
- * (`~m#` token of its blob), `end-dump`. Holds the lock throughout, so
+ * (reason @reason: exit, signal, usr1, interval; sample-bytes= if set),
+ * the map records from @maps(@out, @pid, @arg) if not NULL, one `live`
+ * line per block (`~m#` token of its blob, cut= if its stack is
+ * incomplete), `end-dump`. Holds the lock throughout, so
  * the dump is one moment; @out must not allocate from the instrumented
  * allocator's tracked path. Returns 0, or -EIO if @out failed.
  */

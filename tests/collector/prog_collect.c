@@ -18,6 +18,9 @@
  *            sends its signal first), then 777 more
  *   interval allocate and free until $HEAPSNOOP_OUTPUT holds an interval
  *            dump (10 s at most)
+ *   deep N   1234 bytes live from deep_recurse N calls deep (frame 0 in
+ *            the innermost; main, case_deep and N of deep_recurse are
+ *            N + 2 frames above _start's 3), 4321 from case_deep
  * Prints "ok CASE" or "BAD CASE: why" and exits 0 or 1.
  */
 #include <malloc.h>
@@ -31,7 +34,7 @@
 #include <unistd.h>
 
 static int bad;
-static void *volatile keep;	/* blocks left live on purpose */
+static void *volatile keep, *volatile keep2;	/* blocks left live on purpose */
 
 static void expect(int cond, const char *what, size_t align)
 {
@@ -211,6 +214,21 @@ static void case_interval(void)
 	expect(out && has_interval_dump(out), "an interval dump", 0);
 }
 
+/* @n calls of itself, the innermost allocating: never a tail call. */
+__attribute__((noinline)) static void *deep_recurse(long n)
+{
+	void *p = n > 1 ? deep_recurse(n - 1) : malloc(1234);
+
+	__asm__ volatile("" : : "r"(p) : "memory");
+	return p;
+}
+
+static void case_deep(long n)
+{
+	keep = deep_recurse(n);
+	keep2 = malloc(4321);
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -231,6 +249,8 @@ int main(int argc, char **argv)
 		case_interval();
 	else if (!strcmp(c, "sample") && argc > 2)
 		case_sample(atol(argv[2]));
+	else if (!strcmp(c, "deep") && argc > 2)
+		case_deep(atol(argv[2]));
 	else
 		return printf("BAD usage\n"), 2;
 	printf("%s %s\n", bad ? "BAD" : "ok", c);

@@ -5,7 +5,8 @@
  * built with ASan+UBSan: the layout for every alignment from 1 to a page
  * (user pointer aligned, blob and length behind it, the block recovered),
  * ownership, the callback sequence, a dump parsed back (records.c) and
- * decoded (codec) to the recorded sizes and stacks.
+ * decoded (codec) to the recorded sizes and stacks, its cut stacks and
+ * its sampling mean said.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +20,7 @@
 
 #include "heapsnoop/alloc_metadata.h"
 #include "records.h"
+#include "sampling.h"
 
 static const uint64_t frames[] = { 0x55be12f1020d, 0x55be12f10261, 0x55be12f102ca,
 				   0x7f0000001000, 0x7f0000002000 };
@@ -34,7 +36,7 @@ static void test_layout(void **state)
 		for (uint32_t depth = 0; depth <= 5; depth += 5) {
 			struct hs_am_site site;
 			size_t a = align < HS_AM_MIN_ALIGN ? HS_AM_MIN_ALIGN : align;
-			size_t total = hs_am_site__prepare(&site, 100, 100, align, frames, depth, NULL);
+			size_t total = hs_am_site__prepare(&site, 100, align, frames, depth, NULL);
 			char *block, *user;
 			const uint8_t *blob;
 			size_t len;
@@ -74,11 +76,11 @@ static void test_prepare_errors(void **state)
 	int err;
 
 	(void)state;
-	assert_int_equal(hs_am_site__prepare(&site, 1, 1, 16, big, HS_MAX_DEPTH + 1, &err), 0);
+	assert_int_equal(hs_am_site__prepare(&site, 1, 16, big, HS_MAX_DEPTH + 1, &err), 0);
 	assert_int_equal(err, -HS_EDEPTH);
-	assert_int_equal(hs_am_site__prepare(&site, 1, 1ULL << 63, 16, frames, 1, &err), 0);
+	assert_int_equal(hs_am_site__prepare(&site, 1ULL << 63, 16, frames, 1, &err), 0);
 	assert_int_equal(err, -HS_ERANGE);
-	assert_int_equal(hs_am_site__prepare(&site, SIZE_MAX - 8, 1, 16, frames, 1, &err), 0);
+	assert_int_equal(hs_am_site__prepare(&site, SIZE_MAX - 8, 16, frames, 1, &err), 0);
 	assert_int_equal(err, -HS_ERANGE);
 }
 
@@ -96,7 +98,7 @@ static void test_owns_foreign(void **state)
 
 	(void)state;
 	assert_false(hs_am_owns(buf + sizeof(struct hs_am_node)));
-	block = malloc(hs_am_site__prepare(&site, 8, 8, 16, frames, 1, NULL));
+	block = malloc(hs_am_site__prepare(&site, 8, 16, frames, 1, NULL));
 	user = hs_am__place(am, &site, block);
 	memcpy(buf, hs_am_node(user), sizeof(struct hs_am_node));
 	assert_false(hs_am_owns(buf + sizeof(struct hs_am_node)));
@@ -131,13 +133,16 @@ static void on_free(void *arg, const void *user, uint64_t size)
 	e->v[e->n++] = (struct event){ 'f', user, size, 0 };
 }
 
-static void *place(struct hs_am *am, uint64_t size, uint64_t rec_size, uint32_t depth)
+/* A block of @size bytes from frames[@depth], its stack cut as @cut says. */
+static void *place(struct hs_am *am, uint64_t size, uint32_t cut, uint32_t depth)
 {
 	struct hs_am_site site;
-	size_t total = hs_am_site__prepare(&site, size, rec_size, 16, frames, depth, NULL);
+	size_t total = hs_am_site__prepare(&site, size, 16, frames, depth, NULL);
 	void *block = malloc(total);
 
 	assert_non_null(block);
+	assert_int_equal(site.cut, 0);
+	site.cut = cut;
 	return hs_am__place(am, &site, block);
 }
 
@@ -150,8 +155,8 @@ static void test_callbacks(void **state)
 	uint64_t live, bytes;
 
 	(void)state;
-	a = place(am, 10, 10, 3);
-	b = place(am, 20, 20, 5);
+	a = place(am, 10, 0, 3);
+	b = place(am, 20, 0, 5);
 	hs_am__totals(am, &live, &bytes);
 	assert_int_equal(live, 2);
 	assert_int_equal(bytes, 30);
@@ -197,9 +202,11 @@ static void test_dump(void **state)
 						 REC_END_DUMP };
 
 	(void)state;
-	keep[0] = place(am, 300, 300, 5);
-	keep[1] = place(am, 40, 4000, 2);	/* sampled: the record says 4000 */
-	keep[2] = place(am, 7, 7, 5);
+	/* A sample by bytes of mean 4096: the dump says so, the sizes are real. */
+	hs_am__set_sample_bytes(am, 4096);
+	keep[0] = place(am, 300, 0, 5);
+	keep[1] = place(am, 40, HS_AM_CUT_DEPTH, 2);	/* deeper than its 2 frames */
+	keep[2] = place(am, 7, 0, 5);
 	free(hs_am__remove(am, keep[2]));
 	f = open_memstream(&text, &len);
 	assert_int_equal(hs_am__dump(am, f, 4242, "exit", one_map, "/opt/a b"), 0);
@@ -213,7 +220,11 @@ static void test_dump(void **state)
 		if (r.type == REC_DUMP) {
 			assert_string_equal(r.reason, "exit");
 			assert_int_equal(r.live, 2);
-			assert_int_equal(r.bytes, 4300);
+			/* Bytes are estimates: what the sampled blocks stand for. */
+			assert_int_equal(r.bytes, sample_estimate(300, 4096) +
+						  sample_estimate(40, 4096));
+			assert_true(r.bytes > 4096 * 2);
+			assert_int_equal(r.sample_bytes, 4096);
 		} else if (r.type == REC_MAP) {
 			assert_int_equal(r.pid, 4242);
 			assert_string_equal(r.path, "/opt/a b");
@@ -223,7 +234,8 @@ static void test_dump(void **state)
 			assert_int_equal(hs_token_decode(r.token + 3, r.token_len - 3, &rec), 0);
 			/* Newest first. */
 			assert_int_equal(r.ptr, (uintptr_t)keep[1 - nlive]);
-			assert_int_equal(rec.size, nlive ? 300 : 4000);
+			assert_int_equal(rec.size, nlive ? 300 : 40);
+			assert_int_equal(r.cut, nlive ? 0 : REC_CUT_DEPTH);
 			assert_int_equal(rec.depth, nlive ? 5 : 2);
 			assert_memory_equal(rec.frames, frames, rec.depth * sizeof(frames[0]));
 			nlive++;

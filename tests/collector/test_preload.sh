@@ -114,6 +114,23 @@ HEAPSNOOP_SEED=1 HEAPSNOOP_SAMPLE_BYTES=16384 collect "$T/smp" "$PC" sample 2000
 fold "$T/smp"
 expect_sampled "$T/smp" 200000 16384
 
+# A stack deeper than a record holds (31 frames) is cut, and says so as the
+# tracer's does: deep 26 is 31 frames from _start (whole, no mark), deep 27
+# is 32 (its live line cut=depth, reports root it at [stack_truncated]).
+D26='^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_deep;(deep_recurse;){25}deep_recurse 1234$'
+D27='^\[stack_truncated\];__libc_start_main[^;]*;__libc_start_call_main;main;case_deep;(deep_recurse;){26}deep_recurse 1234$'
+for n in 26 27; do
+	collect "$T/deep$n" "$PC" deep $n
+	fold "$T/deep$n"
+done
+expect_eq "depth: 31 frames are whole (no cut=)" "$(grep -c 'cut=' "$T/deep26")" 0
+expect_eq "depth: 31 frames are whole, to _start" "$(grep -cE "$D26" "$T/deep26.bytes")" 1
+expect_eq "depth: 32 frames, one live line cut=depth" "$(grep -c '^heapsnoop: live .* cut=depth ~m#' "$T/deep27")" 1
+expect_eq "depth: 32 frames, the innermost 31 under [stack_truncated]" "$(grep -cE "$D27" "$T/deep27.bytes")" 1
+expect_eq "depth: the shallow block beside it is whole" \
+	"$(grep -cE '^_start;(.*;)?main;case_deep 4321$' "$T/deep27.bytes")" 1
+check "depth: -s says the stack is truncated" bash -c "'$HD' -s '$T/deep27' | grep -qx '    (stack truncated)'"
+
 # heapsnoop --preload sets the same up.
 "$HS" --preload -o "$T/hs" -- "$PROGS/prog_semantics" > /dev/null 2> "$T/hs.err"
 check "heapsnoop --preload exits 0" test $? -eq 0

@@ -21,7 +21,7 @@ static void check_same(const struct record *a, const struct record *b)
 {
 	if (a->type != b->type || a->pid != b->pid || a->time_s != b->time_s ||
 	    a->time_ms != b->time_ms || a->live != b->live || a->bytes != b->bytes ||
-	    a->stacks != b->stacks || strcmp(a->reason, b->reason) || !str_eq(a->comm, b->comm) ||
+	    a->stacks != b->stacks || a->sample_bytes != b->sample_bytes || strcmp(a->reason, b->reason) || !str_eq(a->comm, b->comm) ||
 	    a->start != b->start || a->end != b->end || a->off != b->off ||
 	    strcmp(a->build_id, b->build_id) || !str_eq(a->path, b->path) || a->ptr != b->ptr ||
 	    a->cut != b->cut || a->token_len != b->token_len ||

@@ -28,31 +28,44 @@ expect_eq() { # NAME GOT WANT (an empty GOT never passes)
 }
 
 # Sampling by bytes (--sample-bytes MEAN): COUNT live blocks of SIZE bytes
-# are estimated as SIZE * COUNT; each is kept with p = 1 - exp(-SIZE/MEAN)
-# and counts SIZE/p, so the estimate's standard deviation is
-# sqrt(COUNT * SIZE^2 * (1 - p) / p). GOT must be within 4 of them.
-expect_estimate() { # NAME GOT SIZE COUNT MEAN
+# are estimated as SIZE * COUNT bytes and COUNT blocks; each is kept with
+# p = 1 - exp(-SIZE/MEAN) and counts SIZE/p bytes and 1/p blocks
+# (heapdecode), so the estimates' standard deviations are
+# sqrt(COUNT * SIZE^2 * (1 - p) / p) and sqrt(COUNT * (1 - p) / p). GOT
+# must be within 4 of them (UNIT: 1 for blocks, else bytes).
+expect_estimate() { # NAME GOT SIZE COUNT MEAN [UNIT]
 	local r
-	r=$(awk -v g="$2" -v s="$3" -v n="$4" -v m="$5" 'BEGIN {
-		p = 1 - exp(-s / m); w = s * n; sd = sqrt(n * s * s * (1 - p) / p)
+	r=$(awk -v g="$2" -v s="$3" -v n="$4" -v m="$5" -v u="${6:-$3}" 'BEGIN {
+		p = 1 - exp(-s / m); w = u * n; sd = sqrt(n * u * u * (1 - p) / p)
 		printf "%s %d %d", (g != "" && (g - w) ^ 2 <= 16 * sd * sd) ? "ok" : "no", w, sd }')
 	if [ "${r%% *}" = ok ]; then echo "ok   $1 ($2, want ${r#* } sd)"; else
 		echo "FAIL $1: got '$2', want ${r#* } sd, within 4 sd"; fails=$((fails + 1)); fi
 }
 
 # tests/collector/prog_collect's "sample COUNT" case under --sample-bytes
-# MEAN, folded into RECORDS.bytes/.count: COUNT x 64 and COUNT/64 x 8192
-# bytes live (as many again freed), each stack's estimate within 4 standard
-# deviations, and only a few of the small blocks recorded.
+# MEAN in RECORDS, folded into RECORDS.bytes/.count: COUNT x 64 and
+# COUNT/64 x 8192 bytes live (as many again freed). The dump says its
+# mean; each stack's estimated bytes and blocks are within 4 standard
+# deviations; only a few of the small blocks have a record, each with its
+# real size; heapdecode says the values are estimates.
 expect_sampled() { # RECORDS COUNT MEAN
 	local n
+	check "sampling: the dump says its mean" grep -q "^heapsnoop: dump .* sample-bytes=$3\$" "$1"
 	expect_estimate "sampling: estimated live bytes of 64-byte blocks" \
 		"$(folded_sum "$1.bytes" "case_sample;sample_small")" 64 "$2" "$3"
 	expect_estimate "sampling: estimated live bytes of 8 KiB blocks" \
 		"$(folded_sum "$1.bytes" "case_sample;sample_big")" 8192 $(($2 / 64)) "$3"
-	n=$(folded_sum "$1.count" "case_sample;sample_small")
-	check "sampling: a few of the $2 64-byte blocks recorded ($n)" \
+	expect_estimate "sampling: estimated live 64-byte blocks" \
+		"$(folded_sum "$1.count" "case_sample;sample_small")" 64 "$2" "$3" 1
+	expect_estimate "sampling: estimated live 8 KiB blocks" \
+		"$(folded_sum "$1.count" "case_sample;sample_big")" 8192 $(($2 / 64)) "$3" 1
+	n=$("$HD" -s "$1" 2> /dev/null | grep -c '^heapsnoop: live .*~b#size: 64,')
+	check "sampling: a few of the $2 64-byte blocks recorded, as 64 bytes ($n)" \
 		test "$n" -gt 0 -a "$n" -lt $(($2 / 16))
+	check "sampling: --report says its values are estimates" \
+		bash -c "'$HD' --report '$1' | grep -q '^total (estimated): '"
+	check "sampling: -s says what each block stands for" \
+		bash -c "'$HD' -s '$1' | grep -q '^    (sampled: stands for [0-9]* bytes in [0-9.]* allocations, estimated)$'"
 }
 
 # prog_semantics' live set, folded into RECORDS.bytes/.count: every

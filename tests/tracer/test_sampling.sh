@@ -4,7 +4,8 @@
 # live, as many again freed, each freed block's free reaching the loader),
 # the estimated live bytes per stack within 4 standard deviations of the
 # truth (1 in ~16000 runs fails by chance: the kernel's generator has no
-# seed); unsampled allocations leave no record. ~2 s here.
+# seed); unsampled allocations leave no record; every report says its
+# values are estimates. ~2 s here.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -12,6 +13,14 @@ set -u
 check "traced with --sample-bytes" test $? -eq 0
 fold "$T/rec"
 expect_sampled "$T/rec" 50000 4096
+# The whole-run reports say it too (the tracer's proc/stack/sample records).
+check "--stats says which values are estimates" \
+	bash -c "'$HD' --stats '$T/rec' | head -1 | grep -q '^estimated: a sample by bytes, one per 4096 bytes'"
+check "--growth says so" bash -c "'$HD' --growth '$T/rec' | grep -q '^estimated: '"
+check "--json gives the mean" bash -c "'$HD' --json '$T/rec' | grep -q '\"sample_bytes\": 4096'"
+"$HD" --timeline "$T/tl.svg" "$T/rec" && "$HD" --massif "$T/ms" "$T/rec"
+check "--timeline's title says estimated" grep -q 'bytes estimated from a sample by bytes, mean 4096' "$T/tl.svg"
+check "--massif's desc says estimated" grep -q '^desc: .*bytes estimated from a sample by bytes (mean 4096)' "$T/ms"
 check "no events lost" grep -q "no events lost" "$T/err"
 "$HS" --sample-bytes 4096 --seed 1 -- true 2> "$T/bad"
 check "--seed is --preload's" grep -q -- "--seed goes with --preload" "$T/bad"

@@ -14,24 +14,15 @@
 
 #include "heapsnoop/alloc_metadata.h"
 #include "records.h"
-
-/* "hsmd": the last 4 bytes before a user pointer, mixed with its address. */
-#define HS_AM_MAGIC 0x68736d64u
+#include "sampling.h"
 
 struct hs_am {
 	pthread_mutex_t lock;
 	struct hs_am_node head;		/* circular list; head.next: newest */
-	uint64_t live, bytes;		/* count and record bytes on the list */
+	uint64_t live, bytes;		/* count and bytes (estimated if sampled) */
+	uint64_t sample_bytes;		/* a sample of this mean, 0: whole */
 	struct hs_am_ops ops;
 };
-
-static uint32_t node_magic(const struct hs_am_node *n)
-{
-	uintptr_t a = (uintptr_t)n;
-
-	/* Never 0: glibc's chunk header puts 0 there (a size below 4 GiB). */
-	return (HS_AM_MAGIC ^ (uint32_t)(a >> 4) ^ (uint32_t)(a >> 36)) | 1;
-}
 
 struct hs_am *hs_am__new(const struct hs_am_ops *ops)
 {
@@ -54,10 +45,13 @@ void hs_am__free(struct hs_am *am)
 	free(am);
 }
 
-size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
-				size_t align, const struct hs_stack_bits *sb, int *err)
+_Static_assert(HS_AM_CUT_DEPTH == REC_CUT_DEPTH && HS_AM_CUT_UNREADABLE == REC_CUT_UNREADABLE,
+	       "a node's cut bits are the live record's");
+
+size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, size_t align,
+				const struct hs_stack_bits *sb, int *err)
 {
-	int n = hs_blob_encode_stack(sb, rec_size, site->blob, sizeof(site->blob));
+	int n = hs_blob_encode_stack(sb, size, site->blob, sizeof(site->blob));
 	size_t meta;
 
 	if (err)
@@ -69,7 +63,7 @@ size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, uint64_t
 	meta = (size_t)n + sizeof(uint16_t) + sizeof(struct hs_am_node);
 	site->len = (uint16_t)n;
 	site->size = size;
-	site->rec_size = rec_size;
+	site->cut = 0;
 	site->head = (meta + align - 1) & ~(align - 1);
 	if (size > SIZE_MAX - site->head) {
 		if (err)
@@ -79,8 +73,8 @@ size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, uint64_t
 	return site->head + (size_t)size;
 }
 
-size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, uint64_t rec_size,
-			   size_t align, const uint64_t *frames, uint32_t depth, int *err)
+size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, size_t align,
+			   const uint64_t *frames, uint32_t depth, int *err)
 {
 	struct hs_stack_bits sb;
 	int n = hs_stack_bits_encode(frames, depth, &sb);
@@ -90,7 +84,7 @@ size_t hs_am_site__prepare(struct hs_am_site *site, uint64_t size, uint64_t rec_
 			*err = n;
 		return 0;
 	}
-	return hs_am_site__prepare_bits(site, size, rec_size, align, &sb, err);
+	return hs_am_site__prepare_bits(site, size, align, &sb, err);
 }
 
 void *hs_am__place(struct hs_am *am, const struct hs_am_site *site, void *block)
@@ -102,9 +96,10 @@ void *hs_am__place(struct hs_am *am, const struct hs_am_site *site, void *block)
 	memcpy((char *)n - sizeof(len), &len, sizeof(len));
 	memcpy((char *)n - sizeof(len) - len, site->blob, len);
 	n->size = site->size;
-	n->rec_size = site->rec_size;
+	n->cut = site->cut & (HS_AM_CUT_DEPTH | HS_AM_CUT_UNREADABLE);
+	n->reserved = 0;
 	n->head = (uint32_t)site->head;
-	n->magic = node_magic(n);
+	n->magic = hs_am_node_magic(n);
 
 	pthread_mutex_lock(&am->lock);
 	n->prev = &am->head;
@@ -112,7 +107,7 @@ void *hs_am__place(struct hs_am *am, const struct hs_am_site *site, void *block)
 	am->head.next->prev = n;
 	am->head.next = n;
 	am->live++;
-	am->bytes += n->rec_size;
+	am->bytes += am->sample_bytes ? sample_estimate(n->size, am->sample_bytes) : n->size;
 	if (am->ops.alloc)
 		am->ops.alloc(am->ops.arg, user, n->size, site->blob, len);
 	pthread_mutex_unlock(&am->lock);
@@ -129,21 +124,16 @@ void *hs_am__remove(struct hs_am *am, void *user)
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
 	am->live--;
-	am->bytes -= n->rec_size;
+	am->bytes -= am->sample_bytes ? sample_estimate(n->size, am->sample_bytes) : n->size;
 	pthread_mutex_unlock(&am->lock);
 	/* A second free of the same pointer is not taken for ours. */
 	n->magic = 0;
 	return (char *)user - n->head;
 }
 
-/* Reads before a block that may not be ours, by contract: not ASan's. */
-__attribute__((no_sanitize_address)) bool hs_am_owns(const void *user)
+bool hs_am_owns(const void *user)
 {
-	const struct hs_am_node *n = hs_am_node(user);
-	uint32_t magic;
-
-	memcpy(&magic, &n->magic, sizeof(magic));
-	return magic == node_magic(n);
+	return hs_am_owns_inline(user);
 }
 
 const uint8_t *hs_am_blob(const void *user, size_t *len)
@@ -166,6 +156,13 @@ void hs_am__unlock(struct hs_am *am)
 	pthread_mutex_unlock(&am->lock);
 }
 
+void hs_am__set_sample_bytes(struct hs_am *am, uint64_t mean)
+{
+	pthread_mutex_lock(&am->lock);
+	am->sample_bytes = mean;
+	pthread_mutex_unlock(&am->lock);
+}
+
 void hs_am__totals(struct hs_am *am, uint64_t *live, uint64_t *bytes)
 {
 	pthread_mutex_lock(&am->lock);
@@ -178,13 +175,14 @@ void hs_am__totals(struct hs_am *am, uint64_t *live, uint64_t *bytes)
 static int write_live(FILE *out, int pid, const void *user)
 {
 	char tok[HS_TOKEN_BUF] = "~m#";
-	struct record r = { .type = REC_LIVE, .pid = pid, .ptr = (uintptr_t)user };
+	struct record r = { .type = REC_LIVE, .pid = pid, .ptr = (uintptr_t)user,
+			    .cut = hs_am_node(user)->cut };
 	size_t len;
 	const uint8_t *blob = hs_am_blob(user, &len);
 	int n = hs_base64_encode(blob, len, tok + 3, sizeof(tok) - 3);
 
 	if (n < 0) {
-		r.size = hs_am_node(user)->rec_size;
+		r.size = hs_am_node(user)->size;
 		r.error = hs_strerror(n);
 	} else {
 		r.token = tok;
@@ -207,6 +205,7 @@ int hs_am__dump(struct hs_am *am, FILE *out, int pid, const char *reason,
 	pthread_mutex_lock(&am->lock);
 	r.live = am->live;
 	r.bytes = am->bytes;
+	r.sample_bytes = am->sample_bytes;
 	/* stacks=0: the list keeps blobs, not unique stacks (docs/COLLECTOR.md). */
 	err |= records__write(out, &r);
 	if (maps)

@@ -5,18 +5,14 @@
  * 1 MiB a frame, so a caller that used %rbp for data ends it rather than
  * sending it to another mapping.
  */
-#define UNW_LOCAL_ONLY
 #include <dlfcn.h>
-#include <libunwind.h>
 #include <link.h>
 #include <string.h>
 
 #include "localstack.h"
 
-#define SKIP_MAX 8	/* the collector's own frames: hook, alloc, capture */
-
-static uintptr_t self_start, self_end;	/* our executable segment */
-static bool fp_walk;
+uintptr_t localstack_self_start, localstack_self_end;
+bool localstack_fp;
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -28,8 +24,8 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 		uintptr_t s = info->dlpi_addr + ph->p_vaddr;
 
 		if (ph->p_type == PT_LOAD && here >= s && here < s + ph->p_memsz) {
-			self_start = s;
-			self_end = s + ph->p_memsz;
+			localstack_self_start = s;
+			localstack_self_end = s + ph->p_memsz;
 			return 1;
 		}
 	}
@@ -38,14 +34,14 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 
 void localstack__init(bool use_fp)
 {
-	fp_walk = use_fp;
+	localstack_fp = use_fp;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)localstack__init);
 	/* heaptrack's setting: a per-thread cache of unwind info, no lock. */
 	unw_set_caching_policy(unw_local_addr_space, UNW_CACHE_PER_THREAD);
 	unw_set_cache_size(unw_local_addr_space, 1024, 0);
 }
 
-static int walk_fp(void **out, int max)
+int localstack__walk_fp(void **out, int max)
 {
 	uintptr_t *fp = __builtin_frame_address(0);
 	int n = 0;
@@ -60,20 +56,4 @@ static int walk_fp(void **out, int max)
 		fp = next;
 	}
 	return n;
-}
-
-int localstack__capture(uint64_t *frames, int max)
-{
-	void *ip[SKIP_MAX + 32];
-	int n, k = 0, out = 0;
-
-	if (max > 31)
-		max = 31;
-	n = fp_walk ? walk_fp(ip, SKIP_MAX + max) : unw_backtrace(ip, SKIP_MAX + max);
-	while (k < n && k < SKIP_MAX && (uintptr_t)ip[k] >= self_start &&
-	       (uintptr_t)ip[k] < self_end)
-		k++;
-	for (; k < n && out < max; k++)
-		frames[out++] = (uintptr_t)ip[k];
-	return out;
 }

@@ -30,10 +30,10 @@
 #include "heapsnoop/alloc_metadata.h"
 #include "localstack.h"
 #include "sampler.h"
-#include "sampling.h"
 #include "stackcache.h"
 
 #define EXPORT __attribute__((visibility("default")))
+#define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 static void *(*real_malloc)(size_t);
@@ -71,9 +71,9 @@ static void *arena_alloc(size_t n)
 	return arena + at;	/* static: already zero */
 }
 
-static bool in_arena(const void *p)
+static inline bool in_arena(const void *p)
 {
-	return (const char *)p >= arena && (const char *)p < arena + sizeof(arena);
+	return (uintptr_t)p - (uintptr_t)arena < sizeof(arena);
 }
 
 static void resolve(void)
@@ -157,40 +157,71 @@ static void on_signal(int sig)
 
 /* --- tracked blocks ---------------------------------------------------------- */
 
-/* Is this allocation of @size to be tracked? Sets its record's size. */
-static bool take(size_t size, uint64_t *rec_size)
+/*
+ * take()'s slow half: the countdown ran out. Not the program's allocation
+ * (the collector's own, or before set-up): the bytes are given back. Not
+ * sampling: every allocation, the countdown kept at 0. A thread's first
+ * allocation starts its sampler. Else a sample point fell in these bytes.
+ */
+static __attribute__((noinline)) bool take_slow(size_t size)
 {
-	*rec_size = size;
-	if (unlikely(in_hook) || unlikely(!atomic_load_explicit(&ready, memory_order_relaxed)))
+	if (unlikely(in_hook) || unlikely(!atomic_load_explicit(&ready, memory_order_relaxed))) {
+		sampler__uncount(&tl_sampler, size);
 		return false;
-	if (!sample_mean)
+	}
+	if (!sample_mean) {
+		tl_sampler.until = 0;
 		return true;
+	}
 	if (unlikely(!tl_sampler_on)) {
 		sampler__init(&tl_sampler, seed + atomic_fetch_add(&thread_serial, 1) * 0x9e37ull,
 			      sample_mean);
 		tl_sampler_on = 1;
+		if (!sampler__due(&tl_sampler, size))
+			return false;
 	}
-	if (!sampler__hit(&tl_sampler, size, sample_mean))
-		return false;
-	*rec_size = sample_estimate(size, sample_mean);
-	return true;
+	/* Recorded as it is: the dump says the mean, heapdecode estimates. */
+	return sampler__hit_slow(&tl_sampler, sample_mean);
 }
 
-/* A tracked block of @size bytes aligned to @align; NULL and errno. */
-static void *tracked_alloc(size_t size, uint64_t rec_size, size_t align)
+/*
+ * Is this allocation of @size to be tracked? Unsampled ones cost a
+ * thread-local countdown and a branch: no lock, no stack, no header (the
+ * block is the C library's own). The countdown starts at 0, so every
+ * thread's first allocation, and every one when not sampling, goes to
+ * take_slow().
+ */
+static inline bool take(size_t size)
+{
+	return unlikely(sampler__due(&tl_sampler, size)) && take_slow(size);
+}
+
+/*
+ * A tracked block of @size bytes aligned to @align, recorded as @asked
+ * bytes (pvalloc's argument; else @size); NULL and errno.
+ */
+static inline __attribute__((always_inline)) void *
+tracked_alloc_as(size_t size, size_t asked, size_t align)
 {
 	struct hs_am_site site;
 	struct hs_stack_bits sb;
-	uint64_t frames[HS_MAX_DEPTH];
+	uint64_t buf[LOCALSTACK_BUF];
+	const uint64_t *frames;
+	bool cut;
 	int depth, err;
 	size_t total = 0;
 	void *block;
 
 	in_hook++;
 	maybe_dump();
-	depth = localstack__capture(frames, HS_MAX_DEPTH);
+	depth = localstack__capture(buf, HS_MAX_DEPTH, &frames, &cut);
 	if (!stackcache__bits(frames, (uint32_t)depth, &sb))
-		total = hs_am_site__prepare_bits(&site, size, rec_size, align, &sb, &err);
+		total = hs_am_site__prepare_bits(&site, asked, align, &sb, &err);
+	if (total && size - asked > SIZE_MAX - total)
+		total = 0;
+	else if (total)
+		total += size - asked;
+	site.cut = cut ? HS_AM_CUT_DEPTH : 0;
 	block = !total ? NULL : align > HS_AM_MIN_ALIGN ? real_memalign(align, total) :
 		real_malloc(total);
 	in_hook--;
@@ -201,99 +232,137 @@ static void *tracked_alloc(size_t size, uint64_t rec_size, size_t align)
 	return hs_am__place(live, &site, block);
 }
 
+static inline __attribute__((always_inline)) void *tracked_alloc(size_t size, size_t align)
+{
+	return tracked_alloc_as(size, size, align);
+}
+
 static bool ours(const void *p)
 {
-	return p && !in_arena(p) && hs_am_owns(p);
+	return p && !in_arena(p) && hs_am_owns_inline(p);
 }
 
 static size_t usable(void *p)
 {
 	if (!p || in_arena(p))
 		return 0;
-	if (hs_am_owns(p))
+	if (hs_am_owns_inline(p))
 		return real_usable((char *)p - hs_am_node(p)->head) - hs_am_node(p)->head;
 	return real_usable(p);
 }
 
 /* --- the interposed functions ------------------------------------------------ */
 
-EXPORT void *malloc(size_t size)
-{
-	uint64_t rec;
+/*
+ * Each entry point is a fast path, inline, for an allocation the sampler
+ * passes over (a countdown and a branch, then a tail call to the C
+ * library), and a slow path out of line, reached by a tail call, so that
+ * a tracked allocation is unwound through one frame of ours.
+ */
 
+/* malloc() once the countdown ran out, or before set-up. */
+static __attribute__((noinline)) void *malloc_slow(size_t size)
+{
 	if (unlikely(!real_malloc)) {
 		resolve();
 		if (!real_malloc)
 			return arena_alloc(size);
 	}
-	if (!take(size, &rec))
+	if (!take_slow(size))
 		return real_malloc(size);
-	return tracked_alloc(size, rec, HS_AM_MIN_ALIGN);
+	return tracked_alloc(size, HS_AM_MIN_ALIGN);
+}
+
+EXPORT void *malloc(size_t size)
+{
+	if (likely(!sampler__due(&tl_sampler, size)))
+		return real_malloc(size);	/* above 0 only once set up */
+	return malloc_slow(size);
 }
 
 EXPORT void free(void *p)
 {
 	if (!p || in_arena(p))
 		return;
-	if (hs_am_owns(p)) {
+	if (hs_am_owns_inline(p)) {
 		real_free(hs_am__remove(live, p));
 		return;
 	}
 	real_free(p);
 }
 
-EXPORT void *calloc(size_t n, size_t size)
+static __attribute__((noinline)) void *calloc_slow(size_t n, size_t size, size_t total)
 {
-	size_t total;
-	uint64_t rec;
 	void *p;
 
-	if (__builtin_mul_overflow(n, size, &total)) {
-		errno = ENOMEM;
-		return NULL;
-	}
 	if (unlikely(!real_calloc)) {
 		resolve();
 		if (!real_calloc)
 			return arena_alloc(total);	/* dlsym's own calloc */
 	}
-	if (!take(total, &rec))
+	if (!take_slow(total))
 		return real_calloc(n, size);
-	p = tracked_alloc(total, rec, HS_AM_MIN_ALIGN);
+	p = tracked_alloc(total, HS_AM_MIN_ALIGN);
 	if (p)
 		memset(p, 0, total);
 	return p;
 }
 
-EXPORT void *realloc(void *old, size_t size)
+EXPORT void *calloc(size_t n, size_t size)
 {
-	size_t keep;
-	uint64_t rec;
-	void *p;
+	size_t total;
 
-	if (!old)
-		return malloc(size);
-	if (unlikely(!real_realloc))
-		resolve();
-	if (!size) {
-		free(old);
+	if (__builtin_mul_overflow(n, size, &total)) {
+		errno = ENOMEM;
 		return NULL;
 	}
-	if (!take(size, &rec)) {
+	if (likely(!sampler__due(&tl_sampler, total)))
+		return real_calloc(n, size);
+	return calloc_slow(n, size, total);
+}
+
+/*
+ * realloc() of a block of ours or the arena's, or of a size the countdown
+ * ran out on (@counted: already counted down).
+ */
+static __attribute__((noinline)) void *realloc_slow(void *old, size_t size, bool counted)
+{
+	bool track = counted ? take_slow(size) : take(size);
+	size_t keep;
+	void *p;
+
+	if (unlikely(!real_realloc))
+		resolve();
+	if (!track) {
 		if (!ours(old) && !in_arena(old))
 			return real_realloc(old, size);
 		p = real_malloc(size);
 	} else {
-		p = tracked_alloc(size, rec, HS_AM_MIN_ALIGN);
+		p = tracked_alloc(size, HS_AM_MIN_ALIGN);
 	}
 	if (!p)
 		return NULL;
-	keep = ours(old) ? hs_am_node(old)->size : in_arena(old) ? size : usable(old);
+	keep = in_arena(old) ? size : usable(old);
 	if (in_arena(old) && keep > (size_t)(arena + sizeof(arena) - (char *)old))
 		keep = (size_t)(arena + sizeof(arena) - (char *)old);
 	memcpy(p, old, keep < size ? keep : size);
 	free(old);
 	return p;
+}
+
+EXPORT void *realloc(void *old, size_t size)
+{
+	if (!old)
+		return malloc(size);
+	if (!size) {
+		free(old);
+		return NULL;
+	}
+	if (in_arena(old) || hs_am_owns_inline(old))
+		return realloc_slow(old, size, false);
+	if (likely(!sampler__due(&tl_sampler, size)))
+		return real_realloc(old, size);
+	return realloc_slow(old, size, true);
 }
 
 EXPORT void *reallocarray(void *old, size_t n, size_t size)
@@ -313,13 +382,11 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
  */
 static void *aligned(size_t align, size_t size, size_t asked)
 {
-	uint64_t rec;
-
 	if (unlikely(!real_memalign))
 		resolve();
-	if (!take(asked, &rec))
+	if (!take(asked))
 		return real_memalign(align, size);
-	return tracked_alloc(size, rec, align);
+	return tracked_alloc_as(size, asked, align);
 }
 
 static bool power_of_two(size_t a)
@@ -459,6 +526,7 @@ __attribute__((constructor)) static void collector_init(void)
 	if (!live || !real_malloc)
 		return;
 	sample_mean = env_num("HEAPSNOOP_SAMPLE_BYTES", 0);
+	hs_am__set_sample_bytes(live, sample_mean);
 	seed = env_num("HEAPSNOOP_SEED", 0);
 	if (!seed)
 		seed = (uint64_t)mono_ns() ^ ((uint64_t)getpid() << 32);

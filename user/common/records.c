@@ -4,6 +4,7 @@
  * grammar: docs/OUTPUT.md). Each type has one writer and one parser, side
  * by side; a parser reads the fields from just past "heapsnoop: KEYWORD ".
  */
+#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -48,20 +49,32 @@ static int write_dump(FILE *out, const struct record *r)
 {
 	if (fprintf(out, "dump reason=%s ", r->reason) < 0 || write_tlb(out, r) < 0)
 		return -EIO;
-	return fprintf(out, " stacks=%" PRIu64 "\n", r->stacks);
+	if (fprintf(out, " stacks=%" PRIu64, r->stacks) < 0)
+		return -EIO;
+	if (r->sample_bytes && fprintf(out, " sample-bytes=%" PRIu64, r->sample_bytes) < 0)
+		return -EIO;
+	return fputc('\n', out) == EOF ? -EIO : 0;
 }
 
 static int parse_dump(const char *p, struct record *r)
 {
-	unsigned long long stacks;
-	int n = 0, k;
+	unsigned long long stacks, mean;
+	int n = 0, k, m = 0, e = 0;
 
 	if (sscanf(p, "reason=%15s %n", r->reason, &n) < 1 || !n)
 		return -EINVAL;
 	k = parse_tlb(p + n, r);
-	if (k < 0 || sscanf(p + n + k, " stacks=%llu", &stacks) != 1)
+	if (k < 0 || sscanf(p + n + k, " stacks=%llu%n", &stacks, &m) != 1 || !m)
 		return -EINVAL;
 	r->stacks = stacks;
+	p += n + k + m;
+	/* sample-bytes=N: optional, never 0 (a whole live set has none). */
+	if (!strncmp(p, " sample-bytes=", 14)) {
+		if (!isdigit((unsigned char)p[14]) ||
+		    sscanf(p, " sample-bytes=%llu%n", &mean, &e) != 1 || !e || !mean)
+			return -EINVAL;
+		r->sample_bytes = mean;
+	}
 	return 0;
 }
 

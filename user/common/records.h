@@ -34,7 +34,7 @@
 
 enum record_type {
 	REC_NONE,	/* no record keyword in the line */
-	REC_DUMP,	/* dump reason= time= live= bytes= stacks= */
+	REC_DUMP,	/* dump reason= time= live= bytes= stacks= [sample-bytes=] */
 	REC_MAP,	/* map pid= start= end= off= buildid= path= */
 	REC_LIVE,	/* live pid= ptr= [cut=WHY] ~m#TOKEN (or size= unencodable: ERROR) */
 	REC_END_DUMP,	/* end-dump live= */
@@ -67,6 +67,8 @@ struct record {
 	int64_t peak_time_s;		/* proc: when (wall clock), seconds */
 	uint32_t peak_time_ms;		/* ... and milliseconds */
 	uint64_t stacks;		/* dump: unique stacks */
+	uint64_t sample_bytes;		/* dump: the live set is a sample by bytes
+					 * of this mean (sample-bytes=), 0: whole */
 	char reason[16];		/* dump: exit, signal, usr1, interval */
 	const char *comm;		/* exit, proc: name, to the end of line */
 	uint64_t start, end, off;	/* map: [start, end), file offset of start */

@@ -17,6 +17,13 @@ uint64_t sample_estimate(uint64_t size, uint64_t mean)
 	return (uint64_t)((double)size / p + 0.5);
 }
 
+double sample_weight(uint64_t size, uint64_t mean)
+{
+	if (!size || !mean)
+		return 1;
+	return 1 / -expm1(-(double)size / (double)mean);
+}
+
 void sample_gap_table(uint32_t *t, size_t n)
 {
 	double sum = 0;

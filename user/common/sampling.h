@@ -14,8 +14,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The bytes a sampled allocation of @size stands for (mean @mean): size/p. */
+/*
+ * The bytes a sampled allocation of @size bytes stands for (mean @mean
+ * bytes): size/p, rounded; @size itself when @mean is 0 (not sampled).
+ */
 uint64_t sample_estimate(uint64_t size, uint64_t mean);
+
+/*
+ * The allocations a sampled one of @size bytes stands for: 1/p (>= 1;
+ * 1 when @mean is 0, or @size is 0, which is never sampled).
+ */
+double sample_weight(uint64_t size, uint64_t mean);
 
 /*
  * Fill @t[@n] with the quantiles -ln((i + 1/2) / n) of the unit exponential

@@ -16,7 +16,9 @@
 #include "framefmt.h"
 #include "htab.h"
 #include "hdreport.h"
+#include "livecount.h"
 #include "maptree.h"
+#include "msg.h"
 #include "records.h"
 #include "stacks.h"
 #include "text.h"
@@ -27,6 +29,7 @@ struct hdreport {
 	struct stacks *stacks;
 	struct htab *maps;	/* pid -> struct maptree, from `map` records */
 	uint64_t total_bytes, total_count;
+	struct livecount lc;	/* the sums, scaled if the dump is sampled */
 	/*
 	 * The lines of `exit` sections (heapsnoop -a --leaks-at-exit): leaks
 	 * of processes that ended, part of every later live set, so replayed
@@ -89,6 +92,7 @@ void hdreport__free(struct hdreport *r)
 	if (!r)
 		return;
 	reset(r);
+	livecount__reset(&r->lc, 0);
 	for (size_t i = 0; i < r->nexit; i++)
 		free(r->exit_lines[i]);
 	free(r->exit_lines);
@@ -183,6 +187,8 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 		if (runstats__dump_time(r->rs, r->ndumps, rec->time_s * 1000 + rec->time_ms))
 			return -HS_ENOSPC;
 		reset(r);
+		/* Its live blocks (and the exit sections before it): sampled? */
+		livecount__reset(&r->lc, rec->sample_bytes);
 		r->replaying = true;
 		for (size_t i = 0; i < r->nexit; i++)
 			if ((err = hdreport__line(r, r->exit_lines[i])) < 0)
@@ -250,10 +256,9 @@ int hdreport__line(struct hdreport *r, const char *line)
 		if (id < 0)
 			return -HS_ENOSPC;
 		s = stacks__get(r->stacks, (uint32_t)id);
-		s->live_count++;
-		s->live_bytes += rec.size;
-		r->total_count++;
-		r->total_bytes += rec.size;
+		if (livecount__add(&r->lc, s, (uint32_t)id, rec.size, &r->total_bytes,
+				   &r->total_count))
+			return -HS_ENOSPC;
 	}
 	return 0;
 }
@@ -295,8 +300,30 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 			print_frame(r, pid, k, rec.frames[k], out);
 		if (stack_flags(&hr))
 			fprintf(out, "    (%s)\n", framefmt__cut(stack_flags(&hr)));
+		if (r->lc.mean && hr.type == REC_LIVE) {
+			uint64_t bytes;
+			double count;
+
+			livecount__one(&r->lc, rec.size, &bytes, &count);
+			fprintf(out, "    (sampled: stands for %" PRIu64 " bytes in %.2f allocations, "
+				"estimated)\n", bytes, count);
+		}
 	}
 	return 0;
+}
+
+uint64_t hdreport__sample_bytes(const struct hdreport *r)
+{
+	return r->lc.mean;
+}
+
+/* A report of a sampled live set says first that its numbers are estimates. */
+static void say_estimated(const struct hdreport *r, FILE *out)
+{
+	if (r->lc.mean)
+		fprintf(out, "estimated: the dump is a sample by bytes, one per %" PRIu64
+			" bytes on average; each sampled block counts as the bytes and "
+			"allocations it stands for\n", r->lc.mean);
 }
 
 void hdreport__lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
@@ -543,6 +570,10 @@ void hdreport__folded(struct hdreport *r, FILE *out)
 	size_t n;
 	struct keyed *rows = grouped_rows(r, fold_stack, &n);
 
+	/* Folded lines have no room for it: standard error says so. */
+	if (r->lc.mean)
+		elog("the values are estimates: the dump is a sample by bytes, one per %" PRIu64
+		     " bytes on average", r->lc.mean);
 	/* Stacks that differ only in addresses fold to the same names: merged. */
 	for (size_t i = 0; rows && i < n; i++)
 		fprintf(out, "%s %" PRId64 "\n", rows[i].key,
@@ -555,8 +586,17 @@ int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
 	size_t n;
 	struct keyed *rows = grouped_rows(r, fold_stack, &n);
 	struct folded_line *lines = rows ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
+	const char *unit = r->opts.count_values ? "allocations" : "bytes";
+	char sampled[600], est_unit[32];
 	int err = -ENOMEM;
 
+	if (r->lc.mean) {
+		snprintf(sampled, sizeof(sampled), "%s (estimated from a sample by bytes, mean %"
+			 PRIu64 ")", title, r->lc.mean);
+		snprintf(est_unit, sizeof(est_unit), "estimated %s", unit);
+		title = sampled;
+		unit = est_unit;
+	}
 	if (lines) {
 		for (size_t i = 0; i < n; i++) {
 			int64_t v = (int64_t)(r->opts.count_values ? rows[i].count : rows[i].bytes);
@@ -564,8 +604,7 @@ int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
 			lines[i] = (struct folded_line){ rows[i].key, (uint64_t)(v < 0 ? -v : v),
 							 r->base ? v : 0 };
 		}
-		err = flamegraph__write(out, lines, n, title,
-					r->opts.count_values ? "allocations" : "bytes");
+		err = flamegraph__write(out, lines, n, title, unit);
 	}
 	free(lines);
 	free_rows(rows, n);
@@ -616,6 +655,7 @@ static void report_by_key(struct hdreport *r, FILE *out)
 
 	if (!rows)
 		return;
+	say_estimated(r, out);
 	for (size_t i = 0; i < k; i++) {
 		fprintf(out, "%s bytes (%.1f%%) in %s allocations: %s",
 			hdreport__num(r, rows[i].bytes, b1), share(r, rows[i].bytes),
@@ -624,8 +664,8 @@ static void report_by_key(struct hdreport *r, FILE *out)
 			fprintf(out, " (%" PRIu64 " with an incomplete stack)", rows[i].cut);
 		fputc('\n', out);
 	}
-	fprintf(out, "total: %s bytes in %s allocations from %zu %s%s\n",
-		hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), k,
+	fprintf(out, "total%s: %s bytes in %s allocations from %zu %s%s\n",
+		r->lc.mean ? " (estimated)" : "", hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), k,
 		what[r->opts.by], k == 1 ? "" : "s");
 	free_rows(rows, k);
 }
@@ -638,6 +678,7 @@ static void report_by_stack(struct hdreport *r, FILE *out)
 
 	if (!v)
 		return;
+	say_estimated(r, out);
 	for (size_t i = 0; i < n; i++) {
 		const struct stack *s = v[i];
 
@@ -651,8 +692,8 @@ static void report_by_stack(struct hdreport *r, FILE *out)
 		for (uint32_t k = 0; k < s->depth; k++)
 			print_frame(r, s->pid, k, s->frames[k], out);
 	}
-	fprintf(out, "total: %s bytes in %s allocations from %zu stacks\n",
-		hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), n);
+	fprintf(out, "total%s: %s bytes in %s allocations from %zu stacks\n",
+		r->lc.mean ? " (estimated)" : "", hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), n);
 	free(v);
 }
 

@@ -73,6 +73,13 @@ bool hdreport__is_diff(const struct hdreport *r);
  */
 const char *hdreport__num(const struct hdreport *r, uint64_t v, char *buf);
 
+/*
+ * The described dump's sampling mean (its sample-bytes=), 0 if it holds
+ * every allocation. When not 0, live counts and bytes are estimates
+ * (livecount.h) and every report says so.
+ */
+uint64_t hdreport__sample_bytes(const struct hdreport *r);
+
 /* The whole-run records taken in (the reports of hdstats.h). */
 struct runstats *hdreport__runstats(struct hdreport *r);
 /* How many dumps were taken in (up to the one --dump names). */

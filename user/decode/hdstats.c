@@ -149,6 +149,10 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
 		      "in every dump since they were added\n", out);
 		return -ENOENT;
 	}
+	if (hdreport__sample_bytes(r))
+		fprintf(out, "estimated: a sample by bytes, one per %" PRIu64 " bytes on average; "
+			"bytes (allocated, live, at the peak) are estimates, counts are of the "
+			"sampled allocations\n", hdreport__sample_bytes(r));
 	for (size_t i = 0; i < np; i++) {
 		const struct rs_proc *p = procs[i];
 
@@ -259,6 +263,10 @@ int hdstats__growth(struct hdreport *r, unsigned int top, FILE *out)
 			k++;
 	}
 	qsort(g, k, sizeof(*g), by_growth);
+	if (hdreport__sample_bytes(r))
+		fprintf(out, "estimated: a sample by bytes, one per %" PRIu64 " bytes on average; "
+			"bytes are estimates, counts are of the sampled allocations\n",
+			hdreport__sample_bytes(r));
 	fprintf(out, "stacks whose live bytes grew over %u dumps (%u intervals), biggest first:\n",
 		ndumps, ndumps ? ndumps - 1 : 0);
 	for (size_t i = 0; i < k && i < top; i++) {
@@ -325,8 +333,9 @@ int hdstats__json(struct hdreport *r, FILE *out)
 		return -ENOMEM;
 	}
 	/* Signed: with --base, every count is a difference. */
-	fprintf(out, "{\"dumps\": %u, \"diff\": %s, \"processes\": [", hdreport__dumps(r),
-		hdreport__is_diff(r) ? "true" : "false");
+	fprintf(out, "{\"dumps\": %u, \"diff\": %s, \"sample_bytes\": %" PRIu64
+		", \"processes\": [", hdreport__dumps(r), hdreport__is_diff(r) ? "true" : "false",
+		hdreport__sample_bytes(r));
 	for (size_t i = 0; i < np; i++) {
 		const struct rs_proc *p = procs[i];
 

@@ -135,8 +135,11 @@ int massif__write(struct hdreport *r, FILE *out)
 	v = runstats__series(p, &n);
 	if (!v)
 		return -ENOMEM;
-	fprintf(out, "desc: heapsnoop, pid %d\ncmd: %s\ntime_unit: ms\n", p->pid,
-		p->comm[0] ? p->comm : "?");
+	fprintf(out, "desc: heapsnoop, pid %d", p->pid);
+	if (hdreport__sample_bytes(r))
+		fprintf(out, ", bytes estimated from a sample by bytes (mean %" PRIu64 ")",
+			hdreport__sample_bytes(r));
+	fprintf(out, "\ncmd: %s\ntime_unit: ms\n", p->comm[0] ? p->comm : "?");
 	for (size_t i = 0; i < n && !err; i++) {
 		bool peak = !peak_done && v[i].time_ms == p->peak_time_ms && v[i].bytes == p->peak;
 

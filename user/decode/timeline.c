@@ -221,6 +221,9 @@ int timeline__svg(struct hdreport *r, FILE *out, const char *title, unsigned int
 		"<text x=\"%d\" y=\"22\" class=\"h\">", LEFT + WIDTH + 200, height,
 		LEFT + WIDTH + 200, height, LEFT);
 	xml_escape(out, title);
+	if (hdreport__sample_bytes(r))
+		fprintf(out, " (bytes estimated from a sample by bytes, mean %" PRIu64 ")",
+			hdreport__sample_bytes(r));
 	fputs("</text>\n", out);
 	for (size_t i = 0; i < np && !err; i++)
 		err = write_panel(r, p[i], TOP + 30 + (int)i * PANEL, stacks, out);

@@ -27,8 +27,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (o.sample_bytes && !o.quiet)
-		elog("sampling: one allocation per %llu bytes on average is recorded, its size "
-		     "scaled to what it stands for: live bytes are estimates",
+		elog("sampling: one allocation per %llu bytes on average is recorded, as it is; "
+		     "the dumps say so and heapdecode's reports estimate what the sampled blocks "
+		     "stand for (byte totals here are estimates, counts are of sampled blocks)",
 		     (unsigned long long)o.sample_bytes);
 	if (o.preload)
 		return preload__exec(&o);

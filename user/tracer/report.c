@@ -110,7 +110,7 @@ static int write_acct(struct proc *p, FILE *out)
 			    .peak_count = a->peak_count, .allocs = a->allocs,
 			    .allocated = a->alloc_bytes, .frees = a->frees,
 			    .temporary = a->temporary, .live = tracker__count(p->live),
-			    .bytes = tracker__bytes(p->live), .comm = p->comm[0] ? p->comm : "?" };
+			    .bytes = p->live_estimate, .comm = p->comm[0] ? p->comm : "?" };
 	char tok[HS_TOKEN_BUF];
 	int err = 0;
 
@@ -160,7 +160,7 @@ int report__samples(struct trace *t, FILE *out)
 
 		r.pid = v[i]->pid;
 		r.live = tracker__count(v[i]->live);
-		r.bytes = tracker__bytes(v[i]->live);
+		r.bytes = v[i]->live_estimate;
 		if (!v[i]->allocated || (r.live == a->sample_count && r.bytes == a->sample_bytes))
 			continue;
 		if (records__write(out, &r))
@@ -179,7 +179,8 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 	size_t n = 0;
 	struct proc **v = trace__procs(t, &n);
 	struct record r = { .type = REC_DUMP, .live = trace__live_count(t),
-			    .bytes = trace__live_bytes(t), .stacks = trace__stack_count(t) };
+			    .bytes = trace__live_bytes(t), .stacks = trace__stack_count(t),
+			    .sample_bytes = trace__sample_bytes(t) };
 	int err = 0;
 
 	snprintf(r.reason, sizeof(r.reason), "%s", reason);
@@ -207,7 +208,7 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 int report__exit(struct proc *p, FILE *out)
 {
 	struct record r = { .type = REC_EXIT, .pid = p->pid, .live = tracker__count(p->live),
-			    .bytes = tracker__bytes(p->live), .comm = p->comm };
+			    .bytes = p->live_estimate, .comm = p->comm };
 	int err;
 
 	set_time(&r);
@@ -274,7 +275,7 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 		for (size_t i = 0; i < with_live && i < top; i++)
 			fprintf(out, "    pid %d (%s): %" PRIu64 " bytes in %zu allocations, "
 				"%zu stacks\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?",
-				tracker__bytes(v[i]->live), tracker__count(v[i]->live),
+				v[i]->live_estimate, tracker__count(v[i]->live),
 				stacks__count(v[i]->stacks));
 	}
 	/* Each process's share of the top stacks, largest processes first. */

@@ -257,13 +257,22 @@ static void check_coverage(struct trace *t, struct proc *p, const uint64_t *fram
 	}
 }
 
+/* The bytes a live block of @size stands for: itself, or if sampled its estimate. */
+static uint64_t estimate(const struct trace *t, uint64_t size)
+{
+	return t->opts.sample_bytes ? sample_estimate(size, t->opts.sample_bytes) : size;
+}
+
 /* @a is no longer live: freed by thread @tid, or replaced (!@freed). */
-static void uncharge(struct proc *p, const struct live_alloc *a, uint32_t tid, bool freed)
+static void uncharge(struct trace *t, struct proc *p, const struct live_alloc *a, uint32_t tid,
+		     bool freed)
 {
 	struct stack *s = stacks__get(p->stacks, a->stack);
+	uint64_t bytes = estimate(t, a->size);
 
+	p->live_estimate -= bytes;
 	if (s)
-		acct__release(&p->acct, s, tid, a->addr, a->size, freed);
+		acct__release(&p->acct, s, tid, a->addr, bytes, freed);
 }
 
 static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr,
@@ -274,7 +283,7 @@ static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr
 		    : -ENOENT;
 
 	if (err == 0)
-		uncharge(p, &gone, tid, true);
+		uncharge(t, p, &gone, tid, true);
 	else if (err == -ENOENT)
 		t->stats.unknown_frees++;
 	else
@@ -292,6 +301,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	struct live_alloc a, old;
 	struct stack *s;
 	size_t before;
+	uint64_t est;
 	int id, replaced;
 
 	if (evflags & HS_EVF_TRUNCATED)
@@ -340,19 +350,19 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	}
 	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
 				 .stack = (uint32_t)id, .pid = ev->pid };
-	if (t->opts.sample_bytes)
-		a.size = sample_estimate(ev->size, t->opts.sample_bytes);
 	if (tracker__alloc(p->live, &a, &old, &replaced)) {
 		t->stats.no_memory++;
 		return;
 	}
 	if (replaced) {
 		t->stats.missed_frees++;
-		uncharge(p, &old, 0, false);
+		uncharge(t, p, &old, 0, false);
 	}
 	s = stacks__get(p->stacks, (uint32_t)id);
-	acct__alloc(&p->acct, s, ev->tid, ev->addr, a.size, ev->ts, tracker__count(p->live),
-		    tracker__bytes(p->live));
+	est = estimate(t, a.size);
+	p->live_estimate += est;
+	acct__alloc(&p->acct, s, ev->tid, ev->addr, est, ev->ts, tracker__count(p->live),
+		    p->live_estimate);
 }
 
 /* The process ended: report its leaks if asked, then forget it. */
@@ -365,7 +375,7 @@ static void handle_exit(struct trace *t, pid_t pid)
 	if (p->allocated)
 		t->stats.exits++;
 	t->stats.exit_live += tracker__count(p->live);
-	t->stats.exit_bytes += tracker__bytes(p->live);
+	t->stats.exit_bytes += p->live_estimate;
 	if (tracker__count(p->live) && t->opts.on_exit) {
 		p->gone = true;
 		t->opts.on_exit(p, t->opts.ctx);
@@ -424,13 +434,14 @@ static void handle_exec(struct trace *t, pid_t pid)
 	}
 	t->stats.execs++;
 	t->stats.exit_live += tracker__count(p->live);
-	t->stats.exit_bytes += tracker__bytes(p->live);
+	t->stats.exit_bytes += p->live_estimate;
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	acct__fini(&p->acct);
 	p->live = live;
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
+	p->live_estimate = 0;
 	if (!t->opts.map_records) {
 		p->comm[0] = '\0';
 		read_maps(t, p);
@@ -554,7 +565,7 @@ const struct trace_stats *trace__stats(const struct trace *t)
 static int by_live_bytes(const void *a, const void *b)
 {
 	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
-	uint64_t bx = tracker__bytes(x->live), by = tracker__bytes(y->live);
+	uint64_t bx = x->live_estimate, by = y->live_estimate;
 
 	if (bx != by)
 		return bx < by ? 1 : -1;
@@ -607,13 +618,14 @@ static uint64_t sum(const struct trace *t, uint64_t (*fn)(const struct proc *p))
 }
 
 static uint64_t p_count(const struct proc *p) { return tracker__count(p->live); }
-static uint64_t p_bytes(const struct proc *p) { return tracker__bytes(p->live); }
+static uint64_t p_bytes(const struct proc *p) { return p->live_estimate; }
 static uint64_t p_stacks(const struct proc *p) { return stacks__count(p->stacks); }
 static uint64_t p_live_mem(const struct proc *p) { return tracker__memory(p->live); }
 static uint64_t p_stack_mem(const struct proc *p) { return stacks__memory(p->stacks); }
 
 size_t trace__live_count(const struct trace *t) { return (size_t)sum(t, p_count); }
 uint64_t trace__live_bytes(const struct trace *t) { return sum(t, p_bytes); }
+uint64_t trace__sample_bytes(const struct trace *t) { return t->opts.sample_bytes; }
 size_t trace__stack_count(const struct trace *t) { return (size_t)sum(t, p_stacks); }
 size_t trace__live_memory(const struct trace *t) { return (size_t)sum(t, p_live_mem); }
 size_t trace__stack_memory(const struct trace *t) { return (size_t)sum(t, p_stack_mem); }

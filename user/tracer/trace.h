@@ -38,7 +38,11 @@ struct trace_opts {
 	bool map_records;	/* mappings from trace__map_* (system-wide) */
 	/* Records carry stacks to unwind (--unwind dwarf): unwind.c. */
 	bool unwind;
-	/* --sample-bytes: sizes kept as estimates (sampling.h); 0: exact */
+	/*
+	 * --sample-bytes: the mean; live blocks keep their real sizes, the
+	 * whole-run counts (acct) and live_estimate estimates (sampling.h);
+	 * 0: every allocation
+	 */
 	uint64_t sample_bytes;
 	/*
 	 * Called when a process with live allocations exits (HS_EV_EXIT),
@@ -89,6 +93,11 @@ struct proc {
 	struct tracker *live;		/* its live allocations */
 	struct stacks *stacks;		/* its unique stacks */
 	struct acct acct;		/* whole-run counts, the peak */
+	/*
+	 * Its live bytes as acct counts them: with --sample-bytes each
+	 * sampled block's estimate (sampling.h), else tracker__bytes().
+	 */
+	uint64_t live_estimate;
 };
 
 /*
@@ -155,7 +164,10 @@ struct proc **trace__procs(const struct trace *t, size_t *n);
 
 /* Totals over every process now. */
 size_t trace__live_count(const struct trace *t);
+/* Live bytes, estimated with --sample-bytes (struct proc's live_estimate). */
 uint64_t trace__live_bytes(const struct trace *t);
+/* --sample-bytes' mean, 0: every allocation is recorded. */
+uint64_t trace__sample_bytes(const struct trace *t);
 size_t trace__stack_count(const struct trace *t);
 /* Bytes held by the live tables, and by the stack tables. */
 size_t trace__live_memory(const struct trace *t);
