@@ -2,13 +2,16 @@
 # install-deps.sh - install the Debian packages heapsnoop needs to build and
 # test, only those missing (so a prepared machine runs no apt-get at all).
 # heaptrack and valgrind (ms_print) check the whole-run accounting and the
-# massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh).
+# massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh);
+# protobuf-c builds heapdecode --pprof, go tool pprof and protoc read its
+# profiles (tests/tracer/test_pprof.sh).
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
 # kmod's depmod, the archive keys that sign bullseye.
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
 libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev libunwind-dev pkg-config libjemalloc-dev
+protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgrind strace
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 missing=

@@ -41,3 +41,11 @@ void xml_escape(FILE *out, const char *s)
 		}
 	}
 }
+
+size_t symbol_unversioned_len(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	/* "@" alone at the start is no version: a name of its own. */
+	return at && at != name ? (size_t)(at - name) : strlen(name);
+}

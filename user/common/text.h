@@ -7,6 +7,7 @@
 #ifndef HEAPSNOOP_TEXT_H
 #define HEAPSNOOP_TEXT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -21,6 +22,14 @@ void build_id_hex(const uint8_t *id, int len, char *out);
 
 /* The last component of @path (after its last '/'); "?" for NULL. */
 const char *path_base(const char *path);
+
+/*
+ * The length of function name @name without the ELF symbol version a
+ * symbol table may append ("__libc_start_main@@GLIBC_2.34",
+ * "memcpy@GLIBC_2.2.5": up to the '@'), so that stacks from two builds
+ * of a library name their functions alike (--folded, --pprof).
+ */
+size_t symbol_unversioned_len(const char *name);
 
 /*
  * Write @s (NULL: nothing) to @out as XML text or attribute content:

@@ -22,6 +22,7 @@
 #include "massif.h"
 #include "msg.h"
 #include "outfile.h"
+#include "pprof.h"
 #include "recconv.h"
 #include "symbolizer.h"
 #include "timeline.h"
@@ -84,6 +85,14 @@ static const char usage_text[] =
 "                   under the total; self-contained, hover shows time and bytes\n"
 "      --massif FILE  the same for the process with the highest peak as a\n"
 "                   valgrind massif file (ms_print, massif-visualizer)\n"
+"\n"
+"For the tools people already run (FILE - is standard output):\n"
+"      --pprof FILE the live set (with --base: its change) as a gzip'ed pprof\n"
+"                   profile (go tool pprof, Pyroscope, Parca, Grafana):\n"
+"                   inuse_space/inuse_objects, and alloc_space/alloc_objects\n"
+"                   from the whole-run records; frames symbolized here (no\n"
+"                   binaries needed there), a pid label per sample; with\n"
+"                   --by pid each process is a root frame of its own\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
 "      --sysroot DIR  find the traced machine's files under DIR: every path\n"
@@ -203,18 +212,27 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 }
 
 /*
- * --flamegraph, --timeline ('L') or --massif ('Y') into @out, opened before
- * the input was read (outfile.h) and truncated only now; -1 after saying why.
+ * --flamegraph, --timeline ('L'), --massif ('Y') or --pprof ('O') into
+ * @out, opened before the input was read (outfile.h) and truncated only
+ * now (NULL: standard output, for "-"); -1 after saying why.
  */
 static int write_svg(struct hdreport *r, int mode, struct outfile *out, const char *path,
 		     const char *input)
 {
-	FILE *f = outfile__start(out);
+	FILE *f = out ? outfile__start(out) : stdout;
 	char title[512];
 	int err;
 
 	if (!f)
 		return -1;
+	if (mode == 'O') {
+		struct pprof_opts po = { .pid_root = hdreport__by(r) == HD_BY_PID };
+
+		err = pprof__write(r, &po, f);
+		if (err)
+			elog("writing %s failed: %s", path, strerror(-err));
+		return err ? -1 : 0;
+	}
 	snprintf(title, sizeof(title), "%s: %s", mode == 'L' ? "Heap over time" :
 		 hdreport__is_diff(r) ? "Live heap, change from the baseline" : "Live heap", input);
 	if (mode == 'L')
@@ -235,8 +253,10 @@ struct args {
 	const struct tokscan_ops *ops;	/* the filter's direction */
 	int group;			/* 0: filter; 's', 'R', 'F', 'G', 'T' (--stats),
 					 * 'W' (--growth), 'J' (--json), 'L'
-					 * (--timeline), 'Y' (--massif): grouping */
-	const char *svg_path;		/* --flamegraph, --timeline, --massif */
+					 * (--timeline), 'Y' (--massif), 'O'
+					 * (--pprof): grouping */
+	const char *svg_path;		/* --flamegraph, --timeline, --massif,
+					 * --pprof; "-": standard output */
 	enum hd_sort sort;		/* --sort, HD_SORT__ALL: none */
 	const char *base_file;		/* --base */
 	unsigned int base_dump;		/* --base-dump, 0: the base's last */
@@ -265,7 +285,7 @@ static int write_grouped(struct hdreport *r, const struct args *a, struct outfil
 			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
 		hdreport__folded(r, stdout);
 		return 0;
-	case 'G': case 'L': case 'Y':
+	case 'G': case 'L': case 'Y': case 'O':
 		return write_svg(r, a->group, out, a->svg_path, input) ? 2 : 0;
 	case 'T':
 		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
@@ -345,7 +365,7 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 	int status = 0;
 
 	/* Opened first (a path that cannot be written fails at once), truncated last. */
-	if (a->svg_path && !(out = outfile__open(a->svg_path)))
+	if (a->svg_path && strcmp(a->svg_path, "-") && !(out = outfile__open(a->svg_path)))
 		return 2;
 	if (a->all_dumps) {
 		ho.each_dump = write_each;
@@ -493,6 +513,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "json", no_argument, NULL, 'J' },
 		{ "timeline", required_argument, NULL, 'L' },
 		{ "massif", required_argument, NULL, 'Y' },
+		{ "pprof", required_argument, NULL, 'O' },
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },
@@ -514,7 +535,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			if (parse_run_opt(c, optarg, a))
 				return 2;
 			break;
-		case 'G': case 'L': case 'Y': a->group = c; a->svg_path = optarg; break;
+		case 'G': case 'L': case 'Y': case 'O': a->group = c; a->svg_path = optarg; break;
 		case 'C': a->ho.count_values = true; break;
 		case 'B':
 			if (parse_by(optarg, &a->ho.by))

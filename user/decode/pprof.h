@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pprof.h - heapdecode --pprof: the live set of the dump heapdecode
+ * describes as a gzip-compressed pprof profile (profile.proto), which
+ * `go tool pprof`, Pyroscope, Parca and Grafana read. Sample types and
+ * where each field comes from: docs/OUTPUT.md, "heapdecode --pprof".
+ *
+ *   inuse_objects, inuse_space   the dump's `live` records (and the exit
+ *                                sections before it), per stack
+ *   alloc_objects, alloc_space   the whole-run `stack` records up to the
+ *                                dump (allocs, allocated), when the log
+ *                                has them
+ *
+ * Every frame is a Location (address, Mapping from the `map` records)
+ * whose Lines heapdecode symbolized itself, inlined functions first, so
+ * pprof needs no binaries. Each sample has a `pid` label (and `comm`).
+ */
+#ifndef HEAPDECODE_PPROF_H
+#define HEAPDECODE_PPROF_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "hdreport.h"
+
+struct pprof_opts {
+	bool pid_root;	/* --by pid: a root frame "pid N (comm)" per process */
+};
+
+/*
+ * Write @r's selected dump (differences, with a baseline subtracted) as a
+ * gzip-compressed profile to @out. Returns 0, -ENOMEM or -EIO.
+ */
+int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out);
+
+#endif /* HEAPDECODE_PPROF_H */
