@@ -139,6 +139,10 @@ $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
+$(OUTPUT)/tests/test_suppress: tests/test_suppress.c $(COMMON)/suppress.c $(COMMON)/msg.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+
 $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
@@ -251,7 +255,7 @@ demo: deps
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
-		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab \
+		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)

@@ -345,7 +345,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		    tracker__bytes(p->live));
 }
 
-/* The process ended: report its leaks if asked, then forget it. */
+/* The process ended: to on_exit (its leaks, its peak), then forget it. */
 static void handle_exit(struct trace *t, pid_t pid)
 {
 	struct proc *p = trace__find_proc(t, pid);
@@ -356,7 +356,7 @@ static void handle_exit(struct trace *t, pid_t pid)
 		t->stats.exits++;
 	t->stats.exit_live += tracker__count(p->live);
 	t->stats.exit_bytes += tracker__bytes(p->live);
-	if (tracker__count(p->live) && t->opts.on_exit) {
+	if (p->allocated && t->opts.on_exit) {
 		p->gone = true;
 		t->opts.on_exit(p, t->opts.ctx);
 	}
