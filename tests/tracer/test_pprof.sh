@@ -3,7 +3,8 @@
 # themselves, on logs the real tracer wrote: `go tool pprof` (-raw, -top,
 # -diff_base, labels) and protoc --decode against the official
 # profile.proto; speedscope's JSON through python3's json. The totals,
-# function names and file:line of each must be heapdecode's own.
+# function names and file:line of each must be heapdecode's own. Also
+# --folded without symbol versions.
 set -u
 . "$(dirname "$0")/lib.sh"
 PROTO_DIR=$(realpath "$(dirname "$0")/../../user/decode/proto")
@@ -91,6 +92,33 @@ check "every named frame of --report is in the profile: address, function, file:
 	test "$(wc -l < "$T/want.frames")" -gt 5 -a -z "$(comm -23 "$T/want.frames" "$T/got.frames")"
 comm -23 "$T/want.frames" "$T/got.frames" | head -5
 
+"$HD" --folded "$R" > "$T/last.folded"
+check "--folded: no symbol versions (glibc's __libc_start_main@@GLIBC_2.34 folds as __libc_start_main)" \
+	bash -c "grep -q '@@GLIBC' '$T/last.report' && grep -q '^_start;__libc_start_main;' '$T/last.folded' && ! grep -q @ '$T/last.folded'"
+
+# speedscope's JSON of the same dump: its total in bytes, stacks root first.
+"$HD" --speedscope "$T/last.json" "$R"
+expect_eq "--speedscope: JSON with one profile in bytes, its total and weights = --report's" \
+	"$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+p = d["profiles"]
+f = d["shared"]["frames"]
+leaves = sorted(set(f[s[-1]]["name"] for s in p[0]["samples"]))
+print(d["$schema"], len(p), p[0]["type"], p[0]["unit"], p[0]["endValue"], sum(p[0]["weights"]),
+      f[p[0]["samples"][0][0]]["name"], " ".join(leaves))' "$T/last.json")" \
+	"https://www.speedscope.app/file-format-schema.json 1 sampled bytes $rb $rb _start leak_one site_m"
+"$HD" --speedscope "$T/diff.json" --base-dump 4 --dump 2 "$R"
+expect_eq "--speedscope --base: what grew (nothing) and what shrank (leak_one's 128 bytes)" \
+	"$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["shared"]["frames"]
+for p in d["profiles"]:
+    print(p["name"].split(": ")[1], p["endValue"], sum(p["weights"]),
+          ",".join(f[s[-1]]["name"] for s in p["samples"]))' "$T/diff.json" | paste -sd' ')" \
+	"grew 0 0  shrank 128 128 leak_one"
+
 for d in 2 4; do "$HD" --pprof "$T/d$d.pb.gz" --dump $d "$R"; done
 "$HD" --pprof "$T/diff.pb.gz" --base-dump 2 --dump 4 "$R"
 "$HD" --report --base-dump 2 --dump 4 "$R" > "$T/diff.report"
@@ -116,6 +144,13 @@ pp -raw "$T/f.pb.gz" | awk '/^Samples:/ {s = 1; getline; next} /^Locations/ {s =
 	END { for (p in t) if (t[p]) print p, t[p] }' | sort > "$T/f.got"
 expect_eq "three processes, apart by their pid label" "$(wc -l < "$T/f.got")" 3
 check "each process's inuse_space = --report --by pid's" cmp -s "$T/f.want" "$T/f.got"
+"$HD" --speedscope "$T/f.json" "$T/f"
+expect_eq "--speedscope: a profile per process, each with its bytes" \
+	"$(python3 -c '
+import json, sys
+for p in json.load(open(sys.argv[1]))["profiles"]:
+    print(p["name"].split()[1], sum(p["weights"]))' "$T/f.json" | sort | paste -sd' ')" \
+	"$(paste -sd' ' "$T/f.want")"
 parent=$(sed -n 's/^ready //p' "$T/f.out")
 expect_eq "-tagfocus pid=PARENT: the parent's leak alone" \
 	"$(pp -top -sample_index=inuse_space -unit=B -tagfocus "pid=$parent" "$T/f.pb.gz" |

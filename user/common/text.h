@@ -2,7 +2,7 @@
 /*
  * text.h - the small text forms both programs write: a build ID in hex
  * (as `map` records carry it, docs/OUTPUT.md), a path's file name (as
- * frames name their module), and text escaped for XML (the SVGs).
+ * frames name their module), text escaped for XML (the SVGs) and JSON.
  */
 #ifndef HEAPSNOOP_TEXT_H
 #define HEAPSNOOP_TEXT_H
@@ -36,5 +36,8 @@ size_t symbol_unversioned_len(const char *name);
  * & < > " ' escaped, control characters but tab left out (XML 1.0 has none).
  */
 void xml_escape(FILE *out, const char *s);
+
+/* @s as a JSON string, quotes included; null for NULL (--json, --speedscope). */
+void json_string(FILE *out, const char *s);
 
 #endif /* HEAPSNOOP_TEXT_H */

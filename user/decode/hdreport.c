@@ -681,3 +681,8 @@ enum hd_by hdreport__by(const struct hdreport *r)
 {
 	return r->opts.by;
 }
+
+bool hdreport__counts(const struct hdreport *r)
+{
+	return r->opts.count_values;
+}

@@ -65,6 +65,8 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out);
  * Returns 0 or -HS_ENOSPC.
  */
 int hdreport__subtract(struct hdreport *r, struct hdreport *base);
+/* --count: allocations, not bytes, are the values. */
+bool hdreport__counts(const struct hdreport *r);
 /* What --by groups by. */
 enum hd_by hdreport__by(const struct hdreport *r);
 /* Was a baseline subtracted? */

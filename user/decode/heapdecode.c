@@ -23,6 +23,7 @@
 #include "msg.h"
 #include "outfile.h"
 #include "pprof.h"
+#include "speedscope.h"
 #include "recconv.h"
 #include "symbolizer.h"
 #include "timeline.h"
@@ -93,6 +94,9 @@ static const char usage_text[] =
 "                   from the whole-run records; frames symbolized here (no\n"
 "                   binaries needed there), a pid label per sample; with\n"
 "                   --by pid each process is a root frame of its own\n"
+"      --speedscope FILE  the same stacks as speedscope's JSON (its axes in\n"
+"                   bytes, --count: allocations), a profile per process\n"
+"                   (with --base: what grew and what shrank)\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
 "      --sysroot DIR  find the traced machine's files under DIR: every path\n"
@@ -212,7 +216,8 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 }
 
 /*
- * --flamegraph, --timeline ('L'), --massif ('Y') or --pprof ('O') into
+ * --flamegraph, --timeline ('L'), --massif ('Y'), --pprof ('O') or
+ * --speedscope ('Z') into
  * @out, opened before the input was read (outfile.h) and truncated only
  * now (NULL: standard output, for "-"); -1 after saying why.
  */
@@ -229,6 +234,12 @@ static int write_svg(struct hdreport *r, int mode, struct outfile *out, const ch
 		struct pprof_opts po = { .pid_root = hdreport__by(r) == HD_BY_PID };
 
 		err = pprof__write(r, &po, f);
+		if (err)
+			elog("writing %s failed: %s", path, strerror(-err));
+		return err ? -1 : 0;
+	}
+	if (mode == 'Z') {
+		err = speedscope__write(r, f, input);
 		if (err)
 			elog("writing %s failed: %s", path, strerror(-err));
 		return err ? -1 : 0;
@@ -254,9 +265,9 @@ struct args {
 	int group;			/* 0: filter; 's', 'R', 'F', 'G', 'T' (--stats),
 					 * 'W' (--growth), 'J' (--json), 'L'
 					 * (--timeline), 'Y' (--massif), 'O'
-					 * (--pprof): grouping */
+					 * (--pprof), 'Z' (--speedscope): grouping */
 	const char *svg_path;		/* --flamegraph, --timeline, --massif,
-					 * --pprof; "-": standard output */
+					 * --pprof, --speedscope; "-": stdout */
 	enum hd_sort sort;		/* --sort, HD_SORT__ALL: none */
 	const char *base_file;		/* --base */
 	unsigned int base_dump;		/* --base-dump, 0: the base's last */
@@ -285,7 +296,7 @@ static int write_grouped(struct hdreport *r, const struct args *a, struct outfil
 			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
 		hdreport__folded(r, stdout);
 		return 0;
-	case 'G': case 'L': case 'Y': case 'O':
+	case 'G': case 'L': case 'Y': case 'O': case 'Z':
 		return write_svg(r, a->group, out, a->svg_path, input) ? 2 : 0;
 	case 'T':
 		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
@@ -514,6 +525,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "timeline", required_argument, NULL, 'L' },
 		{ "massif", required_argument, NULL, 'Y' },
 		{ "pprof", required_argument, NULL, 'O' },
+		{ "speedscope", required_argument, NULL, 'Z' },
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },
@@ -535,7 +547,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			if (parse_run_opt(c, optarg, a))
 				return 2;
 			break;
-		case 'G': case 'L': case 'Y': case 'O': a->group = c; a->svg_path = optarg; break;
+		case 'G': case 'L': case 'Y': case 'O': case 'Z': a->group = c; a->svg_path = optarg; break;
 		case 'C': a->ho.count_values = true; break;
 		case 'B':
 			if (parse_by(optarg, &a->ho.by))
