@@ -86,6 +86,19 @@ expect_eq "both gates broken: the leak gate's status, 23" "$rc" 23
 check "both gates broken: both said" bash -c \
 	"grep -q 'LEAK GATE FAILED' '$T/both2.err' && grep -q 'PEAK GATE FAILED' '$T/both2.err'"
 
+# The same gates offline, on the logs: heapdecode judges them alike.
+"$HD" --fail-on-leak "$T/leak.rec" 2> "$T/hd.err"
+expect_eq "heapdecode --fail-on-leak on the log: exit status 23" "$?" 23
+check "heapdecode: the same verdict" bash -c "grep -q '^heapdecode: LEAK GATE FAILED: 1020 bytes in 12 allocations live at the end, not suppressed, more than the 0 allowed (--fail-on-leak), from these 2 stacks:' '$T/hd.err'"
+expect_eq "heapdecode: site_m's stack named" "$(said_frame0 "$T/hd.err" 700)" site_m
+"$HD" --fail-on-leak --suppressions "$T/both.supp" --report "$T/leak.rec" > "$T/hd.report" 2> /dev/null
+expect_eq "heapdecode: suppressed, with --report: exit 0, the report written" "$?:$(tail -1 "$T/hd.report")" \
+	"0:total: 1020 bytes in 12 allocations from 2 stacks"
+"$HD" --max-peak $((PEAK - 1)) "$T/leak.rec" 2> /dev/null
+expect_eq "heapdecode --max-peak below the peak: exit status 24" "$?" 24
+"$HD" --max-peak $PEAK "$T/leak.rec" 2> /dev/null
+expect_eq "heapdecode --max-peak at the peak: exit 0" "$?" 0
+
 # -f --leaks-at-exit: the children are gated at their exit.
 echo go | "$HS" -q -f --leaks-at-exit --fail-on-leak -o "$T/f.rec" -- "$PROGS/prog_fork" \
 	> /dev/null 2> "$T/f.err"

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "heapsnoop/codec.h"
+#include "hdgate.h"
 #include "hdreport.h"
 #include "hdstats.h"
 #include "massif.h"
@@ -97,6 +98,18 @@ static const char usage_text[] =
 "      --speedscope FILE  the same stacks as speedscope's JSON (its axes in\n"
 "                   bytes, --count: allocations), a profile per process\n"
 "                   (with --base: what grew and what shrank)\n"
+"\n"
+"heapsnoop's CI gates on a log (alone or with any report above; the verdict\n"
+"on standard error):\n"
+"      --fail-on-leak[=BYTES]  exit 23 when more than BYTES (0) are live in\n"
+"                   the dump described (with --base: grew), not suppressed\n"
+"      --suppressions FILE  LeakSanitizer's `leak:PATTERN` lines: stacks with\n"
+"                   a frame whose function, module or source file matches\n"
+"                   are not counted\n"
+"      --max-peak BYTES  exit 24 when a process's peak (proc records) was\n"
+"                   above BYTES\n"
+"\n"
+"Symbolizing:\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
 "      --sysroot DIR  find the traced machine's files under DIR: every path\n"
@@ -117,7 +130,8 @@ static const char usage_text[] =
 "With no FILE, or when FILE is -, read standard input.\n"
 "\n"
 "Exit status: 0 on success; 1 if any record was malformed (all lines were\n"
-"still written); 2 on a usage error or an unreadable file.\n"
+"still written); 2 on a usage error or an unreadable file; 23 and 24: a\n"
+"gate broke (--fail-on-leak, --max-peak).\n"
 "\n"
 "Examples:\n"
 "  heapsnoop -- ./server | heapdecode\n"
@@ -274,6 +288,8 @@ struct args {
 	bool base;			/* --base or --base-dump given */
 	bool all_dumps;			/* --dump all (--report, --folded) */
 	unsigned int top;		/* --top */
+	bool gating;			/* --fail-on-leak or --max-peak */
+	struct leakgate_opts gate;
 	struct hd_opts ho;
 	struct symbolizer_opts so;
 };
@@ -373,7 +389,7 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 	struct hdreport *r, *base = NULL;
 	struct outfile *out = NULL;
 	unsigned long malformed = 0;
-	int status = 0;
+	int status = 0, gate = 0;
 
 	/* Opened first (a path that cannot be written fails at once), truncated last. */
 	if (a->svg_path && strcmp(a->svg_path, "-") && !(out = outfile__open(a->svg_path)))
@@ -405,6 +421,12 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 	/* An input unread: the SVG is not written. */
 	if (!status && !a->all_dumps && write_grouped(r, a, out, nfiles ? files[nfiles - 1] : "stdin"))
 		status = 2;
+	if (!status && a->gating) {
+		gate = hdgate__run(r, &a->gate, stderr);
+		if (gate == -ENOMEM)
+			elog("out of memory");
+		status = gate < 0 ? 2 : 0;
+	}
 	if (outfile__close(out))
 		status = 2;
 	if (fflush(stdout) == EOF)
@@ -413,10 +435,11 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 	hdreport__free(base);
 	symbolizer__free(sym);
 	if (!status && malformed) {
-		elog("%lu malformed record(s) ignored", malformed);
+		elog("%lu malformed record(s) ignored%s", malformed,
+		     gate > 0 ? ": the gate's verdict is not trusted" : "");
 		status = 1;
 	}
-	return status;
+	return status ? status : gate;
 }
 
 static int parse_by(const char *s, enum hd_by *by)
@@ -505,6 +528,55 @@ static int parse_run_opt(int c, const char *arg, struct args *a)
 	return 0;
 }
 
+/* --fail-on-leak[=BYTES], --suppressions FILE, --max-peak BYTES. */
+static int parse_gate_opt(int c, const char *arg, struct args *a)
+{
+	char *end;
+	unsigned long long v = 0;
+
+	if (c == 'U') {
+		a->gate.suppressions = arg;
+		return 0;
+	}
+	if (arg) {
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		if (*arg < '0' || *arg > '9' || *end || errno) {
+			elog("--%s takes a number of bytes", c == 'X' ? "fail-on-leak" : "max-peak");
+			return -EINVAL;
+		}
+	}
+	a->gating = true;
+	if (c == 'X') {
+		a->gate.fail_on_leak = true;
+		a->gate.leak_bytes = v;
+	} else {
+		a->gate.max_peak_set = true;
+		a->gate.max_peak = v;
+	}
+	return 0;
+}
+
+/* The options that go together: the gates'. 0, or 2 after saying why. */
+static int check_args(struct args *a)
+{
+	if (a->gate.suppressions && !a->gate.fail_on_leak) {
+		elog("--suppressions goes with --fail-on-leak");
+		return 2;
+	}
+	if (a->gate.max_peak_set && a->base) {
+		elog("--max-peak judges a run's peak, not a difference: no --base with it");
+		return 2;
+	}
+	if (a->gating && (a->all_dumps || a->group == 's')) {
+		elog("the gates judge one dump: not with --dump all or -s");
+		return 2;
+	}
+	if (a->gating && !a->group)
+		a->group = 'Q';	/* the gate alone: no report */
+	return 0;
+}
+
 /* Returns 0 to go on, 1 after -h or -V, 2 (the exit status) on an error. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -526,6 +598,9 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "massif", required_argument, NULL, 'Y' },
 		{ "pprof", required_argument, NULL, 'O' },
 		{ "speedscope", required_argument, NULL, 'Z' },
+		{ "fail-on-leak", optional_argument, NULL, 'X' },
+		{ "suppressions", required_argument, NULL, 'U' },
+		{ "max-peak", required_argument, NULL, 'H' },
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },
@@ -543,6 +618,10 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'E': a->ops = &recconv_encode_ops; break;
 		case 'R': case 'F': case 's': case 'T': case 'W': case 'J': a->group = c; break;
 		case 'A': a->base_file = optarg; a->base = true; break;
+		case 'X': case 'U': case 'H':
+			if (parse_gate_opt(c, optarg, a))
+				return 2;
+			break;
 		case 'N': case 'K': case 'P': case 'M':
 			if (parse_run_opt(c, optarg, a))
 				return 2;
@@ -572,7 +651,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return 2;
 		}
 	}
-	return 0;
+	return check_args(a);
 }
 
 /* The default mode: every file through the scanner to standard output. */
