@@ -3,7 +3,8 @@
 # fails with exit status 23 and names the leaking stacks; LSan-format
 # --suppressions (function, source file, module patterns) leave them out;
 # a program that frees everything passes; --max-peak below its peak fails
-# with 24, at it passes; -f --leaks-at-exit gates each process at its exit.
+# with 24, at it passes; -f and -a --leaks-at-exit gate each process at its
+# exit; heapdecode applies the same gates to the logs.
 # prog_phases leaks 700 bytes from site_m (7 blocks) and 320 from leak_one
 # (5 blocks), or nothing with an argument; its peak is 1049276 bytes in 8.
 set -u
@@ -113,6 +114,51 @@ echo go | "$HS" -q -f --leaks-at-exit --fail-on-leak --suppressions "$T/f.supp" 
 expect_eq "-f: all suppressed: exit 0" "$?" 0
 check "-f: the children's leaks were suppressed at their exit" \
 	grep -q '^heapsnoop: suppressed by leak:child_leak: 1200 bytes in 6 allocations$' "$T/f2.err"
+
+# -p: attached once prog_phases waits at "dump 0" (site_m's blocks are
+# older than the tracing: not its to judge), the leak_one blocks after.
+coproc W { exec "$PROGS/prog_phases"; }
+wait_line "${W[0]}" '^dump 0$' || exit 1
+wpid=$W_PID
+mkfifo "$T/p.errpipe"
+"$HS" -q -p "$wpid" --fail-on-leak -o "$T/p.rec" 2> "$T/p.errpipe" &
+hs=$!
+exec 6< "$T/p.errpipe"
+wait_line 6 "^heapsnoop: tracing pid $wpid" "$T/p.err" || exit 1
+printf 'go\ngo\ngo\ngo\ngo\ngo\n' >&"${W[1]}"
+cat <&6 >> "$T/p.err"
+wait "$hs"
+expect_eq "-p: exit status 23 when the process exits" "$?" 23
+check "-p: the 320 bytes leaked while traced, leak_one's" bash -c \
+	"grep -q 'LEAK GATE FAILED: 320 bytes in 5 allocations' '$T/p.err' &&
+	 grep -A1 '^  320 bytes in 5 allocations from pid $wpid (prog_phases):$' '$T/p.err' | grep -q ' leak_one+'"
+exec 6<&-
+
+# -a --leaks-at-exit: a process started after heapsnoop, gated at its exit.
+# A copy of prog_phases under a name of its own, so that --comm sees no
+# other test's processes.
+name=gate_ph_$$
+name=${name:0:15}
+cp "$PROGS/prog_phases" "$T/$name"
+mkfifo "$T/a.errpipe"
+"$HS" -q -a --leaks-at-exit --comm "$name" --fail-on-leak --suppressions "$T/one.supp" \
+	--max-peak $((PEAK - 1)) -o "$T/a.rec" 2> "$T/a.errpipe" &
+hs=$!
+exec 5< "$T/a.errpipe"
+if wait_line 5 '^heapsnoop: tracing all processes' "$T/a.err"; then
+	printf 'go\ngo\ngo\ngo\ngo\ngo\n' | "$T/$name" > /dev/null
+	kill -INT "$hs"
+fi
+cat <&5 >> "$T/a.err"
+wait "$hs"
+expect_eq "-a --leaks-at-exit: exit status 23 (the peak gate broke too)" "$?" 23
+check "-a: leak_one's stack named, under the process's own name" bash -c \
+	"grep -q '^  320 bytes in 5 allocations from pid [0-9]* ($name):$' '$T/a.err'"
+check "-a: site_m's leak suppressed at its exit" \
+	grep -q '^heapsnoop: suppressed by leak:site_\*: 700 bytes in 7 allocations$' "$T/a.err"
+check "-a: its peak seen at its exit" \
+	grep -q "^  pid [0-9]* ($name): a peak of $PEAK bytes in 8 allocations$" "$T/a.err"
+exec 5<&-
 
 # Misuse is said at once.
 printf 'leak:ok\ninterceptor_via_fun:foo\n' > "$T/bad.supp"
