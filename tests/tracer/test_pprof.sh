@@ -161,6 +161,12 @@ expect_eq "--by pid: each process a root frame of its own (-top -cum)" \
 	"$(pp -top -cum -sample_index=inuse_space -unit=B "$T/fp.pb.gz" |
 		awk '$(NF-2) == "pid" {print $(NF-1), $4}' | sort | paste -sd' ')" \
 	"$(sed 's/$/B/' "$T/f.want" | paste -sd' ')"
+"$HD" --pprof "$T/each.%p.pb.gz" "$T/f"
+expect_eq "--pprof FILE.%p: one profile per process, each with its own bytes" \
+	"$(for f in "$T"/each.*.pb.gz; do p=${f#"$T/each."}; echo "${p%.pb.gz}" \
+		"$(pp -top -sample_index=inuse_space -unit=B "$f" |
+		sed -n 's/^Showing nodes accounting for \([0-9]*\)B, .*/\1/p')"; done | sort | paste -sd' ')" \
+	"$(paste -sd' ' "$T/f.want")"
 "$HD" --pprof - "$T/f" > "$T/stdout.pb.gz"
 check "--pprof -: the same profile on standard output" cmp -s "$T/f.pb.gz" "$T/stdout.pb.gz"
 finish

@@ -94,7 +94,8 @@ static const char usage_text[] =
 "                   inuse_space/inuse_objects, and alloc_space/alloc_objects\n"
 "                   from the whole-run records; frames symbolized here (no\n"
 "                   binaries needed there), a pid label per sample; with\n"
-"                   --by pid each process is a root frame of its own\n"
+"                   --by pid each process is a root frame of its own; a\n"
+"                   FILE with %p: one profile per process, %p its pid\n"
 "      --speedscope FILE  the same stacks as speedscope's JSON (its axes in\n"
 "                   bytes, --count: allocations), a profile per process\n"
 "                   (with --base: what grew and what shrank)\n"
@@ -247,6 +248,8 @@ static int write_svg(struct hdreport *r, int mode, struct outfile *out, const ch
 	if (mode == 'O') {
 		struct pprof_opts po = { .pid_root = hdreport__by(r) == HD_BY_PID };
 
+		if (!out && strstr(path, "%p"))
+			return pprof__write_each(r, &po, path);
 		err = pprof__write(r, &po, f);
 		if (err)
 			elog("writing %s failed: %s", path, strerror(-err));
@@ -392,7 +395,9 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 	int status = 0, gate = 0;
 
 	/* Opened first (a path that cannot be written fails at once), truncated last. */
-	if (a->svg_path && strcmp(a->svg_path, "-") && !(out = outfile__open(a->svg_path)))
+	/* --pprof FILE with %p: a file per process, opened once they are known. */
+	if (a->svg_path && strcmp(a->svg_path, "-") &&
+	    !(a->group == 'O' && strstr(a->svg_path, "%p")) && !(out = outfile__open(a->svg_path)))
 		return 2;
 	if (a->all_dumps) {
 		ho.each_dump = write_each;

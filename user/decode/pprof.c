@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "framefmt.h"
+#include "msg.h"
+#include "outfile.h"
 #include "pprof.h"
 #include "profbuild.h"
 #include "runstats.h"
@@ -208,6 +210,8 @@ int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out)
 
 		for (size_t k = 0; k < V__N - first; k++)
 			any |= v[k] != 0;
+		if (o->pid && stacks__get(j.st, (uint32_t)i)->pid != o->pid)
+			any = false;
 		if (any)
 			err = add_sample(r, b, o, stacks__get(j.st, (uint32_t)i), j.flags[i], v);
 	}
@@ -220,4 +224,72 @@ int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out)
 	free(j.v);
 	free(j.flags);
 	return err;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The pids with stacks (live or whole-run), each once, ascending; NULL: no memory. */
+static uint32_t *pids_of(struct hdreport *r, size_t *n)
+{
+	size_t nl = 0, nr = 0, k = 0;
+	struct stack **live = hdreport__live_stacks(r, &nl);
+	struct stack **run = runstats__stacks(hdreport__runstats(r), &nr);
+	uint32_t *v = live ? malloc((nl + nr + 1) * sizeof(*v)) : NULL;
+
+	for (size_t i = 0; v && i < nl; i++)
+		v[k++] = live[i]->pid;
+	for (size_t i = 0; v && run && i < nr; i++)
+		v[k++] = run[i]->pid;
+	if (v) {
+		qsort(v, k, sizeof(*v), by_pid);
+		*n = 0;
+		for (size_t i = 0; i < k; i++)
+			if (!*n || v[*n - 1] != v[i])
+				v[(*n)++] = v[i];
+	}
+	free(live);
+	free(run);
+	return v;
+}
+
+/* @pattern with "%p" replaced by @pid, a malloc'ed string; NULL: no memory. */
+static char *path_for(const char *pattern, uint32_t pid)
+{
+	const char *p = strstr(pattern, "%p");
+	char *path;
+
+	if (asprintf(&path, "%.*s%u%s", (int)(p - pattern), pattern, pid, p + 2) < 0)
+		return NULL;
+	return path;
+}
+
+int pprof__write_each(struct hdreport *r, const struct pprof_opts *o, const char *pattern)
+{
+	size_t n = 0;
+	uint32_t *pids = pids_of(r, &n);
+	int err = pids ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < n; i++) {
+		struct pprof_opts po = *o;
+		char *path = path_for(pattern, pids[i]);
+		struct outfile *of = path ? outfile__open(path) : NULL;
+		FILE *f = of ? outfile__start(of) : NULL;
+
+		po.pid = pids[i];
+		err = !path ? -ENOMEM : !f ? -EIO : pprof__write(r, &po, f);
+		if (err && f)
+			elog("writing %s failed: %s", path, strerror(-err));
+		if (outfile__close(of) && !err)
+			err = -EIO;
+		free(path);
+	}
+	if (err == -ENOMEM)
+		elog("out of memory");
+	free(pids);
+	return err ? -1 : 0;
 }

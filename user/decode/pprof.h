@@ -13,18 +13,21 @@
  *
  * Every frame is a Location (address, Mapping from the `map` records)
  * whose Lines heapdecode symbolized itself, inlined functions first, so
- * pprof needs no binaries. Each sample has a `pid` label (and `comm`).
+ * pprof needs no binaries. Each sample has a `pid` label (and `comm`);
+ * a FILE with "%p" gets one profile per process.
  */
 #ifndef HEAPDECODE_PPROF_H
 #define HEAPDECODE_PPROF_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "hdreport.h"
 
 struct pprof_opts {
 	bool pid_root;	/* --by pid: a root frame "pid N (comm)" per process */
+	uint32_t pid;	/* only this process's samples; 0: every process's */
 };
 
 /*
@@ -32,5 +35,12 @@ struct pprof_opts {
  * gzip-compressed profile to @out. Returns 0, -ENOMEM or -EIO.
  */
 int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out);
+
+/*
+ * One profile per process: each to @pattern with its "%p" replaced by
+ * the pid, created as outfile.h creates files. Returns 0, or -1 after
+ * saying what failed.
+ */
+int pprof__write_each(struct hdreport *r, const struct pprof_opts *o, const char *pattern);
 
 #endif /* HEAPDECODE_PPROF_H */
