@@ -15,15 +15,6 @@ static void lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
 	hdreport__lookup(ctx, pid, addr, f);
 }
 
-/* @pid's name from its `proc` record, or NULL. */
-static const char *comm_of(struct rs_proc **p, size_t np, uint32_t pid)
-{
-	for (size_t i = 0; i < np; i++)
-		if ((uint32_t)p[i]->pid == pid)
-			return p[i]->comm;
-	return NULL;
-}
-
 int hdgate__run(struct hdreport *r, const struct leakgate_opts *o, FILE *out)
 {
 	struct leakgate *g = leakgate__new(o);
@@ -37,10 +28,11 @@ int hdgate__run(struct hdreport *r, const struct leakgate_opts *o, FILE *out)
 	if (!v)
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < n; i++) {
+		const struct rs_proc *p = runstats__proc(hdreport__runstats(r), (int)v[i]->pid);
+
 		/* With --base, what shrank is no leak. */
-		if ((int64_t)v[i]->live_bytes <= 0 || (int64_t)v[i]->live_count <= 0)
-			continue;
-		err = leakgate__stack(g, v[i], comm_of(procs, np, v[i]->pid), lookup, r);
+		if ((int64_t)v[i]->live_bytes > 0 && (int64_t)v[i]->live_count > 0)
+			err = leakgate__stack(g, v[i], p ? p->comm : NULL, lookup, r);
 	}
 	for (size_t i = 0; !err && i < np; i++)
 		leakgate__peak(g, (uint32_t)procs[i]->pid, procs[i]->comm, procs[i]->peak,

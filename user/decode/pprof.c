@@ -150,13 +150,9 @@ static uint64_t mark_location(struct profbuild *b, uint32_t kind, uint64_t n, co
 /* @pid's name from its `proc` record, or NULL. */
 static const char *comm_of(struct hdreport *r, uint32_t pid)
 {
-	size_t np;
-	struct rs_proc **p = runstats__procs(hdreport__runstats(r), &np);
+	const struct rs_proc *p = runstats__proc(hdreport__runstats(r), (int)pid);
 
-	for (size_t i = 0; p && i < np; i++)
-		if ((uint32_t)p[i]->pid == pid && p[i]->comm[0])
-			return p[i]->comm;
-	return NULL;
+	return p && p->comm[0] ? p->comm : NULL;
 }
 
 /* One sample for stack @s with values @v; 0 or -ENOMEM. */

@@ -188,24 +188,30 @@ static void write_frames(const struct frames *fr, FILE *out)
 	fputs("]},\n \"profiles\": [", out);
 }
 
-/* Each process's profile (two with a baseline), the biggest first. */
+/* Each process's profile (two with a baseline), by pid: @v is sorted so. */
 static void write_profiles(struct hdreport *r, FILE *out, struct stack **v,
 			   long *const *idx, const int *nidx, size_t n)
 {
-	bool first = true;
-
-	for (size_t i = 0; i < n; i++) {
-		bool seen = false;
-
-		for (size_t j = 0; j < i && !seen; j++)
-			seen = v[j]->pid == v[i]->pid;
-		if (seen)
-			continue;
-		write_profile(r, out, v, idx, nidx, n, v[i]->pid, 1, first);
+	for (size_t i = 0, end; i < n; i = end) {
+		for (end = i + 1; end < n && v[end]->pid == v[i]->pid; end++)
+			;
+		write_profile(r, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, 1, !i);
 		if (hdreport__is_diff(r))
-			write_profile(r, out, v, idx, nidx, n, v[i]->pid, -1, false);
-		first = false;
+			write_profile(r, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, -1,
+				      false);
 	}
+}
+
+/* By pid, then biggest (signed: with --base) first. */
+static int by_pid_bytes(const void *a, const void *b)
+{
+	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->live_bytes != y->live_bytes)
+		return (int64_t)x->live_bytes < (int64_t)y->live_bytes ? 1 : -1;
+	return 0;
 }
 
 int speedscope__write(struct hdreport *r, FILE *out, const char *name)
@@ -217,6 +223,8 @@ int speedscope__write(struct hdreport *r, FILE *out, const char *name)
 	int *nidx = idx ? calloc(n ? n : 1, sizeof(*nidx)) : NULL;
 	int err = nidx ? 0 : -ENOMEM;
 
+	if (v)
+		qsort(v, n, sizeof(*v), by_pid_bytes);
 	/* Each stack's frames, symbolized once. */
 	for (size_t i = 0; !err && i < n; i++) {
 		nidx[i] = stack_frames(r, &fr, v[i], buf);

@@ -4,8 +4,8 @@
  * heapdecode describes in speedscope's own JSON (its file-format-spec.ts:
  * shared frames, one "sampled" profile per process, unit "bytes" so its
  * axes say bytes; folded stacks carry no unit). Frames are heapdecode's
- * symbolization: function, source file and line, inlined functions as
- * frames of their own, root first as speedscope wants stacks.
+ * symbolization: function and source file, inlined functions as frames
+ * of their own, root first as speedscope wants stacks.
  * With a baseline subtracted, speedscope takes no negative weight: each
  * process gets a profile of what grew and one of what shrank.
  */
