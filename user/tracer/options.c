@@ -116,7 +116,7 @@ static const char usage_text[] =
 "  heapsnoop -s -- ./server --port 8080 | heapdecode\n"
 "  heapsnoop -p $(pidof server) -i 60 -o heap.log\n"
 "  heapsnoop -a --leaks-at-exit -s -o all.heap\n"
-"  heapsnoop --fail-on-leak --suppressions lsan.supp -o /dev/null -- make test\n"
+"  heapsnoop --fail-on-leak --suppressions lsan.supp -o /dev/null -- ./unit_tests\n"
 "\n"
 "Exit status, the first that applies:\n"
 "  1   an error\n"

@@ -522,7 +522,8 @@ struct session *session__new(const struct options *o)
 	s->pidfd = -1;
 	s->child = (struct launch){ .go_fd = -1, .err_fd = -1 };
 	s->reason = "exit";
-	if (gate__new(o, &s->gate) || bpfload__preflight() || choose_allocator(o, s->libpath, sizeof(s->libpath)))
+	if (gate__new(o, &s->gate) || bpfload__preflight() ||
+	    choose_allocator(o, s->libpath, sizeof(s->libpath)))
 		goto fail;
 	/* Opened now, truncated once the command has started. */
 	if (o->output && !(s->of = outfile__open(o->output)))
