@@ -43,6 +43,43 @@ struct leakgate {
 	unsigned int nover;
 };
 
+int leakgate__option(struct leakgate_opts *o, const char *name, const char *arg)
+{
+	char *end;
+	unsigned long long v = 0;
+
+	if (!strcmp(name, "suppressions")) {
+		o->suppressions = arg;
+		return 0;
+	}
+	if (arg) {
+		errno = 0;
+		v = strtoull(arg, &end, 10);
+		/* strtoull alone takes "-1", " 7" and "+7": digits only here. */
+		if (*arg < '0' || *arg > '9' || *end || errno) {
+			elog("--%s '%s': give a whole number of bytes", name, arg);
+			return -EINVAL;
+		}
+	}
+	if (!strcmp(name, "fail-on-leak")) {
+		o->fail_on_leak = true;
+		o->leak_bytes = v;
+	} else {
+		o->max_peak_set = true;
+		o->max_peak = v;
+	}
+	return 0;
+}
+
+int leakgate__check(const struct leakgate_opts *o)
+{
+	if (o->suppressions && !o->fail_on_leak) {
+		elog("--suppressions goes with --fail-on-leak (it says which leaks not to count)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 struct leakgate *leakgate__new(const struct leakgate_opts *o)
 {
 	struct leakgate *g = calloc(1, sizeof(*g));

@@ -32,6 +32,20 @@ struct leakgate_opts {
 	const char *suppressions;	/* --suppressions FILE, or NULL */
 };
 
+/*
+ * Take the gate option @name (its long name without "--": "fail-on-leak",
+ * whose @arg is NULL or BYTES; "suppressions" FILE; "max-peak" BYTES)
+ * into @o. Returns 0, or -EINVAL after saying why (msg.h).
+ */
+int leakgate__option(struct leakgate_opts *o, const char *name, const char *arg);
+/* The options together: --suppressions needs --fail-on-leak. 0 or -EINVAL (said). */
+int leakgate__check(const struct leakgate_opts *o);
+/* Is any gate asked for? */
+static inline bool leakgate__wanted(const struct leakgate_opts *o)
+{
+	return o->fail_on_leak || o->max_peak_set;
+}
+
 /* Symbolize return address @addr of process @pid into @f. */
 typedef void (*leakgate_lookup_fn)(void *ctx, uint32_t pid, uint64_t addr,
 				   struct sym_frame *f);

@@ -533,42 +533,12 @@ static int parse_run_opt(int c, const char *arg, struct args *a)
 	return 0;
 }
 
-/* --fail-on-leak[=BYTES], --suppressions FILE, --max-peak BYTES. */
-static int parse_gate_opt(int c, const char *arg, struct args *a)
-{
-	char *end;
-	unsigned long long v = 0;
-
-	if (c == 'U') {
-		a->gate.suppressions = arg;
-		return 0;
-	}
-	if (arg) {
-		errno = 0;
-		v = strtoull(arg, &end, 10);
-		if (*arg < '0' || *arg > '9' || *end || errno) {
-			elog("--%s takes a number of bytes", c == 'X' ? "fail-on-leak" : "max-peak");
-			return -EINVAL;
-		}
-	}
-	a->gating = true;
-	if (c == 'X') {
-		a->gate.fail_on_leak = true;
-		a->gate.leak_bytes = v;
-	} else {
-		a->gate.max_peak_set = true;
-		a->gate.max_peak = v;
-	}
-	return 0;
-}
-
 /* The options that go together: the gates'. 0, or 2 after saying why. */
 static int check_args(struct args *a)
 {
-	if (a->gate.suppressions && !a->gate.fail_on_leak) {
-		elog("--suppressions goes with --fail-on-leak");
+	if (leakgate__check(&a->gate))
 		return 2;
-	}
+	a->gating = leakgate__wanted(&a->gate);
 	if (a->gate.max_peak_set && a->base) {
 		elog("--max-peak judges a run's peak, not a difference: no --base with it");
 		return 2;
@@ -624,7 +594,8 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'R': case 'F': case 's': case 'T': case 'W': case 'J': a->group = c; break;
 		case 'A': a->base_file = optarg; a->base = true; break;
 		case 'X': case 'U': case 'H':
-			if (parse_gate_opt(c, optarg, a))
+			if (leakgate__option(&a->gate, c == 'X' ? "fail-on-leak" :
+					     c == 'U' ? "suppressions" : "max-peak", optarg))
 				return 2;
 			break;
 		case 'N': case 'K': case 'P': case 'M':

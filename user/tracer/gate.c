@@ -20,21 +20,17 @@ struct gate {
 
 int gate__new(const struct options *o, struct gate **out)
 {
-	struct leakgate_opts lo = { .fail_on_leak = o->fail_on_leak,
-				    .leak_bytes = o->leak_bytes,
-				    .max_peak_set = o->max_peak_set, .max_peak = o->max_peak,
-				    .suppressions = o->suppressions };
 	struct gate *g;
 
 	*out = NULL;
-	if (!o->fail_on_leak && !o->max_peak_set)
+	if (!leakgate__wanted(&o->gate))
 		return 0;
 	g = calloc(1, sizeof(*g));
 	if (!g) {
 		elog("out of memory");
 		return -ENOMEM;
 	}
-	g->lg = leakgate__new(&lo);
+	g->lg = leakgate__new(&o->gate);
 	g->sym = g->lg ? symbolizer__new(NULL) : NULL;
 	if (!g->sym) {
 		if (g->lg)

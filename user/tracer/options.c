@@ -330,27 +330,6 @@ static int parse_preload(int c, const char *arg, struct options *o)
 	return 0;
 }
 
-/* The CI gates: --fail-on-leak[=BYTES], --suppressions, --max-peak. */
-static int parse_gate(int c, const char *arg, struct options *o)
-{
-	unsigned long v = 0;
-
-	if (c == OPT_SUPPRESSIONS) {
-		o->suppressions = arg;
-		return 0;
-	}
-	if (arg && parse_uint(arg, "number of bytes", ULONG_MAX, &v))
-		return -EINVAL;
-	if (c == OPT_FAIL_ON_LEAK) {
-		o->fail_on_leak = true;
-		o->leak_bytes = v;
-	} else {
-		o->max_peak_set = true;
-		o->max_peak = v;
-	}
-	return 0;
-}
-
 static int parse_one(int c, char *arg, struct options *o)
 {
 	switch (c) {
@@ -365,7 +344,8 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
 	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK:
-		return parse_gate(c, arg, o);
+		return leakgate__option(&o->gate, c == OPT_FAIL_ON_LEAK ? "fail-on-leak" :
+					c == OPT_SUPPRESSIONS ? "suppressions" : "max-peak", arg);
 	case 'q': o->quiet = true; return 0;
 	case 'v': o->verbose = true; return 0;
 	case OPT_COMM: case OPT_PID_FILTER: case OPT_UID: case OPT_MIN_SIZE: case OPT_MAX_SIZE:
@@ -388,16 +368,14 @@ static int parse_one(int c, char *arg, struct options *o)
 /* The gates' checks: what they need to see every process's end. */
 static int validate_gates(const struct options *o)
 {
-	if (o->suppressions && !o->fail_on_leak) {
-		elog("--suppressions goes with --fail-on-leak (it says which leaks not to count)");
+	if (leakgate__check(&o->gate))
 		return -EINVAL;
-	}
-	if (o->fail_on_leak && (o->all || o->follow_forks) && !o->leaks_at_exit) {
+	if (o->gate.fail_on_leak && (o->all || o->follow_forks) && !o->leaks_at_exit) {
 		elog("--fail-on-leak with %s needs --leaks-at-exit: the processes that end "
 		     "before heapsnoop does are gated at their exit", o->all ? "-a" : "-f");
 		return -EINVAL;
 	}
-	if (o->preload && (o->fail_on_leak || o->max_peak_set)) {
+	if (o->preload && leakgate__wanted(&o->gate)) {
 		elog("the gates (--fail-on-leak, --max-peak) go with the BPF tracer, not "
 		     "--preload");
 		return -EINVAL;

@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "leakgate.h"
+
 #define OPTIONS_MAX_PIDS 64	/* --pid-filter */
 
 struct options {
@@ -39,12 +41,8 @@ struct options {
 	bool preload;
 	uint64_t sample_bytes;	/* --sample-bytes, 0: every allocation */
 	uint64_t seed;		/* --seed, 0: the collector picks one */
-	/* The CI gates (gate.h) */
-	bool fail_on_leak;	/* --fail-on-leak[=BYTES] */
-	uint64_t leak_bytes;	/* its BYTES: more leaked fails, default 0 */
-	bool max_peak_set;	/* --max-peak BYTES */
-	uint64_t max_peak;
-	const char *suppressions;	/* --suppressions FILE (LSan's format) */
+	/* --fail-on-leak, --suppressions, --max-peak (gate.h) */
+	struct leakgate_opts gate;
 };
 
 /*
