@@ -138,6 +138,8 @@ static const char usage_text[] =
 "  heapsnoop -- ./server | heapdecode\n"
 "  grep '~m#' device.log | heapdecode | cut -d'#' -f2\n"
 "  echo '~b#size: 7520, 0x406651 0x406852' | heapdecode --encode\n"
+"  heapdecode --pprof heap.pb.gz heap.log && go tool pprof -top heap.pb.gz\n"
+"  heapdecode --fail-on-leak --suppressions lsan.supp heap.log\n"
 "\n"
 "Format: docs/FORMAT.md in the heapsnoop sources.\n";
 
