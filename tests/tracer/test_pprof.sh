@@ -131,42 +131,66 @@ expect_eq "--pprof --base: the same difference" \
 	"$(pp -top -sample_index=inuse_space -unit=B "$T/diff.pb.gz" | awk '$NF == "leak_one" {print $1}')" \
 	"128B"
 
-# 3. Several processes in one log (-f --leaks-at-exit: the children's
-# leaks in exit sections, as -a --leaks-at-exit writes them).
-echo go | "$HS" -q -f --leaks-at-exit -o "$T/f" -- "$PROGS/prog_fork" > "$T/f.out" 2> "$T/f.err"
-check "prog_fork traced with -f (exit 0)" test $? -eq 0
-"$HD" --pprof "$T/f.pb.gz" "$T/f"
-"$HD" --report --by pid "$T/f" | sed -n 's/^\([0-9]*\) bytes .*: pid \([0-9]*\)$/\2 \1/p' |
-	sort > "$T/f.want"
-pp -raw "$T/f.pb.gz" | awk '/^Samples:/ {s = 1; getline; next} /^Locations/ {s = 0}
-	s && /^ *-?[0-9]+( +-?[0-9]+)*:/ { x = $0; sub(/:.*/, "", x); v = a[split(x, a, " ")] }
-	s && /pid:\[/ { gsub(/[^0-9]/, ""); t[$0] += v }
-	END { for (p in t) if (t[p]) print p, t[p] }' | sort > "$T/f.got"
-expect_eq "three processes, apart by their pid label" "$(wc -l < "$T/f.got")" 3
-check "each process's inuse_space = --report --by pid's" cmp -s "$T/f.want" "$T/f.got"
-"$HD" --speedscope "$T/f.json" "$T/f"
-expect_eq "--speedscope: a profile per process, each with its bytes" \
-	"$(python3 -c '
+# 3. Several processes in one log: prog_fork's parent and two children,
+# their leaks in exit sections, from -f --leaks-at-exit and from -a
+# --leaks-at-exit. Each log's profiles keep the processes apart.
+several() { # LOG WHO PARENT-PID
+	local f=$1 w=$2 parent=$3
+	"$HD" --pprof "$f.pb.gz" "$f"
+	"$HD" --report --by pid "$f" | sed -n 's/^\([0-9]*\) bytes .*: pid \([0-9]*\)$/\2 \1/p' |
+		sort > "$f.want"
+	pp -raw "$f.pb.gz" | awk '/^Samples:/ {s = 1; getline; next} /^Locations/ {s = 0}
+		s && /^ *-?[0-9]+( +-?[0-9]+)*:/ { x = $0; sub(/:.*/, "", x); v = a[split(x, a, " ")] }
+		s && /pid:\[/ { gsub(/[^0-9]/, ""); t[$0] += v }
+		END { for (p in t) if (t[p]) print p, t[p] }' | sort > "$f.got"
+	expect_eq "$w: three processes, apart by their pid label" "$(wc -l < "$f.got")" 3
+	check "$w: each process's inuse_space = --report --by pid's" cmp -s "$f.want" "$f.got"
+	"$HD" --speedscope "$f.json" "$f"
+	expect_eq "$w: --speedscope: a profile per process, each with its bytes" \
+		"$(python3 -c '
 import json, sys
 for p in json.load(open(sys.argv[1]))["profiles"]:
-    print(p["name"].split()[1], sum(p["weights"]))' "$T/f.json" | sort | paste -sd' ')" \
-	"$(paste -sd' ' "$T/f.want")"
-parent=$(sed -n 's/^ready //p' "$T/f.out")
-expect_eq "-tagfocus pid=PARENT: the parent's leak alone" \
-	"$(pp -top -sample_index=inuse_space -unit=B -tagfocus "pid=$parent" "$T/f.pb.gz" |
-		sed -n 's/^Showing nodes accounting for \([0-9]*\)B, .*/\1/p')" \
-	"$(awk -v p="$parent" '$1 == p {print $2}' "$T/f.want")"
-"$HD" --pprof "$T/fp.pb.gz" --by pid "$T/f"
-expect_eq "--by pid: each process a root frame of its own (-top -cum)" \
-	"$(pp -top -cum -sample_index=inuse_space -unit=B "$T/fp.pb.gz" |
-		awk '$(NF-2) == "pid" {print $(NF-1), $4}' | sort | paste -sd' ')" \
-	"$(sed 's/$/B/' "$T/f.want" | paste -sd' ')"
-"$HD" --pprof "$T/each.%p.pb.gz" "$T/f"
-expect_eq "--pprof FILE.%p: one profile per process, each with its own bytes" \
-	"$(for f in "$T"/each.*.pb.gz; do p=${f#"$T/each."}; echo "${p%.pb.gz}" \
-		"$(pp -top -sample_index=inuse_space -unit=B "$f" |
-		sed -n 's/^Showing nodes accounting for \([0-9]*\)B, .*/\1/p')"; done | sort | paste -sd' ')" \
-	"$(paste -sd' ' "$T/f.want")"
+    print(p["name"].split()[1], sum(p["weights"]))' "$f.json" | sort | paste -sd' ')" \
+		"$(paste -sd' ' "$f.want")"
+	expect_eq "$w: -tagfocus pid=PARENT: the parent's leaks alone" \
+		"$(pp -top -sample_index=inuse_space -unit=B -tagfocus "pid=$parent" "$f.pb.gz" |
+			sed -n 's/^Showing nodes accounting for \([0-9]*\)B, .*/\1/p')" \
+		"$(awk -v p="$parent" '$1 == p {print $2}' "$f.want")"
+	"$HD" --pprof "$f.root.pb.gz" --by pid "$f"
+	expect_eq "$w: --by pid: each process a root frame of its own (-top -cum)" \
+		"$(pp -top -cum -sample_index=inuse_space -unit=B "$f.root.pb.gz" |
+			awk '$(NF-2) == "pid" {print $(NF-1), $4}' | sort | paste -sd' ')" \
+		"$(sed 's/$/B/' "$f.want" | paste -sd' ')"
+	"$HD" --pprof "$f.each.%p.pb.gz" "$f"
+	expect_eq "$w: --pprof FILE.%p: one profile per process, each with its own bytes" \
+		"$(for e in "$f".each.*.pb.gz; do p=${e#"$f.each."}; echo "${p%.pb.gz}" \
+			"$(pp -top -sample_index=inuse_space -unit=B "$e" |
+			sed -n 's/^Showing nodes accounting for \([0-9]*\)B, .*/\1/p')"; done |
+			sort | paste -sd' ')" "$(paste -sd' ' "$f.want")"
+}
+
+echo go | "$HS" -q -f --leaks-at-exit -o "$T/f" -- "$PROGS/prog_fork" > "$T/f.out" 2> "$T/f.err"
+check "prog_fork traced with -f (exit 0)" test $? -eq 0
+several "$T/f" "-f" "$(sed -n 's/^ready //p' "$T/f.out")"
+
+# -a: a copy of prog_fork under a name of its own (--comm sees no other
+# test's processes), started once heapsnoop traces.
+name=pp_fork_$$
+name=${name:0:15}
+cp "$PROGS/prog_fork" "$T/$name"
+mkfifo "$T/a.errpipe"
+"$HS" -q -a --leaks-at-exit --comm "$name" -o "$T/a" 2> "$T/a.errpipe" &
+hs=$!
+exec 5< "$T/a.errpipe"
+wait_line 5 '^heapsnoop: tracing all processes' "$T/a.err" || exit 1
+echo go | "$T/$name" > "$T/a.out"
+kill -INT "$hs"
+cat <&5 >> "$T/a.err"
+wait "$hs"
+check "prog_fork traced with -a (exit 0)" test $? -eq 0
+exec 5<&-
+several "$T/a" "-a" "$(sed -n 's/^ready //p' "$T/a.out")"
+
 "$HD" --pprof - "$T/f" > "$T/stdout.pb.gz"
 check "--pprof -: the same profile on standard output" cmp -s "$T/f.pb.gz" "$T/stdout.pb.gz"
 finish
