@@ -57,6 +57,8 @@ check "the inlined functions are lines of the caller's location, innermost first
 	bash -c "grep -A2 ' inner .*prog_inline.c:11 ' '$T/inl.raw' | tr -s ' ' |
 		sed -n '2,3p' | cut -d' ' -f2,3 | paste -sd' ' |
 		grep -qx 'mid tests/tracer/prog_inline.c:12 outer_fn tests/tracer/prog_inline.c:14'"
+expect_eq "the program is pprof's main binary (mapping 0)" \
+	"$(pp -top "$T/inl.pb.gz" | sed -n 's/^File: //p')" prog_inline
 expect_eq "-top: inuse_space is 42 bytes under outer_fn" \
 	"$(pp -top -cum -sample_index=inuse_space -unit=B "$T/inl.pb.gz" | awk '$NF == "outer_fn" {print $4}')" "42B"
 

@@ -97,9 +97,26 @@ static void unnamed(const struct sym_frame *f, uint64_t addr, char *buf, size_t 
 		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
 }
 
-/* The Location of frame @addr of @pid, symbolized once; 0: no memory. */
+static const char *comm_of(struct hdreport *r, uint32_t pid);
+
+/*
+ * Is @m the program of process @pid? Its file is named as the process
+ * (the kernel keeps 15 characters of the name).
+ */
+static bool is_program(struct hdreport *r, uint32_t pid, const struct mapping *m)
+{
+	const char *comm = comm_of(r, pid), *base = path_base(m->path);
+	size_t n = comm ? strlen(comm) : 0;
+
+	return n && !strncmp(base, comm, n) && (base[n] == '\0' || n == 15);
+}
+
+/*
+ * The Location of frame @addr of @pid, symbolized once; 0: no memory.
+ * The first program mapping seen goes into *@prog_map.
+ */
 static uint64_t frame_location(struct hdreport *r, struct profbuild *b, uint32_t pid,
-			       uint64_t addr)
+			       uint64_t addr, uint64_t *prog_map)
 {
 	struct prof_line lines[SYM_MAX_INLINE + 1];
 	char names[SYM_MAX_INLINE + 1][512];
@@ -129,6 +146,8 @@ static uint64_t frame_location(struct hdreport *r, struct profbuild *b, uint32_t
 	if (m && !(map_id = profbuild__mapping(b, m, m->start, m->end, m->offset, m->path,
 					       m->build_id)))
 		return 0;
+	if (m && !*prog_map && is_program(r, pid, m))
+		*prog_map = map_id;
 	return profbuild__location(b, pid, addr, map_id, lines, n);
 }
 
@@ -157,7 +176,7 @@ static const char *comm_of(struct hdreport *r, uint32_t pid)
 
 /* One sample for stack @s with values @v; 0 or -ENOMEM. */
 static int add_sample(struct hdreport *r, struct profbuild *b, const struct pprof_opts *o,
-		      const struct stack *s, uint32_t flags, const int64_t *v)
+		      const struct stack *s, uint32_t flags, const int64_t *v, uint64_t *prog_map)
 {
 	uint64_t locs[HS_MAX_DEPTH + 2];
 	size_t n = 0;
@@ -166,8 +185,16 @@ static int add_sample(struct hdreport *r, struct profbuild *b, const struct ppro
 	char name[64];
 
 	for (uint32_t k = 0; k < s->depth; k++)
-		if (!(locs[n++] = frame_location(r, b, s->pid, s->frames[k])))
+		if (!(locs[n++] = frame_location(r, b, s->pid, s->frames[k], prog_map)))
 			return -ENOMEM;
+	/* No process named: the program is where a complete stack starts (_start). */
+	if (!*prog_map && s->depth && !*framefmt__cut(flags) && !comm) {
+		const struct mapping *m = hdreport__mapping(r, s->pid, s->frames[s->depth - 1]);
+
+		if (m)
+			*prog_map = profbuild__mapping(b, m, m->start, m->end, m->offset, m->path,
+						       m->build_id);
+	}
 	/* An incomplete stack's root is its mark, as in --folded. */
 	if (*framefmt__cut(flags) || !s->depth) {
 		snprintf(name, sizeof(name), "[%s]", s->depth ? framefmt__cut(flags) : "no stack");
@@ -190,6 +217,7 @@ int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out)
 	};
 	struct joined j = { .st = stacks__new() };
 	struct profbuild *b = NULL;
+	uint64_t prog_map = 0;	/* the program's mapping: pprof's main binary */
 	bool whole_run = false;
 	unsigned int nd;
 	const int64_t *t = runstats__dump_times(hdreport__runstats(r), &nd);
@@ -209,12 +237,15 @@ int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out)
 		if (o->pid && stacks__get(j.st, (uint32_t)i)->pid != o->pid)
 			any = false;
 		if (any)
-			err = add_sample(r, b, o, stacks__get(j.st, (uint32_t)i), j.flags[i], v);
+			err = add_sample(r, b, o, stacks__get(j.st, (uint32_t)i), j.flags[i], v,
+					 &prog_map);
 	}
 	snprintf(comment, sizeof(comment), "heapsnoop: live heap at dump %u%s", nd,
 		 hdreport__is_diff(r) ? ", minus the baseline" : "");
-	if (!err)
+	if (!err) {
+		profbuild__main_mapping(b, prog_map);
 		err = profbuild__write(b, out, nd ? t[nd] * 1000000 : 0, comment);
+	}
 	profbuild__free(b);
 	stacks__free(j.st);
 	free(j.v);

@@ -215,6 +215,18 @@ uint64_t profbuild__mapping(struct profbuild *b, const void *key, uint64_t start
 	return m->id;
 }
 
+void profbuild__main_mapping(struct profbuild *b, uint64_t id)
+{
+	void *first;
+
+	/* Ids live in the messages, not in their order: a swap keeps them. */
+	if (id < 2 || id > b->mappings.n)
+		return;
+	first = b->mappings.v[0];
+	b->mappings.v[0] = b->mappings.v[id - 1];
+	b->mappings.v[id - 1] = first;
+}
+
 /* The id of the Function @name in @file (NULL: unknown); 0: no memory. */
 static uint64_t function_id(struct profbuild *b, const char *name, const char *file)
 {

@@ -54,6 +54,12 @@ uint64_t profbuild__mapping(struct profbuild *b, const void *key, uint64_t start
 			    uint64_t limit, uint64_t offset, const char *path,
 			    const char *build_id);
 
+/*
+ * Make mapping @id (from profbuild__mapping) the profile's first, the
+ * one pprof calls the main binary ("File:"); by default the first made.
+ */
+void profbuild__main_mapping(struct profbuild *b, uint64_t id);
+
 /* The id of the Location of @addr in process @pid, if made (0: not yet). */
 uint64_t profbuild__find_location(const struct profbuild *b, uint32_t pid, uint64_t addr);
 
