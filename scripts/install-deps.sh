@@ -19,11 +19,23 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "install-deps: installing:$missing" >&2
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+	echo "install-deps: installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+# speedscope's own build (npm), in which tests/tracer/test_pprof.sh renders
+# heapdecode --speedscope files in Chromium; optional: without npm or a
+# registry, that check says it was skipped.
+SPEEDSCOPE=/var/cache/heapsnoop/speedscope
+if command -v npm > /dev/null &&
+   [ ! -f $SPEEDSCOPE/node_modules/speedscope/dist/release/index.html ]; then
+	$SUDO npm install --prefix $SPEEDSCOPE --no-audit --no-fund speedscope@1.25.0 \
+		> /dev/null 2>&1 ||
+		echo "install-deps: speedscope (npm) not installed: test_pprof.sh skips rendering" >&2
+fi
+exit 0

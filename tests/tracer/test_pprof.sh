@@ -2,9 +2,10 @@
 # test_pprof.sh - heapdecode --pprof and --speedscope read by the tools
 # themselves, on logs the real tracer wrote: `go tool pprof` (-raw, -top,
 # -diff_base, labels) and protoc --decode against the official
-# profile.proto; speedscope's JSON through python3's json. The totals,
-# function names and file:line of each must be heapdecode's own. Also
-# --folded without symbol versions.
+# profile.proto; speedscope's JSON through python3's json and rendered by
+# speedscope itself in headless Chromium. The totals, function names and
+# file:line of each must be heapdecode's own. Also --folded without
+# symbol versions.
 set -u
 . "$(dirname "$0")/lib.sh"
 PROTO_DIR=$(realpath "$(dirname "$0")/../../user/decode/proto")
@@ -120,6 +121,36 @@ for p in d["profiles"]:
     print(p["name"].split(": ")[1], p["endValue"], sum(p["weights"]),
           ",".join(f[s[-1]]["name"] for s in p["samples"]))' "$T/diff.json" | paste -sd' ')" \
 	"grew 0 0  shrank 128 128 leak_one"
+
+# speedscope itself (its npm build, scripts/install-deps.sh) renders it in
+# headless Chromium, served from 127.0.0.1 as its profileURL needs: the
+# sandwich view's table names the functions and the process.
+SS=${SPEEDSCOPE_DIR:-/var/cache/heapsnoop/speedscope}/node_modules/speedscope/dist/release
+if [ -f "$SS/index.html" ]; then
+	mkdir -p "$T/web"
+	cp -r "$SS" "$T/web/ss"
+	cp "$T/last.json" "$T/web/"
+	coproc H { exec python3 -u -m http.server 0 --bind 127.0.0.1 --directory "$T/web" 2>&1; }
+	hpid=$H_PID
+	wait_line "${H[0]}" '^Serving HTTP on 127.0.0.1 port [0-9]+' "$T/http" || exit 1
+	port=$(sed -n 's/^Serving HTTP on 127.0.0.1 port \([0-9]*\).*/\1/p' "$T/http")
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--user-data-dir="$T/chrome" --virtual-time-budget=5000 --dump-dom \
+		"http://127.0.0.1:$port/ss/index.html#profileURL=http://127.0.0.1:$port/last.json&view=sandwich" \
+		2> /dev/null | sed 's/></>\n</g; s/<[^>]*>//g' | grep -v '^ *$' > "$T/ss.text"
+	kill "$hpid"
+	pid=$(awk '/^heapsnoop: live pid=/ {sub(/.*pid=/, ""); print $1; exit}' "$R")
+	check "speedscope in Chromium: its sandwich view names leak_one, site_m and pid $pid" \
+		bash -c "grep -qx ' *leak_one *' '$T/ss.text' && grep -qx ' *site_m *' '$T/ss.text' &&
+			grep -qx ' *pid $pid *' '$T/ss.text'"
+	# Each row: total, self, then the name.
+	expect_eq "speedscope in Chromium: bytes, site_m's 700 its own, main's 1020 in all" \
+		"$(grep -B2 -x ' *site_m *' "$T/ss.text" | sed -n 2p)/$(grep -B2 -x ' *main *' "$T/ss.text" |
+			sed -n 1p)" "700 B (69%)/1020 B (100%)"
+else
+	echo "skip speedscope in Chromium: no speedscope build at $SS (scripts/install-deps.sh installs it with npm)"
+fi
 
 for d in 2 4; do "$HD" --pprof "$T/d$d.pb.gz" --dump $d "$R"; done
 "$HD" --pprof "$T/diff.pb.gz" --base-dump 2 --dump 4 "$R"
