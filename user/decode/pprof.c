@@ -317,6 +317,8 @@ int pprof__write_each(struct hdreport *r, const struct pprof_opts *o, const char
 	}
 	if (err == -ENOMEM)
 		elog("out of memory");
+	if (!err && !n)
+		elog("%s: no process has stacks in the input: no profile written", pattern);
 	free(pids);
 	return err ? -1 : 0;
 }
