@@ -24,7 +24,7 @@ DECODE := user/decode
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
 # A program's files see their own folder and common/, never the other's.
 TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
-DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE)
+DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE) -I$(OUTPUT)/proto
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 ifeq ($(V),1)
@@ -39,8 +39,10 @@ CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
 USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(DECODE)/*.h)
-HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC)
-HEAPDECODE_LIBS := -lelf -ldw -lstdc++ -lm
+# --pprof: protobuf-c's messages, generated from the official profile.proto.
+PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
+HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC) $(PROFILE_PB)
+HEAPDECODE_LIBS := -lelf -ldw -lprotobuf-c -lz -lstdc++ -lm
 HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
@@ -79,7 +81,13 @@ $(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
 	$(Q)$(CC) $(TRACER_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
-$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/libhscodec.a | $(OUTPUT)
+$(OUTPUT)/proto/profile.pb-c.h: $(PROFILE_PB)
+$(PROFILE_PB): $(DECODE)/proto/profile.proto
+	$(call msg,PROTOC-C,$@)
+	$(Q)mkdir -p $(OUTPUT)/proto
+	$(Q)protoc-c --c_out=$(OUTPUT)/proto --proto_path=$(DECODE)/proto $<
+
+$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
 
@@ -129,6 +137,10 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
 
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+
+$(OUTPUT)/tests/test_suppress: tests/test_suppress.c $(COMMON)/suppress.c $(COMMON)/msg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
@@ -195,7 +207,7 @@ $(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT)/asan
+$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
 
@@ -244,7 +256,7 @@ demo: deps
 
 check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
-		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab \
+		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)

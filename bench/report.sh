@@ -1,5 +1,6 @@
 #!/bin/bash
-# report.sh - heapdecode --report and --folded on 1,000,000 record lines
+# report.sh - heapdecode --report, --folded, --pprof and --speedscope on
+# 1,000,000 record lines
 # with a few thousand unique stacks, from a real trace of bench/workload.c
 # (its live lines repeated). Symbolization should scale with unique
 # stacks, not lines: the same run on 100,000 lines shows it.
@@ -34,7 +35,11 @@ for n in 100000 1000000; do
 	make_log $n
 	r=$(time_of "$OUT/heapdecode" --report "$T/log.$n")
 	f=$(time_of "$OUT/heapdecode" --folded "$T/log.$n")
-	awk -v n=$n -v r="$r" -v f="$f" 'BEGIN {
+	p=$(time_of "$OUT/heapdecode" --pprof "$T/out.pb.gz" "$T/log.$n")
+	s=$(time_of "$OUT/heapdecode" --speedscope "$T/out.json" "$T/log.$n")
+	awk -v n=$n -v r="$r" -v f="$f" -v p="$p" -v s="$s" 'BEGIN {
 		printf "  %8d lines: --report %6.3f s (%9.0f lines/s)   --folded %6.3f s (%9.0f lines/s)\n",
-			n, r, n / r, f, n / f }'
+			n, r, n / r, f, n / f
+		printf "  %8s        --pprof  %6.3f s (%9.0f lines/s)   --speedscope %6.3f s (%9.0f lines/s)\n",
+			"", p, n / p, s, n / s }'
 done

@@ -2,13 +2,16 @@
 # install-deps.sh - install the Debian packages heapsnoop needs to build and
 # test, only those missing (so a prepared machine runs no apt-get at all).
 # heaptrack and valgrind (ms_print) check the whole-run accounting and the
-# massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh).
+# massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh);
+# protobuf-c builds heapdecode --pprof, go tool pprof and protoc read its
+# profiles (tests/tracer/test_pprof.sh).
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
 # kmod's depmod, the archive keys that sign bullseye.
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
 libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev libunwind-dev pkg-config libjemalloc-dev
+protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgrind strace
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 missing=
@@ -16,11 +19,23 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "install-deps: installing:$missing" >&2
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-# shellcheck disable=SC2086
-$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+if [ -n "$missing" ]; then
+	echo "install-deps: installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	# shellcheck disable=SC2086
+	$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+fi
+# speedscope's own build (npm), in which tests/tracer/test_pprof.sh renders
+# heapdecode --speedscope files in Chromium; optional: without npm or a
+# registry, that check says it was skipped.
+SPEEDSCOPE=/var/cache/heapsnoop/speedscope
+if command -v npm > /dev/null &&
+   [ ! -f $SPEEDSCOPE/node_modules/speedscope/dist/release/index.html ]; then
+	$SUDO npm install --prefix $SPEEDSCOPE --no-audit --no-fund speedscope@1.25.0 \
+		> /dev/null 2>&1 ||
+		echo "install-deps: speedscope (npm) not installed: test_pprof.sh skips rendering" >&2
+fi
+exit 0

@@ -18,6 +18,7 @@ run "repository root: only the project's files" tests/check_root.sh
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
+run "leak suppressions unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_suppress"
 run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_alloc_metadata"
 run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"

@@ -41,3 +41,29 @@ void xml_escape(FILE *out, const char *s)
 		}
 	}
 }
+
+size_t symbol_unversioned_len(const char *name)
+{
+	const char *at = strchr(name, '@');
+
+	/* "@" alone at the start is no version: a name of its own. */
+	return at && at != name ? (size_t)(at - name) : strlen(name);
+}
+
+void json_string(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			fprintf(out, "\\%c", *c);
+		else if (*c < 0x20)
+			fprintf(out, "\\u%04x", *c);
+		else
+			fputc(*c, out);
+	}
+	fputc('"', out);
+}

@@ -2,11 +2,12 @@
 /*
  * text.h - the small text forms both programs write: a build ID in hex
  * (as `map` records carry it, docs/OUTPUT.md), a path's file name (as
- * frames name their module), and text escaped for XML (the SVGs).
+ * frames name their module), text escaped for XML (the SVGs) and JSON.
  */
 #ifndef HEAPSNOOP_TEXT_H
 #define HEAPSNOOP_TEXT_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,9 +24,20 @@ void build_id_hex(const uint8_t *id, int len, char *out);
 const char *path_base(const char *path);
 
 /*
+ * The length of function name @name without the ELF symbol version a
+ * symbol table may append ("__libc_start_main@@GLIBC_2.34",
+ * "memcpy@GLIBC_2.2.5": up to the '@'), so that stacks from two builds
+ * of a library name their functions alike (--folded, --pprof).
+ */
+size_t symbol_unversioned_len(const char *name);
+
+/*
  * Write @s (NULL: nothing) to @out as XML text or attribute content:
  * & < > " ' escaped, control characters but tab left out (XML 1.0 has none).
  */
 void xml_escape(FILE *out, const char *s);
+
+/* @s as a JSON string, quotes included; null for NULL (--json, --speedscope). */
+void json_string(FILE *out, const char *s);
 
 #endif /* HEAPSNOOP_TEXT_H */

@@ -342,17 +342,10 @@ void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid,
 
 static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	struct maptree *pm;
-
-	if (r->opts.elf) {
+	if (r->opts.elf)
 		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
-		return;
-	}
-	pm = maps_of(r, (pid_t)pid, false);
-	/* A stack only the baseline had: its own dump's mappings. */
-	if (r->base && !(pm && maptree__find(pm, addr)))
-		pm = maps_of(r->base, (pid_t)pid, false);
-	symbolizer__lookup(r->sym, pm ? maptree__find(pm, addr) : NULL, addr, true, f);
+	else
+		symbolizer__lookup(r->sym, hdreport__mapping(r, pid, addr), addr, true, f);
 }
 
 static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
@@ -364,7 +357,7 @@ static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t a
 static void frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
 {
 	if (f->status == SYM_OK)
-		snprintf(buf, cap, "%s", f->func);
+		snprintf(buf, cap, "%.*s", (int)symbol_unversioned_len(f->func), f->func);
 	else if (f->module && f->status != SYM_UNMAPPED)
 		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);
 	else
@@ -462,6 +455,21 @@ static struct stack **live_stacks(struct hdreport *r, size_t *n)
 	}
 	qsort(v, *n, sizeof(*v), by_signed_bytes);
 	return v;
+}
+
+struct stack **hdreport__live_stacks(struct hdreport *r, size_t *n)
+{
+	return live_stacks(r, n);
+}
+
+const struct mapping *hdreport__mapping(struct hdreport *r, uint32_t pid, uint64_t addr)
+{
+	struct maptree *pm = r->opts.elf ? NULL : maps_of(r, (pid_t)pid, false);
+
+	/* A stack only the baseline had: its own dump's mappings. */
+	if (!r->opts.elf && r->base && !(pm && maptree__find(pm, addr)))
+		pm = maps_of(r->base, (pid_t)pid, false);
+	return pm ? maptree__find(pm, addr) : NULL;
 }
 
 static void subtract_live(struct stack *into, const struct stack *from)
@@ -708,4 +716,14 @@ void hdreport__report(struct hdreport *r, FILE *out)
 bool hdreport__is_diff(const struct hdreport *r)
 {
 	return r->base != NULL;
+}
+
+enum hd_by hdreport__by(const struct hdreport *r)
+{
+	return r->opts.by;
+}
+
+bool hdreport__counts(const struct hdreport *r)
+{
+	return r->opts.count_values;
 }

@@ -65,6 +65,10 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out);
  * Returns 0 or -HS_ENOSPC.
  */
 int hdreport__subtract(struct hdreport *r, struct hdreport *base);
+/* --count: allocations, not bytes, are the values. */
+bool hdreport__counts(const struct hdreport *r);
+/* What --by groups by. */
+enum hd_by hdreport__by(const struct hdreport *r);
 /* Was a baseline subtracted? */
 bool hdreport__is_diff(const struct hdreport *r);
 /*
@@ -94,6 +98,18 @@ unsigned int hdreport__dumps(const struct hdreport *r);
 void hdreport__lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
 void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid, uint32_t k,
 			   uint64_t addr, FILE *out);
+
+/*
+ * The stacks of the selected live set (with a baseline subtracted: whose
+ * live values changed), most bytes first, a malloc'ed array of *@n the
+ * caller frees; NULL: no memory.
+ */
+struct stack **hdreport__live_stacks(struct hdreport *r, size_t *n);
+/*
+ * The `map` record of process @pid holding @addr (the baseline's if only
+ * it had one); NULL with -e or if none. Valid until @r is freed.
+ */
+const struct mapping *hdreport__mapping(struct hdreport *r, uint32_t pid, uint64_t addr);
 
 /* Write the grouped stacks, biggest first, with totals. */
 void hdreport__report(struct hdreport *r, FILE *out);

@@ -13,6 +13,7 @@
 
 #include "hdstats.h"
 #include "runstats.h"
+#include "text.h"
 
 static const char *const sort_names[] = {
 	[HD_SORT_PEAK] = "peak", [HD_SORT_ALLOCATIONS] = "allocations",
@@ -283,25 +284,6 @@ int hdstats__growth(struct hdreport *r, unsigned int top, FILE *out)
 	return 0;
 }
 
-/* @s as a JSON string (quotes included); "null" for NULL. */
-static void json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			fprintf(out, "\\%c", *c);
-		else if (*c < 0x20)
-			fprintf(out, "\\u%04x", *c);
-		else
-			fputc(*c, out);
-	}
-	fputc('"', out);
-}
-
 static void json_frames(struct hdreport *r, const struct stack *s, FILE *out)
 {
 	fputs("\"frames\": [", out);
@@ -311,11 +293,11 @@ static void json_frames(struct hdreport *r, const struct stack *s, FILE *out)
 		hdreport__lookup(r, s->pid, s->frames[k], &f);
 		fprintf(out, "%s{\"addr\": \"%#" PRIx64 "\", \"function\": ", k ? ", " : "",
 			s->frames[k]);
-		json_str(out, f.status == SYM_OK ? f.func : NULL);
+		json_string(out, f.status == SYM_OK ? f.func : NULL);
 		fputs(", \"file\": ", out);
-		json_str(out, f.file);
+		json_string(out, f.file);
 		fprintf(out, ", \"line\": %d, \"module\": ", f.line);
-		json_str(out, f.module);
+		json_string(out, f.module);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -340,7 +322,7 @@ int hdstats__json(struct hdreport *r, FILE *out)
 		const struct rs_proc *p = procs[i];
 
 		fprintf(out, "%s\n  {\"pid\": %d, \"comm\": ", i ? "," : "", p->pid);
-		json_str(out, p->comm);
+		json_string(out, p->comm);
 		fprintf(out, ", \"peak_bytes\": %" PRId64 ", \"peak_count\": %" PRId64
 			", \"peak_time\": %" PRId64 ".%03d, \"allocations\": %" PRId64
 			", \"allocated_bytes\": %" PRId64 ", \"frees\": %" PRId64

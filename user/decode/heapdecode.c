@@ -17,11 +17,14 @@
 #include <unistd.h>
 
 #include "heapsnoop/codec.h"
+#include "hdgate.h"
 #include "hdreport.h"
 #include "hdstats.h"
 #include "massif.h"
 #include "msg.h"
 #include "outfile.h"
+#include "pprof.h"
+#include "speedscope.h"
 #include "recconv.h"
 #include "symbolizer.h"
 #include "timeline.h"
@@ -84,6 +87,30 @@ static const char usage_text[] =
 "                   under the total; self-contained, hover shows time and bytes\n"
 "      --massif FILE  the same for the process with the highest peak as a\n"
 "                   valgrind massif file (ms_print, massif-visualizer)\n"
+"\n"
+"For the tools people already run (FILE - is standard output):\n"
+"      --pprof FILE the live set (with --base: its change) as a gzip'ed pprof\n"
+"                   profile (go tool pprof, Pyroscope, Parca, Grafana):\n"
+"                   inuse_space/inuse_objects, and alloc_space/alloc_objects\n"
+"                   from the whole-run records; frames symbolized here (no\n"
+"                   binaries needed there), a pid label per sample; with\n"
+"                   --by pid each process is a root frame of its own; a\n"
+"                   FILE with %p: one profile per process, %p its pid\n"
+"      --speedscope FILE  the same stacks as speedscope's JSON (its axes in\n"
+"                   bytes, --count: allocations), a profile per process\n"
+"                   (with --base: what grew and what shrank)\n"
+"\n"
+"heapsnoop's CI gates on a log (alone or with any report above; the verdict\n"
+"on standard error):\n"
+"      --fail-on-leak[=BYTES]  exit 23 when more than BYTES (0) are live in\n"
+"                   the dump described (with --base: grew), not suppressed\n"
+"      --suppressions FILE  LeakSanitizer's `leak:PATTERN` lines: stacks with\n"
+"                   a frame whose function, module or source file matches\n"
+"                   are not counted\n"
+"      --max-peak BYTES  exit 24 when a process's peak (proc records) was\n"
+"                   above BYTES\n"
+"\n"
+"Symbolizing:\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
 "                   program or a firmware image), as addr2line -e\n"
 "      --sysroot DIR  find the traced machine's files under DIR: every path\n"
@@ -104,12 +131,15 @@ static const char usage_text[] =
 "With no FILE, or when FILE is -, read standard input.\n"
 "\n"
 "Exit status: 0 on success; 1 if any record was malformed (all lines were\n"
-"still written); 2 on a usage error or an unreadable file.\n"
+"still written); 2 on a usage error or an unreadable file; 23 and 24: a\n"
+"gate broke (--fail-on-leak, --max-peak).\n"
 "\n"
 "Examples:\n"
 "  heapsnoop -- ./server | heapdecode\n"
 "  grep '~m#' device.log | heapdecode | cut -d'#' -f2\n"
 "  echo '~b#size: 7520, 0x406651 0x406852' | heapdecode --encode\n"
+"  heapdecode --pprof heap.pb.gz heap.log && go tool pprof -top heap.pb.gz\n"
+"  heapdecode --fail-on-leak --suppressions lsan.supp heap.log\n"
 "\n"
 "Format: docs/FORMAT.md in the heapsnoop sources.\n";
 
@@ -203,18 +233,36 @@ static int group_file(struct hdreport *r, const char *path, bool stream, unsigne
 }
 
 /*
- * --flamegraph, --timeline ('L') or --massif ('Y') into @out, opened before
- * the input was read (outfile.h) and truncated only now; -1 after saying why.
+ * --flamegraph, --timeline ('L'), --massif ('Y'), --pprof ('O') or
+ * --speedscope ('Z') into
+ * @out, opened before the input was read (outfile.h) and truncated only
+ * now (NULL: standard output, for "-"); -1 after saying why.
  */
 static int write_svg(struct hdreport *r, int mode, struct outfile *out, const char *path,
 		     const char *input)
 {
-	FILE *f = outfile__start(out);
+	FILE *f = out ? outfile__start(out) : stdout;
 	char title[512];
 	int err;
 
 	if (!f)
 		return -1;
+	if (mode == 'O') {
+		struct pprof_opts po = { .pid_root = hdreport__by(r) == HD_BY_PID };
+
+		if (!out && strstr(path, "%p"))
+			return pprof__write_each(r, &po, path);
+		err = pprof__write(r, &po, f);
+		if (err)
+			elog("writing %s failed: %s", path, strerror(-err));
+		return err ? -1 : 0;
+	}
+	if (mode == 'Z') {
+		err = speedscope__write(r, f, input);
+		if (err)
+			elog("writing %s failed: %s", path, strerror(-err));
+		return err ? -1 : 0;
+	}
 	snprintf(title, sizeof(title), "%s: %s", mode == 'L' ? "Heap over time" :
 		 hdreport__is_diff(r) ? "Live heap, change from the baseline" : "Live heap", input);
 	if (mode == 'L')
@@ -235,14 +283,18 @@ struct args {
 	const struct tokscan_ops *ops;	/* the filter's direction */
 	int group;			/* 0: filter; 's', 'R', 'F', 'G', 'T' (--stats),
 					 * 'W' (--growth), 'J' (--json), 'L'
-					 * (--timeline), 'Y' (--massif): grouping */
-	const char *svg_path;		/* --flamegraph, --timeline, --massif */
+					 * (--timeline), 'Y' (--massif), 'O'
+					 * (--pprof), 'Z' (--speedscope): grouping */
+	const char *svg_path;		/* --flamegraph, --timeline, --massif,
+					 * --pprof, --speedscope; "-": stdout */
 	enum hd_sort sort;		/* --sort, HD_SORT__ALL: none */
 	const char *base_file;		/* --base */
 	unsigned int base_dump;		/* --base-dump, 0: the base's last */
 	bool base;			/* --base or --base-dump given */
 	bool all_dumps;			/* --dump all (--report, --folded) */
 	unsigned int top;		/* --top */
+	bool gating;			/* --fail-on-leak or --max-peak */
+	struct leakgate_opts gate;
 	struct hd_opts ho;
 	struct symbolizer_opts so;
 };
@@ -265,7 +317,7 @@ static int write_grouped(struct hdreport *r, const struct args *a, struct outfil
 			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
 		hdreport__folded(r, stdout);
 		return 0;
-	case 'G': case 'L': case 'Y':
+	case 'G': case 'L': case 'Y': case 'O': case 'Z':
 		return write_svg(r, a->group, out, a->svg_path, input) ? 2 : 0;
 	case 'T':
 		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
@@ -342,10 +394,12 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 	struct hdreport *r, *base = NULL;
 	struct outfile *out = NULL;
 	unsigned long malformed = 0;
-	int status = 0;
+	int status = 0, gate = 0;
 
 	/* Opened first (a path that cannot be written fails at once), truncated last. */
-	if (a->svg_path && !(out = outfile__open(a->svg_path)))
+	/* --pprof FILE with %p: a file per process, opened once they are known. */
+	if (a->svg_path && strcmp(a->svg_path, "-") &&
+	    !(a->group == 'O' && strstr(a->svg_path, "%p")) && !(out = outfile__open(a->svg_path)))
 		return 2;
 	if (a->all_dumps) {
 		ho.each_dump = write_each;
@@ -374,6 +428,12 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 	/* An input unread: the SVG is not written. */
 	if (!status && !a->all_dumps && write_grouped(r, a, out, nfiles ? files[nfiles - 1] : "stdin"))
 		status = 2;
+	if (!status && a->gating) {
+		gate = hdgate__run(r, &a->gate, stderr);
+		if (gate == -ENOMEM)
+			elog("out of memory");
+		status = gate < 0 ? 2 : 0;
+	}
 	if (outfile__close(out))
 		status = 2;
 	if (fflush(stdout) == EOF)
@@ -382,10 +442,11 @@ static int run_grouping(const struct args *a, char **files, int nfiles)
 	hdreport__free(base);
 	symbolizer__free(sym);
 	if (!status && malformed) {
-		elog("%lu malformed record(s) ignored", malformed);
+		elog("%lu malformed record(s) ignored%s", malformed,
+		     gate > 0 ? ": the gate's verdict is not trusted" : "");
 		status = 1;
 	}
-	return status;
+	return status ? status : gate;
 }
 
 static int parse_by(const char *s, enum hd_by *by)
@@ -474,6 +535,25 @@ static int parse_run_opt(int c, const char *arg, struct args *a)
 	return 0;
 }
 
+/* The options that go together: the gates'. 0, or 2 after saying why. */
+static int check_args(struct args *a)
+{
+	if (leakgate__check(&a->gate))
+		return 2;
+	a->gating = leakgate__wanted(&a->gate);
+	if (a->gate.max_peak_set && a->base) {
+		elog("--max-peak judges a run's peak, not a difference: no --base with it");
+		return 2;
+	}
+	if (a->gating && (a->all_dumps || a->group == 's')) {
+		elog("the gates judge one dump: not with --dump all or -s");
+		return 2;
+	}
+	if (a->gating && !a->group)
+		a->group = 'Q';	/* the gate alone: no report */
+	return 0;
+}
+
 /* Returns 0 to go on, 1 after -h or -V, 2 (the exit status) on an error. */
 static int parse_args(int argc, char **argv, struct args *a)
 {
@@ -493,6 +573,11 @@ static int parse_args(int argc, char **argv, struct args *a)
 		{ "json", no_argument, NULL, 'J' },
 		{ "timeline", required_argument, NULL, 'L' },
 		{ "massif", required_argument, NULL, 'Y' },
+		{ "pprof", required_argument, NULL, 'O' },
+		{ "speedscope", required_argument, NULL, 'Z' },
+		{ "fail-on-leak", optional_argument, NULL, 'X' },
+		{ "suppressions", required_argument, NULL, 'U' },
+		{ "max-peak", required_argument, NULL, 'H' },
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
 		{ "elf", required_argument, NULL, 'e' },
@@ -510,11 +595,16 @@ static int parse_args(int argc, char **argv, struct args *a)
 		case 'E': a->ops = &recconv_encode_ops; break;
 		case 'R': case 'F': case 's': case 'T': case 'W': case 'J': a->group = c; break;
 		case 'A': a->base_file = optarg; a->base = true; break;
+		case 'X': case 'U': case 'H':
+			if (leakgate__option(&a->gate, c == 'X' ? "fail-on-leak" :
+					     c == 'U' ? "suppressions" : "max-peak", optarg))
+				return 2;
+			break;
 		case 'N': case 'K': case 'P': case 'M':
 			if (parse_run_opt(c, optarg, a))
 				return 2;
 			break;
-		case 'G': case 'L': case 'Y': a->group = c; a->svg_path = optarg; break;
+		case 'G': case 'L': case 'Y': case 'O': case 'Z': a->group = c; a->svg_path = optarg; break;
 		case 'C': a->ho.count_values = true; break;
 		case 'B':
 			if (parse_by(optarg, &a->ho.by))
@@ -539,7 +629,7 @@ static int parse_args(int argc, char **argv, struct args *a)
 			return 2;
 		}
 	}
-	return 0;
+	return check_args(a);
 }
 
 /* The default mode: every file through the scanner to standard output. */

@@ -82,6 +82,11 @@ static struct rs_proc *proc_of(struct runstats *rs, int pid)
 	return p;
 }
 
+const struct rs_proc *runstats__proc(const struct runstats *rs, int pid)
+{
+	return htab__find(rs->procs, htab_hash2((uint32_t)pid, 0), (uint32_t)pid);
+}
+
 static int take_proc(struct runstats *rs, const struct record *r)
 {
 	struct rs_proc *p = proc_of(rs, r->pid);

@@ -71,6 +71,9 @@ const int64_t *runstats__dump_times(const struct runstats *rs, unsigned int *n);
  */
 struct rs_sample *runstats__series(const struct rs_proc *p, size_t *n);
 
+/* Process @pid's last `proc` record, or NULL (O(1)). */
+const struct rs_proc *runstats__proc(const struct runstats *rs, int pid);
+
 /* The processes seen, most peak bytes first; valid until the next take. */
 struct rs_proc **runstats__procs(struct runstats *rs, size_t *n);
 

@@ -95,6 +95,20 @@ static const char usage_text[] =
 "                         if the kernel has them, as older kernels must:\n"
 "                         task-storage, task-btf, find-vma (docs/KERNELS.md;\n"
 "                         -v says what the kernel has)\n"
+"\n"
+"CI gates (exit status below; the verdict and the stacks that broke it\n"
+"on standard error, after the accounting):\n"
+"      --fail-on-leak[=BYTES]  fail when more than BYTES (default 0) are\n"
+"                         live when the traced processes end (with -a or\n"
+"                         -f: --leaks-at-exit, each process at its exit),\n"
+"                         suppressed stacks left out\n"
+"      --suppressions FILE  stacks the leak gate leaves out, in\n"
+"                         LeakSanitizer's format: `leak:PATTERN` lines\n"
+"                         matching a function, module or source file of\n"
+"                         any frame (`*` any text, `^` `$` anchor)\n"
+"      --max-peak BYTES   fail when a process held more than BYTES live at\n"
+"                         once (its peak, as the `proc` records say)\n"
+"\n"
 "  -q, --quiet            no live status line on a terminal\n"
 "  -v, --verbose          say where each probe goes and why, how stacks were\n"
 "                         unwound and the tables' memory; libbpf details\n"
@@ -108,17 +122,22 @@ static const char usage_text[] =
 "  heapsnoop -s -- ./server --port 8080 | heapdecode\n"
 "  heapsnoop -p $(pidof server) -i 60 -o heap.log\n"
 "  heapsnoop -a --leaks-at-exit -s -o all.heap\n"
+"  heapsnoop --fail-on-leak --suppressions lsan.supp -o /dev/null -- ./unit_tests\n"
 "\n"
-"Exit status: 1 on an error; otherwise 3 if any event was lost (the ring\n"
-"buffer was full, an exit was dropped, ...: the records are incomplete), in\n"
-"every mode; otherwise the command's in launch mode (128 + N if killed by\n"
-"signal N), 0 with -p and -a.\n";
+"Exit status, the first that applies:\n"
+"  1   an error\n"
+"  3   events were lost (the ring buffer was full, an exit was dropped...):\n"
+"      the records are incomplete (in every mode; a gate is not trusted)\n"
+"  23  --fail-on-leak: more than BYTES leaked, not suppressed\n"
+"  24  --max-peak: a process's peak was above BYTES\n"
+"  N   the command's own in launch mode (128 + N if killed by signal N);\n"
+"      0 with -p and -a\n";
 
 enum {
 	OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
-	OPT_SEED,
+	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK,
 };
 
 static const struct option longopts[] = {
@@ -148,6 +167,9 @@ static const struct option longopts[] = {
 	{ "preload", no_argument, NULL, OPT_PRELOAD },
 	{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
 	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "fail-on-leak", optional_argument, NULL, OPT_FAIL_ON_LEAK },
+	{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+	{ "max-peak", required_argument, NULL, OPT_MAX_PEAK },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -328,6 +350,9 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_PRELOAD: o->preload = true; return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
+	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK:
+		return leakgate__option(&o->gate, c == OPT_FAIL_ON_LEAK ? "fail-on-leak" :
+					c == OPT_SUPPRESSIONS ? "suppressions" : "max-peak", arg);
 	case 'q': o->quiet = true; return 0;
 	case 'A': o->append = true; return 0;
 	case 'v': o->verbose = true; return 0;
@@ -346,6 +371,24 @@ static int parse_one(int c, char *arg, struct options *o)
 	default:
 		return -EINVAL;
 	}
+}
+
+/* The gates' checks: what they need to see every process's end. */
+static int validate_gates(const struct options *o)
+{
+	if (leakgate__check(&o->gate))
+		return -EINVAL;
+	if (o->gate.fail_on_leak && (o->all || o->follow_forks) && !o->leaks_at_exit) {
+		elog("--fail-on-leak with %s needs --leaks-at-exit: the processes that end "
+		     "before heapsnoop does are gated at their exit", o->all ? "-a" : "-f");
+		return -EINVAL;
+	}
+	if (o->preload && leakgate__wanted(&o->gate)) {
+		elog("the gates (--fail-on-leak, --max-peak) go with the BPF tracer, not "
+		     "--preload");
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* The checks that span options. */
@@ -384,6 +427,8 @@ static int validate(const struct options *o)
 		     "generator)");
 		return -EINVAL;
 	}
+	if (validate_gates(o))
+		return -EINVAL;
 	if (o->min_size > o->max_size) {
 		elog("--min-size %" PRIu64 " is above --max-size %" PRIu64 ": nothing would "
 		     "be traced", o->min_size, o->max_size);

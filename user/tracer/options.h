@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "leakgate.h"
+
 #define OPTIONS_MAX_PIDS 64	/* --pid-filter */
 
 struct options {
@@ -40,6 +42,8 @@ struct options {
 	bool preload;
 	uint64_t sample_bytes;	/* --sample-bytes, 0: every allocation */
 	uint64_t seed;		/* --seed, 0: the collector picks one */
+	/* --fail-on-leak, --suppressions, --max-peak (gate.h) */
+	struct leakgate_opts gate;
 };
 
 /*

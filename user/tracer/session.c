@@ -24,6 +24,7 @@
 #include "attach.h"
 #include "bpfload.h"
 #include "elffile.h"
+#include "gate.h"
 #include "heapsnoop.skel.h"
 #include "launch.h"
 #include "libcwatch.h"
@@ -54,6 +55,7 @@ struct session {
 	struct mmaprec *mr;	/* -a: the kernel's mapping records */
 	struct task_links tl;
 	struct symbolizer *sym;	/* -s: kept across periodic summaries */
+	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
@@ -329,11 +331,14 @@ static int check_command(const char *path, const char *allocator)
 	return 0;
 }
 
-/* --leaks-at-exit: a process ended with live allocations. */
+/* A process ended: to the gates; with live allocations, --leaks-at-exit. */
 static void on_proc_exit(struct proc *p, void *ctx)
 {
 	struct session *s = ctx;
 
+	gate__proc(s->gate, p);
+	if (!s->o.leaks_at_exit || !tracker__count(p->live))
+		return;
 	if (report__exit(p, s->out) && !s->write_err) {
 		s->write_err = -EIO;
 		elog("writing records failed: %s", strerror(errno));
@@ -430,7 +435,8 @@ static int start_tracing(struct session *s)
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
 						    .sample_bytes = o->sample_bytes,
-						    .on_exit = o->leaks_at_exit ? on_proc_exit : NULL,
+						    .on_exit = o->leaks_at_exit || s->gate ?
+							       on_proc_exit : NULL,
 						    .sync_maps = sync_maps,
 						    .ctx = s });
 	if (!s->trace) {
@@ -523,7 +529,8 @@ struct session *session__new(const struct options *o)
 	s->pidfd = -1;
 	s->child = (struct launch){ .go_fd = -1, .err_fd = -1 };
 	s->reason = "exit";
-	if (bpfload__preflight() || choose_allocator(o, s->libpath, sizeof(s->libpath)))
+	if (gate__new(o, &s->gate) || bpfload__preflight() ||
+	    choose_allocator(o, s->libpath, sizeof(s->libpath)))
 		goto fail;
 	/* Opened now, truncated once the command has started. */
 	if (o->output && !(s->of = o->append ? outfile__open_append(o->output) :
@@ -731,7 +738,7 @@ int session__run(struct session *s)
 
 	if (s->tty)
 		status__clear(s->tty);
-	return finish(s, status);
+	return gate__finish(s->gate, s->trace, finish(s, status));
 }
 
 void session__free(struct session *s)
@@ -750,6 +757,7 @@ void session__free(struct session *s)
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	symbolizer__free(s->sym);
+	gate__free(s->gate);
 	launch_user__free(&s->user);
 	outfile__close(s->of);
 	free(s);

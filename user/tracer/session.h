@@ -38,7 +38,8 @@ struct session *session__new(const struct options *o);
  * the final dump, -s's summary and the accounting.
  * Returns the exit status: 1 on an error (reading events, writing records);
  * else SESSION_EXIT_LOST if any event or mapping record was lost, in every
- * mode; else the command's in launch mode (128 + signal if killed), or 0.
+ * mode; else a CI gate's if one broke (gate.h); else the command's in
+ * launch mode (128 + signal if killed), or 0.
  */
 int session__run(struct session *s);
 

@@ -365,7 +365,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		    p->live_estimate);
 }
 
-/* The process ended: report its leaks if asked, then forget it. */
+/* The process ended: to on_exit (its leaks, its peak), then forget it. */
 static void handle_exit(struct trace *t, pid_t pid)
 {
 	struct proc *p = trace__find_proc(t, pid);
@@ -376,7 +376,7 @@ static void handle_exit(struct trace *t, pid_t pid)
 		t->stats.exits++;
 	t->stats.exit_live += tracker__count(p->live);
 	t->stats.exit_bytes += p->live_estimate;
-	if (tracker__count(p->live) && t->opts.on_exit) {
+	if (p->allocated && t->opts.on_exit) {
 		p->gone = true;
 		t->opts.on_exit(p, t->opts.ctx);
 	}
@@ -394,7 +394,7 @@ static void close_image(struct trace *t, struct proc *p)
 	struct mapset *maps = p->maps;
 	char comm[sizeof(p->comm)];
 
-	if (!t->opts.on_exit || !tracker__count(p->live))
+	if (!t->opts.on_exit || !p->allocated)
 		return;
 	memcpy(comm, p->comm, sizeof(comm));
 	if (p->old_maps) {

@@ -45,8 +45,8 @@ struct trace_opts {
 	 */
 	uint64_t sample_bytes;
 	/*
-	 * Called when a process with live allocations exits (HS_EV_EXIT),
-	 * before they are dropped; NULL: just drop them.
+	 * Called when a process that allocated exits (HS_EV_EXIT), before
+	 * its live allocations and counts are dropped; NULL: just drop them.
 	 */
 	void (*on_exit)(struct proc *p, void *ctx);
 	/*

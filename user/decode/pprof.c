@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pprof.c - heapdecode --pprof (see pprof.h): the live stacks and the
+ * whole-run stacks of a log joined by (pid, frames), each frame
+ * symbolized once per (pid, address) into a Location of profbuild.h.
+ * The sample types, in the order Go's heap profiles use, so that
+ * `go tool pprof` treats it as one: alloc_objects, alloc_space,
+ * inuse_objects, inuse_space (the first two only when the log has
+ * whole-run `stack` records).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framefmt.h"
+#include "msg.h"
+#include "outfile.h"
+#include "pprof.h"
+#include "profbuild.h"
+#include "runstats.h"
+#include "text.h"
+
+enum { V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__N };
+
+/* Each unique (pid, stack) of both sources, and its values. */
+struct joined {
+	struct stacks *st;
+	int64_t (*v)[V__N];	/* by stack id */
+	uint32_t *flags;	/* the live record's cut marks, by stack id */
+	size_t cap;
+};
+
+/* Stack @s's values, interned in @j; NULL: no memory. */
+static int64_t *join(struct joined *j, const struct stack *s, uint32_t flags)
+{
+	int id = stacks__intern(j->st, s->pid, s->frames, s->depth, 0);
+
+	if (id < 0)
+		return NULL;
+	if ((size_t)id >= j->cap) {
+		size_t cap = j->cap ? 2 * j->cap : 256;
+		void *v = realloc(j->v, cap * sizeof(*j->v)), *f;
+
+		if (!v)
+			return NULL;
+		j->v = v;
+		f = realloc(j->flags, cap * sizeof(*j->flags));
+		if (!f)
+			return NULL;
+		j->flags = f;
+		memset(j->v + j->cap, 0, (cap - j->cap) * sizeof(*j->v));
+		memset(j->flags + j->cap, 0, (cap - j->cap) * sizeof(*j->flags));
+		j->cap = cap;
+	}
+	j->flags[id] |= flags;
+	return j->v[id];
+}
+
+/* The live set, then the whole-run counts; 0 or -ENOMEM. */
+static int join_all(struct hdreport *r, struct joined *j, bool *whole_run)
+{
+	size_t nl, nr = 0;
+	struct stack **live = hdreport__live_stacks(r, &nl);
+	struct stack **run = runstats__stacks(hdreport__runstats(r), &nr);
+	int err = live ? 0 : -ENOMEM;
+	int64_t *v;
+
+	for (size_t i = 0; !err && i < nl; i++) {
+		if (!(v = join(j, live[i], live[i]->flags)))
+			err = -ENOMEM;
+		else {
+			v[V_INUSE_OBJECTS] += (int64_t)live[i]->live_count;
+			v[V_INUSE_SPACE] += (int64_t)live[i]->live_bytes;
+		}
+	}
+	for (size_t i = 0; !err && run && i < nr; i++) {
+		if (!(v = join(j, run[i], 0)))
+			err = -ENOMEM;
+		else {
+			v[V_ALLOC_OBJECTS] += (int64_t)run[i]->allocs;
+			v[V_ALLOC_SPACE] += (int64_t)run[i]->alloc_bytes;
+		}
+	}
+	*whole_run = run && nr;
+	free(live);
+	free(run);
+	return err;
+}
+
+/* A frame no symbol names, as --folded names it: [module+0xELF] or [0xADDR]. */
+static void unnamed(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
+{
+	if (f->module && f->status != SYM_UNMAPPED)
+		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);
+	else
+		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
+}
+
+static const char *comm_of(struct hdreport *r, uint32_t pid);
+
+/*
+ * Is @m the program of process @pid? Its file is named as the process
+ * (the kernel keeps 15 characters of the name).
+ */
+static bool is_program(struct hdreport *r, uint32_t pid, const struct mapping *m)
+{
+	const char *comm = comm_of(r, pid), *base = path_base(m->path);
+	size_t n = comm ? strlen(comm) : 0;
+
+	return n && !strncmp(base, comm, n) && (base[n] == '\0' || n == 15);
+}
+
+/*
+ * The Location of frame @addr of @pid, symbolized once; 0: no memory.
+ * The first program mapping seen goes into *@prog_map.
+ */
+static uint64_t frame_location(struct hdreport *r, struct profbuild *b, uint32_t pid,
+			       uint64_t addr, uint64_t *prog_map)
+{
+	struct prof_line lines[SYM_MAX_INLINE + 1];
+	char names[SYM_MAX_INLINE + 1][512];
+	const struct mapping *m;
+	uint64_t id = profbuild__find_location(b, pid, addr), map_id = 0;
+	struct sym_frame f;
+	size_t n = 0;
+
+	if (id)
+		return id;
+	hdreport__lookup(r, pid, addr, &f);
+	/* The innermost inlined function first, the real one last. */
+	for (int i = 0; f.status == SYM_OK && i < f.ninline; i++, n++) {
+		const char *fn = f.inl[i].func ? f.inl[i].func : "??";
+
+		snprintf(names[n], sizeof(names[n]), "%.*s", (int)symbol_unversioned_len(fn), fn);
+		lines[n] = (struct prof_line){ names[n], f.inl[i].file, f.inl[i].line };
+	}
+	if (f.status == SYM_OK)
+		snprintf(names[n], sizeof(names[n]), "%.*s", (int)symbol_unversioned_len(f.func),
+			 f.func);
+	else
+		unnamed(&f, addr, names[n], sizeof(names[n]));
+	lines[n] = (struct prof_line){ names[n], f.file, f.line };
+	n++;
+	m = hdreport__mapping(r, pid, addr);
+	if (m && !(map_id = profbuild__mapping(b, m, m->start, m->end, m->offset, m->path,
+					       m->build_id)))
+		return 0;
+	if (m && !*prog_map && is_program(r, pid, m))
+		*prog_map = map_id;
+	return profbuild__location(b, pid, addr, map_id, lines, n);
+}
+
+/*
+ * A frame of no address (a mark, a process), named @name, shared by all
+ * the samples that have it: @kind and @n tell them apart; 0: no memory.
+ */
+static uint64_t mark_location(struct profbuild *b, uint32_t kind, uint64_t n, const char *name)
+{
+	uint64_t id = profbuild__find_location(b, kind, n);
+	struct prof_line line = { name, NULL, 0 };
+
+	return id ? id : profbuild__location(b, kind, n, 0, &line, 1);
+}
+
+#define MARK_CUT	0xffffffffu	/* [stack truncated] roots, by flags */
+#define MARK_PID	0xfffffffeu	/* --by pid roots, by pid */
+
+/* @pid's name from its `proc` record, or NULL. */
+static const char *comm_of(struct hdreport *r, uint32_t pid)
+{
+	const struct rs_proc *p = runstats__proc(hdreport__runstats(r), (int)pid);
+
+	return p && p->comm[0] ? p->comm : NULL;
+}
+
+/* One sample for stack @s with values @v; 0 or -ENOMEM. */
+static int add_sample(struct hdreport *r, struct profbuild *b, const struct pprof_opts *o,
+		      const struct stack *s, uint32_t flags, const int64_t *v, uint64_t *prog_map)
+{
+	uint64_t locs[HS_MAX_DEPTH + 2];
+	size_t n = 0;
+	const char *comm = comm_of(r, s->pid);
+	struct prof_label labels[2] = { { "pid", NULL, s->pid }, { "comm", comm, 0 } };
+	char name[64];
+
+	for (uint32_t k = 0; k < s->depth; k++)
+		if (!(locs[n++] = frame_location(r, b, s->pid, s->frames[k], prog_map)))
+			return -ENOMEM;
+	/* No process named: the program is where a complete stack starts (_start). */
+	if (!*prog_map && s->depth && !*framefmt__cut(flags) && !comm) {
+		const struct mapping *m = hdreport__mapping(r, s->pid, s->frames[s->depth - 1]);
+
+		if (m)
+			*prog_map = profbuild__mapping(b, m, m->start, m->end, m->offset, m->path,
+						       m->build_id);
+	}
+	/* An incomplete stack's root is its mark, as in --folded. */
+	if (*framefmt__cut(flags) || !s->depth) {
+		snprintf(name, sizeof(name), "[%s]", s->depth ? framefmt__cut(flags) : "no stack");
+		if (!(locs[n++] = mark_location(b, MARK_CUT, flags, name)))
+			return -ENOMEM;
+	}
+	if (o->pid_root) {
+		snprintf(name, sizeof(name), "pid %u (%s)", s->pid, comm ? comm : "?");
+		if (!(locs[n++] = mark_location(b, MARK_PID, s->pid, name)))
+			return -ENOMEM;
+	}
+	return profbuild__sample(b, locs, n, v, labels, comm ? 2 : 1);
+}
+
+int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out)
+{
+	static const struct prof_type types[] = {
+		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
+		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
+	};
+	struct joined j = { .st = stacks__new() };
+	struct profbuild *b = NULL;
+	uint64_t prog_map = 0;	/* the program's mapping: pprof's main binary */
+	bool whole_run = false;
+	unsigned int nd;
+	const int64_t *t = runstats__dump_times(hdreport__runstats(r), &nd);
+	char comment[128];
+	int err = j.st ? join_all(r, &j, &whole_run) : -ENOMEM;
+	size_t first = whole_run ? 0 : V_INUSE_OBJECTS;
+
+	if (!err)
+		b = profbuild__new(types + first, V__N - first, "inuse_space");
+	err = err ? err : b ? 0 : -ENOMEM;
+	for (size_t i = 0; !err && i < stacks__count(j.st); i++) {
+		const int64_t *v = j.v[i] + first;
+		bool any = false;
+
+		for (size_t k = 0; k < V__N - first; k++)
+			any |= v[k] != 0;
+		if (o->pid && stacks__get(j.st, (uint32_t)i)->pid != o->pid)
+			any = false;
+		if (any)
+			err = add_sample(r, b, o, stacks__get(j.st, (uint32_t)i), j.flags[i], v,
+					 &prog_map);
+	}
+	snprintf(comment, sizeof(comment), "heapsnoop: live heap at dump %u%s", nd,
+		 hdreport__is_diff(r) ? ", minus the baseline" : "");
+	if (!err) {
+		profbuild__main_mapping(b, prog_map);
+		err = profbuild__write(b, out, nd ? t[nd] * 1000000 : 0, comment);
+	}
+	profbuild__free(b);
+	stacks__free(j.st);
+	free(j.v);
+	free(j.flags);
+	return err;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The pids with stacks (live or whole-run), each once, ascending; NULL: no memory. */
+static uint32_t *pids_of(struct hdreport *r, size_t *n)
+{
+	size_t nl = 0, nr = 0, k = 0;
+	struct stack **live = hdreport__live_stacks(r, &nl);
+	struct stack **run = runstats__stacks(hdreport__runstats(r), &nr);
+	uint32_t *v = live ? malloc((nl + nr + 1) * sizeof(*v)) : NULL;
+
+	for (size_t i = 0; v && i < nl; i++)
+		v[k++] = live[i]->pid;
+	for (size_t i = 0; v && run && i < nr; i++)
+		v[k++] = run[i]->pid;
+	if (v) {
+		qsort(v, k, sizeof(*v), by_pid);
+		*n = 0;
+		for (size_t i = 0; i < k; i++)
+			if (!*n || v[*n - 1] != v[i])
+				v[(*n)++] = v[i];
+	}
+	free(live);
+	free(run);
+	return v;
+}
+
+/* @pattern with "%p" replaced by @pid, a malloc'ed string; NULL: no memory. */
+static char *path_for(const char *pattern, uint32_t pid)
+{
+	const char *p = strstr(pattern, "%p");
+	char *path;
+
+	if (asprintf(&path, "%.*s%u%s", (int)(p - pattern), pattern, pid, p + 2) < 0)
+		return NULL;
+	return path;
+}
+
+int pprof__write_each(struct hdreport *r, const struct pprof_opts *o, const char *pattern)
+{
+	size_t n = 0;
+	uint32_t *pids = pids_of(r, &n);
+	int err = pids ? 0 : -ENOMEM;
+
+	for (size_t i = 0; !err && i < n; i++) {
+		struct pprof_opts po = *o;
+		char *path = path_for(pattern, pids[i]);
+		struct outfile *of = path ? outfile__open(path) : NULL;
+		FILE *f = of ? outfile__start(of) : NULL;
+
+		po.pid = pids[i];
+		err = !path ? -ENOMEM : !f ? -EIO : pprof__write(r, &po, f);
+		if (err && f)
+			elog("writing %s failed: %s", path, strerror(-err));
+		if (outfile__close(of) && !err)
+			err = -EIO;
+		free(path);
+	}
+	if (err == -ENOMEM)
+		elog("out of memory");
+	if (!err && !n)
+		elog("%s: no process has stacks in the input: no profile written", pattern);
+	free(pids);
+	return err ? -1 : 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gate.h - heapsnoop's CI gates (--fail-on-leak, --suppressions,
+ * --max-peak) on a traced run: every process that ends while traced
+ * (gate__proc, from the trace's exit hook) and every process left at
+ * the end (gate__finish) goes to the common gate (leakgate.h), its
+ * stacks symbolized through its own mappings.
+ */
+#ifndef HEAPSNOOP_GATE_H
+#define HEAPSNOOP_GATE_H
+
+#include "options.h"
+#include "trace.h"
+
+struct gate;
+
+/*
+ * The gates @o asks for into *@out (NULL if none). Returns 0, or -EINVAL
+ * / -ENOMEM after saying why (a bad suppressions file).
+ */
+int gate__new(const struct options *o, struct gate **out);
+void gate__free(struct gate *g);
+
+/* Process @p ends: its peak, and what it leaves live (NULL @g: nothing). */
+void gate__proc(struct gate *g, const struct proc *p);
+
+/*
+ * The run is over with exit status @status (session.h): the processes
+ * left in @t taken in, the verdict said on standard error. Returns
+ * @status if it is an error (1) or lost events (3), else the gate's
+ * status (leakgate.h) if one broke, else @status. NULL @g: @status.
+ */
+int gate__finish(struct gate *g, struct trace *t, int status);
+
+#endif /* HEAPSNOOP_GATE_H */
