@@ -8,12 +8,29 @@
 #   make bench      the benchmarks in bench/ (not part of check)
 
 OUTPUT ?= build
-CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-# The BPF side and --unwind dwarf read x86-64 registers (event.h, cfi.h):
-# x86-64 only until another architecture's registers are there too.
-ARCH := $(shell uname -m | sed 's/x86_64/x86/')
+# The architecture built for (docs/ARCH.md): x86 (x86-64) or arm64, this
+# machine's by default. `make ARCH=arm64 OUTPUT=build/arm64` on an x86-64
+# machine cross-builds with CROSS_COMPILE (aarch64-linux-gnu-, Debian's
+# gcc-aarch64-linux-gnu) against the arm64 -dev packages installed
+# multiarch (scripts/install-deps.sh --arm64); on an arm64 machine plain
+# `make` builds natively. Its BPF object, vmlinux.h and per-architecture
+# files (user/tracer/arch/) follow ARCH.
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
+ifneq ($(filter-out x86 arm64,$(ARCH)),)
+$(error ARCH=$(ARCH): heapsnoop builds for x86 (x86-64) or arm64)
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-,x86_64-linux-gnu-)
+endif
+ifneq ($(origin CC),command line)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifneq ($(origin AR),command line)
+AR := $(CROSS_COMPILE)ar
+endif
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
@@ -38,12 +55,15 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
-USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(DECODE)/*.h)
+USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE)/*.h) \
+	$(wildcard include/heapsnoop/*.h)
 HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC)
 HEAPDECODE_LIBS := -lelf -ldw -lstdc++ -lm
-HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
+# The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
+TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
+HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
 
 .PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix
 .DEFAULT_GOAL := all
@@ -63,7 +83,8 @@ $(OUTPUT)/libhscodec.a: $(CODEC_OBJ)
 	$(Q)$(AR) rcs $@ $^
 
 # --- BPF object and its skeleton ---------------------------------------------
-$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c include/heapsnoop/event.h vmlinux/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c bpf/arch.h include/heapsnoop/event.h \
+		include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)llvm-strip -g $@.tmp -o $@ && rm -f $@.tmp
@@ -138,11 +159,11 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
 		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
-		$(TRACER)/cfi.c $(TRACER)/unwind.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lelf -ldw -lcmocka -lm -o $@
 
-$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/probesite.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/arch/probesite_x86.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 
