@@ -5,6 +5,7 @@
 #   make demo       install what is missing, build, trace examples/leaky
 #   make check      install what is missing, build, run every test
 #   make kmatrix    only the tracer tests in other kernels, in qemu (docs/KERNELS.md)
+#   make arm64      only the arm64 build's tests, in qemu-system-aarch64 (docs/ARCH.md)
 #   make bench      the benchmarks in bench/ (not part of check)
 
 OUTPUT ?= build
@@ -65,7 +66,7 @@ HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
 
-.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix
+.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop $(OUTPUT)/libheapsnoop_preload.so
@@ -248,8 +249,9 @@ fuzz-run-records: $(OUTPUT)/fuzz/fuzz_records
 	$(Q)$< -max_total_time=$(FUZZ_RECORDS_SECONDS) -timeout=5 -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/records-corpus tests/fuzz/records-seeds
 
+# --arm64: the cross compiler, the arm64 libraries and qemu the arm64 test needs.
 deps:
-	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-deps.sh --arm64
 
 # Trace the bundled leaky example, show its records, decode and report them.
 demo: deps
@@ -267,13 +269,29 @@ check: deps
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
-		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
+		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
+		arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
 	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
+
+# --- arm64 (docs/ARCH.md): the tools and the programs its test traces, built
+# for arm64 into $(OUTPUT)/arm64 (cross, or natively on an arm64 machine);
+# tests/arm64/run.sh runs them in qemu-system-aarch64 and symbolizes logs
+# across architectures with this build's heapdecode.
+ARM64_OUT := $(OUTPUT)/arm64
+ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
+	libnofp_late.so)
+
+arm64-build:
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUTPUT=$(ARM64_OUT) all $(ARM64_PROGS)
+
+arm64: deps
+	$(Q)$(MAKE) --no-print-directory all $(UNWIND_PROGS) arm64-build
+	$(Q)tests/arm64/run.sh $(OUTPUT)
 
 bench: deps all
 	$(Q)bench/run.sh $(OUTPUT)
