@@ -182,6 +182,11 @@ $(OUTPUT)/tests/prog_jemalloc: tests/tracer/prog_jemalloc.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -ljemalloc -o $@
 
+# arm64 only (tests/arm64/test_pac.sh): return addresses signed on the stack.
+$(OUTPUT)/tests/prog_semantics_pac: tests/tracer/prog_semantics.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) -mbranch-protection=standard $< -o $@
+
 $(OUTPUT)/tests/prog_%: tests/tracer/prog_%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
@@ -284,7 +289,7 @@ kmatrix: deps
 # across architectures with this build's heapdecode.
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
-	libnofp_late.so)
+	libnofp_late.so prog_semantics_pac)
 
 arm64-build:
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUTPUT=$(ARM64_OUT) all $(ARM64_PROGS)

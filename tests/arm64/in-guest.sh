@@ -9,6 +9,7 @@
 #     DWARF unwinding without frame pointers, across libraries, a frame
 #     with no CFI, a thread         (test_unwind.sh)
 #     threads                       (test_threads.sh)
+#   return addresses signed by pointer authentication (test_pac.sh)
 #   then, for the host to compare (run.sh), into SHARE:
 #     arm64.heap            a log of prog_nofp recorded here
 #     arm64.report.guest    heapdecode --report of it, here
@@ -20,6 +21,13 @@ OUT=$(realpath "${1:?usage: $0 ARM64_BUILD_DIR SHARE}"); SHARE=${2:?usage: $0 AR
 cd "$(dirname "$0")/../.." || exit 2
 rc=0
 tests/kmatrix/in-guest.sh "$OUT" semantics attach unwind threads || rc=1
+echo "=== arm64: pointer authentication (test_pac)"
+start=$SECONDS
+if tests/arm64/test_pac.sh "$OUT"; then
+	echo "--- ok: arm64: test_pac ($((SECONDS - start)) s)"
+else
+	echo "--- FAILED: arm64: test_pac ($((SECONDS - start)) s)"; rc=1
+fi
 
 echo "=== arm64: a log for the host to symbolize"
 T=$(mktemp -d)
