@@ -168,6 +168,12 @@ $(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/arch/probesite_
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 
+# arm64's probe sites, tested on any machine (capstone decodes both).
+$(OUTPUT)/tests/test_probesite_arm64: tests/test_probesite_arm64.c $(TRACER)/arch/probesite_arm64.c \
+		$(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
+
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
@@ -273,7 +279,7 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
-		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
+		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		arm64-build
 	$(Q)tests/run.sh $(OUTPUT)

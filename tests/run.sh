@@ -22,6 +22,7 @@ run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_al
 run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
+run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
 run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized

@@ -69,12 +69,34 @@ static void set_site(struct probesite *ps, const cs_insn *in, uint64_t start, bo
 	snprintf(ps->insn, sizeof(ps->insn), "%s %s", in->mnemonic, in->op_str);
 }
 
+/*
+ * A hint other than bti (hint #32..#38): capstone 4 decodes paciasp,
+ * autiasp and the other pointer-authentication hints as "hint #N" and
+ * says no register of them, but they sign or authenticate x30 (or x17).
+ * A site after paciasp would hand the uretprobe a signed return address
+ * and the function's autiasp an unsigned trampoline: never.
+ */
+static bool is_opaque_hint(const cs_insn *in)
+{
+	const cs_arm64 *a = &in->detail->arm64;
+	int64_t imm;
+
+	if (in->id != ARM64_INS_HINT)
+		return false;
+	if (a->op_count != 1 || a->operands[0].type != ARM64_OP_IMM)
+		return true;
+	imm = a->operands[0].imm;
+	return !(imm >= 32 && imm <= 38 && !(imm & 1));
+}
+
 /* Why an instruction before any site ends the search, or NULL. */
 static const char *blocks(csh cs, cs_insn *in, unsigned int args_read)
 {
 	cs_regs rr, rw;
 	uint8_t nr = 0, nw = 0;
 
+	if (is_opaque_hint(in))
+		return "it may sign or authenticate x30 (a pointer-authentication hint)";
 	if (cs_regs_access(cs, in, rr, &nr, rw, &nw) != CS_ERR_OK)
 		return "registers it uses unknown";
 	for (int i = 0; i < nr; i++)
