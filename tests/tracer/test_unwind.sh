@@ -52,9 +52,9 @@ expect_eq "every other stack reaches the first frame" \
 
 # The same program with frame pointers followed: %rbp is data here, so the
 # walk stops at the call site. What makes the test above mean something.
-# On arm64, code built without frame pointers leaves x29 alone (GCC), so
-# x29 still points at an outer frame record: the walk skips every frame
-# between that one and the call site.
+# On arm64, code built without frame pointers does not point x29 at new
+# frame records, so x29 still points at an outer one: the walk skips
+# every frame between that one and the call site.
 "$HS" -q --unwind fp -- "$PROGS/prog_nofp" > fprec 2> /dev/null
 fold fprec
 if [ "$(uname -m)" = aarch64 ]; then
