@@ -25,12 +25,14 @@ $(error ARCH=$(ARCH): heapsnoop builds for x86 (x86-64) or arm64)
 endif
 ifneq ($(ARCH),$(HOST_ARCH))
 CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-,x86_64-linux-gnu-)
-endif
 ifneq ($(origin CC),command line)
 CC := $(CROSS_COMPILE)gcc
 endif
 ifneq ($(origin AR),command line)
 AR := $(CROSS_COMPILE)ar
+endif
+else ifeq ($(origin CC),default)
+CC := gcc
 endif
 
 CFLAGS ?= -O2 -g
@@ -297,8 +299,11 @@ ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
 	libnofp_late.so prog_semantics_pac)
 
+ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)
+
 arm64-build:
-	$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUTPUT=$(ARM64_OUT) all $(ARM64_PROGS)
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUTPUT=$(ARM64_OUT) CC=$(ARM64_CROSS)gcc \
+		AR=$(ARM64_CROSS)ar all $(ARM64_PROGS)
 
 arm64: deps
 	$(Q)$(MAKE) --no-print-directory all $(UNWIND_PROGS) arm64-build
