@@ -294,15 +294,15 @@ static __always_inline void walk_stack(struct scratch *s, __u64 ip, __u64 sp, __
 			ev->flags |= HS_EVF_STACK_FAULT;
 			break;
 		}
-		/* arm64: a return address signed by PAC, its signature off. */
-		pair[1] &= HS_RA_MASK;
 		if (!pair[1])
 			break;
 		/* Not a user address: the frame pointer register held data. */
-		if (pair[1] >= HS_USER_ADDR_END) {
+		if (!HS_RA_IS_USER(pair[1])) {
 			ev->flags |= HS_EVF_STACK_FAULT;
 			break;
 		}
+		/* arm64: a return address signed by PAC, its signature off. */
+		pair[1] &= HS_RA_MASK;
 		ev->frames[n++ & (HS_BPF_MAX_FRAMES - 1)] = pair[1];
 		if (pair[0] <= fp)
 			break;

@@ -15,6 +15,8 @@
  *   HS_USER_ADDR_END      above every user address: a frame there is junk
  *   HS_RA_MASK            the address bits of a return address read from
  *                         a stack (arm64: pointer-authentication bits off)
+ *   HS_RA_IS_USER(ra)     whether a value read as a return address can be
+ *                         one (signed or not), before HS_RA_MASK
  *   HS_PAGE_SIZE          the stack copy's last resort reads by pages
  */
 #ifndef HEAPSNOOP_ARCH_H
@@ -46,6 +48,7 @@ enum hs_ureg {
 /* 5-level paging: user addresses below 2^56. */
 #define HS_USER_ADDR_END (1ULL << 56)
 #define HS_RA_MASK (~0ULL)
+#define HS_RA_IS_USER(ra) ((ra) < HS_USER_ADDR_END)
 #endif
 
 #ifdef HS_ARCH_ARM64
@@ -83,6 +86,8 @@ enum hs_ureg {
  */
 #define HS_USER_ADDR_END (1ULL << 48)
 #define HS_RA_MASK ((1ULL << 48) - 1)
+/* Signing keeps bit 55, which selects the user half: 0. */
+#define HS_RA_IS_USER(ra) (!((ra) & (1ULL << 55)))
 #endif
 
 /* The page size of the stack copy's last resort (4 KiB on both). */
