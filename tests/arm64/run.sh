@@ -19,7 +19,7 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ARM=$OUT/arm64
 HERE=tests/arm64
-for f in "$OUT/heapsnoop" "$OUT/heapdecode" "$OUT/tests/prog_nofp" "$ARM/heapsnoop" \
+for f in "$OUT/heapsnoop" "$OUT/heapdecode" "$OUT/asan/heapdecode" "$OUT/tests/prog_nofp" "$ARM/heapsnoop" \
 		"$ARM/heapdecode" "$ARM/tests/prog_nofp" "$ARM/tests/prog_semantics" \
 		"$ARM/tests/prog_waiter" "$ARM/tests/prog_threads" "$ARM/tests/prog_semantics_pac"; do
 	[ -x "$f" ] || { echo "arm64: $f missing: make check (or make arm64) builds it" >&2; exit 2; }
@@ -41,6 +41,9 @@ check "the arm64 guest's tests passed ($((SECONDS - start)) s, exit $rc)" test "
 check "arm64 log: symbolized here" test $? -eq 0 -a -s "$T/arm64.report.host"
 check "arm64 log: this machine's report is the guest's, line for line" \
 	cmp -s "$T/arm64.report.host" "$T/arm64.report.guest"
+"$OUT/asan/heapdecode" --report "$T/arm64.heap" > "$T/arm64.report.asan" 2> "$T/asan.err"
+check "arm64 log: the same report under ASan+UBSan, nothing said" \
+	bash -c "cmp -s '$T/arm64.report.host' '$T/arm64.report.asan' && ! grep -q . '$T/asan.err'"
 # prog_nofp's chain to its first 1111 bytes in a report, innermost first.
 chain_of() { # REPORT
 	awk '/^[0-9]/ { if (blk && hit) exit; blk = ($1 == 1111); hit = 0; out = s = ""; next }
