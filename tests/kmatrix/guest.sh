@@ -7,7 +7,8 @@
 # filesystem read-only over 9p, chroots into it with fresh proc, sysfs,
 # devtmpfs, bpffs, tracefs, debugfs and tmpfs on /run and /dev/shm, and
 # runs CMD there as root, in the same directory (if it exists there), with
-# the same PATH and every HS_* variable of this environment, and TMPDIR
+# the same PATH (6.1-arm64: its own /usr/bin and /usr/sbin only) and
+# every HS_* variable of this environment, and TMPDIR
 # /run/tmp (the host's /tmp is seen read-only, like the rest, so a
 # checkout under it works; what CMD writes goes to TMPDIR). CMD's output (stdout and stderr together, and the kernel's
 # warnings) streams on stdout as it comes; guest.sh exits with CMD's exit
@@ -202,7 +203,11 @@ chmod 755 "$RUN"
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 {
 	echo "# the command guest.sh runs in the guest"
-	printf 'export PATH=%q HOME=/root TERM=dumb LC_ALL=C.UTF-8 TMPDIR=/run/tmp\n' "$PATH"
+	# Another architecture's guest: only its own tools (the host's other
+	# PATH entries hold this machine's programs, which it cannot run).
+	gpath=$PATH
+	[ -n "$USERLAND" ] && gpath=/usr/sbin:/usr/bin:/sbin:/bin
+	printf 'export PATH=%q HOME=/root TERM=dumb LC_ALL=C.UTF-8 TMPDIR=/run/tmp\n' "$gpath"
 	while IFS= read -r var; do
 		printf 'export %s=%q\n' "$var" "${!var}"
 	done < <(compgen -e | grep '^HS_')
