@@ -306,7 +306,8 @@ arm64-build:
 		AR=$(ARM64_CROSS)ar all $(ARM64_PROGS)
 
 arm64: deps
-	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/asan/heapdecode $(UNWIND_PROGS) arm64-build
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/asan/heapdecode $(UNWIND_PROGS) \
+		$(OUTPUT)/tests/prog_semantics arm64-build
 	$(Q)tests/arm64/run.sh $(OUTPUT)
 
 bench: deps all

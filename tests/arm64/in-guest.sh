@@ -10,6 +10,7 @@
 #     with no CFI, a thread         (test_unwind.sh)
 #     threads                       (test_threads.sh)
 #   return addresses signed by pointer authentication (test_pac.sh)
+#   an x86-64 program refused, by the machine's name
 #   then, for the host to compare (run.sh), into SHARE:
 #     arm64.heap            a log of prog_nofp recorded here
 #     arm64.report.guest    heapdecode --report of it, here
@@ -29,9 +30,18 @@ else
 	echo "--- FAILED: arm64: test_pac ($((SECONDS - start)) s)"; rc=1
 fi
 
-echo "=== arm64: a log for the host to symbolize"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+echo "=== arm64: an x86-64 program is refused"
+X86PROG=$(dirname "$OUT")/tests/prog_semantics
+"$OUT/heapsnoop" -q -- "$X86PROG" > /dev/null 2> "$T/x86err"
+xrc=$?
+if [ "$xrc" -ne 0 ] && grep -q "is not an arm64 program" "$T/x86err"; then
+	echo "--- ok: refused (exit $xrc): $(head -n 1 "$T/x86err")"
+else
+	echo "--- FAILED: heapsnoop -- $X86PROG exited $xrc:"; cat "$T/x86err"; rc=1
+fi
+echo "=== arm64: a log for the host to symbolize"
 if "$OUT/heapsnoop" -q -o "$T/arm64.heap" -- "$OUT/tests/prog_nofp" 2> "$T/err" &&
 	"$OUT/heapdecode" --report "$T/arm64.heap" > "$T/arm64.report.guest" &&
 	cp "$T/arm64.heap" "$T/arm64.report.guest" "$SHARE/"; then

@@ -19,7 +19,8 @@ set -u
 cd "$(dirname "$0")/../.." || exit 2
 ARM=$OUT/arm64
 HERE=tests/arm64
-for f in "$OUT/heapsnoop" "$OUT/heapdecode" "$OUT/asan/heapdecode" "$OUT/tests/prog_nofp" "$ARM/heapsnoop" \
+for f in "$OUT/heapsnoop" "$OUT/heapdecode" "$OUT/asan/heapdecode" "$OUT/tests/prog_nofp" \
+		"$OUT/tests/prog_semantics" "$ARM/heapsnoop" \
 		"$ARM/heapdecode" "$ARM/tests/prog_nofp" "$ARM/tests/prog_semantics" \
 		"$ARM/tests/prog_waiter" "$ARM/tests/prog_threads" "$ARM/tests/prog_semantics_pac"; do
 	[ -x "$f" ] || { echo "arm64: $f missing: make check (or make arm64) builds it" >&2; exit 2; }
