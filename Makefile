@@ -5,15 +5,35 @@
 #   make demo       install what is missing, build, trace examples/leaky
 #   make check      install what is missing, build, run every test
 #   make kmatrix    only the tracer tests in other kernels, in qemu (docs/KERNELS.md)
+#   make arm64      only the arm64 build's tests, in qemu-system-aarch64 (docs/ARCH.md)
 #   make bench      the benchmarks in bench/ (not part of check)
 
 OUTPUT ?= build
-CC ?= gcc
 CLANG ?= clang
 BPFTOOL ?= bpftool
-# The BPF side and --unwind dwarf read x86-64 registers (event.h, cfi.h):
-# x86-64 only until another architecture's registers are there too.
-ARCH := $(shell uname -m | sed 's/x86_64/x86/')
+# The architecture built for (docs/ARCH.md): x86 (x86-64) or arm64, this
+# machine's by default. `make ARCH=arm64 OUTPUT=build/arm64` on an x86-64
+# machine cross-builds with CROSS_COMPILE (aarch64-linux-gnu-, Debian's
+# gcc-aarch64-linux-gnu) against the arm64 -dev packages installed
+# multiarch (scripts/install-deps.sh --arm64); on an arm64 machine plain
+# `make` builds natively. Its BPF object, vmlinux.h and per-architecture
+# files (user/tracer/arch/) follow ARCH.
+HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+ARCH ?= $(HOST_ARCH)
+ifneq ($(filter-out x86 arm64,$(ARCH)),)
+$(error ARCH=$(ARCH): heapsnoop builds for x86 (x86-64) or arm64)
+endif
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS_COMPILE ?= $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu-,x86_64-linux-gnu-)
+ifneq ($(origin CC),command line)
+CC := $(CROSS_COMPILE)gcc
+endif
+ifneq ($(origin AR),command line)
+AR := $(CROSS_COMPILE)ar
+endif
+else ifeq ($(origin CC),default)
+CC := gcc
+endif
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
@@ -38,16 +58,19 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
-USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(DECODE)/*.h)
+USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE)/*.h) \
+	$(wildcard include/heapsnoop/*.h)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC) $(PROFILE_PB)
 HEAPDECODE_LIBS := -lelf -ldw -lprotobuf-c -lz -lstdc++ -lm
-HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(COMMON_SRC)
+# The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
+TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
+HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux -Iinclude
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
 
-.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix
+.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop $(OUTPUT)/libheapsnoop_preload.so
@@ -65,7 +88,8 @@ $(OUTPUT)/libhscodec.a: $(CODEC_OBJ)
 	$(Q)$(AR) rcs $@ $^
 
 # --- BPF object and its skeleton ---------------------------------------------
-$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c include/heapsnoop/event.h vmlinux/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c bpf/arch.h include/heapsnoop/event.h \
+		include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)llvm-strip -g $@.tmp -o $@ && rm -f $@.tmp
@@ -151,11 +175,17 @@ $(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
 		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
-		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/status.c $(COMMON)/msg.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(TRACER)/status.c $(COMMON)/msg.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lbpf -lelf -ldw -lcmocka -lm -o $@
 
-$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/probesite.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/arch/probesite_x86.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
+
+# arm64's probe sites, tested on any machine (capstone decodes both).
+$(OUTPUT)/tests/test_probesite_arm64: tests/test_probesite_arm64.c $(TRACER)/arch/probesite_arm64.c \
+		$(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 
@@ -172,6 +202,11 @@ $(OUTPUT)/tests/prog_static: tests/tracer/prog_static.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/prog_jemalloc: tests/tracer/prog_jemalloc.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -ljemalloc -o $@
+
+# arm64 only (tests/arm64/test_pac.sh): return addresses signed on the stack.
+$(OUTPUT)/tests/prog_semantics_pac: tests/tracer/prog_semantics.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) -mbranch-protection=standard $< -o $@
 
 $(OUTPUT)/tests/prog_%: tests/tracer/prog_%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -240,8 +275,9 @@ fuzz-run-records: $(OUTPUT)/fuzz/fuzz_records
 	$(Q)$< -max_total_time=$(FUZZ_RECORDS_SECONDS) -timeout=5 -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/records-corpus tests/fuzz/records-seeds
 
+# --arm64: the cross compiler, the arm64 libraries and qemu the arm64 test needs.
 deps:
-	$(Q)scripts/install-deps.sh
+	$(Q)scripts/install-deps.sh --arm64
 
 # Trace the bundled leaky example, show its records, decode and report them.
 demo: deps
@@ -258,14 +294,34 @@ check: deps
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
-		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite \
-		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS)
+		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
+		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
+		arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
 	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
+
+# --- arm64 (docs/ARCH.md): the tools and the programs its test traces, built
+# for arm64 into $(OUTPUT)/arm64 (cross, or natively on an arm64 machine);
+# tests/arm64/run.sh runs them in qemu-system-aarch64 and symbolizes logs
+# across architectures with this build's heapdecode.
+ARM64_OUT := $(OUTPUT)/arm64
+ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
+	libnofp_late.so prog_semantics_pac)
+
+ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)
+
+arm64-build:
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUTPUT=$(ARM64_OUT) CC=$(ARM64_CROSS)gcc \
+		AR=$(ARM64_CROSS)ar all $(ARM64_PROGS)
+
+arm64: deps
+	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/asan/heapdecode $(UNWIND_PROGS) \
+		$(OUTPUT)/tests/prog_semantics arm64-build
+	$(Q)tests/arm64/run.sh $(OUTPUT)
 
 bench: deps all
 	$(Q)bench/run.sh $(OUTPUT)

@@ -32,6 +32,7 @@
 #include <bpf/bpf_core_read.h>
 
 #include "heapsnoop/event.h"
+#include "arch.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -310,11 +311,13 @@ static __always_inline void walk_stack(struct scratch *s, __u64 ip, __u64 sp, __
 		}
 		if (!pair[1])
 			break;
-		/* Not a user address: %rbp held data, not a frame pointer. */
-		if (pair[1] >= HS_USER_ADDR_END) {
+		/* Not a user address: the frame pointer register held data. */
+		if (!HS_RA_IS_USER(pair[1])) {
 			ev->flags |= HS_EVF_STACK_FAULT;
 			break;
 		}
+		/* arm64: a return address signed by PAC, its signature off. */
+		pair[1] &= HS_RA_MASK;
 		ev->frames[n++ & (HS_BPF_MAX_FRAMES - 1)] = pair[1];
 		if (pair[0] <= fp)
 			break;
@@ -415,7 +418,8 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
  * copy takes no more than the frames there are:
  *  - the main thread: mm->start_stack (argc; argv and the environment are
  *    above it);
- *  - a thread of glibc or musl: its thread pointer (%fs base), the thread
+ *  - a thread of glibc or musl: its thread pointer (x86-64's %fs base,
+ *    arm64's tpidr_el0: bpf/arch.h), at or just above the thread
  *    descriptor that the C library puts at the top of the thread's stack
  *    mapping, above the stack;
  *  - else (an alternate signal stack, a coroutine): the end of the mapping
@@ -438,7 +442,7 @@ static __always_inline __u64 stack_end(__u64 sp, bool find_vma)
 		if (sp < end)
 			return end;
 	}
-	end = have_task_btf ? t->thread.fsbase : BPF_CORE_READ(t, thread.fsbase);
+	end = HS_THREAD_POINTER(t, have_task_btf);
 	if (sp < end && end - sp <= HS_USER_STACK_MAX * 256ULL)
 		return end;
 	/* alloc_exit_compat: no bpf_find_vma (5.17) on this kernel. */
@@ -480,14 +484,8 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_sta
 	fill_alloc(ev, st, addr, size, old);
 	ev->flags = HS_EVF_USER_STACK;
 	us = (void *)ev + HS_EVENT_HDR_SIZE;
-	us->regs[HS_UREG_IP] = PT_REGS_IP(ctx);
+	hs_copy_uregs(us->regs, ctx);
 	us->regs[HS_UREG_SP] = sp;
-	us->regs[HS_UREG_BP] = PT_REGS_FP(ctx);
-	us->regs[HS_UREG_BX] = ctx->bx;
-	us->regs[HS_UREG_R12] = ctx->r12;
-	us->regs[HS_UREG_R13] = ctx->r13;
-	us->regs[HS_UREG_R14] = ctx->r14;
-	us->regs[HS_UREG_R15] = ctx->r15;
 	us->want = want > 0xffffffffULL ? 0xffffffffU : (__u32)want;
 	if (n > room)
 		n = room;
@@ -691,7 +689,7 @@ static __always_inline void alloc_result(struct call_state *st, __u64 ret, __u64
 /* @find_vma: a compile-time constant, false in alloc_exit_compat. */
 static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 {
-	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - 8;
+	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - HS_RET_SP_ADJ;
 	__u64 addr = 0, size = 0, old = 0;
 	struct call_state *st;
 

@@ -23,6 +23,7 @@ run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_al
 run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
+run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
 run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
@@ -48,6 +49,13 @@ for k in ${KMATRIX_KERNELS-5.10 6.1 6.12}; do
 	run "kernel $k in qemu: tracer tests (tests/kmatrix)" tests/kmatrix/run.sh "$OUT" "$k"
 done
 [ -n "${KMATRIX_KERNELS-x}" ] || echo "=== kernel matrix skipped: KMATRIX_KERNELS is set and empty"
+# 64-bit Arm: the arm64 build's tracer tests in qemu-system-aarch64, logs
+# symbolized across architectures (tests/arm64, docs/ARCH.md). KMATRIX_ARM64=0: not run.
+if [ "${KMATRIX_ARM64:-1}" != 0 ]; then
+	run "arm64 in qemu: tracer tests, logs across architectures (tests/arm64)" tests/arm64/run.sh "$OUT"
+else
+	echo "=== arm64 in qemu skipped: KMATRIX_ARM64=0"
+fi
 echo
 echo "tests: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_probesite.c - unit tests of probe placement (user/tracer/probesite.c):
+ * test_probesite.c - unit tests of x86-64 probe placement (user/tracer/arch/probesite_x86.c):
  * synthetic x86-64 prologues with known answers, and this machine's real
  * glibc, where every chosen site must be emulated and equivalent.
  */

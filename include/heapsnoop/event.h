@@ -11,6 +11,8 @@
 #include <linux/types.h>
 #endif
 
+#include "heapsnoop/arch.h"
+
 /* Frames the BPF side walks at most: 31 kept + room for --snip-pre/post. */
 #define HS_BPF_MAX_FRAMES 64
 /*
@@ -19,8 +21,6 @@
  * above it are read one by one). Not --stack-copy, which is dwarf's.
  */
 #define HS_FP_STACK_COPY 512
-/* Above every user address (x86-64, 5-level paging): a frame there is junk. */
-#define HS_USER_ADDR_END (1ULL << 56)
 /* An in-flight call older than this is taken as a missed return (ns). */
 #define HS_STALE_NS 2000000000ULL
 
@@ -100,25 +100,10 @@ struct hs_event {
 
 /*
  * The registers an allocation's caller had when the allocator returned to
- * it: what unwinding by CFI starts from. The callee-saved ones, because a
+ * it: what unwinding by CFI starts from (enum hs_ureg, one per
+ * architecture: heapsnoop/arch.h). The callee-saved ones, because a
  * caller's CFA or saved registers may be computed from any of them.
- * Numbered in the order of the DWARF x86-64 register numbers they map to
- * (see user/unwind.c), not as pt_regs.
  */
-enum hs_ureg {
-	HS_UREG_IP,	/* the call site: return address into the caller */
-	HS_UREG_SP,
-	HS_UREG_BP,
-	HS_UREG_BX,
-	HS_UREG_R12,
-	HS_UREG_R13,
-	HS_UREG_R14,
-	HS_UREG_R15,
-	HS_UREG__MAX,
-};
-
-/* The page size of the stack copy's last resort (x86-64). */
-#define HS_PAGE_SIZE 4096ULL
 
 /* Bytes of stack --unwind dwarf copies at most (--stack-copy). */
 #define HS_USER_STACK_MIN 512

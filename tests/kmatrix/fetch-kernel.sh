@@ -1,11 +1,17 @@
 #!/bin/bash
 # fetch-kernel.sh - get one Debian kernel for the kernel matrix test
 # (tests/kmatrix) into a cache that survives between runs and clones:
-#   fetch-kernel.sh NAME      NAME: 5.10 (bullseye), 6.1 or 6.12 (bookworm)
+#   fetch-kernel.sh NAME      NAME: 5.10 (bullseye), 6.1 or 6.12 (bookworm),
+#                             6.1-arm64 (bookworm's arm64 kernel: tests/arm64)
 # prints the kernel's cache directory, which holds:
 #   package   the concrete package fetched (e.g. linux-image-6.1.0-56-amd64)
 #   release   its `uname -r`
 #   root/     the package unpacked (dpkg-deb -x): boot/vmlinuz-*, lib/modules/
+#   userland/ arm64 only: the guest's own shell and tools, which the host's
+#             root (x86-64) cannot give it: busybox-static:arm64 and
+#             bash:arm64 unpacked (bin/busybox, bin/bash); their libraries
+#             come from the host's multiarch ones (scripts/install-deps.sh
+#             --arm64). Needs `dpkg --add-architecture arm64; apt-get update`.
 # The package name is resolved from Debian's meta package with apt-cache in
 # the same apt configuration it is downloaded with: the system's for
 # bookworm, a private one (own sources, lists and cache under the cache
@@ -22,8 +28,11 @@ case $NAME in
 5.10) SUITE=bullseye META=linux-image-amd64 ;;
 6.1) SUITE=bookworm META=linux-image-amd64 ;;
 6.12) SUITE=bookworm META=linux-image-6.12-amd64 ;;
-*) die "unknown kernel (known: 5.10 6.1 6.12; to add one, see docs/KERNELS.md)" ;;
+6.1-arm64) SUITE=bookworm META=linux-image-arm64:arm64 ;;
+*) die "unknown kernel (known: 5.10 6.1 6.12 6.1-arm64; to add one, see docs/KERNELS.md)" ;;
 esac
+USERLAND=
+case $NAME in *-arm64) USERLAND="busybox-static:arm64 bash:arm64" ;; esac
 
 DIR=$CACHE/kernels/$NAME
 if [ -e "$DIR/ready" ] && [ "${KMATRIX_REFRESH:-0}" != 1 ]; then
@@ -61,8 +70,9 @@ fi
 # The concrete package the meta package depends on: linux-image-<release>.
 pkg=$(apt-cache "${APT[@]}" depends "$META" 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
-[ -n "$pkg" ] || die "apt-cache depends $META found no linux-image-* package (for bookworm: apt-get update; for bullseye, the private apt lists in $CACHE/apt-$SUITE)"
+[ -n "$pkg" ] || die "apt-cache depends $META found no linux-image-* package (for bookworm: apt-get update; for bullseye, the private apt lists in $CACHE/apt-$SUITE; for arm64: dpkg --add-architecture arm64 first)"
 release=${pkg#linux-image-}
+release=${release%:*}	# linux-image-6.1.0-56-arm64:arm64
 
 tmp=$(mktemp -d "$CACHE/kernels/.$NAME.XXXXXX") || die "mktemp in $CACHE/kernels failed"
 trap 'rm -rf "$tmp"' EXIT
@@ -78,6 +88,14 @@ dpkg-deb -x "$deb" "$tmp/root" || die "dpkg-deb -x $deb failed"
 command -v depmod > /dev/null || die "depmod not found: apt-get install kmod (scripts/install-deps.sh does)"
 depmod -b "$tmp/root" "$release" || die "depmod -b $tmp/root $release failed"
 rm -f "$deb"
+for u in $USERLAND; do
+	(cd "$tmp" && apt-get "${APT[@]}" -qq download "$u" >&2) ||
+		die "apt-get download $u failed (no network to deb.debian.org?)"
+	dpkg-deb -x "$tmp"/"${u%%:*}"_*.deb "$tmp/userland" || die "dpkg-deb -x of $u failed"
+	rm -f "$tmp"/"${u%%:*}"_*.deb
+done
+[ -z "$USERLAND" ] || { [ -x "$tmp/userland/bin/bash" ] && [ -x "$tmp/userland/bin/busybox" ]; } ||
+	die "the unpacked userland has no bin/bash or bin/busybox"
 echo "$pkg" > "$tmp/package"
 echo "$release" > "$tmp/release"
 : > "$tmp/ready"

@@ -1,18 +1,27 @@
 #!/bin/bash
 # guest.sh - run one command inside another Debian kernel, booted in qemu:
-#   guest.sh KERNEL -- CMD [ARG]...        KERNEL: 5.10, 6.1 or 6.12
+#   guest.sh KERNEL -- CMD [ARG]...        KERNEL: 5.10, 6.1, 6.12 or 6.1-arm64
 # The kernel comes from fetch-kernel.sh's cache. qemu (TCG: no KVM needed)
 # boots it with a small initramfs (busybox-static, the virtio and 9p
 # modules of that kernel, an /init), which mounts this machine's root
 # filesystem read-only over 9p, chroots into it with fresh proc, sysfs,
 # devtmpfs, bpffs, tracefs, debugfs and tmpfs on /run and /dev/shm, and
 # runs CMD there as root, in the same directory (if it exists there), with
-# the same PATH and every HS_* variable of this environment, and TMPDIR
+# the same PATH (6.1-arm64: its own /usr/bin and /usr/sbin only) and
+# every HS_* variable of this environment, and TMPDIR
 # /run/tmp (the host's /tmp is seen read-only, like the rest, so a
 # checkout under it works; what CMD writes goes to TMPDIR). CMD's output (stdout and stderr together, and the kernel's
 # warnings) streams on stdout as it comes; guest.sh exits with CMD's exit
 # status, read from a marker line the guest prints after it. Nothing waits
 # on a sleep: the console is read until the guest powers off.
+#
+# 6.1-arm64 (tests/arm64, docs/ARCH.md): Debian's arm64 kernel under
+# qemu-system-aarch64 -M virt -cpu max (TCG). The host's root is x86-64
+# code, so the guest's /usr/bin (and /usr/sbin, /bin, /sbin through the
+# merged /usr) is a tmpfs holding its own shell and tools: busybox's
+# applets and bash, arm64, from fetch-kernel.sh's userland/; the programs
+# it runs find their arm64 libraries where multiarch installed them on the
+# host (/usr/lib/aarch64-linux-gnu, /lib/ld-linux-aarch64.so.1).
 #
 # Environment:
 #   KMATRIX_CACHE    the kernel and initramfs cache
@@ -22,6 +31,9 @@
 #   KMATRIX_MEM      guest memory (default 2G); KMATRIX_SMP vCPUs (default 2)
 #   KMATRIX_TCG_THREAD  multi (default: a host thread per vCPU) or single
 #   KMATRIX_VERBOSE  1: show the boot messages too (on stderr)
+#   KMATRIX_SHARE    a host directory the guest may write, mounted at
+#                    /run/share in it (9p, read-write): what CMD leaves
+#                    there outlives the guest
 # The kernel runs with oops=panic: an oops ends the guest at once, with its
 # message, instead of letting the tests go on (or hang) on a broken kernel.
 # Exit status: CMD's, or 124 on timeout, 125 when the guest could not be
@@ -29,7 +41,7 @@
 # when the guest died (kernel panic) before CMD ended.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
-usage() { echo "usage: $0 KERNEL -- CMD [ARG]...   (KERNEL: 5.10 6.1 6.12)" >&2; exit 2; }
+usage() { echo "usage: $0 KERNEL -- CMD [ARG]...   (KERNEL: 5.10 6.1 6.12 6.1-arm64)" >&2; exit 2; }
 [ $# -ge 3 ] && [ "$2" = -- ] || usage
 KNAME=$1; shift 2
 CMD=("$@")
@@ -37,15 +49,25 @@ CACHE=${KMATRIX_CACHE:-/var/cache/heapsnoop/kmatrix}
 TMO=${KMATRIX_TIMEOUT:-1800}
 die() { echo "guest.sh: $KNAME: $*" >&2; exit 125; }
 
-for tool in qemu-system-x86_64 cpio; do
-	command -v "$tool" > /dev/null || die "$tool not found: run scripts/install-deps.sh (it installs qemu-system-x86 busybox-static cpio xz-utils zstd kmod)"
+case $KNAME in
+*-arm64) QEMU_BIN=qemu-system-aarch64 CONSOLE=ttyAMA0 ;;
+*) QEMU_BIN=qemu-system-x86_64 CONSOLE=ttyS0 ;;
+esac
+for tool in "$QEMU_BIN" cpio; do
+	command -v "$tool" > /dev/null || die "$tool not found: run scripts/install-deps.sh (it installs qemu-system-x86 busybox-static cpio xz-utils zstd kmod; --arm64: qemu-system-arm)"
 done
-BUSYBOX=/bin/busybox
-[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" > /dev/null 2>&1 ||
-	die "$BUSYBOX is not a static busybox: apt-get install busybox-static"
 
 KDIR=$("$HERE/fetch-kernel.sh" "$KNAME") ||
 	die "kernel not available (not in the cache $CACHE/kernels/$KNAME and could not be fetched; see above)"
+USERLAND=
+if [ -d "$KDIR/userland" ]; then
+	# The guest's own static busybox and bash (fetch-kernel.sh).
+	BUSYBOX=$KDIR/userland/bin/busybox USERLAND="$KDIR/userland/bin/busybox $KDIR/userland/bin/bash"
+else
+	BUSYBOX=/bin/busybox
+	[ -x "$BUSYBOX" ] && ! ldd "$BUSYBOX" > /dev/null 2>&1 ||
+		die "$BUSYBOX is not a static busybox: apt-get install busybox-static"
+fi
 REL=$(cat "$KDIR/release")
 KIMG=$KDIR/root/boot/vmlinuz-$REL
 MODDIR=$KDIR/root/lib/modules/$REL
@@ -65,11 +87,12 @@ read -r -d '' INIT <<'EOF'
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
-nonce= cmd=
+nonce= cmd= share=
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	kmatrix.nonce=*) nonce=${arg#*=} ;;
 	kmatrix.cmd=*) cmd=${arg#*=} ;;
+	kmatrix.share=*) share=${arg#*=} ;;
 	esac
 done
 fail() {
@@ -94,6 +117,20 @@ for d in /run /dev/shm; do
 	mount -t tmpfs -o mode=1777 tmpfs $R$d || fail "mount tmpfs on $d"
 done
 mkdir -p $R/run/tmp && chmod 1777 $R/run/tmp || fail "cannot make /run/tmp"
+# Another architecture's guest (6.1-arm64): its own shell and tools over
+# the host's /usr/bin and /usr/sbin, busybox's applets beside bash.
+if [ -d /userland ]; then
+	mount -t tmpfs -o mode=755 tmpfs $R/usr/bin || fail "mount tmpfs on /usr/bin"
+	cp /userland/* $R/usr/bin/ || fail "cannot copy the guest's userland"
+	chroot $R /usr/bin/busybox --install -s /usr/bin || fail "busybox --install"
+	mount --bind $R/usr/bin $R/usr/sbin || fail "cannot bind /usr/sbin"
+fi
+# KMATRIX_SHARE: a host directory to write to.
+if [ -n "$share" ]; then
+	mkdir -p $R/run/share &&
+		mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144 hsshare $R/run/share ||
+		fail "cannot mount the share (9p)"
+fi
 mount -t bpf bpf $R/sys/fs/bpf || fail "mount bpffs"
 mount -t tracefs tracefs $R/sys/kernel/tracing || fail "mount tracefs"
 mount -t debugfs debugfs $R/sys/kernel/debug || fail "mount debugfs"
@@ -105,7 +142,8 @@ echo "KMATRIX-EXIT-$nonce=$?"
 poweroff -f
 EOF
 
-key=$( (echo "$REL"; echo "$WANT_MODULES"; echo "$INIT"; sha256sum "$BUSYBOX") |
+# shellcheck disable=SC2086 # USERLAND: paths without spaces (the cache's)
+key=$( (echo "$REL"; echo "$WANT_MODULES"; echo "$INIT"; sha256sum "$BUSYBOX" $USERLAND) |
 	sha256sum | cut -c1-16)
 INITRD=$CACHE/initramfs/$KNAME-$REL-$key.cpio
 if [ ! -e "$INITRD" ]; then
@@ -115,6 +153,11 @@ if [ ! -e "$INITRD" ]; then
 	mkdir -p "$w/root/bin" "$w/root/modules"
 	cp "$BUSYBOX" "$w/root/bin/busybox" || die "cannot copy $BUSYBOX"
 	printf '%s\n' "$INIT" > "$w/root/init" && chmod 755 "$w/root/init"
+	if [ -n "$USERLAND" ]; then
+		mkdir -p "$w/root/userland"
+		# shellcheck disable=SC2086
+		cp $USERLAND "$w/root/userland/" || die "cannot copy the guest's userland"
+	fi
 	: > "$w/root/modules.order"
 	for name in $WANT_MODULES; do
 		# modules.dep: "kernel/x/name.ko[.xz]: dep dep ...", the dependencies
@@ -160,7 +203,11 @@ chmod 755 "$RUN"
 nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 {
 	echo "# the command guest.sh runs in the guest"
-	printf 'export PATH=%q HOME=/root TERM=dumb LC_ALL=C.UTF-8 TMPDIR=/run/tmp\n' "$PATH"
+	# Another architecture's guest: only its own tools (the host's other
+	# PATH entries hold this machine's programs, which it cannot run).
+	gpath=$PATH
+	[ -n "$USERLAND" ] && gpath=/usr/sbin:/usr/bin:/sbin:/bin
+	printf 'export PATH=%q HOME=/root TERM=dumb LC_ALL=C.UTF-8 TMPDIR=/run/tmp\n' "$gpath"
 	while IFS= read -r var; do
 		printf 'export %s=%q\n' "$var" "${!var}"
 	done < <(compgen -e | grep '^HS_')
@@ -171,12 +218,26 @@ nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 } > "$RUN/cmd.sh"
 chmod 644 "$RUN/cmd.sh"
 
-APPEND="console=ttyS0 quiet panic=-1 oops=panic rdinit=/init kmatrix.nonce=$nonce kmatrix.cmd=$RUN/cmd.sh"
+APPEND="console=$CONSOLE quiet panic=-1 oops=panic rdinit=/init kmatrix.nonce=$nonce kmatrix.cmd=$RUN/cmd.sh"
+# KMATRIX_SHARE: a second 9p export, read-write.
+SHARE=()
+if [ -n "${KMATRIX_SHARE:-}" ]; then
+	[ -d "$KMATRIX_SHARE" ] || die "KMATRIX_SHARE=$KMATRIX_SHARE is not a directory"
+	SHARE=(-virtfs "local,path=$KMATRIX_SHARE,mount_tag=hsshare,security_model=none")
+	APPEND="$APPEND kmatrix.share=1"
+fi
+# arm64: the virt board; pointer authentication with QEMU's cheap
+# implementation-defined algorithm (the architected one costs much under TCG).
+case $KNAME in
+*-arm64) MACHINE=(-M virt -cpu max,pauth-impdef=on) ;;
+*) MACHINE=(-cpu max) ;;
+esac
 # shellcheck disable=SC2054 # commas inside qemu options
-QEMU=(qemu-system-x86_64 -accel "tcg,thread=${KMATRIX_TCG_THREAD:-multi}" -cpu max -smp "${KMATRIX_SMP:-2}"
+QEMU=("$QEMU_BIN" "${MACHINE[@]}" -accel "tcg,thread=${KMATRIX_TCG_THREAD:-multi}" -smp "${KMATRIX_SMP:-2}"
 	-m "${KMATRIX_MEM:-2G}" -display none -monitor none -serial stdio -no-reboot -nic none
 	-kernel "$KIMG" -initrd "$INITRD" -append "$APPEND"
-	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap")
+	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
+	"${SHARE[@]}")
 
 # Read the console until the guest powers off (or the timeout kills qemu):
 # before the start marker it is the boot log, then CMD's output.

@@ -45,5 +45,5 @@ check "--folded: the mark is the cut stack's root" \
 check "--folded: and the unreadable one's" \
 	grep -qE '^\[stack_unreadable_past_here\];(p_bigframe;)?lib_leaf 5555$' rec.bytes
 expect_eq "--folded: every other stack starts at the first frame" \
-	"$(grep -vcE '^(_start|__clone3|_dl_start_user);' rec.bytes)" 2
+	"$(grep -vcE '^(_start|__clone3|thread_start|_dl_start_user);' rec.bytes)" 2
 finish

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * attach.c - resolve allocator symbols in an ELF file, place each probe
- * (probesite.c) and attach the skeleton's programs with libbpf. See attach.h.
+ * (probesite.h) and attach the skeleton's programs with libbpf. See attach.h.
  *
  * Each allocating function gets a uretprobe and then a uprobe at the same
  * site, in that order, so that an entry the BPF side sees always has its

@@ -43,10 +43,6 @@ struct cfi_cache {
 	struct cfi_stats st;
 };
 
-const int cfi_rule_regs[CFI_RULE_REGS] = {
-	CFI_REG_RA, CFI_REG_BP, CFI_REG_BX, 12, 13, 14, 15,
-};
-
 struct cfi_cache *cfi_cache__new(void)
 {
 	struct cfi_cache *c = calloc(1, sizeof(*c));
@@ -324,7 +320,7 @@ struct eval_env {
 };
 
 /*
- * A DWARF expression's value; the operations CFI uses on x86-64. One
+ * A DWARF expression's value; the operations CFI uses (x86-64, arm64). One
  * function over 80 lines on purpose: a stack machine reads best as one
  * switch over its operations, each a few lines (DWARF 5, section 2.5).
  */

@@ -9,7 +9,7 @@
  * kept in a direct-mapped cache by (module, address): libdw parses an FDE
  * for every lookup, a hot call site is looked up once.
  *
- * x86-64 only: registers are DWARF x86-64 register numbers.
+ * Registers are the architecture's DWARF register numbers (arch/arch.h).
  */
 #ifndef HEAPSNOOP_CFI_H
 #define HEAPSNOOP_CFI_H
@@ -19,18 +19,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "arch/arch.h"
 #include "procmaps.h"
-
-/* DWARF x86-64 register numbers the unwinder follows. */
-enum {
-	CFI_REG_BX = 3,
-	CFI_REG_BP = 6,
-	CFI_REG_SP = 7,
-	CFI_REG_R12 = 12,
-	CFI_REG_R15 = 15,
-	CFI_REG_RA = 16,	/* the return address column */
-	CFI_NREGS = 17,
-};
 
 /* How the caller's value of a register is found. */
 enum cfi_kind {
@@ -41,9 +31,7 @@ enum cfi_kind {
 	CFI_EXPR,	/* a DWARF expression: cfi_module__eval_frame() */
 };
 
-/* Registers a rule describes: RA, rbp, rbx, r12..r15, in this order. */
-#define CFI_RULE_REGS 7
-extern const int cfi_rule_regs[CFI_RULE_REGS];
+/* Registers a rule describes: cfi_rule_regs[] (arch/arch.h), RA first. */
 
 /*
  * One row of a module's CFI for one address: CFA = cfa_reg + cfa_off

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "elfseg.h"
+#include "arch/arch.h"
 #include "elffile.h"
 
 struct elf_file {
@@ -182,10 +183,10 @@ bool elf_file__is_dynamic(struct elf_file *ef)
 	return false;
 }
 
-bool elf_file__is_x86_64(struct elf_file *ef)
+bool elf_file__is_native(struct elf_file *ef)
 {
 	GElf_Ehdr eh;
 
 	return gelf_getehdr(ef->elf, &eh) && eh.e_ident[EI_CLASS] == ELFCLASS64 &&
-	       eh.e_machine == EM_X86_64;
+	       eh.e_machine == ARCH_ELF_MACHINE;
 }

@@ -44,10 +44,12 @@ int elf_file__build_id(struct elf_file *ef, uint8_t *id, size_t cap);
 bool elf_file__is_dynamic(struct elf_file *ef);
 
 /*
- * Whether the file is x86-64 code (ELFCLASS64, EM_X86_64), the only kind
- * heapsnoop traces: a 32-bit (i386 or x32) program passes its arguments
- * and keeps its stack otherwise, and was traced as empty.
+ * Whether the file is 64-bit code of the machine heapsnoop was built for
+ * (ELFCLASS64 and arch/arch.h's ARCH_ELF_MACHINE: EM_X86_64 or
+ * EM_AARCH64), the only kind it traces: a 32-bit (i386, x32, arm) program
+ * passes its arguments and keeps its stack otherwise, and was traced as
+ * empty.
  */
-bool elf_file__is_x86_64(struct elf_file *ef);
+bool elf_file__is_native(struct elf_file *ef);
 
 #endif /* HEAPSNOOP_ELFFILE_H */

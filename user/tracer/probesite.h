@@ -3,13 +3,19 @@
  * probesite.h - choose where in a function to put its uprobe (and
  * uretprobe) so that the kernel emulates the probed instruction instead of
  * single-stepping it out of line (x86-64: ~0.4 us against ~14 us a hit).
+ * One implementation per architecture: arch/probesite_x86.c,
+ * arch/probesite_arm64.c (the Makefile's ARCH picks it).
  *
- * The site is the first instruction the kernel emulates (push reg, nop,
- * jmp/jcc/call rel) such that every instruction before it leaves %rsp and
- * the argument registers the probe reads unchanged, and transfers control
- * nowhere, except a `test %reg,%reg; je/jz` on the argument that may be
- * NULL (free(NULL) needs no tracing). With %rsp unchanged, a uretprobe at
- * the site still finds the return address at (%rsp). Otherwise: the entry.
+ * x86-64: the site is the first instruction the kernel emulates (push reg,
+ * nop, jmp/jcc/call rel) such that every instruction before it leaves %rsp
+ * and the argument registers the probe reads unchanged, and transfers
+ * control nowhere, except a `test %reg,%reg; je/jz` on the argument that
+ * may be NULL (free(NULL) needs no tracing). With %rsp unchanged, a
+ * uretprobe at the site still finds the return address at (%rsp).
+ * arm64: the first instruction the kernel simulates (branches but bl/blr,
+ * adr/adrp, ldr literal), with sp, x30 (the return address, which the
+ * uretprobe takes) and the arguments read untouched before it.
+ * Otherwise: the entry.
  */
 #ifndef HEAPSNOOP_PROBESITE_H
 #define HEAPSNOOP_PROBESITE_H
@@ -17,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Argument registers of the SysV x86-64 ABI, as bits of @args_read. */
-#define PS_ARG(i) (1u << (i))	/* 0 rdi, 1 rsi, 2 rdx, 3 rcx, 4 r8, 5 r9 */
+/* Argument registers of the ABI, as bits of @args_read. */
+#define PS_ARG(i) (1u << (i))	/* x86-64: 0 rdi, 1 rsi, 2 rdx, ...; arm64: x0, x1, ... */
 
 struct probesite {
 	uint32_t offset;	/* bytes from the function's first byte */

@@ -21,6 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "heapsnoop/arch.h"
+
 #include "attach.h"
 #include "bpfload.h"
 #include "elffile.h"
@@ -205,11 +207,11 @@ static int self_libc(char *path, size_t cap)
 }
 
 /* What heapsnoop cannot trace correctly, refused with what to do instead. */
-static int refuse_not_x86_64(const char *what)
+static int refuse_foreign(const char *what)
 {
-	elog("%s is not an x86-64 program (32-bit, x32 or another machine): heapsnoop "
-	     "traces x86-64 processes only (it reads their registers and stacks as such); "
-	     "trace a 64-bit build of it", what);
+	elog("%s is not an " HS_ARCH_NAME " program (32-bit, x32 or another machine): "
+	     "heapsnoop traces " HS_ARCH_NAME " processes only (it reads their registers "
+	     "and stacks as such); trace a 64-bit build of it", what);
 	return -ENOEXEC;
 }
 
@@ -252,15 +254,15 @@ static int check_process(pid_t pid)
 {
 	struct elf_file *ef;
 	char exe[64], what[64];
-	bool x86_64;
+	bool native;
 
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
 	if (elf_file__open(exe, &ef))
 		return 0;
-	x86_64 = elf_file__is_x86_64(ef);
+	native = elf_file__is_native(ef);
 	elf_file__close(ef);
 	snprintf(what, sizeof(what), "process %d", pid);
-	return x86_64 ? 0 : refuse_not_x86_64(what);
+	return native ? 0 : refuse_foreign(what);
 }
 
 /* Which allocator file to probe, as reachable from here; -errno, said. */
@@ -312,15 +314,15 @@ static int choose_allocator(const struct options *o, char *libpath, size_t cap)
 static int check_command(const char *path, const char *allocator)
 {
 	struct elf_file *ef;
-	bool dynamic, x86_64;
+	bool dynamic, native;
 
 	if (elf_file__open(path, &ef))
 		return 0;	/* scripts are fine: their interpreter is dynamic */
 	dynamic = elf_file__is_dynamic(ef);
-	x86_64 = elf_file__is_x86_64(ef);
+	native = elf_file__is_native(ef);
 	elf_file__close(ef);
-	if (!x86_64)
-		return refuse_not_x86_64(path);
+	if (!native)
+		return refuse_foreign(path);
 	if (allocator)
 		return 0;
 	if (!dynamic) {

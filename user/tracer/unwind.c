@@ -92,6 +92,7 @@ static enum step step_slow(struct unwinder *u, struct cfi_module *mod, uint64_t 
 	if (cfa <= r->v[CFI_REG_SP])
 		return STEP_FAIL;
 	memcpy(r->v, caller, sizeof(caller));
+	r->v[CFI_REG_RA] &= HS_RA_MASK;
 	r->known = known;
 	return STEP_OK;
 }
@@ -141,41 +142,46 @@ static enum step step_rule(struct unwinder *u, struct cfi_module *mod, uint64_t 
 	}
 	if (!(caller.known & BIT(CFI_REG_RA)))
 		return STEP_FAIL;
+	/* arm64: a return address signed by PAC, its signature off. */
+	caller.v[CFI_REG_RA] &= HS_RA_MASK;
 	*r = caller;
 	return STEP_OK;
 }
 
 /*
- * One step by the frame pointer, where there is no CFI: %rbp points at
- * the saved %rbp, the return address above it. The return address must
- * be in a mapping, or %rbp was not a frame pointer.
+ * One step by the frame pointer, where there is no CFI: it points at the
+ * frame record, the saved frame pointer and the return address above it
+ * (x86-64's %rbp, arm64's x29). The return address must be in a mapping,
+ * or the register was not a frame pointer.
  */
 static enum step step_fp(struct unwinder *u, const struct mapset *pm,
 			 const struct stack_copy *s, struct regs *r)
 {
-	uint64_t bp = r->v[CFI_REG_BP], saved, ra;
+	uint64_t bp = r->v[CFI_REG_FP], saved, ra;
 
-	if (!(r->known & BIT(CFI_REG_BP)) || !bp || (bp & 7) || bp < r->v[CFI_REG_SP])
+	if (!(r->known & BIT(CFI_REG_FP)) || !bp || (bp & 7) || bp < r->v[CFI_REG_SP])
 		return STEP_FAIL;
 	if (read_stack((void *)s, bp, &saved) || read_stack((void *)s, bp + 8, &ra))
 		return missed(s, bp + 8);
+	ra &= HS_RA_MASK;
 	if (!ra)
 		return STEP_END;
 	if (!pm || !mapset__find(pm, ra - 1))
 		return STEP_FAIL;
-	r->v[CFI_REG_BP] = saved;
+	r->v[CFI_REG_FP] = saved;
 	r->v[CFI_REG_RA] = ra;
-	r->v[CFI_REG_SP] = bp + 16;
-	r->known = BIT(CFI_REG_BP) | BIT(CFI_REG_RA) | BIT(CFI_REG_SP);
+	r->v[CFI_REG_SP] = ARCH_FP_RECORD_SP(bp);
+	r->known = BIT(CFI_REG_FP) | BIT(CFI_REG_RA) | BIT(CFI_REG_SP);
 	u->st.fp_frames++;
 	return STEP_OK;
 }
 
 /*
- * Is @m the dynamic loader (ld-linux-x86-64.so.2, ld-musl-x86_64.so.1)?
- * Its entry code (glibc's RTLD_START: _start, _dl_start_user) has no CFI
- * and zeroes %rbp before calling the constructors, the psABI's mark of
- * the outermost frame: a stack that reaches it there is complete.
+ * Is @m the dynamic loader (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1,
+ * ld-musl-*)? Its entry code (glibc's RTLD_START: _start, _dl_start_user)
+ * has no CFI and zeroes the frame pointer (%rbp, x29) before calling the
+ * constructors, the ABI's mark of the outermost frame: a stack that
+ * reaches it there is complete.
  */
 static bool is_loader(const struct mapping *m)
 {
@@ -189,11 +195,6 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		  const struct hs_user_stack *us, size_t len, uint64_t *frames, unsigned int max,
 		  uint32_t *flags)
 {
-	static const int from_ureg[HS_UREG__MAX] = {
-		[HS_UREG_IP] = CFI_REG_RA, [HS_UREG_SP] = CFI_REG_SP,
-		[HS_UREG_BP] = CFI_REG_BP, [HS_UREG_BX] = CFI_REG_BX,
-		[HS_UREG_R12] = 12, [HS_UREG_R13] = 13, [HS_UREG_R14] = 14, [HS_UREG_R15] = 15,
-	};
 	const struct mapset *pm = maps(ctx, false);
 	struct stack_copy s;
 	struct regs r = { 0 };
@@ -207,8 +208,8 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 	s = (struct stack_copy){ .base = us->regs[HS_UREG_SP], .size = us->size,
 				 .cut = us->size < us->want, .data = us->data };
 	for (int i = 0; i < HS_UREG__MAX; i++) {
-		r.v[from_ureg[i]] = us->regs[i];
-		r.known |= BIT(from_ureg[i]);
+		r.v[arch_ureg_dwarf[i]] = us->regs[i];
+		r.known |= BIT(arch_ureg_dwarf[i]);
 	}
 	frames[n++] = r.v[CFI_REG_RA];
 	u->st.stacks++;
@@ -229,7 +230,7 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		off = m ? pc - m->start + m->offset : 0;
 		if (mod && cfi_cache__rule(u->cfi, mod, off, &rule) == 0)
 			step = step_rule(u, mod, off, &rule, &s, &r);
-		else if (is_loader(m) && (r.known & BIT(CFI_REG_BP)) && !r.v[CFI_REG_BP])
+		else if (is_loader(m) && (r.known & BIT(CFI_REG_FP)) && !r.v[CFI_REG_FP])
 			step = STEP_END;
 		else
 			step = step_fp(u, pm, &s, &r);

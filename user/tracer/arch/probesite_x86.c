@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * probesite.c - probe placement by decoding a function's first
+ * probesite_x86.c - x86-64 probe placement by decoding a function's first
  * instructions with capstone (see probesite.h). Which instructions the
  * x86 uprobe code emulates: arch/x86/kernel/uprobes.c (branch_setup_xol_ops,
  * push_setup_xol_ops) and its nop emulation.

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * arch.h - the BPF side's architecture-specific reads, one per job, chosen
+ * by clang's -D__TARGET_ARCH_x86 or _arm64 (the Makefile's ARCH); the
+ * layout they fill is include/heapsnoop/arch.h's. docs/ARCH.md.
+ *
+ *   hs_copy_uregs(regs, ctx)   the registers of enum hs_ureg from a
+ *                              uretprobe's pt_regs (the caller's, after
+ *                              the return), the stack pointer apart
+ *   HS_THREAD_POINTER(t)       the thread pointer of task @t (a BTF or a
+ *                              CO-RE-read task): x86-64's %fs base,
+ *                              arm64's tpidr_el0, which glibc and musl
+ *                              put at (x86-64) or just above (arm64) the
+ *                              top of a thread's stack
+ */
+#ifndef HEAPSNOOP_BPF_ARCH_H
+#define HEAPSNOOP_BPF_ARCH_H
+
+#include "heapsnoop/arch.h"
+
+#ifdef HS_ARCH_X86_64
+static __always_inline void hs_copy_uregs(__u64 *regs, const struct pt_regs *ctx)
+{
+	regs[HS_UREG_IP] = ctx->ip;
+	regs[HS_UREG_BP] = ctx->bp;
+	regs[HS_UREG_BX] = ctx->bx;
+	regs[HS_UREG_R12] = ctx->r12;
+	regs[HS_UREG_R13] = ctx->r13;
+	regs[HS_UREG_R14] = ctx->r14;
+	regs[HS_UREG_R15] = ctx->r15;
+}
+
+#define HS_THREAD_POINTER(t, btf) ((btf) ? (t)->thread.fsbase : BPF_CORE_READ(t, thread.fsbase))
+#endif
+
+#ifdef HS_ARCH_ARM64
+/* pt_regs begins with user_pt_regs: regs[31], sp, pc, pstate. */
+static __always_inline void hs_copy_uregs(__u64 *regs, const struct pt_regs *ctx)
+{
+	const struct user_pt_regs *u = (const void *)ctx;
+
+	regs[HS_UREG_IP] = u->pc;
+	regs[HS_UREG_FP] = u->regs[29];
+	for (int i = 0; i < 10; i++)
+		regs[HS_UREG_X19 + i] = u->regs[19 + i];
+}
+
+#define HS_THREAD_POINTER(t, btf) \
+	((btf) ? (t)->thread.uw.tp_value : BPF_CORE_READ(t, thread.uw.tp_value))
+#endif
+
+#endif /* HEAPSNOOP_BPF_ARCH_H */

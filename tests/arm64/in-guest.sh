@@ -1,0 +1,59 @@
+#!/bin/bash
+# in-guest.sh - the part of the arm64 test (tests/arm64/run.sh) that runs
+# inside the arm64 guest (tests/kmatrix/guest.sh 6.1-arm64):
+#   the tracer tests of the kernel matrix that matter most on another
+#   architecture, run on the arm64 build (tests/kmatrix/in-guest.sh):
+#     launch mode, the exact live set and chains, --unwind dwarf and fp
+#                                   (test_semantics.sh)
+#     attach to a running process   (test_attach.sh)
+#     DWARF unwinding without frame pointers, across libraries, a frame
+#     with no CFI, a thread         (test_unwind.sh)
+#     threads                       (test_threads.sh)
+#   return addresses signed by pointer authentication (test_pac.sh)
+#   an x86-64 program refused, by the machine's name
+#   then, for the host to compare (run.sh), into SHARE:
+#     arm64.heap            a log of prog_nofp recorded here
+#     arm64.report.guest    heapdecode --report of it, here
+#     x86.report.guest      heapdecode --report of the host's x86.heap
+# Usage: in-guest.sh ARM64_BUILD_DIR SHARE
+# Exits non-zero if a test failed or a file could not be written.
+set -u
+OUT=$(realpath "${1:?usage: $0 ARM64_BUILD_DIR SHARE}"); SHARE=${2:?usage: $0 ARM64_BUILD_DIR SHARE}
+cd "$(dirname "$0")/../.." || exit 2
+rc=0
+tests/kmatrix/in-guest.sh "$OUT" semantics attach unwind threads || rc=1
+echo "=== arm64: pointer authentication (test_pac)"
+start=$SECONDS
+if tests/arm64/test_pac.sh "$OUT"; then
+	echo "--- ok: arm64: test_pac ($((SECONDS - start)) s)"
+else
+	echo "--- FAILED: arm64: test_pac ($((SECONDS - start)) s)"; rc=1
+fi
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+echo "=== arm64: an x86-64 program is refused"
+X86PROG=$(dirname "$OUT")/tests/prog_semantics
+"$OUT/heapsnoop" -q -- "$X86PROG" > /dev/null 2> "$T/x86err"
+xrc=$?
+if [ "$xrc" -ne 0 ] && grep -q "is not an arm64 program" "$T/x86err"; then
+	echo "--- ok: refused (exit $xrc): $(head -n 1 "$T/x86err")"
+else
+	echo "--- FAILED: heapsnoop -- $X86PROG exited $xrc:"; cat "$T/x86err"; rc=1
+fi
+echo "=== arm64: a log for the host to symbolize"
+if "$OUT/heapsnoop" -q -o "$T/arm64.heap" -- "$OUT/tests/prog_nofp" 2> "$T/err" &&
+	"$OUT/heapdecode" --report "$T/arm64.heap" > "$T/arm64.report.guest" &&
+	cp "$T/arm64.heap" "$T/arm64.report.guest" "$SHARE/"; then
+	echo "--- ok: recorded and symbolized here ($(grep -c '^heapsnoop: live ' "$T/arm64.heap") live records)"
+else
+	echo "--- FAILED: recording or symbolizing prog_nofp here:"; cat "$T/err"; rc=1
+fi
+echo "=== arm64: the host's x86-64 log symbolized here"
+if "$OUT/heapdecode" --report "$SHARE/x86.heap" > "$T/x86.report.guest" &&
+	cp "$T/x86.report.guest" "$SHARE/"; then
+	echo "--- ok: the x86-64 log symbolized here"
+else
+	echo "--- FAILED: heapdecode --report $SHARE/x86.heap"; rc=1
+fi
+exit "$rc"
