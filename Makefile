@@ -70,7 +70,7 @@ HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
 
-.PHONY: all clean check demo deps bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
+.PHONY: all clean check demo deps deps-arm64 bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop $(OUTPUT)/libheapsnoop_preload.so
@@ -275,8 +275,12 @@ fuzz-run-records: $(OUTPUT)/fuzz/fuzz_records
 	$(Q)$< -max_total_time=$(FUZZ_RECORDS_SECONDS) -timeout=5 -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/records-corpus tests/fuzz/records-seeds
 
-# --arm64: the cross compiler, the arm64 libraries and qemu the arm64 test needs.
+# What building and tracing here need; deps-arm64 adds the cross compiler,
+# the arm64 libraries and qemu the arm64 build and test need (make check).
 deps:
+	$(Q)scripts/install-deps.sh
+
+deps-arm64:
 	$(Q)scripts/install-deps.sh --arm64
 
 # Trace the bundled leaky example, show its records, decode and report them.
@@ -290,7 +294,7 @@ demo: deps
 	@echo; echo "== symbolized: heapdecode --report $(OUTPUT)/leaky.heap"
 	$(Q)$(OUTPUT)/heapdecode --report $(OUTPUT)/leaky.heap
 
-check: deps
+check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
@@ -318,7 +322,7 @@ arm64-build:
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64 OUTPUT=$(ARM64_OUT) CC=$(ARM64_CROSS)gcc \
 		AR=$(ARM64_CROSS)ar all $(ARM64_PROGS)
 
-arm64: deps
+arm64: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/asan/heapdecode $(UNWIND_PROGS) \
 		$(OUTPUT)/tests/prog_semantics arm64-build
 	$(Q)tests/arm64/run.sh $(OUTPUT)
