@@ -23,7 +23,7 @@ binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgri
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 ARM64_PKGS="gcc-aarch64-linux-gnu qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64
 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64 libunwind-dev:arm64
-libstdc++-12-dev:arm64 libtinfo6:arm64 libc6-dbg:arm64"
+libstdc++-12-dev:arm64 libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 if [ "${1:-}" = --arm64 ]; then
