@@ -466,6 +466,36 @@ static __always_inline long read_user_stack(void *dst, __u64 n, const __u64 room
 }
 
 /*
+ * The copy of @n bytes at @sp faulted: read the stack page by page from
+ * the page holding @sp into @us->data, each page on its own, a page not
+ * there left as zeros and its bit set in @us->holes, so the unwinder goes
+ * on past a page nobody touched wherever the slots it needs are in pages
+ * that are there. Each page lands at a constant offset (data[0] is the
+ * page's start, @us->skip bytes below @sp): what verifiers before 5.16
+ * can check. At most @room bytes (a constant, a multiple of the page).
+ */
+static __always_inline void read_user_pages(struct hs_user_stack *us, __u64 sp, __u64 n,
+					    const __u64 room)
+{
+	__u64 base = sp & ~(HS_PAGE_SIZE - 1), end = sp + n;
+	__u32 holes = 0, size = 0;
+
+#pragma unroll
+	for (int i = 0; i < (int)(room / HS_PAGE_SIZE); i++) {
+		__u64 page = base + (__u64)i * HS_PAGE_SIZE;
+
+		if (page >= end)
+			break;
+		if (bpf_probe_read_user(us->data + i * HS_PAGE_SIZE, HS_PAGE_SIZE, (void *)page))
+			holes |= 1u << i;
+		size += HS_PAGE_SIZE;
+	}
+	us->skip = (__u32)(sp - base);
+	us->holes = holes;
+	us->size = size;
+}
+
+/*
  * Send an allocation's record with @n bytes of stack, in a record of the
  * size class @room (a constant: the ring buffer wants constant sizes).
  */
@@ -489,14 +519,23 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_sta
 	us->want = want > 0xffffffffULL ? 0xffffffffU : (__u32)want;
 	if (n > room)
 		n = room;
+	us->skip = 0;
+	us->holes = 0;
 	/*
 	 * A page of the stack that was never touched (a large local array no
 	 * one wrote) is not present, and a BPF read does not fault it in: the
-	 * whole read fails. Then take the lower half, and so on: the frames
-	 * below that page are still found, and the stack is marked unreadable
-	 * past them (want = size: the walk ran out of stack, not of copy).
+	 * whole read fails. Then read page by page (read_user_pages), or, in
+	 * a class smaller than a page, take the lower half, and so on: the
+	 * frames below that page are still found, and the stack is marked
+	 * unreadable past them (want = size: the walk ran out of stack, not
+	 * of copy).
 	 */
 	if (read_user_stack(us->data, n, room, sp)) {
+		if (room >= HS_PAGE_SIZE) {
+			read_user_pages(us, sp, n, room);
+			bpf_ringbuf_submit(ev, wakeup_flags());
+			return;
+		}
 		ev->flags |= HS_EVF_STACK_FAULT;
 		for (int i = 0; i < 8; i++) {
 			n >>= 1;
@@ -510,18 +549,14 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_sta
 		/*
 		 * Less than the smallest class: the caller's frames may still
 		 * sit in the page holding sp (present: the call wrote its return
-		 * address there) and the next one. Read to the end of that next
-		 * page, else to the end of sp's own.
+		 * address there). Read to the end of that page.
 		 */
 		if (!n) {
 			__u64 rest = HS_PAGE_SIZE - (sp & (HS_PAGE_SIZE - 1));
 
-			n = rest + HS_PAGE_SIZE < room ? rest + HS_PAGE_SIZE : room;
-			if (read_user_stack(us->data, n, room, sp)) {
-				n = rest < room ? rest : room;
-				if (read_user_stack(us->data, n, room, sp))
-					n = 0;
-			}
+			n = rest < room ? rest : room;
+			if (read_user_stack(us->data, n, room, sp))
+				n = 0;
 		}
 		us->want = (__u32)n;
 	}

@@ -113,16 +113,22 @@ struct hs_event {
 /*
  * --unwind dwarf: what follows the header of an HS_EV_ALLOC that has
  * HS_EVF_USER_STACK. @data holds @size bytes of the caller's stack from
- * regs[HS_UREG_SP] upward; @want is how many there were up to the end of
- * that stack (the main thread's start, or the end of the thread's stack
- * mapping), so @size < @want says the copy was cut at --stack-copy. The
- * record is reserved in size classes (powers of two): @data may hold more
- * bytes than @size, which are not the stack's.
+ * regs[HS_UREG_SP] - @skip upward; @want is how many there were from
+ * regs[HS_UREG_SP] up to the end of that stack (the main thread's start,
+ * or the end of the thread's stack mapping), so @size - @skip < @want says
+ * the copy was cut at --stack-copy. @skip is 0 unless the copy in one read
+ * faulted (a page never touched: a large local array no one wrote) and was
+ * made page by page from the page holding the stack pointer: then bit i of
+ * @holes says that page i of @data was not there (zeros). The record is
+ * reserved in size classes (powers of two): @data may hold more bytes than
+ * @size, which are not the stack's.
  */
 struct hs_user_stack {
 	__u64 regs[HS_UREG__MAX];
 	__u32 size;
 	__u32 want;
+	__u32 skip;
+	__u32 holes;
 	__u8 data[];
 };
 

@@ -152,6 +152,9 @@ void status__unwind(FILE *out, const struct trace *t)
 		"not recovered; %" PRIu64 " caller frames, %" PRIu64 " of them by frame pointer "
 		"(no CFI), %" PRIu64 " by DWARF expression", us.stacks, us.complete, us.cut,
 		us.depth, us.fault, us.frames, us.fp_frames, us.slow_frames);
+	if (us.paged)
+		flog(out, "unwinding: %" PRIu64 " stacks copied page by page, around %" PRIu64
+			" pages never touched (read as holes)", us.paged, us.holes);
 	flog(out, "unwind tables: %zu modules (%zu without CFI), %zu bytes of CFI "
 		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits", cs.modules,
 		cs.no_cfi, cs.cfi_bytes, cs.cache_bytes, cs.lookups, hit);

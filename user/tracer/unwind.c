@@ -13,8 +13,9 @@ struct unwinder {
 
 /* The copy of the stack: [base, base + size) of the process. */
 struct stack_copy {
-	uint64_t base;
+	uint64_t base;		/* the address of data[0] */
 	uint32_t size;
+	uint32_t holes;		/* bit i: page i of data was not there */
 	bool cut;		/* the stack went on past the copy */
 	const uint8_t *data;
 };
@@ -60,9 +61,15 @@ static int read_stack(void *ctx, uint64_t addr, uint64_t *val)
 {
 	const struct stack_copy *s = ctx;
 
-	if (addr < s->base || s->size < 8 || addr - s->base > s->size - 8)
+	uint64_t off = addr - s->base;
+
+	if (addr < s->base || s->size < 8 || off > s->size - 8)
 		return -EFAULT;
-	memcpy(val, s->data + (addr - s->base), sizeof(*val));
+	/* A page the copy could not read: zeros, not the stack's. */
+	if (s->holes && ((s->holes >> (off / HS_PAGE_SIZE)) & 1 ||
+			 (s->holes >> ((off + 7) / HS_PAGE_SIZE)) & 1))
+		return -EFAULT;
+	memcpy(val, s->data + off, sizeof(*val));
 	return 0;
 }
 
@@ -203,16 +210,22 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 	enum step step;
 
 	*flags = 0;
-	if (len < sizeof(*us) || us->size > len - sizeof(*us) || !max)
+	if (len < sizeof(*us) || us->size > len - sizeof(*us) || us->skip > us->size ||
+	    us->skip >= HS_PAGE_SIZE || !max)
 		return -EINVAL;
-	s = (struct stack_copy){ .base = us->regs[HS_UREG_SP], .size = us->size,
-				 .cut = us->size < us->want, .data = us->data };
+	s = (struct stack_copy){ .base = us->regs[HS_UREG_SP] - us->skip, .size = us->size,
+				 .holes = us->holes, .cut = us->size - us->skip < us->want,
+				 .data = us->data };
 	for (int i = 0; i < HS_UREG__MAX; i++) {
 		r.v[arch_ureg_dwarf[i]] = us->regs[i];
 		r.known |= BIT(arch_ureg_dwarf[i]);
 	}
 	frames[n++] = r.v[CFI_REG_RA];
 	u->st.stacks++;
+	if (us->skip || us->holes) {
+		u->st.paged++;
+		u->st.holes += (uint64_t)__builtin_popcount(us->holes);
+	}
 	for (;;) {
 		/* A return address is after its call: look up the call. */
 		uint64_t pc = r.v[CFI_REG_RA] - (n > 1), off;

@@ -36,6 +36,8 @@ struct unwind_stats {
 	uint64_t frames;	/* recovered, beyond each call site */
 	uint64_t fp_frames;	/* of those, by frame pointer (no CFI there) */
 	uint64_t slow_frames;	/* ... by a row with DWARF expressions */
+	uint64_t paged;		/* stacks copied page by page (a page not there) */
+	uint64_t holes;		/* ... the pages not there, in all of them */
 };
 
 struct unwinder;
