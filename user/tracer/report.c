@@ -19,6 +19,7 @@
 
 struct dump_ctx {
 	struct stacks *stacks;
+	int pid;
 	FILE *out;
 	int err;
 };
@@ -29,7 +30,7 @@ static void dump_one(const struct live_alloc *a, void *arg)
 	char tok[HS_TOKEN_BUF];
 	int n = stacks__token(d->stacks, a->stack, a->size, tok, sizeof(tok));
 	const struct stack *s = stacks__get(d->stacks, a->stack);
-	struct record r = { .type = REC_LIVE, .pid = (int)a->pid, .ptr = a->addr };
+	struct record r = { .type = REC_LIVE, .pid = d->pid, .ptr = a->addr };
 
 	/* An incomplete stack says so in its record (docs/OUTPUT.md, cut=). */
 	if (s->flags & STACK_TRUNCATED)
@@ -62,7 +63,7 @@ static void write_maps(const struct proc *p, FILE *out)
 
 static int write_live(struct proc *p, FILE *out)
 {
-	struct dump_ctx d = { .stacks = p->stacks, .out = out };
+	struct dump_ctx d = { .stacks = p->stacks, .pid = p->pid, .out = out };
 
 	tracker__for_each(p->live, dump_one, &d);
 	return d.err;
