@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "bgdump.h"
 #include "bpfload.h"
 #include "elffile.h"
 #include "heapsnoop.skel.h"
@@ -54,12 +55,14 @@ struct session {
 	struct mmaprec *mr;	/* -a: the kernel's mapping records */
 	struct task_links tl;
 	struct symbolizer *sym;	/* -s: kept across periodic summaries */
+	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
+	const char *bg_reason;	/* of the dump it writes */
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
 	struct outfile *of;	/* -o */
 	FILE *out, *tty;
-	bool launched, forwarded;
+	bool launched, forwarded, said_waiting;
 	int write_err, child_status, pidfd;
 	double next_status, next_dump, next_sample;
 	uint64_t last_events;
@@ -116,6 +119,12 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_FORK && !ev->size)
 		unfollowed_fork(s, ev);
+	/* -a traces heapsnoop's own dump writers too: not a traced process's. */
+	if (len >= HS_EVENT_HDR_SIZE && bgdump__owns(s->bg, (pid_t)ev->pid)) {
+		if (ev->type != HS_EV_EXIT)
+			return 0;
+		bgdump__gone(s->bg, (pid_t)ev->pid);
+	}
 	/* The target's own end is its exit stop's or its pidfd's (target_ended). */
 	if (!s->o.all && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT &&
 	    (pid_t)ev->pid == s->o.pid)
@@ -334,7 +343,7 @@ static void on_proc_exit(struct proc *p, void *ctx)
 {
 	struct session *s = ctx;
 
-	if (report__exit(p, s->out) && !s->write_err) {
+	if (report__exit(p, bgdump__out(s->bg, s->out)) && !s->write_err) {
 		s->write_err = -EIO;
 		elog("writing records failed: %s", strerror(errno));
 	}
@@ -516,7 +525,8 @@ struct session *session__new(const struct options *o)
 	s->pidfd = -1;
 	s->child = (struct launch){ .go_fd = -1, .err_fd = -1 };
 	s->reason = "exit";
-	if (bpfload__preflight() || choose_allocator(o, s->libpath, sizeof(s->libpath)))
+	if (!(s->bg = bgdump__new()) || bpfload__preflight() ||
+	    choose_allocator(o, s->libpath, sizeof(s->libpath)))
 		goto fail;
 	/* Opened now, truncated once the command has started. */
 	if (o->output && !(s->of = outfile__open(o->output)))
@@ -605,26 +615,58 @@ static void reap(struct session *s)
 		elog("%zu processes whose exit was lost are gone: ended now", n);
 }
 
-/* SIGUSR1 and -i: a dump (and with -a -s a summary); the status line. */
+/* A SIGUSR1 or -i dump (with -a -s a summary); run by the dump's child. */
+static int write_dump(void *ctx)
+{
+	struct session *s = ctx;
+	int err = report__dump(s->trace, s->out, s->bg_reason);
+
+	if (s->o.all && s->o.summary) {
+		if (!s->sym)
+			s->sym = symbolizer__new(NULL);
+		report__summary(s->trace, s->sym, stderr, s->o.summary);
+	}
+	return err;
+}
+
+/*
+ * SIGUSR1 and -i: the dump is written by a child from its snapshot while
+ * this loop reads events (bgdump.c); one asked for while one is written
+ * follows it. Only if fork fails is it written here, the loop stopped.
+ */
+static void start_dump(struct session *s, double now)
+{
+	bool interval = s->next_dump && now >= s->next_dump;
+
+	if (!dump_requested && !interval)
+		return;
+	if (bgdump__running(s->bg)) {
+		if (dump_requested && !s->said_waiting)
+			elog("a dump is being written: the one asked for (SIGUSR1) follows it");
+		s->said_waiting = dump_requested;
+		return;
+	}
+	drain(s);
+	if (s->o.all)
+		reap(s);
+	s->bg_reason = dump_requested ? "usr1" : "interval";
+	if (!bgdump__start(s->bg, s->out, write_dump, s))
+		report__dump_written(s->trace);
+	else if (write_dump(s))
+		elog("writing records failed: %s", strerror(errno));
+	if (interval)
+		s->next_dump = now + s->o.interval;
+	dump_requested = 0;
+	s->said_waiting = false;
+}
+
+/* Dumps (a finished one's end, the next one), samples, the status line. */
 static void periodic(struct session *s, double now)
 {
-	if (dump_requested || (s->next_dump && now >= s->next_dump)) {
-		drain(s);
-		if (s->o.all)
-			reap(s);
-		if (report__dump(s->trace, s->out, dump_requested ? "usr1" : "interval"))
-			elog("writing records failed: %s", strerror(errno));
-		if (s->o.all && s->o.summary) {
-			if (!s->sym)
-				s->sym = symbolizer__new(NULL);
-			report__summary(s->trace, s->sym, stderr, s->o.summary);
-		}
-		if (s->next_dump && now >= s->next_dump)
-			s->next_dump = now + s->o.interval;
-		dump_requested = 0;
-	}
+	bgdump__reap(s->bg, false);
+	start_dump(s, now);
 	if (s->o.sample_ms && now >= s->next_sample) {
-		if (report__samples(s->trace, s->out))
+		if (report__samples(s->trace, bgdump__out(s->bg, s->out)))
 			elog("writing records failed: %s", strerror(errno));
 		s->next_sample = now + s->o.sample_ms / 1000.0;
 	}
@@ -671,6 +713,7 @@ static int finish(struct session *s, int status)
 	attach__free(s->att);
 	s->att = NULL;
 	lost_maps = drain_last(s);
+	bgdump__reap(s->bg, true);	/* a dump still written: its end */
 	if (s->o.all)
 		reap(s);
 	status__read_counters(s->skel->maps.counters, s->cnt);
@@ -730,6 +773,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	bgdump__free(s->bg);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	ring_buffer__free(s->rb);
