@@ -12,6 +12,7 @@
 
 #include "bgdump.h"
 #include "msg.h"
+#include "report.h"
 
 struct bgdump {
 	pid_t pid;		/* the running writer, or 0 */
@@ -39,27 +40,42 @@ void bgdump__free(struct bgdump *b)
 	free(b);
 }
 
+/* The dump and the summary, in the child or here; 0 or -EIO. */
+static int write_dump(struct trace *t, FILE *out, const char *reason, unsigned int summary)
+{
+	int err = report__dump(t, out, reason);
+
+	if (summary) {
+		struct symbolizer *sym = symbolizer__new(NULL);
+
+		report__summary(t, sym, stderr, summary);
+		symbolizer__free(sym);
+	}
+	return err;
+}
+
 /* The child: write, then leave without running anything of the loader's. */
-static void __attribute__((noreturn)) child(FILE *out, int (*write)(void *ctx), void *ctx)
+static void __attribute__((noreturn)) child(struct trace *t, FILE *out, const char *reason,
+					    unsigned int summary)
 {
 	int err;
 
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGUSR1, SIG_IGN);
-	err = write(ctx);
+	err = write_dump(t, out, reason, summary);
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
 	_exit(err ? 1 : 0);
 }
 
-int bgdump__start(struct bgdump *b, FILE *out, int (*write)(void *ctx), void *ctx)
+/* Fork the child, the hold opened: 0, or -errno (said: nothing started). */
+static int start(struct bgdump *b, struct trace *t, FILE *out, const char *reason,
+		 unsigned int summary)
 {
 	pid_t pid;
 	int err;
 
-	if (b->pid)
-		return -EBUSY;
 	b->hold = open_memstream(&b->held, &b->held_len);
 	if (!b->hold) {
 		err = -errno;
@@ -71,7 +87,7 @@ int bgdump__start(struct bgdump *b, FILE *out, int (*write)(void *ctx), void *ct
 	fflush(stderr);
 	pid = fork();
 	if (pid == 0)
-		child(out, write, ctx);
+		child(t, out, reason, summary);
 	if (pid < 0) {
 		err = -errno;
 		elog("cannot write the dump in the background (fork): %s; written in the "
@@ -86,6 +102,21 @@ int bgdump__start(struct bgdump *b, FILE *out, int (*write)(void *ctx), void *ct
 	b->last = pid;
 	b->out = out;
 	return 0;
+}
+
+int bgdump__dump(struct bgdump *b, struct trace *t, FILE *out, const char *reason,
+		 unsigned int summary)
+{
+	if (b->pid)
+		return -EBUSY;
+	if (!start(b, t, out, reason, summary)) {
+		report__dump_written(t);
+		return 0;
+	}
+	if (!write_dump(t, out, reason, summary))
+		return 0;
+	elog("writing records failed: %s", strerror(errno));
+	return -EIO;
 }
 
 FILE *bgdump__out(struct bgdump *b, FILE *out)

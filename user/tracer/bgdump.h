@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "trace.h"
+
 struct bgdump;
 
 /* Returns NULL when out of memory. */
@@ -29,14 +31,16 @@ struct bgdump *bgdump__new(void);
 void bgdump__free(struct bgdump *b);
 
 /*
- * Write in a child: @out flushed, then fork; the child calls @write(@ctx),
- * which writes to @out, and exits 0, or 1 if @write returned non-zero.
- * Returns 0 (the child runs: the caller must now mark as written what the
- * child writes), -EBUSY (a dump runs already: nothing done), or -errno
- * when fork or the memory stream failed (said; the caller writes in the
- * foreground instead).
+ * A dump of @t (report__dump() with @reason, to @out) and, if @summary,
+ * the -s summary of its top @summary stacks (report__summary(), to
+ * stderr), written by a child from a snapshot of @t taken now; the parent
+ * marks as written what the child writes (report__dump_written()) and goes
+ * on. If fork fails, written here instead (said). Returns 0 (started, or
+ * written here), -EBUSY (a dump runs already: nothing done; ask again once
+ * bgdump__running() is false), or -EIO (written here and writing failed).
  */
-int bgdump__start(struct bgdump *b, FILE *out, int (*write)(void *ctx), void *ctx);
+int bgdump__dump(struct bgdump *b, struct trace *t, FILE *out, const char *reason,
+		 unsigned int summary);
 
 /* Where the loader writes records now: @out, or the hold while a dump runs. */
 FILE *bgdump__out(struct bgdump *b, FILE *out);

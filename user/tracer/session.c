@@ -54,9 +54,7 @@ struct session {
 	struct libc_watch *watch;
 	struct mmaprec *mr;	/* -a: the kernel's mapping records */
 	struct task_links tl;
-	struct symbolizer *sym;	/* -s: kept across periodic summaries */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
-	const char *bg_reason;	/* of the dump it writes */
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
@@ -615,20 +613,6 @@ static void reap(struct session *s)
 		elog("%zu processes whose exit was lost are gone: ended now", n);
 }
 
-/* A SIGUSR1 or -i dump (with -a -s a summary); run by the dump's child. */
-static int write_dump(void *ctx)
-{
-	struct session *s = ctx;
-	int err = report__dump(s->trace, s->out, s->bg_reason);
-
-	if (s->o.all && s->o.summary) {
-		if (!s->sym)
-			s->sym = symbolizer__new(NULL);
-		report__summary(s->trace, s->sym, stderr, s->o.summary);
-	}
-	return err;
-}
-
 /*
  * SIGUSR1 and -i: the dump is written by a child from its snapshot while
  * this loop reads events (bgdump.c); one asked for while one is written
@@ -649,11 +633,8 @@ static void start_dump(struct session *s, double now)
 	drain(s);
 	if (s->o.all)
 		reap(s);
-	s->bg_reason = dump_requested ? "usr1" : "interval";
-	if (!bgdump__start(s->bg, s->out, write_dump, s))
-		report__dump_written(s->trace);
-	else if (write_dump(s))
-		elog("writing records failed: %s", strerror(errno));
+	bgdump__dump(s->bg, s->trace, s->out, dump_requested ? "usr1" : "interval",
+		     s->o.all ? s->o.summary : 0);
 	if (interval)
 		s->next_dump = now + s->o.interval;
 	dump_requested = 0;
@@ -722,9 +703,10 @@ static int finish(struct session *s, int status)
 		status = 1;
 	}
 	if (s->o.summary) {
-		if (!s->sym)
-			s->sym = symbolizer__new(NULL);
-		report__summary(s->trace, s->sym, stderr, s->o.summary);
+		struct symbolizer *sym = symbolizer__new(NULL);
+
+		report__summary(s->trace, sym, stderr, s->o.summary);
+		symbolizer__free(sym);
 	}
 	if (outfile__close(s->of))
 		status = 1;
@@ -785,7 +767,6 @@ void session__free(struct session *s)
 	bpf_link__destroy(s->tl.fork);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
-	symbolizer__free(s->sym);
 	launch_user__free(&s->user);
 	outfile__close(s->of);
 	free(s);
