@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bgdump.h"
@@ -21,6 +22,7 @@ struct bgdump {
 	FILE *hold;		/* the loader's records meanwhile */
 	char *held;		/* the hold's buffer (open_memstream) */
 	size_t held_len;
+	double longest;		/* s: the loader's longest stop for a dump */
 };
 
 struct bgdump *bgdump__new(void)
@@ -104,19 +106,36 @@ static int start(struct bgdump *b, struct trace *t, FILE *out, const char *reaso
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 int bgdump__dump(struct bgdump *b, struct trace *t, FILE *out, const char *reason,
 		 unsigned int summary)
 {
+	double t0 = now_s();
+	int err = 0;
+
 	if (b->pid)
 		return -EBUSY;
-	if (!start(b, t, out, reason, summary)) {
+	if (!start(b, t, out, reason, summary))
 		report__dump_written(t);
-		return 0;
-	}
-	if (!write_dump(t, out, reason, summary))
-		return 0;
-	elog("writing records failed: %s", strerror(errno));
-	return -EIO;
+	else if (write_dump(t, out, reason, summary))
+		err = -EIO;
+	if (err)
+		elog("writing records failed: %s", strerror(errno));
+	if (now_s() - t0 > b->longest)
+		b->longest = now_s() - t0;
+	return err;
+}
+
+double bgdump__longest_ms(const struct bgdump *b)
+{
+	return b ? b->longest * 1e3 : 0;
 }
 
 FILE *bgdump__out(struct bgdump *b, FILE *out)

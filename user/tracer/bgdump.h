@@ -42,6 +42,12 @@ void bgdump__free(struct bgdump *b);
 int bgdump__dump(struct bgdump *b, struct trace *t, FILE *out, const char *reason,
 		 unsigned int summary);
 
+/*
+ * The loader's longest stop for a dump so far, ms: the fork (copying the
+ * page tables) and the marking, or a whole dump written in the foreground.
+ */
+double bgdump__longest_ms(const struct bgdump *b);
+
 /* Where the loader writes records now: @out, or the hold while a dump runs. */
 FILE *bgdump__out(struct bgdump *b, FILE *out);
 

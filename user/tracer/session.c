@@ -718,6 +718,8 @@ static int finish(struct session *s, int status)
 		     "(-f follows them)", s->unfollowed);
 	if (s->o.verbose)
 		status__unwind(stderr, s->trace);
+	if (s->o.verbose && bgdump__longest_ms(s->bg) > 0)
+		elog("longest stop of the event loop for a dump: %.1f ms", bgdump__longest_ms(s->bg));
 	if (lost_maps)
 		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): stacks "
 		     "of processes started meanwhile may not symbolize", lost_maps);
