@@ -2,10 +2,11 @@
 /*
  * tracker.h - the live (outstanding) allocations of one traced process
  * (trace.c keeps one table per process), keyed by address. 28 bytes an
- * entry in an open-addressing table kept at most 3/4 full, so at most ~38
- * bytes per live allocation, and ~75 for a while after it doubled (the
- * old table is emptied into the new one step by step, never in one stop);
- * no fixed limit (it grows while memory lasts).
+ * entry in an open-addressing table kept 3/8 to 3/4 full: 38-75 bytes per
+ * live allocation, up to ~112 while it doubles (the old table is emptied
+ * into the new one step by step, never in one stop); no fixed limit (it
+ * grows while memory lasts). Each alloc and release may move up to 128
+ * entries of the old table: O(1), bounded.
  */
 #ifndef HEAPSNOOP_TRACKER_H
 #define HEAPSNOOP_TRACKER_H
