@@ -12,6 +12,8 @@
 # heapsnoop -v says this build's longest stop for a dump (the fork). Then
 # the live table alone (bench/trackstall.c): 10 million inserts timed one
 # by one, this tree's tracker.c and BASE_REV's.
+# BENCH_MODES: "nodumps dumps" (default), either alone; BENCH_RB: the ring
+# buffer, MiB; BENCH_LIVE_N: blocks.
 #   usage: bench/live.sh BUILD_DIR BASE_HEAPSNOOP [BASE_REV]
 set -eu
 OUT=${1:-build}
@@ -21,6 +23,7 @@ cd "$(dirname "$0")/.."
 N=${BENCH_LIVE_N:-10000000}
 RUNS=${BENCH_RUNS:-1}
 RB=${BENCH_RB:-64}
+MODES=${BENCH_MODES:-nodumps dumps}
 T=$(mktemp -d)
 trap 'rm -rf "$T"; jobs -p | xargs -r kill 2>/dev/null || true' EXIT
 make -s OUTPUT="$OUT" "$OUT/tests/prog_live" "$OUT/heapsnoop"
@@ -34,7 +37,7 @@ once() { # NAME HEAPSNOOP ARGS...: one run, its line
 	lost=$(sed -n 's/^heapsnoop: EVENTS LOST: \([0-9]*\) allocations and \([0-9]*\) frees.*/\1 \2/p' \
 		"$T/err")
 	lost=${lost:-0 0}
-	read -r wall rss < "$T/time"
+	read -r wall rss < <(tail -n 1 "$T/time")	# after "Command exited with ..."
 	printf '  %-18s lost %8s allocations %8s frees  %s  %6.1f s  rss %5d MiB  %s dumps\n' \
 		"$name" "${lost% *}" "${lost#* }" "$(cat "$T/status")" "$wall" $((rss / 1024)) \
 		"$(cat "$T/dumps")"
@@ -44,10 +47,14 @@ once() { # NAME HEAPSNOOP ARGS...: one run, its line
 echo "live-set benchmark: $N blocks made live, half freed; ring buffer $RB MiB; $RUNS run(s) a mode"
 echo "  $(nproc) CPUs; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 for _ in $(seq "$RUNS"); do
-	once "before, no dumps" "$BASE"
-	once "after, no dumps" "$OUT/heapsnoop"
-	once "before, -i 4" "$BASE" -i 4
-	once "after, -i 4" "$OUT/heapsnoop" -v -i 4
+	if [[ " $MODES " == *" nodumps "* ]]; then
+		once "before, no dumps" "$BASE"
+		once "after, no dumps" "$OUT/heapsnoop"
+	fi
+	if [[ " $MODES " == *" dumps "* ]]; then
+		once "before, -i 4" "$BASE" -i 4
+		once "after, -i 4" "$OUT/heapsnoop" -v -i 4
+	fi
 done
 mkdir -p "$T/base"
 git show "$BASE_REV:user/tracer/tracker.c" > "$T/base/tracker.c"
