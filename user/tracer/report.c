@@ -19,6 +19,7 @@
 
 struct dump_ctx {
 	struct stacks *stacks;
+	int pid;
 	FILE *out;
 	int err;
 };
@@ -29,7 +30,7 @@ static void dump_one(const struct live_alloc *a, void *arg)
 	char tok[HS_TOKEN_BUF];
 	int n = stacks__token(d->stacks, a->stack, a->size, tok, sizeof(tok));
 	const struct stack *s = stacks__get(d->stacks, a->stack);
-	struct record r = { .type = REC_LIVE, .pid = (int)a->pid, .ptr = a->addr };
+	struct record r = { .type = REC_LIVE, .pid = d->pid, .ptr = a->addr };
 
 	/* An incomplete stack says so in its record (docs/OUTPUT.md, cut=). */
 	if (s->flags & STACK_TRUNCATED)
@@ -62,7 +63,7 @@ static void write_maps(const struct proc *p, FILE *out)
 
 static int write_live(struct proc *p, FILE *out)
 {
-	struct dump_ctx d = { .stacks = p->stacks, .out = out };
+	struct dump_ctx d = { .stacks = p->stacks, .pid = p->pid, .out = out };
 
 	tracker__for_each(p->live, dump_one, &d);
 	return d.err;
@@ -102,6 +103,7 @@ static bool acct_changed(const struct proc *p)
  * @p's `proc` record, then a `stack` record for each stack whose counts
  * or at-peak values changed since last written (all, the first time):
  * a log of -i dumps over days stays proportional to what changes.
+ * @out NULL: only mark them written (another process wrote them).
  */
 static int write_acct(struct proc *p, FILE *out)
 {
@@ -115,7 +117,7 @@ static int write_acct(struct proc *p, FILE *out)
 	int err = 0;
 
 	wall_of(a->peak_ns, &r.peak_time_s, &r.peak_time_ms);
-	if (records__write(out, &r))
+	if (out && records__write(out, &r))
 		err = -EIO;
 	for (uint32_t id = 0; id < stacks__count(p->stacks); id++) {
 		struct stack *s = stacks__get(p->stacks, id);
@@ -125,6 +127,8 @@ static int write_acct(struct proc *p, FILE *out)
 		acct__at_peak(a, s, &pc, &pb);
 		if (!s->dirty && pc == s->written_peak_count && pb == s->written_peak_bytes)
 			continue;
+		if (!out)
+			goto written;
 		/*
 		 * Size 0: a tool that adds up the sizes of every `~m#` token
 		 * of a log still adds up live blocks only.
@@ -139,6 +143,7 @@ static int write_acct(struct proc *p, FILE *out)
 				     .token = tok, .token_len = (size_t)n };
 		if (records__write(out, &r))
 			err = -EIO;
+written:
 		s->dirty = 0;
 		s->written_peak_count = pc;
 		s->written_peak_bytes = pb;
@@ -203,6 +208,17 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
 	return err;
+}
+
+void report__dump_written(struct trace *t)
+{
+	size_t n = 0;
+	struct proc **v = trace__procs(t, &n);
+
+	for (size_t i = 0; v && i < n; i++)
+		if (acct_changed(v[i]))
+			write_acct(v[i], NULL);
+	free(v);
 }
 
 int report__exit(struct proc *p, FILE *out)

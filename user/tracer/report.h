@@ -24,6 +24,15 @@
 int report__dump(struct trace *t, FILE *out, const char *reason);
 
 /*
+ * Mark as written what report__dump() of @t would write of the whole-run
+ * counts (which `stack` records the next dump repeats), without writing:
+ * the dump was written by a child from a snapshot of @t taken just now
+ * (bgdump.h). A stack whose `~m#` bits could not be encoded there (out of
+ * memory in the child) is not written again until its counts change.
+ */
+void report__dump_written(struct trace *t);
+
+/*
  * The heap over time: a `sample` record (docs/OUTPUT.md) for each process
  * whose live count or bytes changed since its last one. Returns 0 or -EIO.
  */

@@ -24,6 +24,7 @@
 #include "heapsnoop/arch.h"
 
 #include "attach.h"
+#include "bgdump.h"
 #include "bpfload.h"
 #include "elffile.h"
 #include "gate.h"
@@ -56,14 +57,14 @@ struct session {
 	struct libc_watch *watch;
 	struct mmaprec *mr;	/* -a: the kernel's mapping records */
 	struct task_links tl;
-	struct symbolizer *sym;	/* -s: kept across periodic summaries */
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
+	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
 	struct outfile *of;	/* -o */
 	FILE *out, *tty;
-	bool launched, forwarded;
+	bool launched, forwarded, said_waiting;
 	int write_err, child_status, pidfd;
 	double next_status, next_dump, next_sample;
 	uint64_t last_events;
@@ -120,6 +121,12 @@ static int on_event(void *ctx, void *data, size_t len)
 
 	if (len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_FORK && !ev->size)
 		unfollowed_fork(s, ev);
+	/* -a traces heapsnoop's own dump writers too: not a traced process's. */
+	if (len >= HS_EVENT_HDR_SIZE && bgdump__owns(s->bg, (pid_t)ev->pid)) {
+		if (ev->type != HS_EV_EXIT)
+			return 0;
+		bgdump__gone(s->bg, (pid_t)ev->pid);
+	}
 	/* The target's own end is its exit stop's or its pidfd's (target_ended). */
 	if (!s->o.all && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT &&
 	    (pid_t)ev->pid == s->o.pid)
@@ -341,7 +348,7 @@ static void on_proc_exit(struct proc *p, void *ctx)
 	gate__proc(s->gate, p);
 	if (!s->o.leaks_at_exit || !tracker__count(p->live))
 		return;
-	if (report__exit(p, s->out) && !s->write_err) {
+	if (report__exit(p, bgdump__out(s->bg, s->out)) && !s->write_err) {
 		s->write_err = -EIO;
 		elog("writing records failed: %s", strerror(errno));
 	}
@@ -531,7 +538,7 @@ struct session *session__new(const struct options *o)
 	s->pidfd = -1;
 	s->child = (struct launch){ .go_fd = -1, .err_fd = -1 };
 	s->reason = "exit";
-	if (gate__new(o, &s->gate) || bpfload__preflight() ||
+	if (gate__new(o, &s->gate) || !(s->bg = bgdump__new()) || bpfload__preflight() ||
 	    choose_allocator(o, s->libpath, sizeof(s->libpath)))
 		goto fail;
 	/* Opened now, truncated once the command has started. */
@@ -622,26 +629,41 @@ static void reap(struct session *s)
 		elog("%zu processes whose exit was lost are gone: ended now", n);
 }
 
-/* SIGUSR1 and -i: a dump (and with -a -s a summary); the status line. */
+/*
+ * SIGUSR1 and -i: the dump is written by a child from its snapshot while
+ * this loop reads events (bgdump.c); one asked for while one is written
+ * follows it. Only if fork fails is it written here, the loop stopped.
+ */
+static void start_dump(struct session *s, double now)
+{
+	bool interval = s->next_dump && now >= s->next_dump;
+
+	if (!dump_requested && !interval)
+		return;
+	if (bgdump__running(s->bg)) {
+		if (dump_requested && !s->said_waiting)
+			elog("a dump is being written: the one asked for (SIGUSR1) follows it");
+		s->said_waiting = dump_requested;
+		return;
+	}
+	drain(s);
+	if (s->o.all)
+		reap(s);
+	bgdump__dump(s->bg, s->trace, s->out, dump_requested ? "usr1" : "interval",
+		     s->o.all ? s->o.summary : 0);
+	if (interval)
+		s->next_dump = now + s->o.interval;
+	dump_requested = 0;
+	s->said_waiting = false;
+}
+
+/* Dumps (a finished one's end, the next one), samples, the status line. */
 static void periodic(struct session *s, double now)
 {
-	if (dump_requested || (s->next_dump && now >= s->next_dump)) {
-		drain(s);
-		if (s->o.all)
-			reap(s);
-		if (report__dump(s->trace, s->out, dump_requested ? "usr1" : "interval"))
-			elog("writing records failed: %s", strerror(errno));
-		if (s->o.all && s->o.summary) {
-			if (!s->sym)
-				s->sym = symbolizer__new(NULL);
-			report__summary(s->trace, s->sym, stderr, s->o.summary);
-		}
-		if (s->next_dump && now >= s->next_dump)
-			s->next_dump = now + s->o.interval;
-		dump_requested = 0;
-	}
+	bgdump__reap(s->bg, false);
+	start_dump(s, now);
 	if (s->o.sample_ms && now >= s->next_sample) {
-		if (report__samples(s->trace, s->out))
+		if (report__samples(s->trace, bgdump__out(s->bg, s->out)))
 			elog("writing records failed: %s", strerror(errno));
 		s->next_sample = now + s->o.sample_ms / 1000.0;
 	}
@@ -688,6 +710,7 @@ static int finish(struct session *s, int status)
 	attach__free(s->att);
 	s->att = NULL;
 	lost_maps = drain_last(s);
+	bgdump__reap(s->bg, true);	/* a dump still written: its end */
 	if (s->o.all)
 		reap(s);
 	status__read_counters(s->skel->maps.counters, s->cnt);
@@ -696,9 +719,10 @@ static int finish(struct session *s, int status)
 		status = 1;
 	}
 	if (s->o.summary) {
-		if (!s->sym)
-			s->sym = symbolizer__new(NULL);
-		report__summary(s->trace, s->sym, stderr, s->o.summary);
+		struct symbolizer *sym = symbolizer__new(NULL);
+
+		report__summary(s->trace, sym, stderr, s->o.summary);
+		symbolizer__free(sym);
 	}
 	if (outfile__close(s->of))
 		status = 1;
@@ -710,6 +734,8 @@ static int finish(struct session *s, int status)
 		     "(-f follows them)", s->unfollowed);
 	if (s->o.verbose)
 		status__unwind(stderr, s->trace);
+	if (s->o.verbose && bgdump__longest_ms(s->bg) > 0)
+		elog("longest stop of the event loop for a dump: %.1f ms", bgdump__longest_ms(s->bg));
 	if (lost_maps)
 		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): stacks "
 		     "of processes started meanwhile may not symbolize", lost_maps);
@@ -747,6 +773,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	bgdump__free(s->bg);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	ring_buffer__free(s->rb);
@@ -758,7 +785,6 @@ void session__free(struct session *s)
 	bpf_link__destroy(s->tl.fork);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
-	symbolizer__free(s->sym);
 	gate__free(s->gate);
 	launch_user__free(&s->user);
 	outfile__close(s->of);

@@ -279,7 +279,7 @@ static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr
 		    uint64_t before_ts)
 {
 	struct live_alloc gone;
-	int err = p ? tracker__release(p->live, (uint32_t)p->pid, addr, before_ts, &gone)
+	int err = p ? tracker__release(p->live, addr, before_ts, &gone)
 		    : -ENOENT;
 
 	if (err == 0)
@@ -349,7 +349,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		}
 	}
 	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
-				 .stack = (uint32_t)id, .pid = ev->pid };
+				 .stack = (uint32_t)id };
 	if (tracker__alloc(p->live, &a, &old, &replaced)) {
 		t->stats.no_memory++;
 		return;

@@ -1,23 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tracker.h - the live (outstanding) allocations of every traced process,
- * keyed by (pid, address). 32 bytes an entry in an open-addressing table
- * kept at most 3/4 full, so at most ~43 bytes per live allocation; no
- * fixed limit (it grows by doubling while memory lasts).
+ * tracker.h - the live (outstanding) allocations of one traced process
+ * (trace.c keeps one table per process), keyed by address. 28 bytes an
+ * entry in an open-addressing table kept 3/8 to 3/4 full: 38-75 bytes per
+ * live allocation, up to ~112 while it doubles (the old table is emptied
+ * into the new one step by step, never in one stop); no fixed limit (it
+ * grows while memory lasts). Each alloc and release may move up to 128
+ * entries of the old table: O(1), bounded.
  */
 #ifndef HEAPSNOOP_TRACKER_H
 #define HEAPSNOOP_TRACKER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* Packed to 28 bytes: 4 less per live allocation than padded. */
 struct live_alloc {
 	uint64_t addr;		/* 0 marks an empty slot */
 	uint64_t size;		/* bytes */
 	uint64_t ts;		/* CLOCK_MONOTONIC ns of the allocation */
 	uint32_t stack;		/* id in struct stacks */
-	uint32_t pid;
-};
+} __attribute__((packed, aligned(4)));
 
 struct tracker;
 
@@ -25,7 +29,7 @@ struct tracker *tracker__new(void);
 void tracker__free(struct tracker *t);
 
 /*
- * Record a live allocation. If (pid, addr) was live already, its free was
+ * Record a live allocation. If its address was live already, its free was
  * never seen: the old entry is replaced and *@replaced set to it (for the
  * caller's accounting). Returns 0 or -ENOMEM (nothing changed).
  */
@@ -33,25 +37,23 @@ int tracker__alloc(struct tracker *t, const struct live_alloc *a, struct live_al
 		   int *was_replaced);
 
 /*
- * Release (pid, addr) if it was allocated before @before_ts (UINT64_MAX:
+ * Release @addr if it was allocated before @before_ts (UINT64_MAX:
  * unconditionally). Returns 0 and the entry in *@gone; -ENOENT if not live
  * (allocated before tracing began, or freed twice); -EAGAIN if it is live
  * but newer (the address was handed out again in between).
  */
-int tracker__release(struct tracker *t, uint32_t pid, uint64_t addr, uint64_t before_ts,
+int tracker__release(struct tracker *t, uint64_t addr, uint64_t before_ts,
 		     struct live_alloc *gone);
 
 /* Call @fn for every live allocation (no changes to @t meanwhile). */
 void tracker__for_each(const struct tracker *t,
 		       void (*fn)(const struct live_alloc *a, void *ctx), void *ctx);
 
-/* Remove every allocation of @pid; returns how many. */
-size_t tracker__drop_pid(struct tracker *t, uint32_t pid,
-			 void (*fn)(const struct live_alloc *a, void *ctx), void *ctx);
-
 size_t tracker__count(const struct tracker *t);
 uint64_t tracker__bytes(const struct tracker *t);
-/* Bytes of memory the table itself holds. */
+/* Bytes of memory the table itself holds (both tables while growing). */
 size_t tracker__memory(const struct tracker *t);
+/* Is a growth under way (entries still in the old table)? For tests. */
+bool tracker__growing(const struct tracker *t);
 
 #endif /* HEAPSNOOP_TRACKER_H */
