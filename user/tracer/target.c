@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+/*
+ * target.c - what heapsnoop is asked to trace, checked before anything is
+ * loaded (see target.h): the allocator file to probe, a process or command
+ * heapsnoop cannot trace correctly refused with what to do instead.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "heapsnoop/arch.h"
+
+#include "elffile.h"
+#include "msg.h"
+#include "procmaps.h"
+#include "target.h"
+
+/* Our own C library: what a launched dynamic program will map too. */
+static int self_libc(char *path, size_t cap)
+{
+	int err = proc_maps__find_libc(getpid(), path, cap);
+
+	if (err)
+		elog("cannot find the C library heapsnoop itself uses");
+	return err;
+}
+
+/* What heapsnoop cannot trace correctly, refused with what to do instead. */
+static int refuse_foreign(const char *what)
+{
+	elog("%s is not an " HS_ARCH_NAME " program (32-bit, x32 or another machine): "
+	     "heapsnoop traces " HS_ARCH_NAME " processes only (it reads their registers "
+	     "and stacks as such); trace a 64-bit build of it", what);
+	return -ENOEXEC;
+}
+
+/* -p --allocator: a library the process does not map would trace nothing. */
+static int check_mapped(pid_t pid, const char *path, const char *given)
+{
+	struct stat st;
+	int n;
+
+	if (stat(path, &st)) {
+		elog("cannot read %s: %s", given, strerror(errno));
+		return -errno;
+	}
+	n = proc_maps__maps_file(pid, st.st_dev, st.st_ino);
+	if (n == -ESRCH)
+		elog("no process with pid %d", pid);
+	else if (n == 0)
+		elog("process %d does not map %s: nothing of it would be traced (its "
+		     "allocator is the one it maps: see /proc/%d/maps)", pid, given, pid);
+	return n == 1 ? 0 : n < 0 ? n : -ENOENT;
+}
+
+/* Is @pid's program dynamically linked (it will map a C library)? */
+static bool exe_is_dynamic(pid_t pid)
+{
+	struct elf_file *ef;
+	char exe[64];
+	bool dynamic;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (elf_file__open(exe, &ef))
+		return false;
+	dynamic = elf_file__is_dynamic(ef);
+	elf_file__close(ef);
+	return dynamic;
+}
+
+/* -p: a 32-bit process is refused (-ENOEXEC, said); unreadable: 0. */
+static int check_process(pid_t pid)
+{
+	struct elf_file *ef;
+	char exe[64], what[64];
+	bool native;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
+	if (elf_file__open(exe, &ef))
+		return 0;
+	native = elf_file__is_native(ef);
+	elf_file__close(ef);
+	snprintf(what, sizeof(what), "process %d", pid);
+	return native ? 0 : refuse_foreign(what);
+}
+
+int target__allocator(const struct options *o, char *libpath, size_t cap)
+{
+	int err;
+
+	if (o->all) {
+		libpath[0] = '\0';	/* each C library found, or --allocator */
+		if (o->allocator && access(o->allocator, R_OK)) {
+			err = -errno;
+			elog("cannot read %s: %s", o->allocator, strerror(errno));
+			return err;
+		}
+	} else if (o->pid && (err = check_process(o->pid))) {
+		return err;
+	} else if (o->allocator) {
+		snprintf(libpath, cap, "%s", o->allocator);
+		if (access(libpath, R_OK) && o->pid)
+			snprintf(libpath, cap, "/proc/%d/root%s", o->pid, o->allocator);
+		if (o->pid)
+			return check_mapped(o->pid, libpath, o->allocator);
+	} else if (o->pid) {
+		err = proc_maps__find_libc(o->pid, libpath, cap);
+		if (err == -ESRCH)
+			elog("no process with pid %d", o->pid);
+		else if (err == -EACCES && geteuid())
+			elog("cannot read /proc/%d/maps: permission denied (run as root)", o->pid);
+		else if (err == -EACCES)
+			elog("cannot read /proc/%d/maps: permission denied even to root (a "
+			     "process of another PID or user namespace, or Yama/LSM policy)", o->pid);
+		else if (err && exe_is_dynamic(o->pid))
+			elog("process %d maps no C library yet (caught before its dynamic loader "
+			     "mapped it): attach again once it has started", o->pid);
+		else if (err)
+			elog("process %d maps no C library (statically linked?): probe its own "
+			     "malloc with --allocator /proc/%d/exe", o->pid, o->pid);
+		return err;
+	} else {
+		return self_libc(libpath, cap);
+	}
+	return 0;
+}
+
+int target__check_command(const char *path, const char *allocator)
+{
+	struct elf_file *ef;
+	bool dynamic, native;
+
+	if (elf_file__open(path, &ef))
+		return 0;	/* scripts are fine: their interpreter is dynamic */
+	dynamic = elf_file__is_dynamic(ef);
+	native = elf_file__is_native(ef);
+	elf_file__close(ef);
+	if (!native)
+		return refuse_foreign(path);
+	if (allocator)
+		return 0;
+	if (!dynamic) {
+		elog("%s is statically linked: it maps no C library to probe; trace its own "
+		     "malloc with --allocator %s", path, path);
+		return -ENOEXEC;
+	}
+	return 0;
+}
