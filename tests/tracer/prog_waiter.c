@@ -5,7 +5,6 @@
  *   leak N SIZE   leak N blocks of SIZE bytes from after_attach_leak()
  *   burst N       malloc+free N times from burst() (to fill a ring buffer)
  *   free-old      free the blocks allocated before "ready"
- *   exec PATH     exec PATH (its leaks live; no "done")
  *   exit          exit (with its leaks live)
  * and answers "done" after each. A stdin EOF exits too.
  */
@@ -55,10 +54,6 @@ int main(void)
 		} else if (!strncmp(line, "free-old", 8)) {
 			for (int i = 0; i < 8; i++)
 				free(before[i]);
-		} else if (!strncmp(line, "exec ", 5)) {
-			line[strcspn(line, "\n")] = '\0';
-			execl(line + 5, line + 5, (char *)NULL);
-			return 1;
 		} else if (!strncmp(line, "exit", 4)) {
 			break;
 		}

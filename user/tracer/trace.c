@@ -59,7 +59,6 @@ struct trace *trace__new(const struct trace_opts *opts)
 static void proc_free(struct proc *p)
 {
 	mapset__free(p->maps);
-	mapset__free(p->old_maps);
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	acct__fini(&p->acct);
@@ -223,14 +222,7 @@ int trace__map_exec(struct trace *t, pid_t pid)
 
 	if (!p)
 		return -ENOMEM;
-	/*
-	 * Kept until the exec event (handle_exec): the allocations before it
-	 * in the ring buffer are the old image's, unwound with these, and
-	 * its exit section is written with them.
-	 */
-	mapset__free(p->old_maps);
-	p->old_maps = p->maps;
-	memcpy(p->old_comm, p->comm, sizeof(p->comm));
+	mapset__free(p->maps);
 	p->maps = mapset__new(pid);
 	return p->maps ? 0 : -ENOMEM;
 }
@@ -246,10 +238,8 @@ void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
 /* A new stack: make sure the process's maps cover its frames. */
 static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
-	const struct mapset *maps = p->old_maps ? p->old_maps : p->maps;
-
 	for (uint32_t i = 0; i < n; i++) {
-		if (maps && mapset__find(maps, frames[i]))
+		if (p->maps && mapset__find(p->maps, frames[i]))
 			continue;
 		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
 			read_maps(t, p);
@@ -384,33 +374,9 @@ static void handle_exit(struct trace *t, pid_t pid)
 }
 
 /*
- * --leaks-at-exit: the old image's live blocks written as at an exit,
- * with its own mappings and name (-a: kept by trace__map_exec, since the
- * new image's mapping records came first; otherwise still the current
- * ones, read again after this).
- */
-static void close_image(struct trace *t, struct proc *p)
-{
-	struct mapset *maps = p->maps;
-	char comm[sizeof(p->comm)];
-
-	if (!t->opts.on_exit || !p->allocated)
-		return;
-	memcpy(comm, p->comm, sizeof(comm));
-	if (p->old_maps) {
-		p->maps = p->old_maps;
-		memcpy(p->comm, p->old_comm, sizeof(p->comm));
-	}
-	t->opts.on_exit(p, t->opts.ctx);
-	p->maps = maps;
-	memcpy(p->comm, comm, sizeof(comm));
-}
-
-/*
  * A new image: the old one's heap and stacks are gone (counted as at an
- * exit, written with --leaks-at-exit). Its mappings: from mapping records
- * (-a), which come before this event; otherwise read now from /proc, the
- * new image's, with its name.
+ * exit). Its mappings: from mapping records (-a), which come before this
+ * event; otherwise read now from /proc, the new image's, with its name.
  */
 static void handle_exec(struct trace *t, pid_t pid)
 {
@@ -421,9 +387,6 @@ static void handle_exec(struct trace *t, pid_t pid)
 
 	if (!p)
 		return;
-	close_image(t, p);
-	mapset__free(p->old_maps);
-	p->old_maps = NULL;
 	live = tracker__new();
 	stacks = stacks__new();
 	if (!live || !stacks || acct__init(&acct)) {
@@ -470,8 +433,7 @@ static const struct mapset *unwind_maps(void *ctx, bool stale)
 		o->sync_maps(o->ctx);
 	else if (stale && !o->map_records && !c->p->gone && c->p->maps_read_ns < c->ts)
 		read_maps(c->t, c->p);
-	/* An exec is pending: every allocation before its event is the old image's. */
-	return c->p->old_maps ? c->p->old_maps : c->p->maps;
+	return c->p->maps;
 }
 
 /* An allocation record: its frames, walked by BPF or to unwind here. */

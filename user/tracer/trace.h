@@ -80,13 +80,6 @@ struct proc {
 	pid_t pid;
 	char comm[16];			/* name, "" if not known */
 	struct mapset *maps;		/* last known, or NULL */
-	/*
-	 * -a: the image an exec replaces, until its exec event closes it
-	 * (the new image's mapping records come first): its allocations read
-	 * meanwhile are unwound with these; NULL otherwise.
-	 */
-	struct mapset *old_maps;
-	char old_comm[16];
 	uint64_t maps_read_ns;
 	bool gone;			/* exited; maps are the last known */
 	bool allocated;			/* has sent an allocation */
