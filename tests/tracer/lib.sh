@@ -134,3 +134,25 @@ check_no_loss() { # NAME ERRFILE
 finish() {
 	[ "$fails" -eq 0 ]
 }
+
+# prog_phases traced in launch mode with HEAPSNOOP_ARGS, a SIGUSR1 dump at
+# each of the six points it signals (each dump read whole before it goes
+# on); the records in $T/rec, its stderr in $T/err; heapsnoop's exit
+# status checked under NAME.
+trace_phases() { # NAME HEAPSNOOP_ARGS...
+	local name=$1 k; shift
+	mkfifo "$T/recs"
+	coproc P { exec "$HS" -q "$@" -o "$T/recs" -- "$PROGS/prog_phases" 2> "$T/err"; }
+	local hs=$P_PID
+	exec 5< "$T/recs"
+	for k in 0 1 2 3 4 5; do
+		wait_line "${P[0]}" "^dump $k\$" || return 1
+		kill -USR1 "$hs"
+		wait_line 5 '^heapsnoop: end-dump' "$T/rec" || return 1
+		echo go >&"${P[1]}"
+	done
+	wait "$hs"
+	check "$name" test $? -eq 0
+	cat <&5 >> "$T/rec"
+	exec 5<&-
+}

@@ -9,19 +9,7 @@ set -u
 
 PEAK=$((1048576 + 7 * 100))	# the transient buffer and site_m's 7 blocks
 
-mkfifo "$T/recs"
-coproc P { exec "$HS" -q -i 3600 --sample-ms 1 -o "$T/recs" -- "$PROGS/prog_phases" 2> "$T/err"; }
-hs=$P_PID
-exec 5< "$T/recs"
-for k in 0 1 2 3 4 5; do
-	wait_line "${P[0]}" "^dump $k\$" || exit 1
-	kill -USR1 "$hs"
-	wait_line 5 '^heapsnoop: end-dump' "$T/rec" || exit 1
-	echo go >&"${P[1]}"
-done
-wait "$hs"
-check "heapsnoop exits 0 with the command" test $? -eq 0
-cat <&5 >> "$T/rec"
+trace_phases "heapsnoop exits 0 with the command" -i 3600 --sample-ms 1 || exit 1
 R=$T/rec
 expect_eq "7 dumps: 6 on SIGUSR1, 1 at exit" "$(grep -c '^heapsnoop: dump ' "$R")" 7
 

@@ -65,19 +65,7 @@ expect_eq "-top: inuse_space is 42 bytes under outer_fn" \
 
 # 2. A log with dumps at known points (prog_phases, as test_overtime.sh):
 # totals, names and file:line, whole-run counts, -diff_base.
-mkfifo "$T/recs"
-coproc P { exec "$HS" -q -i 3600 -o "$T/recs" -- "$PROGS/prog_phases" 2> "$T/err"; }
-hs=$P_PID
-exec 5< "$T/recs"
-for k in 0 1 2 3 4 5; do
-	wait_line "${P[0]}" "^dump $k\$" || exit 1
-	kill -USR1 "$hs"
-	wait_line 5 '^heapsnoop: end-dump' "$T/rec" || exit 1
-	echo go >&"${P[1]}"
-done
-wait "$hs"
-check "prog_phases traced (exit 0)" test $? -eq 0
-cat <&5 >> "$T/rec"
+trace_phases "prog_phases traced (exit 0)" -i 3600 || exit 1
 R=$T/rec
 "$HD" --pprof "$T/last.pb.gz" "$R"
 "$HD" --report "$R" > "$T/last.report"
