@@ -93,7 +93,6 @@ static void install_signals(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGUSR1, on_usr1);
 	signal(SIGPIPE, SIG_IGN);
 }
 
@@ -397,6 +396,12 @@ struct session *session__new(const struct options *o)
 	s->pidfd = -1;
 	s->child = (struct launch){ .go_fd = -1, .err_fd = -1 };
 	s->reason = "exit";
+	/*
+	 * A dump asked for while starting (-a takes seconds) is written once
+	 * tracing runs; SIGUSR1's default action would end heapsnoop. SIGINT
+	 * and SIGTERM keep theirs until tracing runs: they abort start-up.
+	 */
+	signal(SIGUSR1, on_usr1);
 	if (gate__new(o, &s->gate) || !(s->bg = bgdump__new()) || bpfload__preflight() ||
 	    target__allocator(o, s->libpath, sizeof(s->libpath)))
 		goto fail;
