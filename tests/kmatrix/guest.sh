@@ -29,7 +29,7 @@
 #   KMATRIX_TIMEOUT  seconds before a hung guest is killed (default 1800);
 #                    that is a failure (exit 124)
 #   KMATRIX_MEM      guest memory (default 2G); KMATRIX_SMP vCPUs (default 2)
-#   KMATRIX_TCG_THREAD  multi (default: a host thread per vCPU) or single
+#   KMATRIX_TCG_THREAD  single (default: the vCPUs on one host thread) or multi
 #   KMATRIX_VERBOSE  1: show the boot messages too (on stderr)
 #   KMATRIX_SHARE    a host directory the guest may write, mounted at
 #                    /run/share in it (9p, read-write): what CMD leaves
@@ -233,7 +233,7 @@ case $KNAME in
 *) MACHINE=(-cpu max) ;;
 esac
 # shellcheck disable=SC2054 # commas inside qemu options
-QEMU=("$QEMU_BIN" "${MACHINE[@]}" -accel "tcg,thread=${KMATRIX_TCG_THREAD:-multi}" -smp "${KMATRIX_SMP:-2}"
+QEMU=("$QEMU_BIN" "${MACHINE[@]}" -accel "tcg,thread=${KMATRIX_TCG_THREAD:-single}" -smp "${KMATRIX_SMP:-2}"
 	-m "${KMATRIX_MEM:-2G}" -display none -monitor none -serial stdio -no-reboot -nic none
 	-kernel "$KIMG" -initrd "$INITRD" -append "$APPEND"
 	-virtfs "local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap"
