@@ -19,6 +19,7 @@
 #include "heapsnoop.skel.h"
 #include "kfeatures.h"
 #include "msg.h"
+#include "procmaps.h"
 #include "sampling.h"
 #include "trace.h"
 
@@ -126,35 +127,24 @@ int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name)
 		return err;
 	}
 	while ((de = readdir(proc))) {
-		char path[64], comm[32];
+		char comm[32];
 		unsigned long pid;
+		__u32 key;
 		char *end;
-		FILE *f;
 
 		pid = strtoul(de->d_name, &end, 10);
-		if (*end || !pid || pid > UINT32_MAX)
-			continue;
-		snprintf(path, sizeof(path), "/proc/%lu/comm", pid);
-		f = fopen(path, "re");
-		if (!f)
-			continue;	/* gone meanwhile */
-		if (fgets(comm, sizeof(comm), f)) {
-			comm[strcspn(comm, "\n")] = '\0';
-			if (!strcmp(comm, name)) {
-				__u32 key = (__u32)pid;
-
-				if (bpf_map__update_elem(skel->maps.comm_pids, &key, sizeof(key),
-							 &one, sizeof(one), BPF_ANY)) {
-					err = -errno;
-					elog("cannot add pid %lu (%s) to the traced processes: %s",
-					     pid, name, strerror(errno));
-				}
-				n++;
-			}
-		}
-		fclose(f);
-		if (err)
+		if (*end || !pid || pid > INT32_MAX ||
+		    proc_maps__comm((pid_t)pid, comm, sizeof(comm)) || strcmp(comm, name))
+			continue;	/* not a process, gone meanwhile, or another */
+		key = (__u32)pid;
+		if (bpf_map__update_elem(skel->maps.comm_pids, &key, sizeof(key), &one,
+					 sizeof(one), BPF_ANY)) {
+			err = -errno;
+			elog("cannot add pid %lu (%s) to the traced processes: %s", pid, name,
+			     strerror(errno));
 			break;
+		}
+		n++;
 	}
 	closedir(proc);
 	return err ? err : n;

@@ -200,3 +200,21 @@ int proc_maps__maps_file(pid_t pid, dev_t dev, ino_t ino)
 	mapset__free(pm);
 	return found;
 }
+
+int proc_maps__comm(pid_t pid, char *buf, size_t cap)
+{
+	char fn[64];
+	FILE *f;
+	int err = 0;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/comm", pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return -errno;
+	if (!fgets(buf, (int)cap, f))
+		err = ferror(f) ? -EIO : -ENOENT;
+	else
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+	return err;
+}

@@ -56,4 +56,11 @@ int proc_maps__find_libc(pid_t pid, char *path, size_t cap);
  */
 int proc_maps__maps_file(pid_t pid, dev_t dev, ino_t ino);
 
+/*
+ * @pid's name (/proc/PID/comm, what `ps -o comm` shows: 15 bytes at most)
+ * into @buf (@cap bytes, NUL-terminated, no newline). Returns 0, or -errno
+ * (-ENOENT: no such process; gone meanwhile).
+ */
+int proc_maps__comm(pid_t pid, char *buf, size_t cap);
+
 #endif /* HEAPSNOOP_PROCMAPS_H */

@@ -99,20 +99,6 @@ static void remove_proc(struct trace *t, pid_t pid)
 		proc_free(p);
 }
 
-static void read_comm(struct proc *p)
-{
-	char fn[64];
-	FILE *f;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/comm", p->pid);
-	f = fopen(fn, "re");
-	if (!f)
-		return;
-	if (fgets(p->comm, sizeof(p->comm), f))
-		p->comm[strcspn(p->comm, "\n")] = '\0';
-	fclose(f);
-}
-
 static void read_maps(struct trace *t, struct proc *p)
 {
 	struct mapset *pm;
@@ -120,8 +106,8 @@ static void read_maps(struct trace *t, struct proc *p)
 	if (p->gone)
 		return;
 	p->maps_read_ns = now_ns();
-	if (!p->comm[0])
-		read_comm(p);
+	if (!p->comm[0] && proc_maps__comm(p->pid, p->comm, sizeof(p->comm)))
+		p->comm[0] = '\0';
 	if (proc_maps__load(p->pid, t->build_ids, &pm) == 0) {
 		mapset__free(p->maps);
 		p->maps = pm;
