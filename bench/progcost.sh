@@ -18,7 +18,9 @@
 #   PROGCOST_OPS (1000000) calls a run, PROGCOST_ROUNDS (3),
 #   PROGCOST_MODES (all of them: names as in the table) to run fewer;
 #   PROGCOST_BASE=/path/to/another/heapsnoop: an A/B in the same run, each
-#   traced mode also run with that binary as "base_MODE", in turn.
+#   traced mode also run with that binary as "base_MODE", in turn;
+#   PROGCOST_BUILDS="NAME=/path/to/heapsnoop ...": as many as that, each
+#   traced mode run with each binary as "NAME_MODE".
 set -eu
 OUT=${1:-build}
 cd "$(dirname "$0")/.."
@@ -45,13 +47,19 @@ declare -A MODE=(
 	[a_size]="-a --min-size 256"
 )
 ORDER=${PROGCOST_MODES:-untraced floor fp dwarf dwarf_510 a_floor a_dwarf a_comm a_pidf a_size}
-if [ -n "${PROGCOST_BASE:-}" ]; then
-	for m in $ORDER; do
+# NAME -> the heapsnoop binary of the modes NAME_*.
+declare -A BIN=()
+BUILDS=${PROGCOST_BUILDS:-}
+[ -n "${PROGCOST_BASE:-}" ] && BUILDS="base=$PROGCOST_BASE $BUILDS"
+MODES0=$ORDER
+for b in $BUILDS; do
+	BIN[${b%%=*}]=${b#*=}
+	for m in $MODES0; do
 		[ "${MODE[$m]}" = "-" ] && continue
-		MODE[base_$m]=${MODE[$m]}
-		ORDER="$ORDER base_$m"
+		MODE[${b%%=*}_$m]=${MODE[$m]}
+		ORDER="$ORDER ${b%%=*}_$m"
 	done
-fi
+done
 
 # PID: "name run_cnt run_time_ns" of each program process PID holds: its
 # ids from /proc/PID/fdinfo (this bpftool lists no owning pids), the
@@ -71,7 +79,7 @@ for p in json.load(sys.stdin):
 # NAME ROUND: one run of mode NAME; its figures into $T/NAME.ROUND.*.
 run_mode() {
 	local name=$1 r=$2 opts=${MODE[$1]} hs line bin=$OUT/heapsnoop
-	case $name in base_*) bin=$PROGCOST_BASE ;; esac
+	[ -n "${BIN[${name%%_*}]:-}" ] && bin=${BIN[${name%%_*}]}
 	mkfifo "$T/wl.in" "$T/wl.out" "$T/hs.err"
 	"$WL" "$N" --wait-hold < "$T/wl.in" > "$T/wl.out" &
 	local wl=$!
