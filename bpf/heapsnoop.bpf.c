@@ -19,12 +19,15 @@
  * uprobes use it, else in an LRU hash keyed by thread id.
  *
  * Runs from Linux 5.10: what newer kernels add (task storage, the BTF
- * current task, bpf_find_vma) is probed by the loader (user/kfeatures.c) and
- * chosen here through read-only globals, which the verifier treats as
- * constants, so the branch a kernel cannot verify is dead code to it.
- * bpf_find_vma's callback is a BPF_PSEUDO_FUNC reference that kernels
- * before 5.13 reject even in dead code: it lives only in alloc_exit, and
- * alloc_exit_compat is the same program without it.
+ * current task, bpf_find_vma, jiffies) is probed by the loader
+ * (user/kfeatures.c) and chosen here through read-only globals, which the
+ * verifier treats as constants, so the branch a kernel cannot verify is
+ * dead code to it. bpf_find_vma's callback is a BPF_PSEUDO_FUNC reference
+ * that kernels before 5.13 reject even in dead code: it lives only in
+ * alloc_exit, and alloc_exit_compat is the same program without it.
+ *
+ * Each program's cost per run is measured (bench/progcost.sh); what each
+ * change bought is in docs/PERFORMANCE.md.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -58,6 +61,11 @@ const volatile __u32 stack_copy = HS_USER_STACK_DEFAULT;
  */
 const volatile bool have_task_storage = true;
 const volatile bool have_task_btf = true;
+/*
+ * bpf_jiffies64() usable from uprobes (the verifier inlines it as a load):
+ * the staleness clock of an in-flight call; else bpf_ktime_get_ns().
+ */
+const volatile bool have_jiffies = true;
 
 /*
  * Filters (--comm, --uid, --pid-filter, --min-size/--max-size). A process
@@ -89,7 +97,8 @@ bool armed;
 /* The outermost allocator call in flight on a task. */
 struct call_state {
 	__u64 sp;	/* stack pointer at its entry: its return address */
-	__u64 ts;	/* ktime at its entry */
+	__u64 ts;	/* ktime at its entry: the realloc family only, else 0 */
+	__u64 age;	/* stale_clock() at its entry */
 	__u64 args[3];
 	__u32 func;	/* enum hs_func */
 	__u32 depth;	/* its own entry + nested entries not yet returned */
@@ -209,10 +218,13 @@ static __always_inline bool comm_matches(struct task_struct *p)
 	return true;
 }
 
-/* Is the current process not to be traced: heapsnoop itself, or filtered? */
-static __always_inline bool skip_task(void)
+/*
+ * Is the current process, @id (bpf_get_current_pid_tgid()), not to be
+ * traced: heapsnoop itself, or filtered?
+ */
+static __always_inline bool skip_task(__u64 id)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 tgid = id >> 32;
 
 	if (self_tgid && tgid == self_tgid)
 		return true;
@@ -226,10 +238,11 @@ static __always_inline bool skip_task(void)
 static const struct call_state no_call;
 
 /*
- * The current thread's in-flight call state; with @create, made if there
- * is none. NULL: none, or no room (the LRU hash is full of in-flight calls).
+ * The current thread's (@id's) in-flight call state; with @create, made if
+ * there is none. NULL: none, or no room (the LRU hash is full of in-flight
+ * calls).
  */
-static __always_inline struct call_state *call_state_get(bool create)
+static __always_inline struct call_state *call_state_get(__u64 id, bool create)
 {
 	struct call_state *st;
 	__u32 tid;
@@ -237,7 +250,7 @@ static __always_inline struct call_state *call_state_get(bool create)
 	if (have_task_storage)
 		return bpf_task_storage_get(&calls, bpf_get_current_task_btf(), 0,
 					    create ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
-	tid = (__u32)bpf_get_current_pid_tgid();
+	tid = (__u32)id;
 	st = bpf_map_lookup_elem(&calls, &tid);
 	if (st || !create)
 		return st;
@@ -245,22 +258,48 @@ static __always_inline struct call_state *call_state_get(bool create)
 	return bpf_map_lookup_elem(&calls, &tid);
 }
 
+/*
+ * The clock of the staleness check (HS_STALE_JIFFIES): jiffies, which the
+ * verifier inlines as a load; a precise clock read costs ~45 ns per call
+ * in a VM (docs/PERFORMANCE.md). Where uprobes may not read jiffies,
+ * ktime in HZ-independent units of 4 ms (2^22 ns).
+ */
+static __always_inline __u64 stale_clock(void)
+{
+	if (have_jiffies)
+		return bpf_jiffies64();
+	return bpf_ktime_get_ns() >> 22;
+}
+
+/*
+ * Does the call of @func need its entry time? Only the realloc family: its
+ * old block is released only if it was allocated before the call began
+ * (HS_EV_FREE). A constant per program, so the others read no clock.
+ */
+static __always_inline bool needs_entry_ts(enum hs_func func)
+{
+	return func == HS_FN_REALLOC || func == HS_FN_REALLOCARRAY;
+}
+
 static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func func,
 					   __u64 a0, __u64 a1, __u64 a2)
 {
-	__u64 sp = PT_REGS_SP(ctx), now;
+	__u64 sp = PT_REGS_SP(ctx), id, now;
 	struct call_state *st;
 
-	if (empty_probes || skip_task())
+	if (empty_probes)
 		return 0;
-	now = bpf_ktime_get_ns();
-	st = call_state_get(true);
+	id = bpf_get_current_pid_tgid();
+	if (skip_task(id))
+		return 0;
+	now = stale_clock();
+	st = call_state_get(id, true);
 	if (!st) {
 		count(HS_CNT_NO_STATE);
 		return 0;
 	}
 	if (st->depth) {
-		if (sp <= st->sp && now - st->ts < HS_STALE_NS) {
+		if (sp <= st->sp && now - st->age < HS_STALE_JIFFIES) {
 			/* Called from inside the outer call, or tail-jumped to. */
 			st->depth++;
 			return 0;
@@ -269,7 +308,8 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 			count(HS_CNT_MISSED_RETURN);
 	}
 	st->sp = sp;
-	st->ts = now;
+	st->age = now;
+	st->ts = needs_entry_ts(func) ? bpf_ktime_get_ns() : 0;
 	st->func = func;
 	st->args[0] = a0;
 	st->args[1] = a1;
@@ -355,12 +395,13 @@ static __always_inline void emit(struct scratch *s, __u32 lost_counter)
 		count(lost_counter);
 }
 
-/* The fields every record has; the caller sets the rest. */
-static __always_inline void fill_header(struct hs_event *ev, __u32 type, __u16 func, __u64 addr,
-					__u64 entry_ts)
+/*
+ * The fields every record has (HS_EVENT_FREE_SIZE bytes), for thread @id
+ * (bpf_get_current_pid_tgid()'s).
+ */
+static __always_inline void fill_common(struct hs_event *ev, __u64 id, __u32 type, __u16 func,
+					__u64 addr, __u64 entry_ts)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-
 	ev->type = type;
 	ev->pid = id >> 32;
 	ev->tid = (__u32)id;
@@ -368,38 +409,43 @@ static __always_inline void fill_header(struct hs_event *ev, __u32 type, __u16 f
 	ev->nr_frames = 0;
 	ev->addr = addr;
 	ev->entry_ts = entry_ts;
+}
+
+/* The whole header, for thread @id; the caller sets the rest. */
+static __always_inline void fill_header(struct hs_event *ev, __u64 id, __u32 type, __u16 func,
+					__u64 addr, __u64 entry_ts)
+{
+	fill_common(ev, id, type, func, addr, entry_ts);
 	ev->flags = 0;
 	ev->pad = 0;
 }
 
 /* The fields of an allocation's record, from its call's state. */
-static __always_inline void fill_alloc(struct hs_event *ev, struct call_state *st, __u64 addr,
-				       __u64 size, __u64 old)
+static __always_inline void fill_alloc(struct hs_event *ev, __u64 id, struct call_state *st,
+				       __u64 addr, __u64 size, __u64 old)
 {
-	fill_header(ev, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
+	fill_header(ev, id, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
 	ev->ts = bpf_ktime_get_ns();
 	ev->old_addr = old;
 	ev->size = size;
 }
 
 /*
- * A block was released. The record is small and fixed-size, so it is
- * built in place. A plain free (entry_ts 0) is unconditional and needs no
- * timestamp; one from realloc carries the realloc's entry time.
+ * Block @addr was released by thread @id. The record is the header's
+ * first part only (HS_EVENT_FREE_SIZE), built in place. A plain free
+ * (entry_ts 0) is unconditional and needs no timestamp; one from realloc
+ * carries the realloc's entry time.
  */
-static __always_inline void emit_free(__u64 addr, __u64 entry_ts)
+static __always_inline void emit_free(__u64 id, __u64 addr, __u64 entry_ts)
 {
 	struct hs_event *ev;
 
-	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
+	ev = bpf_ringbuf_reserve(&events, HS_EVENT_FREE_SIZE, 0);
 	if (!ev) {
 		count(HS_CNT_RB_LOST_FREE);
 		return;
 	}
-	fill_header(ev, HS_EV_FREE, HS_FN_FREE, addr, entry_ts);
-	ev->ts = 0;
-	ev->old_addr = 0;
-	ev->size = 0;
+	fill_common(ev, id, HS_EV_FREE, HS_FN_FREE, addr, entry_ts);
 	bpf_ringbuf_submit(ev, wakeup_flags());
 }
 
@@ -426,12 +472,13 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
  *    holding @sp. bpf_find_vma() only tries the mmap lock, so under a
  *    concurrent mmap it fails: 0 then, "not known", as on kernels without
  *    it (@find_vma false).
+ * @id is the thread's bpf_get_current_pid_tgid().
  */
-static __always_inline __u64 stack_end(__u64 sp, bool find_vma)
+static __always_inline __u64 stack_end(__u64 sp, __u64 id, bool find_vma)
 {
 	struct task_struct *t = current_task();
 	struct vma_end_ctx c = { 0 };
-	__u64 id = bpf_get_current_pid_tgid(), end;
+	__u64 end;
 
 	/*
 	 * A BTF task pointer is read directly (a load the JIT guards), the
@@ -499,7 +546,7 @@ static __always_inline void read_user_pages(struct hs_user_stack *us, __u64 sp, 
  * Send an allocation's record with @n bytes of stack, in a record of the
  * size class @room (a constant: the ring buffer wants constant sizes).
  */
-static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_state *st,
+static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struct call_state *st,
 					    __u64 addr, __u64 size, __u64 old, __u64 sp,
 					    __u64 want, __u64 n, const __u64 room)
 {
@@ -511,7 +558,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_sta
 		count(HS_CNT_RB_LOST_ALLOC);
 		return;
 	}
-	fill_alloc(ev, st, addr, size, old);
+	fill_alloc(ev, id, st, addr, size, old);
 	ev->flags = HS_EVF_USER_STACK;
 	us = (void *)ev + HS_EVENT_HDR_SIZE;
 	hs_copy_uregs(us->regs, ctx);
@@ -570,17 +617,18 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, struct call_sta
  * in the smallest size class (a power of two) that holds the stack or
  * --stack-copy.
  */
-static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct call_state *st,
-						  __u64 addr, __u64 size, __u64 old, bool find_vma)
+static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
+						  struct call_state *st, __u64 addr, __u64 size,
+						  __u64 old, bool find_vma)
 {
-	__u64 sp = PT_REGS_SP(ctx), end = stack_end(sp, find_vma), n;
+	__u64 sp = PT_REGS_SP(ctx), end = stack_end(sp, id, find_vma), n;
 	/* Not known: as much as allowed, which may fault at the stack's end. */
 	__u64 want = end > sp ? end - sp : stack_copy;
 
 	n = want < stack_copy ? want : stack_copy;
 #define SIZE_CLASS(room)							\
 	if (n <= (room) || stack_copy <= (room)) {				\
-		send_user_stack(ctx, st, addr, size, old, sp, want, n, room);	\
+		send_user_stack(ctx, id, st, addr, size, old, sp, want, n, room); \
 		return;								\
 	}
 	SIZE_CLASS(512)
@@ -591,7 +639,7 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, struct ca
 	SIZE_CLASS(16384)
 	SIZE_CLASS(32768)
 #undef SIZE_CLASS
-	send_user_stack(ctx, st, addr, size, old, sp, want, n, HS_USER_STACK_MAX);
+	send_user_stack(ctx, id, st, addr, size, old, sp, want, n, HS_USER_STACK_MAX);
 }
 
 /* An exponential gap of mean sample_bytes. */
@@ -623,7 +671,7 @@ static __always_inline bool sampled(struct call_state *st, __u64 size)
 }
 
 /* Fill the event for a successful allocation and send it. */
-static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *st,
+static __always_inline void emit_alloc(struct pt_regs *ctx, __u64 id, struct call_state *st,
 				       __u64 addr, __u64 size, __u64 old, bool find_vma)
 {
 	struct scratch *s;
@@ -631,17 +679,17 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, struct call_state *s
 	if (size < min_size || size > max_size || (sample_bytes && !sampled(st, size))) {
 		/* Not traced; a realloc's old block is released all the same. */
 		if (old)
-			emit_free(old, st->ts);
+			emit_free(id, old, st->ts);
 		return;
 	}
 	if (unwind_dwarf) {
-		emit_alloc_user_stack(ctx, st, addr, size, old, find_vma);
+		emit_alloc_user_stack(ctx, id, st, addr, size, old, find_vma);
 		return;
 	}
 	s = scratch_get();
 	if (!s)
 		return;
-	fill_alloc(&s->ev, st, addr, size, old);
+	fill_alloc(&s->ev, id, st, addr, size, old);
 	walk_stack(s, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
 	emit(s, HS_CNT_RB_LOST_ALLOC);
 }
@@ -725,12 +773,15 @@ static __always_inline void alloc_result(struct call_state *st, __u64 ret, __u64
 static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 {
 	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - HS_RET_SP_ADJ;
-	__u64 addr = 0, size = 0, old = 0;
+	__u64 addr = 0, size = 0, old = 0, id;
 	struct call_state *st;
 
-	if (empty_probes || skip_task())
+	if (empty_probes)
 		return 0;
-	st = call_state_get(false);
+	id = bpf_get_current_pid_tgid();
+	if (skip_task(id))
+		return 0;
+	st = call_state_get(id, false);
 	if (!st || !st->depth) {
 		if (armed)
 			count(HS_CNT_UNMATCHED_RETURN);
@@ -744,9 +795,9 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 
 	alloc_result(st, ret, &addr, &size, &old);
 	if (addr)
-		emit_alloc(ctx, st, addr, size, old, find_vma);
+		emit_alloc(ctx, id, st, addr, size, old, find_vma);
 	else if (old)
-		emit_free(old, st->ts);
+		emit_free(id, old, st->ts);
 	return 0;
 }
 
@@ -831,9 +882,14 @@ int BPF_KRETPROBE(alloc_exit_compat)
 SEC("uprobe")
 int BPF_KPROBE(free_enter, __u64 ptr)
 {
-	if (empty_probes || !ptr || skip_task())
+	__u64 id;
+
+	if (empty_probes || !ptr)
 		return 0;
-	emit_free(ptr, 0);
+	id = bpf_get_current_pid_tgid();
+	if (skip_task(id))
+		return 0;
+	emit_free(id, ptr, 0);
 	return 0;
 }
 
@@ -851,7 +907,7 @@ static __always_inline void emit_task(__u32 type, struct task_struct *p)
 		count(HS_CNT_RB_LOST_TASK);
 		return;
 	}
-	fill_header(ev, type, 0, 0, 0);
+	fill_header(ev, bpf_get_current_pid_tgid(), type, 0, 0, 0);
 	ev->pid = BPF_CORE_READ(p, tgid);
 	ev->tid = BPF_CORE_READ(p, pid);
 	ev->ts = bpf_ktime_get_ns();
@@ -900,7 +956,7 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 		count(HS_CNT_RB_LOST_TASK);
 		return 0;
 	}
-	fill_header(ev, HS_EV_FORK, 0, 0, 0);
+	fill_header(ev, bpf_get_current_pid_tgid(), HS_EV_FORK, 0, 0, 0);
 	ev->pid = ctgid;
 	ev->tid = BPF_CORE_READ(child, pid);
 	ev->ts = bpf_ktime_get_ns();

@@ -355,6 +355,33 @@ static void test_final_count(void **state)
 	trace__free(t);
 }
 
+/*
+ * A free is the header's first part only (HS_EVENT_FREE_SIZE bytes, as
+ * the BPF side sends it); anything shorter, and any other record shorter
+ * than the whole header, is a bad event, not read past its end.
+ */
+static void test_record_sizes(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ 0 });
+	struct hs_event ev = { .type = HS_EV_FREE, .pid = PID0, .tid = PID0, .addr = 0x1000 };
+
+	(void)state;
+	send(t, HS_EV_ALLOC, PID0, 0x1000, 100);
+	send(t, HS_EV_ALLOC, PID0, 0x2000, 200);
+	trace__event(t, &ev, HS_EVENT_FREE_SIZE - 1);
+	assert_int_equal(trace__stats(t)->bad_events, 1);
+	assert_int_equal(trace__live_count(t), 2);
+	trace__event(t, &ev, HS_EVENT_FREE_SIZE);
+	assert_int_equal(trace__stats(t)->bad_events, 1);
+	assert_int_equal(trace__live_count(t), 1);
+	assert_int_equal(trace__live_bytes(t), 200);
+	ev.type = HS_EV_EXIT;
+	trace__event(t, &ev, HS_EVENT_FREE_SIZE);
+	assert_int_equal(trace__stats(t)->bad_events, 2);
+	assert_int_equal(trace__live_count(t), 1);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_user_stacks),
 		cmocka_unit_test(test_accounting),
 		cmocka_unit_test(test_final_count),
+		cmocka_unit_test(test_record_sizes),
 	};
 
 	msg_init("heapsnoop");

@@ -21,8 +21,12 @@
  * above it are read one by one). Not --stack-copy, which is dwarf's.
  */
 #define HS_FP_STACK_COPY 512
-/* An in-flight call older than this is taken as a missed return (ns). */
-#define HS_STALE_NS 2000000000ULL
+/*
+ * An in-flight call older than this is taken as a missed return: in
+ * jiffies (1 s at HZ=1000, 4 s at Debian's 250, 10 s at 100) or, without
+ * them, in units of 2^22 ns (~4.2 s).
+ */
+#define HS_STALE_JIFFIES 1000ULL
 
 /* The probed allocator functions (index into the loader's probe table). */
 enum hs_func {
@@ -79,17 +83,25 @@ enum hs_event_type {
  */
 #define HS_EVF_USER_STACK	(1u << 2)
 
+/*
+ * Every record begins with the fields up to @entry_ts; an HS_EV_FREE is
+ * only those (HS_EVENT_FREE_SIZE bytes: a free is a third of a busy
+ * program's allocator calls, and each byte of the ring buffer it takes is
+ * a store to a cold cache line). The others have the whole header
+ * (HS_EVENT_HDR_SIZE) and an allocation its frames or stack after it.
+ */
 struct hs_event {
 	__u32 type;		/* enum hs_event_type */
 	__u32 pid;		/* tgid */
 	__u32 tid;
 	__u16 func;		/* enum hs_func that made the call */
 	__u16 nr_frames;	/* valid entries in frames[] */
-	__u64 ts;		/* CLOCK_MONOTONIC ns at the return; 0 for a free */
 	__u64 addr;
+	__u64 entry_ts;		/* realloc family: CLOCK_MONOTONIC ns at entry */
+	/* HS_EVENT_FREE_SIZE */
+	__u64 ts;		/* CLOCK_MONOTONIC ns at the return */
 	__u64 old_addr;		/* realloc family: the block passed in */
 	__u64 size;		/* bytes requested */
-	__u64 entry_ts;		/* realloc family: CLOCK_MONOTONIC ns at entry */
 	__u32 flags;		/* HS_EVF_* */
 	__u32 pad;
 	/* Return addresses, innermost (the allocator's caller) first. */
@@ -97,6 +109,7 @@ struct hs_event {
 };
 
 #define HS_EVENT_HDR_SIZE ((unsigned long)&((struct hs_event *)0)->frames)
+#define HS_EVENT_FREE_SIZE ((unsigned long)&((struct hs_event *)0)->ts)
 
 /*
  * The registers an allocation's caller had when the allocator returned to

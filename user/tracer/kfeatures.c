@@ -40,6 +40,8 @@ static const struct feature_desc descs[FEAT__MAX] = {
 		"a stack that is neither a main thread's nor a C library thread's "
 		"(sigaltstack, coroutines) is copied up to --stack-copy and may end "
 		"unreadable where its mapping ends" },
+	[FEAT_JIFFIES] = { "jiffies", "bpf_jiffies64() in uprobe programs", "5.5",
+		"a clock read per allocator call for the in-flight call's age" },
 };
 
 int kfeatures__parse(const char *list, unsigned int *mask)
@@ -55,8 +57,8 @@ int kfeatures__parse(const char *list, unsigned int *mask)
 				break;
 		}
 		if (i == FEAT__MAX) {
-			elog("--without: unknown feature '%.*s' (give task-storage, task-btf or "
-			     "find-vma, comma-separated)", (int)n, p);
+			elog("--without: unknown feature '%.*s' (give task-storage, task-btf, "
+			     "find-vma or jiffies, comma-separated)", (int)n, p);
 			return -EINVAL;
 		}
 		*mask |= 1u << i;
@@ -131,13 +133,15 @@ int kfeatures__probe(struct bpf_features *f, unsigned int without)
 		libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) == 1 &&
 		have_helper(BPF_FUNC_task_storage_get);
 	f->have[FEAT_FIND_VMA] = f->have[FEAT_TASK_BTF] && have_helper(BPF_FUNC_find_vma);
+	f->have[FEAT_JIFFIES] = have_helper(BPF_FUNC_jiffies64);
 	return 0;
 }
 
 bool kfeatures__use(const struct bpf_features *f, enum bpf_feature which)
 {
 	/* Task storage and bpf_find_vma take the BTF task pointer. */
-	if (which != FEAT_TASK_BTF && !kfeatures__use(f, FEAT_TASK_BTF))
+	if ((which == FEAT_TASK_STORAGE || which == FEAT_FIND_VMA) &&
+	    !kfeatures__use(f, FEAT_TASK_BTF))
 		return false;
 	return f->have[which] && !f->off[which];
 }
@@ -162,6 +166,7 @@ void kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 
 	skel->rodata->have_task_btf = kfeatures__use(f, FEAT_TASK_BTF);
 	skel->rodata->have_task_storage = kfeatures__use(f, FEAT_TASK_STORAGE);
+	skel->rodata->have_jiffies = kfeatures__use(f, FEAT_JIFFIES);
 	if (!skel->rodata->have_task_storage) {
 		bpf_map__set_type(skel->maps.calls, BPF_MAP_TYPE_LRU_HASH);
 		bpf_map__set_map_flags(skel->maps.calls, 0);

@@ -18,6 +18,7 @@ enum bpf_feature {
 	FEAT_TASK_STORAGE,	/* task storage usable from uprobe programs */
 	FEAT_TASK_BTF,		/* bpf_get_current_task_btf() */
 	FEAT_FIND_VMA,		/* bpf_find_vma() */
+	FEAT_JIFFIES,		/* bpf_jiffies64() */
 	FEAT__MAX,
 };
 

@@ -117,7 +117,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	if (len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_FORK && !ev->size)
 		unfollowed_fork(s, ev);
 	/* -a traces heapsnoop's own dump writers too: not a traced process's. */
-	if (len >= HS_EVENT_HDR_SIZE && bgdump__owns(s->bg, (pid_t)ev->pid)) {
+	if (len >= HS_EVENT_FREE_SIZE && bgdump__owns(s->bg, (pid_t)ev->pid)) {
 		if (ev->type != HS_EV_EXIT)
 			return 0;
 		bgdump__gone(s->bg, (pid_t)ev->pid);

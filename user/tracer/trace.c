@@ -474,7 +474,9 @@ int trace__event(struct trace *t, const void *data, size_t len)
 {
 	const struct hs_event *ev = data;
 
-	if (len < HS_EVENT_HDR_SIZE) {
+	/* A free is the header's first part only (HS_EVENT_FREE_SIZE). */
+	if (len < HS_EVENT_FREE_SIZE ||
+	    (ev->type != HS_EV_FREE && len < HS_EVENT_HDR_SIZE)) {
 		t->stats.bad_events++;
 		return 0;
 	}
