@@ -30,7 +30,9 @@ echo "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2 / 1024 " Mi
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 echo "=== heapsnoop loads and traces a program (launch mode)"
-"$OUT/heapsnoop" -q -- "$OUT/tests/prog_semantics" > "$T/rec" 2> "$T/err"
+"$OUT/heapsnoop" -q -v -- "$OUT/tests/prog_semantics" > "$T/rec" 2> "$T/err"
+# What this kernel's BPF has, as -v says it (docs/KERNELS.md's table).
+sed -n '/BPF features probed$/,/^heapsnoop: [^ ]/p' "$T/err" | grep '^heapsnoop:   '
 rc=$?
 if [ "$rc" -eq 0 ] && grep -q '^heapsnoop: live ' "$T/rec"; then
 	pass=$((pass + 1)); echo "--- ok: heapsnoop loads and traces"
