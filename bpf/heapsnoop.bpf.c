@@ -194,6 +194,69 @@ struct {
 	__type(value, __u8);
 } comm_pids SEC(".maps");
 
+/*
+ * Bumped by whatever changes pid_filter or comm_pids: the tracepoints
+ * below, and the loader (bpfload.c) after it adds a process. A verdict
+ * cached with an older value is not used.
+ */
+__u64 filter_gen;
+
+/*
+ * The last filter verdict on this CPU, in one word so that it is written
+ * and read whole (a preempted probe cannot leave half of one): tgid in
+ * bits 0-21 (pids are below 2^22), traced in bit 22, filter_gen above.
+ * Lookups of this map are inlined by the verifier; the hash maps' cost
+ * ~50 ns each, and every probe of an allocation asked them.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} filter_cache SEC(".maps");
+
+#define FC_TGID_BITS 22
+#define FC_TRACED (1ULL << FC_TGID_BITS)
+#define FC_GEN_SHIFT (FC_TGID_BITS + 1)
+
+/* After a change to pid_filter or comm_pids: cached verdicts are stale. */
+static __always_inline void filter_changed(void)
+{
+	__sync_fetch_and_add(&filter_gen, 1);
+}
+
+/* Is process @tgid traced by --pid-filter/-f and --comm (the maps)? */
+static __always_inline bool filter_maps_trace(__u32 tgid)
+{
+	if (filter_pids && !bpf_map_lookup_elem(&pid_filter, &tgid))
+		return false;
+	return !filter_comm || bpf_map_lookup_elem(&comm_pids, &tgid);
+}
+
+/*
+ * filter_maps_trace(), from this CPU's cached verdict when it is for
+ * @tgid and no change came since: a CPU runs one process's calls after
+ * another's, so nearly every probe hits. The generation is read before
+ * the maps, so a change during the look-ups leaves a verdict already stale.
+ */
+static __always_inline bool filter_trace(__u32 tgid)
+{
+	__u64 gen = *(volatile __u64 *)&filter_gen, w;
+	__u32 zero = 0;
+	__u64 *c = bpf_map_lookup_elem(&filter_cache, &zero);
+	bool traced;
+
+	if (c) {
+		w = *c;
+		if ((w & (FC_TRACED - 1)) == tgid && w >> FC_GEN_SHIFT == gen << FC_GEN_SHIFT >> FC_GEN_SHIFT)
+			return w & FC_TRACED;
+	}
+	traced = filter_maps_trace(tgid);
+	if (c && tgid < FC_TRACED)
+		*c = gen << FC_GEN_SHIFT | (traced ? FC_TRACED : 0) | tgid;
+	return traced;
+}
+
 /* The current task: a BTF pointer where the kernel has one (5.11). */
 static __always_inline struct task_struct *current_task(void)
 {
@@ -228,11 +291,9 @@ static __always_inline bool skip_task(__u64 id)
 
 	if (self_tgid && tgid == self_tgid)
 		return true;
-	if (filter_pids && !bpf_map_lookup_elem(&pid_filter, &tgid))
-		return true;
 	if (filter_uid != (__u32)-1 && (__u32)bpf_get_current_uid_gid() != filter_uid)
 		return true;
-	return filter_comm && !bpf_map_lookup_elem(&comm_pids, &tgid);
+	return (filter_pids || filter_comm) && !filter_trace(tgid);
 }
 
 static const struct call_state no_call;
@@ -930,6 +991,8 @@ int BPF_PROG(task_exit, struct task_struct *p)
 		bpf_map_delete_elem(&pid_filter, &tgid);
 	if (filter_comm)
 		bpf_map_delete_elem(&comm_pids, &tgid);
+	if (follow_forks || filter_comm)
+		filter_changed();
 	emit_task(HS_EV_EXIT, p);
 	return 0;
 }
@@ -951,6 +1014,8 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	if (empty_probes || ctgid == ptgid || !bpf_map_lookup_elem(&pid_filter, &ptgid))
 		return 0;
 	followed = follow_forks && !bpf_map_update_elem(&pid_filter, &ctgid, &one, BPF_ANY);
+	if (followed)
+		filter_changed();
 	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
 	if (!ev) {
 		count(HS_CNT_RB_LOST_TASK);
@@ -975,6 +1040,7 @@ static __always_inline void comm_decide(__u32 tgid, struct task_struct *p)
 		bpf_map_delete_elem(&comm_pids, &tgid);
 	else if (bpf_map_update_elem(&comm_pids, &tgid, &one, BPF_ANY))
 		count(HS_CNT_COMM_FULL);
+	filter_changed();
 }
 
 SEC("tp_btf/sched_process_exec")

@@ -98,6 +98,15 @@ static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct options *o)
 	return 0;
 }
 
+/*
+ * pid_filter or comm_pids changed: the probes' cached verdicts
+ * (bpf/heapsnoop.bpf.c, filter_trace()) are stale.
+ */
+static void filter_changed(struct heapsnoop_bpf *skel)
+{
+	__atomic_fetch_add(&skel->bss->filter_gen, 1, __ATOMIC_SEQ_CST);
+}
+
 int bpfload__trace_pid(struct heapsnoop_bpf *skel, pid_t pid)
 {
 	__u32 key = (__u32)pid;
@@ -110,6 +119,7 @@ int bpfload__trace_pid(struct heapsnoop_bpf *skel, pid_t pid)
 		elog("cannot add pid %d to the traced processes: %s", pid, strerror(errno));
 		return err;
 	}
+	filter_changed(skel);
 	return 0;
 }
 
@@ -147,6 +157,7 @@ int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name)
 		n++;
 	}
 	closedir(proc);
+	filter_changed(skel);
 	return err ? err : n;
 }
 
