@@ -10,12 +10,21 @@
 
 #include "mapset.h"
 
+void mapset__touch(struct mapset *pm)
+{
+	static uint64_t next;
+
+	pm->gen = __atomic_add_fetch(&next, 1, __ATOMIC_RELAXED);
+}
+
 struct mapset *mapset__new(pid_t pid)
 {
 	struct mapset *pm = calloc(1, sizeof(*pm));
 
-	if (pm)
+	if (pm) {
 		pm->pid = pid;
+		mapset__touch(pm);
+	}
 	return pm;
 }
 
@@ -24,6 +33,7 @@ int mapset__add(struct mapset *pm, const struct mapping *m)
 	struct mapping *v;
 	size_t i = 0, j;
 
+	mapset__touch(pm);
 	for (j = 0; j < pm->n; j++) {
 		if (pm->v[j].start < m->end && m->start < pm->v[j].end) {
 			free(pm->v[j].path);

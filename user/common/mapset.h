@@ -28,10 +28,19 @@ struct mapset {
 	pid_t pid;
 	size_t n;
 	struct mapping *v;	/* sorted by start */
+	/*
+	 * Unique to this set's present content (mapset__touch()): a cache of
+	 * pointers into @v checks it, even against a set later allocated at
+	 * the same address.
+	 */
+	uint64_t gen;
 };
 
 /* An empty set of mappings for @pid, filled by mapset__add; NULL: no memory. */
 struct mapset *mapset__new(pid_t pid);
+
+/* Give @pm a new generation: after any change of its mappings. */
+void mapset__touch(struct mapset *pm);
 void mapset__free(struct mapset *pm);
 
 /*

@@ -95,6 +95,7 @@ static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct maps
 		return -ENOMEM;
 	}
 	pm->pid = pid;
+	mapset__touch(pm);
 	while (getline(&line, &cap, f) > 0) {
 		struct mapping m = { 0 };
 		const char *path;

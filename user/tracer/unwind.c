@@ -6,9 +6,28 @@
 
 #include "unwind.h"
 
+/*
+ * What a return address leads to: its mapping, module and CFI row, so
+ * that a frame seen before costs one look-up, not three (the mapping's
+ * binary search, the module's file identity, the rule cache). Valid while
+ * the set it came from keeps its generation.
+ */
+struct pc_entry {
+	const struct mapset *pm;
+	uint64_t gen;
+	uint64_t pc;
+	const struct mapping *m;
+	struct cfi_module *mod;
+	int err;		/* cfi_cache__rule()'s, or -ENOENT without a module */
+	struct cfi_rule rule;
+};
+
+#define PC_CACHE 4096	/* entries, a power of two */
+
 struct unwinder {
 	struct cfi_cache *cfi;
 	struct unwind_stats st;
+	struct pc_entry pcs[PC_CACHE];
 };
 
 /* The copy of the stack: [base, base + size) of the process. */
@@ -249,20 +268,36 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 	for (;;) {
 		/* A return address is after its call: look up the call. */
 		uint64_t pc = r.v[CFI_REG_RA] - (n > 1), off;
-		const struct mapping *m = pm ? mapset__find(pm, pc) : NULL;
+		struct pc_entry *e = &u->pcs[(pc * 0x9e3779b97f4a7c15ULL) >> 52 & (PC_CACHE - 1)];
+		const struct mapping *m;
 		struct cfi_module *mod = NULL;
-		struct cfi_rule rule;
 
-		if (!m && !refreshed) {
-			refreshed = true;
-			pm = maps(ctx, true);
+		if (pm && e->pm == pm && e->gen == pm->gen && e->pc == pc) {
+			m = e->m;
+			mod = e->mod;
+		} else {
 			m = pm ? mapset__find(pm, pc) : NULL;
+			if (!m && !refreshed) {
+				refreshed = true;
+				pm = maps(ctx, true);
+				m = pm ? mapset__find(pm, pc) : NULL;
+			}
+			if (m)
+				mod = cfi_cache__module(u->cfi, pid, m);
+			off = m ? pc - m->start + m->offset : 0;
+			e->pm = NULL;
+			if (m) {
+				e->pm = pm;
+				e->gen = pm->gen;
+				e->pc = pc;
+				e->m = m;
+				e->mod = mod;
+				e->err = mod ? cfi_cache__rule(u->cfi, mod, off, &e->rule) : -ENOENT;
+			}
 		}
-		if (m)
-			mod = cfi_cache__module(u->cfi, pid, m);
 		off = m ? pc - m->start + m->offset : 0;
-		if (mod && cfi_cache__rule(u->cfi, mod, off, &rule) == 0)
-			step = step_rule(u, mod, off, &rule, &s, &r);
+		if (m && mod && !e->err)
+			step = step_rule(u, mod, off, &e->rule, &s, &r);
 		else if (is_loader(m) && (r.known & BIT(CFI_REG_FP)) && !r.v[CFI_REG_FP])
 			step = STEP_END;
 		else
