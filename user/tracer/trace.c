@@ -443,6 +443,7 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		return;
 	}
 	if (ev->flags & HS_EVF_USER_STACK) {
+		tracker__prefetch(c.p->live, ev->addr);
 		err = unwind__stack(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
 				    (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
 				    len - HS_EVENT_HDR_SIZE, unwound,

@@ -196,6 +196,12 @@ static struct live_alloc *find(struct tracker *t, uint64_t addr, struct table **
 	return s;
 }
 
+void tracker__prefetch(const struct tracker *t, uint64_t addr)
+{
+	if (t->cur.slots)
+		__builtin_prefetch(&t->cur.slots[slot_of(&t->cur, addr)], 1);
+}
+
 int tracker__alloc(struct tracker *t, const struct live_alloc *a, struct live_alloc *replaced,
 		   int *was_replaced)
 {

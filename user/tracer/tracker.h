@@ -45,6 +45,13 @@ int tracker__alloc(struct tracker *t, const struct live_alloc *a, struct live_al
 int tracker__release(struct tracker *t, uint64_t addr, uint64_t before_ts,
 		     struct live_alloc *gone);
 
+/*
+ * Ask the CPU for the slot where @addr would be (the table's), so that
+ * the cache miss overlaps the caller's other work (unwinding the record's
+ * stack) instead of stalling tracker__alloc(). No effect on the table.
+ */
+void tracker__prefetch(const struct tracker *t, uint64_t addr);
+
 /* Call @fn for every live allocation (no changes to @t meanwhile). */
 void tracker__for_each(const struct tracker *t,
 		       void (*fn)(const struct live_alloc *a, void *ctx), void *ctx);
