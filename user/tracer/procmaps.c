@@ -89,13 +89,11 @@ static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct maps
 	f = fopen(fn, "re");
 	if (!f)
 		return errno == ENOENT ? -ESRCH : -errno;
-	pm = calloc(1, sizeof(*pm));
+	pm = mapset__new(pid);
 	if (!pm) {
 		fclose(f);
 		return -ENOMEM;
 	}
-	pm->pid = pid;
-	mapset__touch(pm);
 	while (getline(&line, &cap, f) > 0) {
 		struct mapping m = { 0 };
 		const char *path;

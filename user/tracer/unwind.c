@@ -18,6 +18,7 @@ struct pc_entry {
 	uint64_t pc;
 	const struct mapping *m;
 	struct cfi_module *mod;
+	uint64_t off;		/* @pc's file offset in @m */
 	int err;		/* cfi_cache__rule()'s, or -ENOENT without a module */
 	struct cfi_rule rule;
 };
@@ -229,6 +230,33 @@ static bool is_loader(const struct mapping *m)
 	return !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-musl", 7);
 }
 
+/*
+ * The cache entry of return address @pc in process @pid's mappings @pm,
+ * looked up and filled on a miss; NULL when @pc is in none of them.
+ */
+static const struct pc_entry *pc_lookup(struct unwinder *u, pid_t pid,
+					const struct mapset *pm, uint64_t pc)
+{
+	struct pc_entry *e = &u->pcs[(pc * 0x9e3779b97f4a7c15ULL) >> 52 & (PC_CACHE - 1)];
+	const struct mapping *m;
+
+	if (!pm)
+		return NULL;
+	if (e->pm == pm && e->gen == pm->gen && e->pc == pc)
+		return e;
+	m = mapset__find(pm, pc);
+	if (!m)
+		return NULL;
+	e->pm = pm;
+	e->gen = pm->gen;
+	e->pc = pc;
+	e->m = m;
+	e->mod = cfi_cache__module(u->cfi, pid, m);
+	e->off = pc - m->start + m->offset;
+	e->err = e->mod ? cfi_cache__rule(u->cfi, e->mod, e->off, &e->rule) : -ENOENT;
+	return e;
+}
+
 int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		  const struct hs_user_stack *us, size_t len, uint64_t *frames, unsigned int max,
 		  uint32_t *flags)
@@ -267,38 +295,17 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 	}
 	for (;;) {
 		/* A return address is after its call: look up the call. */
-		uint64_t pc = r.v[CFI_REG_RA] - (n > 1), off;
-		struct pc_entry *e = &u->pcs[(pc * 0x9e3779b97f4a7c15ULL) >> 52 & (PC_CACHE - 1)];
-		const struct mapping *m;
-		struct cfi_module *mod = NULL;
+		uint64_t pc = r.v[CFI_REG_RA] - (n > 1);
+		const struct pc_entry *e = pc_lookup(u, pid, pm, pc);
 
-		if (pm && e->pm == pm && e->gen == pm->gen && e->pc == pc) {
-			m = e->m;
-			mod = e->mod;
-		} else {
-			m = pm ? mapset__find(pm, pc) : NULL;
-			if (!m && !refreshed) {
-				refreshed = true;
-				pm = maps(ctx, true);
-				m = pm ? mapset__find(pm, pc) : NULL;
-			}
-			if (m)
-				mod = cfi_cache__module(u->cfi, pid, m);
-			off = m ? pc - m->start + m->offset : 0;
-			e->pm = NULL;
-			if (m) {
-				e->pm = pm;
-				e->gen = pm->gen;
-				e->pc = pc;
-				e->m = m;
-				e->mod = mod;
-				e->err = mod ? cfi_cache__rule(u->cfi, mod, off, &e->rule) : -ENOENT;
-			}
+		if (!e && !refreshed) {
+			refreshed = true;
+			pm = maps(ctx, true);
+			e = pc_lookup(u, pid, pm, pc);
 		}
-		off = m ? pc - m->start + m->offset : 0;
-		if (m && mod && !e->err)
-			step = step_rule(u, mod, off, &e->rule, &s, &r);
-		else if (is_loader(m) && (r.known & BIT(CFI_REG_FP)) && !r.v[CFI_REG_FP])
+		if (e && !e->err)
+			step = step_rule(u, e->mod, e->off, &e->rule, &s, &r);
+		else if (is_loader(e ? e->m : NULL) && (r.known & BIT(CFI_REG_FP)) && !r.v[CFI_REG_FP])
 			step = STEP_END;
 		else
 			step = step_fp(u, pm, &s, &r);
