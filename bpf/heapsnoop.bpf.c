@@ -15,8 +15,10 @@
  * In-flight state is keyed by the stack pointer at entry, so an allocator
  * call made inside another (realloc(NULL) -> malloc) or tail-jumped to
  * (reallocarray -> realloc) is seen as nested and yields no record of its
- * own. It lives in task storage (freed with the task) where the kernel lets
- * uprobes use it, else in an LRU hash keyed by thread id.
+ * own. It lives in a thread's slot of an array indexed by thread id (a
+ * look-up the verifier inlines), or in task storage (freed with the task)
+ * when another thread's call holds that slot; before 5.12, in an LRU hash
+ * keyed by thread id.
  *
  * Runs from Linux 5.10: what newer kernels add (task storage, the BTF
  * current task, bpf_find_vma, jiffies) is probed by the loader
@@ -66,6 +68,14 @@ const volatile bool have_task_btf = true;
  * the staleness clock of an in-flight call; else bpf_ktime_get_ns().
  */
 const volatile bool have_jiffies = true;
+/*
+ * BPF atomics (5.12: cmpxchg, xchg), which the thread slots are claimed
+ * with; they are used only with task storage, where a slot's overflow
+ * goes. Else every in-flight call is in the calls map.
+ */
+const volatile bool have_slots = true;
+/* thread_slots' size - 1: a power of two less one (--thread-slots). */
+const volatile __u32 thread_slot_mask = HS_THREAD_SLOTS - 1;
 
 /*
  * Filters (--comm, --uid, --pid-filter, --min-size/--max-size). A process
@@ -299,6 +309,44 @@ static __always_inline bool skip_task(__u64 id)
 static const struct call_state no_call;
 
 /*
+ * One thread's in-flight call, the thread chosen by its id modulo the
+ * table's size. A task-storage look-up costs ~45 ns a probe in this VM
+ * (docs/PERFORMANCE.md); this one is a load.
+ *
+ * @owner is claimed with a compare-and-exchange, only while it is idle;
+ * a busy slot is written by its owner alone, and released (idle) with an
+ * exchange, a full barrier, once the call's last return is done with it.
+ * A thread whose slot another thread's call holds keeps its call in task
+ * storage instead, counted in @spilled until that call's last return, so
+ * that while any such call is in flight the slot's threads look there
+ * first. A thread that died inside a call (its return never came) leaves
+ * its slot busy: the others of that slot then take the task-storage path,
+ * slower but exact, until a thread of the same id takes its slot back as
+ * the entry probe takes any missed return.
+ */
+struct thread_slot {
+	__u64 owner;	/* thread id << 32, | SLOT_BUSY while its call is in flight */
+	__u64 spilled;	/* in-flight calls of the slot's threads in task storage */
+	struct call_state st;
+};
+
+#define SLOT_BUSY 1ULL
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, HS_THREAD_SLOTS);	/* the loader's --thread-slots */
+	__type(key, __u32);
+	__type(value, struct thread_slot);
+} thread_slots SEC(".maps");
+
+/* Where a thread's in-flight call lives: its slot's, or task storage's. */
+struct call_ref {
+	struct call_state *st;		/* NULL: none */
+	struct thread_slot *slot;	/* the thread's slot; NULL without slots */
+	bool spilled;			/* @st is in task storage, in slot->spilled */
+};
+
+/*
  * The current thread's (@id's) in-flight call state; with @create, made if
  * there is none. NULL: none, or no room (the LRU hash is full of in-flight
  * calls).
@@ -317,6 +365,115 @@ static __always_inline struct call_state *call_state_get(__u64 id, bool create)
 		return st;
 	bpf_map_update_elem(&calls, &tid, &no_call, BPF_NOEXIST);
 	return bpf_map_lookup_elem(&calls, &tid);
+}
+
+static __always_inline struct thread_slot *thread_slot(__u64 id)
+{
+	__u32 k = (__u32)id & thread_slot_mask;
+
+	return bpf_map_lookup_elem(&thread_slots, &k);
+}
+
+static __always_inline __u64 slot_owner(__u64 id, __u64 busy)
+{
+	return id << 32 | busy;
+}
+
+/*
+ * The current thread's (@id's) in-flight call for its entry probe: a call
+ * already in flight (its depth set), else where a new one goes, its depth
+ * 0: the thread's slot if idle or its own, else task storage. ref.st NULL:
+ * no room (the LRU hash is full of in-flight calls).
+ */
+static __always_inline struct call_ref call_enter(__u64 id)
+{
+	struct call_ref r = { .slot = NULL, .spilled = false };
+	struct thread_slot *sl;
+	__u64 w;
+
+	r.st = NULL;
+	if (!have_slots) {
+		r.st = call_state_get(id, true);
+		return r;
+	}
+	sl = thread_slot(id);
+	if (!sl)
+		return r;
+	r.slot = sl;
+	w = sl->owner;
+	if (w == slot_owner(id, SLOT_BUSY)) {
+		r.st = &sl->st;
+		return r;
+	}
+	if (sl->spilled) {
+		/* One of the slot's threads has its call in task storage: this one? */
+		r.st = call_state_get(id, false);
+		if (r.st && r.st->depth) {
+			r.spilled = true;
+			return r;
+		}
+	}
+	if (!(w & SLOT_BUSY) &&
+	    __sync_val_compare_and_swap(&sl->owner, w, slot_owner(id, SLOT_BUSY)) == w) {
+		r.st = &sl->st;	/* idle: its depth is 0 */
+		return r;
+	}
+	r.st = call_state_get(id, true);
+	r.spilled = true;
+	return r;
+}
+
+/* The current thread's (@id's) in-flight call for its return probe. */
+static __always_inline struct call_ref call_exit(__u64 id)
+{
+	struct call_ref r = { .slot = NULL, .spilled = false };
+	struct thread_slot *sl;
+
+	r.st = NULL;
+	if (!have_slots) {
+		r.st = call_state_get(id, false);
+		return r;
+	}
+	sl = thread_slot(id);
+	if (!sl)
+		return r;
+	r.slot = sl;
+	if (sl->owner == slot_owner(id, SLOT_BUSY)) {
+		r.st = &sl->st;
+		return r;
+	}
+	if (sl->spilled) {
+		r.st = call_state_get(id, false);
+		r.spilled = true;
+	}
+	return r;
+}
+
+/*
+ * A call of @r's was begun (its depth went from 0 to 1): one in task
+ * storage is counted in its slot's spilled.
+ */
+static __always_inline void call_begun(struct call_ref *r)
+{
+	if (r->spilled && r->slot) {
+		__sync_fetch_and_add(&r->slot->spilled, 1);
+		count(HS_CNT_SPILLED);
+	}
+}
+
+/*
+ * The last return of @r's call (its depth back to 0) is done with its
+ * state: its slot idle again (an exchange: the loads of the state before
+ * it stay before it), or its task-storage state no longer counted.
+ */
+static __always_inline void call_done(struct call_ref *r, __u64 id)
+{
+	if (!r->slot)
+		return;
+	if (r->spilled)
+		__sync_fetch_and_sub(&r->slot->spilled, 1);
+	else
+		__sync_lock_test_and_set(&r->slot->owner, slot_owner(id, 0));
 }
 
 /*
@@ -347,6 +504,7 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 {
 	__u64 sp = PT_REGS_SP(ctx), id, now;
 	struct call_state *st;
+	struct call_ref r;
 
 	if (empty_probes)
 		return 0;
@@ -354,7 +512,8 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 	if (skip_task(id))
 		return 0;
 	now = stale_clock();
-	st = call_state_get(id, true);
+	r = call_enter(id);
+	st = r.st;
 	if (!st) {
 		count(HS_CNT_NO_STATE);
 		return 0;
@@ -367,6 +526,8 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 		}
 		if (armed)
 			count(HS_CNT_MISSED_RETURN);
+	} else {
+		call_begun(&r);
 	}
 	st->sp = sp;
 	st->age = now;
@@ -836,13 +997,15 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 	__u64 ret = PT_REGS_RC(ctx), entry_sp = PT_REGS_SP(ctx) - HS_RET_SP_ADJ;
 	__u64 addr = 0, size = 0, old = 0, id;
 	struct call_state *st;
+	struct call_ref r;
 
 	if (empty_probes)
 		return 0;
 	id = bpf_get_current_pid_tgid();
 	if (skip_task(id))
 		return 0;
-	st = call_state_get(id, false);
+	r = call_exit(id);
+	st = r.st;
 	if (!st || !st->depth) {
 		if (armed)
 			count(HS_CNT_UNMATCHED_RETURN);
@@ -850,15 +1013,16 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 	}
 	st->depth--;
 	/* A nested call's return, or the second of a tail-call pair. */
-	if (entry_sp != st->sp || st->emitted)
-		return 0;
-	st->emitted = 1;
-
-	alloc_result(st, ret, &addr, &size, &old);
-	if (addr)
-		emit_alloc(ctx, id, st, addr, size, old, find_vma);
-	else if (old)
-		emit_free(id, old, st->ts);
+	if (entry_sp == st->sp && !st->emitted) {
+		st->emitted = 1;
+		alloc_result(st, ret, &addr, &size, &old);
+		if (addr)
+			emit_alloc(ctx, id, st, addr, size, old, find_vma);
+		else if (old)
+			emit_free(id, old, st->ts);
+	}
+	if (!st->depth)
+		call_done(&r, id);
 	return 0;
 }
 

@@ -28,6 +28,9 @@
  */
 #define HS_STALE_JIFFIES 1000ULL
 
+/* The thread slots of in-flight calls by default (--thread-slots). */
+#define HS_THREAD_SLOTS 16384
+
 /* The probed allocator functions (index into the loader's probe table). */
 enum hs_func {
 	HS_FN_MALLOC,
@@ -165,6 +168,11 @@ enum hs_counter {
 	HS_CNT_BAD_OUTPTR,	/* posix_memalign out-pointer unreadable: dropped */
 	HS_CNT_RB_LOST_TASK,	/* ring buffer full: a process exit or exec dropped */
 	HS_CNT_COMM_FULL,	/* --comm: a process named so not traced, table full */
+	/*
+	 * Not a loss: a call kept in task storage because another thread's
+	 * call held its thread slot (thread ids equal modulo --thread-slots).
+	 */
+	HS_CNT_SPILLED,
 	HS_CNT__MAX,
 };
 

@@ -33,6 +33,8 @@ expect_eq "no other stack holds those sizes" \
 	"$("$HD" rec | grep -cE '~b#size: (1111|2222|3333),')" 6
 check "80 KiB deep: innermost frames right, then cut (16 KiB: 4 frames)" \
 	grep -qE '^\[stack_truncated\];p_recurse;p_recurse;p_recurse;p_recurse;lib_leaf 4444$' rec.bytes
+grep -qE '^\[stack_truncated\];p_recurse;p_recurse;p_recurse;p_recurse;lib_leaf 4444$' rec.bytes ||
+	grep -E ' 4444$' rec.bytes | sed 's/^/     got: /'
 check "... marked truncated in the summary" \
 	grep -q '^    4444 bytes in 1 allocations from pid [0-9]* (stack truncated):$' err
 check "... counted in the closing accounting" \

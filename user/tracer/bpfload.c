@@ -57,6 +57,8 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 	skel->rodata->stack_copy = o->stack_copy;
 	skel->rodata->max_frames = trace_max_frames(o->snip_pre, o->snip_post);
 	bpf_map__set_max_entries(skel->maps.events, (__u32)(o->ringbuf_mb << 20));
+	bpf_map__set_max_entries(skel->maps.thread_slots, o->thread_slots);
+	skel->rodata->thread_slot_mask = o->thread_slots - 1;
 	/* Woken at 1/16 full; a 10 ms poll (SESSION_POLL_MS) collects the rest. */
 	skel->rodata->wakeup_bytes = (o->ringbuf_mb << 20) / 16;
 	skel->rodata->filter_comm = o->comm != NULL;
@@ -181,8 +183,11 @@ int bpfload__open(const struct options *o, struct heapsnoop_bpf **out)
 		return err ? err : -EINVAL;
 	}
 	set_rodata(skel, o);
-	kfeatures__apply(&f, skel);
-	err = kfeatures__load(&f, skel, !o->unwind_fp, o->all, o->verbose);
+	err = kfeatures__apply(&f, skel);
+	if (err)
+		elog("cannot prepare the BPF programs: %s", strerror(-err));
+	else
+		err = kfeatures__load(&f, skel, !o->unwind_fp, o->all, o->verbose);
 	if (err) {
 		heapsnoop_bpf__destroy(skel);
 		return err;

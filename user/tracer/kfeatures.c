@@ -42,6 +42,9 @@ static const struct feature_desc descs[FEAT__MAX] = {
 		"unreadable where its mapping ends" },
 	[FEAT_JIFFIES] = { "jiffies", "bpf_jiffies64() in uprobe programs", "5.5",
 		"a clock read per allocator call for the in-flight call's age" },
+	[FEAT_ATOMICS] = { "atomics", "BPF atomics (cmpxchg, xchg)", "5.12",
+		"no thread slots: every in-flight call in task storage (or the LRU "
+		"hash), a look-up per probe" },
 };
 
 int kfeatures__parse(const char *list, unsigned int *mask)
@@ -58,7 +61,7 @@ int kfeatures__parse(const char *list, unsigned int *mask)
 		}
 		if (i == FEAT__MAX) {
 			elog("--without: unknown feature '%.*s' (give task-storage, task-btf, "
-			     "find-vma or jiffies, comma-separated)", (int)n, p);
+			     "find-vma, jiffies or atomics, comma-separated)", (int)n, p);
 			return -EINVAL;
 		}
 		*mask |= 1u << i;
@@ -102,6 +105,31 @@ static void say_not_allowed(void)
 		"heapsnoop CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep)");
 }
 
+/*
+ * Does the verifier take BPF_ATOMIC's compare-and-exchange (5.12)? A
+ * kprobe-type program doing one on its stack, loaded and closed.
+ */
+static bool have_atomics(void)
+{
+	const struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_STX | BPF_DW | BPF_MEM, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_0, .off = -8 },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_1, .imm = 1 },
+		{ .code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = BPF_REG_10,
+		  .src_reg = BPF_REG_1, .off = -8, .imm = BPF_CMPXCHG },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_KPROBE, "hs_atomics", "GPL", insns,
+			       sizeof(insns) / sizeof(insns[0]), NULL);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 /* 1 if the kernel lets kprobe/uprobe programs call @helper, else 0. */
 static bool have_helper(enum bpf_func_id helper)
 {
@@ -134,6 +162,7 @@ int kfeatures__probe(struct bpf_features *f, unsigned int without)
 		have_helper(BPF_FUNC_task_storage_get);
 	f->have[FEAT_FIND_VMA] = f->have[FEAT_TASK_BTF] && have_helper(BPF_FUNC_find_vma);
 	f->have[FEAT_JIFFIES] = have_helper(BPF_FUNC_jiffies64);
+	f->have[FEAT_ATOMICS] = have_atomics();
 	return 0;
 }
 
@@ -142,6 +171,9 @@ bool kfeatures__use(const struct bpf_features *f, enum bpf_feature which)
 	/* Task storage and bpf_find_vma take the BTF task pointer. */
 	if ((which == FEAT_TASK_STORAGE || which == FEAT_FIND_VMA) &&
 	    !kfeatures__use(f, FEAT_TASK_BTF))
+		return false;
+	/* The thread slots overflow into task storage. */
+	if (which == FEAT_ATOMICS && !kfeatures__use(f, FEAT_TASK_STORAGE))
 		return false;
 	return f->have[which] && !f->off[which];
 }
@@ -160,13 +192,56 @@ void kfeatures__print(const struct bpf_features *f, FILE *out)
 	}
 }
 
-void kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
+/*
+ * Verifiers before 5.12 reject every BPF_STX | BPF_ATOMIC but the add
+ * ("BPF_STX uses reserved fields") in a pass over the whole program, dead
+ * code included. Where the kernel has no atomics the thread slots' code is
+ * dead (have_slots is false: the verifier prunes it, and it could never
+ * run), so its compare-and-exchanges and exchanges become adds, which
+ * those verifiers parse. The instructions' count and places stay, so
+ * libbpf's relocations still hold. Returns 0 or -errno.
+ */
+static int atomics_to_adds(struct bpf_object *obj)
+{
+	struct bpf_program *prog;
+
+	bpf_object__for_each_program(prog, obj) {
+		size_t n = bpf_program__insn_cnt(prog);
+		struct bpf_insn *insns = malloc(n * sizeof(*insns));
+		bool changed = false;
+		int err = 0;
+
+		if (!insns)
+			return -ENOMEM;
+		memcpy(insns, bpf_program__insns(prog), n * sizeof(*insns));
+		for (size_t i = 0; i < n; i++) {
+			if (BPF_CLASS(insns[i].code) == BPF_STX &&
+			    BPF_MODE(insns[i].code) == BPF_ATOMIC && insns[i].imm != BPF_ADD) {
+				insns[i].imm = BPF_ADD;
+				changed = true;
+			}
+		}
+		if (changed)
+			err = bpf_program__set_insns(prog, insns, n);
+		free(insns);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 {
 	bool find_vma = kfeatures__use(f, FEAT_FIND_VMA);
 
 	skel->rodata->have_task_btf = kfeatures__use(f, FEAT_TASK_BTF);
 	skel->rodata->have_task_storage = kfeatures__use(f, FEAT_TASK_STORAGE);
 	skel->rodata->have_jiffies = kfeatures__use(f, FEAT_JIFFIES);
+	skel->rodata->have_slots = kfeatures__use(f, FEAT_ATOMICS);
+	if (!skel->rodata->have_slots) {
+		bpf_map__set_max_entries(skel->maps.thread_slots, 1);
+		skel->rodata->thread_slot_mask = 0;
+	}
 	if (!skel->rodata->have_task_storage) {
 		bpf_map__set_type(skel->maps.calls, BPF_MAP_TYPE_LRU_HASH);
 		bpf_map__set_map_flags(skel->maps.calls, 0);
@@ -175,6 +250,9 @@ void kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 	/* bpf_find_vma's callback cannot even be loaded before 5.13. */
 	bpf_program__set_autoload(skel->progs.alloc_exit, find_vma);
 	bpf_program__set_autoload(skel->progs.alloc_exit_compat, !find_vma);
+	if (!f->have[FEAT_ATOMICS])
+		return atomics_to_adds(skel->obj);
+	return 0;
 }
 
 /* libbpf's messages while loading, held back to say only what matters. */

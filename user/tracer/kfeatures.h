@@ -19,6 +19,7 @@ enum bpf_feature {
 	FEAT_TASK_BTF,		/* bpf_get_current_task_btf() */
 	FEAT_FIND_VMA,		/* bpf_find_vma() */
 	FEAT_JIFFIES,		/* bpf_jiffies64() */
+	FEAT_ATOMICS,		/* BPF atomic compare-and-exchange, exchange */
 	FEAT__MAX,
 };
 
@@ -59,9 +60,11 @@ void kfeatures__print(const struct bpf_features *f, FILE *out);
 
 /*
  * Choose @skel's programs and map types for @f (before load): the
- * fallbacks of docs/KERNELS.md.
+ * fallbacks of docs/KERNELS.md. Where the kernel has no BPF atomics, the
+ * programs' (dead) atomic instructions are rewritten to ones its verifier
+ * parses. Returns 0 or -errno (-ENOMEM).
  */
-void kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel);
+int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel);
 
 /*
  * Load @skel. On failure say on stderr what failed and why: a missing

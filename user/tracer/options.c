@@ -90,11 +90,14 @@ static const char usage_text[] =
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
 "                         2048 (default 64)\n"
+"      --thread-slots N   in-flight calls kept in N slots by thread id, a\n"
+"                         power of two (default 16384); a thread whose slot\n"
+"                         another's call holds uses task storage (slower)\n"
 "      --empty-probes     attach probes that do nothing (benchmark floor)\n"
 "      --without FEATURE[,FEATURE]...  do without these kernel features even\n"
 "                         if the kernel has them, as older kernels must:\n"
-"                         task-storage, task-btf, find-vma (docs/KERNELS.md;\n"
-"                         -v says what the kernel has)\n"
+"                         task-storage, task-btf, find-vma, jiffies, atomics\n"
+"                         (docs/KERNELS.md; -v says what the kernel has)\n"
 "\n"
 "CI gates (exit status below; the verdict and the stacks that broke it\n"
 "on standard error, after the accounting):\n"
@@ -137,7 +140,7 @@ enum {
 	OPT_ALLOCATOR = 256, OPT_SNIP_PRE, OPT_SNIP_POST, OPT_RINGBUF, OPT_EMPTY,
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
-	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK,
+	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
 };
 
 static const struct option longopts[] = {
@@ -162,6 +165,7 @@ static const struct option longopts[] = {
 	{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
 	{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
+	{ "thread-slots", required_argument, NULL, OPT_THREAD_SLOTS },
 	{ "empty-probes", no_argument, NULL, OPT_EMPTY },
 	{ "without", required_argument, NULL, OPT_WITHOUT },
 	{ "preload", no_argument, NULL, OPT_PRELOAD },
@@ -274,7 +278,7 @@ static int parse_stack(int c, const char *arg, struct options *o)
 
 /*
  * What to trace and where the output goes: -p, -o, -i, --sample-ms, -s,
- * --ringbuf-size.
+ * --ringbuf-size, --thread-slots.
  */
 static int parse_target(int c, const char *arg, struct options *o)
 {
@@ -305,6 +309,15 @@ static int parse_target(int c, const char *arg, struct options *o)
 			return -EINVAL;
 		if (arg)
 			o->summary = (unsigned int)v;
+		return 0;
+	case OPT_THREAD_SLOTS:
+		if (parse_range(arg, "thread slots", 1, 1 << 20, &v))
+			return -EINVAL;
+		if (v & (v - 1)) {
+			elog("--thread-slots must be a power of two, from 1 to 1048576");
+			return -EINVAL;
+		}
+		o->thread_slots = (unsigned int)v;
 		return 0;
 	default:	/* OPT_RINGBUF */
 		/* The kernel's max_entries is 32 bits: 2048 MiB at most. */
@@ -361,6 +374,7 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_UNWIND: case OPT_STACK_COPY: case OPT_SNIP_PRE: case OPT_SNIP_POST:
 		return parse_stack(c, arg, o);
 	case 'p': case 'o': case 'i': case 's': case OPT_RINGBUF: case OPT_SAMPLE_MS:
+	case OPT_THREAD_SLOTS:
 		return parse_target(c, arg, o);
 	case 'h':
 		fputs(usage_text, stdout);
@@ -442,7 +456,8 @@ int options__parse(int argc, char **argv, struct options *o)
 	int c;
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
-			       .uid = -1, .max_size = UINT64_MAX, .sample_ms = 100 };
+			       .thread_slots = HS_THREAD_SLOTS, .uid = -1, .max_size = UINT64_MAX,
+			       .sample_ms = 100 };
 	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;

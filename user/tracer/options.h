@@ -27,6 +27,7 @@ struct options {
 	unsigned int summary;	/* top N, 0: none */
 	unsigned int snip_pre, snip_post;
 	unsigned long ringbuf_mb;
+	unsigned int thread_slots;	/* --thread-slots, a power of two */
 	bool verbose, quiet, empty_probes;
 	bool unwind_fp;		/* --unwind fp; default dwarf */
 	unsigned int stack_copy;	/* --stack-copy bytes */

@@ -598,6 +598,10 @@ static int finish(struct session *s, int status)
 		     "(-f follows them)", s->unfollowed);
 	if (s->o.verbose)
 		status__unwind(stderr, s->trace);
+	if (s->o.verbose && s->cnt[HS_CNT_SPILLED])
+		elog("%" PRIu64 " allocator calls kept their state in task storage: another "
+		     "thread's call held their thread slot (ids equal modulo --thread-slots)",
+		     s->cnt[HS_CNT_SPILLED]);
 	if (s->o.verbose && bgdump__longest_ms(s->bg) > 0)
 		elog("longest stop of the event loop for a dump: %.1f ms", bgdump__longest_ms(s->bg));
 	if (lost_maps)

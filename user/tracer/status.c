@@ -55,7 +55,7 @@ static uint64_t lost_of(const uint64_t *cnt)
 	uint64_t n = 0;
 
 	for (int k = 0; k < HS_CNT__MAX; k++)
-		n += k == HS_CNT_UNMATCHED_RETURN ? 0 : cnt[k];
+		n += k == HS_CNT_UNMATCHED_RETURN || k == HS_CNT_SPILLED ? 0 : cnt[k];
 	return n;
 }
 
