@@ -16,9 +16,10 @@
  * call made inside another (realloc(NULL) -> malloc) or tail-jumped to
  * (reallocarray -> realloc) is seen as nested and yields no record of its
  * own. It lives in a thread's slot of an array indexed by thread id (a
- * look-up the verifier inlines), or in task storage (freed with the task)
- * when another thread's call holds that slot; before 5.12, in an LRU hash
- * keyed by thread id.
+ * look-up the verifier inlines), or in the calls map (an LRU hash keyed by
+ * thread id) when another thread's call holds that slot; without BPF
+ * atomics (before 5.12), in the calls map alone: task storage (freed with
+ * the task) where uprobes may use it, else that LRU hash.
  *
  * Runs from Linux 5.10: what newer kernels add (task storage, the BTF
  * current task, bpf_find_vma, jiffies) is probed by the loader
@@ -57,9 +58,10 @@ const volatile bool unwind_dwarf;
 const volatile __u32 stack_copy = HS_USER_STACK_DEFAULT;
 
 /*
- * What the running kernel has (user/kfeatures.c probes it): task storage
- * usable from uprobes (else the calls map is an LRU hash by thread id) and
- * bpf_get_current_task_btf() (else bpf_get_current_task() and CO-RE reads).
+ * What the running kernel has (user/kfeatures.c probes it): the calls map
+ * is task storage (else an LRU hash by thread id; always so with thread
+ * slots), and bpf_get_current_task_btf() (else bpf_get_current_task() and
+ * CO-RE reads).
  */
 const volatile bool have_task_storage = true;
 const volatile bool have_task_btf = true;
@@ -70,8 +72,7 @@ const volatile bool have_task_btf = true;
 const volatile bool have_jiffies = true;
 /*
  * BPF atomics (5.12: cmpxchg, xchg), which the thread slots are claimed
- * with; they are used only with task storage, where a slot's overflow
- * goes. Else every in-flight call is in the calls map.
+ * with. Without them every in-flight call is in the calls map.
  */
 const volatile bool have_slots = true;
 /* thread_slots' size - 1: a power of two less one (--thread-slots). */
@@ -119,8 +120,9 @@ struct call_state {
 
 /*
  * task -> the call in flight on it; freed by the kernel at task exit.
- * Without task storage (before 5.11, or where uprobes may not use it) the
- * loader makes this an LRU hash: thread id -> the call in flight. An exited
+ * With thread slots (their overflow), or without task storage (before
+ * 5.12, or where uprobes may not use it), the loader makes this an LRU
+ * hash: thread id -> the call in flight. An exited
  * thread's entry then stays until evicted; a thread id reused while its
  * entry is still there finds a stale call, which the entry probe takes as
  * a missed return unless its stack pointer and age say it is nested.
@@ -149,8 +151,19 @@ struct {
 	__uint(value_size, sizeof(int));
 } mmap_records SEC(".maps");
 
-/* Scratch per CPU: the event being built and the copy of the stack top. */
+/*
+ * --unwind fp: the record being built and the bulk copy of the stack's
+ * top, per CPU. A uprobe's program can be preempted (a kernel with full or
+ * lazy preemption) and another program then run on the same CPU, so the
+ * scratch names its owner (the thread's bpf_get_current_pid_tgid()):
+ * claimed before it is written, checked once the record is copied out of
+ * it; a record built while another program took the scratch is thrown
+ * away (bpf_ringbuf_discard) and walked again, straight into the ring
+ * buffer, by single reads. No two programs of one thread run at once, so
+ * the id is unique among the programs that can interleave.
+ */
 struct scratch {
+	__u64 owner;
 	struct hs_event ev;
 	__u8 stack[HS_FP_STACK_COPY];
 };
@@ -170,12 +183,16 @@ struct {
 	__type(value, __u64);
 } counters SEC(".maps");
 
+/*
+ * An atomic add, since a preempted program's increment could otherwise
+ * be lost to another's on the same CPU.
+ */
 static __always_inline void count(__u32 which)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &which);
 
 	if (c)
-		*c += 1;
+		__sync_fetch_and_add(c, 1);
 }
 
 /*
@@ -316,17 +333,24 @@ static const struct call_state no_call;
  * @owner is claimed with a compare-and-exchange, only while it is idle;
  * a busy slot is written by its owner alone, and released (idle) with an
  * exchange, a full barrier, once the call's last return is done with it.
- * A thread whose slot another thread's call holds keeps its call in task
- * storage instead, counted in @spilled until that call's last return, so
+ * A thread whose slot another thread's call holds keeps its call in the
+ * calls map instead, counted in @spilled until that call's last return, so
  * that while any such call is in flight the slot's threads look there
  * first. A thread that died inside a call (its return never came) leaves
- * its slot busy: the others of that slot then take the task-storage path,
+ * its slot busy: the others of that slot then take the calls map's path,
  * slower but exact, until a thread of the same id takes its slot back as
  * the entry probe takes any missed return.
+ *
+ * The calls map is then an LRU hash, not task storage: task storage
+ * refuses to create a thread's entry while another program on the same
+ * CPU is inside a task-storage helper, which a program preempted there
+ * (a kernel with full preemption) can be for as long as it waits (counted
+ * as HS_CNT_NO_STATE: 63 of 4000 calls in the matrix's preempt=full
+ * guest). An LRU hash's update holds its lock with preemption off.
  */
 struct thread_slot {
 	__u64 owner;	/* thread id << 32, | SLOT_BUSY while its call is in flight */
-	__u64 spilled;	/* in-flight calls of the slot's threads in task storage */
+	__u64 spilled;	/* in-flight calls of the slot's threads in the calls map */
 	struct call_state st;
 };
 
@@ -339,11 +363,11 @@ struct {
 	__type(value, struct thread_slot);
 } thread_slots SEC(".maps");
 
-/* Where a thread's in-flight call lives: its slot's, or task storage's. */
+/* Where a thread's in-flight call lives: its slot, or the calls map. */
 struct call_ref {
 	struct call_state *st;		/* NULL: none */
 	struct thread_slot *slot;	/* the thread's slot; NULL without slots */
-	bool spilled;			/* @st is in task storage, in slot->spilled */
+	bool spilled;			/* @st is in the calls map, in slot->spilled */
 };
 
 /*
@@ -382,7 +406,7 @@ static __always_inline __u64 slot_owner(__u64 id, __u64 busy)
 /*
  * The current thread's (@id's) in-flight call for its entry probe: a call
  * already in flight (its depth set), else where a new one goes, its depth
- * 0: the thread's slot if idle or its own, else task storage. ref.st NULL:
+ * 0: the thread's slot if idle or its own, else the calls map. ref.st NULL:
  * no room (the LRU hash is full of in-flight calls).
  */
 static __always_inline struct call_ref call_enter(__u64 id)
@@ -406,7 +430,7 @@ static __always_inline struct call_ref call_enter(__u64 id)
 		return r;
 	}
 	if (sl->spilled) {
-		/* One of the slot's threads has its call in task storage: this one? */
+		/* One of the slot's threads has its call in the calls map: this one? */
 		r.st = call_state_get(id, false);
 		if (r.st && r.st->depth) {
 			r.spilled = true;
@@ -450,8 +474,8 @@ static __always_inline struct call_ref call_exit(__u64 id)
 }
 
 /*
- * A call of @r's was begun (its depth went from 0 to 1): one in task
- * storage is counted in its slot's spilled.
+ * A call of @r's was begun (its depth went from 0 to 1): one in the calls
+ * map is counted in its slot's spilled.
  */
 static __always_inline void call_begun(struct call_ref *r)
 {
@@ -464,7 +488,7 @@ static __always_inline void call_begun(struct call_ref *r)
 /*
  * The last return of @r's call (its depth back to 0) is done with its
  * state: its slot idle again (an exchange: the loads of the state before
- * it stay before it), or its task-storage state no longer counted.
+ * it stay before it), or its state in the calls map no longer counted.
  */
 static __always_inline void call_done(struct call_ref *r, __u64 id)
 {
@@ -542,14 +566,16 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 }
 
 /*
- * Walk the frame-pointer chain from the return: @ip is the call site in the
- * allocator's caller, @fp that caller's frame pointer. Frames inside the
- * bulk copy of [sp, sp + HS_FP_STACK_COPY) cost nothing; the rest one read each.
+ * Walk the frame-pointer chain from the return into @ev: @ip is the call
+ * site in the allocator's caller, @fp that caller's frame pointer. Frames
+ * inside @stack, the bulk copy of [sp, sp + HS_FP_STACK_COPY), if @copied,
+ * cost nothing; the rest one read each. (@copied apart from @stack, which
+ * is then never NULL: verifiers before 6.x lose a pointer's NULL check
+ * across a loop.)
  */
-static __always_inline void walk_stack(struct scratch *s, __u64 ip, __u64 sp, __u64 fp)
+static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, bool copied,
+				       __u64 ip, __u64 sp, __u64 fp)
 {
-	struct hs_event *ev = &s->ev;
-	bool copied = bpf_probe_read_user(s->stack, sizeof(s->stack), (void *)sp) == 0;
 	__u32 n = 0;
 
 	ev->frames[n++] = ip;
@@ -565,8 +591,8 @@ static __always_inline void walk_stack(struct scratch *s, __u64 ip, __u64 sp, __
 		if (!fp || (fp & 7) || fp < sp)
 			break;
 		if (copied && off <= HS_FP_STACK_COPY - sizeof(pair)) {
-			pair[0] = *(__u64 *)(s->stack + off);
-			pair[1] = *(__u64 *)(s->stack + off + 8);
+			pair[0] = *(__u64 *)(stack + off);
+			pair[1] = *(__u64 *)(stack + off + 8);
 		} else if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
 			ev->flags |= HS_EVF_STACK_FAULT;
 			break;
@@ -604,17 +630,6 @@ static __always_inline __u64 wakeup_flags(void)
 {
 	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
 	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-}
-
-/* Send the event built in @s, as long as its frames. */
-static __always_inline void emit(struct scratch *s, __u32 lost_counter)
-{
-	__u64 size = HS_EVENT_HDR_SIZE + (__u64)s->ev.nr_frames * sizeof(__u64);
-
-	if (size > sizeof(s->ev))
-		size = sizeof(s->ev);
-	if (bpf_ringbuf_output(&events, &s->ev, size, wakeup_flags()))
-		count(lost_counter);
 }
 
 /*
@@ -892,12 +907,89 @@ static __always_inline bool sampled(struct call_state *st, __u64 size)
 	return true;
 }
 
+/*
+ * --unwind fp, the slow path: the record built straight in the ring
+ * buffer, in room for every frame, each frame read on its own.
+ */
+static __always_inline void emit_frames_by_reads(struct pt_regs *ctx, __u64 id,
+						 struct call_state *st, __u64 addr, __u64 size,
+						 __u64 old)
+{
+	struct hs_event *ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+
+	if (!ev) {
+		count(HS_CNT_RB_LOST_ALLOC);
+		return;
+	}
+	fill_alloc(ev, id, st, addr, size, old);
+	walk_stack(ev, NULL, false, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
+	bpf_ringbuf_submit(ev, wakeup_flags());
+}
+
+/*
+ * Copy the record built in @s, with room for @room frames (a constant: a
+ * size class), into the ring buffer, if @s is still thread @id's once
+ * copied. Returns 0, or -1 when another program took @s meanwhile
+ * (the copy is discarded).
+ */
+static __always_inline int send_frames(struct scratch *s, __u64 id, const __u32 room)
+{
+	__u64 bytes = HS_EVENT_HDR_SIZE + room * sizeof(__u64);
+	struct hs_event *ev = bpf_ringbuf_reserve(&events, bytes, 0);
+
+	if (!ev) {
+		count(HS_CNT_RB_LOST_ALLOC);
+		return 0;
+	}
+	__builtin_memcpy(ev, &s->ev, bytes);
+	if (*(volatile __u64 *)&s->owner != id) {
+		bpf_ringbuf_discard(ev, BPF_RB_NO_WAKEUP);
+		return -1;
+	}
+	bpf_ringbuf_submit(ev, wakeup_flags());
+	return 0;
+}
+
+/*
+ * --unwind fp: the allocation's record with the frames walked here, in
+ * the smallest size class that holds them.
+ */
+static __always_inline void emit_alloc_frames(struct pt_regs *ctx, __u64 id,
+					      struct call_state *st, __u64 addr, __u64 size,
+					      __u64 old)
+{
+	__u64 sp = PT_REGS_SP(ctx);
+	struct scratch *s = scratch_get();
+	bool copied;
+	__u32 n;
+	int err;
+
+	if (!s) {
+		emit_frames_by_reads(ctx, id, st, addr, size, old);
+		return;
+	}
+	s->owner = id;
+	fill_alloc(&s->ev, id, st, addr, size, old);
+	copied = !bpf_probe_read_user(s->stack, sizeof(s->stack), (void *)sp);
+	walk_stack(&s->ev, s->stack, copied, PT_REGS_IP(ctx), sp, PT_REGS_FP(ctx));
+	n = s->ev.nr_frames;
+	if (n <= 8)
+		err = send_frames(s, id, 8);
+	else if (n <= 16)
+		err = send_frames(s, id, 16);
+	else if (n <= 32)
+		err = send_frames(s, id, 32);
+	else
+		err = send_frames(s, id, HS_BPF_MAX_FRAMES);
+	/* Preempted by a program that took the scratch: again, by reads. */
+	if (err)
+		emit_frames_by_reads(ctx, id, st, addr, size, old);
+}
+
 /* Fill the event for a successful allocation and send it. */
 static __always_inline void emit_alloc(struct pt_regs *ctx, __u64 id, struct call_state *st,
 				       __u64 addr, __u64 size, __u64 old, bool find_vma)
 {
-	struct scratch *s;
-
 	if (size < min_size || size > max_size || (sample_bytes && !sampled(st, size))) {
 		/* Not traced; a realloc's old block is released all the same. */
 		if (old)
@@ -908,12 +1000,7 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, __u64 id, struct cal
 		emit_alloc_user_stack(ctx, id, st, addr, size, old, find_vma);
 		return;
 	}
-	s = scratch_get();
-	if (!s)
-		return;
-	fill_alloc(&s->ev, id, st, addr, size, old);
-	walk_stack(s, PT_REGS_IP(ctx), PT_REGS_SP(ctx), PT_REGS_FP(ctx));
-	emit(s, HS_CNT_RB_LOST_ALLOC);
+	emit_alloc_frames(ctx, id, st, addr, size, old);
 }
 
 /*

@@ -45,7 +45,7 @@ done
 # The kernel matrix: the main tracer tests inside other Debian kernels booted
 # in qemu, each kernel one pass or fail (tests/kmatrix, docs/KERNELS.md).
 # KMATRIX_KERNELS="6.12" runs only that one; set and empty, none.
-for k in ${KMATRIX_KERNELS-5.10 6.1 6.12}; do
+for k in ${KMATRIX_KERNELS-5.10 6.1 6.12 6.12+preempt}; do
 	run "kernel $k in qemu: tracer tests (tests/kmatrix)" tests/kmatrix/run.sh "$OUT" "$k"
 done
 [ -n "${KMATRIX_KERNELS-x}" ] || echo "=== kernel matrix skipped: KMATRIX_KERNELS is set and empty"

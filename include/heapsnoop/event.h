@@ -164,12 +164,12 @@ enum hs_counter {
 	 * in-flight call evicted from the LRU hash (32768 threads later).
 	 */
 	HS_CNT_UNMATCHED_RETURN,
-	HS_CNT_NO_STATE,	/* task storage unavailable: event dropped */
+	HS_CNT_NO_STATE,	/* no in-flight state could be made: event dropped */
 	HS_CNT_BAD_OUTPTR,	/* posix_memalign out-pointer unreadable: dropped */
 	HS_CNT_RB_LOST_TASK,	/* ring buffer full: a process exit or exec dropped */
 	HS_CNT_COMM_FULL,	/* --comm: a process named so not traced, table full */
 	/*
-	 * Not a loss: a call kept in task storage because another thread's
+	 * Not a loss: a call kept in the LRU hash because another thread's
 	 * call held its thread slot (thread ids equal modulo --thread-slots).
 	 */
 	HS_CNT_SPILLED,

@@ -31,6 +31,7 @@
 #   KMATRIX_MEM      guest memory (default 2G); KMATRIX_SMP vCPUs (default 2)
 #   KMATRIX_TCG_THREAD  single (default: the vCPUs on one host thread) or multi
 #   KMATRIX_VERBOSE  1: show the boot messages too (on stderr)
+#   KMATRIX_APPEND   more kernel parameters (e.g. preempt=full)
 #   KMATRIX_SHARE    a host directory the guest may write, mounted at
 #                    /run/share in it (9p, read-write): what CMD leaves
 #                    there outlives the guest
@@ -218,7 +219,7 @@ nonce=$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')
 } > "$RUN/cmd.sh"
 chmod 644 "$RUN/cmd.sh"
 
-APPEND="console=$CONSOLE quiet panic=-1 oops=panic rdinit=/init kmatrix.nonce=$nonce kmatrix.cmd=$RUN/cmd.sh"
+APPEND="console=$CONSOLE quiet panic=-1 oops=panic rdinit=/init kmatrix.nonce=$nonce kmatrix.cmd=$RUN/cmd.sh${KMATRIX_APPEND:+ $KMATRIX_APPEND}"
 # KMATRIX_SHARE: a second 9p export, read-write.
 SHARE=()
 if [ -n "${KMATRIX_SHARE:-}" ]; then

@@ -4,8 +4,11 @@
 # kernel after the other. tests/run.sh (`make check`) calls it once per
 # kernel, so each kernel is its own pass or fail; `make kmatrix` runs the
 # matrix alone.
-#   run.sh BUILD_DIR [KERNEL...]   KERNEL: 5.10 6.1 6.12
-#                                  (default: $KMATRIX_KERNELS or all three)
+#   run.sh BUILD_DIR [KERNEL...]   KERNEL: 5.10 6.1 6.12 6.12+preempt
+#                                  (default: $KMATRIX_KERNELS or all four)
+# 6.12+preempt is 6.12 booted with preempt=full on one CPU, where a
+# uprobe's program can be preempted by another's on the same CPU: there
+# the tests of per-CPU state (test_threads) run, not KMATRIX_TESTS.
 # KMATRIX_TESTS: the tests to run in each guest (default: all six areas,
 # "semantics attach unwind syswide ringbuf sampling fork"). This machine's own kernel has
 # no image to boot; it is covered by the native tests of `make check`.
@@ -14,22 +17,26 @@ set -u
 OUT=$(realpath "${1:?usage: $0 BUILD_DIR [KERNEL...]}"); shift
 HERE=$(cd "$(dirname "$0")" && pwd)
 KERNELS=("$@")
-[ ${#KERNELS[@]} -gt 0 ] || read -ra KERNELS <<< "${KMATRIX_KERNELS:-5.10 6.1 6.12}"
-read -ra TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf sampling fork}"
+[ ${#KERNELS[@]} -gt 0 ] || read -ra KERNELS <<< "${KMATRIX_KERNELS:-5.10 6.1 6.12 6.12+preempt}"
+read -ra MAIN_TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf sampling fork}"
 # Under TCG everything is some 10 times slower: the tests' waits for a line
 # get 5 minutes instead of one (they still end at the line, not later), a
 # kernel 15 minutes before its guest is killed as hung (it takes some 3-4).
 export HS_TEST_TIMEOUT=${HS_TEST_TIMEOUT:-300} KMATRIX_TIMEOUT=${KMATRIX_TIMEOUT:-900}
 for f in heapsnoop heapdecode tests/prog_semantics tests/prog_waiter tests/prog_nofp \
-		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short tests/prog_fork; do
+		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short tests/prog_fork tests/prog_threads; do
 	[ -x "$OUT/$f" ] || { echo "kmatrix: $OUT/$f missing: make check (or make kmatrix) builds it" >&2; exit 2; }
 done
 
 failed=() total_start=$SECONDS
 for k in "${KERNELS[@]}"; do
+	TESTS=("${MAIN_TESTS[@]}") env=()
+	case $k in
+	*+preempt) TESTS=(threads) env=(KMATRIX_APPEND=preempt=full KMATRIX_SMP=1) ;;
+	esac
 	echo "--- kernel $k: booting it in qemu (TCG), tests: ${TESTS[*]}"
 	start=$SECONDS
-	"$HERE/guest.sh" "$k" -- "$HERE/in-guest.sh" "$OUT" "${TESTS[@]}"
+	env "${env[@]}" "$HERE/guest.sh" "${k%+preempt}" -- "$HERE/in-guest.sh" "$OUT" "${TESTS[@]}"
 	rc=$?
 	took=$((SECONDS - start))
 	case $rc in

@@ -1,8 +1,9 @@
 #!/bin/bash
 # test_threads.sh - 4 threads allocating and freeing each other's blocks:
 # exact live totals, nothing lost; and so with every thread in one thread
-# slot (--thread-slots 1), their calls' state moving to task storage
-# whenever another thread's call holds the slot.
+# slot (--thread-slots 1), their calls' state moving to the LRU hash
+# whenever another thread's call holds the slot; --unwind fp's per-CPU
+# scratch under preemption.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -24,11 +25,30 @@ check "--thread-slots 1: no free went missing" bash -c "! grep -q 'allocated aga
 # The path under test was taken: calls whose slot another thread's call
 # held. Kernels without BPF atomics (before 5.12) have no thread slots.
 if grep -qE '^heapsnoop:   BPF atomics \(cmpxchg, xchg\) +yes' "$T/one.err"; then
-	spilled=$(sed -n 's/^heapsnoop: \([0-9]*\) allocator calls kept their state in task storage.*/\1/p' "$T/one.err")
-	check "--thread-slots 1: calls moved to task storage (${spilled:-none})" test "${spilled:-0}" -gt 0
+	spilled=$(sed -n 's/^heapsnoop: \([0-9]*\) allocator calls kept their state in the LRU hash.*/\1/p' "$T/one.err")
+	check "--thread-slots 1: calls moved to the LRU hash (${spilled:-none})" test "${spilled:-0}" -gt 0
 else
-	echo "skip --thread-slots 1: calls moved to task storage: no thread slots on this kernel (no BPF atomics, Linux 5.12)"
+	echo "skip --thread-slots 1: calls moved to the LRU hash: no thread slots on this kernel (no BPF atomics, Linux 5.12)"
 fi
+
+# --unwind fp walks each stack in a bulk copy per CPU: a program preempted
+# on a kernel with full preemption (the matrix's 6.12+preempt guest: one
+# CPU, preempt=full) must not walk, or send, a copy another thread's
+# program took meanwhile. Before that was guarded, 5 runs in 6 there had a
+# wrong stack or a record sent twice; three runs here.
+for i in 1 2 3; do
+	"$HS" -q --unwind fp -- "$PROGS/prog_threads" > "$T/fp" 2> "$T/fp.err"
+	check "--unwind fp, run $i: exits 0" test $? -eq 0
+	fold "$T/fp"
+	expect_eq "--unwind fp, run $i: live blocks" \
+		"$(folded_sum "$T/fp.count" "thread_main;thread_alloc")" 2000
+	expect_eq "--unwind fp, run $i: live bytes" \
+		"$(folded_sum "$T/fp.bytes" "thread_main;thread_alloc")" 80000
+	expect_eq "--unwind fp, run $i: one stack holds them" "$(grep -c 'thread_alloc' "$T/fp.count")" 1
+	check_no_loss "--unwind fp, run $i: no events lost" "$T/fp.err"
+	check "--unwind fp, run $i: no free went missing" \
+		bash -c "! grep -q 'allocated again while live' '$T/fp.err'"
+done
 
 "$HS" --thread-slots 3 -- true > /dev/null 2> "$T/bad"
 check "--thread-slots 3: exit 1" test $? -eq 1

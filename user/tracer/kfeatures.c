@@ -172,9 +172,6 @@ bool kfeatures__use(const struct bpf_features *f, enum bpf_feature which)
 	if ((which == FEAT_TASK_STORAGE || which == FEAT_FIND_VMA) &&
 	    !kfeatures__use(f, FEAT_TASK_BTF))
 		return false;
-	/* The thread slots overflow into task storage. */
-	if (which == FEAT_ATOMICS && !kfeatures__use(f, FEAT_TASK_STORAGE))
-		return false;
 	return f->have[which] && !f->off[which];
 }
 
@@ -184,7 +181,10 @@ void kfeatures__print(const struct bpf_features *f, FILE *out)
 	for (int i = 0; i < FEAT__MAX; i++) {
 		const struct feature_desc *d = &descs[i];
 
-		if (kfeatures__use(f, i))
+		if (kfeatures__use(f, i) && i == FEAT_TASK_STORAGE && kfeatures__use(f, FEAT_ATOMICS))
+			flog(out, "  %-36s yes (Linux %s), used without thread slots (--without "
+			     "atomics): their overflow is an LRU hash", d->what, d->since);
+		else if (kfeatures__use(f, i))
 			flog(out, "  %-36s yes (Linux %s)", d->what, d->since);
 		else
 			flog(out, "  %-36s %s (Linux %s): %s", d->what,
@@ -235,13 +235,18 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 	bool find_vma = kfeatures__use(f, FEAT_FIND_VMA);
 
 	skel->rodata->have_task_btf = kfeatures__use(f, FEAT_TASK_BTF);
-	skel->rodata->have_task_storage = kfeatures__use(f, FEAT_TASK_STORAGE);
 	skel->rodata->have_jiffies = kfeatures__use(f, FEAT_JIFFIES);
 	skel->rodata->have_slots = kfeatures__use(f, FEAT_ATOMICS);
 	if (!skel->rodata->have_slots) {
 		bpf_map__set_max_entries(skel->maps.thread_slots, 1);
 		skel->rodata->thread_slot_mask = 0;
 	}
+	/*
+	 * The slots' overflow is the LRU hash, whose update is safe under
+	 * preemption, where task storage's creation is not (heapsnoop.bpf.c).
+	 */
+	skel->rodata->have_task_storage = kfeatures__use(f, FEAT_TASK_STORAGE) &&
+					  !skel->rodata->have_slots;
 	if (!skel->rodata->have_task_storage) {
 		bpf_map__set_type(skel->maps.calls, BPF_MAP_TYPE_LRU_HASH);
 		bpf_map__set_map_flags(skel->maps.calls, 0);

@@ -92,7 +92,7 @@ static const char usage_text[] =
 "                         2048 (default 64)\n"
 "      --thread-slots N   in-flight calls kept in N slots by thread id, a\n"
 "                         power of two (default 16384); a thread whose slot\n"
-"                         another's call holds uses task storage (slower)\n"
+"                         another's call holds uses a hash map (slower)\n"
 "      --empty-probes     attach probes that do nothing (benchmark floor)\n"
 "      --without FEATURE[,FEATURE]...  do without these kernel features even\n"
 "                         if the kernel has them, as older kernels must:\n"

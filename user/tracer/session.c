@@ -599,7 +599,7 @@ static int finish(struct session *s, int status)
 	if (s->o.verbose)
 		status__unwind(stderr, s->trace);
 	if (s->o.verbose && s->cnt[HS_CNT_SPILLED])
-		elog("%" PRIu64 " allocator calls kept their state in task storage: another "
+		elog("%" PRIu64 " allocator calls kept their state in the LRU hash: another "
 		     "thread's call held their thread slot (ids equal modulo --thread-slots)",
 		     s->cnt[HS_CNT_SPILLED]);
 	if (s->o.verbose && bgdump__longest_ms(s->bg) > 0)
