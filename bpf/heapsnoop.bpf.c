@@ -108,7 +108,7 @@ bool armed;
 /* The outermost allocator call in flight on a task. */
 struct call_state {
 	__u64 sp;	/* stack pointer at its entry: its return address */
-	__u64 ts;	/* ktime at its entry: the realloc family only, else 0 */
+	__u64 entry_pos;	/* ring_pos() at its entry: the realloc family only, else 0 */
 	__u64 age;	/* stale_clock() at its entry */
 	__u64 args[3];
 	__u32 func;	/* enum hs_func */
@@ -514,13 +514,24 @@ static __always_inline __u64 stale_clock(void)
 }
 
 /*
- * Does the call of @func need its entry time? Only the realloc family: its
- * old block is released only if it was allocated before the call began
- * (HS_EV_FREE). A constant per program, so the others read no clock.
+ * Does the call of @func need its place in the stream of records? Only the
+ * realloc family: its old block is released only if it was allocated
+ * before the call began (HS_EV_FREE). A constant per program.
  */
-static __always_inline bool needs_entry_ts(enum hs_func func)
+static __always_inline bool needs_entry_pos(enum hs_func func)
 {
 	return func == HS_FN_REALLOC || func == HS_FN_REALLOCARRAY;
+}
+
+/*
+ * The ring buffer's producer position + 1 (never 0): every record reserved
+ * before now lies below it, every one reserved after at or above. This
+ * orders what a clock read would (HS_EV_FREE), for much less: the clock
+ * reads cost ~90 ns of alloc_exit (docs/PERFORMANCE.md).
+ */
+static __always_inline __u64 ring_pos(void)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_PROD_POS) + 1;
 }
 
 static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func func,
@@ -555,7 +566,7 @@ static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func fun
 	}
 	st->sp = sp;
 	st->age = now;
-	st->ts = needs_entry_ts(func) ? bpf_ktime_get_ns() : 0;
+	st->entry_pos = needs_entry_pos(func) ? ring_pos() : 0;
 	st->func = func;
 	st->args[0] = a0;
 	st->args[1] = a1;
@@ -637,7 +648,7 @@ static __always_inline __u64 wakeup_flags(void)
  * (bpf_get_current_pid_tgid()'s).
  */
 static __always_inline void fill_common(struct hs_event *ev, __u64 id, __u32 type, __u16 func,
-					__u64 addr, __u64 entry_ts)
+					__u64 addr, __u64 entry_pos)
 {
 	ev->type = type;
 	ev->pid = id >> 32;
@@ -645,14 +656,14 @@ static __always_inline void fill_common(struct hs_event *ev, __u64 id, __u32 typ
 	ev->func = func;
 	ev->nr_frames = 0;
 	ev->addr = addr;
-	ev->entry_ts = entry_ts;
+	ev->entry_pos = entry_pos;
 }
 
 /* The whole header, for thread @id; the caller sets the rest. */
 static __always_inline void fill_header(struct hs_event *ev, __u64 id, __u32 type, __u16 func,
-					__u64 addr, __u64 entry_ts)
+					__u64 addr, __u64 entry_pos)
 {
-	fill_common(ev, id, type, func, addr, entry_ts);
+	fill_common(ev, id, type, func, addr, entry_pos);
 	ev->flags = 0;
 	ev->pad = 0;
 }
@@ -661,8 +672,8 @@ static __always_inline void fill_header(struct hs_event *ev, __u64 id, __u32 typ
 static __always_inline void fill_alloc(struct hs_event *ev, __u64 id, struct call_state *st,
 				       __u64 addr, __u64 size, __u64 old)
 {
-	fill_header(ev, id, HS_EV_ALLOC, (__u16)st->func, addr, st->ts);
-	ev->ts = bpf_ktime_get_ns();
+	fill_header(ev, id, HS_EV_ALLOC, (__u16)st->func, addr, st->entry_pos);
+	ev->ts = 0;	/* its place in the ring buffer orders it */
 	ev->old_addr = old;
 	ev->size = size;
 }
@@ -670,10 +681,10 @@ static __always_inline void fill_alloc(struct hs_event *ev, __u64 id, struct cal
 /*
  * Block @addr was released by thread @id. The record is the header's
  * first part only (HS_EVENT_FREE_SIZE), built in place. A plain free
- * (entry_ts 0) is unconditional and needs no timestamp; one from realloc
- * carries the realloc's entry time.
+ * (entry_pos 0) is unconditional; one from realloc carries the realloc's
+ * ring_pos() at entry.
  */
-static __always_inline void emit_free(__u64 id, __u64 addr, __u64 entry_ts)
+static __always_inline void emit_free(__u64 id, __u64 addr, __u64 entry_pos)
 {
 	struct hs_event *ev;
 
@@ -682,7 +693,7 @@ static __always_inline void emit_free(__u64 id, __u64 addr, __u64 entry_ts)
 		count(HS_CNT_RB_LOST_FREE);
 		return;
 	}
-	fill_common(ev, id, HS_EV_FREE, HS_FN_FREE, addr, entry_ts);
+	fill_common(ev, id, HS_EV_FREE, HS_FN_FREE, addr, entry_pos);
 	bpf_ringbuf_submit(ev, wakeup_flags());
 }
 
@@ -993,7 +1004,7 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, __u64 id, struct cal
 	if (size < min_size || size > max_size || (sample_bytes && !sampled(st, size))) {
 		/* Not traced; a realloc's old block is released all the same. */
 		if (old)
-			emit_free(id, old, st->ts);
+			emit_free(id, old, st->entry_pos);
 		return;
 	}
 	if (unwind_dwarf) {
@@ -1106,7 +1117,7 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 		if (addr)
 			emit_alloc(ctx, id, st, addr, size, old, find_vma);
 		else if (old)
-			emit_free(id, old, st->ts);
+			emit_free(id, old, st->entry_pos);
 	}
 	if (!st->depth)
 		call_done(&r, id);

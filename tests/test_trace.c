@@ -26,13 +26,22 @@
 
 #define PID0 50000000
 
+/* Records' ring positions + 1 (trace__event's seq): growing, as in a ring. */
+static uint64_t next_seq = 1;
+
+static void feed(struct trace *t, const void *ev, size_t len)
+{
+	trace__event(t, ev, len, next_seq);
+	next_seq += (len + 8 + 7) & ~(size_t)7;
+}
+
 static void send(struct trace *t, uint32_t type, uint32_t pid, uint64_t addr, uint64_t size)
 {
 	struct hs_event ev = { .type = type, .pid = pid, .tid = pid, .addr = addr,
-			       .size = size, .ts = 1, .nr_frames = 1 };
+			       .size = size, .nr_frames = 1 };
 
 	ev.frames[0] = 0x401000 + pid % 7;
-	trace__event(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
+	feed(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
 }
 
 /*
@@ -189,7 +198,7 @@ static size_t ustack_event(struct ustack_event *e, uint32_t pid, uint64_t ip, ui
 
 	memset(e, 0, sizeof(*e));
 	e->ev = (struct hs_event){ .type = HS_EV_ALLOC, .pid = pid, .tid = pid, .addr = 0x1000,
-				   .size = 24, .ts = 1, .flags = HS_EVF_USER_STACK };
+				   .size = 24, .flags = HS_EVF_USER_STACK };
 	us->regs[HS_UREG_IP] = ip;
 	us->regs[HS_UREG_SP] = sp;
 	us->size = size;
@@ -228,7 +237,7 @@ static void test_user_stacks(void **state)
 	len = ustack_event(&e, PID0, ip, 0x7ff000000000, 256);
 	us = (void *)((char *)&e.ev + HS_EVENT_HDR_SIZE);
 	memcpy(us->data, &ret, sizeof(ret));	/* the caller: main */
-	trace__event(t, &e, len);
+	feed(t, &e, len);
 	p = trace__find_proc(t, PID0);
 	s = stacks__get(p->stacks, 0);
 	assert_non_null(s);
@@ -242,12 +251,12 @@ static void test_user_stacks(void **state)
 
 	/* 4096 bytes of stack claimed in a 256-byte record. */
 	len = ustack_event(&e, PID0, ip, 0x7ff000000000, 4096);
-	trace__event(t, &e, len);
+	feed(t, &e, len);
 	assert_int_equal(trace__stats(t)->bad_events, 1);
 
 	/* In no mapping, %rbp 0: the call site alone, marked unreadable. */
 	len = ustack_event(&e, PID0, 0x10, 0x7ff000000000, 256);
-	trace__event(t, &e, len);
+	feed(t, &e, len);
 	assert_int_equal(trace__stats(t)->stack_faults, 1);
 	assert_int_equal(trace__stats(t)->allocs, 2);
 	mapset__free(self);
@@ -259,10 +268,10 @@ static void send_at(struct trace *t, uint32_t type, uint32_t tid, uint64_t site,
 		    uint64_t size)
 {
 	struct hs_event ev = { .type = type, .pid = PID0, .tid = tid, .addr = addr,
-			       .size = size, .ts = 1, .nr_frames = 1 };
+			       .size = size, .nr_frames = 1 };
 
 	ev.frames[0] = site;
-	trace__event(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
+	feed(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
 }
 
 /* Stack @site's values: at the peak, and whole-run. */
@@ -368,17 +377,61 @@ static void test_record_sizes(void **state)
 	(void)state;
 	send(t, HS_EV_ALLOC, PID0, 0x1000, 100);
 	send(t, HS_EV_ALLOC, PID0, 0x2000, 200);
-	trace__event(t, &ev, HS_EVENT_FREE_SIZE - 1);
+	feed(t, &ev, HS_EVENT_FREE_SIZE - 1);
 	assert_int_equal(trace__stats(t)->bad_events, 1);
 	assert_int_equal(trace__live_count(t), 2);
-	trace__event(t, &ev, HS_EVENT_FREE_SIZE);
+	feed(t, &ev, HS_EVENT_FREE_SIZE);
 	assert_int_equal(trace__stats(t)->bad_events, 1);
 	assert_int_equal(trace__live_count(t), 1);
 	assert_int_equal(trace__live_bytes(t), 200);
 	ev.type = HS_EV_EXIT;
-	trace__event(t, &ev, HS_EVENT_FREE_SIZE);
+	feed(t, &ev, HS_EVENT_FREE_SIZE);
 	assert_int_equal(trace__stats(t)->bad_events, 2);
 	assert_int_equal(trace__live_count(t), 1);
+	trace__free(t);
+}
+
+/*
+ * A realloc that moved its block releases it only if the block's record
+ * lies before the realloc's entry position (HS_EV_FREE): another thread
+ * may have been handed the same address between the move and the
+ * realloc's record, and that block stays live.
+ */
+static void test_realloc_order(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ 0 });
+	struct hs_event ev = { .type = HS_EV_ALLOC, .pid = PID0, .tid = PID0, .addr = 0x1000,
+			       .size = 16, .nr_frames = 1, .func = HS_FN_MALLOC };
+	size_t len = HS_EVENT_HDR_SIZE + sizeof(uint64_t);
+	uint64_t entry;
+
+	(void)state;
+	ev.frames[0] = 0x401000;
+	feed(t, &ev, len);		/* thread 1: malloc(16) = 0x1000 */
+	entry = next_seq;		/* thread 1: realloc(0x1000, 4096) begins */
+	ev.tid = PID0 + 1;
+	ev.size = 32;
+	feed(t, &ev, len);		/* thread 2: malloc(32) = 0x1000, freed by the move */
+	ev.tid = PID0;
+	ev.func = HS_FN_REALLOC;
+	ev.addr = 0x2000;
+	ev.size = 4096;
+	ev.old_addr = 0x1000;
+	ev.entry_pos = entry;
+	feed(t, &ev, len);		/* thread 1's realloc returns 0x2000 */
+	assert_int_equal(trace__live_count(t), 2);
+	assert_int_equal(trace__live_bytes(t), 32 + 4096);
+	assert_int_equal(trace__stats(t)->realloc_races, 1);
+
+	/* A realloc of 0x2000 that began after its record releases it. */
+	ev.entry_pos = next_seq;
+	ev.addr = 0x3000;
+	ev.size = 8192;
+	ev.old_addr = 0x2000;
+	feed(t, &ev, len);
+	assert_int_equal(trace__live_count(t), 2);
+	assert_int_equal(trace__live_bytes(t), 32 + 8192);
+	assert_int_equal(trace__stats(t)->realloc_races, 1);
 	trace__free(t);
 }
 
@@ -393,6 +446,7 @@ int main(void)
 		cmocka_unit_test(test_accounting),
 		cmocka_unit_test(test_final_count),
 		cmocka_unit_test(test_record_sizes),
+		cmocka_unit_test(test_realloc_order),
 	};
 
 	msg_init("heapsnoop");

@@ -51,7 +51,7 @@ static void test_random_against_reference(void **state)
 		unsigned int k = rnd() & 1;
 		uint64_t a = 1 + rnd() % RANGE, addr = a * 16;
 		struct live_alloc e = { .addr = addr, .size = 1 + rnd() % 1000,
-					.ts = (uint64_t)i, .stack = 7 }, old;
+					.seq = (uint64_t)i, .stack = 7 }, old;
 		int replaced;
 
 		if (rnd() % 2) {
@@ -131,7 +131,7 @@ static void test_growth_against_reference(void **state)
 	for (int i = 0; i < 3 * N; i++) {
 		/* Mostly allocations: the live set climbs through every size. */
 		uint64_t a = rnd() % N, addr = (a + 1) * 16;
-		struct live_alloc e = { .addr = addr, .size = 1 + rnd() % 4096, .ts = (uint64_t)i },
+		struct live_alloc e = { .addr = addr, .size = 1 + rnd() % 4096, .seq = (uint64_t)i },
 				  old;
 		int replaced;
 
@@ -186,7 +186,7 @@ static void test_growth_against_reference(void **state)
 static void test_release_before(void **state)
 {
 	struct tracker *t = tracker__new();
-	struct live_alloc e = { .addr = 0x1000, .size = 8, .ts = 500 }, old;
+	struct live_alloc e = { .addr = 0x1000, .size = 8, .seq = 500 }, old;
 	int replaced;
 
 	(void)state;
@@ -210,7 +210,7 @@ static void test_ten_million(void **state)
 	(void)state;
 	for (size_t i = 0; i < n; i++) {
 		struct live_alloc e = { .addr = 0x7f0000000000ULL + i * 48, .size = 48,
-					 .ts = i, .stack = (uint32_t)(i % 540) };
+					 .seq = i, .stack = (uint32_t)(i % 540) };
 
 		assert_int_equal(tracker__alloc(t, &e, &old, &replaced), 0);
 	}

@@ -50,16 +50,19 @@ enum hs_func {
 enum hs_event_type {
 	/*
 	 * A successful allocation of @size bytes at @addr with its stack.
-	 * A realloc-family call also sets @old_addr and @entry_ts: the block
+	 * A realloc-family call also sets @old_addr and @entry_pos: the block
 	 * at @old_addr is released if it moved (see HS_EV_FREE for the rule).
+	 * Its time is its place in the ring buffer: no clock is read.
 	 */
 	HS_EV_ALLOC = 1,
 	/*
-	 * @addr was released. @entry_ts == 0: by free(), before the allocator
-	 * could hand the block out again. @entry_ts != 0: by a realloc that
-	 * began at @entry_ts, so the block is released only if it was
-	 * allocated before then (another thread may have been given the same
-	 * address in between).
+	 * @addr was released. @entry_pos == 0: by free(), before the
+	 * allocator could hand the block out again. @entry_pos != 0: by a
+	 * realloc that began when the ring buffer's producer position was
+	 * @entry_pos - 1, so the block is released only if its record lies
+	 * before that position: allocated before the realloc began (another
+	 * thread may have been given the same address in between, and its
+	 * record then lies after).
 	 */
 	HS_EV_FREE = 2,
 	/*
@@ -87,7 +90,7 @@ enum hs_event_type {
 #define HS_EVF_USER_STACK	(1u << 2)
 
 /*
- * Every record begins with the fields up to @entry_ts; an HS_EV_FREE is
+ * Every record begins with the fields up to @entry_pos; an HS_EV_FREE is
  * only those (HS_EVENT_FREE_SIZE bytes: a free is a third of a busy
  * program's allocator calls, and each byte of the ring buffer it takes is
  * a store to a cold cache line). The others have the whole header
@@ -100,9 +103,9 @@ struct hs_event {
 	__u16 func;		/* enum hs_func that made the call */
 	__u16 nr_frames;	/* valid entries in frames[] */
 	__u64 addr;
-	__u64 entry_ts;		/* realloc family: CLOCK_MONOTONIC ns at entry */
+	__u64 entry_pos;	/* realloc family: the producer position at entry + 1 */
 	/* HS_EVENT_FREE_SIZE */
-	__u64 ts;		/* CLOCK_MONOTONIC ns at the return */
+	__u64 ts;		/* CLOCK_MONOTONIC ns: process records; 0 in allocations */
 	__u64 old_addr;		/* realloc family: the block passed in */
 	__u64 size;		/* bytes requested */
 	__u32 flags;		/* HS_EVF_* */

@@ -31,6 +31,7 @@
 #include "msg.h"
 #include "outfile.h"
 #include "report.h"
+#include "ringpos.h"
 #include "session.h"
 #include "status.h"
 #include "symbolizer.h"
@@ -47,6 +48,7 @@ struct session {
 	struct heapsnoop_bpf *skel;
 	struct attachment *att;
 	struct ring_buffer *rb;
+	struct ringpos *rp;	/* each record's place in rb's stream */
 	struct trace *trace;
 	struct launch child;
 	struct launch_user user;	/* -u */
@@ -113,7 +115,14 @@ static int on_event(void *ctx, void *data, size_t len)
 {
 	struct session *s = ctx;
 	const struct hs_event *ev = data;
+	uint64_t pos = ringpos__of(s->rp, data);
 
+	if (pos == UINT64_MAX) {
+		elog("a record lies outside the ring buffer's data area as heapsnoop expects "
+		     "libbpf to map it: records cannot be ordered (please report this with "
+		     "heapsnoop -V and libbpf's version)");
+		return -EPROTO;
+	}
 	if (len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_FORK && !ev->size)
 		unfollowed_fork(s, ev);
 	/* -a traces heapsnoop's own dump writers too: not a traced process's. */
@@ -129,7 +138,15 @@ static int on_event(void *ctx, void *data, size_t len)
 	/* Every mapping record of an exiting process is in: apply them first. */
 	if (s->mr && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT)
 		mmaprec__drain(s->mr);
-	return trace__event(s->trace, data, len);
+	return trace__event(s->trace, data, len, pos + 1);
+}
+
+/* trace_opts.ring_head: the producer's position (0 before the ring is followed). */
+static uint64_t ring_head(void *ctx)
+{
+	struct session *s = ctx;
+
+	return s->rp ? ringpos__head(s->rp) : 0;
 }
 
 /* trace_opts.sync_maps: an address to unwind is in no mapping yet. */
@@ -305,6 +322,7 @@ static int start_tracing(struct session *s)
 						    .on_exit = o->leaks_at_exit || s->gate ?
 							       on_proc_exit : NULL,
 						    .sync_maps = sync_maps,
+						    .ring_head = ring_head,
 						    .ctx = s });
 	if (!s->trace) {
 		elog("out of memory");
@@ -334,6 +352,11 @@ static int start_tracing(struct session *s)
 	if (err) {
 		if (err == -ESRCH)
 			elog("process %d exited while heapsnoop was attaching", o->pid);
+		goto abort;
+	}
+	err = ringpos__open(bpf_map__fd(s->skel->maps.events), s->o.ringbuf_mb << 20, &s->rp);
+	if (err) {
+		elog("cannot map the ring buffer's producer page: %s", strerror(-err));
 		goto abort;
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
@@ -645,6 +668,7 @@ void session__free(struct session *s)
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	ring_buffer__free(s->rb);
+	ringpos__free(s->rp);
 	attach__free(s->att);
 	libc_watch__free(s->watch);
 	mmaprec__free(s->mr);

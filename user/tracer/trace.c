@@ -28,6 +28,7 @@ struct trace {
 	struct htab *procs;	/* pid -> struct proc */
 	struct buildid_cache *build_ids;
 	struct unwinder *unwinder;	/* opts.unwind */
+	uint64_t seq;		/* the record being handled's (trace__event) */
 };
 
 static uint64_t now_ns(void)
@@ -106,6 +107,7 @@ static void read_maps(struct trace *t, struct proc *p)
 	if (p->gone)
 		return;
 	p->maps_read_ns = now_ns();
+	p->maps_read_seq = t->opts.ring_head ? t->opts.ring_head(t->opts.ctx) : t->seq;
 	if (!p->comm[0] && proc_maps__comm(p->pid, p->comm, sizeof(p->comm)))
 		p->comm[0] = '\0';
 	if (proc_maps__load(p->pid, t->build_ids, &pm) == 0) {
@@ -321,10 +323,10 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 			/* The old block is freed: counted so the totals add up. */
 			t->stats.frees++;
 			t->stats.realloc_moves++;
-			release(t, p, ev->tid, ev->old_addr, ev->entry_ts);
+			release(t, p, ev->tid, ev->old_addr, ev->entry_pos);
 		}
 	}
-	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .ts = ev->ts,
+	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .seq = t->seq,
 				 .stack = (uint32_t)id };
 	if (tracker__alloc(p->live, &a, &old, &replaced)) {
 		t->stats.no_memory++;
@@ -337,7 +339,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	s = stacks__get(p->stacks, (uint32_t)id);
 	est = estimate(t, a.size);
 	p->live_estimate += est;
-	acct__alloc(&p->acct, s, ev->tid, ev->addr, est, ev->ts, tracker__count(p->live),
+	acct__alloc(&p->acct, s, ev->tid, ev->addr, est, now_ns(), tracker__count(p->live),
 		    p->live_estimate);
 }
 
@@ -400,7 +402,6 @@ static void handle_exec(struct trace *t, pid_t pid)
 struct unwind_ctx {
 	struct trace *t;
 	struct proc *p;
-	uint64_t ts;	/* the allocation's */
 };
 
 /*
@@ -417,7 +418,7 @@ static const struct mapset *unwind_maps(void *ctx, bool stale)
 
 	if (stale && o->map_records && o->sync_maps)
 		o->sync_maps(o->ctx);
-	else if (stale && !o->map_records && !c->p->gone && c->p->maps_read_ns < c->ts)
+	else if (stale && !o->map_records && !c->p->gone && c->p->maps_read_seq < c->t->seq)
 		read_maps(c->t, c->p);
 	return c->p->maps;
 }
@@ -427,7 +428,7 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 {
 	uint64_t unwound[HS_BPF_MAX_FRAMES];
 	const uint64_t *frames = (const uint64_t *)ev->frames;
-	struct unwind_ctx c = { .t = t, .ts = ev->ts };
+	struct unwind_ctx c = { .t = t };
 	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
 	int err;
 
@@ -471,10 +472,11 @@ int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct c
 	return 0;
 }
 
-int trace__event(struct trace *t, const void *data, size_t len)
+int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 {
 	const struct hs_event *ev = data;
 
+	t->seq = seq;
 	/* A free is the header's first part only (HS_EVENT_FREE_SIZE). */
 	if (len < HS_EVENT_FREE_SIZE ||
 	    (ev->type != HS_EV_FREE && len < HS_EVENT_HDR_SIZE)) {
@@ -488,7 +490,7 @@ int trace__event(struct trace *t, const void *data, size_t len)
 	case HS_EV_FREE:
 		t->stats.frees++;
 		release(t, trace__find_proc(t, (pid_t)ev->pid), ev->tid, ev->addr,
-			ev->entry_ts ? (uint64_t)ev->entry_ts : UINT64_MAX);
+			ev->entry_pos ? (uint64_t)ev->entry_pos : UINT64_MAX);
 		break;
 	case HS_EV_EXIT:
 		handle_exit(t, (pid_t)ev->pid);

@@ -55,6 +55,11 @@ struct trace_opts {
 	 * have come after the last drain); NULL: none to apply.
 	 */
 	void (*sync_maps)(void *ctx);
+	/*
+	 * The ring buffer's producer position now (ringpos__head()): records
+	 * reserved after it have a higher seq. NULL: the last record's seq.
+	 */
+	uint64_t (*ring_head)(void *ctx);
 	void *ctx;
 };
 
@@ -81,6 +86,7 @@ struct proc {
 	char comm[16];			/* name, "" if not known */
 	struct mapset *maps;		/* last known, or NULL */
 	uint64_t maps_read_ns;
+	uint64_t maps_read_seq;		/* records above it may be newer than the maps */
 	bool gone;			/* exited; maps are the last known */
 	bool allocated;			/* has sent an allocation */
 	struct tracker *live;		/* its live allocations */
@@ -109,8 +115,13 @@ struct trace;
 struct trace *trace__new(const struct trace_opts *opts);
 void trace__free(struct trace *t);
 
-/* Handle one ring buffer record of @len bytes. Returns 0 (never fails). */
-int trace__event(struct trace *t, const void *data, size_t len);
+/*
+ * Handle one ring buffer record of @len bytes; @seq is its position in the
+ * ring's stream + 1 (ringpos.h), which orders it against the positions
+ * realloc records carry (HS_EV_FREE), so it must grow from record to
+ * record. Returns 0 (never fails).
+ */
+int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq);
 
 /*
  * Start tracking @pid and read its mappings now (-p and launch; in

@@ -225,7 +225,7 @@ int tracker__alloc(struct tracker *t, const struct live_alloc *a, struct live_al
 	return 0;
 }
 
-int tracker__release(struct tracker *t, uint64_t addr, uint64_t before_ts,
+int tracker__release(struct tracker *t, uint64_t addr, uint64_t before_seq,
 		     struct live_alloc *gone)
 {
 	struct table *in;
@@ -233,7 +233,7 @@ int tracker__release(struct tracker *t, uint64_t addr, uint64_t before_ts,
 
 	if (!s)
 		return -ENOENT;
-	if (s->ts >= before_ts)
+	if (s->seq >= before_seq)
 		return -EAGAIN;
 	*gone = *s;
 	t->count--;

@@ -19,7 +19,7 @@
 struct live_alloc {
 	uint64_t addr;		/* 0 marks an empty slot */
 	uint64_t size;		/* bytes */
-	uint64_t ts;		/* CLOCK_MONOTONIC ns of the allocation */
+	uint64_t seq;		/* its record's ring position + 1 (ringpos.h) */
 	uint32_t stack;		/* id in struct stacks */
 } __attribute__((packed, aligned(4)));
 
@@ -37,12 +37,13 @@ int tracker__alloc(struct tracker *t, const struct live_alloc *a, struct live_al
 		   int *was_replaced);
 
 /*
- * Release @addr if it was allocated before @before_ts (UINT64_MAX:
- * unconditionally). Returns 0 and the entry in *@gone; -ENOENT if not live
- * (allocated before tracing began, or freed twice); -EAGAIN if it is live
- * but newer (the address was handed out again in between).
+ * Release @addr if its record came before @before_seq (its seq is lower;
+ * UINT64_MAX: unconditionally). Returns 0 and the entry in *@gone;
+ * -ENOENT if not live (allocated before tracing began, or freed twice);
+ * -EAGAIN if it is live but newer (the address was handed out again in
+ * between).
  */
-int tracker__release(struct tracker *t, uint64_t addr, uint64_t before_ts,
+int tracker__release(struct tracker *t, uint64_t addr, uint64_t before_seq,
 		     struct live_alloc *gone);
 
 /*

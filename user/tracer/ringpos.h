@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ringpos.h - where each record lies in the BPF ring buffer's stream of
+ * bytes, and where its producer is now. The stream's positions order the
+ * records as a clock read per record would, without one: a record
+ * reserved before another lies below it (docs/DESIGN.md, "Order without
+ * a clock").
+ *
+ * Positions are the kernel's: the producer's starts at 0 when the map is
+ * made and each record takes its 8-byte header and its length rounded up
+ * to 8. libbpf hands its callback the record's data, at its header + 8 in
+ * the data area (the data area's offset is the position modulo its size),
+ * so a record's position is the last one's plus the distance between the
+ * two, modulo the size: exact as long as every record is seen in order,
+ * discarded ones (which libbpf does not hand over) included or not.
+ */
+#ifndef HEAPSNOOP_RINGPOS_H
+#define HEAPSNOOP_RINGPOS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ringpos;
+
+/*
+ * Follow the ring buffer map @map_fd (a BPF_MAP_TYPE_RINGBUF of @size
+ * bytes, a power of two, that no record was written to yet): its producer
+ * page mapped read-only. Returns 0 and *@out, or -errno (mmap's; -ENOMEM).
+ */
+int ringpos__open(int map_fd, size_t size, struct ringpos **out);
+
+/*
+ * The position of the record whose data libbpf's callback got as
+ * @sample (its header's position). Call it for every record handed
+ * over, in order. Returns the position, or UINT64_MAX when @sample does
+ * not lie in the ring's data area as libbpf maps it (then no order can be
+ * trusted: the caller stops).
+ */
+uint64_t ringpos__of(struct ringpos *rp, const void *sample);
+
+/* The producer's position now: every record reserved so far lies below. */
+uint64_t ringpos__head(const struct ringpos *rp);
+
+void ringpos__free(struct ringpos *rp);
+
+#endif /* HEAPSNOOP_RINGPOS_H */
