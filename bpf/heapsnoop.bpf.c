@@ -47,6 +47,13 @@ const volatile __u32 self_tgid;		/* never trace heapsnoop itself */
 const volatile __u32 max_frames = HS_BPF_MAX_FRAMES;
 /* Wake the consumer once this many bytes wait in the ring buffer. */
 const volatile __u64 wakeup_bytes = 256 << 10;
+/*
+ * ... a free only once this many do (half the ring): the allocations'
+ * records wake it soon enough, and a forced wakeup costs a free ~15 ns on
+ * average (docs/PERFORMANCE.md); a storm of frees alone still wakes it
+ * before the ring fills.
+ */
+const volatile __u64 free_wakeup_bytes = 8 << 20;
 /* Benchmark floor (--empty-probes): every program returns at once. */
 const volatile bool empty_probes;
 /*
@@ -634,13 +641,19 @@ static __always_inline struct scratch *scratch_get(void)
 
 /*
  * Waking the consumer costs more than the rest of a probe, so it is woken
- * only once a backlog builds (wakeup_bytes); otherwise it finds the events
- * on its next periodic poll (user/heapsnoop.c).
+ * only once a backlog of @backlog bytes builds; otherwise it finds the
+ * events on its next periodic poll (user/tracer/session.c).
  */
+static __always_inline __u64 wakeup_flags_at(__u64 backlog)
+{
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= backlog ?
+	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
+
+/* The flags of every record's submit but a free's: wakeup_bytes. */
 static __always_inline __u64 wakeup_flags(void)
 {
-	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
-	       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+	return wakeup_flags_at(wakeup_bytes);
 }
 
 /*
@@ -694,7 +707,7 @@ static __always_inline void emit_free(__u64 id, __u64 addr, __u64 entry_pos)
 		return;
 	}
 	fill_common(ev, id, HS_EV_FREE, HS_FN_FREE, addr, entry_pos);
-	bpf_ringbuf_submit(ev, wakeup_flags());
+	bpf_ringbuf_submit(ev, wakeup_flags_at(free_wakeup_bytes));
 }
 
 struct vma_end_ctx {
