@@ -7,21 +7,26 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
-"$HS" -q -- "$PROGS/prog_threads" > "$T/rec" 2> "$T/err"
-check "launch mode exits 0" test $? -eq 0
-fold "$T/rec"
-expect_eq "live blocks from thread_alloc" "$(folded_sum "$T/rec.count" "thread_main;thread_alloc")" 2000
-expect_eq "live bytes from thread_alloc" "$(folded_sum "$T/rec.bytes" "thread_main;thread_alloc")" 80000
-check_no_loss "no events lost" "$T/err"
-check "no free went missing" bash -c "! grep -q 'allocated again while live' '$T/err'"
+# NAME OUT [OPTION...]: trace prog_threads with the options into OUT, OUT.err;
+# its live set must be exact and complete.
+traced_exactly() {
+	local name=$1 out=$2
+	shift 2
+	"$HS" -q "$@" -- "$PROGS/prog_threads" > "$out" 2> "$out.err"
+	check "$name: exits 0" test $? -eq 0
+	fold "$out"
+	expect_eq "$name: live blocks from thread_alloc" \
+		"$(folded_sum "$out.count" "thread_main;thread_alloc")" 2000
+	expect_eq "$name: live bytes from thread_alloc" \
+		"$(folded_sum "$out.bytes" "thread_main;thread_alloc")" 80000
+	expect_eq "$name: one stack holds them" "$(grep -c 'thread_alloc' "$out.count")" 1
+	check_no_loss "$name: no events lost" "$out.err"
+	check "$name: no free went missing" \
+		bash -c "! grep -q 'allocated again while live' '$out.err'"
+}
 
-"$HS" -q -v --thread-slots 1 -- "$PROGS/prog_threads" > "$T/one" 2> "$T/one.err"
-check "--thread-slots 1: exits 0" test $? -eq 0
-fold "$T/one"
-expect_eq "--thread-slots 1: live blocks" "$(folded_sum "$T/one.count" "thread_main;thread_alloc")" 2000
-expect_eq "--thread-slots 1: live bytes" "$(folded_sum "$T/one.bytes" "thread_main;thread_alloc")" 80000
-check_no_loss "--thread-slots 1: no events lost" "$T/one.err"
-check "--thread-slots 1: no free went missing" bash -c "! grep -q 'allocated again while live' '$T/one.err'"
+traced_exactly "launch mode" "$T/rec"
+traced_exactly "--thread-slots 1" "$T/one" -v --thread-slots 1
 # The path under test was taken: calls whose slot another thread's call
 # held. Kernels without BPF atomics (before 5.12) have no thread slots.
 if grep -qE '^heapsnoop:   BPF atomics \(cmpxchg, xchg\) +yes' "$T/one.err"; then
@@ -37,17 +42,7 @@ fi
 # program took meanwhile. Before that was guarded, 5 runs in 6 there had a
 # wrong stack or a record sent twice; three runs here.
 for i in 1 2 3; do
-	"$HS" -q --unwind fp -- "$PROGS/prog_threads" > "$T/fp" 2> "$T/fp.err"
-	check "--unwind fp, run $i: exits 0" test $? -eq 0
-	fold "$T/fp"
-	expect_eq "--unwind fp, run $i: live blocks" \
-		"$(folded_sum "$T/fp.count" "thread_main;thread_alloc")" 2000
-	expect_eq "--unwind fp, run $i: live bytes" \
-		"$(folded_sum "$T/fp.bytes" "thread_main;thread_alloc")" 80000
-	expect_eq "--unwind fp, run $i: one stack holds them" "$(grep -c 'thread_alloc' "$T/fp.count")" 1
-	check_no_loss "--unwind fp, run $i: no events lost" "$T/fp.err"
-	check "--unwind fp, run $i: no free went missing" \
-		bash -c "! grep -q 'allocated again while live' '$T/fp.err'"
+	traced_exactly "--unwind fp, run $i" "$T/fp" --unwind fp
 done
 
 "$HS" --thread-slots 3 -- true > /dev/null 2> "$T/bad"
