@@ -533,8 +533,8 @@ static __always_inline bool needs_entry_pos(enum hs_func func)
 /*
  * The ring buffer's producer position + 1 (never 0): every record reserved
  * before now lies below it, every one reserved after at or above. This
- * orders what a clock read would (HS_EV_FREE), for much less: the clock
- * reads cost ~90 ns of alloc_exit (docs/PERFORMANCE.md).
+ * orders what a clock read would (HS_EV_FREE), for much less: without the
+ * clock reads alloc_exit ran 55-90 ns faster (docs/PERFORMANCE.md).
  */
 static __always_inline __u64 ring_pos(void)
 {
