@@ -48,5 +48,5 @@ done
 "$HS" --thread-slots 3 -- true > /dev/null 2> "$T/bad"
 check "--thread-slots 3: exit 1" test $? -eq 1
 check "--thread-slots 3: says it must be a power of two" \
-	grep -q -- "--thread-slots must be a power of two, from 1 to 1048576" "$T/bad"
+	grep -q -- "--thread-slots must be a power of two (slots), from 1 to 1048576" "$T/bad"
 finish

@@ -207,6 +207,22 @@ static int parse_uint(const char *s, const char *what, unsigned long max, unsign
 	return parse_range(s, what, 0, max, out);
 }
 
+/*
+ * @s, the argument of --@opt (@what, in @unit), as a power of two from
+ * @min to @max into *@out. Returns 0, or -EINVAL said on stderr.
+ */
+static int parse_pow2(const char *s, const char *opt, const char *what, const char *unit,
+		      unsigned long min, unsigned long max, unsigned long *out)
+{
+	if (parse_range(s, what, min, max, out))
+		return -EINVAL;
+	if (*out & (*out - 1)) {
+		elog("--%s must be a power of two (%s), from %lu to %lu", opt, unit, min, max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 /* -a's filters: --comm, --pid-filter, --uid, --min-size, --max-size. */
 static int parse_filter(int c, char *arg, struct options *o)
 {
@@ -259,13 +275,9 @@ static int parse_stack(int c, const char *arg, struct options *o)
 		o->unwind_fp = !strcmp(arg, "fp");
 		return 0;
 	case OPT_STACK_COPY:
-		if (parse_uint(arg, "stack copy size", HS_USER_STACK_MAX, &v))
+		if (parse_pow2(arg, "stack-copy", "stack copy size", "bytes", HS_USER_STACK_MIN,
+			       HS_USER_STACK_MAX, &v))
 			return -EINVAL;
-		if (v < HS_USER_STACK_MIN || (v & (v - 1))) {
-			elog("--stack-copy must be a power of two from %d to %d (bytes)",
-			     HS_USER_STACK_MIN, HS_USER_STACK_MAX);
-			return -EINVAL;
-		}
 		o->stack_copy = (unsigned int)v;
 		return 0;
 	default:	/* OPT_SNIP_PRE, OPT_SNIP_POST */
@@ -311,22 +323,14 @@ static int parse_target(int c, const char *arg, struct options *o)
 			o->summary = (unsigned int)v;
 		return 0;
 	case OPT_THREAD_SLOTS:
-		if (parse_range(arg, "thread slots", 1, 1 << 20, &v))
+		if (parse_pow2(arg, "thread-slots", "thread slot count", "slots", 1, 1 << 20, &v))
 			return -EINVAL;
-		if (v & (v - 1)) {
-			elog("--thread-slots must be a power of two, from 1 to 1048576");
-			return -EINVAL;
-		}
 		o->thread_slots = (unsigned int)v;
 		return 0;
 	default:	/* OPT_RINGBUF */
 		/* The kernel's max_entries is 32 bits: 2048 MiB at most. */
-		if (parse_range(arg, "ring buffer size (MiB)", 1, 2048, &v))
+		if (parse_pow2(arg, "ringbuf-size", "ring buffer size (MiB)", "MiB", 1, 2048, &v))
 			return -EINVAL;
-		if (v & (v - 1)) {
-			elog("--ringbuf-size must be a power of two (MiB), from 1 to 2048");
-			return -EINVAL;
-		}
 		o->ringbuf_mb = v;
 		return 0;
 	}
