@@ -141,12 +141,12 @@ static int on_event(void *ctx, void *data, size_t len)
 	return trace__event(s->trace, data, len, pos + 1);
 }
 
-/* trace_opts.ring_head: the producer's position (0 before the ring is followed). */
+/* trace_opts.ring_head: the ring buffer producer's position now. */
 static uint64_t ring_head(void *ctx)
 {
 	struct session *s = ctx;
 
-	return s->rp ? ringpos__head(s->rp) : 0;
+	return ringpos__head(s->rp);
 }
 
 /* trace_opts.sync_maps: an address to unwind is in no mapping yet. */
@@ -314,6 +314,12 @@ static int start_tracing(struct session *s)
 	struct options *o = &s->o;
 	int err;
 
+	/* Before the first /proc maps read, which notes the producer's position. */
+	err = ringpos__open(bpf_map__fd(s->skel->maps.events), o->ringbuf_mb << 20, &s->rp);
+	if (err) {
+		elog("cannot map the ring buffer's producer page: %s", strerror(-err));
+		return err;
+	}
 	s->trace = trace__new(&(struct trace_opts){ .snip_pre = o->snip_pre,
 						    .snip_post = o->snip_post,
 						    .map_records = o->all,
@@ -352,11 +358,6 @@ static int start_tracing(struct session *s)
 	if (err) {
 		if (err == -ESRCH)
 			elog("process %d exited while heapsnoop was attaching", o->pid);
-		goto abort;
-	}
-	err = ringpos__open(bpf_map__fd(s->skel->maps.events), s->o.ringbuf_mb << 20, &s->rp);
-	if (err) {
-		elog("cannot map the ring buffer's producer page: %s", strerror(-err));
 		goto abort;
 	}
 	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
