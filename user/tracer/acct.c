@@ -67,8 +67,8 @@ static void touch(struct acct *a, struct stack *s)
 	a->dirty = true;
 }
 
-void acct__alloc(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
-		 uint64_t ts_ns, uint64_t live_count, uint64_t live_bytes)
+bool acct__alloc(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
+		 uint64_t live_count, uint64_t live_bytes)
 {
 	struct acct_thread *th = thread_of(a, tid, true);
 
@@ -81,13 +81,18 @@ void acct__alloc(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, u
 	a->alloc_bytes += size;
 	if (th)
 		th->last_addr = addr;
-	if (live_bytes > a->peak_bytes) {
-		/* Every stack's live values are now its at-peak ones. */
-		a->peak_bytes = live_bytes;
-		a->peak_count = live_count;
-		a->peak_ns = ts_ns;
-		a->peak_gen++;
-	}
+	if (live_bytes <= a->peak_bytes)
+		return false;
+	/* Every stack's live values are now its at-peak ones. */
+	a->peak_bytes = live_bytes;
+	a->peak_count = live_count;
+	a->peak_gen++;
+	return true;
+}
+
+void acct__peak_time(struct acct *a, uint64_t ts_ns)
+{
+	a->peak_ns = ts_ns;
 }
 
 void acct__release(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,

@@ -43,14 +43,19 @@ int acct__init(struct acct *a);
 void acct__fini(struct acct *a);
 
 /*
- * Thread @tid allocated @size bytes at @addr, charged to stack @s, at
- * @ts_ns (CLOCK_MONOTONIC); the process now holds @live_count blocks and
- * @live_bytes bytes (this one included). Call after the live table took
- * it. Never fails: a thread entry it cannot allocate costs only the
- * temporary count of that thread.
+ * Thread @tid allocated @size bytes at @addr, charged to stack @s; the
+ * process now holds @live_count blocks and @live_bytes bytes (this one
+ * included). Call after the live table took it. Never fails: a thread
+ * entry it cannot allocate costs only the temporary count of that thread.
+ * Returns true if this is a new peak (live bytes): the caller then says
+ * when, acct__peak_time(), so that the clock is read only at a new peak,
+ * not at every allocation.
  */
-void acct__alloc(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
-		 uint64_t ts_ns, uint64_t live_count, uint64_t live_bytes);
+bool acct__alloc(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
+		 uint64_t live_count, uint64_t live_bytes);
+
+/* The peak acct__alloc() just reported was reached at @ts_ns (CLOCK_MONOTONIC). */
+void acct__peak_time(struct acct *a, uint64_t ts_ns);
 
 /*
  * The block of @size bytes at @addr, charged to @s, is no longer live:

@@ -339,8 +339,9 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	s = stacks__get(p->stacks, (uint32_t)id);
 	est = estimate(t, a.size);
 	p->live_estimate += est;
-	acct__alloc(&p->acct, s, ev->tid, ev->addr, est, now_ns(), tracker__count(p->live),
-		    p->live_estimate);
+	if (acct__alloc(&p->acct, s, ev->tid, ev->addr, est, tracker__count(p->live),
+			p->live_estimate))
+		acct__peak_time(&p->acct, now_ns());
 }
 
 /* The process ended: to on_exit (its leaks, its peak), then forget it. */
