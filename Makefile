@@ -203,6 +203,16 @@ $(OUTPUT)/tests/prog_jemalloc: tests/tracer/prog_jemalloc.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -ljemalloc -o $@
 
+# An allocator library whose calls can end their thread (test_threads.sh).
+$(OUTPUT)/tests/libexitcall.so: tests/tracer/libexitcall.c tests/tracer/libexitcall.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) -fPIC -shared $< -o $@
+
+$(OUTPUT)/tests/prog_slotexit: tests/tracer/prog_slotexit.c tests/tracer/libexitcall.h \
+		$(OUTPUT)/tests/libexitcall.so | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -L$(OUTPUT)/tests -lexitcall -Wl,-rpath,'$$ORIGIN' -o $@
+
 # arm64 only (tests/arm64/test_pac.sh): return addresses signed on the stack.
 $(OUTPUT)/tests/prog_semantics_pac: tests/tracer/prog_semantics.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -1273,6 +1273,44 @@ int BPF_PROG(task_exit, struct task_struct *p)
 }
 
 /*
+ * Any thread's exit, in every mode while thread slots are used: a thread
+ * that dies inside an allocator call (another thread's exit_group() ended
+ * the process, or it was cancelled there) never returns from it. Its slot
+ * is made idle (its depth 0, then released as call_done() does), or its
+ * call in the calls map is taken out of its slot's spilled count, so that
+ * the slot's other threads (of any process: slots are shared by thread id
+ * modulo their number) keep the fast path. The exiting thread is current,
+ * and a busy slot is written by its owner alone.
+ */
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(thread_exit, struct task_struct *p)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	struct thread_slot *sl = thread_slot(id);
+	struct call_state *st;
+	__u32 tid = (__u32)id;
+
+	if (empty_probes || !sl)
+		return 0;
+	if (sl->owner == slot_owner(id, SLOT_BUSY)) {
+		sl->st.depth = 0;
+		__sync_lock_test_and_set(&sl->owner, slot_owner(id, 0));
+		count(HS_CNT_DIED_IN_CALL);
+		return 0;
+	}
+	if (!sl->spilled)
+		return 0;
+	st = call_state_get(id, false);
+	if (!st || !st->depth)
+		return 0;
+	st->depth = 0;
+	__sync_fetch_and_sub(&sl->spilled, 1);
+	bpf_map_delete_elem(&calls, &tid);
+	count(HS_CNT_DIED_IN_CALL);
+	return 0;
+}
+
+/*
  * -p and launch mode: a traced process forked a new one (not a thread).
  * With -f the child is traced from its first allocation (the probes are
  * on every process, filtered by pid_filter); either way the loader hears

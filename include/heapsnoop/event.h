@@ -176,6 +176,12 @@ enum hs_counter {
 	 * call held its thread slot (thread ids equal modulo --thread-slots).
 	 */
 	HS_CNT_SPILLED,
+	/*
+	 * Not a loss: a thread ended inside an allocator call (another
+	 * thread's exit_group(), a cancellation), so its return never came;
+	 * its thread slot was made idle at its exit.
+	 */
+	HS_CNT_DIED_IN_CALL,
 	HS_CNT__MAX,
 };
 

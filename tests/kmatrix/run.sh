@@ -24,7 +24,8 @@ read -ra MAIN_TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbu
 # kernel 15 minutes before its guest is killed as hung (it takes some 3-4).
 export HS_TEST_TIMEOUT=${HS_TEST_TIMEOUT:-300} KMATRIX_TIMEOUT=${KMATRIX_TIMEOUT:-900}
 for f in heapsnoop heapdecode tests/prog_semantics tests/prog_waiter tests/prog_nofp \
-		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short tests/prog_fork tests/prog_threads; do
+		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short tests/prog_fork tests/prog_threads \
+		tests/prog_slotexit tests/libexitcall.so; do
 	[ -x "$OUT/$f" ] || { echo "kmatrix: $OUT/$f missing: make check (or make kmatrix) builds it" >&2; exit 2; }
 done
 

@@ -237,6 +237,7 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 	skel->rodata->have_task_btf = kfeatures__use(f, FEAT_TASK_BTF);
 	skel->rodata->have_jiffies = kfeatures__use(f, FEAT_JIFFIES);
 	skel->rodata->have_slots = kfeatures__use(f, FEAT_ATOMICS);
+	bpf_program__set_autoload(skel->progs.thread_exit, skel->rodata->have_slots);
 	if (!skel->rodata->have_slots) {
 		bpf_map__set_max_entries(skel->maps.thread_slots, 1);
 		skel->rodata->thread_slot_mask = 0;

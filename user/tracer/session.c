@@ -38,9 +38,12 @@
 #include "target.h"
 #include "trace.h"
 
-/* Process exits (-a, -f), execs (every mode), forks (-p and launch). */
+/*
+ * Process exits (-a, -f), execs (every mode), forks (-p and launch); every
+ * thread's exit while thread slots are used (heapsnoop.bpf.c: thread_exit).
+ */
 struct task_links {
-	struct bpf_link *exit, *exec, *fork;
+	struct bpf_link *exit, *exec, *fork, *thread_exit;
 };
 
 struct session {
@@ -348,6 +351,16 @@ static int start_tracing(struct session *s)
 		if (err)
 			goto abort;
 		o->pid = s->child.pid;
+	}
+	/* Before the probes: no call may leave its thread's slot busy unseen. */
+	if (bpf_program__autoload(s->skel->progs.thread_exit)) {
+		s->tl.thread_exit = bpf_program__attach(s->skel->progs.thread_exit);
+		if (!s->tl.thread_exit) {
+			err = -errno;
+			elog("cannot attach to the sched_process_exit tracepoint: %s",
+			     strerror(-err));
+			goto abort;
+		}
 	}
 	if (o->all)
 		err = start_syswide(s);
@@ -676,6 +689,7 @@ void session__free(struct session *s)
 	bpf_link__destroy(s->tl.exit);
 	bpf_link__destroy(s->tl.exec);
 	bpf_link__destroy(s->tl.fork);
+	bpf_link__destroy(s->tl.thread_exit);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	gate__free(s->gate);

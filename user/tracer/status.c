@@ -4,6 +4,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "msg.h"
@@ -44,18 +45,24 @@ static void human_bytes(uint64_t b, char *buf, size_t cap)
 }
 
 /*
- * Events lost: every counter but the returns without an entry, which are
+ * Events lost: every counter but three. The returns without an entry are
  * calls that began while the probes were going in (the uretprobe is
  * attached before the uprobe at the same site, so a call in between has
  * its return hooked and no entry): untraced, like any allocation made
- * before tracing began, and said apart.
+ * before tracing began, and said apart. A call kept in the LRU hash, and
+ * a thread that ended inside a call, lose nothing.
  */
+static bool is_loss(int k)
+{
+	return k != HS_CNT_UNMATCHED_RETURN && k != HS_CNT_SPILLED && k != HS_CNT_DIED_IN_CALL;
+}
+
 static uint64_t lost_of(const uint64_t *cnt)
 {
 	uint64_t n = 0;
 
 	for (int k = 0; k < HS_CNT__MAX; k++)
-		n += k == HS_CNT_UNMATCHED_RETURN || k == HS_CNT_SPILLED ? 0 : cnt[k];
+		n += is_loss(k) ? cnt[k] : 0;
 	return n;
 }
 
@@ -120,6 +127,10 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 		flog(out, "%" PRIu64 " allocator calls were under way while the probes went in: "
 			"not traced, like allocations made before tracing began",
 			cnt[HS_CNT_UNMATCHED_RETURN]);
+	if (cnt[HS_CNT_DIED_IN_CALL])
+		flog(out, "%" PRIu64 " threads ended inside an allocator call (another thread "
+			"ended the process, or a cancellation): those calls never returned",
+			cnt[HS_CNT_DIED_IN_CALL]);
 	if (s->missed_frees)
 		flog(out, "%" PRIu64 " addresses were allocated again while live "
 			"(their free was not seen)", s->missed_frees);
