@@ -343,10 +343,8 @@ static const struct call_state no_call;
  * A thread whose slot another thread's call holds keeps its call in the
  * calls map instead, counted in @spilled until that call's last return, so
  * that while any such call is in flight the slot's threads look there
- * first. A thread that died inside a call (its return never came) leaves
- * its slot busy: the others of that slot then take the calls map's path,
- * slower but exact, until a thread of the same id takes its slot back as
- * the entry probe takes any missed return.
+ * first. A thread that ends inside a call (its return never comes) gives
+ * its slot back at its exit (thread_exit).
  *
  * The calls map is then an LRU hash, not task storage: task storage
  * refuses to create a thread's entry while another program on the same
