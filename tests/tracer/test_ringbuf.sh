@@ -2,7 +2,8 @@
 # test_ringbuf.sh - a full ring buffer: heapsnoop's consumer is stopped
 # (SIGSTOP) while the target makes 200,000 allocations into a 1 MiB ring
 # buffer. Every dropped event must be counted and the loss said plainly
-# (and in the exit status); tracing goes on afterwards.
+# (and in the exit status); tracing goes on afterwards; -v says the ring
+# was full when the loader came back.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -10,7 +11,7 @@ coproc W { exec "$PROGS/prog_waiter"; }
 wait_line "${W[0]}" '^ready ' || exit 1
 pid=$W_PID
 mkfifo "$T/errpipe" "$T/recpipe"
-"$HS" -q --ringbuf-size 1 -p "$pid" > "$T/recpipe" 2> "$T/errpipe" &
+"$HS" -q -v --ringbuf-size 1 -p "$pid" > "$T/recpipe" 2> "$T/errpipe" &
 hs=$!
 exec 6< "$T/recpipe" 5< "$T/errpipe"
 wait_line 5 "^heapsnoop: tracing pid $pid" "$T/err" || exit 1
@@ -41,6 +42,13 @@ traced=$(sed -n 's/^heapsnoop: traced \([0-9]*\) allocations and \([0-9]*\) free
 expect_eq "burst allocations all accounted for" \
 	"$(( ${lost% *} + ${traced% *} >= 200003 ))" 1
 expect_eq "burst frees all accounted for" "$(( ${lost#* } + ${traced#* } >= 200000 ))" 1
+# -v: the deepest backlog the loader found, the whole ring here (it was
+# full; a record that did not fit leaves at most its size unused).
+backlog=$(sed -n 's/^heapsnoop: ring buffer: at most .* (\([0-9]*\) bytes, .* of its 1.0 MiB waited for the loader.*/\1/p' "$T/err")
+expect_eq "-v: the deepest backlog is the full ring (${backlog:-none} bytes)" \
+	"$(( ${backlog:-0} > 1048576 - 16384 && ${backlog:-0} <= 1048576 ))" 1
+check "-v: the deepest backlog names --ringbuf-size" \
+	grep -q "^heapsnoop: ring buffer: .*came close to full or filled; a larger --ringbuf-size keeps more" "$T/err"
 fold "$T/rec"
 expect_eq "tracing goes on after the loss" "$(folded_sum "$T/rec.count" "main;after_attach_leak")" 3
 finish

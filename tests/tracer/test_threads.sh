@@ -54,6 +54,8 @@ if grep -qE '^heapsnoop:   BPF atomics \(cmpxchg, xchg\) +yes' "$T/one.err"; the
 		"$(sed -n 's/^heapsnoop: \([0-9]*\) threads ended inside an allocator call.*/\1/p' "$T/exit.err")" 2
 	expect_eq "a thread ends inside a call: its slot is free again (calls moved)" \
 		"$(sed -n 's/^heapsnoop: \([0-9]*\) allocator calls kept their state in the LRU hash.*/\1/p' "$T/exit.err")" 1
+else
+	echo "skip a thread ends inside a call: its slot: no thread slots on this kernel (no BPF atomics, Linux 5.12)"
 fi
 
 # --unwind fp walks each stack in a bulk copy per CPU: a program preempted

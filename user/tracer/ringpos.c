@@ -14,6 +14,7 @@
 #define RINGBUF_HDR 8
 
 struct ringpos {
+	const volatile uint64_t *consumer;	/* the consumer page, read-only */
 	const volatile uint64_t *producer;	/* the producer page, read-only */
 	size_t page;
 	uint64_t mask;		/* the data area's size - 1 */
@@ -31,14 +32,15 @@ int ringpos__open(int map_fd, size_t size, struct ringpos **out)
 		return -ENOMEM;
 	rp->page = (size_t)sysconf(_SC_PAGESIZE);
 	/* The consumer page, then the producer page, then the data. */
-	p = mmap(NULL, rp->page, PROT_READ, MAP_SHARED, map_fd, (off_t)rp->page);
+	p = mmap(NULL, 2 * rp->page, PROT_READ, MAP_SHARED, map_fd, 0);
 	if (p == MAP_FAILED) {
 		int err = -errno;
 
 		free(rp);
 		return err;
 	}
-	rp->producer = p;
+	rp->consumer = p;
+	rp->producer = (const volatile uint64_t *)((const char *)p + rp->page);
 	rp->mask = size - 1;
 	*out = rp;
 	return 0;
@@ -73,10 +75,17 @@ uint64_t ringpos__head(const struct ringpos *rp)
 	return __atomic_load_n(rp->producer, __ATOMIC_ACQUIRE);
 }
 
+uint64_t ringpos__backlog(const struct ringpos *rp)
+{
+	uint64_t cons = __atomic_load_n(rp->consumer, __ATOMIC_ACQUIRE);
+
+	return ringpos__head(rp) - cons;
+}
+
 void ringpos__free(struct ringpos *rp)
 {
 	if (!rp)
 		return;
-	munmap((void *)rp->producer, rp->page);
+	munmap((void *)rp->consumer, 2 * rp->page);
 	free(rp);
 }

@@ -24,8 +24,9 @@ struct ringpos;
 
 /*
  * Follow the ring buffer map @map_fd (a BPF_MAP_TYPE_RINGBUF of @size
- * bytes, a power of two, that no record was written to yet): its producer
- * page mapped read-only. Returns 0 and *@out, or -errno (mmap's; -ENOMEM).
+ * bytes, a power of two, that no record was written to yet): its consumer
+ * and producer pages mapped read-only. Returns 0 and *@out, or -errno
+ * (mmap's; -ENOMEM).
  */
 int ringpos__open(int map_fd, size_t size, struct ringpos **out);
 
@@ -40,6 +41,13 @@ uint64_t ringpos__of(struct ringpos *rp, const void *sample);
 
 /* The producer's position now: every record reserved so far lies below. */
 uint64_t ringpos__head(const struct ringpos *rp);
+
+/*
+ * The bytes reserved by the producer and not yet given back by the
+ * consumer (records' headers and padding included), now: at most the
+ * ring's size.
+ */
+uint64_t ringpos__backlog(const struct ringpos *rp);
 
 void ringpos__free(struct ringpos *rp);
 

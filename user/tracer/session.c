@@ -69,6 +69,7 @@ struct session {
 	int write_err, child_status, pidfd;
 	double next_status, next_dump, next_sample;
 	uint64_t last_events;
+	uint64_t max_backlog;	/* the most the ring held at a drain's start */
 	uint64_t unfollowed;	/* forks of the target not traced (no -f) */
 };
 
@@ -167,6 +168,10 @@ static void sync_maps(void *ctx)
  */
 static int drain(struct session *s)
 {
+	uint64_t backlog = ringpos__backlog(s->rp);
+
+	if (backlog > s->max_backlog)
+		s->max_backlog = backlog;
 	if (s->mr)
 		mmaprec__drain(s->mr);
 	return ring_buffer__consume(s->rb);
@@ -635,6 +640,8 @@ static int finish(struct session *s, int status)
 		     "(-f follows them)", s->unfollowed);
 	if (s->o.verbose)
 		status__unwind(stderr, s->trace);
+	if (s->o.verbose)
+		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
 	if (s->o.verbose && s->cnt[HS_CNT_SPILLED])
 		elog("%" PRIu64 " allocator calls kept their state in the LRU hash: another "
 		     "thread's call held their thread slot (ids equal modulo --thread-slots)",

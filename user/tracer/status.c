@@ -149,6 +149,18 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	return lost + s->bad_events + s->no_memory;
 }
 
+void status__backlog(FILE *out, uint64_t max_backlog, uint64_t size)
+{
+	char most[32], all[32];
+
+	human_bytes(max_backlog, most, sizeof(most));
+	human_bytes(size, all, sizeof(all));
+	flog(out, "ring buffer: at most %s (%" PRIu64 " bytes, %.0f%%) of its %s waited for the "
+		"loader%s", most, max_backlog, 100.0 * (double)max_backlog / (double)size, all,
+		max_backlog * 4 >= size * 3 ? ": it came close to full or filled; a larger "
+		"--ringbuf-size keeps more" : "");
+}
+
 void status__unwind(FILE *out, const struct trace *t)
 {
 	struct unwind_stats us;

@@ -32,6 +32,14 @@ void status__clear(FILE *tty);
 uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt);
 
 /*
+ * -v: the most bytes, @max_backlog, that the ring buffer of @size bytes
+ * held for the loader when it came to read, and what that says of
+ * --ringbuf-size (docs/PERFORMANCE.md: a ring that stays in the cache
+ * costs less per record; a full one loses records).
+ */
+void status__backlog(FILE *out, uint64_t max_backlog, uint64_t size);
+
+/*
  * --unwind dwarf, for -v: how the stacks ended (complete or why not), how
  * their frames were found, and the unwind tables' size (unwind.h).
  */
