@@ -203,4 +203,16 @@ if fl:
 		print("  %-10s above its floor: entry %+.0f, free %+.0f, exit %+.0f ns" % (m,
 		      b["entry"] - base.get("entry", 0), b.get("free", 0) - base.get("free", 0),
 		      b.get("exit", 0) - base.get("exit", 0)))
+# The aims of the hot path's work (docs/PERFORMANCE.md), for the default
+# mode: each program above the floor, the wall overhead against the floor's.
+d = rows.get("dwarf", {})
+if fl and "entry" in d:
+	aims = [("entry", d["entry"] - fl.get("entry", 0), 50, "%+.0f ns"),
+		("free", d.get("free", 0) - fl.get("free", 0), 60, "%+.0f ns"),
+		("alloc_exit", d.get("exit", 0) - fl.get("exit", 0), 250, "%+.0f ns")]
+	if u and d.get("wall") and fl.get("wall", 0) > u:
+		aims.append(("overhead/floor's", (d["wall"] - u) / (fl["wall"] - u), 1.15, "%.2fx"))
+	print("  aims, dwarf: " + "; ".join("%s %s (<= %s: %s)" % (n, fmt % v,
+	      ("%.2f" if isinstance(a, float) else "%d") % a, "met" if v <= a else "not met")
+	      for n, v, a, fmt in aims))
 EOF
