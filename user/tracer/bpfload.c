@@ -60,10 +60,11 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 	bpf_map__set_max_entries(skel->maps.thread_slots, o->thread_slots);
 	skel->rodata->thread_slot_mask = o->thread_slots - 1;
 	/*
-	 * Woken at 1/16 full (a free: 1/2); a 10 ms poll (SESSION_POLL_MS)
-	 * collects the rest.
+	 * The loader reads at a pace that finds some 1/8 of the ring waiting
+	 * (pace.h), at least every 10 ms (SESSION_POLL_MS); woken only when
+	 * that falls behind: at half full.
 	 */
-	skel->rodata->wakeup_bytes = (o->ringbuf_mb << 20) / 16;
+	skel->rodata->wakeup_bytes = (o->ringbuf_mb << 20) / 2;
 	skel->rodata->free_wakeup_bytes = (o->ringbuf_mb << 20) / 2;
 	skel->rodata->filter_comm = o->comm != NULL;
 	if (o->comm)

@@ -30,6 +30,7 @@
 #include "mmaprec.h"
 #include "msg.h"
 #include "outfile.h"
+#include "pace.h"
 #include "report.h"
 #include "ringpos.h"
 #include "session.h"
@@ -70,6 +71,8 @@ struct session {
 	double next_status, next_dump, next_sample;
 	uint64_t last_events;
 	uint64_t max_backlog;	/* the most the ring held at a drain's start */
+	struct pace pace;	/* the poll's timeout, from the records' rate */
+	int timeout_ms;
 	uint64_t unfollowed;	/* forks of the target not traced (no -f) */
 };
 
@@ -162,6 +165,14 @@ static void sync_maps(void *ctx)
 		mmaprec__drain(s->mr);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 /*
  * Everything waiting: mapping records, then events (a process's mmap and
  * exec precede its allocations). Returns ring_buffer__consume()'s result.
@@ -178,8 +189,8 @@ static int drain(struct session *s)
 }
 
 /*
- * Wait up to SESSION_POLL_MS for a wakeup, then take whatever is there,
- * woken or not: ring_buffer__poll() consumes nothing on a timeout, and
+ * Wait for a wakeup up to the pace's timeout (pace.h: from 1 ms under
+ * load to SESSION_POLL_MS), then take whatever is there, woken or not: ring_buffer__poll() consumes nothing on a timeout, and
  * records submitted without a wakeup (BPF_RB_NO_WAKEUP below
  * wakeup_bytes) waited for megabytes more, a dump or the exit, so an exec
  * was seen after the process had gone and a dlclose'd module's frames
@@ -189,8 +200,9 @@ static int wait_events(struct session *s)
 {
 	struct pollfd pfd = { .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
 
-	if (poll(&pfd, 1, SESSION_POLL_MS) < 0 && errno != EINTR)
+	if (poll(&pfd, 1, s->timeout_ms) < 0 && errno != EINTR)
 		return -errno;
+	s->timeout_ms = pace__next(&s->pace, ringpos__head(s->rp), now_s());
 	return drain(s);
 }
 
@@ -328,6 +340,8 @@ static int start_tracing(struct session *s)
 		elog("cannot map the ring buffer's producer page: %s", strerror(-err));
 		return err;
 	}
+	pace__init(&s->pace, o->ringbuf_mb << 20, 1, SESSION_POLL_MS);
+	s->timeout_ms = SESSION_POLL_MS;
 	s->trace = trace__new(&(struct trace_opts){ .snip_pre = o->snip_pre,
 						    .snip_post = o->snip_post,
 						    .map_records = o->all,
@@ -467,14 +481,6 @@ fail:
 }
 
 /* --- the loop ------------------------------------------------------------ */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static bool pidfd_exited(int pidfd)
 {
