@@ -21,5 +21,5 @@ int pace__next(struct pace *p, uint64_t head, double now)
 	ms = 1000.0 * dt * (double)p->target / (double)bytes;
 	if (ms >= p->max_ms)
 		return p->max_ms;
-	return ms <= p->min_ms ? p->min_ms : (int)ms;
+	return ms <= p->min_ms ? p->min_ms : (int)(ms + 0.5);
 }

@@ -18,7 +18,7 @@
 struct pace {
 	uint64_t target;	/* bytes to find waiting at a read: 1/8 of the ring */
 	uint64_t last_head;	/* the producer's position at the last read */
-	double last_t;		/* ... and when, CLOCK_MONOTONIC seconds */
+	double last_t;		/* ... and when, CLOCK_MONOTONIC seconds; 0: no read yet */
 	int min_ms, max_ms;
 };
 
