@@ -5,7 +5,6 @@
  * and the errors when it refuses, are kfeatures.c's.
  */
 #include <bpf/libbpf.h>
-#include <dirent.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -130,42 +129,42 @@ int bpfload__trace_pid(struct heapsnoop_bpf *skel, pid_t pid)
 	return 0;
 }
 
-int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name)
+struct named {
+	struct heapsnoop_bpf *skel;
+	const char *name;
+	int n, err;	/* found; the first failed update's -errno, said */
+};
+
+/* proc_maps__each_pid: @pid into comm_pids if its name is the one asked for. */
+static int add_if_named(pid_t pid, void *ctx)
 {
-	int n = 0, err = 0;
-	struct dirent *de;
-	DIR *proc;
+	struct named *w = ctx;
+	__u32 key = (__u32)pid;
+	char comm[32];
 	__u8 one = 1;
 
-	proc = opendir("/proc");
-	if (!proc) {
-		err = -errno;
-		elog("cannot list the processes in /proc: %s", strerror(errno));
-		return err;
+	if (proc_maps__comm(pid, comm, sizeof(comm)) || strcmp(comm, w->name))
+		return 0;	/* gone meanwhile, or another */
+	if (bpf_map__update_elem(w->skel->maps.comm_pids, &key, sizeof(key), &one, sizeof(one),
+				 BPF_ANY)) {
+		w->err = -errno;
+		elog("cannot add pid %d (%s) to the traced processes: %s", pid, w->name,
+		     strerror(errno));
+		return w->err;
 	}
-	while ((de = readdir(proc))) {
-		char comm[32];
-		unsigned long pid;
-		__u32 key;
-		char *end;
+	w->n++;
+	return 0;
+}
 
-		pid = strtoul(de->d_name, &end, 10);
-		if (*end || !pid || pid > INT32_MAX ||
-		    proc_maps__comm((pid_t)pid, comm, sizeof(comm)) || strcmp(comm, name))
-			continue;	/* not a process, gone meanwhile, or another */
-		key = (__u32)pid;
-		if (bpf_map__update_elem(skel->maps.comm_pids, &key, sizeof(key), &one,
-					 sizeof(one), BPF_ANY)) {
-			err = -errno;
-			elog("cannot add pid %lu (%s) to the traced processes: %s", pid, name,
-			     strerror(errno));
-			break;
-		}
-		n++;
-	}
-	closedir(proc);
+int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name)
+{
+	struct named w = { .skel = skel, .name = name };
+	int err = proc_maps__each_pid(add_if_named, &w);
+
+	if (err && !w.err)
+		elog("cannot list the processes in /proc: %s", strerror(-err));
 	filter_changed(skel);
-	return err ? err : n;
+	return err ? err : w.n;
 }
 
 int bpfload__open(const struct options *o, struct heapsnoop_bpf **out)

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: MIT
 /* libcwatch.c - one set of probes per C library file (see libcwatch.h). */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -101,27 +99,25 @@ void libc_watch__on_file(void *ctx, pid_t pid, const struct mapping *m)
 		probe(w, pid, m);
 }
 
+/* proc_maps__each_pid: probe the C libraries that @pid maps. */
+static int scan_pid(pid_t pid, void *ctx)
+{
+	struct mapset *pm;
+
+	if (proc_maps__load_files(pid, &pm))
+		return 0;	/* gone meanwhile, or a kernel thread */
+	for (size_t i = 0; i < pm->n; i++)
+		libc_watch__on_file(ctx, pid, &pm->v[i]);
+	mapset__free(pm);
+	return 0;
+}
+
 int libc_watch__scan(struct libc_watch *w)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
+	int err = proc_maps__each_pid(scan_pid, w);
 
-	if (!d)
-		return -errno;
-	while ((de = readdir(d))) {
-		struct mapset *pm;
-		pid_t pid;
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		pid = (pid_t)atoi(de->d_name);
-		if (proc_maps__load_files(pid, &pm))
-			continue;
-		for (size_t i = 0; i < pm->n; i++)
-			libc_watch__on_file(w, pid, &pm->v[i]);
-		mapset__free(pm);
-	}
-	closedir(d);
+	if (err)
+		return err;
 	return w->attached ? w->attached : -ENOENT;
 }
 

@@ -3,9 +3,11 @@
  * procmaps.c - /proc/PID/maps parsing (format: proc(5)) and build IDs of
  * the mapped files, reached through /proc. See procmaps.h.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -216,4 +218,26 @@ int proc_maps__comm(pid_t pid, char *buf, size_t cap)
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
 	return err;
+}
+
+int proc_maps__each_pid(int (*fn)(pid_t pid, void *ctx), void *ctx)
+{
+	DIR *proc = opendir("/proc");
+	struct dirent *de;
+	int ret = 0;
+
+	if (!proc)
+		return -errno;
+	while (!ret && (de = readdir(proc))) {
+		unsigned long pid;
+		char *end;
+
+		errno = 0;
+		pid = strtoul(de->d_name, &end, 10);
+		if (*end || end == de->d_name || !pid || pid > INT32_MAX || errno)
+			continue;	/* not a process */
+		ret = fn((pid_t)pid, ctx);
+	}
+	closedir(proc);
+	return ret;
 }

@@ -63,4 +63,11 @@ int proc_maps__maps_file(pid_t pid, dev_t dev, ino_t ino);
  */
 int proc_maps__comm(pid_t pid, char *buf, size_t cap);
 
+/*
+ * Call @fn(pid, @ctx) for each process that /proc lists now (one may end
+ * meanwhile: @fn's reads of it then fail). Stops at @fn's first non-zero
+ * return and returns it; else 0. -errno if /proc cannot be listed.
+ */
+int proc_maps__each_pid(int (*fn)(pid_t pid, void *ctx), void *ctx);
+
 #endif /* HEAPSNOOP_PROCMAPS_H */
