@@ -207,7 +207,7 @@ tracked_alloc_as(size_t size, size_t asked, size_t align)
 	struct hs_stack_bits sb;
 	uint64_t buf[LOCALSTACK_BUF];
 	const uint64_t *frames;
-	bool cut;
+	unsigned int cut;
 	int depth, err;
 	size_t total = 0;
 	void *block;
@@ -221,7 +221,8 @@ tracked_alloc_as(size_t size, size_t asked, size_t align)
 		total = 0;
 	else if (total)
 		total += size - asked;
-	site.cut = cut ? HS_AM_CUT_DEPTH : 0;
+	site.cut = (cut & LOCALSTACK_CUT_DEPTH ? HS_AM_CUT_DEPTH : 0) |
+		   (cut & LOCALSTACK_CUT_UNREADABLE ? HS_AM_CUT_UNREADABLE : 0);
 	block = !total ? NULL : align > HS_AM_MIN_ALIGN ? real_memalign(align, total) :
 		real_malloc(total);
 	in_hook--;
