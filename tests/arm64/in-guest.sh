@@ -10,6 +10,8 @@
 #     with no CFI, a thread         (test_unwind.sh)
 #     threads                       (test_threads.sh)
 #   return addresses signed by pointer authentication (test_pac.sh)
+#   the preload collector, no BPF: its library and heapsnoop --preload on
+#     the tracer tests' programs (tests/collector/test_preload.sh)
 #   an x86-64 program refused, by the machine's name
 #   then, for the host to compare (run.sh), into SHARE:
 #     arm64.heap            a log of prog_nofp recorded here
@@ -28,6 +30,14 @@ if tests/arm64/test_pac.sh "$OUT"; then
 	echo "--- ok: arm64: test_pac ($((SECONDS - start)) s)"
 else
 	echo "--- FAILED: arm64: test_pac ($((SECONDS - start)) s)"; rc=1
+fi
+
+echo "=== arm64: the preload collector (test_preload)"
+start=$SECONDS
+if tests/collector/test_preload.sh "$OUT"; then
+	echo "--- ok: arm64: test_preload ($((SECONDS - start)) s)"
+else
+	echo "--- FAILED: arm64: test_preload ($((SECONDS - start)) s)"; rc=1
 fi
 
 T=$(mktemp -d)

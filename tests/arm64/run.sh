@@ -22,7 +22,8 @@ HERE=tests/arm64
 for f in "$OUT/heapsnoop" "$OUT/heapdecode" "$OUT/asan/heapdecode" "$OUT/tests/prog_nofp" \
 		"$OUT/tests/prog_semantics" "$ARM/heapsnoop" \
 		"$ARM/heapdecode" "$ARM/tests/prog_nofp" "$ARM/tests/prog_semantics" \
-		"$ARM/tests/prog_waiter" "$ARM/tests/prog_threads" "$ARM/tests/prog_semantics_pac"; do
+		"$ARM/tests/prog_waiter" "$ARM/tests/prog_threads" "$ARM/tests/prog_semantics_pac" \
+		"$ARM/tests/prog_collect" "$ARM/libheapsnoop_preload.so"; do
 	[ -x "$f" ] || { echo "arm64: $f missing: make check (or make arm64) builds it" >&2; exit 2; }
 done
 # Under TCG the tests' waits get 5 minutes a line (they end at the line).

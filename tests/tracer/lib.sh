@@ -35,6 +35,11 @@ expect_eq() { # NAME GOT WANT (an empty GOT never passes)
 # must be within 4 of them (UNIT: 1 for blocks, else bytes).
 expect_estimate() { # NAME GOT SIZE COUNT MEAN [UNIT]
 	local r
+	# busybox's awk may be built without exp() and sqrt() (the arm64 guest).
+	if ! awk 'BEGIN { exit !(exp(0) == 1) }' 2> /dev/null; then
+		echo "skip $1 ($2): this awk has no exp()"
+		return
+	fi
 	r=$(awk -v g="$2" -v s="$3" -v n="$4" -v m="$5" -v u="${6:-$3}" 'BEGIN {
 		p = 1 - exp(-s / m); w = u * n; sd = sqrt(n * u * u * (1 - p) / p)
 		printf "%s %d %d", (g != "" && (g - w) ^ 2 <= 16 * sd * sd) ? "ok" : "no", w, sd }')
