@@ -24,21 +24,20 @@ OUT=$(realpath "${1:?usage: $0 ARM64_BUILD_DIR SHARE}"); SHARE=${2:?usage: $0 AR
 cd "$(dirname "$0")/../.." || exit 2
 rc=0
 tests/kmatrix/in-guest.sh "$OUT" semantics attach unwind threads || rc=1
-echo "=== arm64: pointer authentication (test_pac)"
-start=$SECONDS
-if tests/arm64/test_pac.sh "$OUT"; then
-	echo "--- ok: arm64: test_pac ($((SECONDS - start)) s)"
-else
-	echo "--- FAILED: arm64: test_pac ($((SECONDS - start)) s)"; rc=1
-fi
 
-echo "=== arm64: the preload collector (test_preload)"
-start=$SECONDS
-if tests/collector/test_preload.sh "$OUT"; then
-	echo "--- ok: arm64: test_preload ($((SECONDS - start)) s)"
-else
-	echo "--- FAILED: arm64: test_preload ($((SECONDS - start)) s)"; rc=1
-fi
+# WHAT SCRIPT: one more test script on the arm64 build, timed; a failure sets rc.
+run_test() {
+	local what=$1 script=$2 name start=$SECONDS
+	name=$(basename "$script" .sh)
+	echo "=== arm64: $what ($name)"
+	if "$script" "$OUT"; then
+		echo "--- ok: arm64: $name ($((SECONDS - start)) s)"
+	else
+		echo "--- FAILED: arm64: $name ($((SECONDS - start)) s)"; rc=1
+	fi
+}
+run_test "pointer authentication" tests/arm64/test_pac.sh
+run_test "the preload collector" tests/collector/test_preload.sh
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
