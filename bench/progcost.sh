@@ -5,7 +5,8 @@
 # still attached), beside the wall-clock cost per allocator call and the
 # loader's CPU per event, for every mode: the floor (--empty-probes), --unwind
 # fp, --unwind dwarf (the default), dwarf on the fallbacks of older kernels
-# (--without ...), and heapsnoop -a with its filters.
+# (--without ...), dwarf with a 2 MiB ring buffer (one that stays in the
+# cache), and heapsnoop -a with its filters.
 #
 # The workload (bench/workload.c, frame pointers) is attached by PID (-p)
 # except in the -a modes, where every process of the machine runs the
@@ -40,13 +41,14 @@ declare -A MODE=(
 	[fp]="--unwind fp"
 	[dwarf]=""
 	[dwarf_510]="--without task-storage,task-btf,find-vma"
+	[dwarf_rb2]="--ringbuf-size 2"
 	[a_floor]="-a --empty-probes"
 	[a_dwarf]="-a"
 	[a_comm]="-a --comm workload"
 	[a_pidf]="-a --pid-filter PID"
 	[a_size]="-a --min-size 256"
 )
-ORDER=${PROGCOST_MODES:-untraced floor fp dwarf dwarf_510 a_floor a_dwarf a_comm a_pidf a_size}
+ORDER=${PROGCOST_MODES:-untraced floor fp dwarf dwarf_510 dwarf_rb2 a_floor a_dwarf a_comm a_pidf a_size}
 # NAME -> the heapsnoop binary of the modes NAME_*.
 declare -A BIN=()
 BUILDS=${PROGCOST_BUILDS:-}
