@@ -409,6 +409,30 @@ static __always_inline __u64 slot_owner(__u64 id, __u64 busy)
 }
 
 /*
+ * What the entry and the return probe look up first, for thread @id: without
+ * slots, the calls map (@create: made if missing); else the thread's slot,
+ * and its state if the slot is busy with this thread's call. Returns true
+ * when that decides @r (ref.st NULL: none, or no room), false when the
+ * slot is idle or another thread's (@r->slot set).
+ */
+static __always_inline bool call_own(__u64 id, bool create, struct call_ref *r)
+{
+	r->st = NULL;
+	r->slot = NULL;
+	r->spilled = false;
+	if (!have_slots) {
+		r->st = call_state_get(id, create);
+		return true;
+	}
+	r->slot = thread_slot(id);
+	if (!r->slot)
+		return true;
+	if (r->slot->owner == slot_owner(id, SLOT_BUSY))
+		r->st = &r->slot->st;
+	return r->st != NULL;
+}
+
+/*
  * The current thread's (@id's) in-flight call for its entry probe: a call
  * already in flight (its depth set), else where a new one goes, its depth
  * 0: the thread's slot if idle or its own, else the calls map. ref.st NULL:
@@ -416,24 +440,13 @@ static __always_inline __u64 slot_owner(__u64 id, __u64 busy)
  */
 static __always_inline struct call_ref call_enter(__u64 id)
 {
-	struct call_ref r = { .slot = NULL, .spilled = false };
+	struct call_ref r;
 	struct thread_slot *sl;
 	__u64 w;
 
-	r.st = NULL;
-	if (!have_slots) {
-		r.st = call_state_get(id, true);
+	if (call_own(id, true, &r))
 		return r;
-	}
-	sl = thread_slot(id);
-	if (!sl)
-		return r;
-	r.slot = sl;
-	w = sl->owner;
-	if (w == slot_owner(id, SLOT_BUSY)) {
-		r.st = &sl->st;
-		return r;
-	}
+	sl = r.slot;
 	if (sl->spilled) {
 		/* One of the slot's threads has its call in the calls map: this one? */
 		r.st = call_state_get(id, false);
@@ -442,9 +455,11 @@ static __always_inline struct call_ref call_enter(__u64 id)
 			return r;
 		}
 	}
+	w = sl->owner;
 	if (!(w & SLOT_BUSY) &&
 	    __sync_val_compare_and_swap(&sl->owner, w, slot_owner(id, SLOT_BUSY)) == w) {
 		r.st = &sl->st;	/* idle: its depth is 0 */
+		r.spilled = false;
 		return r;
 	}
 	r.st = call_state_get(id, true);
@@ -455,23 +470,11 @@ static __always_inline struct call_ref call_enter(__u64 id)
 /* The current thread's (@id's) in-flight call for its return probe. */
 static __always_inline struct call_ref call_exit(__u64 id)
 {
-	struct call_ref r = { .slot = NULL, .spilled = false };
-	struct thread_slot *sl;
+	struct call_ref r;
 
-	r.st = NULL;
-	if (!have_slots) {
-		r.st = call_state_get(id, false);
+	if (call_own(id, false, &r))
 		return r;
-	}
-	sl = thread_slot(id);
-	if (!sl)
-		return r;
-	r.slot = sl;
-	if (sl->owner == slot_owner(id, SLOT_BUSY)) {
-		r.st = &sl->st;
-		return r;
-	}
-	if (sl->spilled) {
+	if (r.slot->spilled) {
 		r.st = call_state_get(id, false);
 		r.spilled = true;
 	}
@@ -1273,37 +1276,31 @@ int BPF_PROG(task_exit, struct task_struct *p)
 /*
  * Any thread's exit, in every mode while thread slots are used: a thread
  * that dies inside an allocator call (another thread's exit_group() ended
- * the process, or it was cancelled there) never returns from it. Its slot
- * is made idle (its depth 0, then released as call_done() does), or its
- * call in the calls map is taken out of its slot's spilled count, so that
- * the slot's other threads (of any process: slots are shared by thread id
- * modulo their number) keep the fast path. The exiting thread is current,
- * and a busy slot is written by its owner alone.
+ * the process, or it was cancelled there) never returns from it. Its call
+ * is ended as its last return would end it (depth 0, call_done()): its
+ * slot made idle, or its state in the calls map taken out of the slot's
+ * spilled count and deleted, so that the slot's other threads (of any
+ * process: slots are shared by thread id modulo their number) keep the
+ * fast path. The exiting thread is current, and a busy slot is written by
+ * its owner alone.
  */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(thread_exit, struct task_struct *p)
 {
 	__u64 id = bpf_get_current_pid_tgid();
-	struct thread_slot *sl = thread_slot(id);
-	struct call_state *st;
 	__u32 tid = (__u32)id;
+	struct call_ref r;
 
-	if (empty_probes || !sl)
+	if (empty_probes)
 		return 0;
-	if (sl->owner == slot_owner(id, SLOT_BUSY)) {
-		sl->st.depth = 0;
-		__sync_lock_test_and_set(&sl->owner, slot_owner(id, 0));
-		count(HS_CNT_DIED_IN_CALL);
+	r = call_exit(id);
+	/* Its own busy slot; or, spilled, a call still in flight. */
+	if (!r.slot || !r.st || (r.spilled && !r.st->depth))
 		return 0;
-	}
-	if (!sl->spilled)
-		return 0;
-	st = call_state_get(id, false);
-	if (!st || !st->depth)
-		return 0;
-	st->depth = 0;
-	__sync_fetch_and_sub(&sl->spilled, 1);
-	bpf_map_delete_elem(&calls, &tid);
+	r.st->depth = 0;
+	call_done(&r, id);
+	if (r.spilled)
+		bpf_map_delete_elem(&calls, &tid);
 	count(HS_CNT_DIED_IN_CALL);
 	return 0;
 }
