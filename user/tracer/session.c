@@ -190,7 +190,8 @@ static int drain(struct session *s)
 
 /*
  * Wait for a wakeup up to the pace's timeout (pace.h: from 1 ms under
- * load to SESSION_POLL_MS), then take whatever is there, woken or not: ring_buffer__poll() consumes nothing on a timeout, and
+ * load to SESSION_POLL_MS), then take whatever is there, woken or not:
+ * ring_buffer__poll() consumes nothing on a timeout, and
  * records submitted without a wakeup (BPF_RB_NO_WAKEUP below
  * wakeup_bytes) waited for megabytes more, a dump or the exit, so an exec
  * was seen after the process had gone and a dlclose'd module's frames
@@ -644,16 +645,17 @@ static int finish(struct session *s, int status)
 	if (s->unfollowed)
 		elog("%" PRIu64 " processes forked by the traced ones were not traced "
 		     "(-f follows them)", s->unfollowed);
-	if (s->o.verbose)
+	if (s->o.verbose) {
 		status__unwind(stderr, s->trace);
-	if (s->o.verbose)
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
-	if (s->o.verbose && s->cnt[HS_CNT_SPILLED])
-		elog("%" PRIu64 " allocator calls kept their state in the LRU hash: another "
-		     "thread's call held their thread slot (ids equal modulo --thread-slots)",
-		     s->cnt[HS_CNT_SPILLED]);
-	if (s->o.verbose && bgdump__longest_ms(s->bg) > 0)
-		elog("longest stop of the event loop for a dump: %.1f ms", bgdump__longest_ms(s->bg));
+		if (s->cnt[HS_CNT_SPILLED])
+			elog("%" PRIu64 " allocator calls kept their state in the LRU hash: "
+			     "another thread's call held their thread slot (ids equal modulo "
+			     "--thread-slots)", s->cnt[HS_CNT_SPILLED]);
+		if (bgdump__longest_ms(s->bg) > 0)
+			elog("longest stop of the event loop for a dump: %.1f ms",
+			     bgdump__longest_ms(s->bg));
+	}
 	if (lost_maps)
 		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): stacks "
 		     "of processes started meanwhile may not symbolize", lost_maps);
