@@ -7,6 +7,11 @@
  *   hs_copy_uregs(regs, ctx)   the registers of enum hs_ureg from a
  *                              uretprobe's pt_regs (the caller's, after
  *                              the return), the stack pointer apart
+ *   HS_STORE_RELEASE(p, v)     *p = v after every store before it, as
+ *                              another CPU sees them: x86-64's stores
+ *                              are ordered (a plain store), arm64's an
+ *                              exchange (BPF has no store-release before
+ *                              6.16)
  *   HS_THREAD_POINTER(t)       the thread pointer of task @t (a BTF or a
  *                              CO-RE-read task): x86-64's %fs base,
  *                              arm64's tpidr_el0, which glibc and musl
@@ -30,6 +35,8 @@ static __always_inline void hs_copy_uregs(__u64 *regs, const struct pt_regs *ctx
 	regs[HS_UREG_R15] = ctx->r15;
 }
 
+#define HS_STORE_RELEASE(p, v) do { barrier(); WRITE_ONCE(*(p), (v)); } while (0)
+
 #define HS_THREAD_POINTER(t, btf) ((btf) ? (t)->thread.fsbase : BPF_CORE_READ(t, thread.fsbase))
 #endif
 
@@ -44,6 +51,8 @@ static __always_inline void hs_copy_uregs(__u64 *regs, const struct pt_regs *ctx
 	for (int i = 0; i < 10; i++)
 		regs[HS_UREG_X19 + i] = u->regs[19 + i];
 }
+
+#define HS_STORE_RELEASE(p, v) __sync_lock_test_and_set((p), (v))
 
 #define HS_THREAD_POINTER(t, btf) \
 	((btf) ? (t)->thread.uw.tp_value : BPF_CORE_READ(t, thread.uw.tp_value))

@@ -8,7 +8,8 @@
  * copied straight into the ring buffer, for the loader to unwind by each
  * module's CFI (user/unwind.c); with --unwind fp the stack is walked here
  * along the frame-pointer chain inside one bulk copy of the top of the
- * stack. free() emits HS_EV_FREE. No stack map: every stack travels in its
+ * stack. free() writes an entry in its CPU's log (free_logs), or where
+ * that cannot be, emits HS_EV_FREE. No stack map: every stack travels in its
  * event, so nothing fills up silently; every event the ring buffer refuses
  * is counted.
  *
@@ -36,6 +37,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
+
+/* One load or store the compiler neither drops, splits nor moves. */
+#define READ_ONCE(x) (*(volatile typeof(x) *)&(x))
+#define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 
 #include "heapsnoop/event.h"
 #include "arch.h"
@@ -82,6 +87,11 @@ const volatile bool have_jiffies = true;
  * with. Without them every in-flight call is in the calls map.
  */
 const volatile bool have_slots = true;
+/*
+ * Plain frees go to their CPU's log (free_logs), not to the ring buffer:
+ * BPF atomics, and not --empty-probes.
+ */
+const volatile bool have_free_log = true;
 /* thread_slots' size - 1: a power of two less one (--thread-slots). */
 const volatile __u32 thread_slot_mask = HS_THREAD_SLOTS - 1;
 
@@ -693,6 +703,50 @@ static __always_inline void fill_alloc(struct hs_event *ev, __u64 id, struct cal
 }
 
 /*
+ * One struct hs_free_log per possible CPU (the loader sets max_entries),
+ * mapped by the loader (user/tracer/freelog.c), which takes the entries.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__type(key, __u32);
+	__type(value, struct hs_free_log);
+} free_logs SEC(".maps");
+
+/*
+ * free(@addr) by thread @id into this CPU's log: an entry claimed with a
+ * compare-and-exchange of the head (a program that preempted this one on
+ * this CPU may hold the next one), filled, then its stamp, the ring
+ * buffer's producer position + 1, read after the claim and stored last
+ * (the loader takes an entry once its stamp is set: bpf/arch.h's
+ * HS_STORE_RELEASE). Returns false when the log is full or the claim was
+ * lost: the caller sends a ring buffer record instead.
+ */
+static __always_inline bool log_free(__u64 id, __u64 addr)
+{
+	__u32 cpu = bpf_get_smp_processor_id();
+	struct hs_free_entry *e;
+	struct hs_free_log *l;
+	__u64 h;
+
+	l = bpf_map_lookup_elem(&free_logs, &cpu);
+	if (!l)
+		return false;
+	h = READ_ONCE(l->head);
+	if (h - READ_ONCE(l->tail) >= HS_FREE_LOG_ENTRIES ||
+	    __sync_val_compare_and_swap(&l->head, h, h + 1) != h) {
+		count(HS_CNT_FREE_LOG_FULL);
+		return false;
+	}
+	e = &l->e[h & (HS_FREE_LOG_ENTRIES - 1)];
+	e->addr = addr;
+	e->id = id;
+	HS_STORE_RELEASE(&e->stamp, ring_pos());
+	return true;
+}
+
+/*
  * Block @addr was released by thread @id. The record is the header's
  * first part only (HS_EVENT_FREE_SIZE), built in place. A plain free
  * (entry_pos 0) is unconditional; one from realloc carries the realloc's
@@ -1226,7 +1280,8 @@ int BPF_KPROBE(free_enter, __u64 ptr)
 	id = bpf_get_current_pid_tgid();
 	if (skip_task(id))
 		return 0;
-	emit_free(id, ptr, 0);
+	if (!have_free_log || !log_free(id, ptr))
+		emit_free(id, ptr, 0);
 	return 0;
 }
 

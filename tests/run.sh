@@ -22,6 +22,7 @@ run "leak suppressions unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_suppres
 run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_alloc_metadata"
 run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "the loader's pace between ring buffer reads unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_pace"
+run "the per-CPU free logs' reader unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_freelog"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"

@@ -118,6 +118,38 @@ struct hs_event {
 #define HS_EVENT_FREE_SIZE ((unsigned long)&((struct hs_event *)0)->ts)
 
 /*
+ * A plain free() goes, where the kernel has BPF atomics, to its CPU's log
+ * in a BPF_F_MMAPABLE array the loader maps (user/tracer/freelog.c), not
+ * to the ring buffer: no reservation, no commit, ~35 ns less a free
+ * (docs/PERFORMANCE.md). @stamp orders it among the ring buffer's records
+ * as a realloc's @entry_pos does: the producer position + 1, read after
+ * the entry was claimed; 0 while the entry is being written.
+ */
+struct hs_free_entry {
+	__u64 addr;
+	__u64 id;		/* bpf_get_current_pid_tgid(): tgid << 32 | tid */
+	__u64 stamp;
+};
+
+/* Entries of one CPU's log (a power of two): 192 KiB. */
+#define HS_FREE_LOG_ENTRIES 8192
+
+/*
+ * One CPU's log, a ring of entries: @head counts the entries claimed
+ * (compare-and-exchange by the programs of that CPU), @tail those the
+ * loader took (it alone writes it), each on its own cache line. A free
+ * that finds its log full, or loses the claim to a program that preempted
+ * it, goes to the ring buffer instead (HS_CNT_FREE_LOG_FULL).
+ */
+struct hs_free_log {
+	__u64 head;
+	__u64 pad0[7];
+	__u64 tail;
+	__u64 pad1[7];
+	struct hs_free_entry e[HS_FREE_LOG_ENTRIES];
+};
+
+/*
  * The registers an allocation's caller had when the allocator returned to
  * it: what unwinding by CFI starts from (enum hs_ureg, one per
  * architecture: heapsnoop/arch.h). The callee-saved ones, because a
@@ -182,6 +214,8 @@ enum hs_counter {
 	 * its thread slot was made idle at its exit.
 	 */
 	HS_CNT_DIED_IN_CALL,
+	/* A free sent to the ring buffer: its CPU's log was full or contended. */
+	HS_CNT_FREE_LOG_FULL,
 	HS_CNT__MAX,
 };
 

@@ -233,6 +233,7 @@ static int atomics_to_adds(struct bpf_object *obj)
 int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 {
 	bool find_vma = kfeatures__use(f, FEAT_FIND_VMA);
+	int nlogs;
 
 	skel->rodata->have_task_btf = kfeatures__use(f, FEAT_TASK_BTF);
 	skel->rodata->have_jiffies = kfeatures__use(f, FEAT_JIFFIES);
@@ -242,6 +243,12 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 		bpf_map__set_max_entries(skel->maps.thread_slots, 1);
 		skel->rodata->thread_slot_mask = 0;
 	}
+	/* The free logs are claimed with a compare-and-exchange too. */
+	skel->rodata->have_free_log = skel->rodata->have_slots && !skel->rodata->empty_probes;
+	nlogs = skel->rodata->have_free_log ? libbpf_num_possible_cpus() : 1;
+	if (nlogs < 0)
+		return nlogs;
+	bpf_map__set_max_entries(skel->maps.free_logs, (__u32)nlogs);
 	/*
 	 * The slots' overflow is the LRU hash, whose update is safe under
 	 * preemption, where task storage's creation is not (heapsnoop.bpf.c).

@@ -75,9 +75,14 @@ uint64_t ringpos__head(const struct ringpos *rp)
 	return __atomic_load_n(rp->producer, __ATOMIC_ACQUIRE);
 }
 
+uint64_t ringpos__tail(const struct ringpos *rp)
+{
+	return __atomic_load_n(rp->consumer, __ATOMIC_ACQUIRE);
+}
+
 uint64_t ringpos__backlog(const struct ringpos *rp)
 {
-	uint64_t cons = __atomic_load_n(rp->consumer, __ATOMIC_ACQUIRE);
+	uint64_t cons = ringpos__tail(rp);
 
 	return ringpos__head(rp) - cons;
 }

@@ -43,6 +43,12 @@ uint64_t ringpos__of(struct ringpos *rp, const void *sample);
 uint64_t ringpos__head(const struct ringpos *rp);
 
 /*
+ * The consumer's position now: the next record libbpf hands over lies
+ * there (every record below it was handed over or discarded).
+ */
+uint64_t ringpos__tail(const struct ringpos *rp);
+
+/*
  * The bytes reserved by the producer and not yet given back by the
  * consumer (records' headers and padding included), now: at most the
  * ring's size.

@@ -32,7 +32,7 @@
 #include "outfile.h"
 #include "pace.h"
 #include "report.h"
-#include "ringpos.h"
+#include "reader.h"
 #include "session.h"
 #include "status.h"
 #include "symbolizer.h"
@@ -51,8 +51,7 @@ struct session {
 	struct options o;
 	struct heapsnoop_bpf *skel;
 	struct attachment *att;
-	struct ring_buffer *rb;
-	struct ringpos *rp;	/* each record's place in rb's stream */
+	struct reader *rd;	/* the ring buffer and the free logs, in order */
 	struct trace *trace;
 	struct launch child;
 	struct launch_user user;	/* -u */
@@ -72,6 +71,7 @@ struct session {
 	uint64_t last_events;
 	uint64_t max_backlog;	/* the most the ring held at a drain's start */
 	struct pace pace;	/* the poll's timeout, from the records' rate */
+	struct pace log_pace;	/* ... and from the logged frees' (one log's size) */
 	int timeout_ms;
 	uint64_t unfollowed;	/* forks of the target not traced (no -f) */
 };
@@ -118,18 +118,11 @@ static void unfollowed_fork(struct session *s, const struct hs_event *ev)
 		elog("more forks not traced: counted at the end");
 }
 
-static int on_event(void *ctx, void *data, size_t len)
+static int on_record(void *ctx, const void *data, size_t len, uint64_t seq)
 {
 	struct session *s = ctx;
 	const struct hs_event *ev = data;
-	uint64_t pos = ringpos__of(s->rp, data);
 
-	if (pos == UINT64_MAX) {
-		elog("a record lies outside the ring buffer's data area as heapsnoop expects "
-		     "libbpf to map it: records cannot be ordered (please report this with "
-		     "heapsnoop -V and libbpf's version)");
-		return -EPROTO;
-	}
 	if (len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_FORK && !ev->size)
 		unfollowed_fork(s, ev);
 	/* -a traces heapsnoop's own dump writers too: not a traced process's. */
@@ -145,7 +138,7 @@ static int on_event(void *ctx, void *data, size_t len)
 	/* Every mapping record of an exiting process is in: apply them first. */
 	if (s->mr && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT)
 		mmaprec__drain(s->mr);
-	return trace__event(s->trace, data, len, pos + 1);
+	return trace__event(s->trace, data, len, seq);
 }
 
 /* trace_opts.ring_head: the ring buffer producer's position now. */
@@ -153,7 +146,7 @@ static uint64_t ring_head(void *ctx)
 {
 	struct session *s = ctx;
 
-	return ringpos__head(s->rp);
+	return reader__head(s->rd);
 }
 
 /* trace_opts.sync_maps: an address to unwind is in no mapping yet. */
@@ -175,22 +168,23 @@ static double now_s(void)
 
 /*
  * Everything waiting: mapping records, then events (a process's mmap and
- * exec precede its allocations). Returns ring_buffer__consume()'s result.
+ * exec precede its allocations). Returns reader__drain()'s result.
  */
 static int drain(struct session *s)
 {
-	uint64_t backlog = ringpos__backlog(s->rp);
+	uint64_t backlog = reader__backlog(s->rd);
 
 	if (backlog > s->max_backlog)
 		s->max_backlog = backlog;
 	if (s->mr)
 		mmaprec__drain(s->mr);
-	return ring_buffer__consume(s->rb);
+	return reader__drain(s->rd);
 }
 
 /*
  * Wait for a wakeup up to the pace's timeout (pace.h: from 1 ms under
- * load to SESSION_POLL_MS), then take whatever is there, woken or not:
+ * load to SESSION_POLL_MS; the ring's and the free logs'), then take
+ * whatever is there, woken or not:
  * ring_buffer__poll() consumes nothing on a timeout, and
  * records submitted without a wakeup (BPF_RB_NO_WAKEUP below
  * wakeup_bytes) waited for megabytes more, a dump or the exit, so an exec
@@ -199,11 +193,18 @@ static int drain(struct session *s)
  */
 static int wait_events(struct session *s)
 {
-	struct pollfd pfd = { .fd = ring_buffer__epoll_fd(s->rb), .events = POLLIN };
+	struct pollfd pfd = { .fd = reader__epoll_fd(s->rd), .events = POLLIN };
+	double now;
+	int log_ms;
 
 	if (poll(&pfd, 1, s->timeout_ms) < 0 && errno != EINTR)
 		return -errno;
-	s->timeout_ms = pace__next(&s->pace, ringpos__head(s->rp), now_s());
+	now = now_s();
+	s->timeout_ms = pace__next(&s->pace, reader__head(s->rd), now);
+	/* Every CPU's frees against one CPU's log: early rather than full. */
+	log_ms = pace__next(&s->log_pace, reader__logged_frees(s->rd), now);
+	if (log_ms < s->timeout_ms)
+		s->timeout_ms = log_ms;
 	return drain(s);
 }
 
@@ -221,7 +222,7 @@ static uint64_t drain_last(struct session *s)
 	s->mr = NULL;
 	libc_watch__free(s->watch);
 	s->watch = NULL;
-	ring_buffer__consume(s->rb);
+	reader__drain(s->rd);
 	return lost;
 }
 
@@ -230,7 +231,7 @@ static void at_child_exit(void *arg)
 {
 	struct session *s = arg;
 
-	ring_buffer__consume(s->rb);
+	reader__drain(s->rd);
 	trace__refresh_maps(s->trace, s->o.pid);
 }
 
@@ -336,12 +337,15 @@ static int start_tracing(struct session *s)
 	int err;
 
 	/* Before the first /proc maps read, which notes the producer's position. */
-	err = ringpos__open(bpf_map__fd(s->skel->maps.events), o->ringbuf_mb << 20, &s->rp);
+	err = reader__open(bpf_map__fd(s->skel->maps.events), o->ringbuf_mb << 20,
+			   s->skel->rodata->have_free_log ? bpf_map__fd(s->skel->maps.free_logs) : -1,
+			   bpf_map__max_entries(s->skel->maps.free_logs), on_record, s, &s->rd);
 	if (err) {
-		elog("cannot map the ring buffer's producer page: %s", strerror(-err));
+		elog("cannot map the ring buffer or the free logs: %s", strerror(-err));
 		return err;
 	}
 	pace__init(&s->pace, o->ringbuf_mb << 20, 1, SESSION_POLL_MS);
+	pace__init(&s->log_pace, HS_FREE_LOG_ENTRIES, 1, SESSION_POLL_MS);
 	s->timeout_ms = SESSION_POLL_MS;
 	s->trace = trace__new(&(struct trace_opts){ .snip_pre = o->snip_pre,
 						    .snip_post = o->snip_post,
@@ -391,12 +395,6 @@ static int start_tracing(struct session *s)
 	if (err) {
 		if (err == -ESRCH)
 			elog("process %d exited while heapsnoop was attaching", o->pid);
-		goto abort;
-	}
-	s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.events), on_event, s, NULL);
-	if (!s->rb) {
-		err = -errno;
-		elog("cannot set up the ring buffer: %s", strerror(errno));
 		goto abort;
 	}
 	return 0;
@@ -648,6 +646,9 @@ static int finish(struct session *s, int status)
 	if (s->o.verbose) {
 		status__unwind(stderr, s->trace);
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
+		if (s->skel->rodata->have_free_log)
+			status__free_logs(stderr, reader__logged_frees(s->rd),
+					  s->cnt[HS_CNT_FREE_LOG_FULL]);
 		if (s->cnt[HS_CNT_SPILLED])
 			elog("%" PRIu64 " allocator calls kept their state in the LRU hash: "
 			     "another thread's call held their thread slot (ids equal modulo "
@@ -696,8 +697,7 @@ void session__free(struct session *s)
 	bgdump__free(s->bg);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
-	ring_buffer__free(s->rb);
-	ringpos__free(s->rp);
+	reader__free(s->rd);
 	attach__free(s->att);
 	libc_watch__free(s->watch);
 	mmaprec__free(s->mr);

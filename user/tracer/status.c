@@ -45,16 +45,18 @@ static void human_bytes(uint64_t b, char *buf, size_t cap)
 }
 
 /*
- * Events lost: every counter but three. The returns without an entry are
+ * Events lost: every counter but four. The returns without an entry are
  * calls that began while the probes were going in (the uretprobe is
  * attached before the uprobe at the same site, so a call in between has
  * its return hooked and no entry): untraced, like any allocation made
- * before tracing began, and said apart. A call kept in the LRU hash, and
- * a thread that ended inside a call, lose nothing.
+ * before tracing began, and said apart. A call kept in the LRU hash, a
+ * thread that ended inside a call, and a free sent to the ring buffer
+ * because its CPU's log was full, lose nothing.
  */
 static bool is_loss(int k)
 {
-	return k != HS_CNT_UNMATCHED_RETURN && k != HS_CNT_SPILLED && k != HS_CNT_DIED_IN_CALL;
+	return k != HS_CNT_UNMATCHED_RETURN && k != HS_CNT_SPILLED && k != HS_CNT_DIED_IN_CALL &&
+	       k != HS_CNT_FREE_LOG_FULL;
 }
 
 static uint64_t lost_of(const uint64_t *cnt)
@@ -159,6 +161,12 @@ void status__backlog(FILE *out, uint64_t max_backlog, uint64_t size)
 		"loader%s", most, max_backlog, 100.0 * (double)max_backlog / (double)size, all,
 		max_backlog * 4 >= size * 3 ? ": it came close to full or filled; a larger "
 		"--ringbuf-size keeps more" : "");
+}
+
+void status__free_logs(FILE *out, uint64_t logged, uint64_t to_ring)
+{
+	flog(out, "frees: %" PRIu64 " through the per-CPU logs, %" PRIu64 " to the ring buffer "
+		"(a log full or contended)", logged, to_ring);
 }
 
 void status__unwind(FILE *out, const struct trace *t)

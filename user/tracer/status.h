@@ -40,6 +40,14 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt);
 void status__backlog(FILE *out, uint64_t max_backlog, uint64_t size);
 
 /*
+ * -v: the plain frees that went through the per-CPU logs, @logged, and
+ * those that went to the ring buffer instead, @to_ring (a log was full:
+ * the loader fell behind; or a program that preempted another on its CPU
+ * took the entry first).
+ */
+void status__free_logs(FILE *out, uint64_t logged, uint64_t to_ring);
+
+/*
  * --unwind dwarf, for -v: how the stacks ended (complete or why not), how
  * their frames were found, and the unwind tables' size (unwind.h).
  */
