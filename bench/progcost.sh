@@ -3,8 +3,11 @@
 # kernel's own accounting (kernel.bpf_stats_enabled=1: run_time_ns and
 # run_cnt per program, read with `bpftool prog show` while the programs are
 # still attached), beside the wall-clock cost per allocator call and the
-# loader's CPU per event, for every mode: the floor (--empty-probes), --unwind
-# fp, --unwind dwarf (the default), dwarf on the fallbacks of older kernels
+# loader's CPU per event, for every mode: the floor (--empty-probes), the
+# floor with one 8-byte read of the stack at each allocation's return
+# (--empty-probes=read: the kernel's cost of a read of user memory, which
+# every record that carries the stack pays), --unwind fp, --unwind dwarf
+# (the default), dwarf on the fallbacks of older kernels
 # (--without ...), dwarf with a 2 MiB ring buffer (one that stays in the
 # cache), and heapsnoop -a with its filters.
 #
@@ -38,6 +41,7 @@ sysctl -q kernel.bpf_stats_enabled=1
 declare -A MODE=(
 	[untraced]="-"
 	[floor]="--empty-probes"
+	[floor_read]="--empty-probes=read"
 	[fp]="--unwind fp"
 	[dwarf]=""
 	[dwarf_510]="--without task-storage,task-btf,find-vma"
@@ -48,7 +52,7 @@ declare -A MODE=(
 	[a_pidf]="-a --pid-filter PID"
 	[a_size]="-a --min-size 256"
 )
-ORDER=${PROGCOST_MODES:-untraced floor fp dwarf dwarf_510 dwarf_rb2 a_floor a_dwarf a_comm a_pidf a_size}
+ORDER=${PROGCOST_MODES:-untraced floor floor_read fp dwarf dwarf_510 dwarf_rb2 a_floor a_dwarf a_comm a_pidf a_size}
 # NAME -> the heapsnoop binary of the modes NAME_*.
 declare -A BIN=()
 BUILDS=${PROGCOST_BUILDS:-}
@@ -199,7 +203,7 @@ print("   user+system ns per record (alloc return + free runs); -a: every proces
 if fl:
 	for m in order:
 		b = rows[m]
-		if m in ("untraced", "floor", "a_floor") or "entry" not in b:
+		if m in ("untraced", "floor", "floor_read", "a_floor") or "entry" not in b:
 			continue
 		base = rows["a_floor"] if m.startswith("a_") and "a_floor" in rows else fl
 		print("  %-10s above its floor: entry %+.0f, free %+.0f, exit %+.0f ns" % (m,
@@ -217,4 +221,10 @@ if fl and "entry" in d:
 	print("  aims, dwarf: " + "; ".join("%s %s (<= %s: %s)" % (n, fmt % v,
 	      ("%.2f" if isinstance(a, float) else "%d") % a, "met" if v <= a else "not met")
 	      for n, v, a, fmt in aims))
+# What one read of user memory costs alloc_exit on this kernel: the floor of
+# any record that carries the stack (docs/PERFORMANCE.md).
+fr = rows.get("floor_read", {})
+if fl and "exit" in fr and "exit" in fl:
+	print("  one read of user memory (floor_read's alloc_exit above the floor): %+.0f ns"
+	      % (fr["exit"] - fl["exit"]))
 EOF

@@ -62,6 +62,13 @@ const volatile __u64 free_wakeup_bytes = 8 << 20;
 /* Benchmark floor (--empty-probes): every program returns at once. */
 const volatile bool empty_probes;
 /*
+ * --empty-probes=read: the allocation's return reads 8 bytes of the
+ * caller's stack first, which is all it does: the kernel's cost of one
+ * read of user memory, the floor of any record that carries the stack
+ * (docs/PERFORMANCE.md, "What one read of the user stack costs").
+ */
+const volatile bool empty_read;
+/*
  * --unwind dwarf: send the top of the caller's stack and its registers
  * (at most stack_copy bytes, a power of two) for the loader to unwind by
  * CFI, instead of walking frame pointers here.
@@ -1165,8 +1172,11 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 	struct call_state *st;
 	struct call_ref r;
 
-	if (empty_probes)
+	if (empty_probes) {
+		if (empty_read)
+			bpf_probe_read_user(&addr, sizeof(addr), (void *)PT_REGS_SP(ctx));
 		return 0;
+	}
 	id = bpf_get_current_pid_tgid();
 	if (skip_task(id))
 		return 0;

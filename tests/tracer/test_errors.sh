@@ -71,4 +71,9 @@ bad_value "--ringbuf-size 4096 (2^32 bytes overflow the kernel's 32 bits)" \
 	--ringbuf-size 4096 -- /bin/true
 bad_value "--pid-filter 1,0" "invalid pid '0'" -a --pid-filter 1,0
 bad_value "-s0" "invalid summary count '0'" -s0 -- /bin/true
+# --empty-probes takes no value or =read (bench/progcost.sh's floors).
+"$HS" --empty-probes=all -- true > /dev/null 2> "$T/e_empty"
+check "--empty-probes=all: exit 1" test $? -eq 1
+check "--empty-probes=all: names the choices" grep -q "give no value, or read" "$T/e_empty"
+
 finish

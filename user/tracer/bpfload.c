@@ -52,6 +52,7 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 {
 	skel->rodata->self_tgid = (__u32)getpid();
 	skel->rodata->empty_probes = o->empty_probes;
+	skel->rodata->empty_read = o->empty_read;
 	skel->rodata->unwind_dwarf = !o->unwind_fp;
 	skel->rodata->stack_copy = o->stack_copy;
 	skel->rodata->max_frames = trace_max_frames(o->snip_pre, o->snip_post);

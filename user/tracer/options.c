@@ -93,7 +93,9 @@ static const char usage_text[] =
 "      --thread-slots N   in-flight calls kept in N slots by thread id, a\n"
 "                         power of two (default 16384); a thread whose slot\n"
 "                         another's call holds uses a hash map (slower)\n"
-"      --empty-probes     attach probes that do nothing (benchmark floor)\n"
+"      --empty-probes[=read]  attach probes that do nothing (benchmark\n"
+"                         floor); =read: the allocation's return reads 8\n"
+"                         bytes of the stack, the kernel's cost of one read\n"
 "      --without FEATURE[,FEATURE]...  do without these kernel features even\n"
 "                         if the kernel has them, as older kernels must:\n"
 "                         task-storage, task-btf, find-vma, jiffies, atomics\n"
@@ -166,7 +168,7 @@ static const struct option longopts[] = {
 	{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "thread-slots", required_argument, NULL, OPT_THREAD_SLOTS },
-	{ "empty-probes", no_argument, NULL, OPT_EMPTY },
+	{ "empty-probes", optional_argument, NULL, OPT_EMPTY },
 	{ "without", required_argument, NULL, OPT_WITHOUT },
 	{ "preload", no_argument, NULL, OPT_PRELOAD },
 	{ "sample-bytes", required_argument, NULL, OPT_SAMPLE_BYTES },
@@ -362,7 +364,14 @@ static int parse_one(int c, char *arg, struct options *o)
 	case 'f': o->follow_forks = true; return 0;
 	case OPT_LEAKS_AT_EXIT: o->leaks_at_exit = true; return 0;
 	case OPT_ALLOCATOR: o->allocator = arg; return 0;
-	case OPT_EMPTY: o->empty_probes = true; return 0;
+	case OPT_EMPTY:
+		if (arg && strcmp(arg, "read")) {
+			elog("--empty-probes='%s': give no value, or read", arg);
+			return -EINVAL;
+		}
+		o->empty_probes = true;
+		o->empty_read = arg != NULL;
+		return 0;
 	case OPT_WITHOUT: return kfeatures__parse(arg, &o->without);
 	case OPT_PRELOAD: o->preload = true; return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:

@@ -29,6 +29,7 @@ struct options {
 	unsigned long ringbuf_mb;
 	unsigned int thread_slots;	/* --thread-slots, a power of two */
 	bool verbose, quiet, empty_probes;
+	bool empty_read;	/* --empty-probes=read */
 	bool unwind_fp;		/* --unwind fp; default dwarf */
 	unsigned int stack_copy;	/* --stack-copy bytes */
 	/* -a and the filters */
