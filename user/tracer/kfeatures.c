@@ -44,7 +44,8 @@ static const struct feature_desc descs[FEAT__MAX] = {
 		"a clock read per allocator call for the in-flight call's age" },
 	[FEAT_ATOMICS] = { "atomics", "BPF atomics (cmpxchg, xchg)", "5.12",
 		"no thread slots: every in-flight call in task storage (or the LRU "
-		"hash), a look-up per probe" },
+		"hash), a look-up per probe; no free logs: every free a ring buffer "
+		"record" },
 };
 
 int kfeatures__parse(const char *list, unsigned int *mask)
