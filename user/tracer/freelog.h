@@ -50,12 +50,6 @@ bool freelog__next(struct freelog *fl, uint64_t seq, struct hs_free_entry *out);
 /* Entries taken from the logs so far. */
 uint64_t freelog__taken(const struct freelog *fl);
 
-/*
- * Frees taken and not yet handed out by freelog__next (their records
- * wait), now: what --verbose reports beside the ring's backlog.
- */
-uint64_t freelog__pending(const struct freelog *fl);
-
 void freelog__free(struct freelog *fl);
 
 #endif /* HEAPSNOOP_FREELOG_H */
