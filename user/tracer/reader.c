@@ -29,6 +29,7 @@ struct reader {
 	bool have_held;
 	int err;		/* @fn's, which stopped the ring's reading */
 	int handed;		/* ring records handed over in this drain */
+	struct hs_event free_ev;	/* a logged free as a record: its first fields */
 };
 
 /* The logged frees that belong before sequence @seq, in order. */
@@ -37,15 +38,12 @@ static int hand_frees(struct reader *r, uint64_t seq)
 	struct hs_free_entry e;
 
 	while (r->fl && freelog__next(r->fl, seq, &e)) {
-		struct hs_event ev = {
-			.type = HS_EV_FREE,
-			.pid = (__u32)(e.id >> 32),
-			.tid = (__u32)e.id,
-			.func = HS_FN_FREE,
-			.addr = e.addr,
-		};
-		int err = r->fn(r->ctx, &ev, HS_EVENT_FREE_SIZE, e.stamp);
+		int err;
 
+		r->free_ev.pid = (__u32)(e.id >> 32);
+		r->free_ev.tid = (__u32)e.id;
+		r->free_ev.addr = e.addr;
+		err = r->fn(r->ctx, &r->free_ev, HS_EVENT_FREE_SIZE, e.stamp);
 		if (err < 0)
 			return err;
 	}
@@ -115,6 +113,8 @@ int reader__open(int ring_fd, size_t ring_size, int logs_fd, unsigned int ncpus,
 	r->fn = fn;
 	r->ctx = ctx;
 	r->limit = UINT64_MAX;
+	r->free_ev.type = HS_EV_FREE;
+	r->free_ev.func = HS_FN_FREE;
 	err = ringpos__open(ring_fd, ring_size, &r->rp);
 	if (!err && logs_fd >= 0)
 		err = freelog__open(logs_fd, ncpus, &r->fl);
