@@ -94,9 +94,8 @@ static uint64_t unstamped_bound(const struct cpu_log *cl, uint64_t idx)
 /* Remember this read of @cl, and forget those no entry left needs. */
 static void note_read(struct cpu_log *cl, uint64_t head, uint64_t ring_head)
 {
-	unsigned int drop = 0;
-
 	struct log_read *last = &cl->reads[cl->nreads - 1];
+	unsigned int drop = 0;
 
 	/* No claim since the last read: an entry claimed next comes after this one. */
 	if (head == last->head)

@@ -134,7 +134,7 @@ int reader__open(int ring_fd, size_t ring_size, int logs_fd, unsigned int ncpus,
 int reader__drain(struct reader *r)
 {
 	uint64_t next;
-	int err;
+	int err, n;
 
 	r->handed = 0;
 	r->err = 0;
@@ -148,8 +148,10 @@ int reader__drain(struct reader *r)
 		if (err < 0)
 			return err;
 	}
-	if (ring_buffer__consume(r->rb) < 0 && r->err)
-		return r->err;
+	/* Stopped by a record kept (-EAGAIN), by @fn, or failed itself. */
+	n = ring_buffer__consume(r->rb);
+	if (n < 0 && (r->err || !r->have_held))
+		return r->err ? r->err : n;
 frees:
 	/* The first ring record not handed over lies at @next. */
 	next = r->have_held ? r->held_pos : ringpos__tail(r->rp);
