@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # heapsnoop - build, test and demo. `make V=1` shows the commands.
 #
-#   make            the tools: build/heapsnoop, build/heapdecode
+#   make            the tools: build/heapsnoop, build/heapdecode, each one static
+#                   file that runs on any Linux of its architecture (STATIC=0:
+#                   linked to the shared libraries instead)
 #   make demo       install what is missing, build, trace examples/leaky
 #   make check      install what is missing, build, run every test
 #   make kmatrix    only the tracer tests in other kernels, in qemu (docs/KERNELS.md)
@@ -63,11 +65,31 @@ USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE)/
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC) $(PROFILE_PB)
-HEAPDECODE_LIBS := -lelf -ldw -lprotobuf-c -lz -lstdc++ -lm
+HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 # The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
 TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
 HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
-HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
+HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
+# The release binaries (README, "One binary for every Linux"): heapsnoop
+# and heapdecode linked static-pie, every library above and the C library
+# inside (the BPF object is in the skeleton), so that one file runs on any
+# Linux of its architecture with BTF: no PT_INTERP, no DT_NEEDED
+# (tests/test_static.sh). Position-independent, so the kernel still
+# randomizes where they load: both parse files they did not write (a
+# stranger's log, a traced program's ELF and CFI) as root. libdw's own
+# libraries come in statically too (bz2, lzma); -Wl,--wrap=dlopen refuses
+# libdwfl's dlopen of libdebuginfod.so (user/common/nodlopen.c), and
+# --fatal-warnings fails the link on any other function that would need
+# the machine's shared C library at run time (getpwnam's NSS, ...): the
+# -u look-up reads getent or /etc/passwd instead (user/tracer/userdb.c).
+# STATIC=0 links them against the shared libraries (a quicker link, and
+# the distribution's debug symbols for them); the ASan, fuzz and test
+# builds are always dynamic.
+STATIC ?= 1
+ifeq ($(STATIC),1)
+RELEASE_LDFLAGS := -static-pie -Wl,--wrap=dlopen -Wl,--fatal-warnings
+RELEASE_LIBS := -lbz2 -llzma
+endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
 
 .PHONY: all clean check demo deps deps-arm64 bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
@@ -102,7 +124,8 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 $(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
 		$(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(RELEASE_LDFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a \
+		$(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
 $(OUTPUT)/proto/profile.pb-c.h: $(PROFILE_PB)
@@ -113,7 +136,8 @@ $(PROFILE_PB): $(DECODE)/proto/profile.proto
 
 $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(DECODE_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(RELEASE_LDFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a \
+		$(HEAPDECODE_LIBS) $(RELEASE_LIBS) -o $@
 
 # --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
 # The alloc-metadata library (with the record lines and the codec it
