@@ -32,6 +32,8 @@ run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/hea
 run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/test_hdsampled.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
 	tests/test_hdpaths.sh "$OUT/asan/heapdecode"
+run "heapdecode: debug info from a debuginfod server, no dlopen (static)" \
+	tests/test_debuginfod.sh "$OUT"
 run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \
 	make --no-print-directory fuzz-run OUTPUT="$OUT" FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 run "fuzz record parser (${FUZZ_RECORDS_SECONDS:-10}s)" \

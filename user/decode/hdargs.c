@@ -107,7 +107,7 @@ static const char usage_text[] =
 "opened only if it is a regular file, and never so that it could block.\n"
 "Debug info is found\n"
 "through /usr/lib/debug/.build-id, .gnu_debuglink and, when DEBUGINFOD_URLS\n"
-"is set, debuginfod.\n"
+"is set, debuginfod (elfutils' debuginfod-find, Debian's package debuginfod).\n"
 "  -h, --help       show this help and exit\n"
 "  -V, --version    show the version and exit\n"
 "\n"
