@@ -49,6 +49,15 @@ TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
 DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE) -I$(OUTPUT)/proto
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
+# The version (user/common/version.h) and the commit built (--version,
+# make dist): `git describe --always --dirty` in a git checkout of this
+# tree, else the commit git archive wrote into user/common/gitcommit
+# (export-subst: a source archive), else "unknown".
+VERSION := $(shell sed -n 's/^\#define HEAPSNOOP_VERSION "\(.*\)"$$/\1/p' user/common/version.h)
+GIT_DESC := $(shell if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+	git describe --always --dirty; else sed -n '/^[0-9a-f]\{7,\}$$/p' user/common/gitcommit; fi)
+GIT_DESC := $(or $(GIT_DESC),unknown)
+
 ifeq ($(V),1)
 Q =
 msg =
@@ -92,13 +101,18 @@ RELEASE_LIBS := -lbz2 -llzma
 endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
 
-.PHONY: all clean check demo deps deps-arm64 bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
+.PHONY: FORCE all clean check demo deps deps-arm64 bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop $(OUTPUT)/libheapsnoop_preload.so
 
 $(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/collector $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
+
+# The commit, rewritten only when it changed (so that only then both relink).
+$(OUTPUT)/gitversion.h: FORCE | $(OUTPUT)
+	$(Q)echo '#define HEAPSNOOP_GIT "$(GIT_DESC)"' | cmp -s - $@ || \
+		echo '#define HEAPSNOOP_GIT "$(GIT_DESC)"' > $@
 
 # --- codec: a static library with no BPF dependency -------------------------
 $(OUTPUT)/codec/%.o: codec/%.c include/heapsnoop/codec.h | $(OUTPUT)/codec
@@ -122,7 +136,7 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 
 # --- heapsnoop ----------------------------------------------------------------
 $(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
-		$(OUTPUT)/libhscodec.a | $(OUTPUT)
+		$(OUTPUT)/libhscodec.a $(OUTPUT)/gitversion.h | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(RELEASE_LDFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a \
 		$(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
@@ -134,7 +148,8 @@ $(PROFILE_PB): $(DECODE)/proto/profile.proto
 	$(Q)mkdir -p $(OUTPUT)/proto
 	$(Q)protoc-c --c_out=$(OUTPUT)/proto --proto_path=$(DECODE)/proto $<
 
-$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/libhscodec.a | $(OUTPUT)
+$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/libhscodec.a \
+		$(OUTPUT)/gitversion.h | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(RELEASE_LDFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a \
 		$(HEAPDECODE_LIBS) $(RELEASE_LIBS) -o $@
@@ -284,7 +299,8 @@ $(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h | $(OUTPUT)/asan
+$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h \
+		$(OUTPUT)/gitversion.h | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
 

@@ -299,7 +299,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 			fputs(usage_text, stdout);
 			return 1;
 		case 'V':
-			printf("heapdecode %s\n", HEAPSNOOP_VERSION);
+			printf("heapdecode %s (git %s)\n", HEAPSNOOP_VERSION, HEAPSNOOP_GIT);
 			return 1;
 		default:
 			fputs("Try 'heapdecode --help' for more information.\n", stderr);

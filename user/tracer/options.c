@@ -393,7 +393,7 @@ static int parse_one(int c, char *arg, struct options *o)
 		fputs(usage_text, stdout);
 		exit(0);
 	case 'V':
-		printf("heapsnoop %s\n", HEAPSNOOP_VERSION);
+		printf("heapsnoop %s (git %s)\n", HEAPSNOOP_VERSION, HEAPSNOOP_GIT);
 		exit(0);
 	default:
 		return -EINVAL;
