@@ -16,6 +16,7 @@ run() {
 }
 run "repository root: only the project's files" tests/check_root.sh
 run "release binaries: static, one file each, x86-64 and arm64" tests/test_static.sh "$OUT"
+run "make install, make dist: the files, pkg-config, man pages" tests/test_install.sh "$OUT"
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
