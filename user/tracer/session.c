@@ -263,7 +263,7 @@ static int start_syswide(struct session *s)
 	int err;
 
 	if (!o->allocator) {
-		s->watch = libc_watch__new(s->skel, o->verbose);
+		s->watch = libc_watch__new(s->skel, -1, o->verbose);
 		if (!s->watch)
 			return -ENOMEM;
 		mo.on_file = libc_watch__on_file;
