@@ -23,6 +23,7 @@
 #include "attach.h"
 #include "bgdump.h"
 #include "bpfload.h"
+#include "execprobe.h"
 #include "gate.h"
 #include "heapsnoop.skel.h"
 #include "launch.h"
@@ -55,7 +56,8 @@ struct session {
 	struct trace *trace;
 	struct launch child;
 	struct launch_user user;	/* -u */
-	struct libc_watch *watch;
+	struct libc_watch *watch;	/* the allocator files probed (not -a --allocator) */
+	struct exec_probe *ep;	/* launch mode: each exec's allocator */
 	struct mmaprec *mr;	/* -a: the kernel's mapping records */
 	struct task_links tl;
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
@@ -67,6 +69,7 @@ struct session {
 	FILE *out, *tty;
 	bool launched, forwarded, said_waiting;
 	int write_err, child_status, pidfd;
+	int nfuncs;	/* -p: allocator functions probed at the start */
 	double next_status, next_dump, next_sample;
 	uint64_t last_events;
 	uint64_t max_backlog;	/* the most the ring held at a drain's start */
@@ -193,11 +196,15 @@ static int drain(struct session *s)
  */
 static int wait_events(struct session *s)
 {
-	struct pollfd pfd = { .fd = reader__epoll_fd(s->rd), .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = reader__epoll_fd(s->rd), .events = POLLIN },
+		/* The launched command stopped (its exec, its loader's calls). */
+		{ .fd = s->launched ? s->child.wake_fd : -1, .events = POLLIN },
+	};
 	double now;
 	int log_ms;
 
-	if (poll(&pfd, 1, s->timeout_ms) < 0 && errno != EINTR)
+	if (poll(pfd, 2, s->timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	now = now_s();
 	s->timeout_ms = pace__next(&s->pace, reader__head(s->rd), now);
@@ -233,6 +240,21 @@ static void at_child_exit(void *arg)
 
 	reader__drain(s->rd);
 	trace__refresh_maps(s->trace, s->o.pid);
+}
+
+/* The child's exec stop, then its loader's system calls (execprobe.h). */
+static bool at_child_exec(void *arg, pid_t pid)
+{
+	struct session *s = arg;
+
+	return exec_probe__exec(s->ep, pid);
+}
+
+static bool at_child_syscall(void *arg, pid_t pid, const struct launch_syscall *sc)
+{
+	struct session *s = arg;
+
+	return exec_probe__syscall(s->ep, pid, sc);
 }
 
 /* --- start-up ------------------------------------------------------------ */
@@ -328,6 +350,33 @@ static int attach_tasks(struct session *s)
 }
 
 /*
+ * -p and launch mode's probes: one set per allocator file (libcwatch.c),
+ * for the target alone or, with -f, every process (filtered in BPF). -p:
+ * the process's allocator now; launch mode: each image's at its exec.
+ * Returns 0 or -errno, said.
+ */
+static int start_probes(struct session *s)
+{
+	const struct options *o = &s->o;
+	bool fresh;
+
+	s->watch = libc_watch__new(s->skel, o->follow_forks ? -1 : o->pid, o->verbose);
+	if (!s->watch || (s->launched && !(s->ep = exec_probe__new(s->watch, o->allocator,
+									 o->verbose)))) {
+		elog("out of memory");
+		return -ENOMEM;
+	}
+	if (!s->launched) {
+		s->nfuncs = libc_watch__probe(s->watch, s->libpath, &fresh);
+		if (s->nfuncs < 0 && !fresh)	/* else attach.c said why */
+			elog("cannot read %s: %s", s->libpath, strerror(-s->nfuncs));
+		if (s->nfuncs < 0)
+			return s->nfuncs;
+	}
+	return 0;
+}
+
+/*
  * The trace, the command held (launch mode), the probes, the ring buffer.
  * Returns 0 or -errno, said; a held command is ended on failure.
  */
@@ -371,7 +420,7 @@ static int start_tracing(struct session *s)
 			return err;
 		}
 		s->launched = true;
-		err = target__check_command(s->cmdpath, o->allocator);
+		err = target__check_command(s->cmdpath);
 		if (err)
 			goto abort;
 		o->pid = s->child.pid;
@@ -389,8 +438,7 @@ static int start_tracing(struct session *s)
 	if (o->all)
 		err = start_syswide(s);
 	else if (!(err = attach_tasks(s)))
-		err = attach__allocator(s->skel, s->libpath, o->follow_forks ? -1 : o->pid,
-					o->verbose, &s->att);
+		err = start_probes(s);
 	s->skel->bss->armed = true;
 	if (err) {
 		if (err == -ESRCH)
@@ -417,9 +465,9 @@ static int announce(struct session *s)
 		     s->watch && n == 1 ? "y" : "ies",
 		     o->comm || o->npids || o->uid >= 0 ? " (filtered)" : "");
 	} else if (s->launched) {
-		elog("tracing %s (pid %d%s%s): %d allocator functions in %s", s->cmdpath, o->pid,
-		     o->user ? ", as " : "", o->user ? o->user : "", attach__count(s->att),
-		     s->libpath);
+		/* Each exec then says which allocator it probes (execprobe.c). */
+		elog("tracing %s (pid %d%s%s)", s->cmdpath, o->pid, o->user ? ", as " : "",
+		     o->user ? o->user : "");
 		err = launch__go(&s->child);
 		if (err) {
 			elog("cannot run %s: %s", s->cmdpath, strerror(-err));
@@ -428,8 +476,8 @@ static int announce(struct session *s)
 	} else {
 		trace__add_proc(s->trace, o->pid);
 		s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
-		elog("tracing pid %d: %d allocator functions in %s", o->pid,
-		     attach__count(s->att), s->libpath);
+		elog("tracing pid %d: %d allocator functions in %s", o->pid, s->nfuncs,
+		     s->libpath);
 		if (s->pidfd < 0 && errno == ESRCH) {
 			elog("process %d exited while heapsnoop was attaching", o->pid);
 			return -ESRCH;
@@ -449,7 +497,7 @@ struct session *session__new(const struct options *o)
 	s->o = *o;
 	s->out = stdout;
 	s->pidfd = -1;
-	s->child = (struct launch){ .go_fd = -1, .err_fd = -1 };
+	s->child = (struct launch){ .go_fd = -1, .err_fd = -1, .wake_fd = -1 };
 	s->reason = "exit";
 	/*
 	 * A dump asked for while starting (-a takes seconds) is written once
@@ -491,10 +539,15 @@ static bool pidfd_exited(int pidfd)
 /* The target is gone (its exit stop, or its pidfd): true to stop. */
 static bool target_ended(struct session *s)
 {
+	static const struct launch_hooks hooks = {
+		.at_exec = at_child_exec, .at_syscall = at_child_syscall, .at_exit = at_child_exit,
+	};
+	struct launch_hooks h = hooks;
 	bool done;
 
+	h.ctx = s;
 	if (s->launched)
-		done = launch__poll(&s->child, at_child_exit, s, &s->child_status);
+		done = launch__poll(&s->child, &h, &s->child_status);
 	else
 		done = pidfd_exited(s->pidfd);
 	if (done) {
@@ -615,7 +668,7 @@ static int loop(struct session *s)
 /* Detached, drained: the last dump, -s, the accounting; the exit status. */
 static int finish(struct session *s, int status)
 {
-	uint64_t lost_maps, lost;
+	uint64_t lost_maps, lost, untraced;
 
 	/* Detach before writing: the target runs at full speed again. */
 	attach__free(s->att);
@@ -643,6 +696,11 @@ static int finish(struct session *s, int status)
 	if (s->unfollowed)
 		elog("%" PRIu64 " processes forked by the traced ones were not traced "
 		     "(-f follows them)", s->unfollowed);
+	untraced = exec_probe__untraced(s->ep);
+	if (untraced)
+		elog("IMAGES NOT TRACED: %" PRIu64 " of the images the command exec'd had no "
+		     "allocator heapsnoop could probe (said above, each): their allocations are "
+		     "not in the records", untraced);
 	if (s->o.verbose) {
 		status__unwind(stderr, s->trace);
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
@@ -664,10 +722,12 @@ static int finish(struct session *s, int status)
 		status = 1;
 	if (status)
 		return status;
-	if (lost || lost_maps) {
+	if (lost || lost_maps || untraced) {
 		if (s->launched && !strcmp(s->reason, "exit"))
-			elog("exit status %d: events were lost (the command's own status: %s %d)",
-			     SESSION_EXIT_LOST, WIFSIGNALED(s->child_status) ? "signal" : "exit",
+			elog("exit status %d: %s (the command's own status: %s %d)",
+			     SESSION_EXIT_LOST, lost || lost_maps ? "events were lost" :
+			     "images were not traced",
+			     WIFSIGNALED(s->child_status) ? "signal" : "exit",
 			     WIFSIGNALED(s->child_status) ? WTERMSIG(s->child_status) :
 			     WEXITSTATUS(s->child_status));
 		return SESSION_EXIT_LOST;
@@ -700,6 +760,7 @@ void session__free(struct session *s)
 	reader__free(s->rd);
 	attach__free(s->att);
 	libc_watch__free(s->watch);
+	exec_probe__free(s->ep);
 	mmaprec__free(s->mr);
 	bpf_link__destroy(s->tl.exit);
 	bpf_link__destroy(s->tl.exec);
