@@ -27,6 +27,7 @@
 #include "gate.h"
 #include "heapsnoop.skel.h"
 #include "launch.h"
+#include "libcfollow.h"
 #include "libcwatch.h"
 #include "mmaprec.h"
 #include "msg.h"
@@ -58,7 +59,8 @@ struct session {
 	struct launch_user user;	/* -u */
 	struct libc_watch *watch;	/* the allocator files probed (not -a --allocator) */
 	struct exec_probe *ep;	/* launch mode: each exec's allocator */
-	struct mmaprec *mr;	/* -a: the kernel's mapping records */
+	struct libc_follow *follow;	/* -p, -f: the C libraries mapped later */
+	struct mmaprec *mr;	/* -a, -p, -f: the kernel's mapping records */
 	struct task_links tl;
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
@@ -352,13 +354,18 @@ static int attach_tasks(struct session *s)
 /*
  * -p and launch mode's probes: one set per allocator file (libcwatch.c),
  * for the target alone or, with -f, every process (filtered in BPF). -p:
- * the process's allocator now; launch mode: each image's at its exec.
- * Returns 0 or -errno, said.
+ * the process's allocator now; launch mode: each image's at its exec. The
+ * C libraries mapped later by -p's process or -f's children are probed
+ * as the kernel's mapping records name them (not with --allocator: one
+ * file for all). Returns 0 or -errno, said.
  */
 static int start_probes(struct session *s)
 {
+	struct mmaprec_opts mo = { .on_file = libc_follow__on_file,
+				   .on_task = libc_follow__on_task };
 	const struct options *o = &s->o;
 	bool fresh;
+	int err;
 
 	s->watch = libc_watch__new(s->skel, o->follow_forks ? -1 : o->pid, o->verbose);
 	if (!s->watch || (s->launched && !(s->ep = exec_probe__new(s->watch, o->allocator,
@@ -373,7 +380,18 @@ static int start_probes(struct session *s)
 		if (s->nfuncs < 0)
 			return s->nfuncs;
 	}
-	return 0;
+	if (o->allocator || (s->launched && !o->follow_forks))
+		return 0;
+	mo.ctx = s->follow = libc_follow__new(s->watch, o->pid, s->launched ? o->pid : 0,
+					      o->follow_forks);
+	if (!s->follow) {
+		elog("out of memory");
+		return -ENOMEM;
+	}
+	err = mmaprec__new(s->skel->maps.mmap_records, 64, &mo, &s->mr);
+	if (err)
+		elog("cannot read the kernel's mapping records (perf_event_open): %s", strerror(-err));
+	return err;
 }
 
 /*
@@ -701,6 +719,10 @@ static int finish(struct session *s, int status)
 		elog("IMAGES NOT TRACED: %" PRIu64 " of the images the command exec'd had no "
 		     "allocator heapsnoop could probe (said above, each): their allocations are "
 		     "not in the records", untraced);
+	if (libc_follow__late(s->follow))
+		elog("%" PRIu64 " C libraries were probed only once a traced process had mapped "
+		     "them, or not at all (said above): what those processes allocated until "
+		     "then is missing", libc_follow__late(s->follow));
 	if (s->o.verbose) {
 		status__unwind(stderr, s->trace);
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
@@ -716,8 +738,9 @@ static int finish(struct session *s, int status)
 			     bgdump__longest_ms(s->bg));
 	}
 	if (lost_maps)
-		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): stacks "
-		     "of processes started meanwhile may not symbolize", lost_maps);
+		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): %s",
+		     lost_maps, s->o.all ? "stacks of processes started meanwhile may not symbolize" :
+		     "a C library a traced process mapped meanwhile may not have been probed");
 	if (s->write_err)
 		status = 1;
 	if (status)
@@ -762,6 +785,7 @@ void session__free(struct session *s)
 	libc_watch__free(s->watch);
 	exec_probe__free(s->ep);
 	mmaprec__free(s->mr);
+	libc_follow__free(s->follow);
 	bpf_link__destroy(s->tl.exit);
 	bpf_link__destroy(s->tl.exec);
 	bpf_link__destroy(s->tl.fork);
