@@ -388,7 +388,8 @@ static int start_probes(struct session *s)
 		elog("out of memory");
 		return -ENOMEM;
 	}
-	err = mmaprec__new(s->skel->maps.mmap_records, 64, &mo, &s->mr);
+	/* 64 KiB a CPU: records of the system's mmaps for 10 ms, a few traced. */
+	err = mmaprec__new(s->skel->maps.mmap_records, 16, &mo, &s->mr);
 	if (err)
 		elog("cannot read the kernel's mapping records (perf_event_open): %s", strerror(-err));
 	return err;
