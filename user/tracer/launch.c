@@ -287,6 +287,17 @@ void launch__abort(struct launch *l)
 	waitpid(l->pid, &st, __WALL);
 }
 
+static const char *stop_name(int sig)
+{
+	switch (sig) {
+	case SIGSTOP: return "SIGSTOP";
+	case SIGTSTP: return "SIGTSTP";
+	case SIGTTIN: return "SIGTTIN";
+	case SIGTTOU: return "SIGTTOU";
+	default: return "a stop signal";
+	}
+}
+
 /* Let the child go on, stopping at its system calls while walking. */
 static void resume(struct launch *l, int sig)
 {
@@ -342,7 +353,18 @@ int launch__poll(struct launch *l, const struct launch_hooks *h, int *status)
 			resume(l, 0);
 			break;
 		case PTRACE_EVENT_STOP:
-			/* A group stop (SIGSTOP, SIGTSTP): stay stopped. */
+			/*
+			 * A group stop (SIGSTOP, SIGTSTP...): stay stopped, seen.
+			 * Its end (SIGCONT) traps once more, with SIGTRAP: go on
+			 * (listening again kept the command stopped for good).
+			 */
+			if (WSTOPSIG(st) == SIGTRAP) {
+				resume(l, 0);
+				break;
+			}
+			if (l->verbose)
+				elog("pid %d is stopped (%s): it stays so until SIGCONT",
+				     l->pid, stop_name(WSTOPSIG(st)));
 			ptrace(PTRACE_LISTEN, l->pid, NULL, NULL);
 			break;
 		default:

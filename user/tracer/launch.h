@@ -20,6 +20,7 @@ struct launch {
 	int err_fd;	/* the child's exec errno, or EOF on success */
 	int wake_fd;	/* readable when the child may have stopped (SIGCHLD) */
 	bool walking;	/* stopped at its system calls (PTRACE_SYSCALL) */
+	bool verbose;	/* say its group stops */
 };
 
 /* A system call's entry or exit (PTRACE_GET_SYSCALL_INFO, Linux 5.3). */

@@ -516,7 +516,8 @@ struct session *session__new(const struct options *o)
 	s->o = *o;
 	s->out = stdout;
 	s->pidfd = -1;
-	s->child = (struct launch){ .go_fd = -1, .err_fd = -1, .wake_fd = -1 };
+	s->child = (struct launch){ .go_fd = -1, .err_fd = -1, .wake_fd = -1,
+				    .verbose = o->verbose };
 	s->reason = "exit";
 	/*
 	 * A dump asked for while starting (-a takes seconds) is written once
