@@ -11,7 +11,9 @@ set -u
 : > "$T/err"
 coproc W { exec "$HS" -q -v -o "$T/rec" -- "$PROGS/prog_waiter" 2> "$T/err"; }
 hs=$W_PID
-exec 5< <(exec tail --pid="$hs" -n +1 -f "$T/err")
+mkfifo "$T/errf"	# not <(...): the kernel matrix's guests have no /dev/fd
+tail --pid="$hs" -n +1 -f "$T/err" > "$T/errf" &
+exec 5< "$T/errf"
 wait_line "${W[0]}" '^ready ' "$T/out" || exit 1
 pid=$(sed -n 's/^ready //p' "$T/out")
 kill -STOP "$pid"
