@@ -178,6 +178,20 @@ static bool in_loader(const struct exec_probe *ep, uint64_t ip)
 	return false;
 }
 
+/* Whether the ELF file at @path defines malloc and free (a static image). */
+static bool own_malloc(const char *path)
+{
+	struct elf_file *ef;
+	struct elf_func fn;
+	bool has;
+
+	if (elf_file__open(path, &ef))
+		return false;
+	has = !elf_file__find_func(ef, "malloc", &fn) && !elf_file__find_func(ef, "free", &fn);
+	elf_file__close(ef);
+	return has;
+}
+
 /* glibc's dynamic loader run as the program (ld-linux-x86-64.so.2 PROG). */
 static bool is_loader(const char *path)
 {
@@ -189,9 +203,8 @@ bool exec_probe__exec(struct exec_probe *ep, pid_t pid)
 	char link[64];
 	struct mapset *pm = NULL;
 	struct elf_file *ef;
-	struct elf_func fn;
 	struct stat exe;
-	bool native = true, own_malloc = false, walk = false;
+	bool native = true, walk = false;
 	ssize_t n;
 	int err;
 
@@ -211,8 +224,6 @@ bool exec_probe__exec(struct exec_probe *ep, pid_t pid)
 	}
 	if (!elf_file__open(link, &ef)) {
 		native = elf_file__is_native(ef);
-		own_malloc = !elf_file__find_func(ef, "malloc", &fn) &&
-			     !elf_file__find_func(ef, "free", &fn);
 		elf_file__close(ef);
 	}
 	if (!native) {
@@ -230,7 +241,7 @@ bool exec_probe__exec(struct exec_probe *ep, pid_t pid)
 			add_range(ep, &pm->v[i]);
 	if (!ep->nloader) {
 		/* No PT_INTERP: statically linked, or the loader run as a program. */
-		if (own_malloc) {
+		if (own_malloc(link)) {
 			probe(ep, pid, link, "its own malloc, statically linked");
 			goto out;
 		}
