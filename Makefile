@@ -121,7 +121,7 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c
 COLLECTOR := user/collector
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
 	$(COMMON)/sampling.c $(CODEC_SRC)
-PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/localstack.c \
+PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/localstack.c $(COLLECTOR)/ehframe.c \
 	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
@@ -137,7 +137,7 @@ $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 $(OUTPUT)/libheapsnoop_preload.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(COLLECTOR_CFLAGS) -shared -fvisibility=hidden -fno-omit-frame-pointer \
-		-ftls-model=initial-exec -Wl,-z,defs $(PRELOAD_SRC) -lunwind -ldl -lm -o $@
+		-ftls-model=initial-exec -Wl,-z,defs $(PRELOAD_SRC) -ldl -lm -o $@
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)

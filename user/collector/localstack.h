@@ -1,18 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * localstack.h - the stack of the thread that called the allocator, from
- * inside the process: libunwind's unw_backtrace (by .eh_frame, complete
- * without frame pointers; cached per address by libunwind), or frame
- * pointers when asked (cheaper, complete only where every caller keeps
- * them). Frames inside the collector's own object are dropped, so frame 0
- * is the return address into the allocator's caller, as heapsnoop's.
- * Why libunwind: docs/COLLECTOR.md ("Unwinding in the process").
+ * inside the process: the collector's own unwinder by each module's
+ * .eh_frame (ehframe.c; complete without frame pointers), each
+ * address's rule kept in a lock-free cache so a hot call site is parsed
+ * once; or frame pointers when asked (cheaper, complete only where every
+ * caller keeps them). Frames inside the collector's own object are
+ * dropped, so frame 0 is the return address into the allocator's caller,
+ * as heapsnoop's. Why its own unwinder: docs/COLLECTOR.md ("Unwinding in
+ * the process").
  */
 #ifndef HEAPSNOOP_COLLECTOR_LOCALSTACK_H
 #define HEAPSNOOP_COLLECTOR_LOCALSTACK_H
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,7 +23,7 @@
 
 /* Set by localstack__init(): read by the inline capture. */
 extern uintptr_t localstack_self_start, localstack_self_end;	/* our text */
-extern bool localstack_fp;	/* walk frame pointers, not libunwind */
+extern bool localstack_fp;	/* walk frame pointers, not the CFI */
 
 /*
  * Learn the address range of the object that holds this file (dladdr and
@@ -34,59 +34,45 @@ void localstack__init(bool use_fp);
 /* The frame-pointer walk into @ip[@max]; returns the count. */
 int localstack__walk_fp(void **ip, int max);
 
+/* Counts of the CFI walk's rule cache, for tests and benchmarks. */
+struct localstack_stats {
+	uint64_t walks;		/* stacks walked */
+	uint64_t parsed;	/* ... not in the cache: found in .eh_frame */
+	uint64_t epochs;	/* modules unloaded seen (the cache emptied) */
+};
+
+/*
+ * The CFI walk from its own frame into @ip[@max], innermost first (its
+ * own pc, then return addresses): the count. *@broken is set when the
+ * walk stopped before the outermost frame without reaching @max: a frame
+ * with no rule it can follow (no FDE and no safe frame-pointer step, a
+ * DWARF expression it does not handle: ehframe.h), or a step that got
+ * nowhere (same pc and sp) or went down the stack. Never allocates, takes
+ * no lock but the dynamic loader's (dl_iterate_phdr: once per walk for its
+ * count of unloaded modules, and again for a module on a cache miss).
+ */
+int localstack__walk(void **ip, int max, bool *broken);
+
+/*
+ * The rule cache's counts so far: the calling thread's walks and
+ * parses, and the changes of epoch any thread saw.
+ */
+void localstack__stats(struct localstack_stats *st);
+
 /* localstack__capture()'s *cut: the stack went on past the frames kept. */
 #define LOCALSTACK_CUT_DEPTH (1u << 0)
 /* ... or a frame's caller was not recovered: the stack stops early. */
 #define LOCALSTACK_CUT_UNREADABLE (1u << 1)
 
 /*
- * libunwind's walk into @ip[@max], frame by frame: the count. On x86-64
- * unw_backtrace() (its cached fast path); elsewhere unw_step() by hand,
- * because on aarch64, at a frame without CFI, libunwind's step can hand
- * back that frame again (same pc, same sp) and then stop, as if the stack
- * ended there: a step that gets nowhere, or fails, sets *@broken.
- */
-static inline __attribute__((always_inline)) int
-localstack__unwind(void **ip, int max, bool *broken)
-{
-#if defined(__x86_64__)
-	*broken = false;
-	return unw_backtrace(ip, max);
-#else
-	unw_word_t pc, sp, last_pc = 0, last_sp = 0;
-	unw_context_t uc;
-	unw_cursor_t c;
-	int n = 0, r;
-
-	*broken = false;
-	if (unw_getcontext(&uc) || unw_init_local(&c, &uc))
-		return 0;
-	do {
-		if (unw_get_reg(&c, UNW_REG_IP, &pc) || unw_get_reg(&c, UNW_REG_SP, &sp) ||
-		    (n && pc == last_pc && sp == last_sp)) {
-			*broken = true;
-			break;
-		}
-		ip[n++] = (void *)pc;
-		last_pc = pc;
-		last_sp = sp;
-		r = unw_step(&c);
-		*broken = r < 0;
-	} while (r > 0 && n < max);
-	return n;
-#endif
-}
-
-/*
  * Up to @max (<= 31) return addresses of the calling thread, call site of
  * the allocator first, in place in @buf (LOCALSTACK_BUF entries): *@frames
  * points at the first. *@cut gets LOCALSTACK_CUT_DEPTH when the stack went
  * on past @max frames (the walk found one more), LOCALSTACK_CUT_UNREADABLE
- * when libunwind could not go on to a frame's caller, else 0. Returns the
+ * when the walk could not go on to a frame's caller, else 0. Returns the
  * count (0: none found). Inline, so that the collector's caller is unwound
- * through as few of its own frames as the compiler leaves (each costs
- * libunwind a step); those there are are dropped by address, and nothing
- * is copied.
+ * through as few of its own frames as the compiler leaves; those there
+ * are are dropped by address, and nothing is copied.
  */
 static inline __attribute__((always_inline)) int
 localstack__capture(uint64_t *buf, int max, const uint64_t **frames, unsigned int *cut)
@@ -98,7 +84,7 @@ localstack__capture(uint64_t *buf, int max, const uint64_t **frames, unsigned in
 		max = 31;
 	/* One frame more than kept: there, the stack is cut. */
 	n = localstack_fp ? localstack__walk_fp((void **)buf, LOCALSTACK_SKIP_MAX + max + 1) :
-		localstack__unwind((void **)buf, LOCALSTACK_SKIP_MAX + max + 1, &broken);
+		localstack__walk((void **)buf, LOCALSTACK_SKIP_MAX + max + 1, &broken);
 	while (k < n && k < LOCALSTACK_SKIP_MAX && buf[k] >= localstack_self_start &&
 	       buf[k] < localstack_self_end)
 		k++;

@@ -10,7 +10,7 @@
  *
  * A block is ours or not by the magic before it (hs_am_owns()), so blocks
  * the collector did not track pass straight to the C library: those made
- * while the collector itself allocates (a dump's buffers, libunwind), the
+ * while the collector itself allocates (a dump's buffers), the
  * unsampled ones with HEAPSNOOP_SAMPLE_BYTES, and those from before the
  * real functions were found, which come from a static arena (dlsym calls
  * calloc while it resolves them) and are never given back.
