@@ -156,6 +156,33 @@ $(OUTPUT)/tests/test_alloc_metadata: tests/collector/test_alloc_metadata.c $(AM_
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
 
+# The collector's unwinder on frames of known shapes (tests/collector/
+# test_unwind.c): the shapes without frame pointers, one frame with a frame
+# pointer and no CFI, two libraries of the shapes loaded in turn.
+SHAPES_CFLAGS := -O2 -g -fomit-frame-pointer -pthread
+$(OUTPUT)/tests/unwind_shapes.o: tests/collector/unwind_shapes.c tests/collector/unwind_shapes.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SHAPES_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/unwind_nocfi.o: tests/collector/unwind_nocfi.c tests/collector/unwind_shapes.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-c $< -o $@
+
+$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so: $(OUTPUT)/tests/libshapes_%.so: \
+		tests/collector/unwind_swap.S tests/collector/unwind_shapes.c tests/collector/unwind_shapes.h \
+		| $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB $(if $(filter b,$*),-DSHAPES_PAD -DSWAP_B) -fPIC -shared \
+		-fvisibility=hidden $(filter %.S %.c,$^) -o $@
+
+$(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(COLLECTOR)/localstack.c $(COLLECTOR)/ehframe.c \
+		$(OUTPUT)/tests/unwind_shapes.o $(OUTPUT)/tests/unwind_nocfi.o $(COLLECTOR_HDR) \
+		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
+		-pthread -ldl -lcmocka -o $@
+
 $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
@@ -316,7 +343,8 @@ check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
-		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
+		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
+		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		arm64-build

@@ -550,6 +550,7 @@ static int sym_eval(const uint8_t *p, uint64_t len, bool cfa_known, uintptr_t pc
 	struct cur c = { p, p + len, false };
 	unsigned int sp = 0;
 
+	(void)pc;	/* aarch64: no register holds the pc */
 	if (cfa_known)
 		st[sp++] = (struct sym){ LS_BASE_CFA, false, 0 };
 	while (c.p < c.end && !c.bad) {
