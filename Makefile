@@ -133,11 +133,37 @@ $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 		$(CC) $(patsubst -I%,-I$(CURDIR)/%,$(COLLECTOR_CFLAGS)) -c $$f || exit 1; done
 	$(Q)$(AR) rcs $@ $(addprefix $(OUTPUT)/collector/,$(notdir $(AM_SRC:.c=.o)))
 
-# Frame pointers kept, so that HEAPSNOOP_UNWIND=fp climbs out of it.
+# The preload loads into programs of older distributions: it is compiled
+# and linked against the oldest C library it supports, Debian 11's glibc
+# 2.31, as a sysroot (docs/COLLECTOR.md, "Old C libraries"):
+#   PRELOAD_SYSROOT=bullseye  fetched once into /var/cache/heapsnoop/sysroot
+#                             (scripts/glibc-sysroot.sh; the default)
+#   PRELOAD_SYSROOT=DIR       a sysroot of that layout made otherwise
+#   PRELOAD_SYSROOT=          this machine's own C library (its versions)
+# Its -B and -L come first: Debian's gcc searches /usr/lib/<triplet>
+# before a --sysroot's own libraries. log() is bound to its first version
+# (oldlibc.c). Frame pointers kept, so that HEAPSNOOP_UNWIND=fp climbs out of it.
+PRELOAD_SYSROOT ?= bullseye
+PRELOAD_TRIPLET := $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu,x86_64-linux-gnu)
+PRELOAD_SRC += $(COLLECTOR)/oldlibc.c
+PRELOAD_SYSROOT_SH = sysroot='$(PRELOAD_SYSROOT)'; \
+	if [ "$$sysroot" = bullseye ]; then sysroot=$$(scripts/glibc-sysroot.sh $(ARCH)) || exit 1; fi; \
+	sysflags=$${sysroot:+"--sysroot=$$sysroot -B$$sysroot/usr/lib/$(PRELOAD_TRIPLET)/ \
+		-L$$sysroot/usr/lib/$(PRELOAD_TRIPLET) -L$$sysroot/lib/$(PRELOAD_TRIPLET)"}
+
 $(OUTPUT)/libheapsnoop_preload.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(COLLECTOR_CFLAGS) -shared -fvisibility=hidden -fno-omit-frame-pointer \
-		-ftls-model=initial-exec -Wl,-z,defs $(PRELOAD_SRC) -ldl -lm -o $@
+	$(Q)$(PRELOAD_SYSROOT_SH); \
+	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -shared -fvisibility=hidden -fno-omit-frame-pointer \
+		-ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log $(PRELOAD_SRC) -ldl -lm -o $@
+
+# prog_collect against the same sysroot, run by its own ld.so and libc
+# (tests/collector/test_preload_oldlibc.sh).
+$(OUTPUT)/tests/prog_collect_old: tests/collector/prog_collect.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(PRELOAD_SYSROOT_SH); [ -n "$$sysroot" ] || sysroot=$$(scripts/glibc-sysroot.sh $(ARCH)) || exit 1; \
+	sysflags="--sysroot=$$sysroot -B$$sysroot/usr/lib/$(PRELOAD_TRIPLET)/ -L$$sysroot/usr/lib/$(PRELOAD_TRIPLET) \
+		-L$$sysroot/lib/$(PRELOAD_TRIPLET)"; $(CC) $$sysflags $(PROG_CFLAGS) $< -o $@
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -344,6 +370,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
+		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \

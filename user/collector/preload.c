@@ -78,7 +78,13 @@ static inline bool in_arena(const void *p)
 
 static void resolve(void)
 {
-	static int resolving;
+	/*
+	 * volatile: dlsym() reaches calloc_slow() and this test again (glibc
+	 * before 2.34 callocs its error buffer), a path the compiler cannot
+	 * see; as a plain static, GCC dropped the store of 1 as dead and
+	 * resolve() recursed until the stack ran out.
+	 */
+	static volatile int resolving;
 
 	if (resolving)
 		return;
