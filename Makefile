@@ -165,6 +165,20 @@ $(OUTPUT)/tests/prog_collect_old: tests/collector/prog_collect.c | $(OUTPUT)/tes
 	sysflags="--sysroot=$$sysroot -B$$sysroot/usr/lib/$(PRELOAD_TRIPLET)/ -L$$sysroot/usr/lib/$(PRELOAD_TRIPLET) \
 		-L$$sysroot/lib/$(PRELOAD_TRIPLET)"; $(CC) $$sysflags $(PROG_CFLAGS) $< -o $@
 
+# heapsnoop --preload with nothing but heapsnoop: the collector of the
+# same build and architecture embedded (user/tracer/preload.c's .incbin of
+# a copy without debug sections; its .eh_frame stays, the walk needs it).
+$(OUTPUT)/collector/libheapsnoop_preload.embed.so: $(OUTPUT)/libheapsnoop_preload.so | $(OUTPUT)/collector
+	$(call msg,STRIP,$@)
+	$(Q)llvm-strip --strip-debug $< -o $@
+
+$(OUTPUT)/preload_blob.h: $(OUTPUT)/collector/libheapsnoop_preload.embed.so
+	$(call msg,GEN,$@)
+	$(Q)printf '/* generated: the collector heapsnoop --preload embeds */\n#define HS_PRELOAD_BLOB "%s"\n' \
+		'$(abspath $<)' > $@
+
+$(OUTPUT)/heapsnoop: $(OUTPUT)/preload_blob.h
+
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(OUTPUT)/libhsam.a -pthread -lm -o $@

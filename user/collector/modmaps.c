@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "heapsnoop/alloc_metadata.h"
@@ -129,6 +130,9 @@ int hs_am_maps_self(FILE *out, int pid, void *arg)
 
 	(void)arg;
 	c.exe[n > 0 ? n : 0] = '\0';
+	/* No /proc: the name the program was executed by, made absolute. */
+	if (n <= 0 && getauxval(AT_EXECFN) && !realpath((const char *)getauxval(AT_EXECFN), c.exe))
+		c.exe[0] = '\0';
 	dl_iterate_phdr(one_object, &c);
 	return c.err;
 }
