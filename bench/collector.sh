@@ -8,8 +8,10 @@
 #   untraced, floor (heapsnoop --empty-probes), heapsnoop (dwarf, fp, and
 #   dwarf with --sample-bytes 524288),
 #   memleak-bpfcc -p (if installed; N_SLOW calls), heaptrack -r (raw) and
-#   heaptrack, the preload (libunwind; frame pointers), the preload with
-#   --sample-bytes 524288, the preload on the build without frame pointers;
+#   heaptrack, the preload (its own unwinder; frame pointers), the preload
+#   with --sample-bytes 524288, the preload on the build without frame
+#   pointers; the preload as it was with libunwind (built from commit
+#   BENCH_BEFORE, a59ac27 by default: the last with libunwind), on both;
 # then the two in-process choices behind docs/COLLECTOR.md: the unwinders
 # (bench/unwinders.c) and where the record lives (bench/am_layout.c).
 #   usage: bench/collector.sh [BUILD_DIR]     BENCH_ROUNDS (5), BENCH_OPS
@@ -24,7 +26,14 @@ trap 'rm -rf "$T"' EXIT
 WL=$T/wl
 gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
 gcc -O2 -g -fomit-frame-pointer -o "$T/wl_nofp" bench/workload.c
-gcc -O2 -g -fomit-frame-pointer bench/unwinders.c -lunwind -o "$T/unwinders"
+gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/collector bench/unwinders.c \
+	user/collector/localstack.c user/collector/ehframe.c -lunwind -o "$T/unwinders"
+# The preload before its own unwinder: libunwind's (needs libunwind-dev).
+BEFORE=${BENCH_BEFORE:-a59ac27}
+mkdir -p "$T/before"
+git archive "$BEFORE" | tar -x -C "$T/before"
+make -s -C "$T/before" build/libheapsnoop_preload.so > /dev/null
+PLB=$T/before/build/libheapsnoop_preload.so
 gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common bench/am_layout.c \
 	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records.c \
 	user/common/text.c user/common/sampling.c user/common/htab.c codec/*.c -pthread -lm \
@@ -33,8 +42,10 @@ gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common bench/am_layout.c \
 PL=$OUT/libheapsnoop_preload.so
 
 pre() { env LD_PRELOAD="$PL" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
+pre_before() { env LD_PRELOAD="$PLB" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
 modes=(untraced floor heapsnoop heapsnoop_sampled heapsnoop_fp heaptrack_raw heaptrack
-	preload preload_fp preload_sampled untraced_nofp preload_nofp)
+	preload preload_libunwind preload_fp preload_sampled untraced_nofp preload_nofp
+	preload_nofp_libunwind)
 # bcc attaches uprobes through tracefs; without it memleak cannot run.
 if command -v memleak-bpfcc > /dev/null && ls -d /usr/src/linux-headers-*-amd64 > /dev/null 2>&1 &&
 	[ -e /sys/kernel/tracing/uprobe_events ]; then
@@ -58,6 +69,8 @@ run_mode() { # MODE: one run, its workload line on stdout
 	preload_sampled) pre HEAPSNOOP_SAMPLE_BYTES=524288 "$WL" "$N" ;;
 	untraced_nofp) "$T/wl_nofp" "$N" ;;
 	preload_nofp) pre "$T/wl_nofp" "$N" ;;
+	preload_libunwind) pre_before "$WL" "$N" ;;
+	preload_nofp_libunwind) pre_before "$T/wl_nofp" "$N" ;;
 	memleak) memleak_run ;;
 	esac
 }
@@ -84,13 +97,21 @@ for m in "${modes[@]}"; do
 		'BEGIN { printf "  %-38s %9.1f %8.2fx %7.0f%%\n", m, b, b / u, 100 * (w - b) / b }'
 done
 read -r pb _ < <(stat_of preload)
+read -r plb _ < <(stat_of preload_libunwind)
+read -r pn _ < <(stat_of preload_nofp)
+read -r pnb _ < <(stat_of preload_nofp_libunwind)
 read -r ps _ < <(stat_of preload_sampled)
 read -r hr _ < <(stat_of heaptrack_raw)
 read -r hb _ < <(stat_of heapsnoop)
 read -r hs _ < <(stat_of heapsnoop_sampled)
 read -r fl _ < <(stat_of floor)
-awk -v u="$ub" -v p="$pb" -v s="$ps" -v h="$hr" -v b="$hb" -v bs="$hs" -v f="$fl" 'BEGIN {
+awk -v u="$ub" -v p="$pb" -v s="$ps" -v h="$hr" -v b="$hb" -v bs="$hs" -v f="$fl" \
+	-v pl="$plb" -v un="$unb" -v pn="$pn" -v pnl="$pnb" 'BEGIN {
 	printf "  preload / untraced:          %.2fx (aim: <= 3x; heaptrack -r: %.2fx)\n", p / u, h / u
+	printf "  preload, a call: %.1f ns with its own unwinder, %.1f ns with libunwind (%.2fx, %.2fx untraced)\n",
+		p - u, pl - u, p / u, pl / u
+	printf "  ... without frame pointers: %.1f ns, %.1f ns with libunwind (%.2fx, %.2fx untraced)\n",
+		pn - un, pnl - un, pn / un, pnl / un
 	printf "  preload sampled / untraced:  %.2fx (aim: <= 1.1x)\n", s / u
 	printf "  heapsnoop (BPF) / preload:   %.2fx\n", b / p
 	printf "  BPF sampled / BPF: %.2fx; above the floor: %.0f ns sampled, %.0f ns not\n",

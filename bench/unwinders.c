@@ -2,8 +2,9 @@
 /*
  * unwinders.c - what one in-process stack walk costs, the choice behind
  * the preload collector's unwinder (docs/COLLECTOR.md): libunwind's
- * unw_backtrace (heaptrack's), libgcc's _Unwind_Backtrace (lws'), and a
- * frame-pointer walk (only complete where every frame keeps one). Each walk
+ * unw_backtrace (heaptrack's), libgcc's _Unwind_Backtrace (lws'), a
+ * frame-pointer walk (only complete where every frame keeps one), and the
+ * collector's own walk by CFI (user/collector/localstack.c, ehframe.c). Each walk
  * starts DEPTH calls deep and is repeated N times, all interleaved round by
  * round so that the load of other processes falls on each alike.
  *
@@ -17,6 +18,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unwind.h>
+
+#include "localstack.h"
 
 #define MAXF 64
 
@@ -64,9 +67,18 @@ static int walk_fp(void **out, int max)
 	return n;
 }
 
-static int (*const walkers[])(void **, int) = { walk_libunwind, walk_libgcc, walk_fp };
-static const char *const names[] = { "unw_backtrace", "_Unwind_Backtrace", "frame pointers" };
-#define NW 3
+static int walk_collector(void **out, int max)
+{
+	bool broken;
+
+	return localstack__walk(out, max, &broken);
+}
+
+static int (*const walkers[])(void **, int) = { walk_libunwind, walk_libgcc, walk_fp,
+						walk_collector };
+static const char *const names[] = { "unw_backtrace", "_Unwind_Backtrace", "frame pointers",
+				     "collector (CFI)" };
+#define NW 4
 
 static volatile int sink;
 
