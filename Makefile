@@ -121,7 +121,11 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c
 COLLECTOR := user/collector
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
 	$(COMMON)/sampling.c $(CODEC_SRC)
-PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/localstack.c $(COLLECTOR)/ehframe.c \
+# The collector's unwinder: the walk and its cache, an address's rule from
+# .eh_frame (the FDE, the CFA program, the expressions).
+LOCALSTACK_SRC := $(COLLECTOR)/localstack.c $(COLLECTOR)/ehframe.c $(COLLECTOR)/ehframe_cfa.c \
+	$(COLLECTOR)/ehframe_expr.c
+PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
@@ -216,7 +220,7 @@ $(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so: $(OUTPUT)/tests/l
 	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB $(if $(filter b,$*),-DSHAPES_PAD -DSWAP_B) -fPIC -shared \
 		-fvisibility=hidden $(filter %.S %.c,$^) -o $@
 
-$(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(COLLECTOR)/localstack.c $(COLLECTOR)/ehframe.c \
+$(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(LOCALSTACK_SRC) \
 		$(OUTPUT)/tests/unwind_shapes.o $(OUTPUT)/tests/unwind_nocfi.o $(COLLECTOR_HDR) \
 		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
