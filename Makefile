@@ -121,10 +121,11 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c
 COLLECTOR := user/collector
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
 	$(COMMON)/sampling.c $(CODEC_SRC)
-# The collector's unwinder: the walk and its cache, an address's rule from
-# .eh_frame (the FDE, the CFA program, the expressions).
-LOCALSTACK_SRC := $(COLLECTOR)/localstack.c $(COLLECTOR)/ehframe.c $(COLLECTOR)/ehframe_cfa.c \
-	$(COLLECTOR)/ehframe_expr.c
+# The collector's unwinder: the walk and its cache, its steps, an address's
+# rule from .eh_frame (the FDE, the CFA program, the expressions), the
+# dlclose that empties the cache.
+LOCALSTACK_SRC := $(COLLECTOR)/localstack.c $(COLLECTOR)/framestep.c $(COLLECTOR)/ehframe.c \
+	$(COLLECTOR)/ehframe_cfa.c $(COLLECTOR)/ehframe_expr.c $(COLLECTOR)/dlclose.c
 PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread

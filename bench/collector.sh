@@ -27,8 +27,9 @@ WL=$T/wl
 gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
 gcc -O2 -g -fomit-frame-pointer -o "$T/wl_nofp" bench/workload.c
 gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/collector bench/unwinders.c \
-	user/collector/localstack.c user/collector/ehframe.c user/collector/ehframe_cfa.c \
-	user/collector/ehframe_expr.c -lunwind -o "$T/unwinders"
+	user/collector/localstack.c user/collector/framestep.c user/collector/ehframe.c \
+	user/collector/ehframe_cfa.c user/collector/ehframe_expr.c user/collector/dlclose.c \
+	-lunwind -o "$T/unwinders"
 # The preload before its own unwinder: libunwind's (needs libunwind-dev).
 BEFORE=${BENCH_BEFORE:-a59ac27}
 mkdir -p "$T/before"

@@ -6,7 +6,8 @@
  * and alloca, whose CFA comes from the frame pointer, a frame of 8 KiB, all
  * of them in one chain; a leaf interrupted by a signal), one frame with a
  * frame pointer and no CFI, the same shapes from a library unloaded and
- * replaced by another at its addresses, and from four threads at once.
+ * replaced by another at its addresses (by the collector's dlclose, and
+ * by the C library's behind its back), and from four threads at once.
  * Each walk must give the return addresses the functions saw, in order,
  * and reach the outermost frame (_start, a thread's start) or say it did
  * not. Then the rules of hand-made CFI: the x86-64 PLT's CFA expression,
@@ -249,7 +250,9 @@ static void *lib_walk(const char *name, uintptr_t *base, uintptr_t *swap_ra)
  * same addresses (the loader reuses them): the second walks must use the
  * second library's CFI, not rules kept for the first. swap_enter() returns
  * from the same address in both with a frame of another size: a rule
- * kept from a would read b's return address from the wrong slot.
+ * kept from a would read b's return address from the wrong slot. The
+ * collector's dlclose (dlclose.c, linked into this test as into the
+ * preload) empties the cache before any walk.
  */
 static void test_dlclose(void **state)
 {
@@ -261,14 +264,43 @@ static void test_dlclose(void **state)
 	h = lib_walk("libshapes_a.so", &base_a, &ra_a);
 	localstack__stats(&a);
 	assert_int_equal(dlclose(h), 0);
-	h = lib_walk("libshapes_b.so", &base_b, &ra_b);
 	localstack__stats(&b);
 	assert_true(b.epochs > a.epochs);
+	h = lib_walk("libshapes_b.so", &base_b, &ra_b);
+	localstack__stats(&b);
 	assert_true(b.parsed > a.parsed);
 	if (base_a != base_b || ra_a != ra_b)
 		print_message("note: libshapes_b.so's swap_enter returns at %#lx, not a's %#lx:"
 			      " the same address was not reused\n", (unsigned long)ra_b,
 			      (unsigned long)ra_a);
+	dlclose(h);
+}
+
+/*
+ * The same, unloaded by the C library's dlclose itself, as glibc unloads
+ * iconv's modules (not through the collector's dlclose): the cache is
+ * not emptied then, and the first rule parsed after it (b's own frames)
+ * finds the loader's count of unloads moved: the epoch moves, that walk
+ * starts again, and the swap walk is b's.
+ */
+static void test_unload_unseen(void **state)
+{
+	int (*libc_dlclose)(void *) = (int (*)(void *))dlsym(RTLD_NEXT, "dlclose");
+	struct localstack_stats a, b;
+	uintptr_t base_a, base_b, ra_a, ra_b;
+	void *h;
+
+	(void)state;
+	assert_non_null(libc_dlclose);
+	assert_ptr_not_equal(libc_dlclose, dlclose);
+	h = lib_walk("libshapes_a.so", &base_a, &ra_a);
+	localstack__stats(&a);
+	assert_int_equal(libc_dlclose(h), 0);
+	localstack__stats(&b);
+	assert_int_equal(b.epochs, a.epochs);
+	h = lib_walk("libshapes_b.so", &base_b, &ra_b);
+	localstack__stats(&b);
+	assert_true(b.epochs > a.epochs);
 	dlclose(h);
 }
 
@@ -483,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_nocfi),
 		cmocka_unit_test(test_signal_leaf),
 		cmocka_unit_test(test_dlclose),
+		cmocka_unit_test(test_unload_unseen),
 		cmocka_unit_test(test_threads),
 #if defined(__x86_64__)
 		cmocka_unit_test(test_cfi_plt),

@@ -13,6 +13,7 @@
 #ifndef HEAPSNOOP_COLLECTOR_LOCALSTACK_H
 #define HEAPSNOOP_COLLECTOR_LOCALSTACK_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -26,8 +27,9 @@ extern uintptr_t localstack_self_start, localstack_self_end;	/* our text */
 extern bool localstack_fp;	/* walk frame pointers, not the CFI */
 
 /*
- * Learn the address range of the object that holds this file (dladdr and
- * dl_iterate_phdr, no allocation); @use_fp chooses the frame-pointer walk.
+ * Learn the address range of the object that holds this file, and the
+ * dynamic loader's count of unloads so far (dl_iterate_phdr, no
+ * allocation); @use_fp chooses the frame-pointer walk.
  */
 void localstack__init(bool use_fp);
 
@@ -38,8 +40,30 @@ int localstack__walk_fp(void **ip, int max);
 struct localstack_stats {
 	uint64_t walks;		/* stacks walked */
 	uint64_t parsed;	/* ... not in the cache: found in .eh_frame */
-	uint64_t epochs;	/* modules unloaded seen (the cache emptied) */
+	uint64_t epochs;	/* times the cache was emptied (modules unloaded) */
 };
+
+/*
+ * The rule cache's epoch: a rule is used only under the epoch it was
+ * parsed in. Moved by localstack__unloading() and __unloaded(), and by
+ * the walk where it finds an unload neither saw.
+ */
+extern _Atomic uint32_t localstack_epoch;
+
+/*
+ * A module may be about to be unloaded (dlclose.c, the collector's
+ * dlclose, before the C library's): every rule cached so far is
+ * forgotten, so none is used for what the loader maps at its addresses
+ * next. No allocation, no lock: one atomic add.
+ */
+void localstack__unloading(void);
+
+/*
+ * ... and after it: the loader's count of unloads taken (dl_iterate_phdr,
+ * so that the walk does not count this one again as unseen), the epoch
+ * moved once more. Not for a signal handler (the loader's lock).
+ */
+void localstack__unloaded(void);
 
 /*
  * The CFI walk from its own frame into @ip[@max], innermost first (its
@@ -47,9 +71,10 @@ struct localstack_stats {
  * walk stopped before the outermost frame without reaching @max: a frame
  * with no rule it can follow (no FDE and no safe frame-pointer step, a
  * DWARF expression it does not handle: ehframe.h), or a step that got
- * nowhere (same pc and sp) or went down the stack. Never allocates, takes
- * no lock but the dynamic loader's (dl_iterate_phdr: once per walk for its
- * count of unloaded modules, and again for a module on a cache miss).
+ * nowhere (same pc and sp) or went down the stack. Never allocates; a
+ * walk whose rules are all cached takes no lock and makes no call (one
+ * atomic load of the epoch, a few loads a frame); a rule not cached is
+ * parsed under the dynamic loader's lock (dl_iterate_phdr).
  */
 int localstack__walk(void **ip, int max, bool *broken);
 
