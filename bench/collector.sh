@@ -4,7 +4,11 @@
 # the same workload without them, modes interleaved round by round (the
 # machine is shared: a burst of load falls on one round of every mode, not
 # on every round of one). Per mode: the best round's ns per call, its
-# ratio to untraced, and the spread (worst - best) / best.
+# ratio to untraced, and the spread (worst - best) / best; then the same
+# by the program's own CPU time (its user + system time, whole run, per
+# call: the time it waited for a core left out, and with it most of a
+# shared machine's noise; a tracer's own process, heapsnoop's or
+# heaptrack's, is not in it, the uprobes' traps are).
 #   untraced, floor (heapsnoop --empty-probes), heapsnoop (dwarf, fp, and
 #   dwarf with --sample-bytes 524288),
 #   memleak-bpfcc -p (if installed; N_SLOW calls), heaptrack -r (raw) and
@@ -79,24 +83,30 @@ run_mode() { # MODE: one run, its workload line on stdout
 
 echo "collector benchmark: $N allocator calls per run ($N_SLOW under memleak)," \
 	"$ROUNDS rounds, modes interleaved"
+cpu_of() { sed -n 's/^workload: cpu \([0-9.]*\)$/\1/p' "$1"; }
 for ((r = 0; r < ROUNDS; r++)); do
 	for m in "${modes[@]}"; do
 		run_mode "$m" > "$T/run" 2>> "$T/$m.err" || true
 		v=$(ns_of "$T/run")
 		[ -n "$v" ] || { echo "bench: $m printed no timing" >&2; tail -5 "$T/$m.err" >&2; exit 1; }
 		echo "$v" >> "$T/$m.all"
+		n=$N
+		[ "$m" != memleak ] || n=$N_SLOW
+		awk -v c="$(cpu_of "$T/run")" -v n="$n" 'BEGIN { print c * 1e9 / n }' >> "$T/$m.cpu"
 	done
 done
 stat_of() { sort -g "$T/$1.all" | awk 'NR == 1 { b = $1 } { w = $1 } END { print b, w }'; }
+cpu_best() { sort -g "$T/$1.cpu" | head -n 1; }
 read -r ub _ < <(stat_of untraced)
 read -r unb _ < <(stat_of untraced_nofp)
-printf '  %-38s %9s %9s %8s\n' "" "ns/call" "x untr." "spread"
+printf '  %-38s %9s %9s %8s %9s %9s\n' "" "ns/call" "x untr." "spread" "cpu ns" "x untr."
 for m in "${modes[@]}"; do
 	read -r b w < <(stat_of "$m")
-	base=$ub
-	case $m in *nofp) base=$unb ;; esac
-	awk -v m="$m" -v b="$b" -v w="$w" -v u="$base" \
-		'BEGIN { printf "  %-38s %9.1f %8.2fx %7.0f%%\n", m, b, b / u, 100 * (w - b) / b }'
+	base=$ub cbase=$(cpu_best untraced)
+	case $m in *nofp) base=$unb cbase=$(cpu_best untraced_nofp) ;; esac
+	awk -v m="$m" -v b="$b" -v w="$w" -v u="$base" -v c="$(cpu_best "$m")" -v cu="$cbase" \
+		'BEGIN { printf "  %-38s %9.1f %8.2fx %7.0f%% %9.1f %8.2fx\n", m, b, b / u,
+			100 * (w - b) / b, c, c / cu }'
 done
 read -r pb _ < <(stat_of preload)
 read -r plb _ < <(stat_of preload_libunwind)
@@ -118,6 +128,11 @@ awk -v u="$ub" -v p="$pb" -v s="$ps" -v h="$hr" -v b="$hb" -v bs="$hs" -v f="$fl
 	printf "  heapsnoop (BPF) / preload:   %.2fx\n", b / p
 	printf "  BPF sampled / BPF: %.2fx; above the floor: %.0f ns sampled, %.0f ns not\n",
 		bs / b, bs - f, b - f
+}'
+awk -v u="$(cpu_best untraced)" -v p="$(cpu_best preload)" -v pl="$(cpu_best preload_libunwind)" \
+	-v s="$(cpu_best preload_sampled)" 'BEGIN {
+	printf "  by CPU time: preload %.2fx untraced, with libunwind %.2fx, sampled %.2fx\n",
+		p / u, pl / u, s / u
 }'
 echo "  (other engineers build and test on this machine: see the spread; an"
 echo "   untraced run slowed by someone's heapsnoop -a probes shows as a large one)"

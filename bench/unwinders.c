@@ -6,7 +6,9 @@
  * frame-pointer walk (only complete where every frame keeps one), and the
  * collector's own walk by CFI (user/collector/localstack.c, ehframe.c). Each walk
  * starts DEPTH calls deep and is repeated N times, all interleaved round by
- * round so that the load of other processes falls on each alike.
+ * round so that the load of other processes falls on each alike, timed by
+ * the thread's CPU clock: on a shared machine the time a walk waited for a
+ * core is not the walk's.
  *
  *   unwinders [N] [DEPTH]   prints "NAME ns-per-walk frames" per unwinder
  * Built twice by bench/collector.sh: with and without frame pointers.
@@ -97,7 +99,7 @@ static double now_ns(void)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 
