@@ -407,7 +407,7 @@ kmatrix: deps
 # across architectures with this build's heapdecode.
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
-	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect)
+	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind)
 
 ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)
 
