@@ -126,7 +126,7 @@ AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records
 # dlclose that empties the cache.
 LOCALSTACK_SRC := $(COLLECTOR)/localstack.c $(COLLECTOR)/framestep.c $(COLLECTOR)/ehframe.c \
 	$(COLLECTOR)/ehframe_cfa.c $(COLLECTOR)/ehframe_expr.c $(COLLECTOR)/dlclose.c
-PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(LOCALSTACK_SRC) \
+PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/carrier.c $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \

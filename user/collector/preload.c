@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "carrier.h"
 #include "heapsnoop/alloc_metadata.h"
 #include "localstack.h"
 #include "sampler.h"
@@ -520,58 +521,6 @@ static unsigned long long env_num(const char *name, unsigned long long dflt)
 	return v && *v ? strtoull(v, NULL, 0) : dflt;
 }
 
-/*
- * heapsnoop --preload's embedded copy of this library came through a memfd
- * (HEAPSNOOP_PRELOAD_FD) or a private file (HEAPSNOOP_PRELOAD_TMP): the
- * dynamic loader has mapped it, so the fd is closed or the file removed,
- * and its name blanked out of LD_PRELOAD, so that the program sees
- * neither (its /proc/self/fd, its environment). In place, in the strings
- * themselves: a program may read the environment main() was given (bash
- * does), which setenv() never reaches. The fd is closed only if it is
- * that memfd. Programs the command executes run without the collector
- * (heapsnoop says so).
- */
-static void forget_carrier(void)
-{
-	char *fd = getenv("HEAPSNOOP_PRELOAD_FD"), *tmp = getenv("HEAPSNOOP_PRELOAD_TMP");
-	char *pre = getenv("LD_PRELOAD"), drop[4096], link[64], *slash;
-	size_t dl;
-
-	if (fd && *fd) {
-		int num = atoi(fd);
-		ssize_t n;
-
-		snprintf(drop, sizeof(drop), "/proc/self/fd/%d", num);
-		n = readlink(drop, link, sizeof(link) - 1);
-		link[n > 0 ? n : 0] = '\0';
-		if (num > 2 && !strncmp(link, "/memfd:libheapsnoop_preload.so", 30))
-			close(num);
-		fd[0] = '\0';
-	} else if (tmp && *tmp) {
-		snprintf(drop, sizeof(drop), "%s", tmp);
-		unlink(drop);
-		slash = strrchr(drop, '/');
-		if (slash) {
-			*slash = '\0';
-			rmdir(drop);
-			*slash = '/';
-		}
-		tmp[0] = '\0';
-	} else {
-		return;
-	}
-	/* LD_PRELOAD's entries are separated by colons or spaces (ld.so(8)). */
-	dl = strlen(drop);
-	while (pre && *pre) {
-		size_t len = strcspn(pre, ": ");
-
-		if (len == dl && !strncmp(pre, drop, len))
-			memset(pre, ' ', len);
-		pre += len;
-		pre += strspn(pre, ": ");
-	}
-}
-
 __attribute__((constructor)) static void collector_init(void)
 {
 	const char *unwind = getenv("HEAPSNOOP_UNWIND");
@@ -579,7 +528,7 @@ __attribute__((constructor)) static void collector_init(void)
 
 	resolve();
 	in_hook++;
-	forget_carrier();
+	carrier__forget();
 	live = hs_am__new(NULL);
 	open_output();
 	in_hook--;
