@@ -103,7 +103,7 @@ printf '  %-38s %9s %9s %8s %9s %9s\n' "" "ns/call" "x untr." "spread" "cpu ns" 
 for m in "${modes[@]}"; do
 	read -r b w < <(stat_of "$m")
 	base=$ub cbase=$(cpu_best untraced)
-	case $m in *nofp) base=$unb cbase=$(cpu_best untraced_nofp) ;; esac
+	case $m in *nofp*) base=$unb cbase=$(cpu_best untraced_nofp) ;; esac
 	awk -v m="$m" -v b="$b" -v w="$w" -v u="$base" -v c="$(cpu_best "$m")" -v cu="$cbase" \
 		'BEGIN { printf "  %-38s %9.1f %8.2fx %7.0f%% %9.1f %8.2fx\n", m, b, b / u,
 			100 * (w - b) / b, c, c / cu }'
