@@ -106,9 +106,9 @@ static void rule_unpack(const uint64_t w[2], struct ls_rule *r)
 }
 
 /*
- * An entry by pc: its low bits folded with the next ones (two shifts and
- * an xor on the walk's path from one frame to the next, where a multiply
- * would wait three cycles). A pc and the same pc exact share it.
+ * An entry by pc: its low bits folded with the next ones (a shift, an xor
+ * and a mask on the walk's path from one frame to the next, where a
+ * multiply would wait three cycles). A pc and the same pc exact share it.
  */
 static inline struct entry *slot(uintptr_t pc)
 {
