@@ -10,6 +10,8 @@
 # makes the man pages, man-db renders them (tests/test_install.sh);
 # debuginfod is elfutils' debuginfod server and its client debuginfod-find,
 # which heapdecode runs (tests/test_debuginfod.sh).
+# libunwind-dev is for the benchmarks only (bench/collector.sh: the preload
+# before its own unwinder, bench/unwinders.c); the preload needs none.
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
 # kmod's depmod, the archive keys that sign bullseye.
@@ -17,9 +19,10 @@
 # install-deps.sh --arm64 also installs what the arm64 build and its test
 # in qemu need (docs/ARCH.md; `make check` runs it): arm64 added to dpkg's
 # architectures, the cross compiler, the arm64 -dev packages the Makefile
-# links (through multiarch, beside the host's), the runtime libraries the
-# guest's programs load from the host's root (bash's libtinfo, glibc's
-# detached symbols for libc's static functions) and qemu-system-aarch64.
+# links (through multiarch, beside the host's; cmocka for the collector's
+# unwinder test, run in the guest), the runtime libraries the guest's
+# programs load from the host's root (bash's libtinfo, glibc's detached
+# symbols for libc's static functions) and qemu-system-aarch64.
 # The cross compiler's own C library and C++ library
 # (libc6-dev-arm64-cross, libstdc++-12-dev-arm64-cross: static heapsnoop
 # and heapdecode link their libc.a and libstdc++.a) live under
@@ -34,8 +37,9 @@ heaptrack valgrind strace
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
 qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
-zlib1g-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libcapstone-dev:arm64 libunwind-dev:arm64
-libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64"
+zlib1g-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libcapstone-dev:arm64
+libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64
+libcmocka-dev:arm64"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 if [ "${1:-}" = --arm64 ]; then
