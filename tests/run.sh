@@ -27,11 +27,11 @@ run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
-run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
-run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
-run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/test_hdsampled.sh "$OUT/asan/heapdecode"
+run "heapdecode filter" tests/decode/test_heapdecode.sh "$OUT/heapdecode"
+run "heapdecode filter under ASan+UBSan" tests/decode/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
+run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/decode/test_hdsampled.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
-	tests/test_hdpaths.sh "$OUT/asan/heapdecode"
+	tests/decode/test_hdpaths.sh "$OUT/asan/heapdecode"
 run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \
 	make --no-print-directory fuzz-run OUTPUT="$OUT" FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 run "fuzz record parser (${FUZZ_RECORDS_SECONDS:-10}s)" \
