@@ -44,7 +44,9 @@ DECODE := user/decode
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
 # A program's files see their own folder and common/, never the other's.
 TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
-DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE) -I$(OUTPUT)/proto
+# heapdecode's folders, the stages of its pipeline (docs/DESIGN.md).
+DECODE_DIRS := $(DECODE) $(addprefix $(DECODE)/,input model analyses formats formats/pprof)
+DECODE_CFLAGS := $(ALL_CFLAGS) $(addprefix -I,$(DECODE_DIRS)) -I$(OUTPUT)/proto
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 ifeq ($(V),1)
@@ -58,11 +60,11 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
-USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE)/*.h) \
+USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE_DIRS:=/*.h)) \
 	$(wildcard include/heapsnoop/*.h)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
-HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC) $(PROFILE_PB)
+HEAPDECODE_SRC := $(wildcard $(DECODE_DIRS:=/*.c)) $(COMMON_SRC) $(PROFILE_PB)
 HEAPDECODE_LIBS := -lelf -ldw -lprotobuf-c -lz -lstdc++ -lm
 # The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
 TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
@@ -106,10 +108,10 @@ $(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
 
 # --- heapdecode ---------------------------------------------------------------
 $(OUTPUT)/proto/profile.pb-c.h: $(PROFILE_PB)
-$(PROFILE_PB): $(DECODE)/proto/profile.proto
+$(PROFILE_PB): $(DECODE)/formats/pprof/proto/profile.proto
 	$(call msg,PROTOC-C,$@)
 	$(Q)mkdir -p $(OUTPUT)/proto
-	$(Q)protoc-c --c_out=$(OUTPUT)/proto --proto_path=$(DECODE)/proto $<
+	$(Q)protoc-c --c_out=$(OUTPUT)/proto --proto_path=$(DECODE)/formats/pprof/proto $<
 
 $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/libhscodec.a | $(OUTPUT)
 	$(call msg,LINK,$@)
@@ -268,7 +270,7 @@ $(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) $(OUTPUT)/
 FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 
-$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/tokscan.c $(DECODE)/recconv.c \
+$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/input/tokscan.c $(DECODE)/input/recconv.c \
 		$(COMMON)/msg.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
