@@ -44,9 +44,10 @@ DECODE := user/decode
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
 # A program's files see their own folder and common/, never the other's.
 TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
-# heapdecode's folders, the stages of its pipeline (docs/DESIGN.md).
+# heapdecode's folders, the stages of its pipeline (docs/DESIGN.md); its
+# files name another folder's headers by their path from $(DECODE).
 DECODE_DIRS := $(DECODE) $(addprefix $(DECODE)/,input model analyses formats formats/pprof)
-DECODE_CFLAGS := $(ALL_CFLAGS) $(addprefix -I,$(DECODE_DIRS)) -I$(OUTPUT)/proto
+DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE) -I$(OUTPUT)/proto
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 ifeq ($(V),1)

@@ -11,7 +11,7 @@
 
 #include "hdargs.h"
 #include "msg.h"
-#include "recconv.h"
+#include "input/recconv.h"
 #include "version.h"
 
 static const char usage_text[] =

@@ -9,11 +9,11 @@
 
 #include <stdbool.h>
 
-#include "hdreport.h"
-#include "hdstats.h"
+#include "model/hdreport.h"
+#include "formats/hdstats.h"
 #include "leakgate.h"
 #include "symbolizer.h"
-#include "tokscan.h"
+#include "input/tokscan.h"
 
 struct hd_args {
 	const struct tokscan_ops *ops;	/* the filter's direction */

@@ -16,18 +16,18 @@
 
 #include "heapsnoop/codec.h"
 #include "hdargs.h"
-#include "hdgate.h"
-#include "hdreport.h"
-#include "hdstats.h"
-#include "massif.h"
+#include "analyses/hdgate.h"
+#include "model/hdreport.h"
+#include "formats/hdstats.h"
+#include "formats/massif.h"
 #include "msg.h"
 #include "outfile.h"
-#include "pprof.h"
-#include "speedscope.h"
-#include "recconv.h"
+#include "formats/pprof/pprof.h"
+#include "formats/speedscope.h"
+#include "input/recconv.h"
 #include "symbolizer.h"
-#include "timeline.h"
-#include "tokscan.h"
+#include "formats/timeline.h"
+#include "input/tokscan.h"
 
 
 /* @path, or standard input for "-"; NULL after saying why not. */

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "hdgate.h"
-#include "runstats.h"
+#include "model/runstats.h"
 
 static void lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {

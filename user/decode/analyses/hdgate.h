@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/hdreport.h"
 #include "leakgate.h"
 
 /*

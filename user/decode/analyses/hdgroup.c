@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "flamegraph.h"
+#include "formats/flamegraph.h"
 #include "framefmt.h"
-#include "hdreport.h"
-#include "hdreport_int.h"
+#include "model/hdreport.h"
+#include "model/hdreport_int.h"
 #include "msg.h"
 #include "text.h"
 

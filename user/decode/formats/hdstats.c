@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "hdstats.h"
-#include "runstats.h"
+#include "model/runstats.h"
 #include "text.h"
 
 static const char *const sort_names[] = {

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/hdreport.h"
 
 /* What a top list is sorted by (--sort). */
 enum hd_sort {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "massif.h"
-#include "runstats.h"
+#include "model/runstats.h"
 #include "text.h"
 
 struct item {

@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/hdreport.h"
 
 /* Write it to @out. Returns 0, -ENOENT (no whole-run records), -ENOMEM, -EIO. */
 int massif__write(struct hdreport *r, FILE *out);

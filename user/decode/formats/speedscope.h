@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/hdreport.h"
 
 /*
  * Write @r's selected live set (bytes, or allocations with --count) as

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runstats.h"
+#include "model/runstats.h"
 #include "text.h"
 #include "timeline.h"
 

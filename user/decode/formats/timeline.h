@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/hdreport.h"
 
 /*
  * Write the SVG of what @r took in to @out, @procs processes at most,

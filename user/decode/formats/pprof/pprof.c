@@ -18,7 +18,7 @@
 #include "outfile.h"
 #include "pprof.h"
 #include "profbuild.h"
-#include "runstats.h"
+#include "model/runstats.h"
 #include "text.h"
 
 enum { V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__N };

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/hdreport.h"
 
 struct pprof_opts {
 	bool pid_root;	/* --by pid: a root frame "pid N (comm)" per process */
