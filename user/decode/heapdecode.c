@@ -27,96 +27,20 @@
 #include "input/recconv.h"
 #include "symbolizer.h"
 #include "formats/timeline.h"
+#include "input/logread.h"
 #include "input/tokscan.h"
 
 
-/* @path, or standard input for "-"; NULL after saying why not. */
-static FILE *open_input(const char *path)
+/* Each line into the model (grouping modes). */
+static int take_line(void *ctx, const struct hd_line *l)
 {
-	FILE *in;
-
-	if (!strcmp(path, "-"))
-		return stdin;
-	in = fopen(path, "r");
-	if (!in)
-		elog("cannot open %s: %s", path, strerror(errno));
-	return in;
+	return hdreport__line(ctx, l);
 }
 
-/* Close @in (unless stdin); -1 after saying so if reading it failed. */
-static int close_input(FILE *in, const char *path)
+/* -s: each line written, its frames symbolized, as it is read. */
+static int symbolize_line(void *ctx, const struct hd_line *l)
 {
-	int ret = 0;
-
-	if (ferror(in)) {
-		elog("error reading %s: %s", path, strerror(errno));
-		ret = -1;
-	}
-	if (in != stdin)
-		fclose(in);
-	return ret;
-}
-
-static int scan_file(struct tokscan *ts, const char *path)
-{
-	static char buf[1 << 16];
-	FILE *in = open_input(path);
-	size_t n;
-
-	if (!in)
-		return -1;
-	tokscan__begin(ts, in == stdin ? "<stdin>" : path);
-	while ((n = fread_unlocked(buf, 1, sizeof(buf), in)) > 0)
-		tokscan__feed(ts, buf, n);
-	tokscan__end(ts);
-	return close_input(in, path);
-}
-
-/*
- * Feed every line of @path to @r (grouping), or symbolize it to stdout
- * (@stream); count malformed records.
- */
-static int group_file(struct hdreport *r, const char *path, bool stream, unsigned long *malformed)
-{
-	FILE *in = open_input(path);
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned long lineno = 0;
-	ssize_t n;
-
-	if (!in)
-		return -1;
-	while ((n = getline(&line, &cap, in)) > 0) {
-		int err;
-
-		lineno++;
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		/*
-		 * A NUL byte would end the line early for every parser: -s lost
-		 * the rest of it and --report its record, silently. The line is
-		 * copied whole (-s) and counted as malformed.
-		 */
-		if (memchr(line, '\0', (size_t)n)) {
-			(*malformed)++;
-			elog("%s:%lu: a NUL byte in the line: %s", in == stdin ? "<stdin>" : path,
-			     lineno, stream ? "copied unchanged, not symbolized" : "ignored");
-			if (stream) {
-				fwrite(line, 1, (size_t)n, stdout);
-				putchar('\n');
-			}
-			continue;
-		}
-		err = stream ? hdreport__symbolize_line(r, line, stdout) : hdreport__line(r, line);
-		if (err) {
-			(*malformed)++;
-			elog("%s:%lu: malformed ~m# record, %s: %s",
-				in == stdin ? "<stdin>" : path, lineno,
-				stream ? "left unchanged" : "ignored", hs_strerror(err));
-		}
-	}
-	free(line);
-	return close_input(in, path);
+	return hdreport__symbolize_line(ctx, l, stdout);
 }
 
 /*
@@ -202,14 +126,8 @@ static int write_grouped(struct hdreport *r, const struct hd_args *a, struct out
 static int group_files(struct hdreport *r, char **files, int nfiles, bool stream,
 		       unsigned long *malformed)
 {
-	int status = 0;
-
-	if (nfiles == 0 && group_file(r, "-", stream, malformed))
-		status = 2;
-	for (int i = 0; i < nfiles; i++)
-		if (group_file(r, files[i], stream, malformed))
-			status = 2;
-	return status;
+	return hd_input__lines(files, nfiles, stream ? symbolize_line : take_line, r,
+			       stream ? stdout : NULL, malformed) ? 2 : 0;
 }
 
 /*
@@ -327,10 +245,10 @@ static int run_filter(const struct tokscan_ops *ops, char **files, int nfiles)
 		elog("out of memory");
 		return 2;
 	}
-	if (nfiles == 0 && scan_file(ts, "-"))
+	if (nfiles == 0 && hd_input__scan(ts, "-"))
 		status = 2;
 	for (int i = 0; i < nfiles; i++)
-		if (scan_file(ts, files[i]))
+		if (hd_input__scan(ts, files[i]))
 			status = 2;
 	if (fflush(stdout) == EOF) {
 		elog("error writing output: %s", strerror(errno));

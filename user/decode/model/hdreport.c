@@ -15,6 +15,7 @@
 #include "framefmt.h"
 #include "hdreport.h"
 #include "hdreport_int.h"
+#include "input/logread.h"
 #include "maptree.h"
 #include "msg.h"
 #include "records.h"
@@ -96,20 +97,6 @@ static struct maptree *maps_of(struct hdreport *r, pid_t pid, bool create)
 	return pm;
 }
 
-/*
- * The pid of a line's `~m#` records: a `live` record's, else the first
- * "pid=" of a log line that is not heapsnoop's (0: none).
- */
-static pid_t line_pid(const char *line, const struct record *rec)
-{
-	const char *p;
-
-	if (rec->type == REC_LIVE)
-		return rec->pid;
-	p = strstr(line, "pid=");
-	return p ? (pid_t)strtol(p + 4, NULL, 10) : 0;
-}
-
 static int save_exit_line(struct hdreport *r, const char *line)
 {
 	char **v, *copy;
@@ -143,14 +130,14 @@ static int take_map(struct hdreport *r, const struct record *rec)
 }
 
 /*
- * @line parsed as @rec: a dump header starts a new live set (with the
- * exit sections seen so far in it); a map record adds to its process's
- * mappings; an exit section's lines are kept. Returns 1 if @line was a
- * dump or map record (nothing else in it to take), 0 if not, -HS_ENOSPC.
+ * @l: a dump header starts a new live set (with the exit sections seen
+ * so far in it); a map record adds to its process's mappings; an exit
+ * section's lines are kept. Returns 1 if @l was a dump or map record
+ * (nothing else in it to take), 0 if not, -HS_ENOSPC.
  */
-static int take_meta(struct hdreport *r, const char *line, const struct record *rec,
-		     int parsed)
+static int take_meta(struct hdreport *r, const struct hd_line *l)
 {
+	const struct record *rec = &l->rec;
 	int err = 0;
 
 	if (rec->type == REC_DUMP && !r->replaying) {
@@ -167,19 +154,23 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 		/* Its live blocks (and the exit sections before it): sampled? */
 		livecount__reset(&r->lc, rec->sample_bytes);
 		r->replaying = true;
-		for (size_t i = 0; i < r->nexit; i++)
-			if ((err = hdreport__line(r, r->exit_lines[i])) < 0)
+		for (size_t i = 0; i < r->nexit; i++) {
+			struct hd_line x;
+
+			hd_line__parse(&x, r->exit_lines[i]);
+			if ((err = hdreport__line(r, &x)) < 0)
 				break;
+		}
 		r->replaying = false;
 		return err < 0 ? err : 1;
 	}
 	if (rec->type == REC_EXIT || rec->type == REC_END_EXIT) {
 		r->in_exit = rec->type == REC_EXIT;
-		return save_exit_line(r, line) ? -HS_ENOSPC : 1;
+		return save_exit_line(r, l->text) ? -HS_ENOSPC : 1;
 	}
-	if (r->in_exit && save_exit_line(r, line))
+	if (r->in_exit && save_exit_line(r, l->text))
 		return -HS_ENOSPC;
-	if (parsed)
+	if (l->parsed)
 		return 0;
 	if (rec->type == REC_PROC || rec->type == REC_STACK || rec->type == REC_SAMPLE) {
 		/* Whole-run counts, not live blocks: never grouped as such. */
@@ -191,35 +182,21 @@ static int take_meta(struct hdreport *r, const char *line, const struct record *
 	return take_map(r, rec);
 }
 
-/* A `live` record's cut= as stacks.h's flags (0 for any other line). */
-static uint32_t stack_flags(const struct record *hr)
+int hdreport__line(struct hdreport *r, const struct hd_line *l)
 {
-	uint32_t f = 0;
-
-	if (hr->type == REC_LIVE && (hr->cut & REC_CUT_DEPTH))
-		f |= STACK_TRUNCATED;
-	if (hr->type == REC_LIVE && (hr->cut & REC_CUT_UNREADABLE))
-		f |= STACK_FAULT;
-	return f;
-}
-
-int hdreport__line(struct hdreport *r, const char *line)
-{
+	const char *tok, *line = l->text;
 	struct hs_record rec;
-	struct record hr;
-	const char *tok;
 	size_t len, rest = strlen(line);
-	uint32_t flags;
-	pid_t pid;
+	uint32_t flags, pid;
 	int err;
 
 	if (r->done)
 		return 0;
-	err = take_meta(r, line, &hr, records__parse(line, &hr));
+	err = take_meta(r, l);
 	if (err)
 		return err < 0 ? err : 0;
-	pid = line_pid(line, &hr);
-	flags = stack_flags(&hr);
+	pid = hd_line__pid(l);
+	flags = hd_line__cut(l);
 	while ((tok = hs_token_find(line, rest, &len)) != NULL) {
 		struct stack *s;
 		int id;
@@ -229,7 +206,7 @@ int hdreport__line(struct hdreport *r, const char *line)
 		err = hs_token_decode(tok, len, &rec);
 		if (err)
 			return err;
-		id = stacks__intern(r->stacks, (uint32_t)pid, rec.frames, rec.depth, flags);
+		id = stacks__intern(r->stacks, pid, rec.frames, rec.depth, flags);
 		if (id < 0)
 			return -HS_ENOSPC;
 		s = stacks__get(r->stacks, (uint32_t)id);
@@ -243,15 +220,14 @@ int hdreport__line(struct hdreport *r, const char *line)
 static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
 static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out);
 
-int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
+int hdreport__symbolize_line(struct hdreport *r, const struct hd_line *l, FILE *out)
 {
+	const char *p, *tok, *line = l->text;
 	size_t len, end = strlen(line);
-	const char *p, *tok;
 	struct hs_record rec;
-	struct record hr;
 	char bl[HS_BLINE_BUF];
 	uint32_t pid;
-	int err = take_meta(r, line, &hr, records__parse(line, &hr));
+	int err = take_meta(r, l);
 
 	if (err < 0)
 		return err;
@@ -270,14 +246,14 @@ int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out)
 			fputs(bl, out);
 	}
 	fprintf(out, "%s\n", p);
-	pid = (uint32_t)line_pid(line, &hr);
+	pid = hd_line__pid(l);
 	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
 		hs_token_decode(tok, len, &rec);
 		for (uint32_t k = 0; k < rec.depth; k++)
 			print_frame(r, pid, k, rec.frames[k], out);
-		if (stack_flags(&hr))
-			fprintf(out, "    (%s)\n", framefmt__cut(stack_flags(&hr)));
-		if (r->lc.mean && hr.type == REC_LIVE) {
+		if (hd_line__cut(l))
+			fprintf(out, "    (%s)\n", framefmt__cut(hd_line__cut(l)));
+		if (r->lc.mean && l->rec.type == REC_LIVE) {
 			uint64_t bytes;
 			double count;
 

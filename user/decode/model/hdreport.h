@@ -21,6 +21,7 @@
 #include "symbolizer.h"
 
 struct hdreport;
+struct hd_line;
 
 /* What --report groups by: the whole stack, or one key of it. */
 enum hd_by { HD_BY_STACK, HD_BY_PID, HD_BY_FUNCTION, HD_BY_MODULE };
@@ -45,17 +46,17 @@ struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sy
 void hdreport__free(struct hdreport *r);
 
 /*
- * Take one input line (without its newline). Returns 0, or a negative
- * hs_err for a malformed `~m#` record in it (the caller reports it).
+ * Take one input line (logread.h). Returns 0, or a negative hs_err for a
+ * malformed `~m#` record in it (the caller reports it).
  */
-int hdreport__line(struct hdreport *r, const char *line);
+int hdreport__line(struct hdreport *r, const struct hd_line *l);
 
 /*
  * Write each `~m#` record of @line as heapdecode does by default, then its
  * frames symbolized, one per line (inlined functions on lines of their own).
  * Map records in the line are taken in. Returns 0 or a negative hs_err.
  */
-int hdreport__symbolize_line(struct hdreport *r, const char *line, FILE *out);
+int hdreport__symbolize_line(struct hdreport *r, const struct hd_line *l, FILE *out);
 
 /*
  * --base: subtract @base's live set and whole-run counts (matched by pid
