@@ -9,7 +9,7 @@
 
 #include <stdbool.h>
 
-#include "model/hdreport.h"
+#include "model/model.h"
 #include "formats/hdstats.h"
 #include "leakgate.h"
 #include "symbolizer.h"

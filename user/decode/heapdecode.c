@@ -17,7 +17,7 @@
 #include "heapsnoop/codec.h"
 #include "hdargs.h"
 #include "analyses/hdgate.h"
-#include "model/hdreport.h"
+#include "model/model.h"
 #include "formats/hdstats.h"
 #include "formats/massif.h"
 #include "msg.h"
@@ -34,13 +34,13 @@
 /* Each line into the model (grouping modes). */
 static int take_line(void *ctx, const struct hd_line *l)
 {
-	return hdreport__line(ctx, l);
+	return hd_model__line(ctx, l);
 }
 
 /* -s: each line written, its frames symbolized, as it is read. */
 static int symbolize_line(void *ctx, const struct hd_line *l)
 {
-	return hdreport__symbolize_line(ctx, l, stdout);
+	return hd_model__symbolize_line(ctx, l, stdout);
 }
 
 /*
@@ -49,7 +49,7 @@ static int symbolize_line(void *ctx, const struct hd_line *l)
  * @out, opened before the input was read (outfile.h) and truncated only
  * now (NULL: standard output, for "-"); -1 after saying why.
  */
-static int write_svg(struct hdreport *r, int mode, struct outfile *out, const char *path,
+static int write_svg(struct hd_model *r, int mode, struct outfile *out, const char *path,
 		     const char *input)
 {
 	FILE *f = out ? outfile__start(out) : stdout;
@@ -59,7 +59,7 @@ static int write_svg(struct hdreport *r, int mode, struct outfile *out, const ch
 	if (!f)
 		return -1;
 	if (mode == 'O') {
-		struct pprof_opts po = { .pid_root = hdreport__by(r) == HD_BY_PID };
+		struct pprof_opts po = { .pid_root = hd_model__by(r) == HD_BY_PID };
 
 		if (!out && strstr(path, "%p"))
 			return pprof__write_each(r, &po, path);
@@ -75,13 +75,13 @@ static int write_svg(struct hdreport *r, int mode, struct outfile *out, const ch
 		return err ? -1 : 0;
 	}
 	snprintf(title, sizeof(title), "%s: %s", mode == 'L' ? "Heap over time" :
-		 hdreport__is_diff(r) ? "Live heap, change from the baseline" : "Live heap", input);
+		 hd_model__is_diff(r) ? "Live heap, change from the baseline" : "Live heap", input);
 	if (mode == 'L')
 		err = timeline__svg(r, f, title, 4, 5);
 	else if (mode == 'Y')
 		err = massif__write(r, f);
 	else
-		err = hdreport__flamegraph(r, f, title);
+		err = hd_model__flamegraph(r, f, title);
 	if (err == -ENOENT)
 		elog("%s: no whole-run records (sample, proc, stack) in the input", path);
 	else if (err)
@@ -95,19 +95,19 @@ static int write_svg(struct hdreport *r, int mode, struct outfile *out, const ch
  * The grouped output @a asks for, of everything @r took in, to standard
  * output or @out (the SVG or massif file); 0 or 2.
  */
-static int write_grouped(struct hdreport *r, const struct hd_args *a, struct outfile *out,
+static int write_grouped(struct hd_model *r, const struct hd_args *a, struct outfile *out,
 			 const char *input)
 {
 	switch (a->group) {
 	case 'R':
 		if (a->sort != HD_SORT__ALL)
 			return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
-		hdreport__report(r, stdout);
+		hd_model__report(r, stdout);
 		return 0;
 	case 'F':
 		if (a->sort != HD_SORT__ALL)
 			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
-		hdreport__folded(r, stdout);
+		hd_model__folded(r, stdout);
 		return 0;
 	case 'G': case 'L': case 'Y': case 'O': case 'Z':
 		return write_svg(r, a->group, out, a->svg_path, input) ? 2 : 0;
@@ -123,7 +123,7 @@ static int write_grouped(struct hdreport *r, const struct hd_args *a, struct out
 }
 
 /* Feed @files (standard input if none) to @r; 0, or 2 if one failed. */
-static int group_files(struct hdreport *r, char **files, int nfiles, bool stream,
+static int group_files(struct hd_model *r, char **files, int nfiles, bool stream,
 		       unsigned long *malformed)
 {
 	return hd_input__lines(files, nfiles, stream ? symbolize_line : take_line, r,
@@ -134,11 +134,11 @@ static int group_files(struct hdreport *r, char **files, int nfiles, bool stream
  * --base FILE or --base-dump N: the baseline, read from FILE (its last
  * dump, or --base-dump's) or from the input again; NULL on error (said).
  */
-static struct hdreport *read_base(const struct hd_args *a, struct symbolizer *sym, char **files,
+static struct hd_model *read_base(const struct hd_args *a, struct symbolizer *sym, char **files,
 				  int nfiles, unsigned long *malformed)
 {
 	struct hd_opts bo = a->ho;
-	struct hdreport *base;
+	struct hd_model *base;
 	char *base_file = (char *)a->base_file;
 
 	if (!a->base_file && !nfiles) {
@@ -146,38 +146,38 @@ static struct hdreport *read_base(const struct hd_args *a, struct symbolizer *sy
 		return NULL;
 	}
 	bo.dump = a->base_dump;
-	base = hdreport__new(&bo, sym);
+	base = hd_model__new(&bo, sym);
 	if (!base) {
 		elog("out of memory");
 		return NULL;
 	}
 	if (a->base_file ? group_files(base, &base_file, 1, false, malformed)
 			 : group_files(base, files, nfiles, false, malformed)) {
-		hdreport__free(base);
+		hd_model__free(base);
 		return NULL;
 	}
 	return base;
 }
 
 /* --dump all: a heading, then dump @r's report, as --report or --folded. */
-static void write_each(struct hdreport *r, void *ctx)
+static void write_each(struct hd_model *r, void *ctx)
 {
 	const struct hd_args *a = ctx;
 	unsigned int n;
-	const int64_t *t = runstats__dump_times(hdreport__runstats(r), &n);
+	const int64_t *t = runstats__dump_times(hd_model__runstats(r), &n);
 
 	printf("== dump %u at %" PRId64 ".%03d\n", n, t[n] / 1000, (int)(t[n] % 1000));
 	if (a->group == 'F')
-		hdreport__folded(r, stdout);
+		hd_model__folded(r, stdout);
 	else
-		hdreport__report(r, stdout);
+		hd_model__report(r, stdout);
 }
 
 static int run_grouping(const struct hd_args *a, char **files, int nfiles)
 {
 	struct symbolizer *sym = NULL;
 	struct hd_opts ho = a->ho;
-	struct hdreport *r, *base = NULL;
+	struct hd_model *r, *base = NULL;
 	struct outfile *out = NULL;
 	unsigned long malformed = 0;
 	int status = 0, gate = 0;
@@ -192,7 +192,7 @@ static int run_grouping(const struct hd_args *a, char **files, int nfiles)
 		ho.ctx = (void *)a;
 	}
 	sym = symbolizer__new(&a->so);
-	r = sym ? hdreport__new(&ho, sym) : NULL;
+	r = sym ? hd_model__new(&ho, sym) : NULL;
 	if (!r) {
 		elog("out of memory");
 		symbolizer__free(sym);
@@ -206,7 +206,7 @@ static int run_grouping(const struct hd_args *a, char **files, int nfiles)
 		base = read_base(a, sym, files, nfiles, &malformed);
 		if (!base)
 			status = 2;
-		else if (hdreport__subtract(r, base)) {
+		else if (hd_model__subtract(r, base)) {
 			elog("out of memory");
 			status = 2;
 		}
@@ -224,8 +224,8 @@ static int run_grouping(const struct hd_args *a, char **files, int nfiles)
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
-	hdreport__free(r);
-	hdreport__free(base);
+	hd_model__free(r);
+	hd_model__free(base);
 	symbolizer__free(sym);
 	if (!status && malformed) {
 		elog("%lu malformed record(s) ignored%s", malformed,

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "model/hdreport.h"
+#include "model/model.h"
 #include "leakgate.h"
 
 /*
@@ -19,6 +19,6 @@
  * Returns 0, LEAKGATE_EXIT_LEAK or LEAKGATE_EXIT_PEAK; -ENOMEM, or
  * -EINVAL after saying why (a bad suppressions file).
  */
-int hdgate__run(struct hdreport *r, const struct leakgate_opts *o, FILE *out);
+int hdgate__run(struct hd_model *r, const struct leakgate_opts *o, FILE *out);
 
 #endif /* HEAPDECODE_HDGATE_H */

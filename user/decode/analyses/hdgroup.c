@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * hdgroup.c - heapdecode's grouped outputs of what hdreport.c took in (see
- * hdreport.h): rows keyed by stack, pid, function or module (--report,
+ * hdgroup.c - heapdecode's grouped outputs of what model.c took in (see
+ * model.h): rows keyed by stack, pid, function or module (--report,
  * --by), folded stacks (--folded) and the flame graph.
  */
 #include <errno.h>
@@ -11,8 +11,8 @@
 
 #include "formats/flamegraph.h"
 #include "framefmt.h"
-#include "model/hdreport.h"
-#include "model/hdreport_int.h"
+#include "model/model.h"
+#include "model/model_int.h"
 #include "msg.h"
 #include "text.h"
 
@@ -90,11 +90,11 @@ static size_t merge_rows(struct keyed *rows, size_t m)
  * One row per stack with live allocations, keyed by @key_fn; merged.
  * Returns a calloc'ed array of *@n rows, or NULL if out of memory.
  */
-static struct keyed *grouped_rows(struct hdreport *r,
-				  char *(*key_fn)(struct hdreport *r, const struct stack *s), size_t *n)
+static struct keyed *grouped_rows(struct hd_model *r,
+				  char *(*key_fn)(struct hd_model *r, const struct stack *s), size_t *n)
 {
 	size_t ns, m = 0;
-	struct stack **v = hdreport__live_stacks(r, &ns);
+	struct stack **v = hd_model__live_stacks(r, &ns);
 	struct keyed *rows = v ? calloc(ns ? ns : 1, sizeof(*rows)) : NULL;
 
 	*n = 0;
@@ -119,7 +119,7 @@ static void free_rows(struct keyed *rows, size_t n)
 }
 
 /* One stack's folded text (root first), in a malloc'ed string. */
-static char *fold_stack(struct hdreport *r, const struct stack *s)
+static char *fold_stack(struct hd_model *r, const struct stack *s)
 {
 	char *text = NULL, name[512];
 	size_t len = 0;
@@ -140,7 +140,7 @@ static char *fold_stack(struct hdreport *r, const struct stack *s)
 	for (uint32_t k = s->depth; k-- > 0;) {
 		struct sym_frame sf;
 
-		hdreport__lookup(r, s->pid, s->frames[k], &sf);
+		hd_model__lookup(r, s->pid, s->frames[k], &sf);
 		frame_name(&sf, s->frames[k], name, sizeof(name));
 		fprintf(f, "%s%s", name, k ? ";" : "");
 	}
@@ -151,7 +151,7 @@ static char *fold_stack(struct hdreport *r, const struct stack *s)
 	return text;
 }
 
-int hdreport__folded_values(struct hdreport *r, struct stack *const *v, const uint64_t *values,
+int hd_model__folded_values(struct hd_model *r, struct stack *const *v, const uint64_t *values,
 			    size_t n, FILE *out)
 {
 	struct keyed *rows = calloc(n ? n : 1, sizeof(*rows));
@@ -171,7 +171,7 @@ int hdreport__folded_values(struct hdreport *r, struct stack *const *v, const ui
 	return 0;
 }
 
-void hdreport__folded(struct hdreport *r, FILE *out)
+void hd_model__folded(struct hd_model *r, FILE *out)
 {
 	size_t n;
 	struct keyed *rows = grouped_rows(r, fold_stack, &n);
@@ -187,7 +187,7 @@ void hdreport__folded(struct hdreport *r, FILE *out)
 	free_rows(rows, n);
 }
 
-int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
+int hd_model__flamegraph(struct hd_model *r, FILE *out, const char *title)
 {
 	size_t n;
 	struct keyed *rows = grouped_rows(r, fold_stack, &n);
@@ -218,7 +218,7 @@ int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title)
 }
 
 /* The --by key of stack @s: its pid, or frame 0's function or module. */
-static char *key_of(struct hdreport *r, const struct stack *s)
+static char *key_of(struct hd_model *r, const struct stack *s)
 {
 	struct sym_frame f;
 	char *k = NULL, name[512];
@@ -230,14 +230,14 @@ static char *key_of(struct hdreport *r, const struct stack *s)
 	}
 	if (!s->depth)
 		return strdup("[no stack]");
-	hdreport__lookup(r, s->pid, s->frames[0], &f);
+	hd_model__lookup(r, s->pid, s->frames[0], &f);
 	if (r->opts.by == HD_BY_MODULE)
 		return strdup(f.module ? f.module : "[unmapped]");
 	frame_name(&f, s->frames[0], name, sizeof(name));
 	return strdup(name);
 }
 
-const char *hdreport__num(const struct hdreport *r, uint64_t v, char *buf)
+const char *hd_model__num(const struct hd_model *r, uint64_t v, char *buf)
 {
 	if (r->base)
 		snprintf(buf, 32, "%+" PRId64, (int64_t)v);
@@ -247,12 +247,12 @@ const char *hdreport__num(const struct hdreport *r, uint64_t v, char *buf)
 }
 
 /* @v's share of the total bytes, in percent (of the total change). */
-static double share(const struct hdreport *r, uint64_t v)
+static double share(const struct hd_model *r, uint64_t v)
 {
 	return r->total_bytes ? 100.0 * (double)(int64_t)v / (double)(int64_t)r->total_bytes : 0;
 }
 
-static void report_by_key(struct hdreport *r, FILE *out)
+static void report_by_key(struct hd_model *r, FILE *out)
 {
 	static const char *const what[] = { "stack", "process", "function", "module" };
 	size_t k;
@@ -261,49 +261,49 @@ static void report_by_key(struct hdreport *r, FILE *out)
 
 	if (!rows)
 		return;
-	hdreport_say_estimated(r, out);
+	hd_model_say_estimated(r, out);
 	for (size_t i = 0; i < k; i++) {
 		fprintf(out, "%s bytes (%.1f%%) in %s allocations: %s",
-			hdreport__num(r, rows[i].bytes, b1), share(r, rows[i].bytes),
-			hdreport__num(r, rows[i].count, b2), rows[i].key);
+			hd_model__num(r, rows[i].bytes, b1), share(r, rows[i].bytes),
+			hd_model__num(r, rows[i].count, b2), rows[i].key);
 		if (rows[i].cut)
 			fprintf(out, " (%" PRIu64 " with an incomplete stack)", rows[i].cut);
 		fputc('\n', out);
 	}
 	fprintf(out, "total%s: %s bytes in %s allocations from %zu %s%s\n",
-		r->lc.mean ? " (estimated)" : "", hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), k,
+		r->lc.mean ? " (estimated)" : "", hd_model__num(r, r->total_bytes, b1), hd_model__num(r, r->total_count, b2), k,
 		what[r->opts.by], k == 1 ? "" : "s");
 	free_rows(rows, k);
 }
 
-static void report_by_stack(struct hdreport *r, FILE *out)
+static void report_by_stack(struct hd_model *r, FILE *out)
 {
 	size_t n;
-	struct stack **v = hdreport__live_stacks(r, &n);
+	struct stack **v = hd_model__live_stacks(r, &n);
 	char b1[32], b2[32];
 
 	if (!v)
 		return;
-	hdreport_say_estimated(r, out);
+	hd_model_say_estimated(r, out);
 	for (size_t i = 0; i < n; i++) {
 		const struct stack *s = v[i];
 
-		fprintf(out, "%s bytes (%.1f%%) in %s allocations", hdreport__num(r, s->live_bytes, b1),
-			share(r, s->live_bytes), hdreport__num(r, s->live_count, b2));
+		fprintf(out, "%s bytes (%.1f%%) in %s allocations", hd_model__num(r, s->live_bytes, b1),
+			share(r, s->live_bytes), hd_model__num(r, s->live_count, b2));
 		if (s->pid)
 			fprintf(out, " from pid %u", s->pid);
 		if (*framefmt__cut(s->flags))
 			fprintf(out, " (%s)", framefmt__cut(s->flags));
 		fputs(":\n", out);
 		for (uint32_t k = 0; k < s->depth; k++)
-			hdreport__write_frame(r, "    ", s->pid, k, s->frames[k], out);
+			hd_model__write_frame(r, "    ", s->pid, k, s->frames[k], out);
 	}
 	fprintf(out, "total%s: %s bytes in %s allocations from %zu stacks\n",
-		r->lc.mean ? " (estimated)" : "", hdreport__num(r, r->total_bytes, b1), hdreport__num(r, r->total_count, b2), n);
+		r->lc.mean ? " (estimated)" : "", hd_model__num(r, r->total_bytes, b1), hd_model__num(r, r->total_count, b2), n);
 	free(v);
 }
 
-void hdreport__report(struct hdreport *r, FILE *out)
+void hd_model__report(struct hd_model *r, FILE *out)
 {
 	if (r->opts.by == HD_BY_STACK)
 		report_by_stack(r, out);

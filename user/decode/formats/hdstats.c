@@ -80,13 +80,13 @@ static void format_time(int64_t ms, char *buf, size_t cap)
 		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
 }
 
-static void write_stack(struct hdreport *r, const struct stack *s, FILE *out)
+static void write_stack(struct hd_model *r, const struct stack *s, FILE *out)
 {
 	for (uint32_t k = 0; k < s->depth; k++)
-		hdreport__write_frame(r, "      ", s->pid, k, s->frames[k], out);
+		hd_model__write_frame(r, "      ", s->pid, k, s->frames[k], out);
 }
 
-static void write_top(struct hdreport *r, struct stack **v, size_t n, enum hd_sort sort,
+static void write_top(struct hd_model *r, struct stack **v, size_t n, enum hd_sort sort,
 		      unsigned int top, FILE *out)
 {
 	static const char *const titles[] = {
@@ -108,8 +108,8 @@ static void write_top(struct hdreport *r, struct stack **v, size_t n, enum hd_so
 		if ((int64_t)k <= 0)
 			break;	/* with --base: the rest shrank or did not change */
 		shown++;
-		hdreport__num(r, k, a);
-		hdreport__num(r, c, b);
+		hd_model__num(r, k, a);
+		hd_model__num(r, c, b);
 		switch (sort) {
 		case HD_SORT_PEAK:
 			fprintf(out, "  %s bytes in %s allocations at the peak", a, b);
@@ -134,9 +134,9 @@ static void write_top(struct hdreport *r, struct stack **v, size_t n, enum hd_so
 		fputs("  none\n", out);
 }
 
-int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE *out)
+int hdstats__write(struct hd_model *r, enum hd_sort sort, unsigned int top, FILE *out)
 {
-	struct runstats *rs = hdreport__runstats(r);
+	struct runstats *rs = hd_model__runstats(r);
 	size_t np, ns;
 	struct rs_proc **procs = runstats__procs(rs, &np);
 	static const enum hd_sort order[] = { HD_SORT_ALLOCATIONS, HD_SORT_PEAK,
@@ -150,24 +150,24 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
 		      "in every dump since they were added\n", out);
 		return -ENOENT;
 	}
-	if (hdreport__sample_bytes(r))
+	if (hd_model__sample_bytes(r))
 		fprintf(out, "estimated: a sample by bytes, one per %" PRIu64 " bytes on average; "
 			"bytes (allocated, live, at the peak) are estimates, counts are of the "
-			"sampled allocations\n", hdreport__sample_bytes(r));
+			"sampled allocations\n", hd_model__sample_bytes(r));
 	for (size_t i = 0; i < np; i++) {
 		const struct rs_proc *p = procs[i];
 
 		format_time(p->peak_time_ms, when, sizeof(when));
 		fprintf(out, "pid %d (%s): peak %s bytes in %s allocations at %s (%" PRId64
-			".%03d)\n", p->pid, p->comm[0] ? p->comm : "?", hdreport__num(r, p->peak, n1),
-			hdreport__num(r, p->peak_count, n2), when, p->peak_time_ms / 1000,
+			".%03d)\n", p->pid, p->comm[0] ? p->comm : "?", hd_model__num(r, p->peak, n1),
+			hd_model__num(r, p->peak_count, n2), when, p->peak_time_ms / 1000,
 			(int)(p->peak_time_ms % 1000));
 		fprintf(out, "  %s allocations, %s bytes allocated, %s frees, %s temporary "
-			"allocations\n", hdreport__num(r, p->allocs, n1),
-			hdreport__num(r, p->allocated, n2), hdreport__num(r, p->frees, n3),
-			hdreport__num(r, p->temporary, n4));
+			"allocations\n", hd_model__num(r, p->allocs, n1),
+			hd_model__num(r, p->allocated, n2), hd_model__num(r, p->frees, n3),
+			hd_model__num(r, p->temporary, n4));
 		fprintf(out, "  live at the end: %s bytes in %s allocations\n",
-			hdreport__num(r, p->bytes, n1), hdreport__num(r, p->live, n2));
+			hd_model__num(r, p->bytes, n1), hd_model__num(r, p->live, n2));
 	}
 	v = runstats__stacks(rs, &ns);
 	if (!v)
@@ -182,17 +182,17 @@ int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE
 	return 0;
 }
 
-int hdstats__folded(struct hdreport *r, enum hd_sort sort, FILE *out)
+int hdstats__folded(struct hd_model *r, enum hd_sort sort, FILE *out)
 {
 	size_t ns;
-	struct stack **v = runstats__stacks(hdreport__runstats(r), &ns);
+	struct stack **v = runstats__stacks(hd_model__runstats(r), &ns);
 	uint64_t *values = v ? calloc(ns ? ns : 1, sizeof(*values)) : NULL, c;
 	int err = -ENOMEM;
 
 	if (values) {
 		for (size_t i = 0; i < ns; i++)
 			values[i] = key_of(v[i], sort, &c);
-		err = hdreport__folded_values(r, v, values, ns, out);
+		err = hd_model__folded_values(r, v, values, ns, out);
 	}
 	free(values);
 	free(v);
@@ -240,10 +240,10 @@ static struct growth growth_of(struct runstats *rs, size_t id, const struct stac
 	return g;
 }
 
-int hdstats__growth(struct hdreport *r, unsigned int top, FILE *out)
+int hdstats__growth(struct hd_model *r, unsigned int top, FILE *out)
 {
-	struct runstats *rs = hdreport__runstats(r);
-	unsigned int ndumps = hdreport__dumps(r);
+	struct runstats *rs = hd_model__runstats(r);
+	unsigned int ndumps = hd_model__dumps(r);
 	size_t ns, k = 0;
 	struct stack **v = runstats__stacks(rs, &ns);
 	struct growth *g = v ? calloc(ns ? ns : 1, sizeof(*g)) : NULL;
@@ -264,10 +264,10 @@ int hdstats__growth(struct hdreport *r, unsigned int top, FILE *out)
 			k++;
 	}
 	qsort(g, k, sizeof(*g), by_growth);
-	if (hdreport__sample_bytes(r))
+	if (hd_model__sample_bytes(r))
 		fprintf(out, "estimated: a sample by bytes, one per %" PRIu64 " bytes on average; "
 			"bytes are estimates, counts are of the sampled allocations\n",
-			hdreport__sample_bytes(r));
+			hd_model__sample_bytes(r));
 	fprintf(out, "stacks whose live bytes grew over %u dumps (%u intervals), biggest first:\n",
 		ndumps, ndumps ? ndumps - 1 : 0);
 	for (size_t i = 0; i < k && i < top; i++) {
@@ -284,13 +284,13 @@ int hdstats__growth(struct hdreport *r, unsigned int top, FILE *out)
 	return 0;
 }
 
-static void json_frames(struct hdreport *r, const struct stack *s, FILE *out)
+static void json_frames(struct hd_model *r, const struct stack *s, FILE *out)
 {
 	fputs("\"frames\": [", out);
 	for (uint32_t k = 0; k < s->depth; k++) {
 		struct sym_frame f;
 
-		hdreport__lookup(r, s->pid, s->frames[k], &f);
+		hd_model__lookup(r, s->pid, s->frames[k], &f);
 		fprintf(out, "%s{\"addr\": \"%#" PRIx64 "\", \"function\": ", k ? ", " : "",
 			s->frames[k]);
 		json_string(out, f.status == SYM_OK ? f.func : NULL);
@@ -303,9 +303,9 @@ static void json_frames(struct hdreport *r, const struct stack *s, FILE *out)
 	fputc(']', out);
 }
 
-int hdstats__json(struct hdreport *r, FILE *out)
+int hdstats__json(struct hd_model *r, FILE *out)
 {
-	struct runstats *rs = hdreport__runstats(r);
+	struct runstats *rs = hd_model__runstats(r);
 	size_t np, ns;
 	struct rs_proc **procs = runstats__procs(rs, &np);
 	struct stack **v = runstats__stacks(rs, &ns);
@@ -316,8 +316,8 @@ int hdstats__json(struct hdreport *r, FILE *out)
 	}
 	/* Signed: with --base, every count is a difference. */
 	fprintf(out, "{\"dumps\": %u, \"diff\": %s, \"sample_bytes\": %" PRIu64
-		", \"processes\": [", hdreport__dumps(r), hdreport__is_diff(r) ? "true" : "false",
-		hdreport__sample_bytes(r));
+		", \"processes\": [", hd_model__dumps(r), hd_model__is_diff(r) ? "true" : "false",
+		hd_model__sample_bytes(r));
 	for (size_t i = 0; i < np; i++) {
 		const struct rs_proc *p = procs[i];
 

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "model/hdreport.h"
+#include "model/model.h"
 
 /* What a top list is sorted by (--sort). */
 enum hd_sort {
@@ -29,23 +29,23 @@ int hdstats__parse_sort(const char *s, enum hd_sort *out);
  * HD_SORT__ALL), frames symbolized. Returns 0, or -ENOENT if the input
  * has no whole-run records (heapsnoop older than them: said on @out).
  */
-int hdstats__write(struct hdreport *r, enum hd_sort sort, unsigned int top, FILE *out);
+int hdstats__write(struct hd_model *r, enum hd_sort sort, unsigned int top, FILE *out);
 
 /*
  * --growth: stacks whose live bytes at the last dump exceed those at the
  * first, biggest growth first: total and per dump, and in how many of the
  * intervals between dumps they grew. Returns 0 or -ENOENT (as above).
  */
-int hdstats__growth(struct hdreport *r, unsigned int top, FILE *out);
+int hdstats__growth(struct hd_model *r, unsigned int top, FILE *out);
 
 /*
  * --folded --sort KEY: one `root;...;leaf VALUE` line per symbolized
  * stack, VALUE its whole-run @sort value (heaptrack_print -F's cost
  * types). Returns 0 or -ENOMEM.
  */
-int hdstats__folded(struct hdreport *r, enum hd_sort sort, FILE *out);
+int hdstats__folded(struct hd_model *r, enum hd_sort sort, FILE *out);
 
 /* --json: one JSON object with every process and stack. 0 or -ENOMEM. */
-int hdstats__json(struct hdreport *r, FILE *out);
+int hdstats__json(struct hd_model *r, FILE *out);
 
 #endif /* HEAPSNOOP_HDSTATS_H */

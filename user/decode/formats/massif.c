@@ -19,7 +19,7 @@ struct item {
 };
 
 struct massif {
-	struct hdreport *r;
+	struct hd_model *r;
 	FILE *out;
 	uint32_t depth;		/* the frame the items are being grouped by */
 };
@@ -57,7 +57,7 @@ static void write_label(struct massif *m, const struct stack *s, uint32_t d)
 	struct sym_frame f;
 	uint64_t addr = s->frames[d];
 
-	hdreport__lookup(m->r, s->pid, addr, &f);
+	hd_model__lookup(m->r, s->pid, addr, &f);
 	fprintf(m->out, "0x%" PRIX64 ": %s", addr, f.status == SYM_OK ? f.func : "???");
 	if (f.file)
 		fprintf(m->out, " (%s:%d)", path_base(f.file), f.line);
@@ -104,7 +104,7 @@ static int write_node(struct massif *m, struct item *v, size_t n, uint32_t d, ui
 static int write_peak_tree(struct massif *m, int pid, uint64_t peak)
 {
 	size_t ns, n = 0;
-	struct stack **v = runstats__stacks(hdreport__runstats(m->r), &ns);
+	struct stack **v = runstats__stacks(hd_model__runstats(m->r), &ns);
 	struct item *items = v ? calloc(ns ? ns : 1, sizeof(*items)) : NULL;
 	int err = -ENOMEM;
 
@@ -119,10 +119,10 @@ static int write_peak_tree(struct massif *m, int pid, uint64_t peak)
 	return err;
 }
 
-int massif__write(struct hdreport *r, FILE *out)
+int massif__write(struct hd_model *r, FILE *out)
 {
 	size_t np, n;
-	struct rs_proc **procs = runstats__procs(hdreport__runstats(r), &np);
+	struct rs_proc **procs = runstats__procs(hd_model__runstats(r), &np);
 	struct massif m = { .r = r, .out = out };
 	struct rs_sample *v;
 	const struct rs_proc *p;
@@ -136,9 +136,9 @@ int massif__write(struct hdreport *r, FILE *out)
 	if (!v)
 		return -ENOMEM;
 	fprintf(out, "desc: heapsnoop, pid %d", p->pid);
-	if (hdreport__sample_bytes(r))
+	if (hd_model__sample_bytes(r))
 		fprintf(out, ", bytes estimated from a sample by bytes (mean %" PRIu64 ")",
-			hdreport__sample_bytes(r));
+			hd_model__sample_bytes(r));
 	fprintf(out, "\ncmd: %s\ntime_unit: ms\n", p->comm[0] ? p->comm : "?");
 	for (size_t i = 0; i < n && !err; i++) {
 		bool peak = !peak_done && v[i].time_ms == p->peak_time_ms && v[i].bytes == p->peak;

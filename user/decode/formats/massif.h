@@ -13,9 +13,9 @@
 
 #include <stdio.h>
 
-#include "model/hdreport.h"
+#include "model/model.h"
 
 /* Write it to @out. Returns 0, -ENOENT (no whole-run records), -ENOMEM, -EIO. */
-int massif__write(struct hdreport *r, FILE *out);
+int massif__write(struct hd_model *r, FILE *out);
 
 #endif /* HEAPSNOOP_MASSIF_H */

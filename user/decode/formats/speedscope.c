@@ -79,7 +79,7 @@ static long frame_id(struct frames *fr, const char *name, int name_len, const ch
  * frame and its inlined functions, and a mark); returns how many, or
  * -ENOMEM.
  */
-static int stack_frames(struct hdreport *r, struct frames *fr, const struct stack *s, long *idx)
+static int stack_frames(struct hd_model *r, struct frames *fr, const struct stack *s, long *idx)
 {
 	const char *cut = framefmt__cut(s->flags);
 	char name[64];
@@ -95,7 +95,7 @@ static int stack_frames(struct hdreport *r, struct frames *fr, const struct stac
 		struct sym_frame f;
 		char unnamed[128];
 
-		hdreport__lookup(r, s->pid, s->frames[k], &f);
+		hd_model__lookup(r, s->pid, s->frames[k], &f);
 		if (f.status == SYM_OK) {
 			idx[n] = frame_id(fr, f.func, (int)symbol_unversioned_len(f.func), f.file);
 		} else {
@@ -127,10 +127,10 @@ static int stack_frames(struct hdreport *r, struct frames *fr, const struct stac
  * @idx/@nidx) of process @pid whose value has sign @sign (1, or -1 for
  * what shrank: written as its size).
  */
-static void write_profile(struct hdreport *r, FILE *out, struct stack **v, long *const *idx,
+static void write_profile(struct hd_model *r, FILE *out, struct stack **v, long *const *idx,
 			  const int *nidx, size_t n, uint32_t pid, int sign, bool first)
 {
-	bool counts = hdreport__counts(r), diff = hdreport__is_diff(r);
+	bool counts = hd_model__counts(r), diff = hd_model__is_diff(r);
 	uint64_t total = 0;
 	bool any = false;
 
@@ -189,14 +189,14 @@ static void write_frames(const struct frames *fr, FILE *out)
 }
 
 /* Each process's profile (two with a baseline), by pid: @v is sorted so. */
-static void write_profiles(struct hdreport *r, FILE *out, struct stack **v,
+static void write_profiles(struct hd_model *r, FILE *out, struct stack **v,
 			   long *const *idx, const int *nidx, size_t n)
 {
 	for (size_t i = 0, end; i < n; i = end) {
 		for (end = i + 1; end < n && v[end]->pid == v[i]->pid; end++)
 			;
 		write_profile(r, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, 1, !i);
-		if (hdreport__is_diff(r))
+		if (hd_model__is_diff(r))
 			write_profile(r, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, -1,
 				      false);
 	}
@@ -214,11 +214,11 @@ static int by_pid_bytes(const void *a, const void *b)
 	return 0;
 }
 
-int speedscope__write(struct hdreport *r, FILE *out, const char *name)
+int speedscope__write(struct hd_model *r, FILE *out, const char *name)
 {
 	struct frames fr = { .ids = htab__new(256, key_equal, NULL) };
 	size_t n = 0;
-	struct stack **v = fr.ids ? hdreport__live_stacks(r, &n) : NULL;
+	struct stack **v = fr.ids ? hd_model__live_stacks(r, &n) : NULL;
 	long **idx = v ? calloc(n ? n : 1, sizeof(*idx)) : NULL, buf[MAX_FRAMES];
 	int *nidx = idx ? calloc(n ? n : 1, sizeof(*nidx)) : NULL;
 	int err = nidx ? 0 : -ENOMEM;

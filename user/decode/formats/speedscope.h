@@ -14,12 +14,12 @@
 
 #include <stdio.h>
 
-#include "model/hdreport.h"
+#include "model/model.h"
 
 /*
  * Write @r's selected live set (bytes, or allocations with --count) as
  * speedscope JSON named @name to @out. Returns 0 or -ENOMEM.
  */
-int speedscope__write(struct hdreport *r, FILE *out, const char *name);
+int speedscope__write(struct hd_model *r, FILE *out, const char *name);
 
 #endif /* HEAPDECODE_SPEEDSCOPE_H */

@@ -67,10 +67,10 @@ static int by_peak_desc(const void *a, const void *b)
 }
 
 /* The bands: @p's top @k stacks by bytes at the peak, stacked at each dump. */
-static int write_bands(struct hdreport *r, const struct rs_proc *p, const struct scale *sc,
+static int write_bands(struct hd_model *r, const struct rs_proc *p, const struct scale *sc,
 		       unsigned int k, FILE *out)
 {
-	struct runstats *rs = hdreport__runstats(r);
+	struct runstats *rs = hd_model__runstats(r);
 	unsigned int nd;
 	const int64_t *dt = runstats__dump_times(rs, &nd);
 	size_t ns, m = 0;
@@ -92,7 +92,7 @@ static int write_bands(struct hdreport *r, const struct rs_proc *p, const struct
 		const struct stack *s = v[top[j].id];
 		struct sym_frame f;
 
-		hdreport__lookup(r, s->pid, s->depth ? s->frames[0] : 0, &f);
+		hd_model__lookup(r, s->pid, s->depth ? s->frames[0] : 0, &f);
 		fprintf(out, "<polygon fill=\"%s\" fill-opacity=\"0.75\" points=\"",
 			colours[j % (sizeof(colours) / sizeof(colours[0]))]);
 		/* The top edge left to right (steps), then the bottom back. */
@@ -152,10 +152,10 @@ static void write_axes(const struct rs_proc *p, const struct scale *sc, FILE *ou
 }
 
 /* One process's panel at @y0. */
-static int write_panel(struct hdreport *r, const struct rs_proc *p, int y0, unsigned int k,
+static int write_panel(struct hd_model *r, const struct rs_proc *p, int y0, unsigned int k,
 		       FILE *out)
 {
-	struct runstats *rs = hdreport__runstats(r);
+	struct runstats *rs = hd_model__runstats(r);
 	unsigned int nd;
 	const int64_t *dt = runstats__dump_times(rs, &nd);
 	size_t n;
@@ -200,11 +200,11 @@ static int write_panel(struct hdreport *r, const struct rs_proc *p, int y0, unsi
 	return err;
 }
 
-int timeline__svg(struct hdreport *r, FILE *out, const char *title, unsigned int procs,
+int timeline__svg(struct hd_model *r, FILE *out, const char *title, unsigned int procs,
 		  unsigned int stacks)
 {
 	size_t np;
-	struct rs_proc **p = runstats__procs(hdreport__runstats(r), &np);
+	struct rs_proc **p = runstats__procs(hd_model__runstats(r), &np);
 	int height, err = 0;
 
 	if (!p || !np)
@@ -221,9 +221,9 @@ int timeline__svg(struct hdreport *r, FILE *out, const char *title, unsigned int
 		"<text x=\"%d\" y=\"22\" class=\"h\">", LEFT + WIDTH + 200, height,
 		LEFT + WIDTH + 200, height, LEFT);
 	xml_escape(out, title);
-	if (hdreport__sample_bytes(r))
+	if (hd_model__sample_bytes(r))
 		fprintf(out, " (bytes estimated from a sample by bytes, mean %" PRIu64 ")",
-			hdreport__sample_bytes(r));
+			hd_model__sample_bytes(r));
 	fputs("</text>\n", out);
 	for (size_t i = 0; i < np && !err; i++)
 		err = write_panel(r, p[i], TOP + 30 + (int)i * PANEL, stacks, out);

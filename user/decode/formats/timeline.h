@@ -12,14 +12,14 @@
 
 #include <stdio.h>
 
-#include "model/hdreport.h"
+#include "model/model.h"
 
 /*
  * Write the SVG of what @r took in to @out, @procs processes at most,
  * @stacks stacks each. Returns 0, -ENOENT (no whole-run records: said on
  * stderr by the caller), -ENOMEM or -EIO.
  */
-int timeline__svg(struct hdreport *r, FILE *out, const char *title, unsigned int procs,
+int timeline__svg(struct hd_model *r, FILE *out, const char *title, unsigned int procs,
 		  unsigned int stacks);
 
 #endif /* HEAPSNOOP_TIMELINE_H */

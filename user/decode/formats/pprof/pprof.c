@@ -58,11 +58,11 @@ static int64_t *join(struct joined *j, const struct stack *s, uint32_t flags)
 }
 
 /* The live set, then the whole-run counts; 0 or -ENOMEM. */
-static int join_all(struct hdreport *r, struct joined *j, bool *whole_run)
+static int join_all(struct hd_model *r, struct joined *j, bool *whole_run)
 {
 	size_t nl, nr = 0;
-	struct stack **live = hdreport__live_stacks(r, &nl);
-	struct stack **run = runstats__stacks(hdreport__runstats(r), &nr);
+	struct stack **live = hd_model__live_stacks(r, &nl);
+	struct stack **run = runstats__stacks(hd_model__runstats(r), &nr);
 	int err = live ? 0 : -ENOMEM;
 	int64_t *v;
 
@@ -97,13 +97,13 @@ static void unnamed(const struct sym_frame *f, uint64_t addr, char *buf, size_t 
 		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
 }
 
-static const char *comm_of(struct hdreport *r, uint32_t pid);
+static const char *comm_of(struct hd_model *r, uint32_t pid);
 
 /*
  * Is @m the program of process @pid? Its file is named as the process
  * (the kernel keeps 15 characters of the name).
  */
-static bool is_program(struct hdreport *r, uint32_t pid, const struct mapping *m)
+static bool is_program(struct hd_model *r, uint32_t pid, const struct mapping *m)
 {
 	const char *comm = comm_of(r, pid), *base = path_base(m->path);
 	size_t n = comm ? strlen(comm) : 0;
@@ -115,7 +115,7 @@ static bool is_program(struct hdreport *r, uint32_t pid, const struct mapping *m
  * The Location of frame @addr of @pid, symbolized once; 0: no memory.
  * The first program mapping seen goes into *@prog_map.
  */
-static uint64_t frame_location(struct hdreport *r, struct profbuild *b, uint32_t pid,
+static uint64_t frame_location(struct hd_model *r, struct profbuild *b, uint32_t pid,
 			       uint64_t addr, uint64_t *prog_map)
 {
 	struct prof_line lines[SYM_MAX_INLINE + 1];
@@ -127,7 +127,7 @@ static uint64_t frame_location(struct hdreport *r, struct profbuild *b, uint32_t
 
 	if (id)
 		return id;
-	hdreport__lookup(r, pid, addr, &f);
+	hd_model__lookup(r, pid, addr, &f);
 	/* The innermost inlined function first, the real one last. */
 	for (int i = 0; f.status == SYM_OK && i < f.ninline; i++, n++) {
 		const char *fn = f.inl[i].func ? f.inl[i].func : "??";
@@ -142,7 +142,7 @@ static uint64_t frame_location(struct hdreport *r, struct profbuild *b, uint32_t
 		unnamed(&f, addr, names[n], sizeof(names[n]));
 	lines[n] = (struct prof_line){ names[n], f.file, f.line };
 	n++;
-	m = hdreport__mapping(r, pid, addr);
+	m = hd_model__mapping(r, pid, addr);
 	if (m && !(map_id = profbuild__mapping(b, m, m->start, m->end, m->offset, m->path,
 					       m->build_id)))
 		return 0;
@@ -167,15 +167,15 @@ static uint64_t mark_location(struct profbuild *b, uint32_t kind, uint64_t n, co
 #define MARK_PID	0xfffffffeu	/* --by pid roots, by pid */
 
 /* @pid's name from its `proc` record, or NULL. */
-static const char *comm_of(struct hdreport *r, uint32_t pid)
+static const char *comm_of(struct hd_model *r, uint32_t pid)
 {
-	const struct rs_proc *p = runstats__proc(hdreport__runstats(r), (int)pid);
+	const struct rs_proc *p = runstats__proc(hd_model__runstats(r), (int)pid);
 
 	return p && p->comm[0] ? p->comm : NULL;
 }
 
 /* One sample for stack @s with values @v; 0 or -ENOMEM. */
-static int add_sample(struct hdreport *r, struct profbuild *b, const struct pprof_opts *o,
+static int add_sample(struct hd_model *r, struct profbuild *b, const struct pprof_opts *o,
 		      const struct stack *s, uint32_t flags, const int64_t *v, uint64_t *prog_map)
 {
 	uint64_t locs[HS_MAX_DEPTH + 2];
@@ -189,7 +189,7 @@ static int add_sample(struct hdreport *r, struct profbuild *b, const struct ppro
 			return -ENOMEM;
 	/* No process named: the program is where a complete stack starts (_start). */
 	if (!*prog_map && s->depth && !*framefmt__cut(flags) && !comm) {
-		const struct mapping *m = hdreport__mapping(r, s->pid, s->frames[s->depth - 1]);
+		const struct mapping *m = hd_model__mapping(r, s->pid, s->frames[s->depth - 1]);
 
 		if (m)
 			*prog_map = profbuild__mapping(b, m, m->start, m->end, m->offset, m->path,
@@ -209,7 +209,7 @@ static int add_sample(struct hdreport *r, struct profbuild *b, const struct ppro
 	return profbuild__sample(b, locs, n, v, labels, comm ? 2 : 1);
 }
 
-int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out)
+int pprof__write(struct hd_model *r, const struct pprof_opts *o, FILE *out)
 {
 	static const struct prof_type types[] = {
 		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
@@ -220,7 +220,7 @@ int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out)
 	uint64_t prog_map = 0;	/* the program's mapping: pprof's main binary */
 	bool whole_run = false;
 	unsigned int nd;
-	const int64_t *t = runstats__dump_times(hdreport__runstats(r), &nd);
+	const int64_t *t = runstats__dump_times(hd_model__runstats(r), &nd);
 	char comment[128];
 	int err = j.st ? join_all(r, &j, &whole_run) : -ENOMEM;
 	size_t first = whole_run ? 0 : V_INUSE_OBJECTS;
@@ -241,7 +241,7 @@ int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out)
 					 &prog_map);
 	}
 	snprintf(comment, sizeof(comment), "heapsnoop: live heap at dump %u%s", nd,
-		 hdreport__is_diff(r) ? ", minus the baseline" : "");
+		 hd_model__is_diff(r) ? ", minus the baseline" : "");
 	if (!err) {
 		profbuild__main_mapping(b, prog_map);
 		err = profbuild__write(b, out, nd ? t[nd] * 1000000 : 0, comment);
@@ -261,11 +261,11 @@ static int by_pid(const void *a, const void *b)
 }
 
 /* The pids with stacks (live or whole-run), each once, ascending; NULL: no memory. */
-static uint32_t *pids_of(struct hdreport *r, size_t *n)
+static uint32_t *pids_of(struct hd_model *r, size_t *n)
 {
 	size_t nl = 0, nr = 0, k = 0;
-	struct stack **live = hdreport__live_stacks(r, &nl);
-	struct stack **run = runstats__stacks(hdreport__runstats(r), &nr);
+	struct stack **live = hd_model__live_stacks(r, &nl);
+	struct stack **run = runstats__stacks(hd_model__runstats(r), &nr);
 	uint32_t *v = live ? malloc((nl + nr + 1) * sizeof(*v)) : NULL;
 
 	for (size_t i = 0; v && i < nl; i++)
@@ -295,7 +295,7 @@ static char *path_for(const char *pattern, uint32_t pid)
 	return path;
 }
 
-int pprof__write_each(struct hdreport *r, const struct pprof_opts *o, const char *pattern)
+int pprof__write_each(struct hd_model *r, const struct pprof_opts *o, const char *pattern)
 {
 	size_t n = 0;
 	uint32_t *pids = pids_of(r, &n);

@@ -23,7 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "model/hdreport.h"
+#include "model/model.h"
 
 struct pprof_opts {
 	bool pid_root;	/* --by pid: a root frame "pid N (comm)" per process */
@@ -34,13 +34,13 @@ struct pprof_opts {
  * Write @r's selected dump (differences, with a baseline subtracted) as a
  * gzip-compressed profile to @out. Returns 0, -ENOMEM or -EIO.
  */
-int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out);
+int pprof__write(struct hd_model *r, const struct pprof_opts *o, FILE *out);
 
 /*
  * One profile per process: each to @pattern with its "%p" replaced by
  * the pid, created as outfile.h creates files. Returns 0, or -1 after
  * saying what failed.
  */
-int pprof__write_each(struct hdreport *r, const struct pprof_opts *o, const char *pattern);
+int pprof__write_each(struct hd_model *r, const struct pprof_opts *o, const char *pattern);
 
 #endif /* HEAPDECODE_PPROF_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hdreport.h - heapdecode's aggregating modes: read lines holding `~m#`
+ * model.h - heapdecode's aggregating modes: read lines holding `~m#`
  * records (and heapsnoop's `map` records), group identical stacks, and
  * write them symbolized as a report or in the folded-stack format that
  * flamegraph.pl, inferno and speedscope read.
@@ -11,8 +11,8 @@
  * would count blocks repeatedly. The whole-run records (`proc`, `stack`,
  * `sample`) up to that dump go to a struct runstats (runstats.h).
  */
-#ifndef HEAPSNOOP_HDREPORT_H
-#define HEAPSNOOP_HDREPORT_H
+#ifndef HEAPDECODE_MODEL_H
+#define HEAPDECODE_MODEL_H
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -20,7 +20,7 @@
 #include "runstats.h"
 #include "symbolizer.h"
 
-struct hdreport;
+struct hd_model;
 struct hd_line;
 
 /* What --report groups by: the whole stack, or one key of it. */
@@ -38,25 +38,25 @@ struct hd_opts {
 	 * (at the next dump's header; the last one is the caller's), NULL:
 	 * only one dump is described.
 	 */
-	void (*each_dump)(struct hdreport *r, void *ctx);
+	void (*each_dump)(struct hd_model *r, void *ctx);
 	void *ctx;
 };
 
-struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym);
-void hdreport__free(struct hdreport *r);
+struct hd_model *hd_model__new(const struct hd_opts *opts, struct symbolizer *sym);
+void hd_model__free(struct hd_model *r);
 
 /*
  * Take one input line (logread.h). Returns 0, or a negative hs_err for a
  * malformed `~m#` record in it (the caller reports it).
  */
-int hdreport__line(struct hdreport *r, const struct hd_line *l);
+int hd_model__line(struct hd_model *r, const struct hd_line *l);
 
 /*
  * Write each `~m#` record of @line as heapdecode does by default, then its
  * frames symbolized, one per line (inlined functions on lines of their own).
  * Map records in the line are taken in. Returns 0 or a negative hs_err.
  */
-int hdreport__symbolize_line(struct hdreport *r, const struct hd_line *l, FILE *out);
+int hd_model__symbolize_line(struct hd_model *r, const struct hd_line *l, FILE *out);
 
 /*
  * --base: subtract @base's live set and whole-run counts (matched by pid
@@ -65,30 +65,30 @@ int hdreport__symbolize_line(struct hdreport *r, const struct hd_line *l, FILE *
  * as long as @r (its mappings name the stacks only it had).
  * Returns 0 or -HS_ENOSPC.
  */
-int hdreport__subtract(struct hdreport *r, struct hdreport *base);
+int hd_model__subtract(struct hd_model *r, struct hd_model *base);
 /* --count: allocations, not bytes, are the values. */
-bool hdreport__counts(const struct hdreport *r);
+bool hd_model__counts(const struct hd_model *r);
 /* What --by groups by. */
-enum hd_by hdreport__by(const struct hdreport *r);
+enum hd_by hd_model__by(const struct hd_model *r);
 /* Was a baseline subtracted? */
-bool hdreport__is_diff(const struct hdreport *r);
+bool hd_model__is_diff(const struct hd_model *r);
 /*
  * @v as text in @buf (32 bytes): a count or bytes, or with a baseline
  * subtracted a signed difference ("+5", "-3"). Returns @buf.
  */
-const char *hdreport__num(const struct hdreport *r, uint64_t v, char *buf);
+const char *hd_model__num(const struct hd_model *r, uint64_t v, char *buf);
 
 /*
  * The described dump's sampling mean (its sample-bytes=), 0 if it holds
  * every allocation. When not 0, live counts and bytes are estimates
  * (livecount.h) and every report says so.
  */
-uint64_t hdreport__sample_bytes(const struct hdreport *r);
+uint64_t hd_model__sample_bytes(const struct hd_model *r);
 
 /* The whole-run records taken in (the reports of hdstats.h). */
-struct runstats *hdreport__runstats(struct hdreport *r);
+struct runstats *hd_model__runstats(struct hd_model *r);
 /* How many dumps were taken in (up to the one --dump names). */
-unsigned int hdreport__dumps(const struct hdreport *r);
+unsigned int hd_model__dumps(const struct hd_model *r);
 
 /*
  * Frame @addr of process @pid symbolized through the selected dump's
@@ -96,8 +96,8 @@ unsigned int hdreport__dumps(const struct hdreport *r);
  * is freed; frame @k written as --report writes it, each line after
  * @indent.
  */
-void hdreport__lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
-void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid, uint32_t k,
+void hd_model__lookup(struct hd_model *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
+void hd_model__write_frame(struct hd_model *r, const char *indent, uint32_t pid, uint32_t k,
 			   uint64_t addr, FILE *out);
 
 /*
@@ -105,26 +105,26 @@ void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid,
  * live values changed), most bytes first, a malloc'ed array of *@n the
  * caller frees; NULL: no memory.
  */
-struct stack **hdreport__live_stacks(struct hdreport *r, size_t *n);
+struct stack **hd_model__live_stacks(struct hd_model *r, size_t *n);
 /*
  * The `map` record of process @pid holding @addr (the baseline's if only
  * it had one); NULL with -e or if none. Valid until @r is freed.
  */
-const struct mapping *hdreport__mapping(struct hdreport *r, uint32_t pid, uint64_t addr);
+const struct mapping *hd_model__mapping(struct hd_model *r, uint32_t pid, uint64_t addr);
 
 /* Write the grouped stacks, biggest first, with totals. */
-void hdreport__report(struct hdreport *r, FILE *out);
+void hd_model__report(struct hd_model *r, FILE *out);
 /* Write `root;...;leaf VALUE` lines, one per unique symbolized stack. */
-void hdreport__folded(struct hdreport *r, FILE *out);
+void hd_model__folded(struct hd_model *r, FILE *out);
 /*
  * The same for @n stacks @v (of any table: their pid and frames) with
  * @values (signed with --base; 0: left out), stacks that fold to the same
  * names summed. Returns 0 or -ENOMEM.
  */
-int hdreport__folded_values(struct hdreport *r, struct stack *const *v, const uint64_t *values,
+int hd_model__folded_values(struct hd_model *r, struct stack *const *v, const uint64_t *values,
 			    size_t n, FILE *out);
 
 /* The same stacks as an interactive SVG flame graph; 0, -ENOMEM, -EIO. */
-int hdreport__flamegraph(struct hdreport *r, FILE *out, const char *title);
+int hd_model__flamegraph(struct hd_model *r, FILE *out, const char *title);
 
-#endif /* HEAPSNOOP_HDREPORT_H */
+#endif /* HEAPDECODE_MODEL_H */

@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hdreport_int.h - what hdreport.c (the model: records taken in, stacks,
+ * model_int.h - what model.c (the model: records taken in, stacks,
  * mappings, the baseline) and hdgroup.c (its grouped text outputs) share;
  * no other file includes it.
  */
-#ifndef HEAPSNOOP_HDREPORT_INT_H
-#define HEAPSNOOP_HDREPORT_INT_H
+#ifndef HEAPDECODE_MODEL_INT_H
+#define HEAPDECODE_MODEL_INT_H
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model.h"
 #include "htab.h"
 #include "livecount.h"
 #include "stacks.h"
 
-struct hdreport {
+struct hd_model {
 	struct hd_opts opts;
 	struct symbolizer *sym;
 	struct stacks *stacks;
@@ -31,13 +31,13 @@ struct hdreport {
 	char **exit_lines;
 	size_t nexit;
 	bool in_exit, replaying;
-	struct hdreport *base;	/* --base: subtracted (hdreport__subtract) */
+	struct hd_model *base;	/* --base: subtracted (hd_model__subtract) */
 	unsigned int ndumps;	/* dump headers taken in */
 	bool done;		/* past the dump --dump names: ignore the rest */
 	struct runstats *rs;
 };
 
 /* With a sampled dump, the line that says the values are estimates. */
-void hdreport_say_estimated(const struct hdreport *r, FILE *out);
+void hd_model_say_estimated(const struct hd_model *r, FILE *out);
 
-#endif /* HEAPSNOOP_HDREPORT_INT_H */
+#endif /* HEAPDECODE_MODEL_INT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * hdreport.c - heapdecode's model of a log (see hdreport.h): the records
+ * model.c - heapdecode's model of a log (see model.h): the records
  * of the dump asked for taken in, identical (pid, stack) records interned
  * once in the same unique-stack table heapsnoop uses (stacks.c), their
  * count and bytes accumulated there; the mappings, the baseline, each
@@ -13,8 +13,8 @@
 
 #include "heapsnoop/codec.h"
 #include "framefmt.h"
-#include "hdreport.h"
-#include "hdreport_int.h"
+#include "model.h"
+#include "model_int.h"
 #include "input/logread.h"
 #include "maptree.h"
 #include "msg.h"
@@ -22,9 +22,9 @@
 #include "stacks.h"
 
 
-struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sym)
+struct hd_model *hd_model__new(const struct hd_opts *opts, struct symbolizer *sym)
 {
-	struct hdreport *r = calloc(1, sizeof(*r));
+	struct hd_model *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
@@ -41,17 +41,17 @@ struct hdreport *hdreport__new(const struct hd_opts *opts, struct symbolizer *sy
 	return r;
 }
 
-struct runstats *hdreport__runstats(struct hdreport *r)
+struct runstats *hd_model__runstats(struct hd_model *r)
 {
 	return r->rs;
 }
 
-unsigned int hdreport__dumps(const struct hdreport *r)
+unsigned int hd_model__dumps(const struct hd_model *r)
 {
 	return r->ndumps;
 }
 
-static void reset(struct hdreport *r)
+static void reset(struct hd_model *r)
 {
 	struct maptree *pm;
 	size_t pos = 0;
@@ -65,7 +65,7 @@ static void reset(struct hdreport *r)
 	r->total_bytes = r->total_count = 0;
 }
 
-void hdreport__free(struct hdreport *r)
+void hd_model__free(struct hd_model *r)
 {
 	if (!r)
 		return;
@@ -80,7 +80,7 @@ void hdreport__free(struct hdreport *r)
 }
 
 /* @pid's mappings (one hash lookup a frame), made if @create; NULL. */
-static struct maptree *maps_of(struct hdreport *r, pid_t pid, bool create)
+static struct maptree *maps_of(struct hd_model *r, pid_t pid, bool create)
 {
 	uint64_t h = htab_hash2((uint32_t)pid, 0);
 	struct maptree *pm = r->maps ? htab__find(r->maps, h, (uint32_t)pid) : NULL;
@@ -97,7 +97,7 @@ static struct maptree *maps_of(struct hdreport *r, pid_t pid, bool create)
 	return pm;
 }
 
-static int save_exit_line(struct hdreport *r, const char *line)
+static int save_exit_line(struct hd_model *r, const char *line)
 {
 	char **v, *copy;
 
@@ -115,7 +115,7 @@ static int save_exit_line(struct hdreport *r, const char *line)
 }
 
 /* A `map` record: into its process's mapping set. */
-static int take_map(struct hdreport *r, const struct record *rec)
+static int take_map(struct hd_model *r, const struct record *rec)
 {
 	struct mapping m = { .start = rec->start, .end = rec->end, .offset = rec->off,
 			     .path = (char *)rec->path };
@@ -135,7 +135,7 @@ static int take_map(struct hdreport *r, const struct record *rec)
  * section's lines are kept. Returns 1 if @l was a dump or map record
  * (nothing else in it to take), 0 if not, -HS_ENOSPC.
  */
-static int take_meta(struct hdreport *r, const struct hd_line *l)
+static int take_meta(struct hd_model *r, const struct hd_line *l)
 {
 	const struct record *rec = &l->rec;
 	int err = 0;
@@ -158,7 +158,7 @@ static int take_meta(struct hdreport *r, const struct hd_line *l)
 			struct hd_line x;
 
 			hd_line__parse(&x, r->exit_lines[i]);
-			if ((err = hdreport__line(r, &x)) < 0)
+			if ((err = hd_model__line(r, &x)) < 0)
 				break;
 		}
 		r->replaying = false;
@@ -182,7 +182,7 @@ static int take_meta(struct hdreport *r, const struct hd_line *l)
 	return take_map(r, rec);
 }
 
-int hdreport__line(struct hdreport *r, const struct hd_line *l)
+int hd_model__line(struct hd_model *r, const struct hd_line *l)
 {
 	const char *tok, *line = l->text;
 	struct hs_record rec;
@@ -217,10 +217,10 @@ int hdreport__line(struct hdreport *r, const struct hd_line *l)
 	return 0;
 }
 
-static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
-static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out);
+static void lookup(struct hd_model *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
+static void print_frame(struct hd_model *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out);
 
-int hdreport__symbolize_line(struct hdreport *r, const struct hd_line *l, FILE *out)
+int hd_model__symbolize_line(struct hd_model *r, const struct hd_line *l, FILE *out)
 {
 	const char *p, *tok, *line = l->text;
 	size_t len, end = strlen(line);
@@ -265,13 +265,13 @@ int hdreport__symbolize_line(struct hdreport *r, const struct hd_line *l, FILE *
 	return 0;
 }
 
-uint64_t hdreport__sample_bytes(const struct hdreport *r)
+uint64_t hd_model__sample_bytes(const struct hd_model *r)
 {
 	return r->lc.mean;
 }
 
 /* A report of a sampled live set says first that its numbers are estimates. */
-void hdreport_say_estimated(const struct hdreport *r, FILE *out)
+void hd_model_say_estimated(const struct hd_model *r, FILE *out)
 {
 	if (r->lc.mean)
 		fprintf(out, "estimated: the dump is a sample by bytes, one per %" PRIu64
@@ -279,12 +279,12 @@ void hdreport_say_estimated(const struct hdreport *r, FILE *out)
 			"allocations it stands for\n", r->lc.mean);
 }
 
-void hdreport__lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
+void hd_model__lookup(struct hd_model *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
 	lookup(r, pid, addr, f);
 }
 
-void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid, uint32_t k,
+void hd_model__write_frame(struct hd_model *r, const char *indent, uint32_t pid, uint32_t k,
 			   uint64_t addr, FILE *out)
 {
 	struct sym_frame f;
@@ -293,17 +293,17 @@ void hdreport__write_frame(struct hdreport *r, const char *indent, uint32_t pid,
 	framefmt__write(out, indent, k, addr, &f);
 }
 
-static void lookup(struct hdreport *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
+static void lookup(struct hd_model *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
 	if (r->opts.elf)
 		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
 	else
-		symbolizer__lookup(r->sym, hdreport__mapping(r, pid, addr), addr, true, f);
+		symbolizer__lookup(r->sym, hd_model__mapping(r, pid, addr), addr, true, f);
 }
 
-static void print_frame(struct hdreport *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
+static void print_frame(struct hd_model *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
 {
-	hdreport__write_frame(r, "    ", pid, k, addr, out);
+	hd_model__write_frame(r, "    ", pid, k, addr, out);
 }
 
 /* Biggest first, signed (--base), then most allocations. */
@@ -322,7 +322,7 @@ static int by_signed_bytes(const void *a, const void *b)
  * The stacks with live allocations (with --base: whose live values
  * changed), biggest first, as a malloc'ed array of *@n; NULL: no memory.
  */
-static struct stack **live_stacks(struct hdreport *r, size_t *n)
+static struct stack **live_stacks(struct hd_model *r, size_t *n)
 {
 	size_t count = stacks__count(r->stacks);
 	struct stack **v = malloc((count ? count : 1) * sizeof(*v));
@@ -340,12 +340,12 @@ static struct stack **live_stacks(struct hdreport *r, size_t *n)
 	return v;
 }
 
-struct stack **hdreport__live_stacks(struct hdreport *r, size_t *n)
+struct stack **hd_model__live_stacks(struct hd_model *r, size_t *n)
 {
 	return live_stacks(r, n);
 }
 
-const struct mapping *hdreport__mapping(struct hdreport *r, uint32_t pid, uint64_t addr)
+const struct mapping *hd_model__mapping(struct hd_model *r, uint32_t pid, uint64_t addr)
 {
 	struct maptree *pm = r->opts.elf ? NULL : maps_of(r, (pid_t)pid, false);
 
@@ -361,7 +361,7 @@ static void subtract_live(struct stack *into, const struct stack *from)
 	into->live_bytes -= from->live_bytes;
 }
 
-int hdreport__subtract(struct hdreport *r, struct hdreport *base)
+int hd_model__subtract(struct hd_model *r, struct hd_model *base)
 {
 	r->base = base;
 	if (stacks__match(r->stacks, base->stacks, subtract_live))
@@ -371,17 +371,17 @@ int hdreport__subtract(struct hdreport *r, struct hdreport *base)
 	return runstats__subtract(r->rs, base->rs);
 }
 
-bool hdreport__is_diff(const struct hdreport *r)
+bool hd_model__is_diff(const struct hd_model *r)
 {
 	return r->base != NULL;
 }
 
-enum hd_by hdreport__by(const struct hdreport *r)
+enum hd_by hd_model__by(const struct hd_model *r)
 {
 	return r->opts.by;
 }
 
-bool hdreport__counts(const struct hdreport *r)
+bool hd_model__counts(const struct hd_model *r)
 {
 	return r->opts.count_values;
 }
