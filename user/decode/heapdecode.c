@@ -24,6 +24,7 @@
 #include "outfile.h"
 #include "formats/pprof/pprof.h"
 #include "formats/speedscope.h"
+#include "formats/symlines.h"
 #include "input/recconv.h"
 #include "symbolizer.h"
 #include "formats/timeline.h"
@@ -40,7 +41,7 @@ static int take_line(void *ctx, const struct hd_line *l)
 /* -s: each line written, its frames symbolized, as it is read. */
 static int symbolize_line(void *ctx, const struct hd_line *l)
 {
-	return hd_model__symbolize_line(ctx, l, stdout);
+	return hd_symlines__line(ctx, l, stdout);
 }
 
 /*

@@ -3,8 +3,8 @@
  * model.c - heapdecode's model of a log (see model.h): the records
  * of the dump asked for taken in, identical (pid, stack) records interned
  * once in the same unique-stack table heapsnoop uses (stacks.c), their
- * count and bytes accumulated there; the mappings, the baseline, each
- * line symbolized (-s). Its grouped outputs are hdgroup.c's.
+ * count and bytes accumulated there; the mappings, the baseline. Its
+ * grouped outputs are hdgroup.c's.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -217,52 +217,16 @@ int hd_model__line(struct hd_model *r, const struct hd_line *l)
 	return 0;
 }
 
-static void lookup(struct hd_model *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
-static void print_frame(struct hd_model *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out);
-
-int hd_model__symbolize_line(struct hd_model *r, const struct hd_line *l, FILE *out)
+int hd_model__follow(struct hd_model *r, const struct hd_line *l)
 {
-	const char *p, *tok, *line = l->text;
-	size_t len, end = strlen(line);
-	struct hs_record rec;
-	char bl[HS_BLINE_BUF];
-	uint32_t pid;
 	int err = take_meta(r, l);
 
-	if (err < 0)
-		return err;
-	/* A malformed token anywhere: the line passes unchanged. */
-	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
-		err = hs_token_decode(tok, len, &rec);
-		if (err) {
-			fprintf(out, "%s\n", line);
-			return err;
-		}
-	}
-	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
-		hs_token_decode(tok, len, &rec);
-		fwrite(p, 1, (size_t)(tok - 3 - p), out);
-		if (hs_bline_format(&rec, bl, sizeof(bl)) > 0)
-			fputs(bl, out);
-	}
-	fprintf(out, "%s\n", p);
-	pid = hd_line__pid(l);
-	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
-		hs_token_decode(tok, len, &rec);
-		for (uint32_t k = 0; k < rec.depth; k++)
-			print_frame(r, pid, k, rec.frames[k], out);
-		if (hd_line__cut(l))
-			fprintf(out, "    (%s)\n", framefmt__cut(hd_line__cut(l)));
-		if (r->lc.mean && l->rec.type == REC_LIVE) {
-			uint64_t bytes;
-			double count;
+	return err < 0 ? err : 0;
+}
 
-			livecount__one(&r->lc, rec.size, &bytes, &count);
-			fprintf(out, "    (sampled: stands for %" PRIu64 " bytes in %.2f allocations, "
-				"estimated)\n", bytes, count);
-		}
-	}
-	return 0;
+void hd_model__estimate(const struct hd_model *r, uint64_t size, uint64_t *bytes, double *count)
+{
+	livecount__one(&r->lc, size, bytes, count);
 }
 
 uint64_t hd_model__sample_bytes(const struct hd_model *r)
@@ -281,7 +245,10 @@ void hd_model_say_estimated(const struct hd_model *r, FILE *out)
 
 void hd_model__lookup(struct hd_model *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	lookup(r, pid, addr, f);
+	if (r->opts.elf)
+		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
+	else
+		symbolizer__lookup(r->sym, hd_model__mapping(r, pid, addr), addr, true, f);
 }
 
 void hd_model__write_frame(struct hd_model *r, const char *indent, uint32_t pid, uint32_t k,
@@ -289,21 +256,8 @@ void hd_model__write_frame(struct hd_model *r, const char *indent, uint32_t pid,
 {
 	struct sym_frame f;
 
-	lookup(r, pid, addr, &f);
+	hd_model__lookup(r, pid, addr, &f);
 	framefmt__write(out, indent, k, addr, &f);
-}
-
-static void lookup(struct hd_model *r, uint32_t pid, uint64_t addr, struct sym_frame *f)
-{
-	if (r->opts.elf)
-		symbolizer__lookup_elf(r->sym, r->opts.elf, addr, true, f);
-	else
-		symbolizer__lookup(r->sym, hd_model__mapping(r, pid, addr), addr, true, f);
-}
-
-static void print_frame(struct hd_model *r, uint32_t pid, uint32_t k, uint64_t addr, FILE *out)
-{
-	hd_model__write_frame(r, "    ", pid, k, addr, out);
 }
 
 /* Biggest first, signed (--base), then most allocations. */

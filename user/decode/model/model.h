@@ -52,11 +52,19 @@ void hd_model__free(struct hd_model *r);
 int hd_model__line(struct hd_model *r, const struct hd_line *l);
 
 /*
- * Write each `~m#` record of @line as heapdecode does by default, then its
- * frames symbolized, one per line (inlined functions on lines of their own).
- * Map records in the line are taken in. Returns 0 or a negative hs_err.
+ * -s: take from @l only what names frames and what the dump says (`map`
+ * and `dump` records, exit sections, whole-run records), not its live
+ * blocks, for a writer that writes each line as it is read. Returns 0 or
+ * a negative hs_err.
  */
-int hd_model__symbolize_line(struct hd_model *r, const struct hd_line *l, FILE *out);
+int hd_model__follow(struct hd_model *r, const struct hd_line *l);
+
+/*
+ * What one live block of @size bytes stands for in the current dump, in
+ * *@bytes and *@count: itself, or when the dump is sampled its estimate
+ * (livecount.h).
+ */
+void hd_model__estimate(const struct hd_model *r, uint64_t size, uint64_t *bytes, double *count);
 
 /*
  * --base: subtract @base's live set and whole-run counts (matched by pid
