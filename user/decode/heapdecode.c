@@ -22,7 +22,9 @@
 #include "formats/massif.h"
 #include "msg.h"
 #include "outfile.h"
+#include "formats/folded.h"
 #include "formats/pprof/pprof.h"
+#include "formats/report.h"
 #include "formats/speedscope.h"
 #include "formats/symlines.h"
 #include "input/recconv.h"
@@ -35,7 +37,7 @@
 /* Each line into the model (grouping modes). */
 static int take_line(void *ctx, const struct hd_line *l)
 {
-	return hd_model__line(ctx, l);
+	return hd_model__take(ctx, l);
 }
 
 /* -s: each line written, its frames symbolized, as it is read. */
@@ -82,7 +84,7 @@ static int write_svg(struct hd_model *r, int mode, struct outfile *out, const ch
 	else if (mode == 'Y')
 		err = massif__write(r, f);
 	else
-		err = hd_model__flamegraph(r, f, title);
+		err = hd_folded__flamegraph(r, hd_model__counts(r), title, f);
 	if (err == -ENOENT)
 		elog("%s: no whole-run records (sample, proc, stack) in the input", path);
 	else if (err)
@@ -103,12 +105,12 @@ static int write_grouped(struct hd_model *r, const struct hd_args *a, struct out
 	case 'R':
 		if (a->sort != HD_SORT__ALL)
 			return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
-		hd_model__report(r, stdout);
+		hd_report__write(r, hd_model__by(r), stdout);
 		return 0;
 	case 'F':
 		if (a->sort != HD_SORT__ALL)
 			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
-		hd_model__folded(r, stdout);
+		hd_folded__write(r, hd_model__counts(r), stdout);
 		return 0;
 	case 'G': case 'L': case 'Y': case 'O': case 'Z':
 		return write_svg(r, a->group, out, a->svg_path, input) ? 2 : 0;
@@ -165,13 +167,13 @@ static void write_each(struct hd_model *r, void *ctx)
 {
 	const struct hd_args *a = ctx;
 	unsigned int n;
-	const int64_t *t = runstats__dump_times(hd_model__runstats(r), &n);
+	const int64_t *t = hd_model__dump_times(r, &n);
 
 	printf("== dump %u at %" PRId64 ".%03d\n", n, t[n] / 1000, (int)(t[n] % 1000));
 	if (a->group == 'F')
-		hd_model__folded(r, stdout);
+		hd_folded__write(r, hd_model__counts(r), stdout);
 	else
-		hd_model__report(r, stdout);
+		hd_report__write(r, hd_model__by(r), stdout);
 }
 
 static int run_grouping(const struct hd_args *a, char **files, int nfiles)

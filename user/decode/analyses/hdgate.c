@@ -8,7 +8,6 @@
 #include <stdlib.h>
 
 #include "hdgate.h"
-#include "model/runstats.h"
 
 static void lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
@@ -20,7 +19,7 @@ int hdgate__run(struct hd_model *r, const struct leakgate_opts *o, FILE *out)
 	struct leakgate *g = leakgate__new(o);
 	size_t n = 0, np = 0;
 	struct stack **v = g ? hd_model__live_stacks(r, &n) : NULL;
-	struct rs_proc **procs = v ? runstats__procs(hd_model__runstats(r), &np) : NULL;
+	struct rs_proc **procs = v ? hd_model__procs(r, &np) : NULL;
 	int err = 0;
 
 	if (!g)
@@ -28,7 +27,7 @@ int hdgate__run(struct hd_model *r, const struct leakgate_opts *o, FILE *out)
 	if (!v)
 		err = -ENOMEM;
 	for (size_t i = 0; !err && i < n; i++) {
-		const struct rs_proc *p = runstats__proc(hd_model__runstats(r), (int)v[i]->pid);
+		const struct rs_proc *p = hd_model__proc(r, v[i]->pid);
 
 		/* With --base, what shrank is no leak. */
 		if ((int64_t)v[i]->live_bytes > 0 && (int64_t)v[i]->live_count > 0)

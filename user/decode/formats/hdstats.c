@@ -11,8 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "hdstats.h"
-#include "model/runstats.h"
+#include "formats/folded.h"
+#include "formats/hdstats.h"
+#include "formats/textout.h"
 #include "text.h"
 
 static const char *const sort_names[] = {
@@ -83,7 +84,7 @@ static void format_time(int64_t ms, char *buf, size_t cap)
 static void write_stack(struct hd_model *r, const struct stack *s, FILE *out)
 {
 	for (uint32_t k = 0; k < s->depth; k++)
-		hd_model__write_frame(r, "      ", s->pid, k, s->frames[k], out);
+		hd_textout__frame(r, "      ", s->pid, k, s->frames[k], out);
 }
 
 static void write_top(struct hd_model *r, struct stack **v, size_t n, enum hd_sort sort,
@@ -108,8 +109,8 @@ static void write_top(struct hd_model *r, struct stack **v, size_t n, enum hd_so
 		if ((int64_t)k <= 0)
 			break;	/* with --base: the rest shrank or did not change */
 		shown++;
-		hd_model__num(r, k, a);
-		hd_model__num(r, c, b);
+		hd_textout__num(r, k, a);
+		hd_textout__num(r, c, b);
 		switch (sort) {
 		case HD_SORT_PEAK:
 			fprintf(out, "  %s bytes in %s allocations at the peak", a, b);
@@ -136,9 +137,8 @@ static void write_top(struct hd_model *r, struct stack **v, size_t n, enum hd_so
 
 int hdstats__write(struct hd_model *r, enum hd_sort sort, unsigned int top, FILE *out)
 {
-	struct runstats *rs = hd_model__runstats(r);
 	size_t np, ns;
-	struct rs_proc **procs = runstats__procs(rs, &np);
+	struct rs_proc **procs = hd_model__procs(r, &np);
 	static const enum hd_sort order[] = { HD_SORT_ALLOCATIONS, HD_SORT_PEAK,
 					      HD_SORT_TEMPORARY, HD_SORT_ALLOCATED,
 					      HD_SORT_LIVE };
@@ -159,17 +159,17 @@ int hdstats__write(struct hd_model *r, enum hd_sort sort, unsigned int top, FILE
 
 		format_time(p->peak_time_ms, when, sizeof(when));
 		fprintf(out, "pid %d (%s): peak %s bytes in %s allocations at %s (%" PRId64
-			".%03d)\n", p->pid, p->comm[0] ? p->comm : "?", hd_model__num(r, p->peak, n1),
-			hd_model__num(r, p->peak_count, n2), when, p->peak_time_ms / 1000,
+			".%03d)\n", p->pid, p->comm[0] ? p->comm : "?", hd_textout__num(r, p->peak, n1),
+			hd_textout__num(r, p->peak_count, n2), when, p->peak_time_ms / 1000,
 			(int)(p->peak_time_ms % 1000));
 		fprintf(out, "  %s allocations, %s bytes allocated, %s frees, %s temporary "
-			"allocations\n", hd_model__num(r, p->allocs, n1),
-			hd_model__num(r, p->allocated, n2), hd_model__num(r, p->frees, n3),
-			hd_model__num(r, p->temporary, n4));
+			"allocations\n", hd_textout__num(r, p->allocs, n1),
+			hd_textout__num(r, p->allocated, n2), hd_textout__num(r, p->frees, n3),
+			hd_textout__num(r, p->temporary, n4));
 		fprintf(out, "  live at the end: %s bytes in %s allocations\n",
-			hd_model__num(r, p->bytes, n1), hd_model__num(r, p->live, n2));
+			hd_textout__num(r, p->bytes, n1), hd_textout__num(r, p->live, n2));
 	}
-	v = runstats__stacks(rs, &ns);
+	v = hd_model__run_stacks(r, &ns);
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
@@ -185,14 +185,14 @@ int hdstats__write(struct hd_model *r, enum hd_sort sort, unsigned int top, FILE
 int hdstats__folded(struct hd_model *r, enum hd_sort sort, FILE *out)
 {
 	size_t ns;
-	struct stack **v = runstats__stacks(hd_model__runstats(r), &ns);
+	struct stack **v = hd_model__run_stacks(r, &ns);
 	uint64_t *values = v ? calloc(ns ? ns : 1, sizeof(*values)) : NULL, c;
 	int err = -ENOMEM;
 
 	if (values) {
 		for (size_t i = 0; i < ns; i++)
 			values[i] = key_of(v[i], sort, &c);
-		err = hd_model__folded_values(r, v, values, ns, out);
+		err = hd_folded__values(r, v, values, ns, out);
 	}
 	free(values);
 	free(v);
@@ -216,12 +216,12 @@ static int by_growth(const void *a, const void *b)
 }
 
 /* Stack @id's growth over dumps 1..@ndumps from its history. */
-static struct growth growth_of(struct runstats *rs, size_t id, const struct stack *s,
+static struct growth growth_of(struct hd_model *r, size_t id, const struct stack *s,
 			       unsigned int ndumps)
 {
 	struct growth g = { .s = s, .intervals = ndumps ? ndumps - 1 : 0 };
 	size_t n;
-	const struct rs_point *h = runstats__history(rs, id, &n);
+	const struct rs_point *h = hd_model__history(r, id, &n);
 	uint64_t first_b = 0, first_c = 0, prev = 0, last_b = 0, last_c = 0;
 
 	/* Before its first record a stack held nothing; then each holds until the next. */
@@ -242,10 +242,9 @@ static struct growth growth_of(struct runstats *rs, size_t id, const struct stac
 
 int hdstats__growth(struct hd_model *r, unsigned int top, FILE *out)
 {
-	struct runstats *rs = hd_model__runstats(r);
 	unsigned int ndumps = hd_model__dumps(r);
 	size_t ns, k = 0;
-	struct stack **v = runstats__stacks(rs, &ns);
+	struct stack **v = hd_model__run_stacks(r, &ns);
 	struct growth *g = v ? calloc(ns ? ns : 1, sizeof(*g)) : NULL;
 
 	if (!g) {
@@ -259,7 +258,7 @@ int hdstats__growth(struct hd_model *r, unsigned int top, FILE *out)
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < ns; i++) {
-		g[k] = growth_of(rs, i, v[i], ndumps);
+		g[k] = growth_of(r, i, v[i], ndumps);
 		if (g[k].bytes > 0)
 			k++;
 	}
@@ -305,10 +304,9 @@ static void json_frames(struct hd_model *r, const struct stack *s, FILE *out)
 
 int hdstats__json(struct hd_model *r, FILE *out)
 {
-	struct runstats *rs = hd_model__runstats(r);
 	size_t np, ns;
-	struct rs_proc **procs = runstats__procs(rs, &np);
-	struct stack **v = runstats__stacks(rs, &ns);
+	struct rs_proc **procs = hd_model__procs(r, &np);
+	struct stack **v = hd_model__run_stacks(r, &ns);
 
 	if (!v || (!procs && np)) {
 		free(v);

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "massif.h"
-#include "model/runstats.h"
 #include "text.h"
 
 struct item {
@@ -104,7 +103,7 @@ static int write_node(struct massif *m, struct item *v, size_t n, uint32_t d, ui
 static int write_peak_tree(struct massif *m, int pid, uint64_t peak)
 {
 	size_t ns, n = 0;
-	struct stack **v = runstats__stacks(hd_model__runstats(m->r), &ns);
+	struct stack **v = hd_model__run_stacks(m->r, &ns);
 	struct item *items = v ? calloc(ns ? ns : 1, sizeof(*items)) : NULL;
 	int err = -ENOMEM;
 
@@ -122,7 +121,7 @@ static int write_peak_tree(struct massif *m, int pid, uint64_t peak)
 int massif__write(struct hd_model *r, FILE *out)
 {
 	size_t np, n;
-	struct rs_proc **procs = runstats__procs(hd_model__runstats(r), &np);
+	struct rs_proc **procs = hd_model__procs(r, &np);
 	struct massif m = { .r = r, .out = out };
 	struct rs_sample *v;
 	const struct rs_proc *p;
@@ -132,7 +131,7 @@ int massif__write(struct hd_model *r, FILE *out)
 	if (!procs || !np)
 		return procs ? -ENOENT : -ENOMEM;
 	p = procs[0];
-	v = runstats__series(p, &n);
+	v = hd_model__series(p, &n);
 	if (!v)
 		return -ENOMEM;
 	fprintf(out, "desc: heapsnoop, pid %d", p->pid);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "formats/symlines.h"
+#include "formats/textout.h"
 #include "framefmt.h"
 #include "heapsnoop/codec.h"
 
@@ -41,7 +42,7 @@ int hd_symlines__line(struct hd_model *m, const struct hd_line *l, FILE *out)
 	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
 		hs_token_decode(tok, len, &rec);
 		for (uint32_t k = 0; k < rec.depth; k++)
-			hd_model__write_frame(m, "    ", pid, k, rec.frames[k], out);
+			hd_textout__frame(m, "    ", pid, k, rec.frames[k], out);
 		if (cut)
 			fprintf(out, "    (%s)\n", framefmt__cut(cut));
 		if (hd_model__sample_bytes(m) && l->rec.type == REC_LIVE) {

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/runstats.h"
 #include "text.h"
 #include "timeline.h"
 
@@ -43,10 +42,10 @@ static double y_of(const struct scale *s, uint64_t b)
 }
 
 /* Stack @id's live bytes as of dump @d (held from its record on). */
-static uint64_t live_at(struct runstats *rs, size_t id, unsigned int d)
+static uint64_t live_at(struct hd_model *r, size_t id, unsigned int d)
 {
 	size_t n;
-	const struct rs_point *h = runstats__history(rs, id, &n);
+	const struct rs_point *h = hd_model__history(r, id, &n);
 	uint64_t b = 0;
 
 	for (size_t i = 0; i < n && h[i].dump <= d; i++)
@@ -70,11 +69,10 @@ static int by_peak_desc(const void *a, const void *b)
 static int write_bands(struct hd_model *r, const struct rs_proc *p, const struct scale *sc,
 		       unsigned int k, FILE *out)
 {
-	struct runstats *rs = hd_model__runstats(r);
 	unsigned int nd;
-	const int64_t *dt = runstats__dump_times(rs, &nd);
+	const int64_t *dt = hd_model__dump_times(r, &nd);
 	size_t ns, m = 0;
-	struct stack **v = runstats__stacks(rs, &ns);
+	struct stack **v = hd_model__run_stacks(r, &ns);
 	struct ranked *top = v ? calloc(ns ? ns : 1, sizeof(*top)) : NULL;
 	uint64_t *below = calloc(nd + 1, sizeof(*below));
 
@@ -97,7 +95,7 @@ static int write_bands(struct hd_model *r, const struct rs_proc *p, const struct
 			colours[j % (sizeof(colours) / sizeof(colours[0]))]);
 		/* The top edge left to right (steps), then the bottom back. */
 		for (unsigned int d = 1; d <= nd; d++) {
-			uint64_t b = below[d] + live_at(rs, top[j].id, d);
+			uint64_t b = below[d] + live_at(r, top[j].id, d);
 			int64_t end = d < nd ? dt[d + 1] : sc->t1;
 
 			fprintf(out, "%.1f,%.1f %.1f,%.1f ", x_of(sc, dt[d]), y_of(sc, b),
@@ -113,7 +111,7 @@ static int write_bands(struct hd_model *r, const struct rs_proc *p, const struct
 		xml_escape(out, f.status == SYM_OK ? f.func : "[no symbol]");
 		fprintf(out, ": %" PRIu64 " bytes at the peak; live at each dump:", s->peak_bytes);
 		for (unsigned int d = 1; d <= nd; d++) {
-			uint64_t b = live_at(rs, top[j].id, d);
+			uint64_t b = live_at(r, top[j].id, d);
 
 			fprintf(out, " %" PRIu64, b);
 			below[d] += b;
@@ -155,11 +153,10 @@ static void write_axes(const struct rs_proc *p, const struct scale *sc, FILE *ou
 static int write_panel(struct hd_model *r, const struct rs_proc *p, int y0, unsigned int k,
 		       FILE *out)
 {
-	struct runstats *rs = hd_model__runstats(r);
 	unsigned int nd;
-	const int64_t *dt = runstats__dump_times(rs, &nd);
+	const int64_t *dt = hd_model__dump_times(r, &nd);
 	size_t n;
-	struct rs_sample *v = runstats__series(p, &n);
+	struct rs_sample *v = hd_model__series(p, &n);
 	struct scale sc = { .y0 = y0 };
 	int err;
 
@@ -204,7 +201,7 @@ int timeline__svg(struct hd_model *r, FILE *out, const char *title, unsigned int
 		  unsigned int stacks)
 {
 	size_t np;
-	struct rs_proc **p = runstats__procs(hd_model__runstats(r), &np);
+	struct rs_proc **p = hd_model__procs(r, &np);
 	int height, err = 0;
 
 	if (!p || !np)

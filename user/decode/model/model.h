@@ -1,23 +1,33 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * model.h - heapdecode's aggregating modes: read lines holding `~m#`
- * records (and heapsnoop's `map` records), group identical stacks, and
- * write them symbolized as a report or in the folded-stack format that
- * flamegraph.pl, inferno and speedscope read.
- *
- * Memory grows with unique stacks, never with lines. When the input holds
- * several heapsnoop dumps (-i), only one is described, the last or the
+ * model.h - heapdecode's model of a log: what every analysis and every
+ * writer reads, and the only thing they read. It takes a log's lines
+ * (logread.h) and holds, for the one dump it describes (the last, or the
  * one --dump names: each dump is a whole live set, and adding them up
- * would count blocks repeatedly. The whole-run records (`proc`, `stack`,
- * `sample`) up to that dump go to a struct runstats (runstats.h).
+ * would count blocks repeatedly):
+ *
+ *   the live set    each unique (pid, stack) of the dump's `live` records
+ *                   and of the exit sections before it, its allocations
+ *                   and bytes summed (estimated when the dump is sampled:
+ *                   livecount.h);
+ *   the whole run   the `proc`, `stack` and `sample` records up to that
+ *                   dump (runstats.h), and when each dump was written;
+ *   the mappings    each process's, from the dump's `map` records
+ *                   (maptree.h), which name its frames (symbolizer.h);
+ *   a baseline      with --base, subtracted: every value a difference.
+ *
+ * Memory grows with unique stacks, never with lines. It knows nothing of
+ * any output.
  */
 #ifndef HEAPDECODE_MODEL_H
 #define HEAPDECODE_MODEL_H
 
 #include <stdbool.h>
-#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "runstats.h"
+#include "model/runstats.h"
+#include "stacks.h"
 #include "symbolizer.h"
 
 struct hd_model;
@@ -38,18 +48,19 @@ struct hd_opts {
 	 * (at the next dump's header; the last one is the caller's), NULL:
 	 * only one dump is described.
 	 */
-	void (*each_dump)(struct hd_model *r, void *ctx);
+	void (*each_dump)(struct hd_model *m, void *ctx);
 	void *ctx;
 };
 
+/* An empty model whose frames @sym names; NULL: no memory. */
 struct hd_model *hd_model__new(const struct hd_opts *opts, struct symbolizer *sym);
-void hd_model__free(struct hd_model *r);
+void hd_model__free(struct hd_model *m);
 
 /*
- * Take one input line (logread.h). Returns 0, or a negative hs_err for a
- * malformed `~m#` record in it (the caller reports it).
+ * Take one line of the log. Returns 0, or a negative hs_err for a
+ * malformed `~m#` record in it (the caller reports it) or -HS_ENOSPC.
  */
-int hd_model__line(struct hd_model *r, const struct hd_line *l);
+int hd_model__take(struct hd_model *m, const struct hd_line *l);
 
 /*
  * -s: take from @l only what names frames and what the dump says (`map`
@@ -57,82 +68,81 @@ int hd_model__line(struct hd_model *r, const struct hd_line *l);
  * blocks, for a writer that writes each line as it is read. Returns 0 or
  * a negative hs_err.
  */
-int hd_model__follow(struct hd_model *r, const struct hd_line *l);
-
-/*
- * What one live block of @size bytes stands for in the current dump, in
- * *@bytes and *@count: itself, or when the dump is sampled its estimate
- * (livecount.h).
- */
-void hd_model__estimate(const struct hd_model *r, uint64_t size, uint64_t *bytes, double *count);
+int hd_model__follow(struct hd_model *m, const struct hd_line *l);
 
 /*
  * --base: subtract @base's live set and whole-run counts (matched by pid
- * and addresses: a dump of the same process) from @r's. Every report then
- * shows differences: growth positive, shrinkage negative. @base must live
- * as long as @r (its mappings name the stacks only it had).
- * Returns 0 or -HS_ENOSPC.
+ * and addresses: a dump of the same process) from @m's. Every value then
+ * is a difference: growth positive, shrinkage negative (read as int64_t).
+ * @base must live as long as @m (its mappings name the stacks only it
+ * had). Returns 0 or -HS_ENOSPC.
  */
-int hd_model__subtract(struct hd_model *r, struct hd_model *base);
-/* --count: allocations, not bytes, are the values. */
-bool hd_model__counts(const struct hd_model *r);
-/* What --by groups by. */
-enum hd_by hd_model__by(const struct hd_model *r);
+int hd_model__subtract(struct hd_model *m, struct hd_model *base);
 /* Was a baseline subtracted? */
-bool hd_model__is_diff(const struct hd_model *r);
-/*
- * @v as text in @buf (32 bytes): a count or bytes, or with a baseline
- * subtracted a signed difference ("+5", "-3"). Returns @buf.
- */
-const char *hd_model__num(const struct hd_model *r, uint64_t v, char *buf);
+bool hd_model__is_diff(const struct hd_model *m);
+
+/* How many dumps were taken in (up to the one --dump names). */
+unsigned int hd_model__dumps(const struct hd_model *m);
+/* When each was written, ms since the epoch, by number (index 0 unused; *@n). */
+const int64_t *hd_model__dump_times(const struct hd_model *m, unsigned int *n);
 
 /*
  * The described dump's sampling mean (its sample-bytes=), 0 if it holds
- * every allocation. When not 0, live counts and bytes are estimates
- * (livecount.h) and every report says so.
+ * every allocation. When not 0, live counts and bytes are estimates and
+ * every report says so.
  */
-uint64_t hd_model__sample_bytes(const struct hd_model *r);
-
-/* The whole-run records taken in (the reports of hdstats.h). */
-struct runstats *hd_model__runstats(struct hd_model *r);
-/* How many dumps were taken in (up to the one --dump names). */
-unsigned int hd_model__dumps(const struct hd_model *r);
+uint64_t hd_model__sample_bytes(const struct hd_model *m);
+/* What one live block of @size bytes stands for in it, in *@bytes and *@count. */
+void hd_model__estimate(const struct hd_model *m, uint64_t size, uint64_t *bytes, double *count);
 
 /*
- * Frame @addr of process @pid symbolized through the selected dump's
- * `map` records (or -e): into @f, its strings valid until the symbolizer
- * is freed; frame @k written as --report writes it, each line after
- * @indent.
+ * The live set: its stacks with live allocations (with a baseline: whose
+ * live values changed), most bytes first (signed), a malloc'ed array of
+ * *@n the caller frees; NULL: no memory. Their live_count and live_bytes
+ * are the sums.
  */
-void hd_model__lookup(struct hd_model *r, uint32_t pid, uint64_t addr, struct sym_frame *f);
-void hd_model__write_frame(struct hd_model *r, const char *indent, uint32_t pid, uint32_t k,
-			   uint64_t addr, FILE *out);
+struct stack **hd_model__live_stacks(struct hd_model *m, size_t *n);
+/* The live set's bytes and allocations in all. */
+void hd_model__totals(const struct hd_model *m, uint64_t *bytes, uint64_t *count);
 
 /*
- * The stacks of the selected live set (with a baseline subtracted: whose
- * live values changed), most bytes first, a malloc'ed array of *@n the
- * caller frees; NULL: no memory.
+ * The whole run. The processes of `proc` records, most peak bytes first,
+ * valid until the model is freed or read again (NULL: no memory).
  */
-struct stack **hd_model__live_stacks(struct hd_model *r, size_t *n);
+struct rs_proc **hd_model__procs(struct hd_model *m, size_t *n);
+/* Process @pid's last `proc` record, or NULL; its name, or NULL. */
+const struct rs_proc *hd_model__proc(const struct hd_model *m, uint32_t pid);
+const char *hd_model__comm(const struct hd_model *m, uint32_t pid);
+/*
+ * The stacks of `stack` records (their whole-run fields the last
+ * record's), a malloc'ed array of *@n the caller frees; NULL: no
+ * memory. A stack's index in it is its id for hd_model__history().
+ */
+struct stack **hd_model__run_stacks(struct hd_model *m, size_t *n);
+/* The changes of whole-run stack @id's live values, dump by dump (*@n). */
+const struct rs_point *hd_model__history(const struct hd_model *m, size_t id, size_t *n);
+/* Process @p's live bytes over time (runstats__series). */
+struct rs_sample *hd_model__series(const struct rs_proc *p, size_t *n);
+
 /*
  * The `map` record of process @pid holding @addr (the baseline's if only
- * it had one); NULL with -e or if none. Valid until @r is freed.
+ * it had one); NULL with -e or if none. Valid until the model is freed.
  */
-const struct mapping *hd_model__mapping(struct hd_model *r, uint32_t pid, uint64_t addr);
-
-/* Write the grouped stacks, biggest first, with totals. */
-void hd_model__report(struct hd_model *r, FILE *out);
-/* Write `root;...;leaf VALUE` lines, one per unique symbolized stack. */
-void hd_model__folded(struct hd_model *r, FILE *out);
+const struct mapping *hd_model__mapping(struct hd_model *m, uint32_t pid, uint64_t addr);
 /*
- * The same for @n stacks @v (of any table: their pid and frames) with
- * @values (signed with --base; 0: left out), stacks that fold to the same
- * names summed. Returns 0 or -ENOMEM.
+ * Frame @addr of process @pid symbolized through those mappings (or -e's
+ * file) into @f, its strings valid until the symbolizer is freed.
  */
-int hd_model__folded_values(struct hd_model *r, struct stack *const *v, const uint64_t *values,
-			    size_t n, FILE *out);
+void hd_model__lookup(struct hd_model *m, uint32_t pid, uint64_t addr, struct sym_frame *f);
+/*
+ * A frame's short name, as every report that names a frame in a word
+ * does: its function without the symbol version, else [module+0xELFADDR],
+ * or [0xADDR] in no mapping. Into @buf (@cap bytes).
+ */
+void hd_model__frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap);
 
-/* The same stacks as an interactive SVG flame graph; 0, -ENOMEM, -EIO. */
-int hd_model__flamegraph(struct hd_model *r, FILE *out, const char *title);
+/* Until the outputs take their own options: --by and --count. */
+enum hd_by hd_model__by(const struct hd_model *m);
+bool hd_model__counts(const struct hd_model *m);
 
 #endif /* HEAPDECODE_MODEL_H */

@@ -18,7 +18,6 @@
 #include "outfile.h"
 #include "pprof.h"
 #include "profbuild.h"
-#include "model/runstats.h"
 #include "text.h"
 
 enum { V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__N };
@@ -62,7 +61,7 @@ static int join_all(struct hd_model *r, struct joined *j, bool *whole_run)
 {
 	size_t nl, nr = 0;
 	struct stack **live = hd_model__live_stacks(r, &nl);
-	struct stack **run = runstats__stacks(hd_model__runstats(r), &nr);
+	struct stack **run = hd_model__run_stacks(r, &nr);
 	int err = live ? 0 : -ENOMEM;
 	int64_t *v;
 
@@ -97,15 +96,13 @@ static void unnamed(const struct sym_frame *f, uint64_t addr, char *buf, size_t 
 		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
 }
 
-static const char *comm_of(struct hd_model *r, uint32_t pid);
-
 /*
  * Is @m the program of process @pid? Its file is named as the process
  * (the kernel keeps 15 characters of the name).
  */
 static bool is_program(struct hd_model *r, uint32_t pid, const struct mapping *m)
 {
-	const char *comm = comm_of(r, pid), *base = path_base(m->path);
+	const char *comm = hd_model__comm(r, pid), *base = path_base(m->path);
 	size_t n = comm ? strlen(comm) : 0;
 
 	return n && !strncmp(base, comm, n) && (base[n] == '\0' || n == 15);
@@ -166,21 +163,13 @@ static uint64_t mark_location(struct profbuild *b, uint32_t kind, uint64_t n, co
 #define MARK_CUT	0xffffffffu	/* [stack truncated] roots, by flags */
 #define MARK_PID	0xfffffffeu	/* --by pid roots, by pid */
 
-/* @pid's name from its `proc` record, or NULL. */
-static const char *comm_of(struct hd_model *r, uint32_t pid)
-{
-	const struct rs_proc *p = runstats__proc(hd_model__runstats(r), (int)pid);
-
-	return p && p->comm[0] ? p->comm : NULL;
-}
-
 /* One sample for stack @s with values @v; 0 or -ENOMEM. */
 static int add_sample(struct hd_model *r, struct profbuild *b, const struct pprof_opts *o,
 		      const struct stack *s, uint32_t flags, const int64_t *v, uint64_t *prog_map)
 {
 	uint64_t locs[HS_MAX_DEPTH + 2];
 	size_t n = 0;
-	const char *comm = comm_of(r, s->pid);
+	const char *comm = hd_model__comm(r, s->pid);
 	struct prof_label labels[2] = { { "pid", NULL, s->pid }, { "comm", comm, 0 } };
 	char name[64];
 
@@ -220,7 +209,7 @@ int pprof__write(struct hd_model *r, const struct pprof_opts *o, FILE *out)
 	uint64_t prog_map = 0;	/* the program's mapping: pprof's main binary */
 	bool whole_run = false;
 	unsigned int nd;
-	const int64_t *t = runstats__dump_times(hd_model__runstats(r), &nd);
+	const int64_t *t = hd_model__dump_times(r, &nd);
 	char comment[128];
 	int err = j.st ? join_all(r, &j, &whole_run) : -ENOMEM;
 	size_t first = whole_run ? 0 : V_INUSE_OBJECTS;
@@ -265,7 +254,7 @@ static uint32_t *pids_of(struct hd_model *r, size_t *n)
 {
 	size_t nl = 0, nr = 0, k = 0;
 	struct stack **live = hd_model__live_stacks(r, &nl);
-	struct stack **run = runstats__stacks(hd_model__runstats(r), &nr);
+	struct stack **run = hd_model__run_stacks(r, &nr);
 	uint32_t *v = live ? malloc((nl + nr + 1) * sizeof(*v)) : NULL;
 
 	for (size_t i = 0; v && i < nl; i++)
