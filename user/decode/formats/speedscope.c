@@ -99,11 +99,7 @@ static int stack_frames(struct hd_model *r, struct frames *fr, const struct stac
 		if (f.status == SYM_OK) {
 			idx[n] = frame_id(fr, f.func, (int)symbol_unversioned_len(f.func), f.file);
 		} else {
-			if (f.module && f.status != SYM_UNMAPPED)
-				snprintf(unnamed, sizeof(unnamed), "[%s+%#" PRIx64 "]",
-					 path_base(f.module), f.elf_addr);
-			else
-				snprintf(unnamed, sizeof(unnamed), "[%#" PRIx64 "]", s->frames[k]);
+			hd_model__frame_name(&f, s->frames[k], unnamed, sizeof(unnamed));
 			idx[n] = frame_id(fr, unnamed, (int)strlen(unnamed), NULL);
 		}
 		if (idx[n++] < 0)

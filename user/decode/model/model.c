@@ -18,6 +18,7 @@
 #include "heapsnoop/codec.h"
 #include "htab.h"
 #include "input/logread.h"
+#include "model/join.h"
 #include "model/livecount.h"
 #include "model/maptree.h"
 #include "model/model.h"
@@ -38,6 +39,7 @@ struct hd_model {
 	unsigned int ndumps;	/* dump headers taken in */
 	bool done;		/* past the dump --dump names: ignore the rest */
 	struct runstats *rs;	/* the whole run */
+	struct join *join;	/* both, made when first asked for */
 };
 
 struct hd_model *hd_model__new(const struct hd_opts *opts, struct symbolizer *sym)
@@ -57,6 +59,13 @@ struct hd_model *hd_model__new(const struct hd_opts *opts, struct symbolizer *sy
 		return NULL;
 	}
 	return m;
+}
+
+/* The join holds the stacks it was made of: made again when next asked for. */
+static void forget_join(struct hd_model *m)
+{
+	join__free(m->join);
+	m->join = NULL;
 }
 
 /* A new live set: no mappings, no stacks. */
@@ -79,6 +88,7 @@ void hd_model__free(struct hd_model *m)
 	if (!m)
 		return;
 	reset(m);
+	forget_join(m);
 	livecount__reset(&m->lc, 0);
 	for (size_t i = 0; i < m->nexit; i++)
 		free(m->exit_lines[i]);
@@ -212,6 +222,7 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 
 	if (m->done)
 		return 0;
+	forget_join(m);
 	err = take_meta(m, l);
 	if (err)
 		return err < 0 ? err : 0;
@@ -240,7 +251,10 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 
 int hd_model__follow(struct hd_model *m, const struct hd_line *l)
 {
-	int err = take_meta(m, l);
+	int err;
+
+	forget_join(m);
+	err = take_meta(m, l);
 
 	return err < 0 ? err : 0;
 }
@@ -253,6 +267,7 @@ static void subtract_live(struct stack *into, const struct stack *from)
 
 int hd_model__subtract(struct hd_model *m, struct hd_model *base)
 {
+	forget_join(m);
 	m->base = base;
 	if (stacks__match(m->stacks, base->stacks, subtract_live))
 		return -HS_ENOSPC;
@@ -352,6 +367,35 @@ const struct rs_point *hd_model__history(const struct hd_model *m, size_t id, si
 struct rs_sample *hd_model__series(const struct rs_proc *p, size_t *n)
 {
 	return runstats__series(p, n);
+}
+
+int hd_model__join(struct hd_model *m, const struct hd_joined **v, size_t *n)
+{
+	size_t nl, nr;
+	struct stack **live, **run;
+
+	*v = NULL;
+	*n = 0;
+	if (!m->join) {
+		live = hd_model__live_stacks(m, &nl);
+		run = runstats__stacks(m->rs, &nr);
+		m->join = live && run ? join__new(live, nl, run, nr) : NULL;
+		free(live);
+		free(run);
+		if (!m->join)
+			return -ENOMEM;
+	}
+	*v = join__entries(m->join, n);
+	return 0;
+}
+
+uint32_t *hd_model__pids(struct hd_model *m, size_t *n)
+{
+	const struct hd_joined *v;
+
+	if (hd_model__join(m, &v, n))
+		return NULL;
+	return join__pids(m->join, n);
 }
 
 const struct mapping *hd_model__mapping(struct hd_model *m, uint32_t pid, uint64_t addr)

@@ -12,6 +12,8 @@
  *                   livecount.h);
  *   the whole run   the `proc`, `stack` and `sample` records up to that
  *                   dump (runstats.h), and when each dump was written;
+ *   the join        both by (pid, stack): a stack's live values beside
+ *                   its whole-run counts (join.h);
  *   the mappings    each process's, from the dump's `map` records
  *                   (maptree.h), which name its frames (symbolizer.h);
  *   a baseline      with --base, subtracted: every value a difference.
@@ -26,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "model/join.h"
 #include "model/runstats.h"
 #include "stacks.h"
 #include "symbolizer.h"
@@ -123,6 +126,16 @@ struct stack **hd_model__run_stacks(struct hd_model *m, size_t *n);
 const struct rs_point *hd_model__history(const struct hd_model *m, size_t id, size_t *n);
 /* Process @p's live bytes over time (runstats__series). */
 struct rs_sample *hd_model__series(const struct rs_proc *p, size_t *n);
+
+/*
+ * The join of the live set and the whole run (join.h): each (pid, stack)
+ * of either once, with both values, in *@v (*@n entries). Made once,
+ * valid until the model takes another line or is freed. Returns 0 or
+ * -ENOMEM.
+ */
+int hd_model__join(struct hd_model *m, const struct hd_joined **v, size_t *n);
+/* The processes the join has stacks of, ascending, malloc'ed (*@n); NULL: no memory. */
+uint32_t *hd_model__pids(struct hd_model *m, size_t *n);
 
 /*
  * The `map` record of process @pid holding @addr (the baseline's if only

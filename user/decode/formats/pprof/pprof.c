@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * pprof.c - heapdecode --pprof (see pprof.h): the live stacks and the
- * whole-run stacks of a log joined by (pid, frames), each frame
- * symbolized once per (pid, address) into a Location of profbuild.h.
+ * pprof.c - heapdecode --pprof (see pprof.h): a sample for each (pid,
+ * stack) of the model's join of the live set and the whole run (join.h),
+ * each frame symbolized once per (pid, address) into a Location of
+ * profbuild.h.
  * The sample types, in the order Go's heap profiles use, so that
  * `go tool pprof` treats it as one: alloc_objects, alloc_space,
  * inuse_objects, inuse_space (the first two only when the log has
  * whole-run `stack` records).
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,80 +21,6 @@
 #include "text.h"
 
 enum { V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__N };
-
-/* Each unique (pid, stack) of both sources, and its values. */
-struct joined {
-	struct stacks *st;
-	int64_t (*v)[V__N];	/* by stack id */
-	uint32_t *flags;	/* the live record's cut marks, by stack id */
-	size_t cap;
-};
-
-/* Stack @s's values, interned in @j; NULL: no memory. */
-static int64_t *join(struct joined *j, const struct stack *s, uint32_t flags)
-{
-	int id = stacks__intern(j->st, s->pid, s->frames, s->depth, 0);
-
-	if (id < 0)
-		return NULL;
-	if ((size_t)id >= j->cap) {
-		size_t cap = j->cap ? 2 * j->cap : 256;
-		void *v = realloc(j->v, cap * sizeof(*j->v)), *f;
-
-		if (!v)
-			return NULL;
-		j->v = v;
-		f = realloc(j->flags, cap * sizeof(*j->flags));
-		if (!f)
-			return NULL;
-		j->flags = f;
-		memset(j->v + j->cap, 0, (cap - j->cap) * sizeof(*j->v));
-		memset(j->flags + j->cap, 0, (cap - j->cap) * sizeof(*j->flags));
-		j->cap = cap;
-	}
-	j->flags[id] |= flags;
-	return j->v[id];
-}
-
-/* The live set, then the whole-run counts; 0 or -ENOMEM. */
-static int join_all(struct hd_model *r, struct joined *j, bool *whole_run)
-{
-	size_t nl, nr = 0;
-	struct stack **live = hd_model__live_stacks(r, &nl);
-	struct stack **run = hd_model__run_stacks(r, &nr);
-	int err = live ? 0 : -ENOMEM;
-	int64_t *v;
-
-	for (size_t i = 0; !err && i < nl; i++) {
-		if (!(v = join(j, live[i], live[i]->flags)))
-			err = -ENOMEM;
-		else {
-			v[V_INUSE_OBJECTS] += (int64_t)live[i]->live_count;
-			v[V_INUSE_SPACE] += (int64_t)live[i]->live_bytes;
-		}
-	}
-	for (size_t i = 0; !err && run && i < nr; i++) {
-		if (!(v = join(j, run[i], 0)))
-			err = -ENOMEM;
-		else {
-			v[V_ALLOC_OBJECTS] += (int64_t)run[i]->allocs;
-			v[V_ALLOC_SPACE] += (int64_t)run[i]->alloc_bytes;
-		}
-	}
-	*whole_run = run && nr;
-	free(live);
-	free(run);
-	return err;
-}
-
-/* A frame no symbol names, as --folded names it: [module+0xELF] or [0xADDR]. */
-static void unnamed(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
-{
-	if (f->module && f->status != SYM_UNMAPPED)
-		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);
-	else
-		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
-}
 
 /*
  * Is @m the program of process @pid? Its file is named as the process
@@ -132,11 +58,7 @@ static uint64_t frame_location(struct hd_model *r, struct profbuild *b, uint32_t
 		snprintf(names[n], sizeof(names[n]), "%.*s", (int)symbol_unversioned_len(fn), fn);
 		lines[n] = (struct prof_line){ names[n], f.inl[i].file, f.inl[i].line };
 	}
-	if (f.status == SYM_OK)
-		snprintf(names[n], sizeof(names[n]), "%.*s", (int)symbol_unversioned_len(f.func),
-			 f.func);
-	else
-		unnamed(&f, addr, names[n], sizeof(names[n]));
+	hd_model__frame_name(&f, addr, names[n], sizeof(names[n]));
 	lines[n] = (struct prof_line){ names[n], f.file, f.line };
 	n++;
 	m = hd_model__mapping(r, pid, addr);
@@ -198,35 +120,48 @@ static int add_sample(struct hd_model *r, struct profbuild *b, const struct ppro
 	return profbuild__sample(b, locs, n, v, labels, comm ? 2 : 1);
 }
 
+/* @e's sample values, in the order of the types. */
+static void values_of(const struct hd_joined *e, int64_t *v)
+{
+	v[V_ALLOC_OBJECTS] = e->run ? (int64_t)e->run->allocs : 0;
+	v[V_ALLOC_SPACE] = e->run ? (int64_t)e->run->alloc_bytes : 0;
+	v[V_INUSE_OBJECTS] = (int64_t)e->live_count;
+	v[V_INUSE_SPACE] = (int64_t)e->live_bytes;
+}
+
 int pprof__write(struct hd_model *r, const struct pprof_opts *o, FILE *out)
 {
 	static const struct prof_type types[] = {
 		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
 		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
 	};
-	struct joined j = { .st = stacks__new() };
+	const struct hd_joined *joined;
 	struct profbuild *b = NULL;
 	uint64_t prog_map = 0;	/* the program's mapping: pprof's main binary */
 	bool whole_run = false;
 	unsigned int nd;
 	const int64_t *t = hd_model__dump_times(r, &nd);
 	char comment[128];
-	int err = j.st ? join_all(r, &j, &whole_run) : -ENOMEM;
-	size_t first = whole_run ? 0 : V_INUSE_OBJECTS;
+	size_t n, first;
+	int err = hd_model__join(r, &joined, &n);
 
+	for (size_t i = 0; i < n; i++)
+		whole_run |= joined[i].run != NULL;
+	first = whole_run ? 0 : V_INUSE_OBJECTS;
 	if (!err)
 		b = profbuild__new(types + first, V__N - first, "inuse_space");
 	err = err ? err : b ? 0 : -ENOMEM;
-	for (size_t i = 0; !err && i < stacks__count(j.st); i++) {
-		const int64_t *v = j.v[i] + first;
+	for (size_t i = 0; !err && i < n; i++) {
+		int64_t v[V__N];
 		bool any = false;
 
-		for (size_t k = 0; k < V__N - first; k++)
+		values_of(&joined[i], v);
+		for (size_t k = first; k < V__N; k++)
 			any |= v[k] != 0;
-		if (o->pid && stacks__get(j.st, (uint32_t)i)->pid != o->pid)
+		if (o->pid && joined[i].stack->pid != o->pid)
 			any = false;
 		if (any)
-			err = add_sample(r, b, o, stacks__get(j.st, (uint32_t)i), j.flags[i], v,
+			err = add_sample(r, b, o, joined[i].stack, joined[i].flags, v + first,
 					 &prog_map);
 	}
 	snprintf(comment, sizeof(comment), "heapsnoop: live heap at dump %u%s", nd,
@@ -236,41 +171,7 @@ int pprof__write(struct hd_model *r, const struct pprof_opts *o, FILE *out)
 		err = profbuild__write(b, out, nd ? t[nd] * 1000000 : 0, comment);
 	}
 	profbuild__free(b);
-	stacks__free(j.st);
-	free(j.v);
-	free(j.flags);
 	return err;
-}
-
-static int by_pid(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The pids with stacks (live or whole-run), each once, ascending; NULL: no memory. */
-static uint32_t *pids_of(struct hd_model *r, size_t *n)
-{
-	size_t nl = 0, nr = 0, k = 0;
-	struct stack **live = hd_model__live_stacks(r, &nl);
-	struct stack **run = hd_model__run_stacks(r, &nr);
-	uint32_t *v = live ? malloc((nl + nr + 1) * sizeof(*v)) : NULL;
-
-	for (size_t i = 0; v && i < nl; i++)
-		v[k++] = live[i]->pid;
-	for (size_t i = 0; v && run && i < nr; i++)
-		v[k++] = run[i]->pid;
-	if (v) {
-		qsort(v, k, sizeof(*v), by_pid);
-		*n = 0;
-		for (size_t i = 0; i < k; i++)
-			if (!*n || v[*n - 1] != v[i])
-				v[(*n)++] = v[i];
-	}
-	free(live);
-	free(run);
-	return v;
 }
 
 /* @pattern with "%p" replaced by @pid, a malloc'ed string; NULL: no memory. */
@@ -287,7 +188,7 @@ static char *path_for(const char *pattern, uint32_t pid)
 int pprof__write_each(struct hd_model *r, const struct pprof_opts *o, const char *pattern)
 {
 	size_t n = 0;
-	uint32_t *pids = pids_of(r, &n);
+	uint32_t *pids = hd_model__pids(r, &n);
 	int err = pids ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !err && i < n; i++) {
