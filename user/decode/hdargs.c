@@ -197,7 +197,7 @@ static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 		return parse_dump(arg, c == 'N' ? &a->ho.dump : &a->base_dump);
 	}
 	if (c == 'K') {
-		if (hdstats__parse_sort(arg, &a->sort)) {
+		if (hd_top__parse_sort(arg, &a->sort)) {
 			elog("--sort takes peak, allocations, temporary, allocated or live");
 			return -EINVAL;
 		}

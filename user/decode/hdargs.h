@@ -10,7 +10,7 @@
 #include <stdbool.h>
 
 #include "model/model.h"
-#include "formats/hdstats.h"
+#include "analyses/top.h"
 #include "leakgate.h"
 #include "symbolizer.h"
 #include "input/tokscan.h"

@@ -18,7 +18,8 @@
 #include "hdargs.h"
 #include "analyses/hdgate.h"
 #include "model/model.h"
-#include "formats/hdstats.h"
+#include "formats/json.h"
+#include "formats/stats.h"
 #include "formats/massif.h"
 #include "msg.h"
 #include "outfile.h"
@@ -104,22 +105,22 @@ static int write_grouped(struct hd_model *r, const struct hd_args *a, struct out
 	switch (a->group) {
 	case 'R':
 		if (a->sort != HD_SORT__ALL)
-			return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
+			return hd_stats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
 		hd_report__write(r, hd_model__by(r), stdout);
 		return 0;
 	case 'F':
 		if (a->sort != HD_SORT__ALL)
-			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
+			return hd_folded__sorted(r, a->sort, stdout) ? 2 : 0;
 		hd_folded__write(r, hd_model__counts(r), stdout);
 		return 0;
 	case 'G': case 'L': case 'Y': case 'O': case 'Z':
 		return write_svg(r, a->group, out, a->svg_path, input) ? 2 : 0;
 	case 'T':
-		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
+		return hd_stats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
 	case 'W':
-		return hdstats__growth(r, a->top, stdout) == -ENOMEM ? 2 : 0;
+		return hd_stats__growth(r, a->top, stdout) == -ENOMEM ? 2 : 0;
 	case 'J':
-		return hdstats__json(r, stdout) ? 2 : 0;
+		return hd_json__write(r, stdout) ? 2 : 0;
 	default:
 		return 0;
 	}

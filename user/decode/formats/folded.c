@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "analyses/group.h"
+#include "analyses/top.h"
 #include "formats/flamegraph.h"
 #include "formats/folded.h"
 #include "msg.h"
@@ -33,17 +34,22 @@ void hd_folded__write(struct hd_model *m, bool counts, FILE *out)
 	hd_group__free(rows, n);
 }
 
-int hd_folded__values(struct hd_model *m, struct stack *const *v, const uint64_t *values,
-		      size_t n, FILE *out)
+int hd_folded__sorted(struct hd_model *m, enum hd_sort sort, FILE *out)
 {
-	size_t k;
-	struct hd_row *rows = hd_group__values(m, v, values, n, &k);
+	size_t ns, k = 0;
+	struct stack **v = hd_model__run_stacks(m, &ns);
+	uint64_t *values = v ? calloc(ns ? ns : 1, sizeof(*values)) : NULL, c;
+	struct hd_row *rows = NULL;
 
-	if (!rows)
-		return -ENOMEM;
+	for (size_t i = 0; values && i < ns; i++)
+		values[i] = hd_top__value(v[i], sort, &c);
+	if (values)
+		rows = hd_group__values(m, v, values, ns, &k);
 	write_rows(rows, k, false, out);
 	hd_group__free(rows, k);
-	return 0;
+	free(values);
+	free(v);
+	return rows ? 0 : -ENOMEM;
 }
 
 int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, FILE *out)

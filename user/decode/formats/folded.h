@@ -12,18 +12,18 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "analyses/top.h"
 #include "model/model.h"
 
 /* --folded: the lines to @out (@counts: allocations). */
 void hd_folded__write(struct hd_model *m, bool counts, FILE *out);
 
 /*
- * The same for @n stacks @v (of any table: their pid and frames) with
- * @values (0: left out), stacks that fold alike summed. Returns 0 or
- * -ENOMEM.
+ * --folded --sort: the whole run's stacks, each with its @sort value
+ * (top.h; 0: left out), as heaptrack_print -F writes its cost types.
+ * Returns 0 or -ENOMEM.
  */
-int hd_folded__values(struct hd_model *m, struct stack *const *v, const uint64_t *values,
-		      size_t n, FILE *out);
+int hd_folded__sorted(struct hd_model *m, enum hd_sort sort, FILE *out);
 
 /* --flamegraph: the SVG headed @title to @out; 0, -ENOMEM or -EIO. */
 int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, FILE *out);
