@@ -16,7 +16,7 @@
 
 #include "heapsnoop/codec.h"
 #include "hdargs.h"
-#include "analyses/hdgate.h"
+#include "analyses/gate.h"
 #include "model/model.h"
 #include "formats/json.h"
 #include "formats/stats.h"
@@ -219,7 +219,7 @@ static int run_grouping(const struct hd_args *a, char **files, int nfiles)
 	if (!status && !a->all_dumps && write_grouped(r, a, out, nfiles ? files[nfiles - 1] : "stdin"))
 		status = 2;
 	if (!status && a->gating) {
-		gate = hdgate__run(r, &a->gate, stderr);
+		gate = hd_gate__run(r, &a->gate, stderr);
 		if (gate == -ENOMEM)
 			elog("out of memory");
 		status = gate < 0 ? 2 : 0;
