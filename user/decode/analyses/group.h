@@ -16,6 +16,9 @@
 
 #include "model/model.h"
 
+/* What --report groups by: the whole stack, or one key of it. */
+enum hd_by { HD_BY_STACK, HD_BY_PID, HD_BY_FUNCTION, HD_BY_MODULE };
+
 /* A row: a key and what is live under it. */
 struct hd_row {
 	char *key;

@@ -10,6 +10,7 @@
 
 #include <stdio.h>
 
+#include "analyses/group.h"
 #include "model/model.h"
 
 /* Write it to @out, grouped by @by. */

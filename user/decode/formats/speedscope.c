@@ -123,10 +123,11 @@ static int stack_frames(struct hd_model *r, struct frames *fr, const struct stac
  * @idx/@nidx) of process @pid whose value has sign @sign (1, or -1 for
  * what shrank: written as its size).
  */
-static void write_profile(struct hd_model *r, FILE *out, struct stack **v, long *const *idx,
-			  const int *nidx, size_t n, uint32_t pid, int sign, bool first)
+static void write_profile(struct hd_model *r, bool counts, FILE *out, struct stack **v,
+			  long *const *idx, const int *nidx, size_t n, uint32_t pid, int sign,
+			  bool first)
 {
-	bool counts = hd_model__counts(r), diff = hd_model__is_diff(r);
+	bool diff = hd_model__is_diff(r);
 	uint64_t total = 0;
 	bool any = false;
 
@@ -185,15 +186,15 @@ static void write_frames(const struct frames *fr, FILE *out)
 }
 
 /* Each process's profile (two with a baseline), by pid: @v is sorted so. */
-static void write_profiles(struct hd_model *r, FILE *out, struct stack **v,
+static void write_profiles(struct hd_model *r, bool counts, FILE *out, struct stack **v,
 			   long *const *idx, const int *nidx, size_t n)
 {
 	for (size_t i = 0, end; i < n; i = end) {
 		for (end = i + 1; end < n && v[end]->pid == v[i]->pid; end++)
 			;
-		write_profile(r, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, 1, !i);
+		write_profile(r, counts, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, 1, !i);
 		if (hd_model__is_diff(r))
-			write_profile(r, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, -1,
+			write_profile(r, counts, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, -1,
 				      false);
 	}
 }
@@ -210,7 +211,7 @@ static int by_pid_bytes(const void *a, const void *b)
 	return 0;
 }
 
-int speedscope__write(struct hd_model *r, FILE *out, const char *name)
+int speedscope__write(struct hd_model *r, bool counts, const char *name, FILE *out)
 {
 	struct frames fr = { .ids = htab__new(256, key_equal, NULL) };
 	size_t n = 0;
@@ -232,7 +233,7 @@ int speedscope__write(struct hd_model *r, FILE *out, const char *name)
 	}
 	if (!err) {
 		write_frames(&fr, out);
-		write_profiles(r, out, v, idx, nidx, n);
+		write_profiles(r, counts, out, v, idx, nidx, n);
 		fputs("],\n \"name\": ", out);
 		json_string(out, name);
 		fprintf(out, ", \"activeProfileIndex\": 0, \"exporter\": \"heapdecode@%s\"}\n",

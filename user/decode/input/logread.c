@@ -67,7 +67,8 @@ static int close_input(FILE *in, const char *path)
 	return ret;
 }
 
-int hd_input__scan(struct tokscan *ts, const char *path)
+/* @path through @ts. */
+static int scan_file(struct tokscan *ts, const char *path)
 {
 	static char buf[1 << 16];
 	FILE *in = open_input(path);
@@ -138,6 +139,18 @@ int hd_input__lines(char *const *files, int nfiles, hd_line_fn take, void *ctx, 
 		status = -1;
 	for (int i = 0; i < nfiles; i++)
 		if (read_lines(files[i], take, ctx, copy, malformed))
+			status = -1;
+	return status;
+}
+
+int hd_input__scan(struct tokscan *ts, char *const *files, int nfiles)
+{
+	int status = 0;
+
+	if (nfiles == 0 && scan_file(ts, "-"))
+		status = -1;
+	for (int i = 0; i < nfiles; i++)
+		if (scan_file(ts, files[i]))
 			status = -1;
 	return status;
 }

@@ -55,10 +55,10 @@ int hd_input__lines(char *const *files, int nfiles, hd_line_fn take, void *ctx, 
 		    unsigned long *malformed);
 
 /*
- * Stream @path ("-": standard input) through the filter @ts (any line
- * length, constant memory). Returns 0, or -1 after saying why it could
- * not be opened or read.
+ * Stream @nfiles @files (as above) through the filter @ts: any line
+ * length, constant memory. Returns 0, or -1 if a file could not be
+ * opened or read (said; the others are read all the same).
  */
-int hd_input__scan(struct tokscan *ts, const char *path);
+int hd_input__scan(struct tokscan *ts, char *const *files, int nfiles);
 
 #endif /* HEAPDECODE_LOGREAD_H */

@@ -26,7 +26,7 @@
 #include "text.h"
 
 struct hd_model {
-	struct hd_opts opts;
+	struct hd_model_opts opts;
 	struct symbolizer *sym;
 	struct stacks *stacks;	/* the live set's (pid, stack)s */
 	struct htab *maps;	/* pid -> struct maptree, from `map` records */
@@ -42,7 +42,7 @@ struct hd_model {
 	struct join *join;	/* both, made when first asked for */
 };
 
-struct hd_model *hd_model__new(const struct hd_opts *opts, struct symbolizer *sym)
+struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symbolizer *sym)
 {
 	struct hd_model *m = calloc(1, sizeof(*m));
 
@@ -424,14 +424,4 @@ void hd_model__frame_name(const struct sym_frame *f, uint64_t addr, char *buf, s
 		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);
 	else
 		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
-}
-
-enum hd_by hd_model__by(const struct hd_model *m)
-{
-	return m->opts.by;
-}
-
-bool hd_model__counts(const struct hd_model *m)
-{
-	return m->opts.count_values;
 }

@@ -36,14 +36,9 @@
 struct hd_model;
 struct hd_line;
 
-/* What --report groups by: the whole stack, or one key of it. */
-enum hd_by { HD_BY_STACK, HD_BY_PID, HD_BY_FUNCTION, HD_BY_MODULE };
-
-struct hd_opts {
+/* What the model describes of a log, and how it names frames. */
+struct hd_model_opts {
 	const char *elf;	/* -e: every address is an address of this ELF */
-	bool count_values;	/* --folded with allocation counts, not bytes */
-	enum hd_by by;		/* --report --by: function and module are those
-				 * of frame 0, the call site of the allocator */
 	unsigned int dump;	/* --dump: the Nth dump of the input (1: the
 				 * first), 0: the last */
 	/*
@@ -56,7 +51,7 @@ struct hd_opts {
 };
 
 /* An empty model whose frames @sym names; NULL: no memory. */
-struct hd_model *hd_model__new(const struct hd_opts *opts, struct symbolizer *sym);
+struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symbolizer *sym);
 void hd_model__free(struct hd_model *m);
 
 /*
@@ -153,9 +148,5 @@ void hd_model__lookup(struct hd_model *m, uint32_t pid, uint64_t addr, struct sy
  * or [0xADDR] in no mapping. Into @buf (@cap bytes).
  */
 void hd_model__frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap);
-
-/* Until the outputs take their own options: --by and --count. */
-enum hd_by hd_model__by(const struct hd_model *m);
-bool hd_model__counts(const struct hd_model *m);
 
 #endif /* HEAPDECODE_MODEL_H */
