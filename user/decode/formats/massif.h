@@ -16,6 +16,6 @@
 #include "model/model.h"
 
 /* Write it to @out. Returns 0, -ENOENT (no whole-run records), -ENOMEM, -EIO. */
-int massif__write(struct hd_model *r, FILE *out);
+int hd_massif__write(struct hd_model *m, FILE *out);
 
 #endif /* HEAPSNOOP_MASSIF_H */

@@ -21,6 +21,6 @@
  * Write @m's live set (bytes, or allocations with @counts) as speedscope
  * JSON named @name to @out. Returns 0 or -ENOMEM.
  */
-int speedscope__write(struct hd_model *m, bool counts, const char *name, FILE *out);
+int hd_speedscope__write(struct hd_model *m, bool counts, const char *name, FILE *out);
 
 #endif /* HEAPDECODE_SPEEDSCOPE_H */

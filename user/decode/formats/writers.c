@@ -95,27 +95,27 @@ static int write_timeline(struct hd_model *m, const struct hd_write_opts *o, FIL
 
 	/* The 4 processes with the highest peaks, their 5 top stacks each. */
 	snprintf(title, sizeof(title), "%s: %s", "Heap over time", o->input);
-	return file_failed(o->path, timeline__svg(m, out, title, 4, 5));
+	return file_failed(o->path, hd_timeline__write(m, out, title, 4, 5));
 }
 
 static int write_massif(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
 {
-	return file_failed(o->path, massif__write(m, out));
+	return file_failed(o->path, hd_massif__write(m, out));
 }
 
 static int write_pprof(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
 {
-	struct pprof_opts po = { .pid_root = o->by == HD_BY_PID };
+	struct hd_pprof_opts po = { .pid_root = o->by == HD_BY_PID };
 
-	/* A FILE with %p: one profile per process (pprof__write_each says why not). */
+	/* A FILE with %p: one profile per process (hd_pprof__write_each says why not). */
 	if (!out)
-		return pprof__write_each(m, &po, o->path) ? -EIO : 0;
-	return file_failed_why(o->path, pprof__write(m, &po, out));
+		return hd_pprof__write_each(m, &po, o->path) ? -EIO : 0;
+	return file_failed_why(o->path, hd_pprof__write(m, &po, out));
 }
 
 static int write_speedscope(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
 {
-	return file_failed_why(o->path, speedscope__write(m, o->counts, o->input, out));
+	return file_failed_why(o->path, hd_speedscope__write(m, o->counts, o->input, out));
 }
 
 static const struct hd_writer writers[HD_OUT__N] = {

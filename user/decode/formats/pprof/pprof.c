@@ -23,12 +23,12 @@
 enum { V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__N };
 
 /*
- * Is @m the program of process @pid? Its file is named as the process
+ * Is @map the program of process @pid? Its file is named as the process
  * (the kernel keeps 15 characters of the name).
  */
-static bool is_program(struct hd_model *r, uint32_t pid, const struct mapping *m)
+static bool is_program(struct hd_model *m, uint32_t pid, const struct mapping *map)
 {
-	const char *comm = hd_model__comm(r, pid), *base = path_base(m->path);
+	const char *comm = hd_model__comm(m, pid), *base = path_base(map->path);
 	size_t n = comm ? strlen(comm) : 0;
 
 	return n && !strncmp(base, comm, n) && (base[n] == '\0' || n == 15);
@@ -38,19 +38,19 @@ static bool is_program(struct hd_model *r, uint32_t pid, const struct mapping *m
  * The Location of frame @addr of @pid, symbolized once; 0: no memory.
  * The first program mapping seen goes into *@prog_map.
  */
-static uint64_t frame_location(struct hd_model *r, struct profbuild *b, uint32_t pid,
+static uint64_t frame_location(struct hd_model *m, struct profbuild *b, uint32_t pid,
 			       uint64_t addr, uint64_t *prog_map)
 {
 	struct prof_line lines[SYM_MAX_INLINE + 1];
 	char names[SYM_MAX_INLINE + 1][512];
-	const struct mapping *m;
+	const struct mapping *map;
 	uint64_t id = profbuild__find_location(b, pid, addr), map_id = 0;
 	struct sym_frame f;
 	size_t n = 0;
 
 	if (id)
 		return id;
-	hd_model__lookup(r, pid, addr, &f);
+	hd_model__lookup(m, pid, addr, &f);
 	/* The innermost inlined function first, the real one last. */
 	for (int i = 0; f.status == SYM_OK && i < f.ninline; i++, n++) {
 		const char *fn = f.inl[i].func ? f.inl[i].func : "??";
@@ -61,11 +61,11 @@ static uint64_t frame_location(struct hd_model *r, struct profbuild *b, uint32_t
 	hd_model__frame_name(&f, addr, names[n], sizeof(names[n]));
 	lines[n] = (struct prof_line){ names[n], f.file, f.line };
 	n++;
-	m = hd_model__mapping(r, pid, addr);
-	if (m && !(map_id = profbuild__mapping(b, m, m->start, m->end, m->offset, m->path,
-					       m->build_id)))
+	map = hd_model__mapping(m, pid, addr);
+	if (map && !(map_id = profbuild__mapping(b, map, map->start, map->end, map->offset,
+						 map->path, map->build_id)))
 		return 0;
-	if (m && !*prog_map && is_program(r, pid, m))
+	if (map && !*prog_map && is_program(m, pid, map))
 		*prog_map = map_id;
 	return profbuild__location(b, pid, addr, map_id, lines, n);
 }
@@ -86,25 +86,25 @@ static uint64_t mark_location(struct profbuild *b, uint32_t kind, uint64_t n, co
 #define MARK_PID	0xfffffffeu	/* --by pid roots, by pid */
 
 /* One sample for stack @s with values @v; 0 or -ENOMEM. */
-static int add_sample(struct hd_model *r, struct profbuild *b, const struct pprof_opts *o,
+static int add_sample(struct hd_model *m, struct profbuild *b, const struct hd_pprof_opts *o,
 		      const struct stack *s, uint32_t flags, const int64_t *v, uint64_t *prog_map)
 {
 	uint64_t locs[HS_MAX_DEPTH + 2];
 	size_t n = 0;
-	const char *comm = hd_model__comm(r, s->pid);
+	const char *comm = hd_model__comm(m, s->pid);
 	struct prof_label labels[2] = { { "pid", NULL, s->pid }, { "comm", comm, 0 } };
 	char name[64];
 
 	for (uint32_t k = 0; k < s->depth; k++)
-		if (!(locs[n++] = frame_location(r, b, s->pid, s->frames[k], prog_map)))
+		if (!(locs[n++] = frame_location(m, b, s->pid, s->frames[k], prog_map)))
 			return -ENOMEM;
 	/* No process named: the program is where a complete stack starts (_start). */
 	if (!*prog_map && s->depth && !*framefmt__cut(flags) && !comm) {
-		const struct mapping *m = hd_model__mapping(r, s->pid, s->frames[s->depth - 1]);
+		const struct mapping *map = hd_model__mapping(m, s->pid, s->frames[s->depth - 1]);
 
-		if (m)
-			*prog_map = profbuild__mapping(b, m, m->start, m->end, m->offset, m->path,
-						       m->build_id);
+		if (map)
+			*prog_map = profbuild__mapping(b, map, map->start, map->end, map->offset,
+						       map->path, map->build_id);
 	}
 	/* An incomplete stack's root is its mark, as in --folded. */
 	if (*framefmt__cut(flags) || !s->depth) {
@@ -129,7 +129,7 @@ static void values_of(const struct hd_joined *e, int64_t *v)
 	v[V_INUSE_SPACE] = (int64_t)e->live_bytes;
 }
 
-int pprof__write(struct hd_model *r, const struct pprof_opts *o, FILE *out)
+int hd_pprof__write(struct hd_model *m, const struct hd_pprof_opts *o, FILE *out)
 {
 	static const struct prof_type types[] = {
 		{ "alloc_objects", "count" }, { "alloc_space", "bytes" },
@@ -140,10 +140,10 @@ int pprof__write(struct hd_model *r, const struct pprof_opts *o, FILE *out)
 	uint64_t prog_map = 0;	/* the program's mapping: pprof's main binary */
 	bool whole_run = false;
 	unsigned int nd;
-	const int64_t *t = hd_model__dump_times(r, &nd);
+	const int64_t *t = hd_model__dump_times(m, &nd);
 	char comment[128];
 	size_t n, first;
-	int err = hd_model__join(r, &joined, &n);
+	int err = hd_model__join(m, &joined, &n);
 
 	for (size_t i = 0; i < n; i++)
 		whole_run |= joined[i].run != NULL;
@@ -161,11 +161,11 @@ int pprof__write(struct hd_model *r, const struct pprof_opts *o, FILE *out)
 		if (o->pid && joined[i].stack->pid != o->pid)
 			any = false;
 		if (any)
-			err = add_sample(r, b, o, joined[i].stack, joined[i].flags, v + first,
+			err = add_sample(m, b, o, joined[i].stack, joined[i].flags, v + first,
 					 &prog_map);
 	}
 	snprintf(comment, sizeof(comment), "heapsnoop: live heap at dump %u%s", nd,
-		 hd_model__is_diff(r) ? ", minus the baseline" : "");
+		 hd_model__is_diff(m) ? ", minus the baseline" : "");
 	if (!err) {
 		profbuild__main_mapping(b, prog_map);
 		err = profbuild__write(b, out, nd ? t[nd] * 1000000 : 0, comment);
@@ -185,20 +185,20 @@ static char *path_for(const char *pattern, uint32_t pid)
 	return path;
 }
 
-int pprof__write_each(struct hd_model *r, const struct pprof_opts *o, const char *pattern)
+int hd_pprof__write_each(struct hd_model *m, const struct hd_pprof_opts *o, const char *pattern)
 {
 	size_t n = 0;
-	uint32_t *pids = hd_model__pids(r, &n);
+	uint32_t *pids = hd_model__pids(m, &n);
 	int err = pids ? 0 : -ENOMEM;
 
 	for (size_t i = 0; !err && i < n; i++) {
-		struct pprof_opts po = *o;
+		struct hd_pprof_opts po = *o;
 		char *path = path_for(pattern, pids[i]);
 		struct outfile *of = path ? outfile__open(path) : NULL;
 		FILE *f = of ? outfile__start(of) : NULL;
 
 		po.pid = pids[i];
-		err = !path ? -ENOMEM : !f ? -EIO : pprof__write(r, &po, f);
+		err = !path ? -ENOMEM : !f ? -EIO : hd_pprof__write(m, &po, f);
 		if (err && f)
 			elog("writing %s failed: %s", path, strerror(-err));
 		if (outfile__close(of) && !err)
