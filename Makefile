@@ -163,6 +163,13 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
 
+# heapdecode's model fed real record lines: its folder and the reader's,
+# with common/ and the codec.
+$(OUTPUT)/tests/test_model: tests/decode/test_model.c $(wildcard $(DECODE)/model/*.c) \
+		$(wildcard $(DECODE)/input/*.c) $(COMMON_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(filter %.c,$^) -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
+
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
@@ -318,6 +325,7 @@ demo: deps
 check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
+		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \

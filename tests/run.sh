@@ -27,6 +27,7 @@ run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
+run "heapdecode's model of a log unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_model"
 run "heapdecode filter" tests/decode/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/decode/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
 run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/decode/test_hdsampled.sh "$OUT/asan/heapdecode"
