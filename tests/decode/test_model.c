@@ -113,22 +113,30 @@ static void map(struct log *l, int pid, uint64_t start, uint64_t end, uint64_t o
 				 .off = off, .build_id = "-", .path = path });
 }
 
+/* Every line of @l, closed, read as heapdecode reads a log and handed to @take. */
+static void feed(struct hd_model *m, struct log *l,
+		 int (*take)(struct hd_model *m, const struct hd_line *hl))
+{
+	char *line, *save = NULL;
+
+	assert_int_equal(fclose(l->f), 0);
+	for (line = strtok_r(l->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct hd_line hl;
+
+		hd_line__parse(&hl, line);
+		assert_int_equal(take(m, &hl), 0);
+	}
+}
+
 /* Every line of @l into a new model (--dump @dump); the caller frees it. */
 static struct hd_model *model_of(struct log *l, unsigned int dump_no,
 				 void (*each)(struct hd_model *m, void *ctx), void *ctx)
 {
 	struct hd_model_opts o = { .dump = dump_no, .each_dump = each, .ctx = ctx };
 	struct hd_model *m = hd_model__new(&o, NULL);
-	char *line, *save = NULL;
 
 	assert_non_null(m);
-	assert_int_equal(fclose(l->f), 0);
-	for (line = strtok_r(l->text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct hd_line hl;
-
-		hd_line__parse(&hl, line);
-		assert_int_equal(hd_model__take(m, &hl), 0);
-	}
+	feed(m, l, hd_model__take);
 	return m;
 }
 
@@ -388,7 +396,6 @@ static void test_follow(void **state)
 	struct log l;
 	struct hd_model_opts o = { 0 };
 	struct hd_model *m = hd_model__new(&o, NULL);
-	char *line, *save = NULL;
 	size_t n;
 	struct stack **v;
 
@@ -399,13 +406,7 @@ static void test_follow(void **state)
 	map(&l, 10, 0x400000, 0x500000, 0, "/usr/bin/app");
 	live(&l, 10, 64, S1, N(S1), 0);
 	end_dump(&l);
-	assert_int_equal(fclose(l.f), 0);
-	for (line = strtok_r(l.text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		struct hd_line hl;
-
-		hd_line__parse(&hl, line);
-		assert_int_equal(hd_model__follow(m, &hl), 0);
-	}
+	feed(m, &l, hd_model__follow);
 	v = hd_model__live_stacks(m, &n);
 	assert_int_equal(n, 0);
 	free(v);
@@ -641,12 +642,10 @@ static void test_join(void **state)
 /* The join is made again once the model has taken more. */
 static void test_join_after_more(void **state)
 {
-	struct log l;
+	struct log l, more;
 	struct hd_model *m;
 	const struct hd_joined *j;
-	struct hd_line hl;
-	char *text = NULL;
-	size_t n, len = 0;
+	size_t n;
 
 	(void)state;
 	log_open(&l);
@@ -655,18 +654,15 @@ static void test_join_after_more(void **state)
 	m = model_of(&l, 0, NULL, NULL);
 	assert_int_equal(hd_model__join(m, &j, &n), 0);
 	assert_int_equal(n, 1);
-	l.f = open_memstream(&text, &len);
-	live(&l, 10, 32, S2, N(S2), 0);
-	assert_int_equal(fclose(l.f), 0);
-	text[strcspn(text, "\n")] = '\0';
-	hd_line__parse(&hl, text);
-	assert_int_equal(hd_model__take(m, &hl), 0);
+	log_open(&more);
+	live(&more, 10, 32, S2, N(S2), 0);
+	feed(m, &more, hd_model__take);
 	assert_int_equal(hd_model__join(m, &j, &n), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(j[1].live_bytes, 32);
-	free(text);
 	hd_model__free(m);
 	log_free(&l);
+	log_free(&more);
 }
 
 /* A function of this program, its frame named through a `map` record. */
@@ -711,9 +707,8 @@ static void test_names(void **state)
 	struct hd_model_opts o = { 0 };
 	struct hd_model *m = hd_model__new(&o, sym);
 	uint64_t at = (uint64_t)(uintptr_t)named_site + 4, start, end, off;
-	char path[512], name[512], line[1024];
+	char path[512], name[512];
 	struct sym_frame f;
-	struct hd_line hl;
 	struct log l;
 
 	(void)state;
@@ -723,12 +718,7 @@ static void test_names(void **state)
 	log_open(&l);
 	dump(&l, 0);
 	map(&l, 4242, start, end, off, path);
-	assert_int_equal(fclose(l.f), 0);
-	for (char *p = strtok(l.text, "\n"); p; p = strtok(NULL, "\n")) {
-		snprintf(line, sizeof(line), "%s", p);
-		hd_line__parse(&hl, line);
-		assert_int_equal(hd_model__take(m, &hl), 0);
-	}
+	feed(m, &l, hd_model__take);
 	hd_model__lookup(m, 4242, at, &f);
 	assert_int_equal(f.status, SYM_OK);
 	assert_string_equal(f.func, "named_site");
