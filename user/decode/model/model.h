@@ -105,7 +105,7 @@ void hd_model__totals(const struct hd_model *m, uint64_t *bytes, uint64_t *count
 
 /*
  * The whole run. The processes of `proc` records, most peak bytes first,
- * valid until the model is freed or read again (NULL: no memory).
+ * an array valid until the next call or line taken (NULL: no memory).
  */
 struct rs_proc **hd_model__procs(struct hd_model *m, size_t *n);
 /* Process @pid's last `proc` record, or NULL; its name, or NULL. */
