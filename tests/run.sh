@@ -30,11 +30,12 @@ run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
-run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
-run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
-run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/test_hdsampled.sh "$OUT/asan/heapdecode"
+run "heapdecode's model of a log unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_model"
+run "heapdecode filter" tests/decode/test_heapdecode.sh "$OUT/heapdecode"
+run "heapdecode filter under ASan+UBSan" tests/decode/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
+run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/decode/test_hdsampled.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
-	tests/test_hdpaths.sh "$OUT/asan/heapdecode"
+	tests/decode/test_hdpaths.sh "$OUT/asan/heapdecode"
 run "heapdecode: debug info from a debuginfod server, no dlopen (static)" \
 	tests/test_debuginfod.sh "$OUT"
 run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * profbuild.h - a pprof profile (github.com/google/pprof proto/profile.proto,
- * vendored as user/decode/proto/profile.proto) built up piece by piece and
+ * vendored beside it as proto/profile.proto) built up piece by piece and
  * written gzip-compressed, as the format requires on disk. The messages are
  * protobuf-c's, generated from the official .proto at build time; this file
  * only interns: each string, function, mapping and location once, with the

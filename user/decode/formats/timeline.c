@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "runstats.h"
 #include "text.h"
 #include "timeline.h"
 
@@ -43,10 +42,10 @@ static double y_of(const struct scale *s, uint64_t b)
 }
 
 /* Stack @id's live bytes as of dump @d (held from its record on). */
-static uint64_t live_at(struct runstats *rs, size_t id, unsigned int d)
+static uint64_t live_at(struct hd_model *m, size_t id, unsigned int d)
 {
 	size_t n;
-	const struct rs_point *h = runstats__history(rs, id, &n);
+	const struct rs_point *h = hd_model__history(m, id, &n);
 	uint64_t b = 0;
 
 	for (size_t i = 0; i < n && h[i].dump <= d; i++)
@@ -67,14 +66,13 @@ static int by_peak_desc(const void *a, const void *b)
 }
 
 /* The bands: @p's top @k stacks by bytes at the peak, stacked at each dump. */
-static int write_bands(struct hdreport *r, const struct rs_proc *p, const struct scale *sc,
+static int write_bands(struct hd_model *m, const struct rs_proc *p, const struct scale *sc,
 		       unsigned int k, FILE *out)
 {
-	struct runstats *rs = hdreport__runstats(r);
 	unsigned int nd;
-	const int64_t *dt = runstats__dump_times(rs, &nd);
-	size_t ns, m = 0;
-	struct stack **v = runstats__stacks(rs, &ns);
+	const int64_t *dt = hd_model__dump_times(m, &nd);
+	size_t ns, nt = 0;
+	struct stack **v = hd_model__run_stacks(m, &ns);
 	struct ranked *top = v ? calloc(ns ? ns : 1, sizeof(*top)) : NULL;
 	uint64_t *below = calloc(nd + 1, sizeof(*below));
 
@@ -86,18 +84,18 @@ static int write_bands(struct hdreport *r, const struct rs_proc *p, const struct
 	}
 	for (size_t i = 0; i < ns; i++)
 		if ((int)v[i]->pid == p->pid && v[i]->peak_bytes)
-			top[m++] = (struct ranked){ i, v[i]->peak_bytes };
-	qsort(top, m, sizeof(*top), by_peak_desc);
-	for (size_t j = 0; j < m && j < k && nd; j++) {
+			top[nt++] = (struct ranked){ i, v[i]->peak_bytes };
+	qsort(top, nt, sizeof(*top), by_peak_desc);
+	for (size_t j = 0; j < nt && j < k && nd; j++) {
 		const struct stack *s = v[top[j].id];
 		struct sym_frame f;
 
-		hdreport__lookup(r, s->pid, s->depth ? s->frames[0] : 0, &f);
+		hd_model__lookup(m, s->pid, s->depth ? s->frames[0] : 0, &f);
 		fprintf(out, "<polygon fill=\"%s\" fill-opacity=\"0.75\" points=\"",
 			colours[j % (sizeof(colours) / sizeof(colours[0]))]);
 		/* The top edge left to right (steps), then the bottom back. */
 		for (unsigned int d = 1; d <= nd; d++) {
-			uint64_t b = below[d] + live_at(rs, top[j].id, d);
+			uint64_t b = below[d] + live_at(m, top[j].id, d);
 			int64_t end = d < nd ? dt[d + 1] : sc->t1;
 
 			fprintf(out, "%.1f,%.1f %.1f,%.1f ", x_of(sc, dt[d]), y_of(sc, b),
@@ -113,7 +111,7 @@ static int write_bands(struct hdreport *r, const struct rs_proc *p, const struct
 		xml_escape(out, f.status == SYM_OK ? f.func : "[no symbol]");
 		fprintf(out, ": %" PRIu64 " bytes at the peak; live at each dump:", s->peak_bytes);
 		for (unsigned int d = 1; d <= nd; d++) {
-			uint64_t b = live_at(rs, top[j].id, d);
+			uint64_t b = live_at(m, top[j].id, d);
 
 			fprintf(out, " %" PRIu64, b);
 			below[d] += b;
@@ -152,14 +150,13 @@ static void write_axes(const struct rs_proc *p, const struct scale *sc, FILE *ou
 }
 
 /* One process's panel at @y0. */
-static int write_panel(struct hdreport *r, const struct rs_proc *p, int y0, unsigned int k,
+static int write_panel(struct hd_model *m, const struct rs_proc *p, int y0, unsigned int k,
 		       FILE *out)
 {
-	struct runstats *rs = hdreport__runstats(r);
 	unsigned int nd;
-	const int64_t *dt = runstats__dump_times(rs, &nd);
+	const int64_t *dt = hd_model__dump_times(m, &nd);
 	size_t n;
-	struct rs_sample *v = runstats__series(p, &n);
+	struct rs_sample *v = hd_model__series(p, &n);
 	struct scale sc = { .y0 = y0 };
 	int err;
 
@@ -175,7 +172,7 @@ static int write_panel(struct hdreport *r, const struct rs_proc *p, int y0, unsi
 		sc.max = sc.max > v[i].bytes ? sc.max : v[i].bytes;
 	sc.max = sc.max ? sc.max + sc.max / 10 : 1;
 	write_axes(p, &sc, out);
-	err = write_bands(r, p, &sc, k, out);
+	err = write_bands(m, p, &sc, k, out);
 	/* The total: a step line, each sample held until the next. */
 	fputs("<polyline fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\" points=\"", out);
 	for (size_t i = 0; i < n; i++)
@@ -200,11 +197,11 @@ static int write_panel(struct hdreport *r, const struct rs_proc *p, int y0, unsi
 	return err;
 }
 
-int timeline__svg(struct hdreport *r, FILE *out, const char *title, unsigned int procs,
+int hd_timeline__write(struct hd_model *m, FILE *out, const char *title, unsigned int procs,
 		  unsigned int stacks)
 {
 	size_t np;
-	struct rs_proc **p = runstats__procs(hdreport__runstats(r), &np);
+	struct rs_proc **p = hd_model__procs(m, &np);
 	int height, err = 0;
 
 	if (!p || !np)
@@ -221,12 +218,12 @@ int timeline__svg(struct hdreport *r, FILE *out, const char *title, unsigned int
 		"<text x=\"%d\" y=\"22\" class=\"h\">", LEFT + WIDTH + 200, height,
 		LEFT + WIDTH + 200, height, LEFT);
 	xml_escape(out, title);
-	if (hdreport__sample_bytes(r))
+	if (hd_model__sample_bytes(m))
 		fprintf(out, " (bytes estimated from a sample by bytes, mean %" PRIu64 ")",
-			hdreport__sample_bytes(r));
+			hd_model__sample_bytes(m));
 	fputs("</text>\n", out);
 	for (size_t i = 0; i < np && !err; i++)
-		err = write_panel(r, p[i], TOP + 30 + (int)i * PANEL, stacks, out);
+		err = write_panel(m, p[i], TOP + 30 + (int)i * PANEL, stacks, out);
 	fputs("</svg>\n", out);
 	if (!err && (fflush(out) == EOF || ferror(out)))
 		err = -EIO;

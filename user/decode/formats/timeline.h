@@ -12,14 +12,14 @@
 
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/model.h"
 
 /*
- * Write the SVG of what @r took in to @out, @procs processes at most,
+ * Write the SVG of what @m took in to @out, @procs processes at most,
  * @stacks stacks each. Returns 0, -ENOENT (no whole-run records: said on
  * stderr by the caller), -ENOMEM or -EIO.
  */
-int timeline__svg(struct hdreport *r, FILE *out, const char *title, unsigned int procs,
+int hd_timeline__write(struct hd_model *m, FILE *out, const char *title, unsigned int procs,
 		  unsigned int stacks);
 
 #endif /* HEAPSNOOP_TIMELINE_H */

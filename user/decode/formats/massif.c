@@ -10,7 +10,6 @@
 #include <stdlib.h>
 
 #include "massif.h"
-#include "runstats.h"
 #include "text.h"
 
 struct item {
@@ -19,7 +18,7 @@ struct item {
 };
 
 struct massif {
-	struct hdreport *r;
+	struct hd_model *m;
 	FILE *out;
 	uint32_t depth;		/* the frame the items are being grouped by */
 };
@@ -52,18 +51,18 @@ static int by_bytes_desc(const void *a, const void *b)
 	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
 }
 
-static void write_label(struct massif *m, const struct stack *s, uint32_t d)
+static void write_label(struct massif *ms, const struct stack *s, uint32_t d)
 {
 	struct sym_frame f;
 	uint64_t addr = s->frames[d];
 
-	hdreport__lookup(m->r, s->pid, addr, &f);
-	fprintf(m->out, "0x%" PRIX64 ": %s", addr, f.status == SYM_OK ? f.func : "???");
+	hd_model__lookup(ms->m, s->pid, addr, &f);
+	fprintf(ms->out, "0x%" PRIX64 ": %s", addr, f.status == SYM_OK ? f.func : "???");
 	if (f.file)
-		fprintf(m->out, " (%s:%d)", path_base(f.file), f.line);
+		fprintf(ms->out, " (%s:%d)", path_base(f.file), f.line);
 	else if (f.module)
-		fprintf(m->out, " (in %s)", f.module);
-	fputc('\n', m->out);
+		fprintf(ms->out, " (in %s)", f.module);
+	fputc('\n', ms->out);
 }
 
 /*
@@ -71,7 +70,7 @@ static void write_label(struct massif *m, const struct stack *s, uint32_t d)
  * (the distinct frames @d among them) and bytes, then each child's node,
  * biggest first. @d 0 is the root, all allocation functions.
  */
-static int write_node(struct massif *m, struct item *v, size_t n, uint32_t d, uint64_t bytes)
+static int write_node(struct massif *ms, struct item *v, size_t n, uint32_t d, uint64_t bytes)
 {
 	struct group *g = calloc(n ? n : 1, sizeof(*g));
 	size_t ng = 0, i = 0;
@@ -89,22 +88,22 @@ static int write_node(struct massif *m, struct item *v, size_t n, uint32_t d, ui
 		g[ng - 1].bytes += v[i].bytes;
 	}
 	qsort(g, ng, sizeof(*g), by_bytes_desc);
-	fprintf(m->out, "%*sn%zu: %" PRIu64 " ", (int)d, "", ng, bytes);
+	fprintf(ms->out, "%*sn%zu: %" PRIu64 " ", (int)d, "", ng, bytes);
 	if (d == 0)
-		fputs("(heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n", m->out);
+		fputs("(heap allocation functions) malloc/new/new[], --alloc-fns, etc.\n", ms->out);
 	else
-		write_label(m, v[0].s, d - 1);
+		write_label(ms, v[0].s, d - 1);
 	for (size_t k = 0; k < ng && !err; k++)
-		err = write_node(m, v + g[k].start, g[k].n, d + 1, g[k].bytes);
+		err = write_node(ms, v + g[k].start, g[k].n, d + 1, g[k].bytes);
 	free(g);
 	return err;
 }
 
 /* The detailed tree of process @pid at its peak of @peak bytes. */
-static int write_peak_tree(struct massif *m, int pid, uint64_t peak)
+static int write_peak_tree(struct massif *ms, int pid, uint64_t peak)
 {
 	size_t ns, n = 0;
-	struct stack **v = runstats__stacks(hdreport__runstats(m->r), &ns);
+	struct stack **v = hd_model__run_stacks(ms->m, &ns);
 	struct item *items = v ? calloc(ns ? ns : 1, sizeof(*items)) : NULL;
 	int err = -ENOMEM;
 
@@ -112,18 +111,18 @@ static int write_peak_tree(struct massif *m, int pid, uint64_t peak)
 		for (size_t i = 0; i < ns; i++)
 			if ((int)v[i]->pid == pid && v[i]->peak_bytes)
 				items[n++] = (struct item){ v[i], v[i]->peak_bytes };
-		err = write_node(m, items, n, 0, peak);
+		err = write_node(ms, items, n, 0, peak);
 	}
 	free(items);
 	free(v);
 	return err;
 }
 
-int massif__write(struct hdreport *r, FILE *out)
+int hd_massif__write(struct hd_model *m, FILE *out)
 {
 	size_t np, n;
-	struct rs_proc **procs = runstats__procs(hdreport__runstats(r), &np);
-	struct massif m = { .r = r, .out = out };
+	struct rs_proc **procs = hd_model__procs(m, &np);
+	struct massif ms = { .m = m, .out = out };
 	struct rs_sample *v;
 	const struct rs_proc *p;
 	int err = 0;
@@ -132,13 +131,13 @@ int massif__write(struct hdreport *r, FILE *out)
 	if (!procs || !np)
 		return procs ? -ENOENT : -ENOMEM;
 	p = procs[0];
-	v = runstats__series(p, &n);
+	v = hd_model__series(p, &n);
 	if (!v)
 		return -ENOMEM;
 	fprintf(out, "desc: heapsnoop, pid %d", p->pid);
-	if (hdreport__sample_bytes(r))
+	if (hd_model__sample_bytes(m))
 		fprintf(out, ", bytes estimated from a sample by bytes (mean %" PRIu64 ")",
-			hdreport__sample_bytes(r));
+			hd_model__sample_bytes(m));
 	fprintf(out, "\ncmd: %s\ntime_unit: ms\n", p->comm[0] ? p->comm : "?");
 	for (size_t i = 0; i < n && !err; i++) {
 		bool peak = !peak_done && v[i].time_ms == p->peak_time_ms && v[i].bytes == p->peak;
@@ -147,7 +146,7 @@ int massif__write(struct hdreport *r, FILE *out)
 			"mem_heap_B=%" PRIu64 "\nmem_heap_extra_B=0\nmem_stacks_B=0\nheap_tree=%s\n",
 			i, v[i].time_ms - v[0].time_ms, v[i].bytes, peak ? "peak" : "empty");
 		if (peak) {
-			err = write_peak_tree(&m, p->pid, p->peak);
+			err = write_peak_tree(&ms, p->pid, p->peak);
 			peak_done = true;
 		}
 	}

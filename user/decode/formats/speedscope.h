@@ -12,14 +12,15 @@
 #ifndef HEAPDECODE_SPEEDSCOPE_H
 #define HEAPDECODE_SPEEDSCOPE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/model.h"
 
 /*
- * Write @r's selected live set (bytes, or allocations with --count) as
- * speedscope JSON named @name to @out. Returns 0 or -ENOMEM.
+ * Write @m's live set (bytes, or allocations with @counts) as speedscope
+ * JSON named @name to @out. Returns 0 or -ENOMEM.
  */
-int speedscope__write(struct hdreport *r, FILE *out, const char *name);
+int hd_speedscope__write(struct hd_model *m, bool counts, const char *name, FILE *out);
 
 #endif /* HEAPDECODE_SPEEDSCOPE_H */

@@ -23,24 +23,24 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/model.h"
 
-struct pprof_opts {
+struct hd_pprof_opts {
 	bool pid_root;	/* --by pid: a root frame "pid N (comm)" per process */
 	uint32_t pid;	/* only this process's samples; 0: every process's */
 };
 
 /*
- * Write @r's selected dump (differences, with a baseline subtracted) as a
+ * Write @m's selected dump (differences, with a baseline subtracted) as a
  * gzip-compressed profile to @out. Returns 0, -ENOMEM or -EIO.
  */
-int pprof__write(struct hdreport *r, const struct pprof_opts *o, FILE *out);
+int hd_pprof__write(struct hd_model *m, const struct hd_pprof_opts *o, FILE *out);
 
 /*
  * One profile per process: each to @pattern with its "%p" replaced by
  * the pid, created as outfile.h creates files. Returns 0, or -1 after
  * saying what failed.
  */
-int pprof__write_each(struct hdreport *r, const struct pprof_opts *o, const char *pattern);
+int hd_pprof__write_each(struct hd_model *m, const struct hd_pprof_opts *o, const char *pattern);
 
 #endif /* HEAPDECODE_PPROF_H */

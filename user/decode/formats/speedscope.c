@@ -79,7 +79,7 @@ static long frame_id(struct frames *fr, const char *name, int name_len, const ch
  * frame and its inlined functions, and a mark); returns how many, or
  * -ENOMEM.
  */
-static int stack_frames(struct hdreport *r, struct frames *fr, const struct stack *s, long *idx)
+static int stack_frames(struct hd_model *m, struct frames *fr, const struct stack *s, long *idx)
 {
 	const char *cut = framefmt__cut(s->flags);
 	char name[64];
@@ -95,15 +95,11 @@ static int stack_frames(struct hdreport *r, struct frames *fr, const struct stac
 		struct sym_frame f;
 		char unnamed[128];
 
-		hdreport__lookup(r, s->pid, s->frames[k], &f);
+		hd_model__lookup(m, s->pid, s->frames[k], &f);
 		if (f.status == SYM_OK) {
 			idx[n] = frame_id(fr, f.func, (int)symbol_unversioned_len(f.func), f.file);
 		} else {
-			if (f.module && f.status != SYM_UNMAPPED)
-				snprintf(unnamed, sizeof(unnamed), "[%s+%#" PRIx64 "]",
-					 path_base(f.module), f.elf_addr);
-			else
-				snprintf(unnamed, sizeof(unnamed), "[%#" PRIx64 "]", s->frames[k]);
+			hd_model__frame_name(&f, s->frames[k], unnamed, sizeof(unnamed));
 			idx[n] = frame_id(fr, unnamed, (int)strlen(unnamed), NULL);
 		}
 		if (idx[n++] < 0)
@@ -127,10 +123,11 @@ static int stack_frames(struct hdreport *r, struct frames *fr, const struct stac
  * @idx/@nidx) of process @pid whose value has sign @sign (1, or -1 for
  * what shrank: written as its size).
  */
-static void write_profile(struct hdreport *r, FILE *out, struct stack **v, long *const *idx,
-			  const int *nidx, size_t n, uint32_t pid, int sign, bool first)
+static void write_profile(struct hd_model *m, bool counts, FILE *out, struct stack **v,
+			  long *const *idx, const int *nidx, size_t n, uint32_t pid, int sign,
+			  bool first)
 {
-	bool counts = hdreport__counts(r), diff = hdreport__is_diff(r);
+	bool diff = hd_model__is_diff(m);
 	uint64_t total = 0;
 	bool any = false;
 
@@ -189,15 +186,15 @@ static void write_frames(const struct frames *fr, FILE *out)
 }
 
 /* Each process's profile (two with a baseline), by pid: @v is sorted so. */
-static void write_profiles(struct hdreport *r, FILE *out, struct stack **v,
+static void write_profiles(struct hd_model *m, bool counts, FILE *out, struct stack **v,
 			   long *const *idx, const int *nidx, size_t n)
 {
 	for (size_t i = 0, end; i < n; i = end) {
 		for (end = i + 1; end < n && v[end]->pid == v[i]->pid; end++)
 			;
-		write_profile(r, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, 1, !i);
-		if (hdreport__is_diff(r))
-			write_profile(r, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, -1,
+		write_profile(m, counts, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, 1, !i);
+		if (hd_model__is_diff(m))
+			write_profile(m, counts, out, v + i, idx + i, nidx + i, end - i, v[i]->pid, -1,
 				      false);
 	}
 }
@@ -214,11 +211,11 @@ static int by_pid_bytes(const void *a, const void *b)
 	return 0;
 }
 
-int speedscope__write(struct hdreport *r, FILE *out, const char *name)
+int hd_speedscope__write(struct hd_model *m, bool counts, const char *name, FILE *out)
 {
 	struct frames fr = { .ids = htab__new(256, key_equal, NULL) };
 	size_t n = 0;
-	struct stack **v = fr.ids ? hdreport__live_stacks(r, &n) : NULL;
+	struct stack **v = fr.ids ? hd_model__live_stacks(m, &n) : NULL;
 	long **idx = v ? calloc(n ? n : 1, sizeof(*idx)) : NULL, buf[MAX_FRAMES];
 	int *nidx = idx ? calloc(n ? n : 1, sizeof(*nidx)) : NULL;
 	int err = nidx ? 0 : -ENOMEM;
@@ -227,7 +224,7 @@ int speedscope__write(struct hdreport *r, FILE *out, const char *name)
 		qsort(v, n, sizeof(*v), by_pid_bytes);
 	/* Each stack's frames, symbolized once. */
 	for (size_t i = 0; !err && i < n; i++) {
-		nidx[i] = stack_frames(r, &fr, v[i], buf);
+		nidx[i] = stack_frames(m, &fr, v[i], buf);
 		idx[i] = nidx[i] >= 0 ? malloc((size_t)(nidx[i] ? nidx[i] : 1) * sizeof(*buf)) : NULL;
 		if (!idx[i])
 			err = -ENOMEM;
@@ -236,7 +233,7 @@ int speedscope__write(struct hdreport *r, FILE *out, const char *name)
 	}
 	if (!err) {
 		write_frames(&fr, out);
-		write_profiles(r, out, v, idx, nidx, n);
+		write_profiles(m, counts, out, v, idx, nidx, n);
 		fputs("],\n \"name\": ", out);
 		json_string(out, name);
 		fprintf(out, ", \"activeProfileIndex\": 0, \"exporter\": \"heapdecode@%s\"}\n",

@@ -13,9 +13,9 @@
 
 #include <stdio.h>
 
-#include "hdreport.h"
+#include "model/model.h"
 
 /* Write it to @out. Returns 0, -ENOENT (no whole-run records), -ENOMEM, -EIO. */
-int massif__write(struct hdreport *r, FILE *out);
+int hd_massif__write(struct hd_model *m, FILE *out);
 
 #endif /* HEAPSNOOP_MASSIF_H */

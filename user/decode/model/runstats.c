@@ -316,7 +316,9 @@ struct rs_sample *runstats__series(const struct rs_proc *p, size_t *n)
 	*n = 0;
 	if (!v)
 		return NULL;
-	memcpy(v, p->samples, p->nsamples * sizeof(*v));
+	/* A process with no `sample` record has no array to copy (memcpy's NULL). */
+	if (p->nsamples)
+		memcpy(v, p->samples, p->nsamples * sizeof(*v));
 	*n = p->nsamples;
 	if (p->peak)
 		v[(*n)++] = (struct rs_sample){ p->peak_time_ms, p->peak_count, p->peak };
