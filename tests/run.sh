@@ -19,6 +19,7 @@ run "release binaries: static, one file each, x86-64 and arm64" tests/test_stati
 run "make install, make dist: the files, pkg-config, man pages" tests/test_install.sh "$OUT"
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
+run "frames that are not native code unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_frametab"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
 run "leak suppressions unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_suppress"
 run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_alloc_metadata"
