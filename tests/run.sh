@@ -35,6 +35,8 @@ run "heapdecode's model of a log unit tests (cmocka, ASan+UBSan)" "$OUT/tests/te
 run "heapdecode filter" tests/decode/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/decode/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
 run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/decode/test_hdsampled.sh "$OUT/asan/heapdecode"
+run "heapdecode: deep stacks, interpreter and JIT frames in every output (ASan+UBSan)" \
+	tests/decode/test_hdframes.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
 	tests/decode/test_hdpaths.sh "$OUT/asan/heapdecode"
 run "heapdecode: debug info from a debuginfod server, no dlopen (static)" \

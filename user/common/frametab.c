@@ -673,6 +673,14 @@ bool frametab__symbolize(struct frametab *ft, uint32_t pid, uint64_t addr, struc
 	return true;
 }
 
+bool frametab__known(struct frametab *ft, uint32_t pid, uint64_t addr)
+{
+	struct fproc *p = proc_of(ft, pid, false);
+	struct fframe *f = p ? frame_at(p, addr) : NULL;
+
+	return f && f->kind;
+}
+
 size_t frametab__missing(const struct frametab *ft)
 {
 	return ft->missing;

@@ -112,6 +112,9 @@ int frametab__take(struct frametab *ft, const struct record *r);
  */
 bool frametab__symbolize(struct frametab *ft, uint32_t pid, uint64_t addr, struct sym_frame *f);
 
+/* Does a record (or frametab__intern()) name synthetic address @addr of @pid? */
+bool frametab__known(struct frametab *ft, uint32_t pid, uint64_t addr);
+
 /* Synthetic addresses frametab__symbolize() found no record of, each once. */
 size_t frametab__missing(const struct frametab *ft);
 
