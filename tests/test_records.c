@@ -316,6 +316,8 @@ static void test_malformed(void **state)
 		  "function=f", REC_FRAME },
 		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=-1 file=a "
 		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=jit line=1 file=a "
+		  "function=f", REC_FRAME },
 		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=4294967296 "
 		  "file=a function=f", REC_FRAME },
 		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=1 file=a%00b "
@@ -424,6 +426,7 @@ static void test_write_refused(void **state)
 		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "" },
 		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "Py" },
 		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "1lua" },
+		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "jit" },
 		{ .type = REC_JIT, .pid = 1, .start = 0x2000, .end = 0x1000 },
 	};
 	static char long_name[REC_FILE_MAX + 2];

@@ -508,12 +508,15 @@ int records__text(const struct rec_text *t, char *out, size_t cap)
 	return (int)n;
 }
 
-/* An interpreter's name: [a-z][a-z0-9_]*, at most REC_KIND_MAX. */
+/*
+ * An interpreter's name: [a-z][a-z0-9_]*, at most REC_KIND_MAX; not "jit"
+ * (JIT code is named by `jit` records, its kind in every report).
+ */
 static bool kind_ok(const char *k)
 {
 	size_t n = strlen(k);
 
-	if (!n || n > REC_KIND_MAX || !islower((unsigned char)k[0]))
+	if (!n || n > REC_KIND_MAX || !islower((unsigned char)k[0]) || !strcmp(k, "jit"))
 		return false;
 	return strspn(k, "abcdefghijklmnopqrstuvwxyz0123456789_") == n;
 }
