@@ -164,8 +164,8 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c
 # The alloc-metadata library (with the record lines and the codec it
 # writes through), and the preload library built on it; all -fPIC.
 COLLECTOR := user/collector
-AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
-	$(COMMON)/sampling.c $(CODEC_SRC)
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c \
+	$(COMMON)/records.c $(COMMON)/text.c $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.

@@ -239,6 +239,12 @@ static void test_written_form(void **state)
 	live.token = "~m#AAA ~m#BBB";
 	live.token_len = 13;
 	assert_int_equal(records__write(f, &live), 0);
+	/* The continuation kept apart (the collector's). */
+	live.depth = 100;
+	live.tail = " ~m#CCC ~m#DD";
+	live.tail_len = 13;
+	assert_int_equal(records__write(f, &live), 0);
+	live.tail = NULL;
 	assert_int_equal(records__write(f, &(struct record){ .type = REC_PROC, .pid = 9,
 		.peak = 30, .peak_count = 2, .peak_time_s = 1, .peak_time_ms = 7, .allocs = 3,
 		.allocated = 40, .frees = 2, .temporary = 1, .live = 1, .bytes = 10,
@@ -261,6 +267,7 @@ static void test_written_form(void **state)
 		"heapsnoop: live pid=9 ptr=0x5000 cut=depth,unreadable ~m#AAA\n"
 		"heapsnoop: live pid=9 ptr=0x5000 cut=order ~m#AAA\n"
 		"heapsnoop: live pid=9 ptr=0x5000 depth=40 ~m#AAA ~m#BBB\n"
+		"heapsnoop: live pid=9 ptr=0x5000 depth=100 ~m#AAA ~m#BBB ~m#CCC ~m#DD\n"
 		"heapsnoop: proc pid=9 peak=30 peak_count=2 peak_time=1.007 allocs=3 allocated=40 "
 		"frees=2 temporary=1 live=1 bytes=10 comm=x\n"
 		"heapsnoop: stack pid=9 allocs=3 allocated=40 frees=2 temporary=1 live=1 bytes=10 "
@@ -428,6 +435,12 @@ static void test_write_refused(void **state)
 		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "1lua" },
 		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "jit" },
 		{ .type = REC_JIT, .pid = 1, .start = 0x2000, .end = 0x1000 },
+		{ .type = REC_LIVE, .pid = 1, .depth = 40, .token = "~m#A", .token_len = 4,
+		  .tail = "~m#B", .tail_len = 4 },
+		{ .type = REC_LIVE, .pid = 1, .depth = 40, .token = "~m#A", .token_len = 4,
+		  .tail = " ~m#B ~m#C", .tail_len = 10 },
+		{ .type = REC_LIVE, .pid = 1, .size = 1, .error = "x", .tail = " ~m#B",
+		  .tail_len = 5 },
 	};
 	static char long_name[REC_FILE_MAX + 2];
 	char *text = NULL;

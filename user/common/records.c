@@ -207,17 +207,30 @@ static bool depth_ok(uint32_t depth)
 	return !depth || (depth > HS_MAX_DEPTH && depth <= REC_MAX_DEPTH);
 }
 
-/* A record's tokens: a run of exactly as many as its depth= needs. */
+/*
+ * A record's tokens: a run of exactly as many as its depth= needs, the
+ * first in token, the others there too or apart in tail.
+ */
 static int check_tokens(const struct record *r)
 {
-	size_t len;
+	size_t len, tlen = 0;
+	uint32_t n;
 
 	if (!r->token)
-		return r->type == REC_LIVE && !r->depth ? 0 : -EINVAL;
-	if (!depth_ok(r->depth) || token_run(r->token, r->token_len, &len) !=
-	    tokens_for(r->depth) || len != r->token_len)
+		return r->type == REC_LIVE && !r->depth && !r->tail ? 0 : -EINVAL;
+	if (!depth_ok(r->depth))
 		return -EINVAL;
-	return 0;
+	n = token_run(r->token, r->token_len, &len);
+	if (len != r->token_len)
+		return -EINVAL;
+	if (r->tail) {
+		if (r->tail_len < 4 || r->tail[0] != ' ')
+			return -EINVAL;
+		n += token_run(r->tail + 1, r->tail_len - 1, &tlen);
+		if (tlen != r->tail_len - 1)
+			return -EINVAL;
+	}
+	return n == tokens_for(r->depth) ? 0 : -EINVAL;
 }
 
 /* " depth=N" if @depth, then " " and the tokens. */
@@ -225,7 +238,10 @@ static int write_tokens(FILE *out, const struct record *r)
 {
 	if (r->depth && fprintf(out, " depth=%u", r->depth) < 0)
 		return -EIO;
-	return fprintf(out, " %.*s\n", (int)r->token_len, r->token) < 0 ? -EIO : 0;
+	if (fprintf(out, " %.*s", (int)r->token_len, r->token) < 0 ||
+	    (r->tail && fwrite(r->tail, 1, r->tail_len, out) != r->tail_len))
+		return -EIO;
+	return fputc('\n', out) == EOF ? -EIO : 0;
 }
 
 /*

@@ -138,6 +138,14 @@ struct record {
 	size_t token_len;
 	uint32_t depth;			/* ... their frames when more than one
 					 * token (depth=N, 32..REC_MAX_DEPTH), 0: one */
+	/*
+	 * Written: continuation tokens kept apart from the first, " ~m#B[
+	 * ~m#C...]" (tail_len bytes), written after token (the collector
+	 * keeps its deep stacks' so); NULL: none. Parsed: never set, token
+	 * holds every token.
+	 */
+	const char *tail;
+	size_t tail_len;
 	uint32_t ntokens;		/* parsed: how many tokens */
 	uint64_t size;			/* ... unencodable: its size in bytes */
 	const char *error;		/* ... and why, to the end of the line */
