@@ -57,6 +57,7 @@ struct fproc {
 	struct fframe **need;
 	size_t nneed, capneed;
 	uint32_t need_gen;
+	size_t memory;			/* its frames' and ranges' bytes */
 };
 
 struct frametab {
@@ -284,6 +285,7 @@ void frametab__forget(struct frametab *ft, uint32_t pid)
 	if (!p)
 		return;
 	ft->nframes -= htab__count(p->by_addr);
+	ft->memory -= p->memory;
 	free_proc(p);
 }
 
@@ -319,6 +321,7 @@ static struct fframe *add_frame(struct frametab *ft, struct fproc *p, uint64_t a
 	f->file = file;
 	f->gen = ft->gen - 1;
 	ft->nframes++;
+	p->memory += sizeof(*f) + strlen(function) + strlen(file) + 2;
 	ft->memory += sizeof(*f) + strlen(function) + strlen(file) + 2;
 	return f;
 }
@@ -485,6 +488,7 @@ static int add_range(struct frametab *ft, struct fproc *p, uint64_t start, uint6
 		js->cap = cap;
 	}
 	js->v[js->n++] = (struct jrange){ start, end, ft->seq++, name, NULL, ft->gen - 1 };
+	p->memory += sizeof(struct jrange) + strlen(name) + 1;
 	ft->memory += sizeof(struct jrange) + strlen(name) + 1;
 	return 0;
 }
