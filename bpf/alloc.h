@@ -5,7 +5,8 @@
  * on its thread (calls.h); that call's return works out what it did
  * (alloc_result) and, for an allocation that the size filters and
  * --sample-bytes keep, emits one HS_EV_ALLOC with its stack (stack.h); a
- * realloc's old block goes as an HS_EV_FREE.
+ * realloc's old block goes as an HS_EV_FREE. And free()'s program: its
+ * CPU's log (freelog.h), or an HS_EV_FREE.
  *
  * Owns no map.
  */
@@ -16,6 +17,7 @@
 #include "filter.h"
 #include "calls.h"
 #include "stack.h"
+#include "freelog.h"
 
 /*
  * Does the call of @func need its place in the stream of records? Only the
@@ -224,6 +226,24 @@ static __always_inline int gen_alloc_exit(struct pt_regs *ctx, bool find_vma)
 	}
 	if (!st->depth)
 		call_done(&r, id);
+	return 0;
+}
+
+/*
+ * free(@ptr): into this CPU's log where the kernel has BPF atomics
+ * (freelog.h), else, or when the log is full, a record.
+ */
+static __always_inline int gen_free_enter(__u64 ptr)
+{
+	__u64 id;
+
+	if (empty_probes || !ptr)
+		return 0;
+	id = bpf_get_current_pid_tgid();
+	if (skip_task(id))
+		return 0;
+	if (!have_free_log || !log_free(id, ptr))
+		emit_free(id, ptr, 0);
 	return 0;
 }
 

@@ -242,4 +242,35 @@ static __always_inline __u64 stale_clock(void)
 	return bpf_ktime_get_ns() >> 22;
 }
 
+/*
+ * Any thread's exit, in every mode while thread slots are used: a thread
+ * that dies inside an allocator call (another thread's exit_group() ended
+ * the process, or it was cancelled there) never returns from it. Its call
+ * is ended as its last return would end it (depth 0, call_done()): its
+ * slot made idle, or its state in the calls map taken out of the slot's
+ * spilled count and deleted, so that the slot's other threads (of any
+ * process: slots are shared by thread id modulo their number) keep the
+ * fast path. The exiting thread is current, and a busy slot is written by
+ * its owner alone.
+ */
+static __always_inline int gen_thread_exit(void)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tid = (__u32)id;
+	struct call_ref r;
+
+	if (empty_probes)
+		return 0;
+	r = call_exit(id);
+	/* Its own busy slot; or, spilled, a call still in flight. */
+	if (!r.slot || !r.st || (r.spilled && !r.st->depth))
+		return 0;
+	r.st->depth = 0;
+	call_done(&r, id);
+	if (r.spilled)
+		bpf_map_delete_elem(&calls, &tid);
+	count(HS_CNT_DIED_IN_CALL);
+	return 0;
+}
+
 #endif /* HEAPSNOOP_BPF_CALLS_H */

@@ -13,7 +13,7 @@
  *   calls.h     the allocator call in flight on each thread
  *   freelog.h   plain frees in their CPU's log
  *   stack.h     the allocation's record with its stack (dwarf and fp)
- *   alloc.h     the allocator's calls: entry and return
+ *   alloc.h     the allocator's calls: entry, return, free
  *   task.h      process lifecycle: exit, exec, fork
  *
  * Entry probes record the arguments of the outermost allocator call of each
@@ -33,8 +33,7 @@
  * change bought is in docs/PERFORMANCE.md.
  */
 #include "alloc.h"
-#include "filter.h"
-#include "freelog.h"
+#include "calls.h"
 #include "task.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -120,127 +119,41 @@ int BPF_KRETPROBE(alloc_exit_compat)
 SEC("uprobe")
 int BPF_KPROBE(free_enter, __u64 ptr)
 {
-	__u64 id;
-
-	if (empty_probes || !ptr)
-		return 0;
-	id = bpf_get_current_pid_tgid();
-	if (skip_task(id))
-		return 0;
-	if (!have_free_log || !log_free(id, ptr))
-		emit_free(id, ptr, 0);
-	return 0;
+	return gen_free_enter(ptr);
 }
 
+/*
+ * Process lifetime, attached by mode (user/tracer/bpfload.c, session.c):
+ * task_exec in every mode; task_exit with -a and -f; task_fork with -p and
+ * in launch mode; comm_fork with -a --comm; thread_exit in every mode while
+ * thread slots are used.
+ */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(task_exit, struct task_struct *p)
 {
-	__u32 tgid;
-
-	/* The group's last thread: signal->live has dropped to 0. */
-	if (empty_probes || BPF_CORE_READ(p, signal, live.counter) != 0)
-		return 0;
-	/* -f: its pid may be reused by a process nobody asked to trace. */
-	tgid = BPF_CORE_READ(p, tgid);
-	if (follow_forks)
-		bpf_map_delete_elem(&pid_filter, &tgid);
-	if (filter_comm)
-		bpf_map_delete_elem(&comm_pids, &tgid);
-	if (follow_forks || filter_comm)
-		filter_changed();
-	emit_task(HS_EV_EXIT, p);
-	return 0;
+	return gen_task_exit(p);
 }
 
-/*
- * Any thread's exit, in every mode while thread slots are used: a thread
- * that dies inside an allocator call (another thread's exit_group() ended
- * the process, or it was cancelled there) never returns from it. Its call
- * is ended as its last return would end it (depth 0, call_done()): its
- * slot made idle, or its state in the calls map taken out of the slot's
- * spilled count and deleted, so that the slot's other threads (of any
- * process: slots are shared by thread id modulo their number) keep the
- * fast path. The exiting thread is current, and a busy slot is written by
- * its owner alone.
- */
 SEC("tp_btf/sched_process_exit")
 int BPF_PROG(thread_exit, struct task_struct *p)
 {
-	__u64 id = bpf_get_current_pid_tgid();
-	__u32 tid = (__u32)id;
-	struct call_ref r;
-
-	if (empty_probes)
-		return 0;
-	r = call_exit(id);
-	/* Its own busy slot; or, spilled, a call still in flight. */
-	if (!r.slot || !r.st || (r.spilled && !r.st->depth))
-		return 0;
-	r.st->depth = 0;
-	call_done(&r, id);
-	if (r.spilled)
-		bpf_map_delete_elem(&calls, &tid);
-	count(HS_CNT_DIED_IN_CALL);
-	return 0;
+	return gen_thread_exit();
 }
 
-/*
- * -p and launch mode: a traced process forked a new one (not a thread).
- * With -f the child is traced from its first allocation (the probes are
- * on every process, filtered by pid_filter); either way the loader hears
- * of it, to say so or to follow it.
- */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	struct hs_event *ev;
-	__u8 one = 1;
-	bool followed;
-
-	if (empty_probes || ctgid == ptgid || !bpf_map_lookup_elem(&pid_filter, &ptgid))
-		return 0;
-	followed = follow_forks && !bpf_map_update_elem(&pid_filter, &ctgid, &one, BPF_ANY);
-	if (followed)
-		filter_changed();
-	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
-	if (!ev) {
-		count(HS_CNT_RB_LOST_TASK);
-		return 0;
-	}
-	fill_header(ev, bpf_get_current_pid_tgid(), HS_EV_FORK, 0, 0, 0);
-	ev->pid = ctgid;
-	ev->tid = BPF_CORE_READ(child, pid);
-	ev->ts = bpf_ktime_get_ns();
-	ev->old_addr = ptgid;
-	ev->size = followed;
-	bpf_ringbuf_submit(ev, wakeup_flags());
-	return 0;
+	return gen_task_fork(parent, child);
 }
 
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(task_exec, struct task_struct *p)
 {
-	if (empty_probes)
-		return 0;
-	/* The new image's name is set by now (begin_new_exec). */
-	if (filter_comm)
-		comm_decide(BPF_CORE_READ(p, tgid), p);
-	emit_task(HS_EV_EXEC, p);
-	return 0;
+	return gen_task_exec(p);
 }
 
-/*
- * -a --comm: a new process (not a thread) is decided by the name it
- * starts with, the forking thread's.
- */
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(comm_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ctgid = BPF_CORE_READ(child, tgid);
-
-	if (empty_probes || ctgid == BPF_CORE_READ(parent, tgid))
-		return 0;
-	comm_decide(ctgid, child);
-	return 0;
+	return gen_comm_fork(parent, child);
 }
