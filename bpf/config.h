@@ -44,10 +44,10 @@ const volatile bool unwind_dwarf;
 const volatile __u32 stack_copy = HS_USER_STACK_DEFAULT;
 
 /*
- * What the running kernel has (user/kfeatures.c probes it): the calls map
- * is task storage (else an LRU hash by thread id; always so with thread
- * slots), and bpf_get_current_task_btf() (else bpf_get_current_task() and
- * CO-RE reads).
+ * What the running kernel has (user/tracer/kfeatures.c probes it): the
+ * calls map is task storage (else an LRU hash by thread id; always so with
+ * thread slots), and bpf_get_current_task_btf() (else
+ * bpf_get_current_task() and CO-RE reads).
  */
 const volatile bool have_task_storage = true;
 const volatile bool have_task_btf = true;

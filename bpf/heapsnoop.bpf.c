@@ -22,12 +22,15 @@
  * that cannot be, emits HS_EV_FREE.
  *
  * Runs from Linux 5.10: what newer kernels add (task storage, the BTF
- * current task, bpf_find_vma, jiffies) is probed by the loader
- * (user/kfeatures.c) and chosen here through read-only globals, which the
- * verifier treats as constants, so the branch a kernel cannot verify is
- * dead code to it. bpf_find_vma's callback is a BPF_PSEUDO_FUNC reference
+ * current task, bpf_find_vma, jiffies, atomics) is probed by the loader
+ * (user/tracer/kfeatures.c) and chosen through read-only globals
+ * (config.h), which the verifier treats as constants, so the branch a
+ * kernel cannot verify is dead code to it. bpf_find_vma's callback is a BPF_PSEUDO_FUNC reference
  * that kernels before 5.13 reject even in dead code: it lives only in
  * alloc_exit, and alloc_exit_compat is the same program without it.
+ * Verifiers before 5.12 likewise refuse any atomic but an add, even in
+ * dead code: there the loader rewrites the compare-and-exchanges and
+ * exchanges into adds before loading (docs/KERNELS.md).
  *
  * Each program's cost per run is measured (bench/progcost.sh); what each
  * change bought is in docs/PERFORMANCE.md.

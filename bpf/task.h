@@ -18,7 +18,7 @@
 /*
  * System-wide mode: the per-CPU perf events whose mmap, comm and fork
  * records (the kernel's, not ours) the loader reads with libbpf's raw
- * perf buffer (user/mmaprec.c). No program writes to it.
+ * perf buffer (user/tracer/mmaprec.c). No program writes to it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
@@ -27,10 +27,9 @@ struct {
 } mmap_records SEC(".maps");
 
 /*
- * The record of a process's exit or exec, system-wide mode only (the
- * loader attaches their programs with -a): a process whose last thread
- * exits, and an exec. Both travel in the same ring buffer as the process's
- * own events, so they come after them.
+ * The record of a process whose last thread exits (-a, -f) or of an exec
+ * (every mode). Both travel in the same ring buffer as the process's own
+ * events, so they come after them.
  */
 static __always_inline void emit_task(__u32 type, struct task_struct *p)
 {
