@@ -14,6 +14,8 @@
  * the task) where uprobes may use it, else that LRU hash.
  *
  * The state's age tells a missed return from a nested call (stale_clock).
+ * A thread that dies inside a call has it ended at its exit
+ * (gen_thread_exit), so that its slot is free for the slot's other threads.
  *
  * Maps: calls, thread_slots.
  */
