@@ -29,6 +29,11 @@ static __always_inline bool needs_entry_pos(enum hs_func func)
 	return func == HS_FN_REALLOC || func == HS_FN_REALLOCARRAY;
 }
 
+/*
+ * The entry of allocator function @func, its arguments @a0-@a2 in its own
+ * order (0 past its last): the thread's outermost call noted, with its
+ * stack pointer and age, or a nested one counted in that call's depth.
+ */
 static __always_inline int gen_alloc_enter(struct pt_regs *ctx, enum hs_func func,
 					   __u64 a0, __u64 a1, __u64 a2)
 {
