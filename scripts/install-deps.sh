@@ -7,7 +7,8 @@
 # profiles (tests/tracer/test_pprof.sh).
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
-# kmod's depmod, the archive keys that sign bullseye.
+# kmod's depmod, the archive keys that sign bullseye; debootstrap makes the
+# Debian roots of the distribution test and the guests (tests/distro).
 #
 # install-deps.sh --arm64 also installs what the arm64 build and its test
 # in qemu need (docs/ARCH.md; `make check` runs it): arm64 added to dpkg's
@@ -20,7 +21,7 @@ PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-de
 libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev libunwind-dev pkg-config libjemalloc-dev
 protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgrind strace
-qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
+qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64
 libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64 libunwind-dev:arm64
 libstdc++-12-dev:arm64 libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64"
