@@ -121,7 +121,12 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c
 COLLECTOR := user/collector
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
 	$(COMMON)/sampling.c $(CODEC_SRC)
-PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/localstack.c \
+# The collector's unwinder: the walk and its cache, its steps, an address's
+# rule from .eh_frame (the FDE, the CFA program, the expressions), the
+# dlclose that empties the cache.
+LOCALSTACK_SRC := $(COLLECTOR)/localstack.c $(COLLECTOR)/framestep.c $(COLLECTOR)/ehframe.c \
+	$(COLLECTOR)/ehframe_cfa.c $(COLLECTOR)/ehframe_expr.c $(COLLECTOR)/dlclose.c
+PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/carrier.c $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
@@ -133,11 +138,51 @@ $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 		$(CC) $(patsubst -I%,-I$(CURDIR)/%,$(COLLECTOR_CFLAGS)) -c $$f || exit 1; done
 	$(Q)$(AR) rcs $@ $(addprefix $(OUTPUT)/collector/,$(notdir $(AM_SRC:.c=.o)))
 
-# Frame pointers kept, so that HEAPSNOOP_UNWIND=fp climbs out of it.
+# The preload loads into programs of older distributions: it is compiled
+# and linked against the oldest C library it supports, Debian 11's glibc
+# 2.31, as a sysroot (docs/COLLECTOR.md, "Old C libraries"):
+#   PRELOAD_SYSROOT=bullseye  fetched once into /var/cache/heapsnoop/sysroot
+#                             (scripts/glibc-sysroot.sh; the default)
+#   PRELOAD_SYSROOT=DIR       a sysroot of that layout made otherwise
+#   PRELOAD_SYSROOT=          this machine's own C library (its versions)
+# Its -B and -L come first: Debian's gcc searches /usr/lib/<triplet>
+# before a --sysroot's own libraries. log() is bound to its first version
+# (oldlibc.c). Frame pointers kept, so that HEAPSNOOP_UNWIND=fp climbs out of it.
+PRELOAD_SYSROOT ?= bullseye
+PRELOAD_TRIPLET := $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu,x86_64-linux-gnu)
+PRELOAD_SRC += $(COLLECTOR)/oldlibc.c
+PRELOAD_SYSROOT_SH = sysroot='$(PRELOAD_SYSROOT)'; \
+	if [ "$$sysroot" = bullseye ]; then sysroot=$$(scripts/glibc-sysroot.sh $(ARCH)) || exit 1; fi; \
+	sysflags=$${sysroot:+"--sysroot=$$sysroot -B$$sysroot/usr/lib/$(PRELOAD_TRIPLET)/ \
+		-L$$sysroot/usr/lib/$(PRELOAD_TRIPLET) -L$$sysroot/lib/$(PRELOAD_TRIPLET)"}
+
 $(OUTPUT)/libheapsnoop_preload.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(COLLECTOR_CFLAGS) -shared -fvisibility=hidden -fno-omit-frame-pointer \
-		-ftls-model=initial-exec -Wl,-z,defs $(PRELOAD_SRC) -lunwind -ldl -lm -o $@
+	$(Q)$(PRELOAD_SYSROOT_SH); \
+	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -shared -fvisibility=hidden -fno-omit-frame-pointer \
+		-ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log $(PRELOAD_SRC) -ldl -lm -o $@
+
+# prog_collect against the same sysroot, run by its own ld.so and libc
+# (tests/collector/test_preload_oldlibc.sh).
+$(OUTPUT)/tests/prog_collect_old: tests/collector/prog_collect.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(PRELOAD_SYSROOT_SH); [ -n "$$sysroot" ] || sysroot=$$(scripts/glibc-sysroot.sh $(ARCH)) || exit 1; \
+	sysflags="--sysroot=$$sysroot -B$$sysroot/usr/lib/$(PRELOAD_TRIPLET)/ -L$$sysroot/usr/lib/$(PRELOAD_TRIPLET) \
+		-L$$sysroot/lib/$(PRELOAD_TRIPLET)"; $(CC) $$sysflags $(PROG_CFLAGS) $< -o $@
+
+# heapsnoop --preload with nothing but heapsnoop: the collector of the
+# same build and architecture embedded (user/tracer/preload.c's .incbin of
+# a copy without debug sections; its .eh_frame stays, the walk needs it).
+$(OUTPUT)/collector/libheapsnoop_preload.embed.so: $(OUTPUT)/libheapsnoop_preload.so | $(OUTPUT)/collector
+	$(call msg,STRIP,$@)
+	$(Q)llvm-strip --strip-debug $< -o $@
+
+$(OUTPUT)/preload_blob.h: $(OUTPUT)/collector/libheapsnoop_preload.embed.so
+	$(call msg,GEN,$@)
+	$(Q)printf '/* generated: the collector heapsnoop --preload embeds */\n#define HS_PRELOAD_BLOB "%s"\n' \
+		'$(abspath $<)' > $@
+
+$(OUTPUT)/heapsnoop: $(OUTPUT)/preload_blob.h
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -155,6 +200,33 @@ $(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c | $(OUTPU
 $(OUTPUT)/tests/test_alloc_metadata: tests/collector/test_alloc_metadata.c $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+
+# The collector's unwinder on frames of known shapes (tests/collector/
+# test_unwind.c): the shapes without frame pointers, one frame with a frame
+# pointer and no CFI, two libraries of the shapes loaded in turn.
+SHAPES_CFLAGS := -O2 -g -fomit-frame-pointer -pthread
+$(OUTPUT)/tests/unwind_shapes.o: tests/collector/unwind_shapes.c tests/collector/unwind_shapes.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SHAPES_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/unwind_nocfi.o: tests/collector/unwind_nocfi.c tests/collector/unwind_shapes.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables -fno-unwind-tables \
+		-c $< -o $@
+
+$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so: $(OUTPUT)/tests/libshapes_%.so: \
+		tests/collector/unwind_swap.S tests/collector/unwind_shapes.c tests/collector/unwind_shapes.h \
+		| $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB $(if $(filter b,$*),-DSHAPES_PAD -DSWAP_B) -fPIC -shared \
+		-fvisibility=hidden $(filter %.S %.c,$^) -o $@
+
+$(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(LOCALSTACK_SRC) \
+		$(OUTPUT)/tests/unwind_shapes.o $(OUTPUT)/tests/unwind_nocfi.o $(COLLECTOR_HDR) \
+		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
+		-pthread -ldl -lcmocka -o $@
 
 $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -316,7 +388,9 @@ check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
-		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/prog_collect $(OUTPUT)/am_pool \
+		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
+		$(OUTPUT)/tests/prog_collect_old \
+		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		arm64-build
@@ -333,7 +407,7 @@ kmatrix: deps
 # across architectures with this build's heapdecode.
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
-	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect)
+	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind)
 
 ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)
 

@@ -2,10 +2,13 @@
 /*
  * unwinders.c - what one in-process stack walk costs, the choice behind
  * the preload collector's unwinder (docs/COLLECTOR.md): libunwind's
- * unw_backtrace (heaptrack's), libgcc's _Unwind_Backtrace (lws'), and a
- * frame-pointer walk (only complete where every frame keeps one). Each walk
+ * unw_backtrace (heaptrack's), libgcc's _Unwind_Backtrace (lws'), a
+ * frame-pointer walk (only complete where every frame keeps one), and the
+ * collector's own walk by CFI (user/collector/localstack.c, ehframe.c). Each walk
  * starts DEPTH calls deep and is repeated N times, all interleaved round by
- * round so that the load of other processes falls on each alike.
+ * round so that the load of other processes falls on each alike, timed by
+ * the thread's CPU clock: on a shared machine the time a walk waited for a
+ * core is not the walk's.
  *
  *   unwinders [N] [DEPTH]   prints "NAME ns-per-walk frames" per unwinder
  * Built twice by bench/collector.sh: with and without frame pointers.
@@ -17,6 +20,8 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unwind.h>
+
+#include "localstack.h"
 
 #define MAXF 64
 
@@ -64,9 +69,18 @@ static int walk_fp(void **out, int max)
 	return n;
 }
 
-static int (*const walkers[])(void **, int) = { walk_libunwind, walk_libgcc, walk_fp };
-static const char *const names[] = { "unw_backtrace", "_Unwind_Backtrace", "frame pointers" };
-#define NW 3
+static int walk_collector(void **out, int max)
+{
+	bool broken;
+
+	return localstack__walk(out, max, &broken);
+}
+
+static int (*const walkers[])(void **, int) = { walk_libunwind, walk_libgcc, walk_fp,
+						walk_collector };
+static const char *const names[] = { "unw_backtrace", "_Unwind_Backtrace", "frame pointers",
+				     "collector (CFI)" };
+#define NW 4
 
 static volatile int sink;
 
@@ -85,7 +99,7 @@ static double now_ns(void)
 {
 	struct timespec t;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
 	return t.tv_sec * 1e9 + t.tv_nsec;
 }
 

@@ -4,7 +4,9 @@
 # heaptrack and valgrind (ms_print) check the whole-run accounting and the
 # massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh);
 # protobuf-c builds heapdecode --pprof, go tool pprof and protoc read its
-# profiles (tests/tracer/test_pprof.sh).
+# profiles (tests/tracer/test_pprof.sh). libunwind-dev is for the
+# benchmarks only (bench/collector.sh: the preload before its own unwinder,
+# bench/unwinders.c); the preload needs none.
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
 # kmod's depmod, the archive keys that sign bullseye; debootstrap makes the
@@ -13,9 +15,10 @@
 # install-deps.sh --arm64 also installs what the arm64 build and its test
 # in qemu need (docs/ARCH.md; `make check` runs it): arm64 added to dpkg's
 # architectures, the cross compiler, the arm64 -dev packages the Makefile
-# links (through multiarch, beside the host's), the runtime libraries the
-# guest's programs load from the host's root (bash's libtinfo, glibc's
-# detached symbols for libc's static functions) and qemu-system-aarch64.
+# links (through multiarch, beside the host's; cmocka for the collector's
+# unwinder test, run in the guest), the runtime libraries the guest's
+# programs load from the host's root (bash's libtinfo, glibc's detached
+# symbols for libc's static functions) and qemu-system-aarch64.
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
 libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev libunwind-dev pkg-config libjemalloc-dev
@@ -23,8 +26,9 @@ protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgrind strace
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64
-libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64 libunwind-dev:arm64
-libstdc++-12-dev:arm64 libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64"
+libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64
+libstdc++-12-dev:arm64 libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64
+libcmocka-dev:arm64"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
 if [ "${1:-}" = --arm64 ]; then

@@ -12,6 +12,9 @@
 #   return addresses signed by pointer authentication (test_pac.sh)
 #   the preload collector, no BPF: its library and heapsnoop --preload on
 #     the tracer tests' programs (tests/collector/test_preload.sh)
+#   the collector's unwinder on frames of known shapes, signal frames,
+#     libraries unloaded and replaced, threads (tests/collector/
+#     test_unwind.c, cmocka)
 #   an x86-64 program refused, by the machine's name
 #   then, for the host to compare (run.sh), into SHARE:
 #     arm64.heap            a log of prog_nofp recorded here
@@ -27,19 +30,21 @@ cd "$(dirname "$0")/../.." || exit 2
 rc=0
 tests/kmatrix/in-guest.sh "$OUT" semantics attach unwind threads || rc=1
 
-# WHAT SCRIPT: one more test script on the arm64 build, timed; a failure sets rc.
+# WHAT CMD [ARG]...: one more test on the arm64 build, timed; a failure sets rc.
 run_test() {
-	local what=$1 script=$2 name start=$SECONDS
-	name=$(basename "$script" .sh)
+	local what=$1 name start=$SECONDS
+	shift
+	name=$(basename "$1" .sh)
 	echo "=== arm64: $what ($name)"
-	if "$script" "$OUT"; then
+	if "$@"; then
 		echo "--- ok: arm64: $name ($((SECONDS - start)) s)"
 	else
 		echo "--- FAILED: arm64: $name ($((SECONDS - start)) s)"; rc=1
 	fi
 }
-run_test "pointer authentication" tests/arm64/test_pac.sh
-run_test "the preload collector" tests/collector/test_preload.sh
+run_test "pointer authentication" tests/arm64/test_pac.sh "$OUT"
+run_test "the preload collector" tests/collector/test_preload.sh "$OUT"
+run_test "the collector's unwinder" "$OUT/tests/test_unwind"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

@@ -5,7 +5,8 @@
 # guest.sh 6.1-arm64), and logs symbolized across architectures:
 #   in the guest (in-guest.sh): launch mode with the exact live set and
 #   chains, attach, DWARF unwinding through libraries without frame
-#   pointers, threads; prog_nofp recorded there;
+#   pointers, threads; the preload collector and its unwinder's unit
+#   test; prog_nofp recorded there;
 #   here: that arm64 log symbolized by this machine's (x86-64) heapdecode
 #   gives the report the guest's own heapdecode gave, with the function
 #   names and source lines of the program's chain; and an x86-64 log
@@ -26,7 +27,7 @@ for f in "$OUT/heapsnoop" "$OUT/heapdecode" "$OUT/asan/heapdecode" "$OUT/tests/p
 		"$OUT/tests/prog_semantics" "$ARM/heapsnoop" \
 		"$ARM/heapdecode" "$ARM/tests/prog_nofp" "$ARM/tests/prog_semantics" \
 		"$ARM/tests/prog_waiter" "$ARM/tests/prog_threads" "$ARM/tests/prog_semantics_pac" \
-		"$ARM/tests/prog_collect" "$ARM/libheapsnoop_preload.so"; do
+		"$ARM/tests/prog_collect" "$ARM/tests/test_unwind" "$ARM/libheapsnoop_preload.so"; do
 	[ -x "$f" ] || { echo "arm64: $f missing: make check (or make arm64) builds it" >&2; exit 2; }
 done
 # Under TCG the tests' waits get 5 minutes a line (they end at the line).

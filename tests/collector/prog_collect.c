@@ -18,11 +18,15 @@
  *            sends its signal first), then 777 more
  *   interval allocate and free until $HEAPSNOOP_OUTPUT holds an interval
  *            dump (10 s at most)
+ *   fds      prints "fds N": the open file descriptors but 0, 1, 2 and
+ *            the one listing /proc/self/fd; and "preload X" for each
+ *            LD_PRELOAD entry; 999 bytes live
  *   deep N   1234 bytes live from deep_recurse N calls deep (frame 0 in
  *            the innermost; main, case_deep and N of deep_recurse are
  *            N + 2 frames above _start's 3), 4321 from case_deep
  * Prints "ok CASE" or "BAD CASE: why" and exits 0 or 1.
  */
+#include <dirent.h>
 #include <malloc.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -229,6 +233,28 @@ static void case_deep(long n)
 	keep2 = malloc(4321);
 }
 
+static void case_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	const char *pre = getenv("LD_PRELOAD");
+	struct dirent *e;
+	int n = 0;
+
+	keep = malloc(999);
+	expect(d != NULL, "/proc/self/fd", 0);
+	while (d && (e = readdir(d))) {
+		int fd = atoi(e->d_name);
+
+		if (e->d_name[0] != '.' && fd > 2 && fd != dirfd(d))
+			n++;
+	}
+	if (d)
+		closedir(d);
+	printf("fds %d\n", n);
+	if (pre && *pre)
+		printf("preload %s\n", pre);
+}
+
 int main(int argc, char **argv)
 {
 	const char *c = argc > 1 ? argv[1] : "";
@@ -249,6 +275,8 @@ int main(int argc, char **argv)
 		case_interval();
 	else if (!strcmp(c, "sample") && argc > 2)
 		case_sample(atol(argv[2]));
+	else if (!strcmp(c, "fds"))
+		case_fds();
 	else if (!strcmp(c, "deep") && argc > 2)
 		case_deep(atol(argv[2]));
 	else

@@ -43,15 +43,15 @@ check "threads: stacks reach the thread's start" \
 	grep -qE '^(__clone3|thread_start);start_thread;thread_main;thread_alloc 80000$' "$T/thr.bytes"
 
 # prog_nofp: no frame pointers, a frame with no CFI (libfp.so), a thread,
-# a dlopen()ed library: test_unwind.sh's chains, complete (libunwind).
+# a dlopen()ed library: test_unwind.sh's chains, complete (the CFI walk).
 collect "$T/nofp" "$PROGS/prog_nofp"
 fold "$T/nofp"
 chain_a='main;p_run;p_step;lib_enter;lib_mid;lib_back;fp_hop;p_callback;p_deep;lib_leaf'
 chain_t='p_thread;lib_enter;lib_mid;lib_back;fp_hop;p_callback;p_deep;lib_leaf'
 chain_l='main;p_late;late_enter;late_mid;p_late_cb;lib_leaf'
 if [ "$(uname -m)" = aarch64 ]; then
-	# libunwind's aarch64 step does not get past fp_hop (no CFI): it hands
-	# back fp_hop again and stops. Both stacks are marked as stopping
+	# arm64's walk takes no frame-pointer step past fp_hop (no CFI): it
+	# stops there. Both stacks are marked as stopping
 	# there (unreadable past it), never passed off as complete.
 	expect_eq "no frame pointers: both chains marked unreadable past fp_hop (arm64 libunwind)" \
 		"$(grep -cE '^\[stack_unreadable_past_here\];fp_hop;p_callback;p_deep;lib_leaf 6666$' "$T/nofp.bytes")" 1

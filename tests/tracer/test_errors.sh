@@ -1,6 +1,6 @@
 #!/bin/bash
 # test_errors.sh - bad input gets a clear error: no such pid, no such
-# command, a static binary, no privileges, bad options.
+# command, a 32-bit program, no privileges, bad options.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -13,10 +13,6 @@ check "no such pid: says so" grep -q "no process with pid 99999999" "$T/e1"
 check "no such command: exit 1" test $? -eq 1
 check "no such command: says so" grep -q "cannot run /nonexistent/cmd" "$T/e2"
 
-"$HS" -- "$PROGS/prog_static" > /dev/null 2> "$T/e3"
-check "static binary: exit 1" test $? -eq 1
-check "static binary: suggests --allocator" grep -q -- "--allocator $PROGS/prog_static" "$T/e3"
-
 # A 32-bit program (ELFCLASS32: /bin/true's header says so) was traced as
 # empty with exit 0: refused, before it runs, saying why.
 cp /bin/true "$T/true32" && printf '\001' | dd of="$T/true32" bs=1 seek=4 conv=notrunc 2> /dev/null
@@ -25,7 +21,8 @@ check "32-bit program: exit 1" test $? -eq 1
 check "32-bit program: says why and what to do" \
 	grep -q "true32 is not an x86-64 program (32-bit.*trace a 64-bit build of it" "$T/e32"
 
-# The same static binary, through its own malloc.
+# A static binary, through its own malloc named by --allocator (without
+# it, found at its exec: test_execroot.sh).
 "$HS" -q --allocator "$PROGS/prog_static" -- "$PROGS/prog_static" > "$T/rec" 2> "$T/e4"
 check "static binary with --allocator: exit 0" test $? -eq 0
 "$HD" --folded --count "$T/rec" > "$T/rec.count"

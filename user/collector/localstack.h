@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * localstack.h - the stack of the thread that called the allocator, from
- * inside the process: libunwind's unw_backtrace (by .eh_frame, complete
- * without frame pointers; cached per address by libunwind), or frame
- * pointers when asked (cheaper, complete only where every caller keeps
- * them). Frames inside the collector's own object are dropped, so frame 0
- * is the return address into the allocator's caller, as heapsnoop's.
- * Why libunwind: docs/COLLECTOR.md ("Unwinding in the process").
+ * inside the process: the collector's own unwinder by each module's
+ * .eh_frame (ehframe.c; complete without frame pointers), each
+ * address's rule kept in a lock-free cache so a hot call site is parsed
+ * once; or frame pointers when asked (cheaper, complete only where every
+ * caller keeps them). Frames inside the collector's own object are
+ * dropped, so frame 0 is the return address into the allocator's caller,
+ * as heapsnoop's. Why its own unwinder: docs/COLLECTOR.md ("Unwinding in
+ * the process").
  */
 #ifndef HEAPSNOOP_COLLECTOR_LOCALSTACK_H
 #define HEAPSNOOP_COLLECTOR_LOCALSTACK_H
 
-#define UNW_LOCAL_ONLY
-#include <libunwind.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,16 +24,65 @@
 
 /* Set by localstack__init(): read by the inline capture. */
 extern uintptr_t localstack_self_start, localstack_self_end;	/* our text */
-extern bool localstack_fp;	/* walk frame pointers, not libunwind */
+extern bool localstack_fp;	/* walk frame pointers, not the CFI */
 
 /*
- * Learn the address range of the object that holds this file (dladdr and
- * dl_iterate_phdr, no allocation); @use_fp chooses the frame-pointer walk.
+ * Learn the address range of the object that holds this file, and the
+ * dynamic loader's count of unloads so far (dl_iterate_phdr, no
+ * allocation); @use_fp chooses the frame-pointer walk.
  */
 void localstack__init(bool use_fp);
 
 /* The frame-pointer walk into @ip[@max]; returns the count. */
 int localstack__walk_fp(void **ip, int max);
+
+/* Counts of the CFI walk's rule cache, for tests and benchmarks. */
+struct localstack_stats {
+	uint64_t walks;		/* stacks walked */
+	uint64_t parsed;	/* ... not in the cache: found in .eh_frame */
+	uint64_t epochs;	/* times the cache was emptied (modules unloaded) */
+};
+
+/*
+ * The rule cache's epoch: a rule is used only under the epoch it was
+ * parsed in. Moved by localstack__unloading() and __unloaded(), and by
+ * the walk where it finds an unload neither saw.
+ */
+extern _Atomic uint32_t localstack_epoch;
+
+/*
+ * A module may be about to be unloaded (dlclose.c, the collector's
+ * dlclose, before the C library's): every rule cached so far is
+ * forgotten, so none is used for what the loader maps at its addresses
+ * next. No allocation, no lock: one atomic add.
+ */
+void localstack__unloading(void);
+
+/*
+ * ... and after it: the loader's count of unloads taken (dl_iterate_phdr,
+ * so that the walk does not count this one again as unseen), the epoch
+ * moved once more. Not for a signal handler (the loader's lock).
+ */
+void localstack__unloaded(void);
+
+/*
+ * The CFI walk from its own frame into @ip[@max], innermost first (its
+ * own pc, then return addresses): the count. *@broken is set when the
+ * walk stopped before the outermost frame without reaching @max: a frame
+ * with no rule it can follow (no FDE and no safe frame-pointer step, a
+ * DWARF expression it does not handle: ehframe.h), or a step that got
+ * nowhere (same pc and sp) or went down the stack. Never allocates; a
+ * walk whose rules are all cached takes no lock and makes no call (one
+ * atomic load of the epoch, a few loads a frame); a rule not cached is
+ * parsed under the dynamic loader's lock (dl_iterate_phdr).
+ */
+int localstack__walk(void **ip, int max, bool *broken);
+
+/*
+ * The rule cache's counts so far: the calling thread's walks and
+ * parses, and the changes of epoch any thread saw.
+ */
+void localstack__stats(struct localstack_stats *st);
 
 /* localstack__capture()'s *cut: the stack went on past the frames kept. */
 #define LOCALSTACK_CUT_DEPTH (1u << 0)
@@ -40,53 +90,14 @@ int localstack__walk_fp(void **ip, int max);
 #define LOCALSTACK_CUT_UNREADABLE (1u << 1)
 
 /*
- * libunwind's walk into @ip[@max], frame by frame: the count. On x86-64
- * unw_backtrace() (its cached fast path); elsewhere unw_step() by hand,
- * because on aarch64, at a frame without CFI, libunwind's step can hand
- * back that frame again (same pc, same sp) and then stop, as if the stack
- * ended there: a step that gets nowhere, or fails, sets *@broken.
- */
-static inline __attribute__((always_inline)) int
-localstack__unwind(void **ip, int max, bool *broken)
-{
-#if defined(__x86_64__)
-	*broken = false;
-	return unw_backtrace(ip, max);
-#else
-	unw_word_t pc, sp, last_pc = 0, last_sp = 0;
-	unw_context_t uc;
-	unw_cursor_t c;
-	int n = 0, r;
-
-	*broken = false;
-	if (unw_getcontext(&uc) || unw_init_local(&c, &uc))
-		return 0;
-	do {
-		if (unw_get_reg(&c, UNW_REG_IP, &pc) || unw_get_reg(&c, UNW_REG_SP, &sp) ||
-		    (n && pc == last_pc && sp == last_sp)) {
-			*broken = true;
-			break;
-		}
-		ip[n++] = (void *)pc;
-		last_pc = pc;
-		last_sp = sp;
-		r = unw_step(&c);
-		*broken = r < 0;
-	} while (r > 0 && n < max);
-	return n;
-#endif
-}
-
-/*
  * Up to @max (<= 31) return addresses of the calling thread, call site of
  * the allocator first, in place in @buf (LOCALSTACK_BUF entries): *@frames
  * points at the first. *@cut gets LOCALSTACK_CUT_DEPTH when the stack went
  * on past @max frames (the walk found one more), LOCALSTACK_CUT_UNREADABLE
- * when libunwind could not go on to a frame's caller, else 0. Returns the
+ * when the walk could not go on to a frame's caller, else 0. Returns the
  * count (0: none found). Inline, so that the collector's caller is unwound
- * through as few of its own frames as the compiler leaves (each costs
- * libunwind a step); those there are are dropped by address, and nothing
- * is copied.
+ * through as few of its own frames as the compiler leaves; those there
+ * are are dropped by address, and nothing is copied.
  */
 static inline __attribute__((always_inline)) int
 localstack__capture(uint64_t *buf, int max, const uint64_t **frames, unsigned int *cut)
@@ -98,7 +109,7 @@ localstack__capture(uint64_t *buf, int max, const uint64_t **frames, unsigned in
 		max = 31;
 	/* One frame more than kept: there, the stack is cut. */
 	n = localstack_fp ? localstack__walk_fp((void **)buf, LOCALSTACK_SKIP_MAX + max + 1) :
-		localstack__unwind((void **)buf, LOCALSTACK_SKIP_MAX + max + 1, &broken);
+		localstack__walk((void **)buf, LOCALSTACK_SKIP_MAX + max + 1, &broken);
 	while (k < n && k < LOCALSTACK_SKIP_MAX && buf[k] >= localstack_self_start &&
 	       buf[k] < localstack_self_end)
 		k++;

@@ -9,7 +9,11 @@
 #include <errno.h>
 #include <limits.h>
 #include <link.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "heapsnoop/alloc_metadata.h"
@@ -20,6 +24,7 @@ struct modmaps_ctx {
 	int pid;
 	int err;
 	char exe[PATH_MAX];
+	char main[PATH_MAX];	/* the program's own file */
 };
 
 /* The GNU build ID in the PT_NOTE segments of @info as hex into @hex. */
@@ -50,6 +55,35 @@ static void build_id_of(const struct dl_phdr_info *info, char *hex)
 	}
 }
 
+/*
+ * The file mapped at @addr, from /proc/self/maps, into @path; false if
+ * none. The program's own object has no name in dl_iterate_phdr, and
+ * /proc/self/exe is the dynamic loader when that was run as a command
+ * (ld.so PROG, as tests/collector/test_preload_oldlibc.sh does).
+ */
+static bool mapped_path(uintptr_t addr, char *path, size_t cap)
+{
+	FILE *f = fopen("/proc/self/maps", "re");
+	char *line = NULL;
+	size_t len = 0;
+	bool found = false;
+
+	while (f && !found && getline(&line, &len, f) > 0) {
+		unsigned long lo, hi;
+		int at = 0;
+
+		if (sscanf(line, "%lx-%lx %*s %*s %*s %*s %n", &lo, &hi, &at) < 2 || !at ||
+		    addr < lo || addr >= hi || line[at] != '/')
+			continue;
+		line[strcspn(line, "\n")] = '\0';
+		found = (size_t)snprintf(path, cap, "%s", line + at) < cap;
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct modmaps_ctx *c = arg;
@@ -58,8 +92,18 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
 	struct record r = { .type = REC_MAP, .pid = c->pid };
 
 	(void)size;
-	if (!path || !*path)
+	if (!path || !*path) {
 		path = c->exe;
+		for (int i = 0; i < info->dlpi_phnum; i++) {
+			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+			if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+			    mapped_path(info->dlpi_addr + ph->p_vaddr, c->main, sizeof(c->main))) {
+				path = c->main;
+				break;
+			}
+		}
+	}
 	else if (strstr(path, "linux-vdso") || strstr(path, "linux-gate"))
 		path = "[vdso]";
 	r.path = path;
@@ -86,6 +130,9 @@ int hs_am_maps_self(FILE *out, int pid, void *arg)
 
 	(void)arg;
 	c.exe[n > 0 ? n : 0] = '\0';
+	/* No /proc: the name the program was executed by, made absolute. */
+	if (n <= 0 && getauxval(AT_EXECFN) && !realpath((const char *)getauxval(AT_EXECFN), c.exe))
+		c.exe[0] = '\0';
 	dl_iterate_phdr(one_object, &c);
 	return c.err;
 }

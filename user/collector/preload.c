@@ -10,7 +10,7 @@
  *
  * A block is ours or not by the magic before it (hs_am_owns()), so blocks
  * the collector did not track pass straight to the C library: those made
- * while the collector itself allocates (a dump's buffers, libunwind), the
+ * while the collector itself allocates (a dump's buffers), the
  * unsampled ones with HEAPSNOOP_SAMPLE_BYTES, and those from before the
  * real functions were found, which come from a static arena (dlsym calls
  * calloc while it resolves them) and are never given back.
@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "carrier.h"
 #include "heapsnoop/alloc_metadata.h"
 #include "localstack.h"
 #include "sampler.h"
@@ -78,7 +79,13 @@ static inline bool in_arena(const void *p)
 
 static void resolve(void)
 {
-	static int resolving;
+	/*
+	 * volatile: dlsym() reaches calloc_slow() and this test again (glibc
+	 * before 2.34 callocs its error buffer), a path the compiler cannot
+	 * see; as a plain static, GCC dropped the store of 1 as dead and
+	 * resolve() recursed until the stack ran out.
+	 */
+	static volatile int resolving;
 
 	if (resolving)
 		return;
@@ -521,6 +528,7 @@ __attribute__((constructor)) static void collector_init(void)
 
 	resolve();
 	in_hook++;
+	carrier__forget();
 	live = hs_am__new(NULL);
 	open_output();
 	in_hook--;

@@ -107,7 +107,7 @@ int gate__finish(struct gate *g, struct trace *t, int status)
 	if (status == 1 || status == SESSION_EXIT_LOST) {
 		if (verdict)
 			elog("exit status %d, not the gate's %d: %s", status, verdict,
-			     status == 1 ? "an error" : "events were lost");
+			     status == 1 ? "an error" : "the records are incomplete");
 		return status;
 	}
 	if (verdict && status)

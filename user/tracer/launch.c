@@ -4,6 +4,20 @@
  * exec the child only read()s, sets its credentials (-u, looked up before
  * the fork) and execs: nothing it does there allocates, so no allocation
  * of heapsnoop's own image is ever traced.
+ *
+ * ptrace is used as little as it can be: the one launched process,
+ * seized (PTRACE_SEIZE: no SIGSTOP sent, group stops seen as such) with
+ * PTRACE_O_TRACEEXEC (each new image, before its loader runs: its
+ * allocator is probed there), PTRACE_O_TRACEEXIT (its mappings read while
+ * they exist) and PTRACE_O_TRACESYSGOOD (system-call stops told apart
+ * from SIGTRAP); system-call stops only while the caller asks (the
+ * dynamic loader's few dozen calls after an exec, PTRACE_SYSCALL and
+ * PTRACE_GET_SYSCALL_INFO, Linux 5.3). Not PTRACE_O_TRACEFORK/VFORK/CLONE:
+ * every child and thread would be stopped at birth and held by heapsnoop,
+ * none could be traced by gdb or strace, a sandbox or debugger the command
+ * runs would fail to attach, and a thread's exec would be ours to sort
+ * out; -f follows children by the kernel's mapping records instead
+ * (docs/DESIGN.md, "Launch mode"). Signals are delivered as they come.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -143,6 +157,40 @@ static int become(const struct launch_user *u)
 	return 0;
 }
 
+/* The write end of the wake pipe, for the SIGCHLD handler. */
+static int wake_wr = -1;
+
+static void on_chld(int sig)
+{
+	int e = errno;
+
+	(void)sig;
+	if (write(wake_wr, "c", 1) < 0) {
+		/* Full: a wakeup is pending already. */
+	}
+	errno = e;
+}
+
+/*
+ * The tracer gets SIGCHLD at each of the child's stops: a byte in a pipe
+ * the event loop polls, so a stop is handled at once, not at the loop's
+ * next timeout (the dynamic loader's system calls are dozens of stops).
+ */
+static int wake_init(struct launch *l)
+{
+	struct sigaction sa = { .sa_handler = on_chld, .sa_flags = SA_RESTART };
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return -errno;
+	wake_wr = p[1];
+	l->wake_fd = p[0];
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGCHLD, &sa, NULL))
+		return -errno;
+	return 0;
+}
+
 int launch__prepare(char *const argv[], char *path, size_t cap, const struct launch_user *user,
 		    struct launch *l)
 {
@@ -150,6 +198,9 @@ int launch__prepare(char *const argv[], char *path, size_t cap, const struct lau
 
 	err = resolve(argv[0], path, cap);
 	if (err)
+		return err;
+	l->walking = false;
+	if (l->wake_fd < 0 && (err = wake_init(l)))
 		return err;
 	if (pipe2(go, O_CLOEXEC))
 		return -errno;
@@ -188,8 +239,9 @@ int launch__prepare(char *const argv[], char *path, size_t cap, const struct lau
 	close(er[1]);
 	l->go_fd = go[1];
 	l->err_fd = er[0];
-	/* Only for the exit stop: signals are passed on untouched. */
-	if (ptrace(PTRACE_SEIZE, l->pid, NULL, (void *)(long)PTRACE_O_TRACEEXIT)) {
+	/* Exec and exit stops (see the top): signals are passed on untouched. */
+	if (ptrace(PTRACE_SEIZE, l->pid, NULL, (void *)(long)(PTRACE_O_TRACEEXEC |
+	    PTRACE_O_TRACEEXIT | PTRACE_O_TRACESYSGOOD))) {
 		err = -errno;
 		launch__abort(l);
 		return err;
@@ -235,11 +287,53 @@ void launch__abort(struct launch *l)
 	waitpid(l->pid, &st, __WALL);
 }
 
-int launch__poll(struct launch *l, void (*at_exit)(void *ctx), void *ctx, int *status)
+static const char *stop_name(int sig)
 {
+	switch (sig) {
+	case SIGSTOP: return "SIGSTOP";
+	case SIGTSTP: return "SIGTSTP";
+	case SIGTTIN: return "SIGTTIN";
+	case SIGTTOU: return "SIGTTOU";
+	default: return "a stop signal";
+	}
+}
+
+/* Let the child go on, stopping at its system calls while walking. */
+static void resume(struct launch *l, int sig)
+{
+	ptrace(l->walking ? PTRACE_SYSCALL : PTRACE_CONT, l->pid, NULL, (void *)(long)sig);
+}
+
+/* A system-call stop: what it is, to the hook; false: stop walking. */
+static bool syscall_stop(struct launch *l, const struct launch_hooks *h)
+{
+	struct __ptrace_syscall_info si;
+	struct launch_syscall sc = { 0 };
+
+	if (ptrace(PTRACE_GET_SYSCALL_INFO, l->pid, (void *)sizeof(si), &si) <= 0)
+		return h->at_syscall && h->at_syscall(h->ctx, l->pid, NULL);	/* before 5.3 */
+	if (si.op != PTRACE_SYSCALL_INFO_ENTRY && si.op != PTRACE_SYSCALL_INFO_EXIT)
+		return true;	/* nothing to tell: go on */
+	sc.entry = si.op == PTRACE_SYSCALL_INFO_ENTRY;
+	sc.ip = si.instruction_pointer;
+	if (sc.entry) {
+		sc.nr = si.entry.nr;
+		memcpy(sc.args, si.entry.args, sizeof(sc.args));
+	} else {
+		sc.rval = si.exit.rval;
+		sc.is_error = si.exit.is_error;
+	}
+	return h->at_syscall && h->at_syscall(h->ctx, l->pid, &sc);
+}
+
+int launch__poll(struct launch *l, const struct launch_hooks *h, int *status)
+{
+	char buf[64];
 	int st;
 	pid_t r;
 
+	while (read(l->wake_fd, buf, sizeof(buf)) > 0)
+		;
 	while ((r = waitpid(l->pid, &st, WNOHANG | __WALL)) > 0) {
 		if (WIFEXITED(st) || WIFSIGNALED(st)) {
 			*status = st;
@@ -248,18 +342,39 @@ int launch__poll(struct launch *l, void (*at_exit)(void *ctx), void *ctx, int *s
 		if (!WIFSTOPPED(st))
 			continue;
 		switch (st >> 16) {
+		case PTRACE_EVENT_EXEC:
+			l->walking = h->at_exec && h->at_exec(h->ctx, l->pid);
+			resume(l, 0);
+			break;
 		case PTRACE_EVENT_EXIT:
-			if (at_exit)
-				at_exit(ctx);
-			ptrace(PTRACE_CONT, l->pid, NULL, NULL);
+			l->walking = false;
+			if (h->at_exit)
+				h->at_exit(h->ctx);
+			resume(l, 0);
 			break;
 		case PTRACE_EVENT_STOP:
-			/* A group stop (SIGSTOP, SIGTSTP): stay stopped. */
+			/*
+			 * A group stop (SIGSTOP, SIGTSTP...): stay stopped, seen.
+			 * Its end (SIGCONT) traps once more, with SIGTRAP: go on
+			 * (listening again kept the command stopped for good).
+			 */
+			if (WSTOPSIG(st) == SIGTRAP) {
+				resume(l, 0);
+				break;
+			}
+			if (l->verbose)
+				elog("pid %d is stopped (%s): it stays so until SIGCONT",
+				     l->pid, stop_name(WSTOPSIG(st)));
 			ptrace(PTRACE_LISTEN, l->pid, NULL, NULL);
 			break;
 		default:
+			if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
+				l->walking = syscall_stop(l, h);
+				resume(l, 0);
+				break;
+			}
 			/* A signal on its way to the child: deliver it. */
-			ptrace(PTRACE_CONT, l->pid, NULL, (void *)(long)WSTOPSIG(st));
+			resume(l, WSTOPSIG(st));
 			break;
 		}
 	}

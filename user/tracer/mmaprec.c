@@ -129,6 +129,15 @@ static enum bpf_perf_event_ret on_record(void *ctx, int cpu, struct perf_event_h
 		r.ppid = (pid_t)f->ppid;
 		break;
 	}
+	case PERF_RECORD_EXIT: {
+		const struct fork_head *f = (const void *)h;
+
+		/* on_task's alone: a process's end, by its first thread's. */
+		if (mr->opts.trace || !mr->opts.on_task || f->pid != f->tid)
+			return LIBBPF_PERF_EVENT_CONT;
+		r.pid = (pid_t)f->pid;
+		break;
+	}
 	default:
 		return LIBBPF_PERF_EVENT_CONT;
 	}
@@ -210,6 +219,15 @@ static int apply(struct mmaprec *mr, struct rec *r)
 	struct trace *t = mr->opts.trace;
 	int err = 0;
 
+	if (!t) {
+		if (r->type == PERF_RECORD_MMAP2 && mr->opts.on_file)
+			mr->opts.on_file(mr->opts.ctx, r->pid, &r->map);
+		else if (r->type == PERF_RECORD_FORK && mr->opts.on_task)
+			mr->opts.on_task(mr->opts.ctx, r->pid, r->ppid);
+		else if (r->type == PERF_RECORD_EXIT && mr->opts.on_task)
+			mr->opts.on_task(mr->opts.ctx, r->pid, 0);
+		return 0;
+	}
 	switch (r->type) {
 	case PERF_RECORD_MMAP2:
 		err = trace__map_add(t, r->pid, &r->map);

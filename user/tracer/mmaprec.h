@@ -10,6 +10,8 @@
  *
  * Records from all CPUs are applied to the trace (trace__map_*) in time
  * order: a fork before its child's exec before the new image's mappings.
+ * Without a trace (-p, -f: libcfollow.c) they only name the files
+ * mapped, and the processes forked (FORK) and ended (EXIT).
  */
 #ifndef HEAPSNOOP_MMAPREC_H
 #define HEAPSNOOP_MMAPREC_H
@@ -23,9 +25,15 @@ struct bpf_map;
 struct mmaprec;
 
 struct mmaprec_opts {
+	/* NULL: the records only go to on_file (-p, -f: their new C libraries). */
 	struct trace *trace;
-	/* Called for each new executable file mapping, once applied. */
+	/* Called for each new file mapping, once applied. */
 	void (*on_file)(void *ctx, pid_t pid, const struct mapping *m);
+	/*
+	 * trace NULL: each process forked (@pid by @ppid) or ended (@ppid 0),
+	 * in time order with on_file's mappings.
+	 */
+	void (*on_task)(void *ctx, pid_t pid, pid_t ppid);
 	void *ctx;
 };
 

@@ -67,6 +67,18 @@ int proc_maps__reach(pid_t pid, const struct mapping *m, char *path, size_t cap)
 	return -ENOENT;
 }
 
+void proc_maps__root(pid_t pid, char *root, size_t cap)
+{
+	char link[64];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/%d/root", pid);
+	n = readlink(link, root, cap - 1);
+	if (n <= 0 || (n == 1 && root[0] == '/'))
+		n = 0;
+	root[n] = '\0';
+}
+
 void proc_maps__build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc)
 {
 	char path[PATH_MAX];

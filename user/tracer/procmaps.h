@@ -36,6 +36,13 @@ int proc_maps__load_files(pid_t pid, struct mapset **out);
  */
 int proc_maps__reach(pid_t pid, const struct mapping *m, char *path, size_t cap);
 
+/*
+ * @pid's root directory as seen from here (/proc/PID/root: a chroot's
+ * directory) into @root (@cap bytes), "" if it is ours ("/") or cannot be
+ * read: what to put before the paths the process names its files by.
+ */
+void proc_maps__root(pid_t pid, char *root, size_t cap);
+
 /* Fill @m->build_id (a file found by proc_maps__reach, through @bc). */
 void proc_maps__build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc);
 

@@ -23,9 +23,11 @@
 #include "attach.h"
 #include "bgdump.h"
 #include "bpfload.h"
+#include "execprobe.h"
 #include "gate.h"
 #include "heapsnoop.skel.h"
 #include "launch.h"
+#include "libcfollow.h"
 #include "libcwatch.h"
 #include "mmaprec.h"
 #include "msg.h"
@@ -55,8 +57,10 @@ struct session {
 	struct trace *trace;
 	struct launch child;
 	struct launch_user user;	/* -u */
-	struct libc_watch *watch;
-	struct mmaprec *mr;	/* -a: the kernel's mapping records */
+	struct libc_watch *watch;	/* the allocator files probed (not -a --allocator) */
+	struct exec_probe *ep;	/* launch mode: each exec's allocator */
+	struct libc_follow *follow;	/* -p, -f: the C libraries mapped later */
+	struct mmaprec *mr;	/* -a, -p, -f: the kernel's mapping records */
 	struct task_links tl;
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
@@ -67,6 +71,7 @@ struct session {
 	FILE *out, *tty;
 	bool launched, forwarded, said_waiting;
 	int write_err, child_status, pidfd;
+	int nfuncs;	/* -p: allocator functions probed at the start */
 	double next_status, next_dump, next_sample;
 	uint64_t last_events;
 	uint64_t max_backlog;	/* the most the ring held at a drain's start */
@@ -193,11 +198,15 @@ static int drain(struct session *s)
  */
 static int wait_events(struct session *s)
 {
-	struct pollfd pfd = { .fd = reader__epoll_fd(s->rd), .events = POLLIN };
+	struct pollfd pfd[2] = {
+		{ .fd = reader__epoll_fd(s->rd), .events = POLLIN },
+		/* The launched command stopped (its exec, its loader's calls). */
+		{ .fd = s->launched ? s->child.wake_fd : -1, .events = POLLIN },
+	};
 	double now;
 	int log_ms;
 
-	if (poll(&pfd, 1, s->timeout_ms) < 0 && errno != EINTR)
+	if (poll(pfd, 2, s->timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	now = now_s();
 	s->timeout_ms = pace__next(&s->pace, reader__head(s->rd), now);
@@ -235,6 +244,21 @@ static void at_child_exit(void *arg)
 	trace__refresh_maps(s->trace, s->o.pid);
 }
 
+/* The child's exec stop, then its loader's system calls (execprobe.h). */
+static bool at_child_exec(void *arg, pid_t pid)
+{
+	struct session *s = arg;
+
+	return exec_probe__exec(s->ep, pid);
+}
+
+static bool at_child_syscall(void *arg, pid_t pid, const struct launch_syscall *sc)
+{
+	struct session *s = arg;
+
+	return exec_probe__syscall(s->ep, pid, sc);
+}
+
 /* --- start-up ------------------------------------------------------------ */
 
 /* A process ended: to the gates; with live allocations, --leaks-at-exit. */
@@ -263,7 +287,7 @@ static int start_syswide(struct session *s)
 	int err;
 
 	if (!o->allocator) {
-		s->watch = libc_watch__new(s->skel, o->verbose);
+		s->watch = libc_watch__new(s->skel, -1, o->verbose);
 		if (!s->watch)
 			return -ENOMEM;
 		mo.on_file = libc_watch__on_file;
@@ -328,6 +352,50 @@ static int attach_tasks(struct session *s)
 }
 
 /*
+ * -p and launch mode's probes: one set per allocator file (libcwatch.c),
+ * for the target alone or, with -f, every process (filtered in BPF). -p:
+ * the process's allocator now; launch mode: each image's at its exec. The
+ * C libraries mapped later by -p's process or -f's children are probed
+ * as the kernel's mapping records name them (not with --allocator: one
+ * file for all). Returns 0 or -errno, said.
+ */
+static int start_probes(struct session *s)
+{
+	struct mmaprec_opts mo = { .on_file = libc_follow__on_file,
+				   .on_task = libc_follow__on_task };
+	const struct options *o = &s->o;
+	bool fresh;
+	int err;
+
+	s->watch = libc_watch__new(s->skel, o->follow_forks ? -1 : o->pid, o->verbose);
+	if (!s->watch || (s->launched && !(s->ep = exec_probe__new(s->watch, o->allocator,
+									 o->verbose)))) {
+		elog("out of memory");
+		return -ENOMEM;
+	}
+	if (!s->launched) {
+		s->nfuncs = libc_watch__probe(s->watch, s->libpath, &fresh);
+		if (s->nfuncs < 0 && !fresh)	/* else attach.c said why */
+			elog("cannot read %s: %s", s->libpath, strerror(-s->nfuncs));
+		if (s->nfuncs < 0)
+			return s->nfuncs;
+	}
+	if (o->allocator || (s->launched && !o->follow_forks))
+		return 0;
+	mo.ctx = s->follow = libc_follow__new(s->watch, o->pid, s->launched ? o->pid : 0,
+					      o->follow_forks);
+	if (!s->follow) {
+		elog("out of memory");
+		return -ENOMEM;
+	}
+	/* 64 KiB a CPU: records of the system's mmaps for 10 ms, a few traced. */
+	err = mmaprec__new(s->skel->maps.mmap_records, 16, &mo, &s->mr);
+	if (err)
+		elog("cannot read the kernel's mapping records (perf_event_open): %s", strerror(-err));
+	return err;
+}
+
+/*
  * The trace, the command held (launch mode), the probes, the ring buffer.
  * Returns 0 or -errno, said; a held command is ended on failure.
  */
@@ -371,7 +439,7 @@ static int start_tracing(struct session *s)
 			return err;
 		}
 		s->launched = true;
-		err = target__check_command(s->cmdpath, o->allocator);
+		err = target__check_command(s->cmdpath);
 		if (err)
 			goto abort;
 		o->pid = s->child.pid;
@@ -389,8 +457,7 @@ static int start_tracing(struct session *s)
 	if (o->all)
 		err = start_syswide(s);
 	else if (!(err = attach_tasks(s)))
-		err = attach__allocator(s->skel, s->libpath, o->follow_forks ? -1 : o->pid,
-					o->verbose, &s->att);
+		err = start_probes(s);
 	s->skel->bss->armed = true;
 	if (err) {
 		if (err == -ESRCH)
@@ -417,9 +484,9 @@ static int announce(struct session *s)
 		     s->watch && n == 1 ? "y" : "ies",
 		     o->comm || o->npids || o->uid >= 0 ? " (filtered)" : "");
 	} else if (s->launched) {
-		elog("tracing %s (pid %d%s%s): %d allocator functions in %s", s->cmdpath, o->pid,
-		     o->user ? ", as " : "", o->user ? o->user : "", attach__count(s->att),
-		     s->libpath);
+		/* Each exec then says which allocator it probes (execprobe.c). */
+		elog("tracing %s (pid %d%s%s)", s->cmdpath, o->pid, o->user ? ", as " : "",
+		     o->user ? o->user : "");
 		err = launch__go(&s->child);
 		if (err) {
 			elog("cannot run %s: %s", s->cmdpath, strerror(-err));
@@ -428,8 +495,8 @@ static int announce(struct session *s)
 	} else {
 		trace__add_proc(s->trace, o->pid);
 		s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
-		elog("tracing pid %d: %d allocator functions in %s", o->pid,
-		     attach__count(s->att), s->libpath);
+		elog("tracing pid %d: %d allocator functions in %s", o->pid, s->nfuncs,
+		     s->libpath);
 		if (s->pidfd < 0 && errno == ESRCH) {
 			elog("process %d exited while heapsnoop was attaching", o->pid);
 			return -ESRCH;
@@ -449,7 +516,8 @@ struct session *session__new(const struct options *o)
 	s->o = *o;
 	s->out = stdout;
 	s->pidfd = -1;
-	s->child = (struct launch){ .go_fd = -1, .err_fd = -1 };
+	s->child = (struct launch){ .go_fd = -1, .err_fd = -1, .wake_fd = -1,
+				    .verbose = o->verbose };
 	s->reason = "exit";
 	/*
 	 * A dump asked for while starting (-a takes seconds) is written once
@@ -491,10 +559,15 @@ static bool pidfd_exited(int pidfd)
 /* The target is gone (its exit stop, or its pidfd): true to stop. */
 static bool target_ended(struct session *s)
 {
+	static const struct launch_hooks hooks = {
+		.at_exec = at_child_exec, .at_syscall = at_child_syscall, .at_exit = at_child_exit,
+	};
+	struct launch_hooks h = hooks;
 	bool done;
 
+	h.ctx = s;
 	if (s->launched)
-		done = launch__poll(&s->child, at_child_exit, s, &s->child_status);
+		done = launch__poll(&s->child, &h, &s->child_status);
 	else
 		done = pidfd_exited(s->pidfd);
 	if (done) {
@@ -615,7 +688,7 @@ static int loop(struct session *s)
 /* Detached, drained: the last dump, -s, the accounting; the exit status. */
 static int finish(struct session *s, int status)
 {
-	uint64_t lost_maps, lost;
+	uint64_t lost_maps, lost, untraced;
 
 	/* Detach before writing: the target runs at full speed again. */
 	attach__free(s->att);
@@ -643,6 +716,15 @@ static int finish(struct session *s, int status)
 	if (s->unfollowed)
 		elog("%" PRIu64 " processes forked by the traced ones were not traced "
 		     "(-f follows them)", s->unfollowed);
+	untraced = exec_probe__untraced(s->ep);
+	if (untraced)
+		elog("IMAGES NOT TRACED: %" PRIu64 " of the images the command exec'd had no "
+		     "allocator heapsnoop could probe (said above, each): their allocations are "
+		     "not in the records", untraced);
+	if (libc_follow__late(s->follow))
+		elog("%" PRIu64 " C libraries were probed only once a traced process had mapped "
+		     "them, or not at all (said above): what those processes allocated until "
+		     "then is missing", libc_follow__late(s->follow));
 	if (s->o.verbose) {
 		status__unwind(stderr, s->trace);
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
@@ -658,16 +740,19 @@ static int finish(struct session *s, int status)
 			     bgdump__longest_ms(s->bg));
 	}
 	if (lost_maps)
-		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): stacks "
-		     "of processes started meanwhile may not symbolize", lost_maps);
+		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): %s",
+		     lost_maps, s->o.all ? "stacks of processes started meanwhile may not symbolize" :
+		     "a C library a traced process mapped meanwhile may not have been probed");
 	if (s->write_err)
 		status = 1;
 	if (status)
 		return status;
-	if (lost || lost_maps) {
+	if (lost || lost_maps || untraced) {
 		if (s->launched && !strcmp(s->reason, "exit"))
-			elog("exit status %d: events were lost (the command's own status: %s %d)",
-			     SESSION_EXIT_LOST, WIFSIGNALED(s->child_status) ? "signal" : "exit",
+			elog("exit status %d: %s (the command's own status: %s %d)",
+			     SESSION_EXIT_LOST, lost || lost_maps ? "events were lost" :
+			     "images were not traced",
+			     WIFSIGNALED(s->child_status) ? "signal" : "exit",
 			     WIFSIGNALED(s->child_status) ? WTERMSIG(s->child_status) :
 			     WEXITSTATUS(s->child_status));
 		return SESSION_EXIT_LOST;
@@ -700,7 +785,9 @@ void session__free(struct session *s)
 	reader__free(s->rd);
 	attach__free(s->att);
 	libc_watch__free(s->watch);
+	exec_probe__free(s->ep);
 	mmaprec__free(s->mr);
+	libc_follow__free(s->follow);
 	bpf_link__destroy(s->tl.exit);
 	bpf_link__destroy(s->tl.exec);
 	bpf_link__destroy(s->tl.fork);

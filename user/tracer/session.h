@@ -2,9 +2,10 @@
 /*
  * session.h - one run of heapsnoop: the target chosen (-p, a command, or
  * every process), the BPF object loaded (bpfload.c) and attached, the
- * ring buffer and, with -a, the kernel's mapping records; the event loop
- * (dumps, summaries, status line, signals, the target's end); the
- * shutdown that writes the last dump and the accounting.
+ * ring buffer and, with -a, -p or -f, the kernel's mapping records; the
+ * event loop (dumps, summaries, status line, signals, the launched
+ * command's stops, the target's end); the shutdown that writes the last
+ * dump and the accounting.
  *
  * The ordering rule lives here and only here: a process's mapping records
  * (mmaprec.c) are applied before its ring buffer events, since its mmap()
@@ -21,7 +22,10 @@
 /* Forks of the target said one by one (no -f); the rest are counted. */
 #define SESSION_SAY_FORKS 10
 
-/* The exit status of a run that lost events: its records are incomplete. */
+/*
+ * The exit status of a run whose records are incomplete: it lost events,
+ * or the command exec'd an image with no allocator to probe.
+ */
 #define SESSION_EXIT_LOST 3
 
 struct session;
@@ -38,7 +42,8 @@ struct session *session__new(const struct options *o);
  * the final dump, -s's summary and the accounting.
  * Returns the exit status: 1 on an error (reading events, writing records);
  * else SESSION_EXIT_LOST if any event or mapping record was lost, in every
- * mode; else a CI gate's if one broke (gate.h); else the command's in
+ * mode, or an image the command exec'd was not traced (execprobe.h); else
+ * a CI gate's if one broke (gate.h); else the command's in
  * launch mode (128 + signal if killed), or 0.
  */
 int session__run(struct session *s);

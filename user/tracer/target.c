@@ -18,16 +18,6 @@
 #include "procmaps.h"
 #include "target.h"
 
-/* Our own C library: what a launched dynamic program will map too. */
-static int self_libc(char *path, size_t cap)
-{
-	int err = proc_maps__find_libc(getpid(), path, cap);
-
-	if (err)
-		elog("cannot find the C library heapsnoop itself uses");
-	return err;
-}
-
 /* What heapsnoop cannot trace correctly, refused with what to do instead. */
 static int refuse_foreign(const char *what)
 {
@@ -100,13 +90,14 @@ int target__allocator(const struct options *o, char *libpath, size_t cap)
 		}
 	} else if (o->pid && (err = check_process(o->pid))) {
 		return err;
+	} else if (!o->pid) {
+		libpath[0] = '\0';	/* launch mode: each image's, at its exec */
 	} else if (o->allocator) {
 		snprintf(libpath, cap, "%s", o->allocator);
-		if (access(libpath, R_OK) && o->pid)
+		if (access(libpath, R_OK))
 			snprintf(libpath, cap, "/proc/%d/root%s", o->pid, o->allocator);
-		if (o->pid)
-			return check_mapped(o->pid, libpath, o->allocator);
-	} else if (o->pid) {
+		return check_mapped(o->pid, libpath, o->allocator);
+	} else {
 		err = proc_maps__find_libc(o->pid, libpath, cap);
 		if (err == -ESRCH)
 			elog("no process with pid %d", o->pid);
@@ -122,30 +113,18 @@ int target__allocator(const struct options *o, char *libpath, size_t cap)
 			elog("process %d maps no C library (statically linked?): probe its own "
 			     "malloc with --allocator /proc/%d/exe", o->pid, o->pid);
 		return err;
-	} else {
-		return self_libc(libpath, cap);
 	}
 	return 0;
 }
 
-int target__check_command(const char *path, const char *allocator)
+int target__check_command(const char *path)
 {
 	struct elf_file *ef;
-	bool dynamic, native;
+	bool native;
 
 	if (elf_file__open(path, &ef))
-		return 0;	/* scripts are fine: their interpreter is dynamic */
-	dynamic = elf_file__is_dynamic(ef);
+		return 0;	/* a script: its interpreter's image is checked at exec */
 	native = elf_file__is_native(ef);
 	elf_file__close(ef);
-	if (!native)
-		return refuse_foreign(path);
-	if (allocator)
-		return 0;
-	if (!dynamic) {
-		elog("%s is statically linked: it maps no C library to probe; trace its own "
-		     "malloc with --allocator %s", path, path);
-		return -ENOEXEC;
-	}
-	return 0;
+	return native ? 0 : refuse_foreign(path);
 }

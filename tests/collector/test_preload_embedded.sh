@@ -1,0 +1,66 @@
+#!/bin/bash
+# test_preload_embedded.sh - `heapsnoop --preload` with only the heapsnoop
+# binary at hand (a copy alone in a directory, no libheapsnoop_preload.so
+# beside it or in ../lib): the collector embedded in it, written to a
+# sealed memfd, traces prog_semantics and prog_collect as test_preload.sh
+# expects, and the program sees no fd of it and no name of it in
+# LD_PRELOAD; without /proc (a mount namespace without it), through a
+# private file that is gone afterwards. ~2 s.
+set -u
+. "$(dirname "$0")/../tracer/lib.sh"
+PC=$PROGS/prog_collect
+mkdir -p "$T/alone/bin" "$T/work"
+cp "$HS" "$T/alone/bin/heapsnoop"
+ALONE=$T/alone/bin/heapsnoop
+cd "$T/work" || exit 1
+
+"$ALONE" --preload -o "$T/sem" -- "$PROGS/prog_semantics" > /dev/null 2> "$T/sem.err"
+check "embedded: heapsnoop --preload exits 0" test $? -eq 0
+check "embedded: it says programs the command executes are not followed" \
+	grep -q "^heapsnoop: note: the collector embedded in heapsnoop follows" "$T/sem.err"
+fold "$T/sem"
+expect_semantics "$T/sem"
+check "embedded: stacks reach _start, the call site first" \
+	grep -q '^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_malloc_leak 300$' "$T/sem.bytes"
+
+"$ALONE" --preload -o "$T/deep" -- "$PC" deep 26 > /dev/null 2>&1
+fold "$T/deep"
+expect_eq "embedded: 31 frames, whole, to _start" \
+	"$(grep -cE '^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_deep;(deep_recurse;){25}deep_recurse 1234$' "$T/deep.bytes")" 1
+
+"$ALONE" --preload -o "$T/al" -- "$PC" align > "$T/al.stdout" 2> /dev/null
+check "embedded: every aligned pointer aligned" grep -qx 'ok align' "$T/al.stdout"
+fold "$T/al"
+for f in align_posix align_aligned_alloc align_memalign; do
+	expect_eq "embedded: $f live bytes" "$(folded_sum "$T/al.bytes" "case_align;$f")" 8185
+done
+
+"$ALONE" --preload -o "$T/fork.%p" -- "$PC" fork > /dev/null 2>&1
+set -- "$T"/fork.[0-9]*
+expect_eq "embedded: fork, two record files" "$#" 2
+for f in "$@"; do fold "$f"; cat "$f.bytes"; done > "$T/fork.all"
+expect_eq "embedded: fork, the child's 222, the parent's 333" \
+	"$(grep -cE 'case_fork;(fork_child_alloc 222|fork_parent_alloc 333)$' "$T/fork.all")" 2
+
+# The program's fds: as many as under the library from a file (its own
+# output file among them), none for the memfd; LD_PRELOAD blank.
+HEAPSNOOP_OUTPUT=$T/fds.file LD_PRELOAD=$OUT/libheapsnoop_preload.so "$PC" fds > "$T/fds.want"
+"$ALONE" --preload -o "$T/fds" -- "$PC" fds > "$T/fds.got" 2> /dev/null
+expect_eq "embedded: no fd left to the program" "$(grep '^fds' "$T/fds.got")" "$(grep '^fds' "$T/fds.want")"
+check "embedded: LD_PRELOAD no longer names it" bash -c "! grep -q '^preload .*[^ ]' '$T/fds.got'"
+fold "$T/fds"
+expect_eq "embedded: the program's 999 bytes" "$(folded_sum "$T/fds.bytes" "main;case_fds")" 999
+
+# No /proc: a private file under TMPDIR, removed by the collector.
+if [ "$(id -u)" -eq 0 ] && command -v unshare > /dev/null; then
+	mkdir -p "$T/tmp"
+	TMPDIR=$T/tmp unshare -m sh -c "umount -l /proc && exec '$ALONE' --preload -o '$T/np' -- '$PC' deep 5" \
+		> "$T/np.stdout" 2> "$T/np.err"
+	check "no /proc: the program ran" grep -qx 'ok deep' "$T/np.stdout"
+	fold "$T/np"
+	check "no /proc: collected" grep -q 'main;case_deep;(deep_recurse;)*deep_recurse 1234$\|deep_recurse 1234$' "$T/np.bytes"
+	expect_eq "no /proc: the private file is gone" "$(find "$T/tmp" -mindepth 1 | wc -l)" 0
+else
+	echo "skip no /proc: needs root and unshare"
+fi
+finish
