@@ -10,12 +10,11 @@
 # mounted in it: /proc, /sys, /sys/fs/bpf, tracefs. There, run with chroot:
 #   the distribution's own perl (perl-base, Essential) keeps 100 strings
 #   of 100 000 bytes; heapsnoop traces it launched (-- perl), attached
-#   (-p) and with --preload; each log holds exactly those 100 blocks, each
-#   of 100 008 bytes, from perl's string growth (Perl_sv_grow), and the
+#   (-p) and with --preload (the collector embedded in heapsnoop: no
+#   library beside it); each log holds exactly those 100 blocks, each of
+#   100 008 bytes, from perl's string growth (Perl_sv_grow), and the
 #   root's heapdecode names the frames: perl's functions in perl, the C
-#   library's in libc.
-# Until heapsnoop embeds its preload library, libheapsnoop_preload.so is
-# copied beside it for --preload (DISTRO_PRELOAD_COPY=0: not copied).
+#   library's in libc (tests/distro/perl.sh).
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 . "$(dirname "$0")/perl.sh"
@@ -31,9 +30,6 @@ for m in "tmpfs tmpfs /tmp -o mode=1777" "proc proc /proc" "sysfs sysfs /sys" \
 done
 BIN=/tmp/heapsnoop
 mkdir "$ROOT$BIN" && cp "$HS" "$HD" "$ROOT$BIN/" || exit 2
-if [ "${DISTRO_PRELOAD_COPY:-1}" = 1 ]; then
-	cp "$OUT/libheapsnoop_preload.so" "$ROOT$BIN/" || exit 2
-fi
 in_root() { chroot "$ROOT" "$@"; }
 
 echo "the root: $(in_root ldd --version | head -n 1); in $BIN: $(ls "$ROOT$BIN" | paste -sd' ')"
@@ -80,7 +76,8 @@ else
 	check "attach: perl started in the root" false
 fi
 
-# --preload: no BPF, the collector in perl's own process.
+# --preload: no BPF, the collector (heapsnoop's embedded copy) in perl's
+# own process.
 in_root "$BIN/heapsnoop" --preload -o /tmp/preload.heap -- perl -e "$PERL" < "$T/lines" > "$T/preload.out" 2> "$T/preload.err"
 rc=$?
 check "--preload: heapsnoop --preload -- perl exits 0" test "$rc" -eq 0
