@@ -1,9 +1,14 @@
 # SPDX-License-Identifier: MIT
 # heapsnoop - build, test and demo. `make V=1` shows the commands.
 #
-#   make            the tools: build/heapsnoop, build/heapdecode
+#   make            the tools: build/heapsnoop, build/heapdecode, each one static
+#                   file that runs on any Linux of its architecture (STATIC=0:
+#                   linked to the shared libraries instead)
 #   make demo       install what is missing, build, trace examples/leaky
 #   make check      install what is missing, build, run every test
+#   make install    PREFIX=/usr/local DESTDIR=: programs, preload and libhsam.a
+#                   libraries, headers, pkg-config file, man pages
+#   make dist       build/dist/heapsnoop-VERSION-COMMIT-{x86_64,aarch64}.tar.gz
 #   make kmatrix    only the tracer tests in other kernels, in qemu (docs/KERNELS.md)
 #   make arm64      only the arm64 build's tests, in qemu-system-aarch64 (docs/ARCH.md)
 #   make bench      the benchmarks in bench/ (not part of check)
@@ -44,8 +49,20 @@ DECODE := user/decode
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
 # A program's files see their own folder and common/, never the other's.
 TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
+# heapdecode's folders, the stages of its pipeline (docs/DESIGN.md); its
+# files name another folder's headers by their path from $(DECODE).
+DECODE_DIRS := $(DECODE) $(addprefix $(DECODE)/,input model analyses formats formats/pprof)
 DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE) -I$(OUTPUT)/proto
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+# The version (user/common/version.h) and the commit built (--version,
+# make dist): `git describe --always --dirty` in a git checkout of this
+# tree, else the commit git archive wrote into user/common/gitcommit
+# (export-subst: a source archive), else "unknown".
+VERSION := $(shell sed -n 's/^\#define HEAPSNOOP_VERSION "\(.*\)"$$/\1/p' user/common/version.h)
+GIT_DESC := $(shell if [ "$$(git rev-parse --show-toplevel 2>/dev/null)" = "$(CURDIR)" ]; then \
+	git describe --always --dirty; else sed -n '/^[0-9a-f]\{7,\}$$/p' user/common/gitcommit; fi)
+GIT_DESC := $(or $(GIT_DESC),unknown)
 
 ifeq ($(V),1)
 Q =
@@ -58,25 +75,50 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
-USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE)/*.h) \
+USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE_DIRS:=/*.h)) \
 	$(wildcard include/heapsnoop/*.h)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
-HEAPDECODE_SRC := $(wildcard $(DECODE)/*.c) $(COMMON_SRC) $(PROFILE_PB)
-HEAPDECODE_LIBS := -lelf -ldw -lprotobuf-c -lz -lstdc++ -lm
+HEAPDECODE_SRC := $(wildcard $(DECODE_DIRS:=/*.c)) $(COMMON_SRC) $(PROFILE_PB)
+HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 # The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
 TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
 HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
-HEAPSNOOP_LIBS := -lbpf -lelf -ldw -lcapstone -lz -lstdc++ -lm
+HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
+# The release binaries (README, "One binary for every Linux"): heapsnoop
+# and heapdecode linked static-pie, every library above and the C library
+# inside (the BPF object is in the skeleton), so that one file runs on any
+# Linux of its architecture with BTF: no PT_INTERP, no DT_NEEDED
+# (tests/test_static.sh). Position-independent, so the kernel still
+# randomizes where they load: both parse files they did not write (a
+# stranger's log, a traced program's ELF and CFI) as root. libdw's own
+# libraries come in statically too (bz2, lzma); -Wl,--wrap=dlopen refuses
+# libdwfl's dlopen of libdebuginfod.so (user/common/nodlopen.c), and
+# --fatal-warnings fails the link on any other function that would need
+# the machine's shared C library at run time (getpwnam's NSS, ...): the
+# -u look-up reads getent or /etc/passwd instead (user/tracer/userdb.c).
+# STATIC=0 links them against the shared libraries (a quicker link, and
+# the distribution's debug symbols for them); the ASan, fuzz and test
+# builds are always dynamic.
+STATIC ?= 1
+ifeq ($(STATIC),1)
+RELEASE_LDFLAGS := -static-pie -Wl,--wrap=dlopen -Wl,--fatal-warnings
+RELEASE_LIBS := -lbz2 -llzma
+endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
 
-.PHONY: all clean check demo deps deps-arm64 bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
+.PHONY: FORCE all clean check demo man install dist deps deps-arm64 bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
 .DEFAULT_GOAL := all
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop $(OUTPUT)/libheapsnoop_preload.so
 
 $(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/collector $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
+
+# The commit, rewritten only when it changed (so that only then both relink).
+$(OUTPUT)/gitversion.h: FORCE | $(OUTPUT)
+	$(Q)echo '#define HEAPSNOOP_GIT "$(GIT_DESC)"' | cmp -s - $@ || \
+		echo '#define HEAPSNOOP_GIT "$(GIT_DESC)"' > $@
 
 # --- codec: a static library with no BPF dependency -------------------------
 $(OUTPUT)/codec/%.o: codec/%.c include/heapsnoop/codec.h | $(OUTPUT)/codec
@@ -100,20 +142,23 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 
 # --- heapsnoop ----------------------------------------------------------------
 $(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
-		$(OUTPUT)/libhscodec.a | $(OUTPUT)
+		$(OUTPUT)/libhscodec.a $(OUTPUT)/gitversion.h | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a $(HEAPSNOOP_LIBS) -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(RELEASE_LDFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a \
+		$(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
 $(OUTPUT)/proto/profile.pb-c.h: $(PROFILE_PB)
-$(PROFILE_PB): $(DECODE)/proto/profile.proto
+$(PROFILE_PB): $(DECODE)/formats/pprof/proto/profile.proto
 	$(call msg,PROTOC-C,$@)
 	$(Q)mkdir -p $(OUTPUT)/proto
-	$(Q)protoc-c --c_out=$(OUTPUT)/proto --proto_path=$(DECODE)/proto $<
+	$(Q)protoc-c --c_out=$(OUTPUT)/proto --proto_path=$(DECODE)/formats/pprof/proto $<
 
-$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/libhscodec.a | $(OUTPUT)
+$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/libhscodec.a \
+		$(OUTPUT)/gitversion.h | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(DECODE_CFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a $(HEAPDECODE_LIBS) -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(RELEASE_LDFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a \
+		$(HEAPDECODE_LIBS) $(RELEASE_LIBS) -o $@
 
 # --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
 # The alloc-metadata library (with the record lines and the codec it
@@ -188,6 +233,93 @@ $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(OUTPUT)/libhsam.a -pthread -lm -o $@
 
+# --- man pages, install, dist ------------------------------------------------
+# heapsnoop(8) and heapdecode(1), made by help2man from each program's
+# --help and the README's content in docs/man/*.h2m (the date: the last
+# commit's). They come from running the programs, so a cross build takes
+# them from a native build's directory: MAN_FROM (make dist passes it).
+MAN_FROM ?= $(if $(filter $(HOST_ARCH),$(ARCH)),$(OUTPUT),build)
+MAN_DATE := $(shell git log -1 --format=%ct 2>/dev/null)
+MAN_DATE := $(or $(MAN_DATE),0)
+HELP2MAN := SOURCE_DATE_EPOCH=$(MAN_DATE) help2man --no-info --version-string=$(VERSION)
+
+$(OUTPUT)/man/heapsnoop.8: $(MAN_FROM)/heapsnoop docs/man/heapsnoop.h2m
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HELP2MAN) --section=8 --name="trace the heap of a process with eBPF" \
+		--include=docs/man/heapsnoop.h2m -o $@ $<
+
+$(OUTPUT)/man/heapdecode.1: $(MAN_FROM)/heapdecode docs/man/heapdecode.h2m
+	$(call msg,MAN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(HELP2MAN) --section=1 --name="decode, symbolize and report heapsnoop's allocation records" \
+		--include=docs/man/heapdecode.h2m -o $@ $<
+
+MAN_PAGES := $(OUTPUT)/man/heapsnoop.8 $(OUTPUT)/man/heapdecode.1
+man: $(MAN_PAGES)
+
+# make install PREFIX=/usr/local DESTDIR=: the two programs, the preload
+# library, libhsam.a with its headers and a pkg-config file
+# (heapsnoop-am), the man pages. PC_PREFIX is the pkg-config file's
+# prefix (make dist's is relative to the file, so the tarball can go
+# anywhere).
+PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+PC_PREFIX ?= $(PREFIX)
+# The alloc-metadata library's public headers: alloc_metadata.h and what it includes.
+AM_HEADERS := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h
+
+# heapsnoop-am.pc, written by install (its paths are install's).
+define PC_TEXT
+prefix=$(PC_PREFIX)
+libdir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+includedir=$(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+
+Name: heapsnoop-am
+Description: heapsnoop's alloc-metadata library: an allocator's live blocks as heapsnoop's records
+Version: $(VERSION)
+Cflags: -I$${includedir}
+Libs: -L$${libdir} -lhsam -lm -pthread
+endef
+export PC_TEXT
+
+install: all $(OUTPUT)/libhsam.a $(MAN_PAGES)
+	$(call msg,INSTALL,$(DESTDIR)$(PREFIX))
+	$(Q)install -D -m 0755 -t $(DESTDIR)$(BINDIR) $(OUTPUT)/heapsnoop $(OUTPUT)/heapdecode
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(LIBDIR) $(OUTPUT)/libheapsnoop_preload.so $(OUTPUT)/libhsam.a
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(INCLUDEDIR)/heapsnoop $(AM_HEADERS)
+	$(Q)mkdir -p $(DESTDIR)$(PKGCONFIGDIR) && \
+		printf '%s\n' "$$PC_TEXT" > $(DESTDIR)$(PKGCONFIGDIR)/heapsnoop-am.pc
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man8 $(OUTPUT)/man/heapsnoop.8
+	$(Q)install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(OUTPUT)/man/heapdecode.1
+
+# make dist: $(OUTPUT)/dist/heapsnoop-VERSION-COMMIT-MACHINE.tar.gz for
+# x86_64 and aarch64, each an install tree (bin, lib, include, share/man)
+# under a folder of that name, owner root, dated by the last commit.
+DIST_DIR := $(OUTPUT)/dist
+DIST_BASE := heapsnoop-$(VERSION)-$(GIT_DESC)
+DIST_TAR = tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@$(MAN_DATE) \
+	-C $(DIST_DIR) -cf - $(1) | gzip -n9 > $(DIST_DIR)/$(1).tar.gz
+ARM64_MAKE = $(MAKE) --no-print-directory ARCH=arm64 OUTPUT=$(ARM64_OUT) CC=$(ARM64_CROSS)gcc \
+	AR=$(ARM64_CROSS)ar
+
+dist: all man
+	$(Q)[ $(HOST_ARCH) = x86 ] || { echo "make dist: on an x86-64 machine (it cross-builds arm64)" >&2; exit 1; }
+	$(Q)rm -rf $(DIST_DIR) && mkdir -p $(DIST_DIR)
+	$(Q)$(MAKE) --no-print-directory install DESTDIR=$(abspath $(DIST_DIR))/$(DIST_BASE)-x86_64 \
+		PREFIX= PC_PREFIX='$$$${pcfiledir}/../..'
+	$(Q)$(ARM64_MAKE) install DESTDIR=$(abspath $(DIST_DIR))/$(DIST_BASE)-aarch64 \
+		PREFIX= PC_PREFIX='$$$${pcfiledir}/../..' MAN_FROM=$(abspath $(OUTPUT))
+	$(call msg,DIST,$(DIST_DIR)/$(DIST_BASE)-x86_64.tar.gz)
+	$(Q)$(call DIST_TAR,$(DIST_BASE)-x86_64)
+	$(call msg,DIST,$(DIST_DIR)/$(DIST_BASE)-aarch64.tar.gz)
+	$(Q)$(call DIST_TAR,$(DIST_BASE)-aarch64)
+	$(Q)rm -rf $(DIST_DIR)/$(DIST_BASE)-x86_64 $(DIST_DIR)/$(DIST_BASE)-aarch64
+
 # --- tests --------------------------------------------------------------------
 $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -231,6 +363,13 @@ $(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(LOCALSTACK_SRC) \
 $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
+
+# heapdecode's model fed real record lines: its folder and the reader's,
+# with common/ and the codec.
+$(OUTPUT)/tests/test_model: tests/decode/test_model.c $(wildcard $(DECODE)/model/*.c) \
+		$(wildcard $(DECODE)/input/*.c) $(COMMON_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(filter %.c,$^) -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -332,7 +471,8 @@ $(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h | $(OUTPUT)/asan
+$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h \
+		$(OUTPUT)/gitversion.h | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
 
@@ -340,7 +480,7 @@ $(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) $(OUTPUT)/
 FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=all
 
-$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/tokscan.c $(DECODE)/recconv.c \
+$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/input/tokscan.c $(DECODE)/input/recconv.c \
 		$(COMMON)/msg.c | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
@@ -387,13 +527,14 @@ demo: deps
 check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
+		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
-		arm64-build
+		man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.

@@ -4,9 +4,14 @@
 # heaptrack and valgrind (ms_print) check the whole-run accounting and the
 # massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh);
 # protobuf-c builds heapdecode --pprof, go tool pprof and protoc read its
-# profiles (tests/tracer/test_pprof.sh). libunwind-dev is for the
-# benchmarks only (bench/collector.sh: the preload before its own unwinder,
-# bench/unwinders.c); the preload needs none.
+# profiles (tests/tracer/test_pprof.sh).
+# The release binaries are linked static (Makefile, STATIC): libdw's own
+# libraries come in as archives too (liblzma-dev, libbz2-dev). help2man
+# makes the man pages, man-db renders them (tests/test_install.sh);
+# debuginfod is elfutils' debuginfod server and its client debuginfod-find,
+# which heapdecode runs (tests/test_debuginfod.sh).
+# libunwind-dev is for the benchmarks only (bench/collector.sh: the preload
+# before its own unwinder, bench/unwinders.c); the preload needs none.
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
 # kmod's depmod, the archive keys that sign bullseye; debootstrap makes the
@@ -19,15 +24,22 @@
 # unwinder test, run in the guest), the runtime libraries the guest's
 # programs load from the host's root (bash's libtinfo, glibc's detached
 # symbols for libc's static functions) and qemu-system-aarch64.
+# The cross compiler's own C library and C++ library
+# (libc6-dev-arm64-cross, libstdc++-12-dev-arm64-cross: static heapsnoop
+# and heapdecode link their libc.a and libstdc++.a) live under
+# /usr/lib/gcc-cross and /usr/aarch64-linux-gnu, where it looks, not where
+# libstdc++-12-dev:arm64 would put them.
 set -e
 PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
-libdw-dev zlib1g-dev libzstd-dev libcapstone-dev libcmocka-dev libunwind-dev pkg-config libjemalloc-dev
-protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
-binutils util-linux elfutils libxml2-utils chromium gdb sqlite3 heaptrack valgrind strace
+libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev libcapstone-dev libcmocka-dev libunwind-dev
+pkg-config libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
+binutils util-linux elfutils debuginfod help2man man-db libxml2-utils chromium gdb sqlite3
+heaptrack valgrind strace
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
-ARM64_PKGS="gcc-aarch64-linux-gnu qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64
-libelf-dev:arm64 libdw-dev:arm64 zlib1g-dev:arm64 libcapstone-dev:arm64
-libstdc++-12-dev:arm64 libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64
+ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
+qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
+zlib1g-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libcapstone-dev:arm64
+libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64
 libcmocka-dev:arm64"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

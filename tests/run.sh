@@ -15,6 +15,8 @@ run() {
 	fi
 }
 run "repository root: only the project's files" tests/check_root.sh
+run "release binaries: static, one file each, x86-64 and arm64" tests/test_static.sh "$OUT"
+run "make install, make dist: the files, pkg-config, man pages" tests/test_install.sh "$OUT"
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
@@ -28,11 +30,14 @@ run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
-run "heapdecode filter" tests/test_heapdecode.sh "$OUT/heapdecode"
-run "heapdecode filter under ASan+UBSan" tests/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
-run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/test_hdsampled.sh "$OUT/asan/heapdecode"
+run "heapdecode's model of a log unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_model"
+run "heapdecode filter" tests/decode/test_heapdecode.sh "$OUT/heapdecode"
+run "heapdecode filter under ASan+UBSan" tests/decode/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
+run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/decode/test_hdsampled.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
-	tests/test_hdpaths.sh "$OUT/asan/heapdecode"
+	tests/decode/test_hdpaths.sh "$OUT/asan/heapdecode"
+run "heapdecode: debug info from a debuginfod server, no dlopen (static)" \
+	tests/test_debuginfod.sh "$OUT"
 run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \
 	make --no-print-directory fuzz-run OUTPUT="$OUT" FUZZ_SECONDS="${FUZZ_SECONDS:-30}"
 run "fuzz record parser (${FUZZ_RECORDS_SECONDS:-10}s)" \

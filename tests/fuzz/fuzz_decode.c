@@ -13,8 +13,8 @@
 #include <string.h>
 
 #include "heapsnoop/codec.h"
-#include "recconv.h"
-#include "tokscan.h"
+#include "input/recconv.h"
+#include "input/tokscan.h"
 
 static void check_roundtrip(const struct hs_record *rec)
 {

@@ -8,7 +8,7 @@
 # symbol versions.
 set -u
 . "$(dirname "$0")/lib.sh"
-PROTO_DIR=$(realpath "$(dirname "$0")/../../user/decode/proto")
+PROTO_DIR=$(realpath "$(dirname "$0")/../../user/decode/formats/pprof/proto")
 # go tool pprof: no network, a HOME and a cache of its own.
 export HOME=$T/home GOCACHE=$T/gocache GOPROXY=off GOTOOLCHAIN=local PPROF_TMPDIR=$T/pprof
 mkdir -p "$HOME" "$PPROF_TMPDIR"

@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "debuginfod.h"
 #include "elfseg.h"
 #include "htab.h"
 #include "symbolizer.h"
@@ -93,6 +94,28 @@ static bool module_equal(uintptr_t stored, uintptr_t probe, void *ctx)
 	return !strcmp(m->path, k->path) && !strcmp(m->build_id, k->build_id);
 }
 
+/*
+ * libdwfl's search for a module's separate debug info (build ID under the
+ * debug directories, .gnu_debuglink), then debuginfod by the module's
+ * build ID through its client program (debuginfod.h): libdwfl's own
+ * client is a library it dlopens, which the static binaries refuse.
+ */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			  GElf_Addr base, const char *file_name, const char *debuglink_file,
+			  GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	int fd, n;
+
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name,
+					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0)
+		return fd;
+	n = dwfl_module_build_id(mod, &bits, &vaddr);
+	return n > 0 ? debuginfod__find(bits, n, debuginfo_file_name) : -1;
+}
+
 struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 {
 	struct symbolizer *s = calloc(1, sizeof(*s));
@@ -120,7 +143,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		goto fail;
 	}
 	s->cb.find_elf = dwfl_build_id_find_elf;
-	s->cb.find_debuginfo = dwfl_standard_find_debuginfo;
+	s->cb.find_debuginfo = find_debuginfo;
 	s->cb.section_address = dwfl_offline_section_address;
 	s->cb.debuginfo_path = &s->debuginfo_path;
 	return s;

@@ -3,7 +3,8 @@
  * symbolizer.h - runtime address -> function+offset, source file:line,
  * module, through elfutils' libdwfl: the module's symbol table, separate
  * debug info found by build ID (/usr/lib/debug/.build-id), .gnu_debuglink,
- * an extra debug directory, and debuginfod when DEBUGINFOD_URLS is set.
+ * an extra debug directory, and debuginfod when DEBUGINFOD_URLS is set
+ * (through elfutils' debuginfod-find, debuginfod.h).
  *
  * Each module (path + build ID) is opened once and shared by every process
  * that maps it: addresses are turned into ELF addresses through the

@@ -11,7 +11,7 @@
 
 #include "hdargs.h"
 #include "msg.h"
-#include "recconv.h"
+#include "input/recconv.h"
 #include "version.h"
 
 static const char usage_text[] =
@@ -107,7 +107,7 @@ static const char usage_text[] =
 "opened only if it is a regular file, and never so that it could block.\n"
 "Debug info is found\n"
 "through /usr/lib/debug/.build-id, .gnu_debuglink and, when DEBUGINFOD_URLS\n"
-"is set, debuginfod.\n"
+"is set, debuginfod (elfutils' debuginfod-find, Debian's package debuginfod).\n"
 "  -h, --help       show this help and exit\n"
 "  -V, --version    show the version and exit\n"
 "\n"
@@ -194,10 +194,10 @@ static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 	}
 	if (c == 'N' || c == 'M') {
 		a->base |= c == 'M';
-		return parse_dump(arg, c == 'N' ? &a->ho.dump : &a->base_dump);
+		return parse_dump(arg, c == 'N' ? &a->mo.dump : &a->base_dump);
 	}
 	if (c == 'K') {
-		if (hdstats__parse_sort(arg, &a->sort)) {
+		if (hd_top__parse_sort(arg, &a->wo.sort)) {
 			elog("--sort takes peak, allocations, temporary, allocated or live");
 			return -EINVAL;
 		}
@@ -208,7 +208,7 @@ static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 		elog("--top takes a number of stacks from 1 to 1000000");
 		return -EINVAL;
 	}
-	a->top = (unsigned int)v;
+	a->wo.top = (unsigned int)v;
 	return 0;
 }
 
@@ -222,35 +222,51 @@ static int check_args(struct hd_args *a)
 		elog("--max-peak judges a run's peak, not a difference: no --base with it");
 		return 2;
 	}
-	if (a->gating && (a->all_dumps || a->group == 's')) {
+	if (a->gating && (a->all_dumps || a->output == HD_OUT_SYMBOLIZE)) {
 		elog("the gates judge one dump: not with --dump all or -s");
 		return 2;
 	}
-	if (a->gating && !a->group)
-		a->group = 'Q';	/* the gate alone: no report */
 	return 0;
+}
+
+/*
+ * The options that pick an output are the writers' (writers.h): @v's
+ * entries valued OPT_OUTPUT + an enum hd_output get their name there.
+ */
+#define OPT_OUTPUT 0x100
+static void name_outputs(struct option *v)
+{
+	for (; v->val; v++) {
+		const struct hd_writer *w;
+
+		if (v->val < OPT_OUTPUT)
+			continue;
+		w = hd_writer__of((enum hd_output)(v->val - OPT_OUTPUT));
+		v->name = w->option;
+		v->has_arg = w->to_file ? required_argument : no_argument;
+	}
 }
 
 int hd_args__parse(int argc, char **argv, struct hd_args *a)
 {
-	static const struct option longopts[] = {
+	struct option longopts[] = {
 		{ "encode", no_argument, NULL, 'E' },
-		{ "report", no_argument, NULL, 'R' },
-		{ "symbolize", no_argument, NULL, 's' },
-		{ "flamegraph", required_argument, NULL, 'G' },
-		{ "folded", no_argument, NULL, 'F' },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_REPORT },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_SYMBOLIZE },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_FLAMEGRAPH },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_FOLDED },
 		{ "count", no_argument, NULL, 'C' },
 		{ "by", required_argument, NULL, 'B' },
 		{ "dump", required_argument, NULL, 'N' },
 		{ "base", required_argument, NULL, 'A' },
 		{ "base-dump", required_argument, NULL, 'M' },
-		{ "stats", no_argument, NULL, 'T' },
-		{ "growth", no_argument, NULL, 'W' },
-		{ "json", no_argument, NULL, 'J' },
-		{ "timeline", required_argument, NULL, 'L' },
-		{ "massif", required_argument, NULL, 'Y' },
-		{ "pprof", required_argument, NULL, 'O' },
-		{ "speedscope", required_argument, NULL, 'Z' },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_STATS },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_GROWTH },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_JSON },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_TIMELINE },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_MASSIF },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_PPROF },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_SPEEDSCOPE },
 		{ "fail-on-leak", optional_argument, NULL, 'X' },
 		{ "suppressions", required_argument, NULL, 'U' },
 		{ "max-peak", required_argument, NULL, 'H' },
@@ -266,11 +282,21 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 	};
 	int c;
 
-	*a = (struct hd_args){ .ops = &recconv_decode_ops, .sort = HD_SORT__ALL, .top = 10 };
+	*a = (struct hd_args){ .ops = &recconv_decode_ops,
+			       .wo = { .sort = HD_SORT__ALL, .top = 10 } };
+	name_outputs(longopts);
 	while ((c = getopt_long(argc, argv, "Ee:shV", longopts, NULL)) != -1) {
+		if (c == 's')
+			c = OPT_OUTPUT + HD_OUT_SYMBOLIZE;
+		if (c >= OPT_OUTPUT) {
+			/* A FILE stays the last one given, whichever output is chosen. */
+			a->output = (enum hd_output)(c - OPT_OUTPUT);
+			if (hd_writer__of(a->output)->to_file)
+				a->wo.path = optarg;
+			continue;
+		}
 		switch (c) {
 		case 'E': a->ops = &recconv_encode_ops; break;
-		case 'R': case 'F': case 's': case 'T': case 'W': case 'J': a->group = c; break;
 		case 'A': a->base_file = optarg; a->base = true; break;
 		case 'X': case 'U': case 'H':
 			if (leakgate__option(&a->gate, c == 'X' ? "fail-on-leak" :
@@ -281,13 +307,12 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 			if (parse_run_opt(c, optarg, a))
 				return 2;
 			break;
-		case 'G': case 'L': case 'Y': case 'O': case 'Z': a->group = c; a->svg_path = optarg; break;
-		case 'C': a->ho.count_values = true; break;
+		case 'C': a->wo.counts = true; break;
 		case 'B':
-			if (parse_by(optarg, &a->ho.by))
+			if (parse_by(optarg, &a->wo.by))
 				return 2;
 			break;
-		case 'e': a->ho.elf = optarg; break;
+		case 'e': a->mo.elf = optarg; break;
 		case 'S':
 			if (check_dir(optarg, "--sysroot"))
 				return 2;
@@ -299,12 +324,13 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 			fputs(usage_text, stdout);
 			return 1;
 		case 'V':
-			printf("heapdecode %s\n", HEAPSNOOP_VERSION);
+			printf("heapdecode %s (git %s)\n", HEAPSNOOP_VERSION, HEAPSNOOP_GIT);
 			return 1;
 		default:
 			fputs("Try 'heapdecode --help' for more information.\n", stderr);
 			return 2;
 		}
 	}
+	a->wo.input = optind < argc ? argv[argc - 1] : "stdin";
 	return check_args(a);
 }

@@ -9,29 +9,24 @@
 
 #include <stdbool.h>
 
-#include "hdreport.h"
-#include "hdstats.h"
+#include "formats/writers.h"
+#include "input/tokscan.h"
 #include "leakgate.h"
+#include "model/model.h"
 #include "symbolizer.h"
-#include "tokscan.h"
 
 struct hd_args {
 	const struct tokscan_ops *ops;	/* the filter's direction */
-	int group;			/* 0: filter; 's', 'R', 'F', 'G', 'T' (--stats),
-					 * 'W' (--growth), 'J' (--json), 'L'
-					 * (--timeline), 'Y' (--massif), 'O'
-					 * (--pprof), 'Z' (--speedscope): grouping */
-	const char *svg_path;		/* --flamegraph, --timeline, --massif,
-					 * --pprof, --speedscope; "-": stdout */
-	enum hd_sort sort;		/* --sort, HD_SORT__ALL: none */
+	enum hd_output output;		/* the writer; HD_OUT_NONE: the filter
+					 * (or the gates alone) */
 	const char *base_file;		/* --base */
 	unsigned int base_dump;		/* --base-dump, 0: the base's last */
 	bool base;			/* --base or --base-dump given */
 	bool all_dumps;			/* --dump all (--report, --folded) */
-	unsigned int top;		/* --top */
 	bool gating;			/* --fail-on-leak or --max-peak */
 	struct leakgate_opts gate;
-	struct hd_opts ho;
+	struct hd_model_opts mo;
+	struct hd_write_opts wo;
 	struct symbolizer_opts so;
 };
 

@@ -1,226 +1,77 @@
 // SPDX-License-Identifier: MIT
 /*
  * heapdecode - turn `~m#` allocation records in any text into `~b#` lines
- * (and back with --encode). Streams: constant memory, any line length.
+ * (and back with --encode), streaming in constant memory whatever the
+ * line length; or read a log into the model (model.h) and write what the
+ * command line asks of it, one writer of the table (writers.h), and
+ * judge it (the gates). The way of a log: input/ reads it, model/ holds
+ * it, analyses/ rank and group it, formats/ write it (docs/DESIGN.md).
  *
- * Format: docs/FORMAT.md. Exit status: 0, 1 if any token was malformed
- * (those lines are copied unchanged), 2 on a usage or I/O error.
+ * Format: docs/FORMAT.md, docs/OUTPUT.md. Exit status: 0; 1 if any record
+ * was malformed (those lines are copied unchanged, or ignored); 2 on a
+ * usage or I/O error; 23 and 24: a gate broke.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "heapsnoop/codec.h"
+#include "analyses/gate.h"
+#include "formats/writers.h"
 #include "hdargs.h"
-#include "hdgate.h"
-#include "hdreport.h"
-#include "hdstats.h"
-#include "massif.h"
+#include "input/logread.h"
+#include "model/model.h"
 #include "msg.h"
 #include "outfile.h"
-#include "pprof.h"
-#include "speedscope.h"
-#include "recconv.h"
 #include "symbolizer.h"
-#include "timeline.h"
-#include "tokscan.h"
 
-
-/* @path, or standard input for "-"; NULL after saying why not. */
-static FILE *open_input(const char *path)
+/* Each line into the model. */
+static int take_line(void *ctx, const struct hd_line *l)
 {
-	FILE *in;
-
-	if (!strcmp(path, "-"))
-		return stdin;
-	in = fopen(path, "r");
-	if (!in)
-		elog("cannot open %s: %s", path, strerror(errno));
-	return in;
+	return hd_model__take(ctx, l);
 }
 
-/* Close @in (unless stdin); -1 after saying so if reading it failed. */
-static int close_input(FILE *in, const char *path)
+/* A writer that writes as it reads (-s): each line to standard output. */
+struct streamed {
+	struct hd_model *m;
+	const struct hd_writer *w;
+};
+
+static int stream_line(void *ctx, const struct hd_line *l)
 {
-	int ret = 0;
+	const struct streamed *s = ctx;
 
-	if (ferror(in)) {
-		elog("error reading %s: %s", path, strerror(errno));
-		ret = -1;
-	}
-	if (in != stdin)
-		fclose(in);
-	return ret;
-}
-
-static int scan_file(struct tokscan *ts, const char *path)
-{
-	static char buf[1 << 16];
-	FILE *in = open_input(path);
-	size_t n;
-
-	if (!in)
-		return -1;
-	tokscan__begin(ts, in == stdin ? "<stdin>" : path);
-	while ((n = fread_unlocked(buf, 1, sizeof(buf), in)) > 0)
-		tokscan__feed(ts, buf, n);
-	tokscan__end(ts);
-	return close_input(in, path);
+	return s->w->line(s->m, l, stdout);
 }
 
 /*
- * Feed every line of @path to @r (grouping), or symbolize it to stdout
- * (@stream); count malformed records.
+ * Read @files (standard input if none) into @m, or through @w if it
+ * writes as it reads; count malformed records. 0, or 2 if one failed.
  */
-static int group_file(struct hdreport *r, const char *path, bool stream, unsigned long *malformed)
+static int read_log(struct hd_model *m, const struct hd_writer *w, char *const *files, int nfiles,
+		    unsigned long *malformed)
 {
-	FILE *in = open_input(path);
-	char *line = NULL;
-	size_t cap = 0;
-	unsigned long lineno = 0;
-	ssize_t n;
-
-	if (!in)
-		return -1;
-	while ((n = getline(&line, &cap, in)) > 0) {
-		int err;
-
-		lineno++;
-		if (line[n - 1] == '\n')
-			line[--n] = '\0';
-		/*
-		 * A NUL byte would end the line early for every parser: -s lost
-		 * the rest of it and --report its record, silently. The line is
-		 * copied whole (-s) and counted as malformed.
-		 */
-		if (memchr(line, '\0', (size_t)n)) {
-			(*malformed)++;
-			elog("%s:%lu: a NUL byte in the line: %s", in == stdin ? "<stdin>" : path,
-			     lineno, stream ? "copied unchanged, not symbolized" : "ignored");
-			if (stream) {
-				fwrite(line, 1, (size_t)n, stdout);
-				putchar('\n');
-			}
-			continue;
-		}
-		err = stream ? hdreport__symbolize_line(r, line, stdout) : hdreport__line(r, line);
-		if (err) {
-			(*malformed)++;
-			elog("%s:%lu: malformed ~m# record, %s: %s",
-				in == stdin ? "<stdin>" : path, lineno,
-				stream ? "left unchanged" : "ignored", hs_strerror(err));
-		}
-	}
-	free(line);
-	return close_input(in, path);
-}
-
-/*
- * --flamegraph, --timeline ('L'), --massif ('Y'), --pprof ('O') or
- * --speedscope ('Z') into
- * @out, opened before the input was read (outfile.h) and truncated only
- * now (NULL: standard output, for "-"); -1 after saying why.
- */
-static int write_svg(struct hdreport *r, int mode, struct outfile *out, const char *path,
-		     const char *input)
-{
-	FILE *f = out ? outfile__start(out) : stdout;
-	char title[512];
+	struct streamed s = { m, w };
 	int err;
 
-	if (!f)
-		return -1;
-	if (mode == 'O') {
-		struct pprof_opts po = { .pid_root = hdreport__by(r) == HD_BY_PID };
-
-		if (!out && strstr(path, "%p"))
-			return pprof__write_each(r, &po, path);
-		err = pprof__write(r, &po, f);
-		if (err)
-			elog("writing %s failed: %s", path, strerror(-err));
-		return err ? -1 : 0;
-	}
-	if (mode == 'Z') {
-		err = speedscope__write(r, f, input);
-		if (err)
-			elog("writing %s failed: %s", path, strerror(-err));
-		return err ? -1 : 0;
-	}
-	snprintf(title, sizeof(title), "%s: %s", mode == 'L' ? "Heap over time" :
-		 hdreport__is_diff(r) ? "Live heap, change from the baseline" : "Live heap", input);
-	if (mode == 'L')
-		err = timeline__svg(r, f, title, 4, 5);
-	else if (mode == 'Y')
-		err = massif__write(r, f);
+	if (w && w->line)
+		err = hd_input__lines(files, nfiles, stream_line, &s, stdout, malformed);
 	else
-		err = hdreport__flamegraph(r, f, title);
-	if (err == -ENOENT)
-		elog("%s: no whole-run records (sample, proc, stack) in the input", path);
-	else if (err)
-		elog("writing %s failed", path);
-	return err ? -1 : 0;
-}
-
-/* What the command line asks for. */
-
-/*
- * The grouped output @a asks for, of everything @r took in, to standard
- * output or @out (the SVG or massif file); 0 or 2.
- */
-static int write_grouped(struct hdreport *r, const struct hd_args *a, struct outfile *out,
-			 const char *input)
-{
-	switch (a->group) {
-	case 'R':
-		if (a->sort != HD_SORT__ALL)
-			return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
-		hdreport__report(r, stdout);
-		return 0;
-	case 'F':
-		if (a->sort != HD_SORT__ALL)
-			return hdstats__folded(r, a->sort, stdout) ? 2 : 0;
-		hdreport__folded(r, stdout);
-		return 0;
-	case 'G': case 'L': case 'Y': case 'O': case 'Z':
-		return write_svg(r, a->group, out, a->svg_path, input) ? 2 : 0;
-	case 'T':
-		return hdstats__write(r, a->sort, a->top, stdout) == -ENOMEM ? 2 : 0;
-	case 'W':
-		return hdstats__growth(r, a->top, stdout) == -ENOMEM ? 2 : 0;
-	case 'J':
-		return hdstats__json(r, stdout) ? 2 : 0;
-	default:
-		return 0;
-	}
-}
-
-/* Feed @files (standard input if none) to @r; 0, or 2 if one failed. */
-static int group_files(struct hdreport *r, char **files, int nfiles, bool stream,
-		       unsigned long *malformed)
-{
-	int status = 0;
-
-	if (nfiles == 0 && group_file(r, "-", stream, malformed))
-		status = 2;
-	for (int i = 0; i < nfiles; i++)
-		if (group_file(r, files[i], stream, malformed))
-			status = 2;
-	return status;
+		err = hd_input__lines(files, nfiles, take_line, m, NULL, malformed);
+	return err ? 2 : 0;
 }
 
 /*
  * --base FILE or --base-dump N: the baseline, read from FILE (its last
  * dump, or --base-dump's) or from the input again; NULL on error (said).
  */
-static struct hdreport *read_base(const struct hd_args *a, struct symbolizer *sym, char **files,
-				  int nfiles, unsigned long *malformed)
+static struct hd_model *read_base(const struct hd_args *a, struct symbolizer *sym,
+				  char *const *files, int nfiles, unsigned long *malformed)
 {
-	struct hd_opts bo = a->ho;
-	struct hdreport *base;
+	struct hd_model_opts bo = a->mo;
+	struct hd_model *base;
 	char *base_file = (char *)a->base_file;
 
 	if (!a->base_file && !nfiles) {
@@ -228,76 +79,97 @@ static struct hdreport *read_base(const struct hd_args *a, struct symbolizer *sy
 		return NULL;
 	}
 	bo.dump = a->base_dump;
-	base = hdreport__new(&bo, sym);
+	base = hd_model__new(&bo, sym);
 	if (!base) {
 		elog("out of memory");
 		return NULL;
 	}
-	if (a->base_file ? group_files(base, &base_file, 1, false, malformed)
-			 : group_files(base, files, nfiles, false, malformed)) {
-		hdreport__free(base);
+	if (a->base_file ? read_log(base, NULL, &base_file, 1, malformed)
+			 : read_log(base, NULL, files, nfiles, malformed)) {
+		hd_model__free(base);
 		return NULL;
 	}
 	return base;
 }
 
-/* --dump all: a heading, then dump @r's report, as --report or --folded. */
-static void write_each(struct hdreport *r, void *ctx)
+/* --dump all: a heading, then each dump's live set as --report or --folded writes it. */
+static void write_each(struct hd_model *m, void *ctx)
 {
 	const struct hd_args *a = ctx;
+	struct hd_write_opts o = a->wo;
 	unsigned int n;
-	const int64_t *t = runstats__dump_times(hdreport__runstats(r), &n);
+	const int64_t *t = hd_model__dump_times(m, &n);
 
 	printf("== dump %u at %" PRId64 ".%03d\n", n, t[n] / 1000, (int)(t[n] % 1000));
-	if (a->group == 'F')
-		hdreport__folded(r, stdout);
-	else
-		hdreport__report(r, stdout);
+	o.sort = HD_SORT__ALL;
+	hd_writer__of(a->output == HD_OUT_FOLDED ? HD_OUT_FOLDED : HD_OUT_REPORT)->write(m, &o,
+											   stdout);
 }
 
-static int run_grouping(const struct hd_args *a, char **files, int nfiles)
+/*
+ * @w's output of @m: to standard output, or to its FILE @out, opened
+ * before the input was read (outfile.h) and emptied only now (NULL: "-",
+ * or one file per process that @w opens itself). 0 or 2.
+ */
+static int write_output(struct hd_model *m, const struct hd_writer *w, const struct hd_args *a,
+			struct outfile *out)
 {
-	struct symbolizer *sym = NULL;
-	struct hd_opts ho = a->ho;
-	struct hdreport *r, *base = NULL;
+	FILE *f = stdout;
+
+	if (w->to_file && out && !(f = outfile__start(out)))
+		return 2;
+	if (w->pattern && !out && strstr(a->wo.path, w->pattern))
+		f = NULL;
+	return w->write(m, &a->wo, f) ? 2 : 0;
+}
+
+static int run_model(const struct hd_args *a, char *const *files, int nfiles)
+{
+	const struct hd_writer *w = hd_writer__of(a->output);
+	const char *path = a->wo.path;
+	struct hd_model_opts mo = a->mo;
+	struct symbolizer *sym;
+	struct hd_model *m, *base = NULL;
 	struct outfile *out = NULL;
 	unsigned long malformed = 0;
-	int status = 0, gate = 0;
+	int status, gate = 0;
 
-	/* Opened first (a path that cannot be written fails at once), truncated last. */
-	/* --pprof FILE with %p: a file per process, opened once they are known. */
-	if (a->svg_path && strcmp(a->svg_path, "-") &&
-	    !(a->group == 'O' && strstr(a->svg_path, "%p")) && !(out = outfile__open(a->svg_path)))
+	/*
+	 * Opened first (a path that cannot be written fails at once), emptied
+	 * last; a FILE that is a file per process is opened by its writer.
+	 */
+	if (path && strcmp(path, "-") && !(w && w->pattern && strstr(path, w->pattern)) &&
+	    !(out = outfile__open(path)))
 		return 2;
 	if (a->all_dumps) {
-		ho.each_dump = write_each;
-		ho.ctx = (void *)a;
+		mo.each_dump = write_each;
+		mo.ctx = (void *)a;
 	}
 	sym = symbolizer__new(&a->so);
-	r = sym ? hdreport__new(&ho, sym) : NULL;
-	if (!r) {
+	m = sym ? hd_model__new(&mo, sym) : NULL;
+	if (!m) {
 		elog("out of memory");
 		symbolizer__free(sym);
 		outfile__close(out);
 		return 2;
 	}
-	status = group_files(r, files, nfiles, a->group == 's', &malformed);
+	status = read_log(m, w, files, nfiles, &malformed);
 	if (a->all_dumps && !status)
-		write_each(r, (void *)a);	/* the last dump */
+		write_each(m, (void *)a);	/* the last dump */
 	if (!status && a->base) {
 		base = read_base(a, sym, files, nfiles, &malformed);
 		if (!base)
 			status = 2;
-		else if (hdreport__subtract(r, base)) {
+		else if (hd_model__subtract(m, base)) {
 			elog("out of memory");
 			status = 2;
 		}
 	}
-	/* An input unread: the SVG is not written. */
-	if (!status && !a->all_dumps && write_grouped(r, a, out, nfiles ? files[nfiles - 1] : "stdin"))
-		status = 2;
+	/* An input unread: nothing is written. */
+	if (!status && !a->all_dumps && w && w->write)
+		status = write_output(m, w, a, out);
 	if (!status && a->gating) {
-		gate = hdgate__run(r, &a->gate, stderr);
+		gate = hd_gate__run(m, &a->gate, stderr);
 		if (gate == -ENOMEM)
 			elog("out of memory");
 		status = gate < 0 ? 2 : 0;
@@ -306,8 +178,8 @@ static int run_grouping(const struct hd_args *a, char **files, int nfiles)
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
-	hdreport__free(r);
-	hdreport__free(base);
+	hd_model__free(m);
+	hd_model__free(base);
 	symbolizer__free(sym);
 	if (!status && malformed) {
 		elog("%lu malformed record(s) ignored%s", malformed,
@@ -318,7 +190,7 @@ static int run_grouping(const struct hd_args *a, char **files, int nfiles)
 }
 
 /* The default mode: every file through the scanner to standard output. */
-static int run_filter(const struct tokscan_ops *ops, char **files, int nfiles)
+static int run_filter(const struct tokscan_ops *ops, char *const *files, int nfiles)
 {
 	struct tokscan *ts = tokscan__new(ops, NULL, stdout, true);
 	int status = 0;
@@ -327,11 +199,8 @@ static int run_filter(const struct tokscan_ops *ops, char **files, int nfiles)
 		elog("out of memory");
 		return 2;
 	}
-	if (nfiles == 0 && scan_file(ts, "-"))
+	if (hd_input__scan(ts, files, nfiles))
 		status = 2;
-	for (int i = 0; i < nfiles; i++)
-		if (scan_file(ts, files[i]))
-			status = 2;
 	if (fflush(stdout) == EOF) {
 		elog("error writing output: %s", strerror(errno));
 		status = 2;
@@ -355,7 +224,7 @@ int main(int argc, char **argv)
 	if (err)
 		return err == 1 ? 0 : err;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
-	if (a.group)
-		return run_grouping(&a, argv + optind, argc - optind);
+	if (a.output != HD_OUT_NONE || a.gating)
+		return run_model(&a, argv + optind, argc - optind);
 	return run_filter(a.ops, argv + optind, argc - optind);
 }

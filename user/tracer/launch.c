@@ -23,7 +23,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,89 +63,6 @@ static int resolve(const char *cmd, char *path, size_t cap)
 	}
 	free(dirs);
 	return -ENOENT;
-}
-
-/* @env without its @key= entry (the caller adds its own). */
-static bool env_is(const char *env, const char *key)
-{
-	size_t n = strlen(key);
-
-	return !strncmp(env, key, n) && env[n] == '=';
-}
-
-int launch_user__init(struct launch_user *u, const char *name)
-{
-	static const char *const keys[] = { "HOME", "USER", "LOGNAME" };
-	struct passwd *pw;
-	size_t n = 0, k = 0;
-	char *end;
-	int ng = 64;
-
-	*u = (struct launch_user){ 0 };
-	errno = 0;
-	pw = getpwnam(name);
-	if (!pw && *name >= '0' && *name <= '9') {
-		unsigned long uid = strtoul(name, &end, 10);
-
-		if (!*end && uid < (uid_t)-1)
-			pw = getpwuid((uid_t)uid);
-	}
-	if (!pw) {
-		elog("-u %s: no such user%s%s", name, errno ? ": " : "",
-		     errno ? strerror(errno) : "");
-		return -ENOENT;
-	}
-	u->uid = pw->pw_uid;
-	u->gid = pw->pw_gid;
-	for (;;) {
-		gid_t *g = realloc(u->groups, (size_t)ng * sizeof(*g));
-
-		if (!g)
-			goto nomem;
-		u->groups = g;
-		if (getgrouplist(pw->pw_name, pw->pw_gid, u->groups, &ng) >= 0)
-			break;
-	}
-	u->ngroups = ng;
-	while (environ && environ[n])
-		n++;
-	u->envp = calloc(n + 4, sizeof(*u->envp));
-	if (!u->envp)
-		goto nomem;
-	for (size_t i = 0; i < n; i++)
-		if (!env_is(environ[i], "HOME") && !env_is(environ[i], "USER") &&
-		    !env_is(environ[i], "LOGNAME"))
-			u->envp[k++] = environ[i];
-	for (size_t i = 0; i < 3; i++) {
-		const char *v = i == 0 ? pw->pw_dir : pw->pw_name;
-
-		if (asprintf(&u->envp[k], "%s=%s", keys[i], v) < 0) {
-			u->envp[k] = NULL;
-			goto nomem;
-		}
-		k++;
-	}
-	return 0;
-nomem:
-	elog("out of memory");
-	launch_user__free(u);
-	return -ENOMEM;
-}
-
-void launch_user__free(struct launch_user *u)
-{
-	size_t n = 0;
-
-	if (u->envp) {
-		while (u->envp[n])
-			n++;
-		/* The last three are ours (the rest are environ's). */
-		for (size_t i = n >= 3 ? n - 3 : 0; i < n; i++)
-			free(u->envp[i]);
-	}
-	free(u->envp);
-	free(u->groups);
-	*u = (struct launch_user){ 0 };
 }
 
 /* In the child, before exec: USER's groups, gid, uid (in that order). */

@@ -57,7 +57,7 @@ struct launch_hooks {
 struct launch_user {
 	uid_t uid;
 	gid_t gid;
-	gid_t *groups;	/* USER's supplementary groups (getgrouplist) */
+	gid_t *groups;	/* USER's groups, its primary group first */
 	int ngroups;
 	char **envp;	/* our environment, HOME, USER, LOGNAME set for USER */
 };
@@ -65,8 +65,10 @@ struct launch_user {
 /*
  * Look @name (a user name, or a numeric uid) up into @u: its uid, primary
  * and supplementary groups, and the command's environment with HOME,
- * USER and LOGNAME from its passwd entry. Returns 0, or -errno after
- * saying why (msg.h: no such user, out of memory).
+ * USER and LOGNAME from its passwd entry; asked of getent(1), else read
+ * from /etc/passwd and /etc/group, never through the C library's NSS
+ * (userdb.c). Returns 0, or -errno after saying why (msg.h: no such
+ * user, out of memory).
  */
 int launch_user__init(struct launch_user *u, const char *name);
 void launch_user__free(struct launch_user *u);

@@ -21,8 +21,8 @@
 
 static const char usage_text[] =
 "Usage: heapsnoop [OPTION]... -p PID\n"
-"       heapsnoop [OPTION]... [-u USER] -- COMMAND [ARG]...\n"
-"       heapsnoop [OPTION]... -a\n"
+"  or:  heapsnoop [OPTION]... [-u USER] -- COMMAND [ARG]...\n"
+"  or:  heapsnoop [OPTION]... -a\n"
 "Trace the heap of a running process (-p), of COMMAND, started held so\n"
 "that its first allocation is traced, or of every process (-a). When the\n"
 "process exits, on SIGINT or SIGTERM, write every live allocation as one\n"
@@ -397,7 +397,7 @@ static int parse_one(int c, char *arg, struct options *o)
 		fputs(usage_text, stdout);
 		exit(0);
 	case 'V':
-		printf("heapsnoop %s\n", HEAPSNOOP_VERSION);
+		printf("heapsnoop %s (git %s)\n", HEAPSNOOP_VERSION, HEAPSNOOP_GIT);
 		exit(0);
 	default:
 		return -EINVAL;

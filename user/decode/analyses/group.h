@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * group.h - the live set of the model in rows: its stacks grouped by a
+ * key, each key's bytes and allocations summed, biggest first. The keys:
+ * a stack's folded names (`root;...;leaf`, --folded and the flame graph:
+ * stacks that differ only in addresses, or in processes, fold alike),
+ * or one of its process, its call site's function or its call site's
+ * module (--report --by). With a baseline subtracted the sums are
+ * differences, signed, and a key whose sums are both 0 has no row.
+ */
+#ifndef HEAPDECODE_GROUP_H
+#define HEAPDECODE_GROUP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "model/model.h"
+
+/* What --report groups by: the whole stack, or one key of it. */
+enum hd_by { HD_BY_STACK, HD_BY_PID, HD_BY_FUNCTION, HD_BY_MODULE };
+
+/* A row: a key and what is live under it. */
+struct hd_row {
+	char *key;
+	uint64_t bytes, count;	/* signed, with a baseline subtracted */
+	uint64_t cut;		/* allocations whose stack is incomplete */
+};
+
+/*
+ * The live stacks grouped by @by (pid, function or module: those of
+ * frame 0, the allocator's caller), as "pid N", the frame's name, the
+ * module's path. Returns a malloc'ed array of *@n rows (hd_group__free),
+ * or NULL: no memory.
+ */
+struct hd_row *hd_group__by(struct hd_model *m, enum hd_by by, size_t *n);
+
+/* The live stacks grouped by their folded names (root first). */
+struct hd_row *hd_group__folded(struct hd_model *m, size_t *n);
+
+/*
+ * Any @n stacks @v (their pid and frames) with @values[i] each (0: left
+ * out), grouped by their folded names: rows of bytes only. Returns the
+ * rows (*@nrows), or NULL: no memory.
+ */
+struct hd_row *hd_group__values(struct hd_model *m, struct stack *const *v,
+				const uint64_t *values, size_t n, size_t *nrows);
+
+void hd_group__free(struct hd_row *rows, size_t n);
+
+#endif /* HEAPDECODE_GROUP_H */

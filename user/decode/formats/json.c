@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+/*
+ * json.c - heapdecode --json (see json.h): one object, its schema in
+ * docs/OUTPUT.md ("What heapdecode writes"); numbers signed, so that
+ * with a baseline subtracted a difference reads negative.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "analyses/top.h"
+#include "formats/json.h"
+#include "text.h"
+
+static void json_frames(struct hd_model *m, const struct stack *s, FILE *out)
+{
+	fputs("\"frames\": [", out);
+	for (uint32_t k = 0; k < s->depth; k++) {
+		struct sym_frame f;
+
+		hd_model__lookup(m, s->pid, s->frames[k], &f);
+		fprintf(out, "%s{\"addr\": \"%#" PRIx64 "\", \"function\": ", k ? ", " : "",
+			s->frames[k]);
+		json_string(out, f.status == SYM_OK ? f.func : NULL);
+		fputs(", \"file\": ", out);
+		json_string(out, f.file);
+		fprintf(out, ", \"line\": %d, \"module\": ", f.line);
+		json_string(out, f.module);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+int hd_json__write(struct hd_model *m, FILE *out)
+{
+	size_t np, ns;
+	struct rs_proc **procs = hd_model__procs(m, &np);
+	struct stack **v = hd_model__run_stacks(m, &ns);
+
+	if (!v || (!procs && np)) {
+		free(v);
+		return -ENOMEM;
+	}
+	/* Signed: with --base, every count is a difference. */
+	fprintf(out, "{\"dumps\": %u, \"diff\": %s, \"sample_bytes\": %" PRIu64
+		", \"processes\": [", hd_model__dumps(m), hd_model__is_diff(m) ? "true" : "false",
+		hd_model__sample_bytes(m));
+	for (size_t i = 0; i < np; i++) {
+		const struct rs_proc *p = procs[i];
+
+		fprintf(out, "%s\n  {\"pid\": %d, \"comm\": ", i ? "," : "", p->pid);
+		json_string(out, p->comm);
+		fprintf(out, ", \"peak_bytes\": %" PRId64 ", \"peak_count\": %" PRId64
+			", \"peak_time\": %" PRId64 ".%03d, \"allocations\": %" PRId64
+			", \"allocated_bytes\": %" PRId64 ", \"frees\": %" PRId64
+			", \"temporary\": %" PRId64 ", \"live_bytes\": %" PRId64
+			", \"live_count\": %" PRId64 "}", p->peak, p->peak_count,
+			p->peak_time_ms / 1000, (int)(p->peak_time_ms % 1000), p->allocs,
+			p->allocated, p->frees, p->temporary, p->bytes, p->live);
+	}
+	fputs("\n], \"stacks\": [", out);
+	hd_top__sort(v, ns, HD_SORT_PEAK);
+	for (size_t i = 0; i < ns; i++) {
+		const struct stack *s = v[i];
+
+		fprintf(out, "%s\n  {\"pid\": %u, ", i ? "," : "", s->pid);
+		json_frames(m, s, out);
+		fprintf(out, ", \"live_bytes\": %" PRId64 ", \"live_count\": %" PRId64
+			", \"allocations\": %" PRId64 ", \"allocated_bytes\": %" PRId64
+			", \"frees\": %" PRId64 ", \"temporary\": %" PRId64
+			", \"peak_bytes\": %" PRId64 ", \"peak_count\": %" PRId64 "}",
+			s->live_bytes, s->live_count, s->allocs, s->alloc_bytes, s->frees,
+			s->temporary, s->peak_bytes, s->peak_count);
+	}
+	fputs("\n]}\n", out);
+	free(v);
+	return 0;
+}

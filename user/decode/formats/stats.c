@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/*
+ * stats.c - --stats and --growth (see stats.h). The sections
+ * and their order follow heaptrack_print's default output: most calls,
+ * peak consumers, temporary allocations, then bytes allocated and what is
+ * live (leaked) at the end.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "analyses/growth.h"
+#include "analyses/top.h"
+#include "formats/stats.h"
+#include "formats/textout.h"
+
+/* "YYYY-MM-DD HH:MM:SS.mmm" (UTC) of @ms since the epoch. */
+static void format_time(int64_t ms, char *buf, size_t cap)
+{
+	time_t sec = (time_t)(ms / 1000);
+	struct tm tm;
+
+	gmtime_r(&sec, &tm);
+	snprintf(buf, cap, "%04d-%02d-%02d %02d:%02d:%02d.%03d UTC", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(ms % 1000));
+}
+
+static void write_stack(struct hd_model *m, const struct stack *s, FILE *out)
+{
+	for (uint32_t k = 0; k < s->depth; k++)
+		hd_textout__frame(m, "      ", s->pid, k, s->frames[k], out);
+}
+
+static void write_top(struct hd_model *m, struct stack **v, size_t n, enum hd_sort sort,
+		      unsigned int top, FILE *out)
+{
+	static const char *const titles[] = {
+		[HD_SORT_PEAK] = "peak consumers (live at the process's peak)",
+		[HD_SORT_ALLOCATIONS] = "most calls to allocation functions",
+		[HD_SORT_TEMPORARY] = "most temporary allocations",
+		[HD_SORT_ALLOCATED] = "most bytes allocated",
+		[HD_SORT_LIVE] = "most live bytes (leaked, at the end)",
+	};
+	unsigned int shown = 0;
+	char a[32], b[32];
+
+	hd_top__sort(v, n, sort);
+	fprintf(out, "%s:\n", titles[sort]);
+	for (size_t i = 0; i < n && shown < top; i++) {
+		const struct stack *s = v[i];
+		uint64_t c, k = hd_top__value(s, sort, &c);
+
+		if ((int64_t)k <= 0)
+			break;	/* with --base: the rest shrank or did not change */
+		shown++;
+		hd_textout__num(m, k, a);
+		hd_textout__num(m, c, b);
+		switch (sort) {
+		case HD_SORT_PEAK:
+			fprintf(out, "  %s bytes in %s allocations at the peak", a, b);
+			break;
+		case HD_SORT_ALLOCATIONS:
+			fprintf(out, "  %s allocations of %s bytes", a, b);
+			break;
+		case HD_SORT_TEMPORARY:
+			fprintf(out, "  %s temporary of %s allocations", a, b);
+			break;
+		case HD_SORT_ALLOCATED:
+			fprintf(out, "  %s bytes allocated in %s allocations", a, b);
+			break;
+		default:
+			fprintf(out, "  %s bytes live in %s allocations", a, b);
+			break;
+		}
+		fprintf(out, " from pid %u:\n", s->pid);
+		write_stack(m, s, out);
+	}
+	if (!shown)
+		fputs("  none\n", out);
+}
+
+int hd_stats__write(struct hd_model *m, enum hd_sort sort, unsigned int top, FILE *out)
+{
+	size_t np, ns;
+	struct rs_proc **procs = hd_model__procs(m, &np);
+	static const enum hd_sort order[] = { HD_SORT_ALLOCATIONS, HD_SORT_PEAK,
+					      HD_SORT_TEMPORARY, HD_SORT_ALLOCATED,
+					      HD_SORT_LIVE };
+	struct stack **v;
+	char when[64], n1[32], n2[32], n3[32], n4[32];
+
+	if (!procs || !np) {
+		fputs("no whole-run records (proc, stack) in the input: heapsnoop writes them "
+		      "in every dump since they were added\n", out);
+		return -ENOENT;
+	}
+	if (hd_model__sample_bytes(m))
+		fprintf(out, "estimated: a sample by bytes, one per %" PRIu64 " bytes on average; "
+			"bytes (allocated, live, at the peak) are estimates, counts are of the "
+			"sampled allocations\n", hd_model__sample_bytes(m));
+	for (size_t i = 0; i < np; i++) {
+		const struct rs_proc *p = procs[i];
+
+		format_time(p->peak_time_ms, when, sizeof(when));
+		fprintf(out, "pid %d (%s): peak %s bytes in %s allocations at %s (%" PRId64
+			".%03d)\n", p->pid, p->comm[0] ? p->comm : "?", hd_textout__num(m, p->peak, n1),
+			hd_textout__num(m, p->peak_count, n2), when, p->peak_time_ms / 1000,
+			(int)(p->peak_time_ms % 1000));
+		fprintf(out, "  %s allocations, %s bytes allocated, %s frees, %s temporary "
+			"allocations\n", hd_textout__num(m, p->allocs, n1),
+			hd_textout__num(m, p->allocated, n2), hd_textout__num(m, p->frees, n3),
+			hd_textout__num(m, p->temporary, n4));
+		fprintf(out, "  live at the end: %s bytes in %s allocations\n",
+			hd_textout__num(m, p->bytes, n1), hd_textout__num(m, p->live, n2));
+	}
+	v = hd_model__run_stacks(m, &ns);
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (sort != HD_SORT__ALL && order[i] != sort)
+			continue;
+		fputc('\n', out);
+		write_top(m, v, ns, order[i], top, out);
+	}
+	free(v);
+	return 0;
+}
+
+int hd_stats__growth(struct hd_model *m, unsigned int top, FILE *out)
+{
+	unsigned int ndumps = hd_model__dumps(m);
+	struct hd_growth *g;
+	size_t k;
+	int err = hd_growth__list(m, &g, &k);
+
+	if (err == -ENOENT)
+		fputs("no whole-run records (stack) in the input\n", out);
+	if (err)
+		return err;
+	if (hd_model__sample_bytes(m))
+		fprintf(out, "estimated: a sample by bytes, one per %" PRIu64 " bytes on average; "
+			"bytes are estimates, counts are of the sampled allocations\n",
+			hd_model__sample_bytes(m));
+	fprintf(out, "stacks whose live bytes grew over %u dumps (%u intervals), biggest first:\n",
+		ndumps, ndumps ? ndumps - 1 : 0);
+	for (size_t i = 0; i < k && i < top; i++) {
+		fprintf(out, "  +%" PRId64 " bytes (%+" PRId64 " allocations), %+.1f bytes per dump, "
+			"grew in %u of %u intervals, from pid %u:\n", g[i].bytes, g[i].count,
+			g[i].intervals ? (double)g[i].bytes / g[i].intervals : 0.0, g[i].grew,
+			g[i].intervals, g[i].s->pid);
+		write_stack(m, g[i].s, out);
+	}
+	if (!k)
+		fputs("  none\n", out);
+	free(g);
+	return 0;
+}

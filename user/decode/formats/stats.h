@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * stats.h - heapdecode's text reports of the whole run (the model's
+ * `proc` and `stack` records up to the dump described): --stats,
+ * heaptrack_print's summary per process and the top stacks by peak,
+ * allocations, temporary allocations, bytes allocated and live bytes
+ * (top.h); --growth, the stacks whose live bytes grew over the dumps of
+ * a log (growth.h), the leak suspects.
+ */
+#ifndef HEAPDECODE_STATS_H
+#define HEAPDECODE_STATS_H
+
+#include <stdio.h>
+
+#include "analyses/top.h"
+#include "model/model.h"
+
+/*
+ * --stats: each process's totals and peak (most peak bytes first), then
+ * the @top stacks of every process by @sort (all five lists for
+ * HD_SORT__ALL), frames symbolized. Returns 0, or -ENOENT if the input
+ * has no whole-run records (heapsnoop older than them: said on @out),
+ * -ENOMEM.
+ */
+int hd_stats__write(struct hd_model *m, enum hd_sort sort, unsigned int top, FILE *out);
+
+/*
+ * --growth: the @top stacks that grew, biggest growth first: total and
+ * per dump, and in how many of the intervals between dumps. Returns 0,
+ * -ENOENT (as above) or -ENOMEM.
+ */
+int hd_stats__growth(struct hd_model *m, unsigned int top, FILE *out);
+
+#endif /* HEAPDECODE_STATS_H */

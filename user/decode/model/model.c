@@ -1,0 +1,427 @@
+// SPDX-License-Identifier: MIT
+/*
+ * model.c - heapdecode's model of a log (see model.h). The live records
+ * of the dump asked for are interned by (pid, stack) in the same
+ * unique-stack table heapsnoop uses (stacks.c), their count and bytes
+ * summed there (livecount.c); each dump header starts the set again.
+ * An exit section's lines (heapsnoop -a --leaks-at-exit: the leaks of a
+ * process that ended) belong to every later live set, so they are kept
+ * and taken again after each dump header.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include "heapsnoop/codec.h"
+#include "htab.h"
+#include "input/logread.h"
+#include "model/join.h"
+#include "model/livecount.h"
+#include "model/maptree.h"
+#include "model/model.h"
+#include "records.h"
+#include "text.h"
+
+struct hd_model {
+	struct hd_model_opts opts;
+	struct symbolizer *sym;
+	struct stacks *stacks;	/* the live set's (pid, stack)s */
+	struct htab *maps;	/* pid -> struct maptree, from `map` records */
+	uint64_t total_bytes, total_count;
+	struct livecount lc;	/* the sums, scaled if the dump is sampled */
+	char **exit_lines;	/* the lines of the exit sections so far */
+	size_t nexit;
+	bool in_exit, replaying;
+	struct hd_model *base;	/* --base: subtracted (hd_model__subtract) */
+	unsigned int ndumps;	/* dump headers taken in */
+	bool done;		/* past the dump --dump names: ignore the rest */
+	struct runstats *rs;	/* the whole run */
+	struct join *join;	/* both, made when first asked for */
+};
+
+struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symbolizer *sym)
+{
+	struct hd_model *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return NULL;
+	m->opts = *opts;
+	m->sym = sym;
+	m->stacks = stacks__new();
+	m->rs = runstats__new();
+	if (!m->stacks || !m->rs) {
+		stacks__free(m->stacks);
+		runstats__free(m->rs);
+		free(m);
+		return NULL;
+	}
+	return m;
+}
+
+/* The join holds the stacks it was made of: made again when next asked for. */
+static void forget_join(struct hd_model *m)
+{
+	join__free(m->join);
+	m->join = NULL;
+}
+
+/* A new live set: no mappings, no stacks. */
+static void reset(struct hd_model *m)
+{
+	struct maptree *pm;
+	size_t pos = 0;
+
+	while (m->maps && (pm = htab__next(m->maps, &pos, NULL)))
+		maptree__free(pm);
+	htab__free(m->maps);
+	m->maps = NULL;
+	stacks__free(m->stacks);
+	m->stacks = stacks__new();
+	m->total_bytes = m->total_count = 0;
+}
+
+void hd_model__free(struct hd_model *m)
+{
+	if (!m)
+		return;
+	reset(m);
+	forget_join(m);
+	livecount__reset(&m->lc, 0);
+	for (size_t i = 0; i < m->nexit; i++)
+		free(m->exit_lines[i]);
+	free(m->exit_lines);
+	stacks__free(m->stacks);
+	runstats__free(m->rs);
+	free(m);
+}
+
+/* @pid's mappings (one hash lookup a frame), made if @create; NULL. */
+static struct maptree *maps_of(struct hd_model *m, pid_t pid, bool create)
+{
+	uint64_t h = htab_hash2((uint32_t)pid, 0);
+	struct maptree *pm = m->maps ? htab__find(m->maps, h, (uint32_t)pid) : NULL;
+
+	if (pm || !create)
+		return pm;
+	if (!m->maps)
+		m->maps = htab__new(64, NULL, NULL);
+	pm = m->maps ? maptree__new() : NULL;
+	if (pm && htab__add(m->maps, h, (uint32_t)pid, pm)) {
+		maptree__free(pm);
+		pm = NULL;
+	}
+	return pm;
+}
+
+static int save_exit_line(struct hd_model *m, const char *line)
+{
+	char **v, *copy;
+
+	if (m->replaying)
+		return 0;
+	v = realloc(m->exit_lines, (m->nexit + 1) * sizeof(*v));
+	copy = strdup(line);
+	if (!v || !copy) {
+		free(copy);
+		return -HS_ENOSPC;
+	}
+	m->exit_lines = v;
+	v[m->nexit++] = copy;
+	return 0;
+}
+
+/* A `map` record: into its process's mapping set. */
+static int take_map(struct hd_model *m, const struct record *rec)
+{
+	struct mapping map = { .start = rec->start, .end = rec->end, .offset = rec->off,
+			       .path = (char *)rec->path };
+	struct maptree *pm = maps_of(m, rec->pid, true);
+	int err;
+
+	snprintf(map.build_id, sizeof(map.build_id), "%s", rec->build_id);
+	err = pm ? maptree__add(pm, &map) : -ENOMEM;
+	if (err == -EINVAL)
+		return 1;	/* no range: no mapping to hold any address */
+	return err ? -HS_ENOSPC : 1;
+}
+
+/*
+ * A dump header: the dump before it is complete (--dump all), or was the
+ * one --dump names (the rest is ignored); else a new live set, with the
+ * exit sections seen so far in it. Returns 1 or a negative hs_err.
+ */
+static int take_dump(struct hd_model *m, const struct record *rec)
+{
+	int err = 0;
+
+	if (m->opts.dump && m->ndumps == m->opts.dump) {
+		m->done = true;
+		return 1;
+	}
+	if (m->opts.each_dump && m->ndumps)
+		m->opts.each_dump(m, m->opts.ctx);
+	m->ndumps++;
+	if (runstats__dump_time(m->rs, m->ndumps, rec->time_s * 1000 + rec->time_ms))
+		return -HS_ENOSPC;
+	reset(m);
+	/* Its live blocks (and the exit sections before it): sampled? */
+	livecount__reset(&m->lc, rec->sample_bytes);
+	m->replaying = true;
+	for (size_t i = 0; i < m->nexit; i++) {
+		struct hd_line x;
+
+		hd_line__parse(&x, m->exit_lines[i]);
+		if ((err = hd_model__take(m, &x)) < 0)
+			break;
+	}
+	m->replaying = false;
+	return err < 0 ? err : 1;
+}
+
+/*
+ * What @l says beside its live blocks: a dump header, a map record, the
+ * whole-run records; an exit section's lines are kept. Returns 1 if @l
+ * is such a record (no live block in it to take), 0 if not, or a
+ * negative hs_err.
+ */
+static int take_meta(struct hd_model *m, const struct hd_line *l)
+{
+	const struct record *rec = &l->rec;
+	int err;
+
+	if (rec->type == REC_DUMP && !m->replaying)
+		return take_dump(m, rec);
+	if (rec->type == REC_EXIT || rec->type == REC_END_EXIT) {
+		m->in_exit = rec->type == REC_EXIT;
+		return save_exit_line(m, l->text) ? -HS_ENOSPC : 1;
+	}
+	if (m->in_exit && save_exit_line(m, l->text))
+		return -HS_ENOSPC;
+	if (l->parsed)
+		return 0;
+	if (rec->type == REC_PROC || rec->type == REC_STACK || rec->type == REC_SAMPLE) {
+		/* Whole-run counts, not live blocks: never grouped as such. */
+		err = runstats__take(m->rs, rec, m->ndumps);
+		return err < 0 ? err : 1;
+	}
+	if (rec->type != REC_MAP)
+		return 0;
+	return take_map(m, rec);
+}
+
+int hd_model__take(struct hd_model *m, const struct hd_line *l)
+{
+	const char *tok, *line = l->text;
+	struct hs_record rec;
+	size_t len, rest = strlen(line);
+	uint32_t flags, pid;
+	int err;
+
+	if (m->done)
+		return 0;
+	forget_join(m);
+	err = take_meta(m, l);
+	if (err)
+		return err < 0 ? err : 0;
+	pid = hd_line__pid(l);
+	flags = hd_line__cut(l);
+	/* Every `~m#` token of the line is a live block of @pid. */
+	while ((tok = hs_token_find(line, rest, &len)) != NULL) {
+		struct stack *s;
+		int id;
+
+		rest -= (size_t)(tok + len - line);
+		line = tok + len;
+		err = hs_token_decode(tok, len, &rec);
+		if (err)
+			return err;
+		id = stacks__intern(m->stacks, pid, rec.frames, rec.depth, flags);
+		if (id < 0)
+			return -HS_ENOSPC;
+		s = stacks__get(m->stacks, (uint32_t)id);
+		if (livecount__add(&m->lc, s, (uint32_t)id, rec.size, &m->total_bytes,
+				   &m->total_count))
+			return -HS_ENOSPC;
+	}
+	return 0;
+}
+
+int hd_model__follow(struct hd_model *m, const struct hd_line *l)
+{
+	int err;
+
+	forget_join(m);
+	err = take_meta(m, l);
+
+	return err < 0 ? err : 0;
+}
+
+static void subtract_live(struct stack *into, const struct stack *from)
+{
+	into->live_count -= from->live_count;
+	into->live_bytes -= from->live_bytes;
+}
+
+int hd_model__subtract(struct hd_model *m, struct hd_model *base)
+{
+	forget_join(m);
+	m->base = base;
+	if (stacks__match(m->stacks, base->stacks, subtract_live))
+		return -HS_ENOSPC;
+	m->total_bytes -= base->total_bytes;
+	m->total_count -= base->total_count;
+	return runstats__subtract(m->rs, base->rs);
+}
+
+bool hd_model__is_diff(const struct hd_model *m)
+{
+	return m->base != NULL;
+}
+
+unsigned int hd_model__dumps(const struct hd_model *m)
+{
+	return m->ndumps;
+}
+
+const int64_t *hd_model__dump_times(const struct hd_model *m, unsigned int *n)
+{
+	return runstats__dump_times(m->rs, n);
+}
+
+uint64_t hd_model__sample_bytes(const struct hd_model *m)
+{
+	return m->lc.mean;
+}
+
+void hd_model__estimate(const struct hd_model *m, uint64_t size, uint64_t *bytes, double *count)
+{
+	livecount__one(&m->lc, size, bytes, count);
+}
+
+/* Biggest first, signed (--base), then most allocations. */
+static int by_signed_bytes(const void *a, const void *b)
+{
+	const struct stack *x = *(struct stack *const *)a, *y = *(struct stack *const *)b;
+
+	if (x->live_bytes != y->live_bytes)
+		return (int64_t)x->live_bytes < (int64_t)y->live_bytes ? 1 : -1;
+	if (x->live_count != y->live_count)
+		return (int64_t)x->live_count < (int64_t)y->live_count ? 1 : -1;
+	return 0;
+}
+
+struct stack **hd_model__live_stacks(struct hd_model *m, size_t *n)
+{
+	size_t count = stacks__count(m->stacks);
+	struct stack **v = malloc((count ? count : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < count; i++) {
+		struct stack *s = stacks__get(m->stacks, (uint32_t)i);
+
+		if (s->live_count || s->live_bytes)
+			v[(*n)++] = s;
+	}
+	qsort(v, *n, sizeof(*v), by_signed_bytes);
+	return v;
+}
+
+void hd_model__totals(const struct hd_model *m, uint64_t *bytes, uint64_t *count)
+{
+	*bytes = m->total_bytes;
+	*count = m->total_count;
+}
+
+struct rs_proc **hd_model__procs(struct hd_model *m, size_t *n)
+{
+	return runstats__procs(m->rs, n);
+}
+
+const struct rs_proc *hd_model__proc(const struct hd_model *m, uint32_t pid)
+{
+	return runstats__proc(m->rs, (int)pid);
+}
+
+const char *hd_model__comm(const struct hd_model *m, uint32_t pid)
+{
+	const struct rs_proc *p = runstats__proc(m->rs, (int)pid);
+
+	return p && p->comm[0] ? p->comm : NULL;
+}
+
+struct stack **hd_model__run_stacks(struct hd_model *m, size_t *n)
+{
+	return runstats__stacks(m->rs, n);
+}
+
+const struct rs_point *hd_model__history(const struct hd_model *m, size_t id, size_t *n)
+{
+	return runstats__history(m->rs, id, n);
+}
+
+struct rs_sample *hd_model__series(const struct rs_proc *p, size_t *n)
+{
+	return runstats__series(p, n);
+}
+
+int hd_model__join(struct hd_model *m, const struct hd_joined **v, size_t *n)
+{
+	size_t nl, nr;
+	struct stack **live, **run;
+
+	*v = NULL;
+	*n = 0;
+	if (!m->join) {
+		live = hd_model__live_stacks(m, &nl);
+		run = runstats__stacks(m->rs, &nr);
+		m->join = live && run ? join__new(live, nl, run, nr) : NULL;
+		free(live);
+		free(run);
+		if (!m->join)
+			return -ENOMEM;
+	}
+	*v = join__entries(m->join, n);
+	return 0;
+}
+
+uint32_t *hd_model__pids(struct hd_model *m, size_t *n)
+{
+	const struct hd_joined *v;
+
+	if (hd_model__join(m, &v, n))
+		return NULL;
+	return join__pids(m->join, n);
+}
+
+const struct mapping *hd_model__mapping(struct hd_model *m, uint32_t pid, uint64_t addr)
+{
+	struct maptree *pm = m->opts.elf ? NULL : maps_of(m, (pid_t)pid, false);
+
+	/* A stack only the baseline had: its own dump's mappings. */
+	if (!m->opts.elf && m->base && !(pm && maptree__find(pm, addr)))
+		pm = maps_of(m->base, (pid_t)pid, false);
+	return pm ? maptree__find(pm, addr) : NULL;
+}
+
+void hd_model__lookup(struct hd_model *m, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	if (m->opts.elf)
+		symbolizer__lookup_elf(m->sym, m->opts.elf, addr, true, f);
+	else
+		symbolizer__lookup(m->sym, hd_model__mapping(m, pid, addr), addr, true, f);
+}
+
+void hd_model__frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
+{
+	if (f->status == SYM_OK)
+		snprintf(buf, cap, "%.*s", (int)symbol_unversioned_len(f->func), f->func);
+	else if (f->module && f->status != SYM_UNMAPPED)
+		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);
+	else
+		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
+}
