@@ -282,7 +282,7 @@ static void at_peak(struct trace *t, uint64_t site, uint64_t *count, uint64_t *b
 	int id = stacks__intern(p->stacks, PID0, &site, 1, 0);
 
 	*out = stacks__get(p->stacks, (uint32_t)id);
-	acct__at_peak(&p->acct, *out, count, bytes);
+	acct__at_peak(&p->acct, *out, (uint32_t)id, count, bytes);
 }
 
 static void test_accounting(void **state)

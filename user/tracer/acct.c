@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "acct.h"
 #include "htab.h"
@@ -30,6 +31,37 @@ void acct__fini(struct acct *a)
 		free(th);
 	htab__free(a->threads);
 	a->threads = NULL;
+	free(a->stacks);
+	a->stacks = NULL;
+	a->nstacks = 0;
+}
+
+int acct__reserve(struct acct *a, uint32_t id)
+{
+	uint32_t n = a->nstacks ? a->nstacks : 16;
+	struct acct_stack *v;
+
+	if (id < a->nstacks)
+		return 0;
+	while (n <= id)
+		n *= 2;
+	v = realloc(a->stacks, n * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	memset(v + a->nstacks, 0, (n - a->nstacks) * sizeof(*v));
+	a->stacks = v;
+	a->nstacks = n;
+	return 0;
+}
+
+struct acct_stack *acct__stack(const struct acct *a, uint32_t id)
+{
+	return id < a->nstacks ? &a->stacks[id] : NULL;
+}
+
+size_t acct__stack_memory(const struct acct *a)
+{
+	return a->nstacks * sizeof(*a->stacks);
 }
 
 /* @tid's entry, made if @create; NULL if not there (or no memory). */
@@ -56,23 +88,23 @@ static struct acct_thread *thread_of(struct acct *a, uint32_t tid, bool create)
 }
 
 /* Before @s's live values change: keep them if they are the peak's. */
-static void touch(struct acct *a, struct stack *s)
+static void touch(struct acct *a, struct stack *s, struct acct_stack *m)
 {
-	if (s->peak_gen != a->peak_gen) {
+	if (m->peak_gen != a->peak_gen) {
 		s->peak_count = s->live_count;
 		s->peak_bytes = s->live_bytes;
-		s->peak_gen = a->peak_gen;
+		m->peak_gen = a->peak_gen;
 	}
-	s->dirty = 1;
+	m->dirty = true;
 	a->dirty = true;
 }
 
-bool acct__alloc(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
-		 uint64_t live_count, uint64_t live_bytes)
+bool acct__alloc(struct acct *a, struct stack *s, uint32_t id, uint32_t tid, uint64_t addr,
+		 uint64_t size, uint64_t live_count, uint64_t live_bytes)
 {
 	struct acct_thread *th = thread_of(a, tid, true);
 
-	touch(a, s);
+	touch(a, s, &a->stacks[id]);
 	s->live_count++;
 	s->live_bytes += size;
 	s->allocs++;
@@ -95,12 +127,12 @@ void acct__peak_time(struct acct *a, uint64_t ts_ns)
 	a->peak_ns = ts_ns;
 }
 
-void acct__release(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
-		   bool freed)
+void acct__release(struct acct *a, struct stack *s, uint32_t id, uint32_t tid, uint64_t addr,
+		   uint64_t size, bool freed)
 {
 	struct acct_thread *th;
 
-	touch(a, s);
+	touch(a, s, &a->stacks[id]);
 	s->live_count--;
 	s->live_bytes -= size;
 	if (!freed)
@@ -115,10 +147,12 @@ void acct__release(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr,
 	}
 }
 
-void acct__at_peak(const struct acct *a, const struct stack *s, uint64_t *count,
+void acct__at_peak(const struct acct *a, const struct stack *s, uint32_t id, uint64_t *count,
 		   uint64_t *bytes)
 {
-	bool unchanged = s->peak_gen != a->peak_gen;
+	const struct acct_stack *m = acct__stack(a, id);
+	/* Never charged (no marks): its live values, nothing. */
+	bool unchanged = !m || m->peak_gen != a->peak_gen;
 
 	*count = unchanged ? s->live_count : s->peak_count;
 	*bytes = unchanged ? s->live_bytes : s->peak_bytes;

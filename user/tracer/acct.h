@@ -11,19 +11,31 @@
  *
  * At-peak values are exact without replaying events: a new peak only
  * bumps the process's peak generation; a stack's live values are copied
- * aside the first time they change after that (acct__touch), so a stack
- * untouched since the peak still holds its at-peak values as its live
- * ones (acct__at_peak).
+ * aside the first time they change after that (acct.c's touch()), so a
+ * stack untouched since the peak still holds its at-peak values as its
+ * live ones (acct__at_peak).
+ *
+ * What only the tracer keeps of a stack (when its at-peak values were
+ * taken, what the last dump wrote of it) is here, by stack id, not in
+ * struct stack, which heapdecode shares (stacks.h).
  */
 #ifndef HEAPSNOOP_ACCT_H
 #define HEAPSNOOP_ACCT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "stacks.h"
 
 struct htab;
+
+/* One stack's marks, beside its counts in struct stack. */
+struct acct_stack {
+	uint32_t peak_gen;	/* the peak generation when its peak_* were taken */
+	bool dirty;		/* changed since last written */
+	uint64_t written_peak_bytes, written_peak_count;	/* as last written */
+};
 
 struct acct {
 	uint64_t allocs, alloc_bytes;	/* calls and bytes asked for */
@@ -36,6 +48,8 @@ struct acct {
 	struct htab *threads;		/* tid -> struct acct_thread */
 	uint32_t last_tid;		/* a one-entry cache of @threads */
 	struct acct_thread *last;
+	struct acct_stack *stacks;	/* by stack id, nstacks of them (zeroed) */
+	uint32_t nstacks;
 };
 
 /* Empty accounting; 0 or -ENOMEM. acct__fini frees what it holds. */
@@ -43,30 +57,43 @@ int acct__init(struct acct *a);
 void acct__fini(struct acct *a);
 
 /*
- * Thread @tid allocated @size bytes at @addr, charged to stack @s; the
- * process now holds @live_count blocks and @live_bytes bytes (this one
- * included). Call after the live table took it. Never fails: a thread
- * entry it cannot allocate costs only the temporary count of that thread.
+ * Room for the marks of stack @id (stacks__intern()'s ids count up from
+ * 0), before anything is charged to it. Returns 0 or -ENOMEM.
+ */
+int acct__reserve(struct acct *a, uint32_t id);
+
+/* Stack @id's marks; NULL if nothing was ever reserved for it. */
+struct acct_stack *acct__stack(const struct acct *a, uint32_t id);
+
+/* Bytes the marks of the stacks take (beside stacks__memory()). */
+size_t acct__stack_memory(const struct acct *a);
+
+/*
+ * Thread @tid allocated @size bytes at @addr, charged to stack @s of id
+ * @id (reserved: acct__reserve()); the process now holds @live_count
+ * blocks and @live_bytes bytes (this one included). Call after the live
+ * table took it. Never fails: a thread entry it cannot allocate costs
+ * only the temporary count of that thread.
  * Returns true if this is a new peak (live bytes): the caller then says
  * when, acct__peak_time(), so that the clock is read only at a new peak,
  * not at every allocation.
  */
-bool acct__alloc(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
-		 uint64_t live_count, uint64_t live_bytes);
+bool acct__alloc(struct acct *a, struct stack *s, uint32_t id, uint32_t tid, uint64_t addr,
+		 uint64_t size, uint64_t live_count, uint64_t live_bytes);
 
 /* The peak acct__alloc() just reported was reached at @ts_ns (CLOCK_MONOTONIC). */
 void acct__peak_time(struct acct *a, uint64_t ts_ns);
 
 /*
- * The block of @size bytes at @addr, charged to @s, is no longer live:
+ * The block of @size bytes at @addr, charged to @s (id @id), is no longer live:
  * freed by thread @tid (@freed), or replaced by a new block at the same
  * address whose free was never seen (!@freed, @tid ignored).
  */
-void acct__release(struct acct *a, struct stack *s, uint32_t tid, uint64_t addr, uint64_t size,
-		   bool freed);
+void acct__release(struct acct *a, struct stack *s, uint32_t id, uint32_t tid, uint64_t addr,
+		   uint64_t size, bool freed);
 
-/* What stack @s held when its process reached its peak (live bytes). */
-void acct__at_peak(const struct acct *a, const struct stack *s, uint64_t *count,
+/* What stack @s (id @id) held when its process reached its peak (live bytes). */
+void acct__at_peak(const struct acct *a, const struct stack *s, uint32_t id, uint64_t *count,
 		   uint64_t *bytes);
 
 #endif /* HEAPSNOOP_ACCT_H */

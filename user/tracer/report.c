@@ -121,11 +121,14 @@ static int write_acct(struct proc *p, FILE *out)
 		err = -EIO;
 	for (uint32_t id = 0; id < stacks__count(p->stacks); id++) {
 		struct stack *s = stacks__get(p->stacks, id);
+		struct acct_stack *m = acct__stack(a, id);
 		uint64_t pc, pb;
 		int n;
 
-		acct__at_peak(a, s, &pc, &pb);
-		if (!s->dirty && pc == s->written_peak_count && pb == s->written_peak_bytes)
+		if (!m)
+			continue;	/* nothing was ever charged to it */
+		acct__at_peak(a, s, id, &pc, &pb);
+		if (!m->dirty && pc == m->written_peak_count && pb == m->written_peak_bytes)
 			continue;
 		if (!out)
 			goto written;
@@ -144,9 +147,9 @@ static int write_acct(struct proc *p, FILE *out)
 		if (records__write(out, &r))
 			err = -EIO;
 written:
-		s->dirty = 0;
-		s->written_peak_count = pc;
-		s->written_peak_bytes = pb;
+		m->dirty = false;
+		m->written_peak_count = pc;
+		m->written_peak_bytes = pb;
 	}
 	p->acct.dirty = false;
 	return err;

@@ -250,7 +250,7 @@ static void uncharge(struct trace *t, struct proc *p, const struct live_alloc *a
 
 	p->live_estimate -= bytes;
 	if (s)
-		acct__release(&p->acct, s, tid, a->addr, bytes, freed);
+		acct__release(&p->acct, s, a->stack, tid, a->addr, bytes, freed);
 }
 
 static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr,
@@ -308,7 +308,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	}
 	before = stacks__count(p->stacks);
 	id = stacks__intern(p->stacks, ev->pid, frames, n, flags);
-	if (id < 0) {
+	if (id < 0 || acct__reserve(&p->acct, (uint32_t)id)) {
 		t->stats.no_memory++;
 		return;
 	}
@@ -339,8 +339,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	s = stacks__get(p->stacks, (uint32_t)id);
 	est = estimate(t, a.size);
 	p->live_estimate += est;
-	if (acct__alloc(&p->acct, s, ev->tid, ev->addr, est, tracker__count(p->live),
-			p->live_estimate))
+	if (acct__alloc(&p->acct, s, (uint32_t)id, ev->tid, ev->addr, est,
+			tracker__count(p->live), p->live_estimate))
 		acct__peak_time(&p->acct, now_ns());
 }
 
@@ -575,7 +575,10 @@ static uint64_t p_count(const struct proc *p) { return tracker__count(p->live); 
 static uint64_t p_bytes(const struct proc *p) { return p->live_estimate; }
 static uint64_t p_stacks(const struct proc *p) { return stacks__count(p->stacks); }
 static uint64_t p_live_mem(const struct proc *p) { return tracker__memory(p->live); }
-static uint64_t p_stack_mem(const struct proc *p) { return stacks__memory(p->stacks); }
+static uint64_t p_stack_mem(const struct proc *p)
+{
+	return stacks__memory(p->stacks) + acct__stack_memory(&p->acct);
+}
 
 size_t trace__live_count(const struct trace *t) { return (size_t)sum(t, p_count); }
 uint64_t trace__live_bytes(const struct trace *t) { return sum(t, p_bytes); }
