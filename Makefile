@@ -48,7 +48,9 @@ TRACER := user/tracer
 DECODE := user/decode
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
 # A program's files see their own folder and common/, never the other's.
-TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
+# heapsnoop's folders, the stages of an event's way (docs/DESIGN.md).
+TRACER_DIRS := $(TRACER) $(addprefix $(TRACER)/,arch maps attach stream unwind track output)
+TRACER_CFLAGS := $(ALL_CFLAGS) $(addprefix -I,$(TRACER_DIRS))
 # heapdecode's folders, the stages of its pipeline (docs/DESIGN.md); its
 # files name another folder's headers by their path from $(DECODE).
 DECODE_DIRS := $(DECODE) $(addprefix $(DECODE)/,input model analyses formats formats/pprof)
@@ -75,7 +77,7 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
-USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE_DIRS:=/*.h)) \
+USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER_DIRS:=/*.h) $(DECODE_DIRS:=/*.h)) \
 	$(wildcard include/heapsnoop/*.h)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
@@ -83,7 +85,8 @@ HEAPDECODE_SRC := $(wildcard $(DECODE_DIRS:=/*.c)) $(COMMON_SRC) $(PROFILE_PB)
 HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 # The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
 TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
-HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
+HEAPSNOOP_SRC := $(wildcard $(addsuffix /*.c,$(filter-out $(TRACER)/arch,$(TRACER_DIRS)))) \
+	$(TRACER_ARCH_SRC) $(COMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library
@@ -379,32 +382,32 @@ $(OUTPUT)/tests/test_suppress: tests/test_suppress.c $(COMMON)/suppress.c $(COMM
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/track/tracker.c $(COMMON)/stacks.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
-$(OUTPUT)/tests/test_pace: tests/test_pace.c $(TRACER)/pace.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_pace: tests/test_pace.c $(TRACER)/stream/pace.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_freelog: tests/test_freelog.c $(TRACER)/freelog.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_freelog: tests/test_freelog.c $(TRACER)/stream/freelog.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
-		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
-		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
-		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(TRACER)/status.c $(COMMON)/msg.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/track/trace.c $(TRACER)/track/tracker.c $(TRACER)/track/acct.c \
+		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/maps/procmaps.c $(TRACER)/maps/buildid.c $(TRACER)/maps/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
+		$(COMMON)/htab.c $(TRACER)/maps/fileid.c $(COMMON)/sampling.c \
+		$(TRACER)/unwind/cfi.c $(TRACER)/unwind/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(TRACER)/output/status.c $(COMMON)/msg.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lbpf -lelf -ldw -lcmocka -lm -o $@
 
-$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/arch/probesite_x86.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/arch/probesite_x86.c $(TRACER)/maps/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 
 # arm64's probe sites, tested on any machine (capstone decodes both).
 $(OUTPUT)/tests/test_probesite_arm64: tests/test_probesite_arm64.c $(TRACER)/arch/probesite_arm64.c \
-		$(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+		$(TRACER)/maps/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 

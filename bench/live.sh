@@ -59,7 +59,7 @@ done
 mkdir -p "$T/base"
 git show "$BASE_REV:user/tracer/tracker.c" > "$T/base/tracker.c"
 git show "$BASE_REV:user/tracer/tracker.h" > "$T/base/tracker.h"
-gcc -O2 -Iuser/tracer -o "$T/stall" bench/trackstall.c user/tracer/tracker.c
+gcc -O2 -Iuser/tracer/track -o "$T/stall" bench/trackstall.c user/tracer/track/tracker.c
 gcc -O2 -DTRACKER_PID -I"$T/base" -o "$T/stall.base" bench/trackstall.c "$T/base/tracker.c"
 echo "the live table alone:"
 echo "  before ($BASE_REV): $("$T/stall.base" "$N")"
