@@ -48,9 +48,10 @@ TRACER := user/tracer
 DECODE := user/decode
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
 # A program's files see their own folder and common/, never the other's.
-# heapsnoop's folders, the stages of an event's way (docs/DESIGN.md).
+# heapsnoop's folders, the stages of an event's way (docs/DESIGN.md); its
+# files name another folder's headers by their path from $(TRACER).
 TRACER_DIRS := $(TRACER) $(addprefix $(TRACER)/,arch maps attach stream unwind track output)
-TRACER_CFLAGS := $(ALL_CFLAGS) $(addprefix -I,$(TRACER_DIRS))
+TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
 # heapdecode's folders, the stages of its pipeline (docs/DESIGN.md); its
 # files name another folder's headers by their path from $(DECODE).
 DECODE_DIRS := $(DECODE) $(addprefix $(DECODE)/,input model analyses formats formats/pprof)

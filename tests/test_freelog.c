@@ -17,7 +17,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "freelog.h"
+#include "stream/freelog.h"
 
 #define NCPUS 2
 

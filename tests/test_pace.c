@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "pace.h"
+#include "stream/pace.h"
 
 #define MIB (1ULL << 20)
 

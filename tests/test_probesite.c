@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "elffile.h"
-#include "probesite.h"
+#include "arch/probesite.h"
+#include "maps/elffile.h"
 
 #define RDI PS_ARG(0)
 #define RSI PS_ARG(1)

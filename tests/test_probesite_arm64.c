@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "elffile.h"
-#include "probesite.h"
+#include "arch/probesite.h"
+#include "maps/elffile.h"
 
 #define X0 PS_ARG(0)
 #define X1 PS_ARG(1)

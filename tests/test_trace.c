@@ -21,8 +21,8 @@
 #include <cmocka.h>
 
 #include "msg.h"
-#include "status.h"
-#include "trace.h"
+#include "output/status.h"
+#include "track/trace.h"
 
 #define PID0 50000000
 

@@ -16,7 +16,7 @@
 #include <cmocka.h>
 
 #include "stacks.h"
-#include "tracker.h"
+#include "track/tracker.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ULL;
 

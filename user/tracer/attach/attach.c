@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arch/probesite.h"
 #include "attach.h"
-#include "elffile.h"
 #include "heapsnoop.skel.h"
+#include "maps/elffile.h"
 #include "msg.h"
-#include "probesite.h"
 
 struct probe_spec {
 	const char *sym;

@@ -17,10 +17,10 @@
 #include "bpfload.h"
 #include "heapsnoop.skel.h"
 #include "kfeatures.h"
+#include "maps/procmaps.h"
 #include "msg.h"
-#include "procmaps.h"
 #include "sampling.h"
-#include "trace.h"
+#include "track/trace.h"
 
 static bool verbose_libbpf;
 

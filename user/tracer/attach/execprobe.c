@@ -26,11 +26,11 @@
 
 #include "heapsnoop/arch.h"
 
-#include "elffile.h"
 #include "execprobe.h"
 #include "libcwatch.h"
+#include "maps/elffile.h"
+#include "maps/procmaps.h"
 #include "msg.h"
-#include "procmaps.h"
 
 /* A loader makes dozens of system calls; this many, and it is not one. */
 #define EXEC_PROBE_MAX_STOPS 4096

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "procmaps.h"
+#include "maps/procmaps.h"
 
 struct libc_watch;
 struct libc_follow;

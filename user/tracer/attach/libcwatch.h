@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "procmaps.h"
+#include "maps/procmaps.h"
 
 struct heapsnoop_bpf;
 struct libc_watch;

@@ -13,9 +13,9 @@
 
 #include "heapsnoop/arch.h"
 
-#include "elffile.h"
+#include "maps/elffile.h"
+#include "maps/procmaps.h"
 #include "msg.h"
-#include "procmaps.h"
 #include "target.h"
 
 /* What heapsnoop cannot trace correctly, refused with what to do instead. */

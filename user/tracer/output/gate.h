@@ -10,7 +10,7 @@
 #define HEAPSNOOP_GATE_H
 
 #include "options.h"
-#include "trace.h"
+#include "track/trace.h"
 
 struct gate;
 

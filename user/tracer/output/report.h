@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "symbolizer.h"
-#include "trace.h"
+#include "track/trace.h"
 
 /*
  * Write a dump of every live allocation to @out, self-contained: a header

@@ -12,7 +12,7 @@
 #include <stdio.h>
 
 #include "heapsnoop/event.h"
-#include "trace.h"
+#include "track/trace.h"
 
 struct bpf_map;
 

@@ -25,10 +25,10 @@
 
 #include "acct.h"
 #include "heapsnoop/event.h"
-#include "procmaps.h"
+#include "maps/procmaps.h"
 #include "stacks.h"
 #include "tracker.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 struct proc;
 

@@ -16,7 +16,7 @@
 
 #include "cfi.h"
 #include "elfseg.h"
-#include "fileid.h"
+#include "maps/fileid.h"
 
 /* Rule cache entries (a power of two): ~56 B each. */
 #define RULE_CACHE 8192

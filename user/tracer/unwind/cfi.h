@@ -20,7 +20,7 @@
 #include <sys/types.h>
 
 #include "arch/arch.h"
-#include "procmaps.h"
+#include "maps/procmaps.h"
 
 /* How the caller's value of a register is found. */
 enum cfi_kind {

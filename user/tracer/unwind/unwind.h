@@ -22,7 +22,7 @@
 
 #include "cfi.h"
 #include "heapsnoop/event.h"
-#include "procmaps.h"
+#include "maps/procmaps.h"
 
 /* unwind__stack() result flags (the reasons a stack is not complete) */
 #define UNWIND_CUT	(1u << 0)	/* ran past the copy (--stack-copy) */
