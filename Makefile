@@ -325,11 +325,11 @@ dist: all man
 	$(Q)rm -rf $(DIST_DIR)/$(DIST_BASE)-x86_64 $(DIST_DIR)/$(DIST_BASE)-aarch64
 
 # --- tests --------------------------------------------------------------------
-$(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
-$(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_records: tests/common/test_records.c $(COMMON)/records.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
@@ -370,44 +370,44 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 
 # heapdecode's model fed real record lines: its folder and the reader's,
 # with common/ and the codec.
-$(OUTPUT)/tests/test_model: tests/decode/test_model.c $(wildcard $(DECODE)/model/*.c) \
+$(OUTPUT)/tests/test_model: tests/decode/model/test_model.c $(wildcard $(DECODE)/model/*.c) \
 		$(wildcard $(DECODE)/input/*.c) $(COMMON_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(filter %.c,$^) -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
-$(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_suppress: tests/test_suppress.c $(COMMON)/suppress.c $(COMMON)/msg.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_suppress: tests/common/test_suppress.c $(COMMON)/suppress.c $(COMMON)/msg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/track/tracker.c $(COMMON)/stacks.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_tracker: tests/tracer/track/test_tracker.c $(TRACER)/track/tracker.c $(COMMON)/stacks.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
-$(OUTPUT)/tests/test_pace: tests/test_pace.c $(TRACER)/stream/pace.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_pace: tests/tracer/stream/test_pace.c $(TRACER)/stream/pace.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_freelog: tests/test_freelog.c $(TRACER)/stream/freelog.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_freelog: tests/tracer/stream/test_freelog.c $(TRACER)/stream/freelog.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/track/trace.c $(TRACER)/track/tracker.c $(TRACER)/track/acct.c \
+$(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c $(TRACER)/track/trace.c $(TRACER)/track/tracker.c $(TRACER)/track/acct.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/maps/procmaps.c $(TRACER)/maps/buildid.c $(TRACER)/maps/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
 		$(COMMON)/htab.c $(TRACER)/maps/fileid.c $(COMMON)/sampling.c \
 		$(TRACER)/unwind/cfi.c $(TRACER)/unwind/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(TRACER)/output/status.c $(COMMON)/msg.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lbpf -lelf -ldw -lcmocka -lm -o $@
 
-$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/arch/probesite_x86.c $(TRACER)/maps/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_probesite: tests/tracer/arch/test_probesite.c $(TRACER)/arch/probesite_x86.c $(TRACER)/maps/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
 
 # arm64's probe sites, tested on any machine (capstone decodes both).
-$(OUTPUT)/tests/test_probesite_arm64: tests/test_probesite_arm64.c $(TRACER)/arch/probesite_arm64.c \
+$(OUTPUT)/tests/test_probesite_arm64: tests/tracer/arch/test_probesite_arm64.c $(TRACER)/arch/probesite_arm64.c \
 		$(TRACER)/maps/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
@@ -471,7 +471,7 @@ $(OUTPUT)/leaky: examples/leaky.c | $(OUTPUT)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer $< -o $@
 
 # The same unit suite and tool under ASan+UBSan.
-$(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
+$(OUTPUT)/asan/test_codec: tests/codec/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
