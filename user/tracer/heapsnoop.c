@@ -10,6 +10,7 @@
  */
 #include <stdio.h>
 
+#include "heapsnoop/exit.h"
 #include "msg.h"
 #include "options.h"
 #include "preload.h"
@@ -24,7 +25,7 @@ int main(int argc, char **argv)
 	msg_init("heapsnoop");
 	if (options__parse(argc, argv, &o)) {
 		fputs("Try 'heapsnoop --help' for more information.\n", stderr);
-		return 1;
+		return HS_EXIT_ERROR;
 	}
 	if (o.sample_bytes && !o.quiet)
 		elog("sampling: one allocation per %llu bytes on average is recorded, as it is; "
@@ -35,7 +36,7 @@ int main(int argc, char **argv)
 		return preload__exec(&o);
 	s = session__new(&o);
 	if (!s)
-		return 1;
+		return HS_EXIT_ERROR;
 	status = session__run(s);
 	session__free(s);
 	return status;

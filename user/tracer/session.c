@@ -28,6 +28,7 @@
 #include "attach/libcwatch.h"
 #include "attach/target.h"
 #include "heapsnoop.skel.h"
+#include "heapsnoop/exit.h"
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
@@ -663,7 +664,7 @@ static void periodic(struct session *s, double now)
 	}
 }
 
-/* Until the target ends or a signal says stop; 0, or 1 on a read error. */
+/* Until the target ends or a signal says stop; 0, or HS_EXIT_ERROR on a read error. */
 static int loop(struct session *s)
 {
 	double t0 = now_s();
@@ -675,7 +676,7 @@ static int loop(struct session *s)
 		err = wait_events(s);
 		if (err < 0 && err != -EINTR) {
 			elog("reading the ring buffer failed: %s", strerror(-err));
-			return 1;
+			return HS_EXIT_ERROR;
 		}
 		if (target_ended(s) || stop_requested(s))
 			return 0;
@@ -700,7 +701,7 @@ static int finish(struct session *s, int status)
 	status__read_counters(s->skel->maps.counters, s->cnt);
 	if (report__dump(s->trace, s->out, s->reason)) {
 		elog("writing records failed: %s", strerror(errno));
-		status = 1;
+		status = HS_EXIT_ERROR;
 	}
 	if (s->o.summary) {
 		struct symbolizer *sym = symbolizer__new(NULL);
@@ -709,7 +710,7 @@ static int finish(struct session *s, int status)
 		symbolizer__free(sym);
 	}
 	if (outfile__close(s->of))
-		status = 1;
+		status = HS_EXIT_ERROR;
 	s->of = NULL;
 	s->out = stdout;
 	lost = status__final(stderr, s->trace, s->cnt);
@@ -744,24 +745,24 @@ static int finish(struct session *s, int status)
 		     lost_maps, s->o.all ? "stacks of processes started meanwhile may not symbolize" :
 		     "a C library a traced process mapped meanwhile may not have been probed");
 	if (s->write_err)
-		status = 1;
+		status = HS_EXIT_ERROR;
 	if (status)
 		return status;
 	if (lost || lost_maps || untraced) {
 		if (s->launched && !strcmp(s->reason, "exit"))
 			elog("exit status %d: %s (the command's own status: %s %d)",
-			     SESSION_EXIT_LOST, lost || lost_maps ? "events were lost" :
+			     HS_EXIT_LOST, lost || lost_maps ? "events were lost" :
 			     "images were not traced",
 			     WIFSIGNALED(s->child_status) ? "signal" : "exit",
 			     WIFSIGNALED(s->child_status) ? WTERMSIG(s->child_status) :
 			     WEXITSTATUS(s->child_status));
-		return SESSION_EXIT_LOST;
+		return HS_EXIT_LOST;
 	}
 	if (s->launched && !strcmp(s->reason, "exit")) {
 		if (WIFEXITED(s->child_status))
 			return WEXITSTATUS(s->child_status);
 		if (WIFSIGNALED(s->child_status))
-			return 128 + WTERMSIG(s->child_status);
+			return HS_EXIT_SIGNALED(WTERMSIG(s->child_status));
 	}
 	return 0;
 }

@@ -22,12 +22,6 @@
 /* Forks of the target said one by one (no -f); the rest are counted. */
 #define SESSION_SAY_FORKS 10
 
-/*
- * The exit status of a run whose records are incomplete: it lost events,
- * or the command exec'd an image with no allocator to probe.
- */
-#define SESSION_EXIT_LOST 3
-
 struct session;
 
 /*
@@ -40,11 +34,11 @@ struct session *session__new(const struct options *o);
 /*
  * Trace until the target ends or a signal stops it, then detach and write
  * the final dump, -s's summary and the accounting.
- * Returns the exit status: 1 on an error (reading events, writing records);
- * else SESSION_EXIT_LOST if any event or mapping record was lost, in every
- * mode, or an image the command exec'd was not traced (execprobe.h); else
- * a CI gate's if one broke (gate.h); else the command's in
- * launch mode (128 + signal if killed), or 0.
+ * Returns the exit status (heapsnoop/exit.h): HS_EXIT_ERROR on an error
+ * (reading events, writing records); else HS_EXIT_LOST if any event or
+ * mapping record was lost, in every mode, or an image the command exec'd
+ * was not traced (execprobe.h); else a CI gate's if one broke (gate.h);
+ * else the command's in launch mode (HS_EXIT_SIGNALED if killed), or 0.
  */
 int session__run(struct session *s);
 

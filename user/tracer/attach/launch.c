@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "heapsnoop/exit.h"
 #include "launch.h"
 #include "msg.h"
 
@@ -138,7 +139,7 @@ int launch__prepare(char *const argv[], char *path, size_t cap, const struct lau
 		close(go[1]);
 		close(er[0]);
 		if (read(go[0], &c, 1) != 1)
-			_exit(127);	/* heapsnoop went away */
+			_exit(HS_EXIT_NOEXEC);	/* heapsnoop went away */
 		err = user ? become(user) : 0;
 		if (!err) {
 			if (user)
@@ -148,8 +149,8 @@ int launch__prepare(char *const argv[], char *path, size_t cap, const struct lau
 			err = errno;
 		}
 		if (write(er[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(127);
+			_exit(HS_EXIT_NOEXEC);
+		_exit(HS_EXIT_NOEXEC);
 	}
 	close(go[0]);
 	close(er[1]);

@@ -8,9 +8,9 @@
 #include <stdlib.h>
 
 #include "gate.h"
+#include "heapsnoop/exit.h"
 #include "leakgate.h"
 #include "msg.h"
-#include "session.h"
 
 struct gate {
 	struct leakgate *lg;
@@ -102,12 +102,12 @@ int gate__finish(struct gate *g, struct trace *t, int status)
 	verdict = leakgate__finish(g->lg, stderr);
 	if (g->failed) {
 		elog("out of memory while gating: the verdict is not trusted");
-		return 1;
+		return HS_EXIT_ERROR;
 	}
-	if (status == 1 || status == SESSION_EXIT_LOST) {
+	if (status == HS_EXIT_ERROR || status == HS_EXIT_LOST) {
 		if (verdict)
 			elog("exit status %d, not the gate's %d: %s", status, verdict,
-			     status == 1 ? "an error" : "the records are incomplete");
+			     status == HS_EXIT_ERROR ? "an error" : "the records are incomplete");
 		return status;
 	}
 	if (verdict && status)

@@ -27,8 +27,9 @@ void gate__proc(struct gate *g, const struct proc *p);
 /*
  * The run is over with exit status @status (session.h): the processes
  * left in @t taken in, the verdict said on standard error. Returns
- * @status if it is an error (1) or lost events (3), else the gate's
- * status (leakgate.h) if one broke, else @status. NULL @g: @status.
+ * @status if it is an error or the records are incomplete (HS_EXIT_ERROR,
+ * HS_EXIT_LOST: heapsnoop/exit.h), else the gate's status (HS_EXIT_LEAK,
+ * HS_EXIT_PEAK) if one broke, else @status. NULL @g: @status.
  */
 int gate__finish(struct gate *g, struct trace *t, int status);
 
