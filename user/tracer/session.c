@@ -506,6 +506,25 @@ static int announce(struct session *s)
 	return 0;
 }
 
+/* The BPF side loaded, set for what @s traces and how (bpfload.h). */
+static int load_bpf(struct session *s)
+{
+	const struct options *o = &s->o;
+	struct bpfload_opts bo = {
+		.verbose = o->verbose, .without = o->without,
+		.all = o->all, .follow_forks = o->follow_forks,
+		.dwarf = !o->unwind_fp, .stack_copy = o->stack_copy,
+		.max_frames = trace_max_frames(o->snip_pre, o->snip_post),
+		.ringbuf_bytes = o->ringbuf_mb << 20, .thread_slots = o->thread_slots,
+		.empty_probes = o->empty_probes, .empty_read = o->empty_read,
+		.comm = o->comm, .uid = o->uid, .pids = o->pids, .npids = o->npids,
+		.min_size = o->min_size, .max_size = o->max_size,
+		.sample_bytes = o->sample_bytes,
+	};
+
+	return bpfload__open(&bo, &s->skel);
+}
+
 struct session *session__new(const struct options *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
@@ -526,8 +545,8 @@ struct session *session__new(const struct options *o)
 	 * and SIGTERM keep theirs until tracing runs: they abort start-up.
 	 */
 	signal(SIGUSR1, on_usr1);
-	if (gate__new(o, &s->gate) || !(s->bg = bgdump__new()) || bpfload__preflight() ||
-	    target__allocator(o, s->libpath, sizeof(s->libpath)))
+	if (gate__new(&o->gate, &s->gate) || !(s->bg = bgdump__new()) || bpfload__preflight() ||
+	    target__allocator(o->all, o->pid, o->allocator, s->libpath, sizeof(s->libpath)))
 		goto fail;
 	/* Opened now, truncated once the command has started. */
 	if (o->output && !(s->of = o->append ? outfile__open_append(o->output) :
@@ -535,7 +554,7 @@ struct session *session__new(const struct options *o)
 		goto fail;
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->tty = stderr;
-	if (bpfload__open(o, &s->skel) || start_tracing(s))
+	if (load_bpf(s) || start_tracing(s))
 		goto fail;
 	install_signals();
 	if (announce(s))

@@ -20,7 +20,6 @@
 #include "maps/procmaps.h"
 #include "msg.h"
 #include "sampling.h"
-#include "track/trace.h"
 
 static bool verbose_libbpf;
 
@@ -48,15 +47,15 @@ int bpfload__preflight(void)
 }
 
 /* The filters and sizes the BPF side reads, before load. */
-static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
+static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 {
 	skel->rodata->self_tgid = (__u32)getpid();
 	skel->rodata->empty_probes = o->empty_probes;
 	skel->rodata->empty_read = o->empty_read;
-	skel->rodata->unwind_dwarf = !o->unwind_fp;
+	skel->rodata->unwind_dwarf = o->dwarf;
 	skel->rodata->stack_copy = o->stack_copy;
-	skel->rodata->max_frames = trace_max_frames(o->snip_pre, o->snip_post);
-	bpf_map__set_max_entries(skel->maps.events, (__u32)(o->ringbuf_mb << 20));
+	skel->rodata->max_frames = o->max_frames;
+	bpf_map__set_max_entries(skel->maps.events, (__u32)o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.thread_slots, o->thread_slots);
 	skel->rodata->thread_slot_mask = o->thread_slots - 1;
 	/*
@@ -64,8 +63,8 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 	 * (pace.h), at least every 10 ms (SESSION_POLL_MS); woken only when
 	 * that falls behind: at half full.
 	 */
-	skel->rodata->wakeup_bytes = (o->ringbuf_mb << 20) / 2;
-	skel->rodata->free_wakeup_bytes = (o->ringbuf_mb << 20) / 2;
+	skel->rodata->wakeup_bytes = o->ringbuf_bytes / 2;
+	skel->rodata->free_wakeup_bytes = o->ringbuf_bytes / 2;
 	skel->rodata->filter_comm = o->comm != NULL;
 	if (o->comm)
 		memcpy((char *)skel->rodata->comm, o->comm, strlen(o->comm));
@@ -91,7 +90,7 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct options *o)
 		bpf_program__set_autoload(skel->progs.comm_fork, false);
 }
 
-static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct options *o)
+static int fill_pid_filter(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 {
 	__u8 one = 1;
 
@@ -168,7 +167,7 @@ int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name)
 	return err ? err : w.n;
 }
 
-int bpfload__open(const struct options *o, struct heapsnoop_bpf **out)
+int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 {
 	struct bpf_features f = { 0 };
 	struct heapsnoop_bpf *skel;
@@ -192,7 +191,7 @@ int bpfload__open(const struct options *o, struct heapsnoop_bpf **out)
 	if (err)
 		elog("cannot prepare the BPF programs: %s", strerror(-err));
 	else
-		err = kfeatures__load(&f, skel, !o->unwind_fp, o->all, o->verbose);
+		err = kfeatures__load(&f, skel, o->dwarf, o->all, o->verbose);
 	if (err) {
 		heapsnoop_bpf__destroy(skel);
 		return err;

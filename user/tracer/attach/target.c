@@ -77,41 +77,41 @@ static int check_process(pid_t pid)
 	return native ? 0 : refuse_foreign(what);
 }
 
-int target__allocator(const struct options *o, char *libpath, size_t cap)
+int target__allocator(bool all, pid_t pid, const char *allocator, char *libpath, size_t cap)
 {
 	int err;
 
-	if (o->all) {
+	if (all) {
 		libpath[0] = '\0';	/* each C library found, or --allocator */
-		if (o->allocator && access(o->allocator, R_OK)) {
+		if (allocator && access(allocator, R_OK)) {
 			err = -errno;
-			elog("cannot read %s: %s", o->allocator, strerror(errno));
+			elog("cannot read %s: %s", allocator, strerror(errno));
 			return err;
 		}
-	} else if (o->pid && (err = check_process(o->pid))) {
+	} else if (pid && (err = check_process(pid))) {
 		return err;
-	} else if (!o->pid) {
+	} else if (!pid) {
 		libpath[0] = '\0';	/* launch mode: each image's, at its exec */
-	} else if (o->allocator) {
-		snprintf(libpath, cap, "%s", o->allocator);
+	} else if (allocator) {
+		snprintf(libpath, cap, "%s", allocator);
 		if (access(libpath, R_OK))
-			snprintf(libpath, cap, "/proc/%d/root%s", o->pid, o->allocator);
-		return check_mapped(o->pid, libpath, o->allocator);
+			snprintf(libpath, cap, "/proc/%d/root%s", pid, allocator);
+		return check_mapped(pid, libpath, allocator);
 	} else {
-		err = proc_maps__find_libc(o->pid, libpath, cap);
+		err = proc_maps__find_libc(pid, libpath, cap);
 		if (err == -ESRCH)
-			elog("no process with pid %d", o->pid);
+			elog("no process with pid %d", pid);
 		else if (err == -EACCES && geteuid())
-			elog("cannot read /proc/%d/maps: permission denied (run as root)", o->pid);
+			elog("cannot read /proc/%d/maps: permission denied (run as root)", pid);
 		else if (err == -EACCES)
 			elog("cannot read /proc/%d/maps: permission denied even to root (a "
-			     "process of another PID or user namespace, or Yama/LSM policy)", o->pid);
-		else if (err && exe_is_dynamic(o->pid))
+			     "process of another PID or user namespace, or Yama/LSM policy)", pid);
+		else if (err && exe_is_dynamic(pid))
 			elog("process %d maps no C library yet (caught before its dynamic loader "
-			     "mapped it): attach again once it has started", o->pid);
+			     "mapped it): attach again once it has started", pid);
 		else if (err)
 			elog("process %d maps no C library (statically linked?): probe its own "
-			     "malloc with --allocator /proc/%d/exe", o->pid, o->pid);
+			     "malloc with --allocator /proc/%d/exe", pid, pid);
 		return err;
 	}
 	return 0;

@@ -8,20 +8,21 @@
 #ifndef HEAPSNOOP_TARGET_H
 #define HEAPSNOOP_TARGET_H
 
+#include <stdbool.h>
 #include <stddef.h>
-
-#include "options.h"
+#include <sys/types.h>
 
 /*
  * The allocator file to probe into @libpath (@cap bytes), as reachable
- * from here: -a: "" (each C library found later) after checking
- * --allocator is readable; -p: the process's C library from its maps, or
- * --allocator through /proc/PID/root, which it must map; launch mode: ""
- * (each image's, found at its exec: execprobe.h). Returns 0, or -errno
- * after saying why (no such process, no C library mapped yet, a foreign
+ * from here: -a (@all): "" (each C library found later) after checking
+ * --allocator (@allocator, NULL if not given) is readable; -p @pid: the
+ * process's C library from its maps, or @allocator through
+ * /proc/PID/root, which it must map; launch mode (neither): "" (each
+ * image's, found at its exec: execprobe.h). Returns 0, or -errno after
+ * saying why (no such process, no C library mapped yet, a foreign
  * process: -ENOEXEC).
  */
-int target__allocator(const struct options *o, char *libpath, size_t cap);
+int target__allocator(bool all, pid_t pid, const char *allocator, char *libpath, size_t cap);
 
 /*
  * Launch mode: the command at @path (resolved) is refused if it is not a

@@ -18,19 +18,19 @@ struct gate {
 	bool failed;	/* out of memory on the way: the verdict is not trusted */
 };
 
-int gate__new(const struct options *o, struct gate **out)
+int gate__new(const struct leakgate_opts *o, struct gate **out)
 {
 	struct gate *g;
 
 	*out = NULL;
-	if (!leakgate__wanted(&o->gate))
+	if (!leakgate__wanted(o))
 		return 0;
 	g = calloc(1, sizeof(*g));
 	if (!g) {
 		elog("out of memory");
 		return -ENOMEM;
 	}
-	g->lg = leakgate__new(&o->gate);
+	g->lg = leakgate__new(o);
 	g->sym = g->lg ? symbolizer__new(NULL) : NULL;
 	if (!g->sym) {
 		if (g->lg)

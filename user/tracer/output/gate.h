@@ -9,16 +9,17 @@
 #ifndef HEAPSNOOP_GATE_H
 #define HEAPSNOOP_GATE_H
 
-#include "options.h"
+#include "leakgate.h"
 #include "track/trace.h"
 
 struct gate;
 
 /*
- * The gates @o asks for into *@out (NULL if none). Returns 0, or -EINVAL
- * / -ENOMEM after saying why (a bad suppressions file).
+ * The gates @o asks for (--fail-on-leak, --suppressions, --max-peak) into
+ * *@out (NULL if none). Returns 0, or -EINVAL / -ENOMEM after saying why
+ * (a bad suppressions file).
  */
-int gate__new(const struct options *o, struct gate **out);
+int gate__new(const struct leakgate_opts *o, struct gate **out);
 void gate__free(struct gate *g);
 
 /* Process @p ends: its peak, and what it leaves live (NULL @g: nothing). */
