@@ -4,7 +4,7 @@
  * once: the ones heapsnoop --help, the README, docs/OUTPUT.md and the man
  * pages list, and CI scripts test for. A status the table does not name
  * (0, and heapsnoop's "the command's own") is the program's; the first
- * that applies is the one returned (user/tracer/session.c,
+ * that applies is the one returned (user/tracer/shutdown.c,
  * user/tracer/output/gate.c; user/decode/heapdecode.c).
  */
 #ifndef HEAPSNOOP_EXIT_H

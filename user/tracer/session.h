@@ -2,14 +2,14 @@
 /*
  * session.h - one run of heapsnoop: the target chosen (-p, a command, or
  * every process), the BPF object loaded (bpfload.c) and attached, the
- * ring buffer and, with -a, -p or -f, the kernel's mapping records; the
- * event loop (dumps, summaries, status line, signals, the launched
- * command's stops, the target's end); the shutdown that writes the last
- * dump and the accounting.
+ * ring buffer and, with -a, -p or -f, the kernel's mapping records
+ * (session.c); the event loop (dumps, summaries, status line, signals,
+ * the launched command's stops, the target's end: loop.c); the shutdown
+ * that writes the last dump and the accounting (shutdown.c).
  *
- * The ordering rule lives here and only here: a process's mapping records
- * (mmaprec.c) are applied before its ring buffer events, since its mmap()
- * and exec() came before its allocations.
+ * The ordering rule lives in loop.c and only there: a process's mapping
+ * records (mmaprec.c) are applied before its ring buffer events, since
+ * its mmap() and exec() came before its allocations.
  */
 #ifndef HEAPSNOOP_SESSION_H
 #define HEAPSNOOP_SESSION_H
