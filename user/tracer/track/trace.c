@@ -1,43 +1,25 @@
 // SPDX-License-Identifier: MIT
 /*
- * trace.c - event handling (see trace.h). The rules for what an event does
- * to the live set are those of include/heapsnoop/event.h: a realloc's old
- * block is released only if it was allocated before the realloc began.
- *
- * Processes are found by pid in a hash table (htab.h): one lookup per
- * event whatever their number.
+ * trace.c - event handling (see trace.h): each ring buffer record into
+ * its process's state, the live set (tracker.c), its unique stacks and
+ * whole-run counts (acct.c), its stack unwound first if it carries one
+ * (unwind/). The rules for what an event does to the live set are those
+ * of include/heapsnoop/event.h: a realloc's old block is released only if
+ * it was allocated before the realloc began. The processes themselves,
+ * and their mappings, are procs.c's.
  */
 #include <errno.h>
 #include <signal.h>
-#include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "htab.h"
 #include "sampling.h"
 #include "trace.h"
+#include "trace_int.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
 #define MAPS_REFRESH_NS 200000000ULL
-
-struct trace {
-	struct trace_opts opts;
-	struct trace_stats stats;
-	struct htab *procs;	/* pid -> struct proc */
-	struct buildid_cache *build_ids;
-	struct unwinder *unwinder;	/* opts.unwind */
-	uint64_t seq;		/* the record being handled's (trace__event) */
-};
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 struct trace *trace__new(const struct trace_opts *opts)
 {
@@ -57,15 +39,6 @@ struct trace *trace__new(const struct trace_opts *opts)
 	return t;
 }
 
-static void proc_free(struct proc *p)
-{
-	mapset__free(p->maps);
-	tracker__free(p->live);
-	stacks__free(p->stacks);
-	acct__fini(&p->acct);
-	free(p);
-}
-
 void trace__free(struct trace *t)
 {
 	if (!t)
@@ -74,153 +47,11 @@ void trace__free(struct trace *t)
 	size_t pos = 0;
 
 	while (t->procs && (p = htab__next(t->procs, &pos, NULL)))
-		proc_free(p);
+		trace__free_proc(p);
 	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
 	unwinder__free(t->unwinder);
 	free(t);
-}
-
-static uint64_t pid_hash(pid_t pid)
-{
-	return htab_hash2((uint32_t)pid, 0);
-}
-
-struct proc *trace__find_proc(const struct trace *t, pid_t pid)
-{
-	return htab__find(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
-}
-
-/* Remove @pid's process from the table and free it. */
-static void remove_proc(struct trace *t, pid_t pid)
-{
-	struct proc *p = htab__delete(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
-
-	if (p)
-		proc_free(p);
-}
-
-static void read_maps(struct trace *t, struct proc *p)
-{
-	struct mapset *pm;
-
-	if (p->gone)
-		return;
-	p->maps_read_ns = now_ns();
-	p->maps_read_seq = t->opts.ring_head ? t->opts.ring_head(t->opts.ctx) : t->seq;
-	if (!p->comm[0] && proc_maps__comm(p->pid, p->comm, sizeof(p->comm)))
-		p->comm[0] = '\0';
-	if (proc_maps__load(p->pid, t->build_ids, &pm) == 0) {
-		mapset__free(p->maps);
-		p->maps = pm;
-	}
-}
-
-/* @pid's process, created (without reading anything) if new. */
-static struct proc *get_proc(struct trace *t, pid_t pid, bool *created)
-{
-	struct proc *p = trace__find_proc(t, pid);
-
-	*created = false;
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return NULL;
-	p->pid = pid;
-	p->live = tracker__new();
-	p->stacks = stacks__new();
-	if (!p->live || !p->stacks || acct__init(&p->acct)) {
-		proc_free(p);
-		return NULL;
-	}
-	if (htab__add(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid, p)) {
-		proc_free(p);
-		return NULL;
-	}
-	*created = true;
-	return p;
-}
-
-struct proc *trace__add_proc(struct trace *t, pid_t pid)
-{
-	bool created;
-	struct proc *p = get_proc(t, pid, &created);
-
-	if (p && created)
-		read_maps(t, p);
-	return p;
-}
-
-void trace__refresh_maps(struct trace *t, pid_t pid)
-{
-	struct proc *p = trace__find_proc(t, pid);
-
-	if (p)
-		read_maps(t, p);
-}
-
-void trace__proc_gone(struct trace *t, pid_t pid)
-{
-	struct proc *p = trace__find_proc(t, pid);
-
-	if (p)
-		p->gone = true;
-}
-
-int trace__map_add(struct trace *t, pid_t pid, const struct mapping *m)
-{
-	struct proc *p = trace__add_proc(t, pid);
-	struct mapping copy = *m;
-
-	if (!p)
-		return -ENOMEM;
-	if (!copy.build_id[0])
-		proc_maps__build_id(pid, &copy, t->build_ids);
-	if (!p->maps)
-		p->maps = mapset__new(pid);
-	return p->maps ? mapset__add(p->maps, &copy) : -ENOMEM;
-}
-
-int trace__map_fork(struct trace *t, pid_t ppid, pid_t pid)
-{
-	struct proc *parent = trace__add_proc(t, ppid), *p;
-	bool created;
-
-	if (!parent)
-		return -ENOMEM;
-	p = get_proc(t, pid, &created);
-	if (!p)
-		return -ENOMEM;
-	memcpy(p->comm, parent->comm, sizeof(p->comm));
-	mapset__free(p->maps);
-	p->maps = mapset__new(pid);
-	if (!p->maps)
-		return -ENOMEM;
-	for (size_t i = 0; parent->maps && i < parent->maps->n; i++)
-		if (mapset__add(p->maps, &parent->maps->v[i]))
-			return -ENOMEM;
-	return 0;
-}
-
-int trace__map_exec(struct trace *t, pid_t pid)
-{
-	bool created;
-	struct proc *p = get_proc(t, pid, &created);
-
-	if (!p)
-		return -ENOMEM;
-	mapset__free(p->maps);
-	p->maps = mapset__new(pid);
-	return p->maps ? 0 : -ENOMEM;
-}
-
-void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
-{
-	struct proc *p = trace__find_proc(t, pid);
-
-	if (p)
-		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 }
 
 /* A new stack: make sure the process's maps cover its frames. */
@@ -229,8 +60,8 @@ static void check_coverage(struct trace *t, struct proc *p, const uint64_t *fram
 	for (uint32_t i = 0; i < n; i++) {
 		if (p->maps && mapset__find(p->maps, frames[i]))
 			continue;
-		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
-			read_maps(t, p);
+		if (trace_now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
+			trace__read_maps(t, p);
 		return;
 	}
 }
@@ -341,7 +172,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	p->live_estimate += est;
 	if (acct__alloc(&p->acct, s, (uint32_t)id, ev->tid, ev->addr, est,
 			tracker__count(p->live), p->live_estimate))
-		acct__peak_time(&p->acct, now_ns());
+		acct__peak_time(&p->acct, trace_now_ns());
 }
 
 /* The process ended: to on_exit (its leaks, its peak), then forget it. */
@@ -359,7 +190,7 @@ static void handle_exit(struct trace *t, pid_t pid)
 		p->gone = true;
 		t->opts.on_exit(p, t->opts.ctx);
 	}
-	remove_proc(t, pid);
+	trace__remove_proc(t, pid);
 }
 
 /*
@@ -396,7 +227,7 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->live_estimate = 0;
 	if (!t->opts.map_records) {
 		p->comm[0] = '\0';
-		read_maps(t, p);
+		trace__read_maps(t, p);
 	}
 }
 
@@ -420,7 +251,7 @@ static const struct mapset *unwind_maps(void *ctx, bool stale)
 	if (stale && o->map_records && o->sync_maps)
 		o->sync_maps(o->ctx);
 	else if (stale && !o->map_records && !c->p->gone && c->p->maps_read_seq < c->t->seq)
-		read_maps(c->t, c->p);
+		trace__read_maps(c->t, c->p);
 	return c->p->maps;
 }
 
@@ -516,16 +347,6 @@ const struct trace_stats *trace__stats(const struct trace *t)
 	return &t->stats;
 }
 
-static int by_live_bytes(const void *a, const void *b)
-{
-	const struct proc *x = *(struct proc *const *)a, *y = *(struct proc *const *)b;
-	uint64_t bx = x->live_estimate, by = y->live_estimate;
-
-	if (bx != by)
-		return bx < by ? 1 : -1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
 size_t trace__reap(struct trace *t)
 {
 	size_t n = 0, gone = 0;
@@ -544,45 +365,3 @@ size_t trace__reap(struct trace *t)
 	t->stats.reaped += gone;
 	return gone;
 }
-
-struct proc **trace__procs(const struct trace *t, size_t *n)
-{
-	size_t count = htab__count(t->procs), pos = 0;
-	struct proc **v = malloc((count ? count : 1) * sizeof(*v)), *p;
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	while ((p = htab__next(t->procs, &pos, NULL)))
-		v[(*n)++] = p;
-	qsort(v, *n, sizeof(*v), by_live_bytes);
-	return v;
-}
-
-/* Sum @fn over every process. */
-static uint64_t sum(const struct trace *t, uint64_t (*fn)(const struct proc *p))
-{
-	const struct proc *p;
-	uint64_t s = 0;
-	size_t pos = 0;
-
-	while ((p = htab__next(t->procs, &pos, NULL)))
-		s += fn(p);
-	return s;
-}
-
-static uint64_t p_count(const struct proc *p) { return tracker__count(p->live); }
-static uint64_t p_bytes(const struct proc *p) { return p->live_estimate; }
-static uint64_t p_stacks(const struct proc *p) { return stacks__count(p->stacks); }
-static uint64_t p_live_mem(const struct proc *p) { return tracker__memory(p->live); }
-static uint64_t p_stack_mem(const struct proc *p)
-{
-	return stacks__memory(p->stacks) + acct__stack_memory(&p->acct);
-}
-
-size_t trace__live_count(const struct trace *t) { return (size_t)sum(t, p_count); }
-uint64_t trace__live_bytes(const struct trace *t) { return sum(t, p_bytes); }
-uint64_t trace__sample_bytes(const struct trace *t) { return t->opts.sample_bytes; }
-size_t trace__stack_count(const struct trace *t) { return (size_t)sum(t, p_stacks); }
-size_t trace__live_memory(const struct trace *t) { return (size_t)sum(t, p_live_mem); }
-size_t trace__stack_memory(const struct trace *t) { return (size_t)sum(t, p_stack_mem); }
