@@ -3,8 +3,9 @@
  * heapsnoop - trace the heap of a running process or of a command, and
  * write every live (outstanding) allocation as a `~m#` record with the
  * stack that made it. The options are options.c's; a run, from loading
- * the BPF side to the last dump, is session.c's; --preload runs the
- * command with the in-process collector instead (preload.c).
+ * the BPF side to the last dump, is the session's (session.c starts it,
+ * loop.c runs it, shutdown.c ends it); --preload runs the command with
+ * the in-process collector instead (preload.c).
  *
  * Line grammar of the output: docs/OUTPUT.md (user/common/records.c).
  */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_freelog.c - unit tests of the per-CPU free logs' reader
- * (user/tracer/freelog.c): the frees come out in stamp order across
+ * (user/tracer/stream/freelog.c): the frees come out in stamp order across
  * CPUs, each log's room is given back, and the ring is read only up to
- * where no free can still be missing, an entry claimed and not yet
- * stamped holding it at the producer's position of the last read before
- * its claim. The logs live in a memfd laid out as the kernel lays out the
- * BPF_F_MMAPABLE array (struct hs_free_log after struct hs_free_log);
- * the tests write them as the BPF side's log_free() does.
+ * where no free can still be missing, an entry claimed and not yet stamped
+ * holding it at the producer's position of the last read before its claim.
+ * The logs live in a memfd laid out as the kernel lays out the
+ * BPF_F_MMAPABLE array (struct hs_free_log after struct hs_free_log); the
+ * tests write them as the BPF side's log_free() does.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_pace.c - unit tests of the loader's pace between reads of the ring
- * buffer (user/tracer/pace.c): the timeout at which a ring of 64 MiB would
- * hold 1/8 of itself at the last interval's rate, within 1 to 10 ms.
+ * buffer (user/tracer/stream/pace.c): the timeout at which a ring of 64
+ * MiB would hold 1/8 of itself at the last interval's rate, within 1 to 10
+ * ms.
  */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_trace.c - unit tests of the per-process state (user/tracer/trace.c) fed
- * with ring buffer records as the BPF side writes them: thousands of
- * processes found by pid while others exit (the table's deletions must not
- * lose anyone), an exit that writes its leaks before they are dropped, an
- * exec that drops the old image's heap, fork/exec/mmap mapping records, and
- * records with a stack to unwind (--unwind dwarf), well-formed or not; the
- * whole-run accounting (acct.c): at-peak values exact after later changes,
- * temporary allocations per thread.
- * Pids are above any pid_max, so no /proc file is ever found for them.
+ * test_trace.c - unit tests of the per-process state
+ * (user/tracer/track/trace.c, procs.c) fed with ring buffer records as the
+ * BPF side writes them: thousands of processes found by pid while others
+ * exit (the table's deletions must not lose anyone), an exit that writes
+ * its leaks before they are dropped, an exec that drops the old image's
+ * heap, fork/exec/mmap mapping records, and records with a stack to unwind
+ * (--unwind dwarf), well-formed or not; the whole-run accounting (acct.c):
+ * at-peak values exact after later changes, temporary allocations per
+ * thread. Pids are above any pid_max, so no /proc file is ever found for
+ * them.
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_tracker.c - unit tests of the live-allocation table (user/tracer/tracker.c)
- * and the unique-stack table (user/common/stacks.c): random operations checked
- * against a plain reference array (one table per process, and a table
- * growing step by step), the realloc ordering rule, and 10 million live
- * allocations, all still there.
+ * test_tracker.c - unit tests of the live-allocation table
+ * (user/tracer/track/tracker.c) and the unique-stack table
+ * (user/common/stacks.c): random operations checked against a plain
+ * reference array (one table per process, and a table growing step by
+ * step), the realloc ordering rule, and 10 million live allocations, all
+ * still there.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -32,7 +33,7 @@ static uint64_t rnd(void)
 #define RANGE 5000
 
 /*
- * Two processes, one table each (as trace.c keeps them): random allocs and
+ * Two processes, one table each (as the trace keeps them): random allocs and
  * frees of the same addresses in both, checked against a reference after
  * every operation; one table's contents never touch the other's.
  */

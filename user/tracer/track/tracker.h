@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tracker.h - the live (outstanding) allocations of one traced process
- * (trace.c keeps one table per process), keyed by address. 28 bytes an
+ * (procs.c keeps one table per process), keyed by address. 28 bytes an
  * entry in an open-addressing table kept 3/8 to 3/4 full: 38-75 bytes per
  * live allocation, up to ~112 while it doubles (the old table is emptied
  * into the new one step by step, never in one stop); no fixed limit (it
