@@ -326,8 +326,7 @@ static void periodic(struct session *s, double now)
 	}
 }
 
-/* Until the target ends or a signal says stop; 0, or HS_EXIT_ERROR on a read error. */
-static int loop(struct session *s)
+int session__loop(struct session *s)
 {
 	double t0 = now_s();
 	int err;
@@ -344,13 +343,4 @@ static int loop(struct session *s)
 			return 0;
 		periodic(s, now_s());
 	}
-}
-
-int session__run(struct session *s)
-{
-	int status = loop(s);
-
-	if (s->tty)
-		status__clear(s->tty);
-	return gate__finish(s->gate, s->trace, session__finish(s, status));
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * session.c - one run of heapsnoop (see session.h), started in the order
- * the data path needs it and freed: the checks, the target, the output
- * file, the BPF side loaded (bpfload.c), the ring buffer and the trace,
- * the command held (launch mode), the tracepoints and probes attached,
- * the command let go. Running it is loop.c's, ending it shutdown.c's.
+ * the data path needs it: the checks, the target, the output file, the
+ * BPF side loaded (bpfload.c), the ring buffer and the trace, the command
+ * held (launch mode), the tracepoints and probes attached, the command
+ * let go; then run (loop.c's event loop, shutdown.c's end, the gates'
+ * verdict) and freed.
  * Data flows one way: BPF (bpf/heapsnoop.bpf.c) -> ring buffer
  * (stream/) -> trace (track/, unwind/) -> report (output/) -> records
  * (docs/OUTPUT.md).
@@ -29,6 +30,8 @@
 #include "outfile.h"
 #include "output/bgdump.h"
 #include "output/gate.h"
+#include "output/status.h"
+#include "session.h"
 #include "session_int.h"
 #include "stream/reader.h"
 #include "track/mmaprec.h"
@@ -323,6 +326,15 @@ struct session *session__new(const struct options *o)
 fail:
 	session__free(s);
 	return NULL;
+}
+
+int session__run(struct session *s)
+{
+	int status = session__loop(s);
+
+	if (s->tty)
+		status__clear(s->tty);
+	return gate__finish(s->gate, s->trace, session__finish(s, status));
 }
 
 void session__free(struct session *s)

@@ -16,12 +16,6 @@
 
 #include "options.h"
 
-/* Longest an event waits in the ring buffer when no wakeup comes, ms. */
-#define SESSION_POLL_MS 10
-
-/* Forks of the target said one by one (no -f); the rest are counted. */
-#define SESSION_SAY_FORKS 10
-
 struct session;
 
 /*

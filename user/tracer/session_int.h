@@ -2,9 +2,9 @@
 /*
  * session_int.h - what the files of one run share (session.h is the
  * outside's view): the session itself, and the steps each file offers
- * the others. session.c starts a run and frees it, loop.c runs it (the
- * ordering rule, signals, dumps) and shutdown.c ends it (the last dump,
- * the accounting, the exit status).
+ * the others. session.c starts a run, runs it and frees it, loop.c is its
+ * event loop (the ordering rule, signals, dumps) and shutdown.c ends it
+ * (the last dump, the accounting, the exit status).
  */
 #ifndef HEAPSNOOP_SESSION_INT_H
 #define HEAPSNOOP_SESSION_INT_H
@@ -18,10 +18,15 @@
 #include "attach/launch.h"
 #include "heapsnoop/event.h"
 #include "options.h"
-#include "session.h"
 #include "stream/pace.h"
 
 struct proc;
+
+/* Longest an event waits in the ring buffer when no wakeup comes, ms. */
+#define SESSION_POLL_MS 10
+
+/* Forks of the target said one by one (no -f); the rest are counted. */
+#define SESSION_SAY_FORKS 10
 
 /*
  * Process exits (-a, -f), execs (every mode), forks (-p and launch); every
@@ -89,6 +94,12 @@ void session__on_proc_exit(struct proc *p, void *ctx);
  */
 int session__drain(struct session *s);
 void session__reap(struct session *s);
+
+/*
+ * loop.c: trace until the target ends or a signal says stop. Returns 0,
+ * or HS_EXIT_ERROR after a failed read of the ring buffer.
+ */
+int session__loop(struct session *s);
 
 /*
  * shutdown.c: detach, drain, write the last dump, -s's summary and the

@@ -60,8 +60,8 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 	skel->rodata->thread_slot_mask = o->thread_slots - 1;
 	/*
 	 * The loader reads at a pace that finds some 1/8 of the ring waiting
-	 * (pace.h), at least every 10 ms (SESSION_POLL_MS); woken only when
-	 * that falls behind: at half full.
+	 * (pace.h), at least every 10 ms (the session's SESSION_POLL_MS);
+	 * woken only when that falls behind: at half full.
 	 */
 	skel->rodata->wakeup_bytes = o->ringbuf_bytes / 2;
 	skel->rodata->free_wakeup_bytes = o->ringbuf_bytes / 2;
