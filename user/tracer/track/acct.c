@@ -36,13 +36,11 @@ void acct__fini(struct acct *a)
 	a->nstacks = 0;
 }
 
-int acct__reserve(struct acct *a, uint32_t id)
+int acct__grow(struct acct *a, uint32_t id)
 {
 	uint32_t n = a->nstacks ? a->nstacks : 16;
 	struct acct_stack *v;
 
-	if (id < a->nstacks)
-		return 0;
 	while (n <= id)
 		n *= 2;
 	v = realloc(a->stacks, n * sizeof(*v));

@@ -56,11 +56,19 @@ struct acct {
 int acct__init(struct acct *a);
 void acct__fini(struct acct *a);
 
+/* acct__reserve()'s slow path: the marks doubled (zeroed) past @id. 0 or -ENOMEM. */
+int acct__grow(struct acct *a, uint32_t id);
+
 /*
  * Room for the marks of stack @id (stacks__intern()'s ids count up from
- * 0), before anything is charged to it. Returns 0 or -ENOMEM.
+ * 0), before anything is charged to it: a compare at every allocation,
+ * the array grown (acct__grow) only for a new stack. Returns 0 or
+ * -ENOMEM.
  */
-int acct__reserve(struct acct *a, uint32_t id);
+static inline int acct__reserve(struct acct *a, uint32_t id)
+{
+	return id < a->nstacks ? 0 : acct__grow(a, id);
+}
 
 /* Stack @id's marks; NULL if nothing was ever reserved for it. */
 struct acct_stack *acct__stack(const struct acct *a, uint32_t id);
