@@ -200,7 +200,7 @@ $(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
 -include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) $(call all_objs,$(COMMON_SRC) $(CODEC_SRC)))
 
 # --- BPF object and its skeleton ---------------------------------------------
-$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c bpf/arch.h include/heapsnoop/event.h \
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h) include/heapsnoop/event.h \
 		include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
