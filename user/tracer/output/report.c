@@ -21,30 +21,26 @@ struct dump_ctx {
 	struct stacks *stacks;
 	int pid;
 	FILE *out;
+	char *tok;		/* REC_TOKENS_BUF bytes: a record's tokens */
 	int err;
 };
 
 static void dump_one(const struct live_alloc *a, void *arg)
 {
 	struct dump_ctx *d = arg;
-	char tok[HS_TOKEN_BUF];
-	int n = stacks__token(d->stacks, a->stack, a->size, tok, sizeof(tok));
-	const struct stack *s = stacks__get(d->stacks, a->stack);
 	struct record r = { .type = REC_LIVE, .pid = d->pid, .ptr = a->addr };
+	/*
+	 * Its tokens, depth= past one token, and cut= for an incomplete stack
+	 * (docs/OUTPUT.md).
+	 */
+	int n = stacks__record(d->stacks, a->stack, a->size, &r, d->tok, REC_TOKENS_BUF);
 
-	/* An incomplete stack says so in its record (docs/OUTPUT.md, cut=). */
-	if (s->flags & STACK_TRUNCATED)
-		r.cut |= REC_CUT_DEPTH;
-	if (s->flags & STACK_FAULT)
-		r.cut |= REC_CUT_UNREADABLE;
 	if (n < 0) {
 		r.size = a->size;
 		r.error = hs_strerror(n);
 		records__write(d->out, &r);
 		return;
 	}
-	r.token = tok;
-	r.token_len = (size_t)n;
 	if (records__write(d->out, &r))
 		d->err = -EIO;
 }
@@ -63,9 +59,13 @@ static void write_maps(const struct proc *p, FILE *out)
 
 static int write_live(struct proc *p, FILE *out)
 {
-	struct dump_ctx d = { .stacks = p->stacks, .pid = p->pid, .out = out };
+	struct dump_ctx d = { .stacks = p->stacks, .pid = p->pid, .out = out,
+			      .tok = malloc(REC_TOKENS_BUF) };
 
+	if (!d.tok)
+		return -ENOMEM;
 	tracker__for_each(p->live, dump_one, &d);
+	free(d.tok);
 	return d.err;
 }
 
@@ -113,9 +113,11 @@ static int write_acct(struct proc *p, FILE *out)
 			    .allocated = a->alloc_bytes, .frees = a->frees,
 			    .temporary = a->temporary, .live = tracker__count(p->live),
 			    .bytes = p->live_estimate, .comm = p->comm[0] ? p->comm : "?" };
-	char tok[HS_TOKEN_BUF];
+	char *tok = out ? malloc(REC_TOKENS_BUF) : NULL;
 	int err = 0;
 
+	if (out && !tok)
+		return -ENOMEM;
 	wall_of(a->peak_ns, &r.peak_time_s, &r.peak_time_ms);
 	if (out && records__write(out, &r))
 		err = -EIO;
@@ -132,18 +134,18 @@ static int write_acct(struct proc *p, FILE *out)
 			continue;
 		if (!out)
 			goto written;
-		/*
-		 * Size 0: a tool that adds up the sizes of every `~m#` token
-		 * of a log still adds up live blocks only.
-		 */
-		n = stacks__token(p->stacks, id, 0, tok, sizeof(tok));
-		if (n < 0)
-			continue;
 		r = (struct record){ .type = REC_STACK, .pid = p->pid, .allocs = s->allocs,
 				     .allocated = s->alloc_bytes, .frees = s->frees,
 				     .temporary = s->temporary, .live = s->live_count,
-				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc,
-				     .token = tok, .token_len = (size_t)n };
+				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc };
+		/*
+		 * Size 0: a tool that adds up the sizes of every `~m#` token
+		 * of a log still adds up live blocks only. Its cut= and
+		 * depth= as a live record's.
+		 */
+		n = stacks__record(p->stacks, id, 0, &r, tok, REC_TOKENS_BUF);
+		if (n < 0)
+			continue;
 		if (records__write(out, &r))
 			err = -EIO;
 written:
@@ -152,6 +154,7 @@ written:
 		m->written_peak_bytes = pb;
 	}
 	p->acct.dirty = false;
+	free(tok);
 	return err;
 }
 
