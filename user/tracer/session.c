@@ -276,6 +276,7 @@ static int load_bpf(struct session *s)
 		.all = o->all, .follow_forks = o->follow_forks,
 		.dwarf = !o->unwind_fp, .stack_copy = o->stack_copy,
 		.max_frames = trace_max_frames(o->snip_pre, o->snip_post, true),
+		.fallback_frames = trace_fallback_frames(o->snip_pre, o->snip_post),
 		.ringbuf_bytes = o->ringbuf_mb << 20, .thread_slots = o->thread_slots,
 		.empty_probes = o->empty_probes, .empty_read = o->empty_read,
 		.comm = o->comm, .uid = o->uid, .pids = o->pids, .npids = o->npids,

@@ -112,6 +112,19 @@ static inline unsigned int trace_max_frames(unsigned int snip_pre, unsigned int 
 	return bpf && n > HS_BPF_MAX_FRAMES ? HS_BPF_MAX_FRAMES : n;
 }
 
+/*
+ * --unwind fp where the verifier refuses trace_max_frames()'s walk
+ * (attach/bpfload.c tries it first): a token's HS_MAX_DEPTH plus the
+ * snips, at most 64, the walk every kernel took before stacks kept any
+ * depth.
+ */
+static inline unsigned int trace_fallback_frames(unsigned int snip_pre, unsigned int snip_post)
+{
+	unsigned int n = HS_MAX_DEPTH + snip_pre + snip_post;
+
+	return n < 64 ? n : 64;
+}
+
 struct trace;
 
 struct trace *trace__new(const struct trace_opts *opts);
