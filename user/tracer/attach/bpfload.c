@@ -212,19 +212,24 @@ int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 		kfeatures__print(&f, stderr);
 	/*
 	 * --unwind fp's walk is a bounded loop the verifier follows step by
-	 * step, its branches in each: Linux 5.10's refuses 128 steps. There,
-	 * the walk every kernel took before stacks kept any depth (a token's
-	 * 31 frames and the snips), said: deeper stacks are then cut.
+	 * step, its branches in each: Linux 5.10's refuses 128 steps, after
+	 * minutes of trying in the kernel matrix's guest. A kernel without
+	 * bpf_find_vma (before 5.17) is not asked; one that refuses is asked
+	 * again. Either gets the walk every kernel took before stacks kept any
+	 * depth (a token's 31 frames and the snips), said: deeper stacks are
+	 * then cut.
 	 */
 	lighter = !o->dwarf && o->fallback_frames && o->fallback_frames < o->max_frames;
-	err = open_load(o, &f, o->max_frames, lighter, &skel);
+	err = lighter && !f.have[FEAT_FIND_VMA] ? -E2BIG :
+	      open_load(o, &f, o->max_frames, lighter, &skel);
 	if (err && lighter) {
 		err = open_load(o, &f, o->fallback_frames, false, &skel);
 		if (!err)
-			elog("this kernel's BPF verifier (Linux %s) refused --unwind fp's walk "
-			     "of %u frames: it walks %u, a deeper stack is cut (cut=depth); "
-			     "--unwind dwarf keeps up to 1024", f.release, o->max_frames,
-			     o->fallback_frames);
+			elog("this kernel's BPF verifier (Linux %s) %s --unwind fp's walk of "
+			     "%u frames: it walks %u, a deeper stack is cut (cut=depth); "
+			     "--unwind dwarf keeps up to 1024", f.release,
+			     f.have[FEAT_FIND_VMA] ? "refused" : "is too old for",
+			     o->max_frames, o->fallback_frames);
 	}
 	if (err)
 		return err;
