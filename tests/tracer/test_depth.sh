@@ -13,7 +13,7 @@
 # reports the `stack` records it does not write). Past what is kept:
 # dwarf's 1024 frames of a record (deep 1100), fp's BPF walk of 128 (deep
 # 200), the innermost kept, in order, cut=depth. A kernel whose verifier
-# refuses fp's walk of 128 (Linux 5.10) gets 31, said; the test then
+# refuses fp's walk of 128 (Linux 5.10, 6.1) gets 31, said; the test then
 # checks those. About 10 s.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -136,9 +136,9 @@ check "dwarf, deep 60: the shallow block beside it is whole" \
 	bash -c "'$HD' --folded rec60 | grep -qx '_start;__libc_start_main;__libc_start_call_main;main 4321'"
 
 # --unwind fp: BPF's walk, deep 60: 62 frames, whole. Where the kernel's
-# verifier refuses the walk of 128 frames (Linux 5.10's; before 5.17 it is
-# not asked), heapsnoop says so and walks 31: the innermost 31, in order,
-# cut=depth.
+# verifier refuses the walk of 128 frames (Linux 5.10's and 6.1's; before
+# 6.2 it is not asked), heapsnoop says so and walks 31: the innermost 31,
+# in order, cut=depth.
 "$HS" -s --unwind fp -o recfp60 -- "$PD" 60 > /dev/null 2> errfp60
 traced "fp, deep 60" $? errfp60
 want 60 60 main __libc_start_call_main > wantfp60

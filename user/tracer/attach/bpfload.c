@@ -196,11 +196,21 @@ static int open_load(const struct bpfload_opts *o, const struct bpf_features *f,
 	return 0;
 }
 
+/* Is uname's @release ("6.1.0-56-amd64") before @major.@minor? Unparsed: no. */
+static bool release_before(const char *release, unsigned int major, unsigned int minor)
+{
+	unsigned int ma, mi;
+
+	if (sscanf(release, "%u.%u", &ma, &mi) != 2)
+		return false;
+	return ma < major || (ma == major && mi < minor);
+}
+
 int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 {
 	struct bpf_features f = { 0 };
 	struct heapsnoop_bpf *skel;
-	bool lighter;
+	bool lighter, old;
 	int err;
 
 	verbose_libbpf = o->verbose;
@@ -212,24 +222,23 @@ int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 		kfeatures__print(&f, stderr);
 	/*
 	 * --unwind fp's walk is a bounded loop the verifier follows step by
-	 * step, its branches in each: Linux 5.10's refuses 128 steps, after
-	 * minutes of trying in the kernel matrix's guest. A kernel without
-	 * bpf_find_vma (before 5.17) is not asked; one that refuses is asked
-	 * again. Either gets the walk every kernel took before stacks kept any
-	 * depth (a token's 31 frames and the snips), said: deeper stacks are
-	 * then cut.
+	 * step, its branches in each: Linux 5.10's and 6.1's refuse 128 steps,
+	 * after a long try (in the kernel matrix's guest, some 15 s at each
+	 * start). A kernel before 6.2 is not asked; a later one that refuses
+	 * is asked again. Either gets the walk every kernel took before stacks
+	 * kept any depth (a token's 31 frames and the snips), said: deeper
+	 * stacks are then cut.
 	 */
 	lighter = !o->dwarf && o->fallback_frames && o->fallback_frames < o->max_frames;
-	err = lighter && !f.have[FEAT_FIND_VMA] ? -E2BIG :
-	      open_load(o, &f, o->max_frames, lighter, &skel);
+	old = release_before(f.release, 6, 2);
+	err = lighter && old ? -E2BIG : open_load(o, &f, o->max_frames, lighter, &skel);
 	if (err && lighter) {
 		err = open_load(o, &f, o->fallback_frames, false, &skel);
 		if (!err)
 			elog("this kernel's BPF verifier (Linux %s) %s --unwind fp's walk of "
 			     "%u frames: it walks %u, a deeper stack is cut (cut=depth); "
 			     "--unwind dwarf keeps up to 1024", f.release,
-			     f.have[FEAT_FIND_VMA] ? "refused" : "is too old for",
-			     o->max_frames, o->fallback_frames);
+			     old ? "is too old for" : "refused", o->max_frames, o->fallback_frames);
 	}
 	if (err)
 		return err;
