@@ -21,19 +21,16 @@ struct dump_ctx {
 	struct stacks *stacks;
 	int pid;
 	FILE *out;
-	char *tok;		/* REC_TOKENS_BUF bytes: a record's tokens */
 	int err;
 };
 
 static void dump_one(const struct live_alloc *a, void *arg)
 {
 	struct dump_ctx *d = arg;
+	static char tok[REC_TOKENS_BUF];
 	struct record r = { .type = REC_LIVE, .pid = d->pid, .ptr = a->addr };
-	/*
-	 * Its tokens, depth= past one token, and cut= for an incomplete stack
-	 * (docs/OUTPUT.md).
-	 */
-	int n = stacks__record(d->stacks, a->stack, a->size, &r, d->tok, REC_TOKENS_BUF);
+	/* Its tokens (deeper than one: depth=), and cut= if incomplete (docs/OUTPUT.md). */
+	int n = stacks__record(d->stacks, a->stack, a->size, &r, tok, sizeof(tok));
 
 	if (n < 0) {
 		r.size = a->size;
@@ -59,13 +56,9 @@ static void write_maps(const struct proc *p, FILE *out)
 
 static int write_live(struct proc *p, FILE *out)
 {
-	struct dump_ctx d = { .stacks = p->stacks, .pid = p->pid, .out = out,
-			      .tok = malloc(REC_TOKENS_BUF) };
+	struct dump_ctx d = { .stacks = p->stacks, .pid = p->pid, .out = out };
 
-	if (!d.tok)
-		return -ENOMEM;
 	tracker__for_each(p->live, dump_one, &d);
-	free(d.tok);
 	return d.err;
 }
 
@@ -113,11 +106,9 @@ static int write_acct(struct proc *p, FILE *out)
 			    .allocated = a->alloc_bytes, .frees = a->frees,
 			    .temporary = a->temporary, .live = tracker__count(p->live),
 			    .bytes = p->live_estimate, .comm = p->comm[0] ? p->comm : "?" };
-	char *tok = out ? malloc(REC_TOKENS_BUF) : NULL;
+	static char tok[REC_TOKENS_BUF];
 	int err = 0;
 
-	if (out && !tok)
-		return -ENOMEM;
 	wall_of(a->peak_ns, &r.peak_time_s, &r.peak_time_ms);
 	if (out && records__write(out, &r))
 		err = -EIO;
@@ -134,16 +125,15 @@ static int write_acct(struct proc *p, FILE *out)
 			continue;
 		if (!out)
 			goto written;
+		/*
+		 * Size 0: a tool that adds up the sizes of every `~m#` token
+		 * of a log still adds up live blocks only.
+		 */
 		r = (struct record){ .type = REC_STACK, .pid = p->pid, .allocs = s->allocs,
 				     .allocated = s->alloc_bytes, .frees = s->frees,
 				     .temporary = s->temporary, .live = s->live_count,
 				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc };
-		/*
-		 * Size 0: a tool that adds up the sizes of every `~m#` token
-		 * of a log still adds up live blocks only. Its cut= and
-		 * depth= as a live record's.
-		 */
-		n = stacks__record(p->stacks, id, 0, &r, tok, REC_TOKENS_BUF);
+		n = stacks__record(p->stacks, id, 0, &r, tok, sizeof(tok));
 		if (n < 0)
 			continue;
 		if (records__write(out, &r))
@@ -154,7 +144,6 @@ written:
 		m->written_peak_bytes = pb;
 	}
 	p->acct.dirty = false;
-	free(tok);
 	return err;
 }
 
