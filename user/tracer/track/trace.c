@@ -121,11 +121,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		flags |= STACK_TRUNCATED;
 	if (evflags & HS_EVF_STACK_FAULT)
 		flags |= STACK_FAULT;
-	/*
-	 * --snip-pre/--snip-post, then keep the innermost REC_MAX_DEPTH: a
-	 * record's tokens carry up to that many (docs/FORMAT.md, "Deeper
-	 * stacks").
-	 */
+	/* --snip-pre/--snip-post, then keep the innermost REC_MAX_DEPTH. */
 	if (t->opts.snip_pre < n) {
 		frames += t->opts.snip_pre;
 		n -= t->opts.snip_pre;
