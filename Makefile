@@ -230,8 +230,8 @@ $(OUTPUT)/heapdecode: $(call objs,$(OUTPUT),$(DECODE_TOP_SRC)) $(call HEAPDECODE
 # The alloc-metadata library (with the record lines and the codec it
 # writes through), and the preload library built on it; all -fPIC.
 COLLECTOR := user/collector
-AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
-	$(COMMON)/sampling.c $(CODEC_SRC)
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c \
+	$(COMMON)/records.c $(COMMON)/text.c $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
@@ -391,8 +391,8 @@ dist: all man
 # of the folders it tests, in link order ($^), as the ASan+UBSan build's
 # when it runs under them; its headers followed as the objects' are.
 TEST_DEP = -MMD -MP -MF $@.d -MT $@
-UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_htab test_suppress test_tracker \
-	test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model)
+UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
+	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model)
 -include $(UNIT_TESTS:=.d)
 
 $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
@@ -445,6 +445,11 @@ $(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
 		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
+
+$(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT)/asan,$(COMMON) codec) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -607,7 +612,8 @@ demo: deps
 
 check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
-		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
+		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_frametab $(OUTPUT)/tests/test_htab \
+		$(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
