@@ -1,6 +1,10 @@
 #!/bin/sh
 # install-deps.sh - install the Debian packages heapsnoop needs to build and
 # test, only those missing (so a prepared machine runs no apt-get at all).
+# python3 checks the JSON outputs (--json, --speedscope: test_overtime.sh,
+# test_pprof.sh, test_syswide.sh) and g++ builds the C++ program whose
+# names heapdecode demangles (test_symbolize.sh): a minimal Debian 12 has
+# neither.
 # heaptrack and valgrind (ms_print) check the whole-run accounting and the
 # massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh);
 # protobuf-c builds heapdecode --pprof, go tool pprof and protoc read its
@@ -30,7 +34,7 @@
 # /usr/lib/gcc-cross and /usr/aarch64-linux-gnu, where it looks, not where
 # libstdc++-12-dev:arm64 would put them.
 set -e
-PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
+PKGS="make gcc g++ libc6-dev python3 clang llvm libclang-rt-dev bpftool libbpf-dev libelf-dev
 libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev libcapstone-dev libcmocka-dev libunwind-dev
 pkg-config libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils debuginfod help2man man-db libxml2-utils chromium gdb sqlite3

@@ -11,9 +11,10 @@
 #             is x86-64 code): busybox-static:arm64 unpacked (bin/busybox).
 #             Needs `dpkg --add-architecture arm64; apt-get update`.
 # The package name is resolved from Debian's meta package with apt-cache in
-# the same apt configuration it is downloaded with: the system's for
-# bookworm, a private one (own sources, lists and cache under the cache
-# directory) for bullseye, so the system's apt sources are never touched.
+# the same apt configuration it is downloaded with: a private one (own
+# sources, lists and cache under the cache directory) for the amd64
+# kernels, so the system's apt sources are never touched nor relied on;
+# the machine's own for arm64 (its foreign architecture).
 # modules.dep is made with depmod (the package leaves that to its postinst).
 # A kernel in the cache needs no network; KMATRIX_REFRESH=1 fetches again.
 set -u
@@ -47,13 +48,17 @@ if [ -e "$DIR/ready" ] && [ "${KMATRIX_REFRESH:-0}" != 1 ]; then
 fi
 
 APT=(-o Debug::NoLocking=1 -o APT::Sandbox::User=root)
-if [ "$SUITE" = bullseye ]; then
-	# A private apt configuration: its own sources, state and cache.
+if [ -z "$USERLAND" ]; then
+	# A private apt configuration: its own sources (the suite, its updates
+	# and its security archive, where bookworm's 6.12 kernel is), state and
+	# cache: the machine's own sources may lack any of them (a debootstrap
+	# root has the suite's main alone).
 	A=$CACHE/apt-$SUITE
 	mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/sourceparts" || die "cannot create $A"
 	[ -r "$KEYRING" ] || die "$KEYRING missing: apt-get install debian-archive-keyring"
 	cat > "$A/sources.list" <<-EOS
 	deb [signed-by=$KEYRING] http://deb.debian.org/debian $SUITE main
+	deb [signed-by=$KEYRING] http://deb.debian.org/debian $SUITE-updates main
 	deb [signed-by=$KEYRING] http://deb.debian.org/debian-security $SUITE-security main
 	EOS
 	APT=(-o Dir::Etc::SourceList="$A/sources.list" -o Dir::Etc::SourceParts="$A/sourceparts"
@@ -68,7 +73,7 @@ fi
 # The concrete package the meta package depends on: linux-image-<release>.
 pkg=$(apt-cache "${APT[@]}" depends "$META" 2>/dev/null |
 	sed -n 's/^ *Depends: \(linux-image-[0-9][^ ]*\)$/\1/p' | head -n 1)
-[ -n "$pkg" ] || die "apt-cache depends $META found no linux-image-* package (for bookworm: apt-get update; for bullseye, the private apt lists in $CACHE/apt-$SUITE; for arm64: dpkg --add-architecture arm64 first)"
+[ -n "$pkg" ] || die "apt-cache depends $META found no linux-image-* package (the private apt lists in $CACHE/apt-$SUITE; for arm64, the machine's: apt-get update, and dpkg --add-architecture arm64 first)"
 release=${pkg#linux-image-}
 release=${release%:*}	# linux-image-6.1.0-56-arm64:arm64
 
