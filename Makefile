@@ -371,6 +371,14 @@ $(OUTPUT)/tests/test_model: tests/decode/test_model.c $(wildcard $(DECODE)/model
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(filter %.c,$^) -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
+# The CPython pieces the tracer and the collector share (user/common/interp/).
+PYCOMMON_SRC := $(wildcard $(COMMON)/interp/*.c)
+
+$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(PYCOMMON_SRC) $(wildcard $(COMMON)/interp/*.h) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
+
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
@@ -528,7 +536,7 @@ check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
-		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
+		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_pylines \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \

@@ -27,6 +27,8 @@ run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "the loader's pace between ring buffer reads unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_pace"
 run "the per-CPU free logs' reader unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_freelog"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
+run "CPython location tables against co_lines(), str kinds, layouts (cmocka, ASan+UBSan)" \
+	tests/interp/test_pylines.sh "$OUT"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
