@@ -75,7 +75,8 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
-USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE_DIRS:=/*.h)) \
+USER_HDR := $(wildcard $(COMMON)/*.h $(COMMON)/interp/*.h $(TRACER)/*.h $(TRACER)/arch/*.h \
+	$(TRACER)/interp/*.h $(DECODE_DIRS:=/*.h)) \
 	$(wildcard include/heapsnoop/*.h)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
@@ -83,7 +84,11 @@ HEAPDECODE_SRC := $(wildcard $(DECODE_DIRS:=/*.c)) $(COMMON_SRC) $(PROFILE_PB)
 HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 # The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
 TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
-HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
+# Interpreter frames (docs/DESIGN.md): the tracer's part, and the CPython
+# pieces it shares with the collector.
+PYCOMMON_SRC := $(wildcard $(COMMON)/interp/*.c)
+HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(wildcard $(TRACER)/interp/*.c) $(TRACER_ARCH_SRC) \
+	$(COMMON_SRC) $(PYCOMMON_SRC)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library
@@ -130,7 +135,7 @@ $(OUTPUT)/libhscodec.a: $(CODEC_OBJ)
 	$(Q)$(AR) rcs $@ $^
 
 # --- BPF object and its skeleton ---------------------------------------------
-$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c bpf/arch.h include/heapsnoop/event.h \
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h) include/heapsnoop/event.h include/heapsnoop/interp.h \
 		include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
@@ -372,8 +377,6 @@ $(OUTPUT)/tests/test_model: tests/decode/test_model.c $(wildcard $(DECODE)/model
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(filter %.c,$^) -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
 # The CPython pieces the tracer and the collector share (user/common/interp/).
-PYCOMMON_SRC := $(wildcard $(COMMON)/interp/*.c)
-
 $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(PYCOMMON_SRC) $(wildcard $(COMMON)/interp/*.h) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)

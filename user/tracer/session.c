@@ -26,6 +26,8 @@
 #include "execprobe.h"
 #include "gate.h"
 #include "heapsnoop.skel.h"
+#include "htab.h"
+#include "interp/interp.h"
 #include "launch.h"
 #include "libcfollow.h"
 #include "libcwatch.h"
@@ -64,6 +66,9 @@ struct session {
 	struct task_links tl;
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
+	struct interp *interp;	/* interpreter frames (--interp); NULL: none */
+	struct htab *frames;	/* interpreter frames' synthetic addresses */
+	uint64_t nframes;
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
@@ -152,6 +157,81 @@ static uint64_t ring_head(void *ctx)
 	struct session *s = ctx;
 
 	return reader__head(s->rd);
+}
+
+/* interp_opts.peek: the ring's records after the one being handled. */
+static int ring_peek(void *ctx, uint64_t from,
+		     void (*fn)(void *fctx, const void *data, size_t len, uint64_t pos), void *fctx,
+		     uint64_t *to)
+{
+	struct session *s = ctx;
+
+	return reader__peek(s->rd, from, fn, fctx, to);
+}
+
+/*
+ * interp_opts.frame_addr: one synthetic address per (process, kind,
+ * function, file, line), from 2^62 (records.h's frames), until the
+ * frames' own table and records land (issue 26's format).
+ */
+struct iframe_key {
+	uint32_t pid, kind, line;
+	char text[];	/* function, NUL, file, NUL */
+};
+
+static bool iframe_equal(uintptr_t stored, uintptr_t probe, void *ctx)
+{
+	const struct iframe_key *a = (const void *)stored, *b = (const void *)probe;
+	size_t la = strlen(a->text), lb = strlen(b->text);
+
+	(void)ctx;
+	return a->pid == b->pid && a->kind == b->kind && a->line == b->line && la == lb &&
+	       !memcmp(a->text, b->text, la + 1) && !strcmp(a->text + la + 1, b->text + lb + 1);
+}
+
+static uint64_t frame_addr(void *ctx, pid_t pid, const struct interp_frame *f)
+{
+	struct session *s = ctx;
+	size_t lf = strlen(f->function), ll = strlen(f->file);
+	struct iframe_key *k = malloc(sizeof(*k) + lf + ll + 2);
+	uint64_t h, *addr;
+
+	if (!k)
+		return 1ULL << 62;
+	k->pid = (uint32_t)pid;
+	k->kind = f->kind;
+	k->line = f->line;
+	memcpy(k->text, f->function, lf + 1);
+	memcpy(k->text + lf + 1, f->file, ll + 1);
+	h = htab_hash2(htab_hash2((uint64_t)pid << 32 | f->line, lf), ll);
+	for (size_t i = 0; i < lf + ll + 1; i++)
+		h = htab_hash2(h, (uint8_t)k->text[i]);
+	addr = htab__find(s->frames, h, (uintptr_t)k);
+	if (addr) {
+		free(k);
+		return *addr;
+	}
+	addr = malloc(sizeof(*addr));
+	if (!addr || htab__add(s->frames, h, (uintptr_t)k, addr)) {
+		free(addr);
+		free(k);
+		return 1ULL << 62;
+	}
+	*addr = (1ULL << 62) + ++s->nframes;
+	return *addr;
+}
+
+/* trace_opts' interp hooks. */
+static void interp_record(void *ictx, const struct hs_event *ev, size_t len, uint64_t seq)
+{
+	interp__record(ictx, ev, len, seq);
+}
+
+static uint32_t interp_splice(void *ictx, const struct hs_event *ev, uint64_t seq,
+			      const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
+			      uint32_t max, uint32_t *flags)
+{
+	return interp__splice(ictx, ev, seq, native, n, native_cut, out, max, flags);
 }
 
 /* trace_opts.sync_maps: an address to unwind is in no mapping yet. */
@@ -248,15 +328,22 @@ static void at_child_exit(void *arg)
 static bool at_child_exec(void *arg, pid_t pid)
 {
 	struct session *s = arg;
+	bool walk = exec_probe__exec(s->ep, pid);
 
-	return exec_probe__exec(s->ep, pid);
+	if (s->interp)
+		interp__look(s->interp, pid, INTERP_AT_EXEC);
+	return walk;
 }
 
 static bool at_child_syscall(void *arg, pid_t pid, const struct launch_syscall *sc)
 {
 	struct session *s = arg;
+	bool more = exec_probe__syscall(s->ep, pid, sc);
 
-	return exec_probe__syscall(s->ep, pid, sc);
+	/* Its C library mapped (or not to be): its interpreter's thread data too. */
+	if (!more && s->interp)
+		interp__look(s->interp, pid, INTERP_AT_LIBC);
+	return more;
 }
 
 /* --- start-up ------------------------------------------------------------ */
@@ -412,6 +499,18 @@ static int start_tracing(struct session *s)
 		elog("cannot map the ring buffer or the free logs: %s", strerror(-err));
 		return err;
 	}
+	if (o->interp && !o->all) {
+		s->frames = htab__new(64, iframe_equal, NULL);
+		s->interp = s->frames ? interp__new(&(struct interp_opts){
+			.skel = s->skel, .python = o->interp & OPT_INTERP_PYTHON,
+			.follow_forks = o->follow_forks, .verbose = o->verbose,
+			.peek = ring_peek, .head = ring_head, .frame_addr = frame_addr,
+			.ctx = s }) : NULL;
+		if (!s->interp) {
+			elog("out of memory");
+			return -ENOMEM;
+		}
+	}
 	pace__init(&s->pace, o->ringbuf_mb << 20, 1, SESSION_POLL_MS);
 	pace__init(&s->log_pace, HS_FREE_LOG_ENTRIES, 1, SESSION_POLL_MS);
 	s->timeout_ms = SESSION_POLL_MS;
@@ -424,12 +523,28 @@ static int start_tracing(struct session *s)
 							       on_proc_exit : NULL,
 						    .sync_maps = sync_maps,
 						    .ring_head = ring_head,
-						    .ctx = s });
+						    .ctx = s,
+						    .interp_record = s->interp ? interp_record : NULL,
+						    .interp_splice = s->interp ? interp_splice : NULL,
+						    .ictx = s->interp });
 	if (!s->trace) {
 		elog("out of memory");
 		return -ENOMEM;
 	}
 	if (o->argv) {
+		/*
+		 * pymalloc's fast path is inlined at every call site of Debian's
+		 * python3.x (LTO): no probe sees its objects. Under
+		 * PYTHONMALLOC=malloc each is a malloc'ed block.
+		 */
+		if ((o->interp & OPT_INTERP_PYTHON) && !getenv("PYTHONMALLOC")) {
+			if (setenv("PYTHONMALLOC", "malloc", 1))
+				return -errno;
+			if (o->verbose)
+				elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates "
+				     "each object with malloc (--interp none, or PYTHONMALLOC set, "
+				     "leaves it alone)");
+		}
 		if (o->user && (err = launch_user__init(&s->user, o->user)))
 			return err;
 		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath),
@@ -494,6 +609,8 @@ static int announce(struct session *s)
 		}
 	} else {
 		trace__add_proc(s->trace, o->pid);
+		if (s->interp)
+			interp__look(s->interp, o->pid, INTERP_RUNNING);
 		s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 		elog("tracing pid %d: %d allocator functions in %s", o->pid, s->nfuncs,
 		     s->libpath);
@@ -727,6 +844,8 @@ static int finish(struct session *s, int status)
 		     "then is missing", libc_follow__late(s->follow));
 	if (s->o.verbose) {
 		status__unwind(stderr, s->trace);
+		if (s->interp)
+			interp__stats(s->interp, stderr);
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
 		if (s->skel->rodata->have_free_log)
 			status__free_logs(stderr, reader__logged_frees(s->rd),
@@ -775,6 +894,19 @@ int session__run(struct session *s)
 	return gate__finish(s->gate, s->trace, finish(s, status));
 }
 
+static void free_frames(struct htab *h)
+{
+	uintptr_t key;
+	size_t pos = 0;
+	void *v;
+
+	while (h && (v = htab__next(h, &pos, &key))) {
+		free(v);
+		free((void *)key);
+	}
+	htab__free(h);
+}
+
 void session__free(struct session *s)
 {
 	if (!s)
@@ -792,6 +924,8 @@ void session__free(struct session *s)
 	bpf_link__destroy(s->tl.exec);
 	bpf_link__destroy(s->tl.fork);
 	bpf_link__destroy(s->tl.thread_exit);
+	interp__free(s->interp);
+	free_frames(s->frames);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	gate__free(s->gate);

@@ -17,6 +17,7 @@
 
 #include "htab.h"
 #include "sampling.h"
+#include "heapsnoop/interp.h"
 #include "trace.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
@@ -29,7 +30,11 @@ struct trace {
 	struct buildid_cache *build_ids;
 	struct unwinder *unwinder;	/* opts.unwind */
 	uint64_t seq;		/* the record being handled's (trace__event) */
+	uint64_t *spliced;	/* interpreter frames among the native ones */
 };
+
+/* Frames an allocation's stack has at most with its interpreter frames. */
+#define TRACE_SPLICED_MAX (HS_BPF_MAX_FRAMES + HS_INTERP_MAX_FRAMES)
 
 static uint64_t now_ns(void)
 {
@@ -50,7 +55,10 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->build_ids = buildid_cache__new();
 	if (opts->unwind)
 		t->unwinder = unwinder__new();
-	if (!t->procs || !t->build_ids || (opts->unwind && !t->unwinder)) {
+	if (opts->interp_splice)
+		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
+	if (!t->procs || !t->build_ids || (opts->unwind && !t->unwinder) ||
+	    (opts->interp_splice && !t->spliced)) {
 		trace__free(t);
 		return NULL;
 	}
@@ -78,6 +86,7 @@ void trace__free(struct trace *t)
 	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
 	unwinder__free(t->unwinder);
+	free(t->spliced);
 	free(t);
 }
 
@@ -223,11 +232,17 @@ void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 }
 
+/*
+ * An interpreter's frame: an address no user-space one can be (records.h's
+ * synthetic frames, from 2^62), in no mapping.
+ */
+#define TRACE_SYNTHETIC_FRAME (1ULL << 62)
+
 /* A new stack: make sure the process's maps cover its frames. */
 static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		if (p->maps && mapset__find(p->maps, frames[i]))
+		if ((p->maps && mapset__find(p->maps, frames[i])) || frames[i] >= TRACE_SYNTHETIC_FRAME)
 			continue;
 		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
 			read_maps(t, p);
@@ -293,6 +308,15 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	}
 	if (!(flags & STACK_TRUNCATED) && t->opts.snip_post < n)
 		n -= t->opts.snip_post;
+	if (t->opts.interp_splice) {
+		uint32_t iflags;
+
+		n = t->opts.interp_splice(t->opts.ictx, ev, t->seq, frames, n,
+					  flags & (STACK_TRUNCATED | STACK_FAULT), t->spliced,
+					  TRACE_SPLICED_MAX, &iflags);
+		frames = t->spliced;
+		flags |= iflags;
+	}
 	if (n > HS_MAX_DEPTH) {
 		n = HS_MAX_DEPTH;
 		flags |= STACK_TRUNCATED;
@@ -484,7 +508,15 @@ int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 		t->stats.bad_events++;
 		return 0;
 	}
+	if (t->opts.interp_record && ev->type != HS_EV_ALLOC && ev->type != HS_EV_FREE)
+		t->opts.interp_record(t->opts.ictx, ev, len, seq);
 	switch (ev->type) {
+	case HS_EV_INTERP:
+	case HS_EV_INTERP_CODE:
+		/* Interpreter frames, a code object's last look: interp_record's. */
+		if (!t->opts.interp_record)
+			t->stats.bad_events++;
+		break;
 	case HS_EV_ALLOC:
 		alloc_event(t, ev, len);
 		break;

@@ -61,6 +61,18 @@ struct trace_opts {
 	 */
 	uint64_t (*ring_head)(void *ctx);
 	void *ctx;
+	/*
+	 * Interpreter frames (interp/interp.h), NULL: none. Each record of
+	 * the interpreters' and of processes' lives to @interp_record
+	 * first; each allocation's native frames (after --snip-*) through
+	 * @interp_splice, which returns them with its interpreter frames
+	 * among them in @out and the STACK_* bits they add in *@flags.
+	 */
+	void (*interp_record)(void *ictx, const struct hs_event *ev, size_t len, uint64_t seq);
+	uint32_t (*interp_splice)(void *ictx, const struct hs_event *ev, uint64_t seq,
+				  const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
+				  uint32_t max, uint32_t *flags);
+	void *ictx;
 };
 
 /* What the user side saw that does not add up, beside the BPF counters. */
