@@ -29,6 +29,8 @@ run "the per-CPU free logs' reader unit tests (cmocka, ASan+UBSan)" "$OUT/tests/
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
 run "CPython location tables against co_lines(), str kinds, layouts (cmocka, ASan+UBSan)" \
 	tests/interp/test_pylines.sh "$OUT"
+run "interpreter frames among native ones: the splice unit tests (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_splice"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
