@@ -721,7 +721,14 @@ static uint32_t name_frames(struct interp *ip, struct iproc *p, const struct hs_
 		} else {
 			f = (struct interp_frame){ .kind = HS_INTERP_PYTHON, .function = fn.name,
 						   .file = fn.file, .line = (uint32_t)fn.line };
-			ip->iframes[k++] = ip->o.frame_addr(ip->o.ctx, (pid_t)ev->pid, &f);
+			/* Named once per (code object, line): the address kept with it. */
+			if (fn.memo && *fn.memo) {
+				ip->iframes[k++] = *fn.memo;
+			} else {
+				ip->iframes[k++] = ip->o.frame_addr(ip->o.ctx, (pid_t)ev->pid, &f);
+				if (fn.memo)
+					*fn.memo = ip->iframes[k - 1];
+			}
 			ip->c.named++;
 			ip->c.gone += fn.gone;
 		}

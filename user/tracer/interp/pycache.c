@@ -20,6 +20,7 @@ struct entry {
 	struct py_code code;
 	int memo_index[LINE_MEMO];
 	int memo_line[LINE_MEMO];
+	uint64_t memo_word[LINE_MEMO];
 };
 
 struct py_cache {
@@ -187,6 +188,7 @@ void py_cache__name(struct py_cache *c, uint64_t addr, int index, uint64_t pos,
 		return;
 	}
 	slot = (unsigned int)index % LINE_MEMO;
+	f->memo = &e->memo_word[slot];
 	if (e->memo_index[slot] == index) {
 		f->line = e->memo_line[slot];
 		return;
@@ -195,6 +197,7 @@ void py_cache__name(struct py_cache *c, uint64_t addr, int index, uint64_t pos,
 	f->line = line > 0 ? line : 0;
 	e->memo_index[slot] = index;
 	e->memo_line[slot] = f->line;
+	e->memo_word[slot] = 0;
 }
 
 void py_cache__gone(struct py_cache *c, uint64_t addr)

@@ -64,6 +64,11 @@ struct py_frame_name {
 	int line;			/* 0: not known */
 	bool incomplete;		/* not started yet: CPython shows no such frame */
 	bool gone;			/* the code object could not be found: "<code gone>" */
+	/*
+	 * A word the caller may keep for this (code object, index) while the
+	 * code object lives (0 until set; NULL: none): its frame's address.
+	 */
+	uint64_t *memo;
 };
 
 /*
