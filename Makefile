@@ -86,9 +86,9 @@ HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
 # Interpreter frames (docs/DESIGN.md): the tracer's part, and the CPython
 # pieces it shares with the collector.
-PYCOMMON_SRC := $(wildcard $(COMMON)/interp/*.c)
+PYCOMMON_SRC := $(wildcard $(COMMON)/interp/py*.c)
 HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(wildcard $(TRACER)/interp/*.c) $(TRACER_ARCH_SRC) \
-	$(COMMON_SRC) $(PYCOMMON_SRC)
+	$(COMMON_SRC) $(wildcard $(COMMON)/interp/*.c)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library

@@ -72,11 +72,16 @@ struct hs_py_proc {
 	__u32 bytes_size, bytes_data;
 };
 
-/* interp_procs' value: a process whose interpreter frames are read. */
+/*
+ * interp_procs' value: a process whose interpreter frames are read, and
+ * what its kind's walk needs (another kind adds its struct to the union).
+ */
 struct hs_interp_proc {
 	__u32 kind;		/* enum hs_interp_kind */
 	__u32 max_frames;	/* <= HS_INTERP_MAX_FRAMES */
-	struct hs_py_proc py;
+	union {
+		struct hs_py_proc py;	/* HS_INTERP_PYTHON */
+	};
 };
 
 /* Processes whose interpreter frames are read at once (interp_procs). */
