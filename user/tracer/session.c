@@ -330,8 +330,15 @@ static bool at_child_exec(void *arg, pid_t pid)
 	struct session *s = arg;
 	bool walk = exec_probe__exec(s->ep, pid);
 
-	if (s->interp)
+	if (s->interp) {
+		/*
+		 * The old image's records first, while its code objects are
+		 * known: their frames are named from the cache and the deaths
+		 * ahead (its memory is the new image's now: never read).
+		 */
+		drain(s);
 		interp__look(s->interp, pid, INTERP_AT_EXEC);
+	}
 	return walk;
 }
 

@@ -66,6 +66,9 @@ struct iproc {
 	struct py_cache *cache;
 	struct htab *pending;	/* tid -> struct pending */
 	struct htab *deaths;	/* code object -> struct death list, ahead in the ring */
+	/* Its execs seen ahead in the ring, in order: its memory is another image's past them. */
+	uint64_t *execs;
+	size_t nexecs;
 };
 
 /* A destructor's probe: one per (file, pid). */
@@ -182,6 +185,7 @@ void interp__free(struct interp *ip)
 		return;
 	while (ip->procs && (p = htab__next(ip->procs, &pos, NULL))) {
 		reset(ip, p);
+		free(p->execs);
 		free(p);
 	}
 	htab__free(ip->procs);
@@ -374,8 +378,9 @@ static void fill_config(const struct interp *ip, const struct iproc *p, const st
 }
 
 static struct death *death_ahead(struct iproc *p, uint64_t addr, uint64_t pos);
+static uint64_t exec_after(const struct iproc *p, uint64_t pos);
 static const struct hs_interp_code *ahead(void *ctx, pid_t pid, uint64_t addr, uint64_t pos,
-					  size_t *len);
+					  size_t *len, bool *live);
 
 /* Register @p with the BPF side: its allocations' frames are read from now on. */
 static int turn_on(struct interp *ip, struct iproc *p, const struct libc_tsd *tsd, const char *path)
@@ -408,13 +413,14 @@ static int ahead_scan(struct interp *ip, uint64_t pos);
 
 /* py_ahead_fn: @pid's first death of @addr after the record at @pos. */
 static const struct hs_interp_code *ahead(void *ctx, pid_t pid, uint64_t addr, uint64_t pos,
-					  size_t *len)
+					  size_t *len, bool *live)
 {
 	struct interp *ip = ctx;
 	struct iproc *p = find_proc(ip, pid);
 	struct death *d;
 
 	ahead_scan(ip, pos);
+	*live = p && exec_after(p, pos) == UINT64_MAX;
 	d = p ? death_ahead(p, addr, pos) : NULL;
 	if (!d)
 		return NULL;
@@ -431,7 +437,14 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	char path[PATH_MAX], libc[PATH_MAX], why[512], v[32];
 	int err;
 
-	if (!p || !ip->o.python || p->state == IP_ON)
+	if (!p || !ip->o.python)
+		return;
+	/* An exec stop: the old image is gone (BPF forgot it at the exec). */
+	if (when == INTERP_AT_EXEC && p->state != IP_OFF) {
+		reset(ip, p);
+		p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
+	}
+	if (p->state == IP_ON)
 		return;
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
@@ -503,14 +516,26 @@ out:
 
 /* --- the ring ahead: code objects' deaths not handled yet ----------------- */
 
-/* @p's first death of @addr after ring position @pos, or NULL. */
+/* @p's first exec after ring position @pos, UINT64_MAX: none seen. */
+static uint64_t exec_after(const struct iproc *p, uint64_t pos)
+{
+	for (size_t i = 0; i < p->nexecs; i++)
+		if (p->execs[i] > pos)
+			return p->execs[i];
+	return UINT64_MAX;
+}
+
+/*
+ * @p's first death of @addr after ring position @pos and before the next
+ * exec (a later one is another image's code object), or NULL.
+ */
 static struct death *death_ahead(struct iproc *p, uint64_t addr, uint64_t pos)
 {
 	struct death *d = p->deaths ? htab__find(p->deaths, key_hash(addr), addr) : NULL;
 
 	while (d && d->pos <= pos)
 		d = d->next;
-	return d;
+	return d && d->pos < exec_after(p, pos) ? d : NULL;
 }
 
 struct scan_ctx {
@@ -526,11 +551,25 @@ static void on_ahead(void *arg, const void *data, size_t len, uint64_t pos)
 	struct death *d, **tail;
 	struct iproc *p;
 
-	if (pos < sc->from || len < HS_EVENT_HDR_SIZE + sizeof(struct hs_interp_code) ||
-	    ev->type != HS_EV_INTERP_CODE)
+	if (pos < sc->from || len < HS_EVENT_HDR_SIZE)
 		return;
 	p = find_proc(sc->ip, (pid_t)ev->pid);
-	if (!p || !p->deaths)
+	if (!p || p->state != IP_ON)
+		return;
+	if (ev->type == HS_EV_EXEC) {
+		uint64_t *v = realloc(p->execs, (p->nexecs + 1) * sizeof(*v));
+
+		/* Without room, a read may name a frame after the new image: never. */
+		if (!v) {
+			sc->ip->c.lost++;
+			return;
+		}
+		p->execs = v;
+		p->execs[p->nexecs++] = pos;
+		return;
+	}
+	if (ev->type != HS_EV_INTERP_CODE || len < HS_EVENT_HDR_SIZE + sizeof(struct hs_interp_code) ||
+	    !p->deaths)
 		return;
 	d = malloc(sizeof(*d) + len - HS_EVENT_HDR_SIZE);
 	if (!d)
@@ -657,14 +696,20 @@ void interp__record(struct interp *ip, const struct hs_event *ev, size_t len, ui
 			death_handled(p, ev->addr, seq - 1);
 		break;
 	case HS_EV_EXEC:
-		/* The old image's; one registered at the exec stop came after it. */
-		if (p && seq - 1 >= p->since)
+		if (!p)
+			break;
+		/* Seen ahead: handled now (a later one stays). */
+		while (p->nexecs && p->execs[0] <= seq - 1)
+			memmove(p->execs, p->execs + 1, --p->nexecs * sizeof(*p->execs));
+		/* The old image's end; one registered at the exec stop came after it. */
+		if (seq - 1 >= p->since)
 			reset(ip, p);
 		break;
 	case HS_EV_EXIT:
 		if (p) {
 			reset(ip, p);
 			htab__delete(ip->procs, key_hash((uint32_t)p->pid), (uint32_t)p->pid);
+			free(p->execs);
 			free(p);
 		}
 		break;
@@ -770,6 +815,12 @@ uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t s
 	if (!p || p->state != IP_ON)
 		return copy_native(native, n, out, max);
 	ip->c.allocs++;
+	/* Made before an exec stop registered the image there now: not its frames. */
+	if ((ev->flags & HS_EVF_INTERP) && seq - 1 < p->since) {
+		ip->c.lost++;
+		*flags = STACK_FAULT;
+		return copy_native(native, n, out, max);
+	}
 	if (ev->flags & HS_EVF_INTERP_LOST) {
 		ip->c.lost++;
 		*flags = STACK_FAULT;

@@ -115,13 +115,18 @@ int py_cache__from_look(const struct hs_interp_code *look, size_t len, struct py
 	return 0;
 }
 
-/* The last look of @addr's first death after @pos, into @code: true if one. */
-static bool from_death(struct py_cache *c, uint64_t addr, uint64_t pos, struct py_code *code)
+/*
+ * The last look of @addr's first death after @pos, into @code: true if
+ * one. *@live: the memory is still the record's image.
+ */
+static bool from_death(struct py_cache *c, uint64_t addr, uint64_t pos, struct py_code *code,
+		       bool *live)
 {
 	const struct hs_interp_code *look;
 	size_t len;
 
-	look = c->ahead ? c->ahead(c->ctx, c->pid, addr, pos, &len) : NULL;
+	*live = true;
+	look = c->ahead ? c->ahead(c->ctx, c->pid, addr, pos, &len, live) : NULL;
 	return look && !py_cache__from_look(look, len, code);
 }
 
@@ -129,6 +134,7 @@ static bool from_death(struct py_cache *c, uint64_t addr, uint64_t pos, struct p
 static struct entry *find(struct py_cache *c, uint64_t addr, uint64_t pos)
 {
 	struct entry *e = calloc(1, sizeof(*e));
+	bool live;
 	int err;
 
 	if (!e)
@@ -136,23 +142,30 @@ static struct entry *find(struct py_cache *c, uint64_t addr, uint64_t pos)
 	e->addr = addr;
 	for (int i = 0; i < LINE_MEMO; i++)
 		e->memo_index[i] = -1;
-	if (from_death(c, addr, pos, &e->code)) {
+	if (from_death(c, addr, pos, &e->code, &live)) {
 		c->st.from_death++;
+	} else if (!live) {
+		/* An exec replaced the image the record saw: nothing to read. */
+		c->st.gone++;
+		free(e);
+		return NULL;
 	} else {
-		struct py_code live;
+		struct py_code now;
 
-		err = py_code__read(&c->layout, vm_read, c, addr, c->code_type, &live);
+		err = py_code__read(&c->layout, vm_read, c, addr, c->code_type, &now);
 		/* A death before the read is ahead in the ring now: its look wins. */
-		if (from_death(c, addr, pos, &e->code)) {
+		if (from_death(c, addr, pos, &e->code, &live)) {
 			if (!err)
-				py_code__fini(&live);
+				py_code__fini(&now);
 			c->st.live_lost++;
-		} else if (err) {
+		} else if (err || !live) {
+			if (!err)
+				py_code__fini(&now);
 			c->st.gone++;
 			free(e);
 			return NULL;
 		} else {
-			e->code = live;
+			e->code = now;
 			c->st.reads++;
 		}
 	}

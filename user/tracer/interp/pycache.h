@@ -19,7 +19,8 @@
  *      the caller's `ahead` function looks through);
  *   3. read now, if after the read still no death of its address shows
  *      up ahead (a death before the read would be in the ring by then:
- *      the last look is sent before the memory is freed);
+ *      the last look is sent before the memory is freed), and no exec of
+ *      the process either (its memory is another image's then);
  *   4. none: the frame is named "<code gone>", never what the address
  *      holds now.
  */
@@ -39,10 +40,12 @@ struct py_cache;
 /*
  * A death of code object @addr ahead of the record at ring position
  * @pos: its last look (@len bytes: a struct hs_interp_code and its
- * table), the first one after @pos, or NULL.
+ * table), the first one after @pos, or NULL. *@live: whether the
+ * process's memory is still the record's image (no exec came since), so
+ * that a read there names what the record saw.
  */
 typedef const struct hs_interp_code *(*py_ahead_fn)(void *ctx, pid_t pid, uint64_t addr,
-						      uint64_t pos, size_t *len);
+						      uint64_t pos, size_t *len, bool *live);
 
 struct py_cache_stats {
 	uint64_t hits, reads, from_death, gone;	/* how each code object was found */
