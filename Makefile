@@ -382,6 +382,15 @@ $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(PYCOMMON_SRC) $(wild
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
 
+# The tracer's CPython finder and resolver on real binaries and a real
+# process (tests/interp/test_pyfind.sh).
+$(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c $(TRACER)/interp/pyfind.c \
+		$(TRACER)/interp/libctsd.c $(TRACER)/interp/pycache.c $(TRACER)/arch/pydecode_$(ARCH).c \
+		$(TRACER)/arch/probesite_$(ARCH).c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/htab.c \
+		$(PYCOMMON_SRC) $(USER_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -ldw -lelf -lcapstone -lcmocka -o $@
+
 # The splice of interpreter frames among native ones.
 $(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(TRACER)/interp/splice.c \
 		$(TRACER)/interp/splice.h | $(OUTPUT)/tests
@@ -457,6 +466,13 @@ $(OUTPUT)/tests/prog_semantics_pac: tests/tracer/prog_semantics.c | $(OUTPUT)/te
 $(OUTPUT)/tests/prog_%: tests/tracer/prog_%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
+
+# Debian's python3.11 for the kernel matrix's guests, whose root (trixie)
+# has none: a copy they run from the build directory, its standard library
+# the host's /usr/lib/python3.11 (tests/kmatrix/run.sh shows it them).
+$(OUTPUT)/tests/python3.11: /usr/bin/python3.11 | $(OUTPUT)/tests
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
 
 # The unwinding test's program and libraries (tests/unwind): no frame
 # pointers anywhere but libfp.so, which has frame pointers and no CFI.
@@ -546,18 +562,19 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_pylines \
-		$(OUTPUT)/tests/test_splice \
+		$(OUTPUT)/tests/test_splice $(OUTPUT)/tests/test_pyfind \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
-		man arm64-build
+		$(OUTPUT)/tests/python3.11 man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
-	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect
+	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect \
+		$(OUTPUT)/tests/python3.11
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 # --- arm64 (docs/ARCH.md): the tools and the programs its test traces, built

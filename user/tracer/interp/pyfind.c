@@ -88,8 +88,10 @@ static int find_eval(struct elf_file *ef, struct py_image *img, char *why, size_
 		return -ENOMEM;
 	err = elf_file__read_addr(ef, fn.addr, code, fn.size);
 	c.cfi = err ? NULL : dwarf_getcfi_elf(elf_file__elf(ef));
-	if (c.cfi)
+	if (c.cfi) {
 		err = pydecode__jumps_out(code, fn.size, fn.addr, cold_target, &c);
+		dwarf_cfi_end(c.cfi);
+	}
 	free(code);
 	/* Without its .cold part, a frame there is not spliced: said by the mismatch. */
 	return err == -ENOMEM ? err : 0;
