@@ -1,0 +1,178 @@
+#!/bin/bash
+# test_python.sh - Python frames among the native ones (docs/DESIGN.md,
+# "Interpreter frames"), on Debian's real interpreter, /usr/bin/python3.11
+# (never the python3.11 a PATH finds first: pyenv's is another build;
+# HS_PYTHON names another, the kernel matrix's guests a copy of it), with
+# the scripts of tests/tracer/py:
+#   launched: a known chain across two files, each function at its
+#     file:line in order, native frames before and after, no eval frame
+#     left (chain_a.py); a stack 60 Python frames deep, whole (deep.py);
+#     a million small objects, each a live block under its Python line
+#     (million.py, PYTHONMALLOC=malloc set by heapsnoop); code exec()'d
+#     again and again, each frame named after the code that ran, none
+#     "<code gone>" (execloop.py); a thread that released the GIL to
+#     allocate (threads.py);
+#   attached (-p) to a running one: the same chain and the deep stack,
+#     under the server's own line (server.py); a process that uses pymalloc
+#     said so;
+#   --no-interp: native frames only, PYTHONMALLOC left alone;
+#   trixie's python3.13, the kernel matrix's guests' own, or in its root
+#     (chroot) where tests/distro made it: the same chain (3.13's layout
+#     from its _Py_DebugOffsets).
+# HS_PY_MILLION: the small objects' count (default 1000000).
+set -u
+. "$(dirname "$0")/lib.sh"
+PY=${HS_PYTHON:-/usr/bin/python3.11}
+SCRIPTS=$(cd "$(dirname "$0")/py" && pwd)
+MILLION=${HS_PY_MILLION:-1000000}
+[ -x "$PY" ] || { echo "FAIL $PY is not there: scripts/install-deps.sh installs Debian's python3.11"; exit 1; }
+echo "python: $PY ($("$PY" -c 'import sys; print(sys.version.split()[0])'))"
+
+# The frames of LOG's first `live` record of SIZE bytes, innermost first,
+# one a line: "py FUNCTION FILE:LINE" (FILE's last component) or "c NAME".
+stack_of() { # LOG SIZE
+	"$HD" -s "$1" | awk -v size="$2" '
+		/^heapsnoop: live / { on = index($0, "~b#size: " size ",") > 0 && !done; if (on) done = 1; next }
+		on && /^ *#[0-9]+ 0x/ {
+			if ($4 == "[python]") { f = $5; sub(/.*\//, "", f); print "py " $3 " " f }
+			else print "c " $3
+			next
+		}
+		on && !/^ *#/ { on = 0 }'
+}
+
+# The Python frames of a stack (stack_of's), in order, on one line.
+py_frames() { # STACKFILE
+	awk '$1 == "py" { printf "%s%s %s", n++ ? ", " : "", $2, $3 } END { print "" }' "$1"
+}
+
+# A chain's checks: its Python frames are WANT, native frames come before
+# the first and after the last, and no eval-loop frame is left.
+expect_chain() { # NAME STACKFILE WANT
+	expect_eq "$1: the Python frames in order" "$(py_frames "$2")" "$3"
+	check "$1: native frames before and after them" \
+		awk '$1 == "py" { p = 1 } $1 == "c" && !p { before = 1 } $1 == "c" && p { after = 1 }
+		     END { exit !(before && after) }' "$2"
+	check "$1: no _PyEval_EvalFrameDefault frame left" \
+		bash -c "! grep -q '_PyEval_EvalFrameDefault' '$2'"
+}
+
+CHAIN="f5 chain_a.py:19, f4 chain_b.py:11, f3 chain_a.py:15, f2 chain_b.py:7, f1 chain_a.py:11, main chain_a.py:23"
+DEEP="rec deep.py:9$(for _ in $(seq 57); do printf ', rec deep.py:10'; done), main deep.py:14"
+
+# --- launched ---------------------------------------------------------------
+cd "$SCRIPTS" || exit 1
+"$HS" -q -o "$T/chain" -- "$PY" chain_a.py > "$T/chain.out" 2> "$T/chain.err"
+check "launched: heapsnoop exits with python's status (0)" test $? -eq 0
+check "launched: it says it reads Python's frames" \
+	grep -q "runs Python 3\.[0-9.]* (.*): its frames are read" "$T/chain.err"
+check "launched: PYTHONMALLOC=malloc for the command" \
+	grep -q "allocates its objects with PYTHONMALLOC=malloc" "$T/chain.err"
+stack_of "$T/chain" 777778 > "$T/chain.stack"
+expect_chain "launched chain" "$T/chain.stack" "$CHAIN, <module> chain_a.py:29"
+check_no_loss "launched: no events lost" "$T/chain.err"
+
+"$HS" -q -o "$T/deep" -- "$PY" deep.py > /dev/null 2> "$T/deep.err"
+stack_of "$T/deep" 666667 > "$T/deep.stack"
+expect_chain "60 frames deep" "$T/deep.stack" "$DEEP, <module> deep.py:18"
+check "60 frames deep: the stack is whole (no cut=)" \
+	bash -c "'$HD' -s '$T/deep' | grep '^heapsnoop: live .*~b#size: 666667,' | grep -vq 'cut='"
+
+"$HS" -q -o "$T/million" -- "$PY" million.py "$MILLION" > /dev/null 2> "$T/million.err"
+"$HD" --folded --count "$T/million" > "$T/million.count"
+n=$(awk '/make\.<locals>\.<listcomp> \(million\.py:13\)/ { s += $NF } END { print s + 0 }' "$T/million.count")
+check "a million small objects: $MILLION live blocks under make.<locals>.<listcomp> (million.py:13) ($n)" \
+	test "$n" -ge "$MILLION" -a "$n" -le $((MILLION + 100))
+check_no_loss "a million small objects: no events lost" "$T/million.err"
+
+"$HS" -q -o "$T/exec" -- "$PY" execloop.py 100 > /dev/null 2> "$T/exec.err"
+for k in 0 1 2; do
+	want=$(( (100 - k + 2) / 3 ))
+	got=$("$HD" -s "$T/exec" | awk -v k="$k" '
+		/^heapsnoop: live .*~b#size: 444445,/ { on = 1; s = ""; next }
+		on && /^ *#[0-9]+ 0x/ { if ($4 == "[python]") s = s $3 " " $5 ", "; next }
+		on { on = 0; if (s ~ ("^made_by_exec <exec " k ">:2, <module> <exec " k ">:3, <module> [^ ]*execloop.py:12, $")) n++ }
+		END { if (on && s ~ ("^made_by_exec <exec " k ">:2, <module> <exec " k ">:3, <module> [^ ]*execloop.py:12, $")) n++; print n + 0 }')
+	expect_eq "exec'd code: blocks named made_by_exec (<exec $k>:2) <- <module> (<exec $k>:3) <- execloop.py:12" "$got" "$want"
+done
+expect_eq "exec'd code: no frame <code gone>" "$("$HD" -s "$T/exec" | grep -c '<code gone>')" 0
+
+"$HS" -q -o "$T/threads" -- "$PY" threads.py > /dev/null 2> "$T/threads.err"
+stack_of "$T/threads" 333333 > "$T/threads.stack"
+check "a thread that released the GIL: nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
+	bash -c "py_out=\$(awk '\$1 == \"py\" { print \$2, \$3 }' '$T/threads.stack' | head -n 2 | paste -sd,);
+		 [ \"\$py_out\" = 'nogil_alloc threads.py:16,run_it threads.py:21' ]"
+expect_eq "a thread that released the GIL: its 20 blocks" \
+	"$("$HD" -s "$T/threads" | grep -c '^heapsnoop: live .*~b#size: 333333,')" 20
+
+# --- attached (-p) ------------------------------------------------------------
+# SERVER_ENV...: python's environment; heapsnoop -p's stderr into $T/NAME.err
+# up to its "tracing" line, then drained in the background ($drain).
+attach_server() { # NAME ENV...
+	local name=$1; shift
+	coproc S { exec env "$@" "$PY" server.py; }
+	wait_line "${S[0]}" '^ready' || return 1
+	rm -f "$T/errpipe" && mkfifo "$T/errpipe"
+	"$HS" -q -p "$S_PID" -o "$T/$name" 2> "$T/errpipe" &
+	hs=$!
+	exec 5< "$T/errpipe"
+	check "$name: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $S_PID" "$T/$name.err"
+	cat <&5 >> "$T/$name.err" &
+	drain=$!
+	exec 5<&-
+}
+
+attach_server attach PYTHONMALLOC=malloc || exit 1
+echo chain >&"${S[1]}"
+wait_line "${S[0]}" '^did chain' || exit 1
+echo deep >&"${S[1]}"
+wait_line "${S[0]}" '^did deep' || exit 1
+echo exit >&"${S[1]}"
+wait "$hs"
+check "attached: heapsnoop exits 0 when python exits" test $? -eq 0
+wait "$drain"
+check "attached: it says it reads Python's frames" \
+	grep -q "runs Python 3\.[0-9.]* (.*): its frames are read" "$T/attach.err"
+stack_of "$T/attach" 777778 > "$T/attach.chain"
+expect_chain "attached chain" "$T/attach.chain" "$CHAIN, <module> server.py:18"
+stack_of "$T/attach" 666667 > "$T/attach.deep"
+expect_chain "attached, 60 frames deep" "$T/attach.deep" "$DEEP, <module> server.py:20"
+check_no_loss "attached: no events lost" "$T/attach.err"
+
+# A process that uses pymalloc: its small objects are not live blocks, said
+# before tracing begins.
+attach_server pymalloc -u PYTHONMALLOC || exit 1
+check "attached to pymalloc: said, its small objects not live blocks" \
+	grep -q "uses pymalloc (PYTHONMALLOC not set): ITS OBJECTS OF UP TO 512 BYTES ARE NOT LIVE BLOCKS HERE" \
+	"$T/pymalloc.err"
+echo exit >&"${S[1]}"
+wait "$hs"
+wait "$drain"
+
+# --- --no-interp --------------------------------------------------------------
+"$HS" -q --no-interp -o "$T/native" -- "$PY" chain_a.py > /dev/null 2> "$T/native.err"
+stack_of "$T/native" 777778 > "$T/native.stack"
+expect_eq "--no-interp: no Python frame" "$(grep -c '^py ' "$T/native.stack")" 0
+check "--no-interp: the eval loop's frames stay" grep -q '_PyEval_EvalFrameDefault' "$T/native.stack"
+check "--no-interp: PYTHONMALLOC left alone" bash -c "! grep -q PYTHONMALLOC '$T/native.err'"
+
+# --- 3.13 (trixie's, in its root; the kernel matrix's guests run on it) ----------
+root=${HS_PYROOT313:-$(ls -d /var/cache/heapsnoop/roots/trixie.*/root 2> /dev/null | head -n 1)}
+run313=
+if [ -x /usr/bin/python3.13 ]; then
+	run313=(/usr/bin/python3.13 chain_a.py)
+elif [ -n "$root" ] && [ -x "$root/usr/bin/python3.13" ] && [ "$(id -u)" = 0 ]; then
+	run313=(unshare -m sh -c "mount --bind '$SCRIPTS' '$root/mnt' &&
+		exec chroot '$root' /usr/bin/python3.13 /mnt/chain_a.py")
+fi
+if [ -n "$run313" ]; then
+	"$HS" -q -o "$T/chain313" -- "${run313[@]}" > /dev/null 2> "$T/chain313.err"
+	check "3.13: its layout from its _Py_DebugOffsets" \
+		grep -q "runs Python 3\.13\.[0-9]* (.*): its frames are read (its layout from its _Py_DebugOffsets)" \
+		"$T/chain313.err"
+	stack_of "$T/chain313" 777778 > "$T/chain313.stack"
+	expect_chain "3.13 chain" "$T/chain313.stack" "$CHAIN, <module> chain_a.py:29"
+else
+	echo "note: no python3.13 here nor a trixie root with one (tests/distro/make-root.sh trixie): 3.13 not run"
+fi
+finish
