@@ -26,7 +26,7 @@
 #include "execprobe.h"
 #include "gate.h"
 #include "heapsnoop.skel.h"
-#include "htab.h"
+#include "frametab.h"
 #include "interp/interp.h"
 #include "launch.h"
 #include "libcfollow.h"
@@ -67,8 +67,6 @@ struct session {
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
 	struct interp *interp;	/* interpreter frames (--interp); NULL: none */
-	struct htab *frames;	/* interpreter frames' synthetic addresses */
-	uint64_t nframes;
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
@@ -170,55 +168,22 @@ static int ring_peek(void *ctx, uint64_t from,
 }
 
 /*
- * interp_opts.frame_addr: one synthetic address per (process, kind,
- * function, file, line), from 2^62 (records.h's frames), until the
- * frames' own table and records land (issue 26's format).
+ * interp_opts.frame_addr: the synthetic address of an interpreter frame
+ * (frametab.h), the same for the same (process, kind, function, file,
+ * line); 0 when the table is full or out of memory (the stack is cut
+ * there).
  */
-struct iframe_key {
-	uint32_t pid, kind, line;
-	char text[];	/* function, NUL, file, NUL */
-};
-
-static bool iframe_equal(uintptr_t stored, uintptr_t probe, void *ctx)
-{
-	const struct iframe_key *a = (const void *)stored, *b = (const void *)probe;
-	size_t la = strlen(a->text), lb = strlen(b->text);
-
-	(void)ctx;
-	return a->pid == b->pid && a->kind == b->kind && a->line == b->line && la == lb &&
-	       !memcmp(a->text, b->text, la + 1) && !strcmp(a->text + la + 1, b->text + lb + 1);
-}
-
 static uint64_t frame_addr(void *ctx, pid_t pid, const struct interp_frame *f)
 {
+	static const char *const kinds[HS_INTERP__MAX] = { [HS_INTERP_PYTHON] = "python" };
 	struct session *s = ctx;
-	size_t lf = strlen(f->function), ll = strlen(f->file);
-	struct iframe_key *k = malloc(sizeof(*k) + lf + ll + 2);
-	uint64_t h, *addr;
+	uint64_t addr;
 
-	if (!k)
-		return 1ULL << 62;
-	k->pid = (uint32_t)pid;
-	k->kind = f->kind;
-	k->line = f->line;
-	memcpy(k->text, f->function, lf + 1);
-	memcpy(k->text + lf + 1, f->file, ll + 1);
-	h = htab_hash2(htab_hash2((uint64_t)pid << 32 | f->line, lf), ll);
-	for (size_t i = 0; i < lf + ll + 1; i++)
-		h = htab_hash2(h, (uint8_t)k->text[i]);
-	addr = htab__find(s->frames, h, (uintptr_t)k);
-	if (addr) {
-		free(k);
-		return *addr;
-	}
-	addr = malloc(sizeof(*addr));
-	if (!addr || htab__add(s->frames, h, (uintptr_t)k, addr)) {
-		free(addr);
-		free(k);
-		return 1ULL << 62;
-	}
-	*addr = (1ULL << 62) + ++s->nframes;
-	return *addr;
+	if (f->kind >= HS_INTERP__MAX || !kinds[f->kind] ||
+	    frametab__intern(trace__frames(s->trace), (uint32_t)pid, kinds[f->kind], f->function,
+			     f->file, f->line, &addr))
+		return 0;
+	return addr;
 }
 
 /* trace_opts' interp hooks. */
@@ -363,7 +328,7 @@ static void on_proc_exit(struct proc *p, void *ctx)
 	gate__proc(s->gate, p);
 	if (!s->o.leaks_at_exit || !tracker__count(p->live))
 		return;
-	if (report__exit(p, bgdump__out(s->bg, s->out)) && !s->write_err) {
+	if (report__exit(s->trace, p, bgdump__out(s->bg, s->out)) && !s->write_err) {
 		s->write_err = -EIO;
 		elog("writing records failed: %s", strerror(errno));
 	}
@@ -507,12 +472,11 @@ static int start_tracing(struct session *s)
 		return err;
 	}
 	if (o->interp && !o->all) {
-		s->frames = htab__new(64, iframe_equal, NULL);
-		s->interp = s->frames ? interp__new(&(struct interp_opts){
+		s->interp = interp__new(&(struct interp_opts){
 			.skel = s->skel, .python = o->interp & OPT_INTERP_PYTHON,
 			.follow_forks = o->follow_forks, .verbose = o->verbose,
 			.peek = ring_peek, .head = ring_head, .frame_addr = frame_addr,
-			.ctx = s }) : NULL;
+			.ctx = s });
 		if (!s->interp) {
 			elog("out of memory");
 			return -ENOMEM;
@@ -901,19 +865,6 @@ int session__run(struct session *s)
 	return gate__finish(s->gate, s->trace, finish(s, status));
 }
 
-static void free_frames(struct htab *h)
-{
-	uintptr_t key;
-	size_t pos = 0;
-	void *v;
-
-	while (h && (v = htab__next(h, &pos, &key))) {
-		free(v);
-		free((void *)key);
-	}
-	htab__free(h);
-}
-
 void session__free(struct session *s)
 {
 	if (!s)
@@ -932,7 +883,6 @@ void session__free(struct session *s)
 	bpf_link__destroy(s->tl.fork);
 	bpf_link__destroy(s->tl.thread_exit);
 	interp__free(s->interp);
-	free_frames(s->frames);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	gate__free(s->gate);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "frametab.h"
 #include "htab.h"
 #include "sampling.h"
 #include "heapsnoop/interp.h"
@@ -31,6 +32,7 @@ struct trace {
 	struct unwinder *unwinder;	/* opts.unwind */
 	uint64_t seq;		/* the record being handled's (trace__event) */
 	uint64_t *spliced;	/* interpreter frames among the native ones */
+	struct frametab *frames;	/* frames that are not native code */
 };
 
 /* Frames an allocation's stack has at most with its interpreter frames. */
@@ -53,11 +55,12 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->opts = *opts;
 	t->procs = htab__new(64, NULL, NULL);
 	t->build_ids = buildid_cache__new();
+	t->frames = frametab__new();
 	if (opts->unwind)
 		t->unwinder = unwinder__new();
 	if (opts->interp_splice)
 		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
-	if (!t->procs || !t->build_ids || (opts->unwind && !t->unwinder) ||
+	if (!t->procs || !t->build_ids || !t->frames || (opts->unwind && !t->unwinder) ||
 	    (opts->interp_splice && !t->spliced)) {
 		trace__free(t);
 		return NULL;
@@ -86,6 +89,7 @@ void trace__free(struct trace *t)
 	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
 	unwinder__free(t->unwinder);
+	frametab__free(t->frames);
 	free(t->spliced);
 	free(t);
 }
@@ -100,13 +104,14 @@ struct proc *trace__find_proc(const struct trace *t, pid_t pid)
 	return htab__find(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
 }
 
-/* Remove @pid's process from the table and free it. */
+/* Remove @pid's process from the table and free it, its frames forgotten. */
 static void remove_proc(struct trace *t, pid_t pid)
 {
 	struct proc *p = htab__delete(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
 
 	if (p)
 		proc_free(p);
+	frametab__forget(t->frames, (uint32_t)pid);
 }
 
 static void read_maps(struct trace *t, struct proc *p)
@@ -232,17 +237,12 @@ void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
 }
 
-/*
- * An interpreter's frame: an address no user-space one can be (records.h's
- * synthetic frames, from 2^62), in no mapping.
- */
-#define TRACE_SYNTHETIC_FRAME (1ULL << 62)
-
 /* A new stack: make sure the process's maps cover its frames. */
 static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		if ((p->maps && mapset__find(p->maps, frames[i])) || frames[i] >= TRACE_SYNTHETIC_FRAME)
+		/* An interpreter's frame (records.h's synthetic address) is in none. */
+		if ((p->maps && mapset__find(p->maps, frames[i])) || rec_is_frame_addr(frames[i]))
 			continue;
 		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
 			read_maps(t, p);
@@ -301,7 +301,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		flags |= STACK_TRUNCATED;
 	if (evflags & HS_EVF_STACK_FAULT)
 		flags |= STACK_FAULT;
-	/* --snip-pre/--snip-post, then keep the innermost HS_MAX_DEPTH. */
+	/* --snip-pre/--snip-post, then keep the innermost REC_MAX_DEPTH. */
 	if (t->opts.snip_pre < n) {
 		frames += t->opts.snip_pre;
 		n -= t->opts.snip_pre;
@@ -317,8 +317,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		frames = t->spliced;
 		flags |= iflags;
 	}
-	if (n > HS_MAX_DEPTH) {
-		n = HS_MAX_DEPTH;
+	if (n > REC_MAX_DEPTH) {
+		n = REC_MAX_DEPTH;
 		flags |= STACK_TRUNCATED;
 	}
 	if (flags & STACK_TRUNCATED)
@@ -414,6 +414,7 @@ static void handle_exec(struct trace *t, pid_t pid)
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	acct__fini(&p->acct);
+	frametab__forget(t->frames, (uint32_t)pid);
 	p->live = live;
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
@@ -541,6 +542,11 @@ int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 		break;
 	}
 	return 0;
+}
+
+struct frametab *trace__frames(const struct trace *t)
+{
+	return t->frames;
 }
 
 const struct trace_stats *trace__stats(const struct trace *t)

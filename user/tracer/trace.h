@@ -166,6 +166,14 @@ int trace__map_fork(struct trace *t, pid_t ppid, pid_t pid);
 int trace__map_exec(struct trace *t, pid_t pid);
 void trace__set_comm(struct trace *t, pid_t pid, const char *comm);
 
+/*
+ * The frames of the processes' stacks that are not native code
+ * (frametab.h: interpreter frames' synthetic addresses, JIT ranges), each
+ * process's forgotten when it ends or execs; what every dump names them
+ * by (report.c).
+ */
+struct frametab *trace__frames(const struct trace *t);
+
 const struct trace_stats *trace__stats(const struct trace *t);
 /* --unwind dwarf: the unwinder's counts and its tables'; -ENOENT if off. */
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst);

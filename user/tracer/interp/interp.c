@@ -29,11 +29,6 @@
 #include "stacks.h"
 #include "text.h"
 
-#ifndef STACK_ORDER
-/* Until stacks.h has it (the records' cut=order): what the splice could not place exactly. */
-#define STACK_ORDER (1u << 2)
-#endif
-
 enum iproc_state {
 	IP_OFF,		/* no interpreter whose frames are read (or not looked at yet) */
 	IP_WAIT_LIBC,	/* CPython found; its C library not mapped yet */
@@ -746,7 +741,7 @@ static bool any_eval(struct iproc *p, const uint64_t *native, uint32_t n)
  * None). Frames not started yet are dropped (CPython's tracebacks do).
  */
 static uint32_t name_frames(struct interp *ip, struct iproc *p, const struct hs_event *ev,
-			    const struct pending *pd, uint64_t pos, uint32_t *nseg)
+			    const struct pending *pd, uint64_t pos, uint32_t *nseg, bool *cut)
 {
 	bool by_entry = p->img.layout.fr_entry >= 0;
 	uint32_t k = 0, s = 0;
@@ -767,13 +762,16 @@ static uint32_t name_frames(struct interp *ip, struct iproc *p, const struct hs_
 			f = (struct interp_frame){ .kind = HS_INTERP_PYTHON, .function = fn.name,
 						   .file = fn.file, .line = (uint32_t)fn.line };
 			/* Named once per (code object, line): the address kept with it. */
-			if (fn.memo && *fn.memo) {
-				ip->iframes[k++] = *fn.memo;
-			} else {
-				ip->iframes[k++] = ip->o.frame_addr(ip->o.ctx, (pid_t)ev->pid, &f);
-				if (fn.memo)
-					*fn.memo = ip->iframes[k - 1];
+			uint64_t a = fn.memo && *fn.memo ? *fn.memo :
+				     ip->o.frame_addr(ip->o.ctx, (pid_t)ev->pid, &f);
+
+			if (!a) {
+				*cut = true;	/* the frame table is full: the stack ends here */
+				break;
 			}
+			if (fn.memo)
+				*fn.memo = a;
+			ip->iframes[k++] = a;
 			ip->c.named++;
 			ip->c.gone += fn.gone;
 		}
@@ -803,6 +801,7 @@ uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t s
 	struct pending *pd;
 	struct splice_in in;
 	uint32_t sflags, got;
+	bool cut = false;
 
 	*flags = 0;
 	if (!ip->o.python)
@@ -844,7 +843,8 @@ uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t s
 				 .iframes = ip->iframes, .seg_end = ip->seg_end,
 				 .interp_cut = pd->flags & HS_EVF_TRUNCATED, .is_eval = is_eval,
 				 .ctx = p };
-	got = name_frames(ip, p, ev, pd, seq - 1, &in.nseg);
+	got = name_frames(ip, p, ev, pd, seq - 1, &in.nseg, &cut);
+	in.interp_cut = in.interp_cut || cut;
 	ip->c.frames += got;
 	pd->nr = 0;	/* taken */
 	n = splice__frames(&in, out, max, &sflags);
@@ -852,7 +852,7 @@ uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t s
 		ip->c.order++;
 		*flags |= STACK_ORDER;
 	}
-	if ((sflags & SPLICE_DEPTH) || (pd->flags & HS_EVF_TRUNCATED)) {
+	if ((sflags & SPLICE_DEPTH) || in.interp_cut) {
 		ip->c.truncated++;
 		*flags |= STACK_TRUNCATED;
 	}
