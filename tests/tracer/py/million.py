@@ -1,7 +1,8 @@
 # million.py N - N small objects kept alive (an empty list each: 56 bytes
 # with its GC header), made at one line, for tests/tracer/test_python.sh:
-# <module>:18 -> make:13 -> make.<locals>.<listcomp>:13. Under
+# <module>:19 -> make:14 -> make.<locals>.<listcomp>:14. Under
 # PYTHONMALLOC=malloc each is one live malloc'ed block. Keep the lines.
+import os
 import sys
 
 
@@ -17,3 +18,4 @@ if __name__ == "__main__":
     n = int(sys.argv[1])
     keep = make(n)
     print("made", len(keep), flush=True)
+    os._exit(0)	# no finalization: what it kept is live when it exits
