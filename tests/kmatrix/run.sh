@@ -13,7 +13,8 @@
 # of heapsnoop's libraries: BUILD_DIR's heapsnoop and heapdecode are the
 # release binaries, linked with no shared library.
 # KMATRIX_TESTS: the tests to run in each guest (default: all of them,
-# "semantics attach unwind syswide ringbuf sampling fork python"). This machine's own kernel has
+# "semantics attach unwind syswide ringbuf sampling fork", and "python" in
+# the kernels of KMATRIX_PY_KERNELS, default "5.10 6.1"). This machine's own kernel has
 # no image to boot; it is covered by the native tests of `make check`.
 # Exits non-zero if a kernel failed, could not be fetched or booted.
 set -u
@@ -21,7 +22,10 @@ OUT=$(realpath "${1:?usage: $0 BUILD_DIR [KERNEL...]}"); shift
 HERE=$(cd "$(dirname "$0")" && pwd)
 KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || read -ra KERNELS <<< "${KMATRIX_KERNELS:-5.10 6.1 6.12 6.12+preempt}"
-read -ra MAIN_TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf sampling fork python}"
+read -ra MAIN_TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf sampling fork}"
+# Python frames (test_python: ~4 minutes a guest) on the oldest kernel and
+# the next one, whose verifiers check the walk's programs; KMATRIX_PY_KERNELS.
+read -ra PY_KERNELS <<< "${KMATRIX_PY_KERNELS-5.10 6.1}"
 # Under TCG everything is some 10 times slower: the tests' waits for a line
 # get 5 minutes instead of one (they still end at the line, not later), a
 # kernel 15 minutes before its guest is killed as hung (it takes some 3-4).
@@ -44,6 +48,7 @@ export KMATRIX_DIRS=$OUT:/usr/lib/python3.11${KMATRIX_DIRS:+:$KMATRIX_DIRS}
 failed=() total_start=$SECONDS
 for k in "${KERNELS[@]}"; do
 	TESTS=("${MAIN_TESTS[@]}") env=()
+	[ -z "${KMATRIX_TESTS:-}" ] && [[ " ${PY_KERNELS[*]} " == *" $k "* ]] && TESTS+=(python)
 	case $k in
 	*+preempt) TESTS=(threads) env=(KMATRIX_APPEND=preempt=full KMATRIX_SMP=1) ;;
 	esac
