@@ -404,7 +404,9 @@ static int parse_one(int c, char *arg, struct options *o)
 		return 0;
 	case OPT_WITHOUT: return kfeatures__parse(arg, &o->without);
 	case OPT_PRELOAD: o->preload = true; return 0;
-	case OPT_INTERP: return parse_interp(arg, o);
+	case OPT_INTERP:
+		o->interp_asked = true;
+		return parse_interp(arg, o);
 	case OPT_NO_INTERP: o->interp = 0; return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
@@ -488,6 +490,10 @@ static int validate(const struct options *o)
 	}
 	if (validate_gates(o))
 		return -EINVAL;
+	if (o->all && o->interp_asked && o->interp) {
+		elog("--interp goes with -p or a command: -a reads native frames only (for now)");
+		return -EINVAL;
+	}
 	if (o->min_size > o->max_size) {
 		elog("--min-size %" PRIu64 " is above --max-size %" PRIu64 ": nothing would "
 		     "be traced", o->min_size, o->max_size);

@@ -47,6 +47,7 @@ struct options {
 	uint64_t seed;		/* --seed, 0: the collector picks one */
 	/* --interp: the interpreters whose frames are read (OPT_INTERP_*) */
 	unsigned int interp;
+	bool interp_asked;	/* --interp was given (not the default) */
 	/* --fail-on-leak, --suppressions, --max-peak (gate.h) */
 	struct leakgate_opts gate;
 };

@@ -8,7 +8,7 @@
 
 #include "interp/pydecode.h"
 
-int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, uint64_t *key)
+int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, struct pydecode_key *key)
 {
 	(void)code; (void)len; (void)addr; (void)key;
 	return -ENOTSUP;

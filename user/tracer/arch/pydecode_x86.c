@@ -43,8 +43,9 @@ static bool is_jump(const cs_insn *in)
 	return false;
 }
 
-int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, uint64_t *key)
+int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, struct pydecode_key *key)
 {
+	uint64_t slot[X86_REG_ENDING] = { 0 };
 	cs_insn *in = NULL;
 	size_t n;
 	csh h;
@@ -55,11 +56,28 @@ int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, uint64_t *
 	n = cs_disasm(h, code, len, addr, HEAD_INSNS, &in);
 	for (size_t i = 0; i < n; i++) {
 		const cs_x86 *x = &in[i].detail->x86;
+		uint64_t a;
 
 		/* mov m32, %edi: the key, pthread_getspecific's argument */
 		if (in[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
 		    x->operands[0].reg == X86_REG_EDI && x->operands[1].size == 4 &&
-		    mem_addr(&in[i], &x->operands[1], key)) {
+		    mem_addr(&in[i], &x->operands[1], &a)) {
+			*key = (struct pydecode_key){ .addr = a };
+			err = 0;
+			break;
+		}
+		/* mov GOT(%rip), %reg: a slot that holds _PyRuntime's address ... */
+		if (in[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+		    x->operands[1].size == 8 && mem_addr(&in[i], &x->operands[1], &a)) {
+			slot[x->operands[0].reg] = a;
+			continue;
+		}
+		/* ... then lea off(%reg), %rX: the Py_tss_t PyThread_tss_get is given */
+		if (in[i].id == X86_INS_LEA && x->op_count == 2 && x->operands[1].type == X86_OP_MEM &&
+		    x->operands[1].mem.index == X86_REG_INVALID &&
+		    x->operands[1].mem.base != X86_REG_INVALID && slot[x->operands[1].mem.base]) {
+			*key = (struct pydecode_key){ .via_slot = true, .addr = slot[x->operands[1].mem.base],
+						      .off = x->operands[1].mem.disp };
 			err = 0;
 			break;
 		}

@@ -216,21 +216,30 @@ static struct iproc *get_proc(struct interp *ip, pid_t pid)
 
 /* --- looking for an interpreter in a process ----------------------------- */
 
-/* The mapping of @pid's CPython: its executable, or a libpython3.x. */
-static const struct mapping *python_mapping(pid_t pid, const struct mapset *pm)
+/*
+ * The mappings that may hold @pid's CPython, into @v (2 at most): its
+ * executable, then a libpython3.x (an embedder, or a python built
+ * --enable-shared).
+ */
+static int python_mappings(pid_t pid, const struct mapset *pm, const struct mapping **v)
 {
 	char link[64];
 	struct stat st;
+	int n = 0;
 
 	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
 	if (!stat(link, &st))
 		for (size_t i = 0; i < pm->n; i++)
-			if (pm->v[i].dev == st.st_dev && pm->v[i].ino == st.st_ino)
-				return &pm->v[i];
+			if (pm->v[i].dev == st.st_dev && pm->v[i].ino == st.st_ino) {
+				v[n++] = &pm->v[i];
+				break;
+			}
 	for (size_t i = 0; i < pm->n; i++)
-		if (!strncmp(path_base(pm->v[i].path), "libpython3.", 11))
-			return &pm->v[i];
-	return NULL;
+		if (!strncmp(path_base(pm->v[i].path), "libpython3.", 11)) {
+			v[n++] = &pm->v[i];
+			break;
+		}
+	return n;
 }
 
 /* The load bias of the image @m maps (0 for a non-PIE executable). */
@@ -426,7 +435,7 @@ static const struct hs_interp_code *ahead(void *ctx, pid_t pid, uint64_t addr, u
 void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 {
 	struct iproc *p = get_proc(ip, pid);
-	const struct mapping *m;
+	const struct mapping *m = NULL, *cand[2];
 	struct mapset *pm = NULL;
 	struct libc_tsd tsd;
 	char path[PATH_MAX], libc[PATH_MAX], why[512], v[32];
@@ -444,18 +453,19 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
 		return;
-	m = python_mapping(pid, pm);
-	if (!m)
-		goto out;
-	snprintf(p->exe, sizeof(p->exe), "%s", m->path);
-	if (proc_maps__reach(pid, m, path, sizeof(path))) {
-		elog("pid %d: %s cannot be reached from here: its Python frames are not read",
-		     pid, m->path);
-		goto out;
+	err = -ENOENT;
+	for (int i = 0, n = python_mappings(pid, pm, cand); i < n && err == -ENOENT; i++) {
+		m = cand[i];
+		if (proc_maps__reach(pid, m, path, sizeof(path))) {
+			elog("pid %d: %s cannot be reached from here: its Python frames are not read",
+			     pid, m->path);
+			goto out;
+		}
+		err = py_image__read(path, &p->img, why, sizeof(why));
 	}
-	err = py_image__read(path, &p->img, why, sizeof(why));
 	if (err == -ENOENT)
 		goto out;	/* not a CPython */
+	snprintf(p->exe, sizeof(p->exe), "%s", m->path);
 	py_layout__version_str(p->img.version, v, sizeof(v));
 	if (err) {
 		ip->c.refused++;

@@ -22,16 +22,30 @@
 #ifndef HEAPSNOOP_PYDECODE_H
 #define HEAPSNOOP_PYDECODE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where PyGILState_GetThisThreadState finds the TSS key. */
+struct pydecode_key {
+	/*
+	 * false: the key (an int) is loaded from @addr (non-PIE, or PIE code
+	 * that reaches _PyRuntime directly); true: the Py_tss_t is at @off
+	 * past the address held in the GOT slot @addr (a libpython that
+	 * reaches _PyRuntime through its GOT), passed to PyThread_tss_get.
+	 */
+	bool via_slot;
+	uint64_t addr;
+	int64_t off;
+};
+
 /*
- * The address the key is loaded from in @len bytes of code at @addr
+ * Where the key is in @len bytes of code at @addr
  * (PyGILState_GetThisThreadState): *@key. Returns 0, -ENOENT (no such
  * load before the first jump or return), -ENOTSUP (not on this
  * architecture), -EINVAL (capstone).
  */
-int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, uint64_t *key);
+int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, struct pydecode_key *key);
 
 /*
  * Each direct jump (conditional or not) in @len bytes of code at @addr

@@ -97,12 +97,47 @@ static int find_eval(struct elf_file *ef, struct py_image *img, char *why, size_
 	return err == -ENOMEM ? err : 0;
 }
 
+/*
+ * Does GOT slot @slot hold _PyRuntime's address (a dynamic relocation of
+ * the slot against that symbol)?
+ */
+static bool slot_is_runtime(struct elf_file *ef, uint64_t slot)
+{
+	Elf *elf = elf_file__elf(ef);
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh, symsh;
+		Elf_Data *data, *syms;
+		Elf_Scn *symscn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_RELA || !sh.sh_entsize ||
+		    !(symscn = elf_getscn(elf, sh.sh_link)) || !gelf_getshdr(symscn, &symsh) ||
+		    !(data = elf_getdata(scn, NULL)) || !(syms = elf_getdata(symscn, NULL)))
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Rela r;
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getrela(data, (int)i, &r) || r.r_offset != slot)
+				continue;
+			if (!gelf_getsym(syms, (int)GELF_R_SYM(r.r_info), &sym))
+				return false;
+			name = elf_strptr(elf, symsh.sh_link, sym.st_name);
+			return name && !strcmp(name, "_PyRuntime") && !r.r_addend;
+		}
+	}
+	return false;
+}
+
 /* The TSS key from PyGILState_GetThisThreadState's code; the table's where it has one. */
 static int find_tss(struct elf_file *ef, struct py_image *img, char *why, size_t cap)
 {
 	uint8_t code[HEAD_BYTES];
 	struct elf_func fn;
-	uint64_t key = 0, table = img->layout.rt_tss_key ? img->runtime + img->layout.rt_tss_key : 0;
+	struct pydecode_key key;
+	uint64_t table = img->layout.rt_tss_key ? img->runtime + img->layout.rt_tss_key : 0;
 	int err = -ENOENT;
 
 	if (!elf_file__find_func(ef, "PyGILState_GetThisThreadState", &fn) &&
@@ -110,9 +145,12 @@ static int find_tss(struct elf_file *ef, struct py_image *img, char *why, size_t
 				 sizeof(code)))
 		err = pydecode__tss_key(code, fn.size && fn.size < sizeof(code) ? fn.size :
 					sizeof(code), fn.addr, &key);
+	/* Through the GOT: the slot must be _PyRuntime's. */
+	if (!err && key.via_slot && !slot_is_runtime(ef, key.addr))
+		err = -ENOENT;
 	if (!err) {
 		/* The key is Py_tss_t's second int: _is_initialized, then _key. */
-		img->tss_key = key - 4;
+		img->tss_key = key.via_slot ? img->runtime + (uint64_t)key.off : key.addr - 4;
 		if (table && table != img->tss_key) {
 			say(why, cap, "its thread-state key is at _PyRuntime+%#llx, the layout of "
 			    "its version says +%#x", (unsigned long long)(img->tss_key - img->runtime),
