@@ -511,9 +511,7 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 		goto out;
 	}
 	elog("pid %d runs Python %s (%s): its frames are read%s", pid, v, p->exe,
-	     p->img.debug_offsets ? " (its layout from its _Py_DebugOffsets)" :
-	     PY_MINOR_OF(p->img.version) == 0x030c ? " (3.12's layout, not yet checked on a 3.12 "
-	     "binary: please report wrong frames)" : "");
+	     p->img.debug_offsets ? " (its layout from its _Py_DebugOffsets)" : "");
 	say_allocator(p, when == INTERP_RUNNING);
 out:
 	mapset__free(pm);
