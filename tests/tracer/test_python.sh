@@ -6,7 +6,9 @@
 # the scripts of tests/tracer/py:
 #   launched: a known chain across two files, each function at its
 #     file:line in order, native frames before and after, no eval frame
-#     left (chain_a.py); a stack 60 Python frames deep, whole (deep.py);
+#     left (chain_a.py); the eval loop re-entered from C three ways, C
+#     frames between the segments (interleave.py); a stack 60 Python
+#     frames deep, whole (deep.py);
 #     a million small objects, each a live block under its Python line
 #     (million.py, PYTHONMALLOC=malloc set by heapsnoop); code exec()'d
 #     again and again, each frame named after the code that ran, none
@@ -81,6 +83,19 @@ check "launched: PYTHONMALLOC=malloc for the command" \
 stack_of "$T/chain" 777778 > "$T/chain.stack"
 expect_chain "launched chain" "$T/chain.stack" "$CHAIN, <module> chain_a.py:30"
 check_no_loss "launched: no events lost" "$T/chain.err"
+
+# The loop re-entered from C (map(), a class call, a generator): each
+# eval frame its segment of Python frames, C frames between them.
+"$HS" -q -o "$T/inter" -- "$PY" interleave.py > /dev/null 2> "$T/inter.err"
+stack_of "$T/inter" 555556 > "$T/inter.stack"
+expect_eq "re-entered: the Python frames in order" "$(py_frames "$T/inter.stack")" \
+	"leaf interleave.py:12, gen interleave.py:17, K.__init__ interleave.py:22, g interleave.py:26, main interleave.py:30, <module> interleave.py:34"
+expect_eq "re-entered: C frames between gen and K.__init__, K.__init__ and g, g and main" \
+	"$(awk '$1 == "py" { if (c && n) runs++; c = 0; n++ } $1 == "c" { c = 1 } END { print runs + 0 }' \
+	   "$T/inter.stack")" 3
+check "re-entered: no _PyEval_EvalFrameDefault frame left, no cut=" \
+	bash -c "! grep -q _PyEval_EvalFrameDefault '$T/inter.stack' &&
+		 '$HD' -s '$T/inter' | grep '^heapsnoop: live .*~b#size: 555556,' | grep -vq 'cut='"
 
 "$HS" -q -o "$T/deep" -- "$PY" deep.py > /dev/null 2> "$T/deep.err"
 stack_of "$T/deep" 666667 > "$T/deep.stack"
