@@ -524,7 +524,8 @@ $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/inpu
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(COMMON)/records.c $(CODEC_SRC) | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(COMMON)/records.c $(COMMON)/frametab.c \
+		$(COMMON)/htab.c $(COMMON)/text.c $(CODEC_SRC) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 

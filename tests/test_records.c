@@ -342,6 +342,7 @@ static void test_malformed(void **state)
 		{ "heapsnoop: jit pid=1 start=0x2000 end=0x2000 name=f", REC_JIT },
 		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=", REC_JIT },
 		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x4000000000000001 name=x", REC_JIT },
 	};
 	struct record r;
 
@@ -435,6 +436,8 @@ static void test_write_refused(void **state)
 		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "1lua" },
 		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "jit" },
 		{ .type = REC_JIT, .pid = 1, .start = 0x2000, .end = 0x1000 },
+		{ .type = REC_JIT, .pid = 1, .start = REC_FRAME_BASE, .end = REC_FRAME_BASE + 1,
+		  .function = "x" },
 		{ .type = REC_LIVE, .pid = 1, .depth = 40, .token = "~m#A", .token_len = 4,
 		  .tail = "~m#B", .tail_len = 4 },
 		{ .type = REC_LIVE, .pid = 1, .depth = 40, .token = "~m#A", .token_len = 4,
