@@ -21,7 +21,7 @@
 #include "interp/interp_int.h"
 #include "interp/libctsd.h"
 #include "msg.h"
-#include "procmaps.h"
+#include "maps/procmaps.h"
 #include "text.h"
 
 /*
