@@ -89,12 +89,16 @@ PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 # stage). A program's own top folder (main, its options, heapsnoop's
 # session) is linked as objects. The same libraries are built under
 # ASan+UBSan into $(OUTPUT)/asan/ and for libFuzzer into $(OUTPUT)/fuzz/.
-TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach maps arch)
+# interp/ (interpreter frames: CPython found, registered, its frames named
+# and spliced) uses maps/ and arch/; common/interp/ holds the CPython
+# pieces the tracer and the collector share (layouts, line tables, code
+# objects through a reader), on common/.
+TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach interp maps arch)
 DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input)
 # user/common/records/: the record lines (their writers and parsers), used
 # by user/common's stacks and frame tables: linked after them.
 COMMON_DIRS := $(COMMON) $(COMMON)/records
-LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON_DIRS) codec
+LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec
 # A folder's sources; the tracer's arch/: this architecture's files
 # (*_$(ARCH).c); formats/pprof: with protobuf-c's generated messages.
 lib_src = $(if $(filter $(TRACER)/arch,$(1)),$(wildcard $(1)/*_$(ARCH).c),$(wildcard $(1)/*.c)) \
@@ -106,7 +110,7 @@ libs = $(foreach d,$(2),$(1)/$(call lib_name,$(d)))
 objs = $(patsubst %.c,$(1)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(2)))
 
 TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c)
-HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON_DIRS) codec)
+HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
 HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
@@ -200,11 +204,12 @@ TRACER_OBJ := $(call all_objs,$(TRACER_TOP_SRC) $(foreach d,$(TRACER_LIB_DIRS),$
 DECODE_OBJ := $(call all_objs,$(DECODE_TOP_SRC) $(foreach d,$(DECODE_LIB_DIRS),$(call lib_src,$(d))))
 $(TRACER_OBJ): | $(OUTPUT)/heapsnoop.skel.h $(OUTPUT)/gitversion.h
 $(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
--include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) $(call all_objs,$(COMMON_SRC) $(CODEC_SRC)))
+-include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) \
+	$(call all_objs,$(COMMON_SRC) $(wildcard $(COMMON)/interp/*.c) $(CODEC_SRC)))
 
 # --- BPF object and its skeleton ---------------------------------------------
 $(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h) include/heapsnoop/event.h \
-		include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
+		include/heapsnoop/interp.h include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)llvm-strip -g $@.tmp -o $@ && rm -f $@.tmp
@@ -395,7 +400,8 @@ dist: all man
 # when it runs under them; its headers followed as the objects' are.
 TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
-	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model)
+	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model \
+	test_pylines test_pyfind test_splice)
 -include $(UNIT_TESTS:=.d)
 
 $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
@@ -453,6 +459,26 @@ $(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# The CPython pieces the tracer and the collector share (user/common/interp/).
+$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON_DIRS)) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# The tracer's CPython finder and resolver on real binaries and a real
+# process (tests/interp/test_pyfind.sh).
+$(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps arch) $(COMMON)/interp $(COMMON_DIRS) codec) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -pthread -lbpf -ldw -lelf -lcapstone -lz -lcmocka -o $@
+
+# The splice of interpreter frames among native ones.
+$(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -530,6 +556,13 @@ $(OUTPUT)/tests/prog_semantics_pac: tests/tracer/prog_semantics.c | $(OUTPUT)/te
 $(OUTPUT)/tests/prog_%: tests/tracer/prog_%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
+
+# Debian's python3.11 for the kernel matrix's guests, whose root (trixie)
+# has none: a copy they run from the build directory, its standard library
+# the host's /usr/lib/python3.11 (tests/kmatrix/run.sh shows it them).
+$(OUTPUT)/tests/python3.11: /usr/bin/python3.11 | $(OUTPUT)/tests
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
 
 # The unwinding test's program and libraries (tests/unwind): no frame
 # pointers anywhere but libfp.so, which has frame pointers and no CFI.
@@ -618,18 +651,20 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_frametab $(OUTPUT)/tests/test_htab \
 		$(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
-		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
+		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_pylines \
+		$(OUTPUT)/tests/test_splice $(OUTPUT)/tests/test_pyfind \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
-		man arm64-build
+		$(OUTPUT)/tests/python3.11 man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
-	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect
+	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect \
+		$(OUTPUT)/tests/python3.11
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 # --- arm64 (docs/ARCH.md): the tools and the programs its test traces, built

@@ -18,6 +18,7 @@
 #include "calls.h"
 #include "stack.h"
 #include "freelog.h"
+#include "interp.h"
 
 /*
  * Does the call of @func need its place in the stream of records? Only the
@@ -114,6 +115,8 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, __u64 id, struct cal
 			emit_free(id, old, st->entry_pos);
 		return;
 	}
+	/* Its interpreter's frames first, in a record just before its own. */
+	st->interp_flags = interp_emit(id, &st->interp_frames);
 	if (unwind_dwarf) {
 		emit_alloc_user_stack(ctx, id, st, addr, size, old, find_vma);
 		return;

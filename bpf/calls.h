@@ -35,6 +35,9 @@ struct call_state {
 	__u32 emitted;	/* its record is out (a tail-callee returned first) */
 	__u32 sampling;	/* sample_left holds a drawn gap */
 	__s64 sample_left;	/* --sample-bytes: bytes before the next point */
+	/* At its return: its record's interpreter flags and frames (interp.h). */
+	__u32 interp_flags;
+	__u32 interp_frames;
 };
 
 /*

@@ -15,6 +15,8 @@
  *   stack.h     the allocation's record with its stack (dwarf and fp)
  *   alloc.h     the allocator's calls: entry, return, free
  *   task.h      process lifecycle: exit, exec, fork
+ *   interp.h    interpreter frames at an allocation, a code object's last
+ *               look (python.h: CPython's walk)
  *
  * Entry probes record the arguments of the outermost allocator call of each
  * thread; the return probe of that call emits one HS_EV_ALLOC with its
@@ -38,6 +40,7 @@
 #include "alloc.h"
 #include "calls.h"
 #include "task.h"
+#include "interp.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -159,4 +162,11 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(comm_fork, struct task_struct *parent, struct task_struct *child)
 {
 	return gen_comm_fork(parent, child);
+}
+
+/* The interpreter's code object destructor (interp.h). */
+SEC("uprobe")
+int BPF_KPROBE(interp_code_gone, __u64 co)
+{
+	return gen_interp_code_gone(co);
 }

@@ -90,7 +90,7 @@ static __always_inline void fill_header(struct hs_event *ev, __u64 id, __u32 typ
 {
 	fill_common(ev, id, type, func, addr, entry_pos);
 	ev->flags = 0;
-	ev->pad = 0;
+	ev->interp_frames = 0;
 }
 
 /*

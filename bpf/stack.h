@@ -111,6 +111,8 @@ static __always_inline void fill_alloc(struct hs_event *ev, __u64 id, struct cal
 				       __u64 addr, __u64 size, __u64 old)
 {
 	fill_header(ev, id, HS_EV_ALLOC, (__u16)st->func, addr, st->entry_pos);
+	ev->flags = st->interp_flags;
+	ev->interp_frames = st->interp_frames;
 	ev->ts = 0;	/* its place in the ring buffer orders it */
 	ev->old_addr = old;
 	ev->size = size;
@@ -226,7 +228,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 		return;
 	}
 	fill_alloc(ev, id, st, addr, size, old);
-	ev->flags = HS_EVF_USER_STACK;
+	ev->flags |= HS_EVF_USER_STACK;
 	us = (void *)ev + HS_EVENT_HDR_SIZE;
 	hs_copy_uregs(us->regs, ctx);
 	us->regs[HS_UREG_SP] = sp;

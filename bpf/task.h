@@ -14,6 +14,7 @@
 
 #include "record.h"
 #include "filter.h"
+#include "interp.h"
 
 /*
  * System-wide mode: the per-CPU perf events whose mmap, comm and fork
@@ -68,6 +69,7 @@ static __always_inline int gen_task_exit(struct task_struct *p)
 		bpf_map_delete_elem(&comm_pids, &tgid);
 	if (follow_forks || filter_comm)
 		filter_changed();
+	interp_gone(tgid);
 	emit_task(HS_EV_EXIT, p);
 	return 0;
 }
@@ -88,8 +90,10 @@ static __always_inline int gen_task_fork(struct task_struct *parent, struct task
 	if (empty_probes || ctgid == ptgid || !bpf_map_lookup_elem(&pid_filter, &ptgid))
 		return 0;
 	followed = follow_forks && !bpf_map_update_elem(&pid_filter, &ctgid, &one, BPF_ANY);
-	if (followed)
+	if (followed) {
 		filter_changed();
+		interp_forked(ptgid, ctgid);
+	}
 	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
 	if (!ev) {
 		count(HS_CNT_RB_LOST_TASK);
@@ -113,6 +117,7 @@ static __always_inline int gen_task_exec(struct task_struct *p)
 	/* The new image's name is set by now (begin_new_exec). */
 	if (filter_comm)
 		comm_decide(BPF_CORE_READ(p, tgid), p);
+	interp_gone(BPF_CORE_READ(p, tgid));
 	emit_task(HS_EV_EXEC, p);
 	return 0;
 }

@@ -14,6 +14,10 @@
 # makes the man pages, man-db renders them (tests/test_install.sh);
 # debuginfod is elfutils' debuginfod server and its client debuginfod-find,
 # which heapdecode runs (tests/test_debuginfod.sh).
+# python3.11 is Debian's own interpreter, /usr/bin/python3.11, which the
+# Python frames' tests and benchmark trace (tests/tracer/test_python.sh,
+# tests/interp, bench/pyframes.sh): named by path, as a python3.11 that
+# a PATH finds first may be another build (pyenv's).
 # libunwind-dev is for the benchmarks only (bench/collector.sh: the preload
 # before its own unwinder, bench/unwinders.c); the preload needs none.
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
@@ -38,7 +42,7 @@ PKGS="make gcc g++ libc6-dev python3 clang llvm libclang-rt-dev bpftool libbpf-d
 libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev libcapstone-dev libcmocka-dev libunwind-dev
 pkg-config libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils debuginfod help2man man-db libxml2-utils chromium gdb sqlite3
-heaptrack valgrind strace
+heaptrack valgrind strace python3.11
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
 qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64

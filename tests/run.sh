@@ -28,6 +28,12 @@ run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "the loader's pace between ring buffer reads unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_pace"
 run "the per-CPU free logs' reader unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_freelog"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
+run "CPython location tables against co_lines(), str kinds, layouts (cmocka, ASan+UBSan)" \
+	tests/interp/test_pylines.sh "$OUT"
+run "interpreter frames among native ones: the splice unit tests (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_splice"
+run "the tracer's CPython finder and resolver on Debian's python3.11 and trixie's 3.13 (cmocka, ASan+UBSan)" \
+	tests/interp/test_pyfind.sh "$OUT"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv

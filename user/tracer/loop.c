@@ -21,6 +21,7 @@
 #include "attach/execprobe.h"
 #include "heapsnoop.skel.h"
 #include "heapsnoop/exit.h"
+#include "interp/interp.h"
 #include "msg.h"
 #include "output/bgdump.h"
 #include "output/gate.h"
@@ -126,7 +127,7 @@ void session__on_proc_exit(struct proc *p, void *ctx)
 	gate__proc(s->gate, p);
 	if (!s->o.leaks_at_exit || !tracker__count(p->live))
 		return;
-	if (report__exit(p, bgdump__out(s->bg, s->out)) && !s->write_err) {
+	if (report__exit(s->trace, p, bgdump__out(s->bg, s->out)) && !s->write_err) {
 		s->write_err = -EIO;
 		elog("writing records failed: %s", strerror(errno));
 	}
@@ -199,15 +200,29 @@ static void at_child_exit(void *arg)
 static bool at_child_exec(void *arg, pid_t pid)
 {
 	struct session *s = arg;
+	bool walk = exec_probe__exec(s->ep, pid);
 
-	return exec_probe__exec(s->ep, pid);
+	if (s->interp) {
+		/*
+		 * The old image's records first, while its code objects are
+		 * known: their frames are named from the cache and the deaths
+		 * ahead (its memory is the new image's now: never read).
+		 */
+		session__drain(s);
+		interp__look(s->interp, pid, INTERP_AT_EXEC);
+	}
+	return walk;
 }
 
 static bool at_child_syscall(void *arg, pid_t pid, const struct launch_syscall *sc)
 {
 	struct session *s = arg;
+	bool more = exec_probe__syscall(s->ep, pid, sc);
 
-	return exec_probe__syscall(s->ep, pid, sc);
+	/* Its C library mapped (or not to be): its interpreter's thread data too. */
+	if (!more && s->interp)
+		interp__look(s->interp, pid, INTERP_AT_LIBC);
+	return more;
 }
 
 /* --- the loop ------------------------------------------------------------ */

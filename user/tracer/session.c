@@ -25,7 +25,9 @@
 #include "attach/libcfollow.h"
 #include "attach/libcwatch.h"
 #include "attach/target.h"
+#include "frametab.h"
 #include "heapsnoop.skel.h"
+#include "interp/interp.h"
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
@@ -157,6 +159,48 @@ static int start_probes(struct session *s)
 	return err;
 }
 
+/* interp_opts.peek: the ring's records after the one being handled. */
+static int ring_peek(void *ctx, uint64_t from,
+		     void (*fn)(void *fctx, const void *data, size_t len, uint64_t pos), void *fctx,
+		     uint64_t *to)
+{
+	struct session *s = ctx;
+
+	return reader__peek(s->rd, from, fn, fctx, to);
+}
+
+/*
+ * interp_opts.frame_addr: the synthetic address of an interpreter frame
+ * (frametab.h), the same for the same (process, kind, function, file,
+ * line); 0 when the table is full or out of memory (the stack is cut
+ * there).
+ */
+static uint64_t frame_addr(void *ctx, pid_t pid, const struct interp_frame *f)
+{
+	static const char *const kinds[HS_INTERP__MAX] = { [HS_INTERP_PYTHON] = "python" };
+	struct session *s = ctx;
+	uint64_t addr;
+
+	if (f->kind >= HS_INTERP__MAX || !kinds[f->kind] ||
+	    frametab__intern(trace__frames(s->trace), (uint32_t)pid, kinds[f->kind], f->function,
+			     f->file, f->line, &addr))
+		return 0;
+	return addr;
+}
+
+/* trace_opts' interp hooks. */
+static void interp_record(void *ictx, const struct hs_event *ev, size_t len, uint64_t seq)
+{
+	interp__record(ictx, ev, len, seq);
+}
+
+static uint32_t interp_splice(void *ictx, const struct hs_event *ev, uint64_t seq,
+			      const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
+			      uint32_t max, uint32_t *flags)
+{
+	return interp__splice(ictx, ev, seq, native, n, native_cut, out, max, flags);
+}
+
 /*
  * The trace, the command held (launch mode), the probes, the ring buffer.
  * Returns 0 or -errno, said; a held command is ended on failure.
@@ -174,6 +218,17 @@ static int start_tracing(struct session *s)
 		elog("cannot map the ring buffer or the free logs: %s", strerror(-err));
 		return err;
 	}
+	if (o->interp && !o->all) {
+		s->interp = interp__new(&(struct interp_opts){
+			.skel = s->skel, .python = o->interp & OPT_INTERP_PYTHON,
+			.follow_forks = o->follow_forks, .verbose = o->verbose,
+			.peek = ring_peek, .head = session__ring_head, .frame_addr = frame_addr,
+			.ctx = s });
+		if (!s->interp) {
+			elog("out of memory");
+			return -ENOMEM;
+		}
+	}
 	pace__init(&s->pace, o->ringbuf_mb << 20, 1, SESSION_POLL_MS);
 	pace__init(&s->log_pace, HS_FREE_LOG_ENTRIES, 1, SESSION_POLL_MS);
 	s->timeout_ms = SESSION_POLL_MS;
@@ -186,12 +241,28 @@ static int start_tracing(struct session *s)
 							       session__on_proc_exit : NULL,
 						    .sync_maps = session__sync_maps,
 						    .ring_head = session__ring_head,
-						    .ctx = s });
+						    .ctx = s,
+						    .interp_record = s->interp ? interp_record : NULL,
+						    .interp_splice = s->interp ? interp_splice : NULL,
+						    .ictx = s->interp });
 	if (!s->trace) {
 		elog("out of memory");
 		return -ENOMEM;
 	}
 	if (o->argv) {
+		/*
+		 * pymalloc's fast path is inlined at every call site of Debian's
+		 * python3.x (LTO): no probe sees its objects. Under
+		 * PYTHONMALLOC=malloc each is a malloc'ed block.
+		 */
+		if ((o->interp & OPT_INTERP_PYTHON) && !getenv("PYTHONMALLOC")) {
+			if (setenv("PYTHONMALLOC", "malloc", 1))
+				return -errno;
+			if (o->verbose)
+				elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates "
+				     "each object with malloc (--interp none, or PYTHONMALLOC set, "
+				     "leaves it alone)");
+		}
 		if (o->user && (err = launch_user__init(&s->user, o->user)))
 			return err;
 		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath),
@@ -256,6 +327,8 @@ static int announce(struct session *s)
 		}
 	} else {
 		trace__add_proc(s->trace, o->pid);
+		if (s->interp)
+			interp__look(s->interp, o->pid, INTERP_RUNNING);
 		s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 		elog("tracing pid %d: %d allocator functions in %s", o->pid, s->nfuncs,
 		     s->libpath);
@@ -281,7 +354,7 @@ static int load_bpf(struct session *s)
 		.empty_probes = o->empty_probes, .empty_read = o->empty_read,
 		.comm = o->comm, .uid = o->uid, .pids = o->pids, .npids = o->npids,
 		.min_size = o->min_size, .max_size = o->max_size,
-		.sample_bytes = o->sample_bytes,
+		.sample_bytes = o->sample_bytes, .interp = o->interp != 0,
 	};
 
 	return bpfload__open(&bo, &s->skel);
@@ -355,6 +428,7 @@ void session__free(struct session *s)
 	bpf_link__destroy(s->tl.exec);
 	bpf_link__destroy(s->tl.fork);
 	bpf_link__destroy(s->tl.thread_exit);
+	interp__free(s->interp);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	gate__free(s->gate);

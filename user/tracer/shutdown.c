@@ -21,6 +21,7 @@
 #include "attach/libcwatch.h"
 #include "heapsnoop.skel.h"
 #include "heapsnoop/exit.h"
+#include "interp/interp.h"
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
@@ -92,6 +93,8 @@ int session__finish(struct session *s, int status)
 		     "then is missing", libc_follow__late(s->follow));
 	if (s->o.verbose) {
 		status__unwind(stderr, s->trace);
+		if (s->interp)
+			interp__stats(s->interp, stderr);
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
 		if (s->skel->rodata->have_free_log)
 			status__free_logs(stderr, reader__logged_frees(s->rd),

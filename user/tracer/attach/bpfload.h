@@ -36,6 +36,7 @@ struct bpfload_opts {
 	unsigned int npids;
 	uint64_t min_size, max_size;	/* --min-size, --max-size */
 	uint64_t sample_bytes;		/* --sample-bytes, 0: every allocation */
+	bool interp;			/* --interp: any interpreter's frames read */
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "framefmt.h"
+#include "frametab.h"
 #include "msg.h"
 #include "records.h"
 #include "report.h"
@@ -51,6 +52,32 @@ static void write_maps(const struct proc *p, FILE *out)
 
 		snprintf(r.build_id, sizeof(r.build_id), "%s", m->build_id);
 		records__write(out, &r);
+	}
+}
+
+/*
+ * The frames that are not native code (frametab.h) of @p's stacks this
+ * dump writes: those with live allocations, and with @acct those whose
+ * whole-run record is written (write_acct's choice).
+ */
+static void need_frames(struct frametab *ft, struct proc *p, bool acct)
+{
+	for (uint32_t id = 0; id < stacks__count(p->stacks); id++) {
+		const struct stack *s = stacks__get(p->stacks, id);
+		const struct acct_stack *m;
+		uint64_t pc, pb;
+
+		if (!s->live_count && acct) {
+			m = acct__stack(&p->acct, id);
+			if (!m)
+				continue;	/* nothing was ever charged to it */
+			acct__at_peak(&p->acct, s, id, &pc, &pb);
+			if (!m->dirty && pc == m->written_peak_count && pb == m->written_peak_bytes)
+				continue;
+		} else if (!s->live_count) {
+			continue;
+		}
+		frametab__need(ft, (uint32_t)p->pid, s->frames, s->depth);
 	}
 }
 
@@ -193,6 +220,15 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 	for (size_t i = 0; i < n; i++)
 		if (tracker__count(v[i]->live) || acct_changed(v[i]))
 			write_maps(v[i], out);
+	/* Then the frames that are not native code its stacks name. */
+	frametab__dump_begin(trace__frames(t));
+	for (size_t i = 0; i < n; i++) {
+		if (!tracker__count(v[i]->live) && !acct_changed(v[i]))
+			continue;
+		need_frames(trace__frames(t), v[i], acct_changed(v[i]));
+		if (frametab__write(trace__frames(t), (uint32_t)v[i]->pid, out))
+			err = -EIO;
+	}
 	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
 		err = err ? err : write_live(v[i], out);
 	for (size_t i = 0; i < n; i++)
@@ -216,7 +252,7 @@ void report__dump_written(struct trace *t)
 	free(v);
 }
 
-int report__exit(struct proc *p, FILE *out)
+int report__exit(struct trace *t, struct proc *p, FILE *out)
 {
 	struct record r = { .type = REC_EXIT, .pid = p->pid, .live = tracker__count(p->live),
 			    .bytes = p->live_estimate, .comm = p->comm };
@@ -225,7 +261,10 @@ int report__exit(struct proc *p, FILE *out)
 	set_time(&r);
 	records__write(out, &r);
 	write_maps(p, out);
-	err = write_live(p, out);
+	frametab__dump_begin(trace__frames(t));
+	need_frames(trace__frames(t), p, acct_changed(p));
+	err = frametab__write(trace__frames(t), (uint32_t)p->pid, out) ? -EIO : 0;
+	err = write_live(p, out) ? -EIO : err;
 	if (acct_changed(p) && write_acct(p, out))
 		err = err ? err : -EIO;
 	records__write(out, &(struct record){ .type = REC_END_EXIT, .pid = p->pid,
@@ -235,19 +274,21 @@ int report__exit(struct proc *p, FILE *out)
 	return err;
 }
 
-static void print_frame(const struct proc *p, struct symbolizer *sym, const struct stack *s,
-			uint32_t i, FILE *out)
+static void print_frame(struct frametab *ft, const struct proc *p, struct symbolizer *sym,
+			const struct stack *s, uint32_t i, FILE *out)
 {
 	const struct mapping *m = p->maps ? mapset__find(p->maps, s->frames[i]) : NULL;
 	struct sym_frame f;
-	bool named = sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f);
+	/* A frame that is not native code is named by its table, the others by their file. */
+	bool named = frametab__symbolize(ft, (uint32_t)p->pid, s->frames[i], &f) ||
+		     (sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f));
 
 	framefmt__write(out, "        ", i, s->frames[i], named ? &f : NULL);
 }
 
 /* One process's top stacks, @top at most; returns how many it printed. */
-static unsigned int summary_proc(const struct proc *p, struct symbolizer *sym, FILE *out,
-				 unsigned int top)
+static unsigned int summary_proc(struct frametab *ft, const struct proc *p,
+				 struct symbolizer *sym, FILE *out, unsigned int top)
 {
 	size_t k;
 	struct stack **v = stacks__by_live_bytes(p->stacks, &k);
@@ -263,7 +304,7 @@ static unsigned int summary_proc(const struct proc *p, struct symbolizer *sym, F
 		fprintf(out, "    %" PRIu64 " bytes in %" PRIu64 " allocations from pid %u%s%s%s:\n",
 			s->live_bytes, s->live_count, s->pid, *cut ? " (" : "", cut, *cut ? ")" : "");
 		for (uint32_t f = 0; f < s->depth; f++)
-			print_frame(p, sym, s, f, out);
+			print_frame(ft, p, sym, s, f, out);
 	}
 	free(v);
 	return shown;
@@ -293,7 +334,8 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 	for (size_t i = 0; i < with_live && left; i++) {
 		if (with_live > 1)
 			fprintf(out, "  pid %d (%s):\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?");
-		left -= summary_proc(v[i], sym, out, with_live > 1 && left > 3 ? 3 : left);
+		left -= summary_proc(trace__frames(t), v[i], sym, out,
+				     with_live > 1 && left > 3 ? 3 : left);
 	}
 	free(v);
 	fflush(out);

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frametab.h"
 #include "htab.h"
 #include "trace.h"
 #include "trace_int.h"
@@ -34,13 +35,14 @@ struct proc *trace__find_proc(const struct trace *t, pid_t pid)
 	return htab__find(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
 }
 
-/* Remove @pid's process from the table and free it. */
+/* Remove @pid's process from the table and free it, its frames forgotten. */
 void trace__remove_proc(struct trace *t, pid_t pid)
 {
 	struct proc *p = htab__delete(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
 
 	if (p)
 		trace__free_proc(p);
+	frametab__forget(t->frames, (uint32_t)pid);
 }
 
 void trace__read_maps(struct trace *t, struct proc *p)

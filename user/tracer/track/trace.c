@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frametab.h"
 #include "htab.h"
 #include "sampling.h"
 #include "trace.h"
@@ -30,12 +31,17 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->opts = *opts;
 	t->procs = htab__new(64, NULL, NULL);
 	t->build_ids = buildid_cache__new();
+	t->frames = frametab__new();
 	if (opts->unwind) {
 		t->unwinder = unwinder__new();
 		t->unwound = malloc(trace_max_frames(opts->snip_pre, opts->snip_post, false) *
 				    sizeof(*t->unwound));
 	}
-	if (!t->procs || !t->build_ids || (opts->unwind && (!t->unwinder || !t->unwound))) {
+	if (opts->interp_splice)
+		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
+	if (!t->procs || !t->build_ids || !t->frames ||
+	    (opts->unwind && (!t->unwinder || !t->unwound)) ||
+	    (opts->interp_splice && !t->spliced)) {
 		trace__free(t);
 		return NULL;
 	}
@@ -54,6 +60,8 @@ void trace__free(struct trace *t)
 	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
 	unwinder__free(t->unwinder);
+	frametab__free(t->frames);
+	free(t->spliced);
 	free(t->unwound);
 	free(t);
 }
@@ -62,7 +70,8 @@ void trace__free(struct trace *t)
 static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		if (p->maps && mapset__find(p->maps, frames[i]))
+		/* An interpreter's frame (records.h's synthetic address) is in none. */
+		if ((p->maps && mapset__find(p->maps, frames[i])) || rec_is_frame_addr(frames[i]))
 			continue;
 		if (trace_now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
 			trace__read_maps(t, p);
@@ -128,6 +137,15 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	}
 	if (!(flags & STACK_TRUNCATED) && t->opts.snip_post < n)
 		n -= t->opts.snip_post;
+	if (t->opts.interp_splice) {
+		uint32_t iflags;
+
+		n = t->opts.interp_splice(t->opts.ictx, ev, t->seq, frames, n,
+					  flags & (STACK_TRUNCATED | STACK_FAULT), t->spliced,
+					  TRACE_SPLICED_MAX, &iflags);
+		frames = t->spliced;
+		flags |= iflags;
+	}
 	if (n > REC_MAX_DEPTH) {
 		n = REC_MAX_DEPTH;
 		flags |= STACK_TRUNCATED;
@@ -225,6 +243,7 @@ static void handle_exec(struct trace *t, pid_t pid)
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	acct__fini(&p->acct);
+	frametab__forget(t->frames, (uint32_t)pid);
 	p->live = live;
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
@@ -319,7 +338,15 @@ int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 		t->stats.bad_events++;
 		return 0;
 	}
+	if (t->opts.interp_record && ev->type != HS_EV_ALLOC && ev->type != HS_EV_FREE)
+		t->opts.interp_record(t->opts.ictx, ev, len, seq);
 	switch (ev->type) {
+	case HS_EV_INTERP:
+	case HS_EV_INTERP_CODE:
+		/* Interpreter frames, a code object's last look: interp_record's. */
+		if (!t->opts.interp_record)
+			t->stats.bad_events++;
+		break;
 	case HS_EV_ALLOC:
 		alloc_event(t, ev, len);
 		break;
@@ -344,6 +371,11 @@ int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 		break;
 	}
 	return 0;
+}
+
+struct frametab *trace__frames(const struct trace *t)
+{
+	return t->frames;
 }
 
 const struct trace_stats *trace__stats(const struct trace *t)

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "heapsnoop/interp.h"
 #include "trace.h"
 
 struct trace {
@@ -21,7 +22,12 @@ struct trace {
 	struct unwinder *unwinder;	/* opts.unwind */
 	uint64_t *unwound;	/* ... a stack it unwound (trace_max_frames()) */
 	uint64_t seq;		/* the record being handled's (trace__event) */
+	uint64_t *spliced;	/* interpreter frames among the native ones */
+	struct frametab *frames;	/* frames that are not native code */
 };
+
+/* Frames an allocation's stack has at most with its interpreter frames. */
+#define TRACE_SPLICED_MAX (REC_MAX_DEPTH + HS_INTERP_MAX_FRAMES)
 
 /* CLOCK_MONOTONIC now, ns: when maps were read, when a peak was reached. */
 static inline uint64_t trace_now_ns(void)
