@@ -169,13 +169,14 @@ AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
-LOCALSTACK_SRC := $(COLLECTOR)/localstack.c $(COLLECTOR)/framestep.c $(COLLECTOR)/ehframe.c \
-	$(COLLECTOR)/ehframe_cfa.c $(COLLECTOR)/ehframe_expr.c $(COLLECTOR)/dlclose.c
+CUNWIND := $(COLLECTOR)/unwind
+LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
+	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
 PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/carrier.c $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
-COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
+COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
-	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/text.h $(COMMON)/sampling.h
+	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h) $(COMMON)/records.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 	$(call msg,AR,$@)
@@ -357,7 +358,7 @@ $(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(LOCALSTACK_SRC) \
 		$(OUTPUT)/tests/unwind_shapes.o $(OUTPUT)/tests/unwind_nocfi.o $(COLLECTOR_HDR) \
 		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(CUNWIND) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
 		-pthread -ldl -lcmocka -o $@
 
 $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests

@@ -30,9 +30,9 @@ trap 'rm -rf "$T"' EXIT
 WL=$T/wl
 gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
 gcc -O2 -g -fomit-frame-pointer -o "$T/wl_nofp" bench/workload.c
-gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/collector bench/unwinders.c \
-	user/collector/localstack.c user/collector/framestep.c user/collector/ehframe.c \
-	user/collector/ehframe_cfa.c user/collector/ehframe_expr.c user/collector/dlclose.c \
+U=user/collector/unwind
+gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -I$U bench/unwinders.c \
+	$U/localstack.c $U/framestep.c $U/ehframe.c $U/ehframe_cfa.c $U/ehframe_expr.c $U/dlclose.c \
 	-lunwind -o "$T/unwinders"
 # The preload before its own unwinder: libunwind's (needs libunwind-dev).
 BEFORE=${BENCH_BEFORE:-a59ac27}
