@@ -162,7 +162,8 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c
 
 # --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
 # The alloc-metadata library (with the record lines and the codec it
-# writes through), and the preload library built on it; all -fPIC.
+# writes through), and the preload library, whose live set is a table in
+# shared memory (include/heapsnoop/livetable.h); all -fPIC.
 COLLECTOR := user/collector
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
 	$(COMMON)/sampling.c $(CODEC_SRC)
@@ -172,11 +173,26 @@ AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records
 CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
 	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
-PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/carrier.c $(LOCALSTACK_SRC) \
-	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
+# A live table read and written out as records (include/heapsnoop/
+# livedump.h): the preload's own last dumps and heapsnoop --preload's.
+LIVEDUMP_SRC := $(COLLECTOR)/ltread.c $(COLLECTOR)/ltdump.c $(COLLECTOR)/ltfmt.c
+# The table written: its slots, stacks and modules, a fork child's copy,
+# the hello to heapsnoop, exec marks, the process's own dumps.
+LIVETABLE_SRC := $(COLLECTOR)/livetable.c $(COLLECTOR)/ltstacks.c $(COLLECTOR)/forkcopy.c \
+	$(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
+PRELOAD_SRC := $(COLLECTOR)/preload.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
+	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC)
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
+	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
 	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h) $(COMMON)/records.h $(COMMON)/text.h $(COMMON)/sampling.h
+
+# heapsnoop --preload's side (user/tracer/preload/): it holds every
+# image's table and writes the dumps, with the same reader.
+TPRELOAD := $(TRACER)/preload
+HEAPSNOOP_SRC += $(wildcard $(TPRELOAD)/*.c) $(LIVEDUMP_SRC)
+TRACER_CFLAGS += -I$(TPRELOAD)
+$(OUTPUT)/heapsnoop: $(wildcard $(TPRELOAD)/*.c $(TPRELOAD)/*.h) $(LIVEDUMP_SRC) $(COLLECTOR_HDR)
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 	$(call msg,AR,$@)

@@ -4,7 +4,7 @@
  * write every live (outstanding) allocation as a `~m#` record with the
  * stack that made it. The options are options.c's; a run, from loading
  * the BPF side to the last dump, is session.c's; --preload runs the
- * command with the in-process collector instead (preload.c).
+ * command with the in-process collector instead (preload/preload.c).
  *
  * Line grammar of the output: docs/OUTPUT.md (user/common/records.c).
  */
@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 		     "stand for (byte totals here are estimates, counts are of sampled blocks)",
 		     (unsigned long long)o.sample_bytes);
 	if (o.preload)
-		return preload__exec(&o);
+		return preload__run(&o);
 	s = session__new(&o);
 	if (!s)
 		return 1;

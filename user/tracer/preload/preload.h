@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * preload.h - `heapsnoop --preload -- CMD`: no BPF, the command runs with
+ * preload.h - `heapsnoop --preload -- CMD`: no BPF; the command runs with
  * the in-process collector (libheapsnoop_preload.so, docs/COLLECTOR.md)
- * preloaded and configured from the options.
+ * preloaded, and heapsnoop stays beside it as the collector's
+ * supervisor: every process image the command makes hands heapsnoop its
+ * live table, and heapsnoop writes the dumps, however each process ends
+ * (exit, _exit, a signal, kill -9).
  */
 #ifndef HEAPSNOOP_PRELOAD_H
 #define HEAPSNOOP_PRELOAD_H
@@ -10,12 +13,13 @@
 #include "options.h"
 
 /*
- * Set LD_PRELOAD (the library next to this program's binary, or
- * $HEAPSNOOP_PRELOAD_LIB) and the collector's variables from @o (-o as an
- * absolute path, -i, --unwind fp, --sample-bytes, --seed; SIGUSR1 for a
- * dump), then exec the command. Returns only on failure: 127 after saying
- * why (msg.h).
+ * Run @o's command under the collector configured from @o (-o, -i,
+ * --unwind fp, --sample-bytes, --seed, -v) until it and every process it
+ * made have ended; SIGUSR1 to heapsnoop dumps every running process.
+ * Returns the exit status: the command's (128 + N for a signal N); 3 if
+ * anything was not recorded (said); 1 on an error; 127 if the command
+ * could not run.
  */
-int preload__exec(const struct options *o);
+int preload__run(const struct options *o);
 
 #endif /* HEAPSNOOP_PRELOAD_H */

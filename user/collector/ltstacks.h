@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ltstacks.h - the live table's stacks, each interned once (a program
+ * allocates from few stacks many times: heaptrack keeps a trie of them,
+ * the tracer stacks.c), and its module records, each written before any
+ * stack whose frames may lie in it, so that a dump made after the
+ * process died has its `map` lines without /proc/PID/maps.
+ */
+#ifndef HEAPSNOOP_COLLECTOR_LTSTACKS_H
+#define HEAPSNOOP_COLLECTOR_LTSTACKS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/*
+ * The private intern chains' heads (mapped once, 1 MiB of address
+ * space, pages touched as used), and the modules loaded so far.
+ * Returns 0 or -ENOMEM.
+ */
+int ltstacks__init(void);
+
+/*
+ * The id of stack @frames[@depth] (call site first, depth <= LT_MAX_DEPTH)
+ * with cut bits @cut (REC_CUT_*), appended if new; 0 if the stacks are
+ * full (counted in lost_stacks). Lock-free: two threads that append the
+ * same new stack at once leave one record unused, never a wrong id. A new
+ * stack first records the modules loaded since the last look (it may
+ * take the loader's lock and allocate: the caller is marked inside the
+ * collector). Never inside a section: it opens its own.
+ */
+uint32_t ltstacks__intern(const uint64_t *frames, uint32_t depth, uint32_t cut);
+
+/*
+ * Around fork: the module lock held across it (the child may not inherit
+ * it held by a thread it does not have), and made anew in the child.
+ */
+void ltstacks__lock(void);
+void ltstacks__unlock(void);
+void ltstacks__forked(void);
+
+/*
+ * The module records' gone flags into the bitmap @bits (@n bits), at the
+ * fork; put back into a fork child's copy of the table (the parent may
+ * mark one gone while the child copies).
+ */
+void ltstacks__gone(uint32_t *bits, unsigned int n);
+void ltstacks__restore_gone(const uint32_t *bits, unsigned int n);
+
+#endif /* HEAPSNOOP_COLLECTOR_LTSTACKS_H */
