@@ -246,6 +246,18 @@ $(OUTPUT)/preload_blob.h: $(OUTPUT)/collector/libheapsnoop_preload.embed.so
 
 $(OUTPUT)/heapsnoop: $(OUTPUT)/preload_blob.h
 
+# The live table's reader and writer (tests/collector/test_livetable.c):
+# under ASan+UBSan, and its torture at speed, without them.
+LIVETABLE_TEST_SRC := tests/collector/test_livetable.c $(LIVEDUMP_SRC) $(COMMON)/records.c \
+	$(COMMON)/sampling.c $(CODEC_SRC)
+$(OUTPUT)/tests/test_livetable: $(LIVETABLE_TEST_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I$(COLLECTOR) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+
+$(OUTPUT)/tests/test_livetable_torture: $(LIVETABLE_TEST_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(OUTPUT)/libhsam.a -pthread -lm -o $@
