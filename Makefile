@@ -258,6 +258,30 @@ $(OUTPUT)/tests/test_livetable_torture: $(LIVETABLE_TEST_SRC) $(COLLECTOR_HDR) |
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
 
+# The ways a process ends (tests/collector/test_death.sh): the program
+# that keeps its own list of live blocks, the checker, and the preload
+# with its test stops (HEAPSNOOP_TEST_STOP, teststop.h; never installed).
+$(OUTPUT)/tests/prog_death: tests/collector/prog_death.c tests/collector/ownlist.h \
+		$(COLLECTOR)/block.h include/heapsnoop/livetable.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) -Iinclude -I$(COLLECTOR) $< -o $@
+
+$(OUTPUT)/tests/check_death: tests/collector/check_death.c tests/collector/ownlist.h \
+		$(COMMON)/records.c $(CODEC_SRC) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) -o $@
+
+$(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/teststop.c $(COLLECTOR_HDR) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(PRELOAD_SYSROOT_SH); \
+	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -DHS_TEST_STOPS -shared -fvisibility=hidden \
+		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
+		$(PRELOAD_SRC) $(COLLECTOR)/teststop.c -ldl -lm -o $@
+
+COLLECTOR_TESTS := $(OUTPUT)/tests/test_livetable $(OUTPUT)/tests/test_livetable_torture \
+	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so
+
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(OUTPUT)/libhsam.a -pthread -lm -o $@
@@ -559,7 +583,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
-		$(OUTPUT)/tests/prog_collect_old \
+		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \

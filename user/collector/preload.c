@@ -539,6 +539,7 @@ static void at_fork_child(void)
 		__atomic_store_n(&ready, 0, __ATOMIC_RELAXED);
 		return;
 	}
+	TEST_STOP(5);
 	if (supervised) {
 		err = fd >= 0 ? hello__send(fd, LT_HELLO_FORK, parent) : lt_memfd_err;
 		if (err)

@@ -10,6 +10,7 @@
  *   2 a realloc's new entry published with its link, the old one live
  *   3 the old one freed, the link not yet cleared
  *   4 a free's entry freed, the block not yet given back
+ *   5 a fork child with its table, before its hello to heapsnoop
  */
 #ifndef HEAPSNOOP_COLLECTOR_TESTSTOP_H
 #define HEAPSNOOP_COLLECTOR_TESTSTOP_H

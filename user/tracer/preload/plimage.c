@@ -381,6 +381,8 @@ static void dump_of(struct plimages *ims, struct plimage **v, size_t n, const ch
 	qsort(s, k, sizeof(*s), by_bytes);
 	if (lt_out__dump(ims->out, s, k, reason, sample))
 		ims->write_err = ims->out->err;
+	if (ims->verbose)
+		elog("%s dump written: %zu processes", reason, k);
 	for (size_t i = 0; i < n; i++)
 		unmap_whole(v[i]);
 	free(s);
@@ -403,7 +405,7 @@ void plimages__dump(struct plimages *ims, const char *reason)
 
 int plimages__finish(struct plimages *ims)
 {
-	uint64_t lost, unhelloed = ims->forks > ims->fork_hellos ? ims->forks - ims->fork_hellos : 0;
+	uint64_t lost, unhelloed;
 
 	pending_take(ims);
 	if (ims->held) {
@@ -413,6 +415,8 @@ int plimages__finish(struct plimages *ims)
 	}
 	while (ims->n)
 		image_close(ims, ims->alive[--ims->n]);
+	/* Every image's count of forks is in now. */
+	unhelloed = ims->forks > ims->fork_hellos ? ims->forks - ims->fork_hellos : 0;
 	if (ims->write_err) {
 		elog("writing records failed: %s", strerror(ims->write_err));
 		return 1;
