@@ -279,7 +279,21 @@ $(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/tests
 		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
 		$(PRELOAD_SRC) $(COLLECTOR)/teststop.c -ldl -lm -o $@
 
+# libFuzzer on the reader of a hostile live table (tests/fuzz/fuzz_livetable.c).
+$(OUTPUT)/fuzz/fuzz_livetable: tests/fuzz/fuzz_livetable.c $(LIVEDUMP_SRC) $(COMMON)/records.c \
+		$(COMMON)/sampling.c $(CODEC_SRC) | $(OUTPUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(COLLECTOR) $^ -lm -o $@
+
+FUZZ_LIVETABLE_SECONDS ?= 10
+.PHONY: fuzz-run-livetable
+fuzz-run-livetable: $(OUTPUT)/fuzz/fuzz_livetable
+	$(Q)rm -rf $(OUTPUT)/fuzz/livetable-corpus && mkdir -p $(OUTPUT)/fuzz/livetable-corpus
+	$(Q)$< -max_total_time=$(FUZZ_LIVETABLE_SECONDS) -timeout=5 -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/livetable-corpus tests/fuzz/livetable-seeds
+
 COLLECTOR_TESTS := $(OUTPUT)/tests/test_livetable $(OUTPUT)/tests/test_livetable_torture \
+	$(OUTPUT)/fuzz/fuzz_livetable \
 	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)

@@ -289,11 +289,16 @@ static void test_modules(void **state)
 	/* A path with no end inside its record, a build ID with none: cut, kept in bounds. */
 	m->commit = (uint32_t)((sizeof(*m) + 16 + 7) & ~7ul);
 	memset(m->path, 'x', 64);
-	memset(m->build_id, 'y', sizeof(m->build_id));
+	memset(m->build_id, 'a', sizeof(m->build_id));
 	out[0] = '\0';
 	lt_modules(&v, mod_see, out);
 	assert_true(strlen(out) < 512);
 	assert_non_null(strstr(out, "xxxxxxxxx"));
+	/* A build ID that is not hex would break its line: the record is left out. */
+	m->build_id[3] = '\t';
+	out[0] = '\0';
+	lt_modules(&v, mod_see, out);
+	assert_null(strstr(out, "xxxxxxxxx"));
 	free(t.base);
 }
 
@@ -505,6 +510,23 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_torture),
 	};
 
+	/* --seed FILE: the hand-made table of test_dump, for the fuzzer's seeds. */
+	if (argc > 2 && !strcmp(argv[1], "--seed")) {
+		struct tbl t;
+		FILE *f = fopen(argv[2], "w");
+
+		tbl_new(&t);
+		tbl_module(&t, 0x400000, "/bin/prog", 0);
+		tbl_module(&t, 0x500000, "/lib/gone.so", 1);
+		tbl_live(&t, 0, 0x1000, 10, tbl_stack(&t, F, 4, 0), 0);
+		tbl_live(&t, 1, 0x2000, 20, tbl_stack(&t, F, 2, REC_CUT_DEPTH), 0);
+		tbl_live(&t, 2, 0x3000, 30, 0, 0);
+		tbl_live(&t, 3, 0x4000, 40, 2, 1 + 0);
+		int bad = !f || fwrite(t.base, t.size, 1, f) != 1 || fclose(f);
+
+		free(t.base);
+		return bad;
+	}
 	/* --torture [ROUNDS]: only the torture (built without sanitizers, at speed). */
 	if (argc > 1 && !strcmp(argv[1], "--torture")) {
 		if (argc > 2)

@@ -16,6 +16,18 @@
 #include "ltfmt.h"
 #include "sampling.h"
 
+/*
+ * The bytes a block of @size stands for: sample_estimate()'s, about
+ * size + mean at most, kept below its overflow (a table may claim any
+ * size and mean; none of 2^62 was ever real).
+ */
+static uint64_t estimate(uint64_t size, uint64_t sample)
+{
+	if (!sample || size >= (1ull << 62) || sample >= (1ull << 62))
+		return size;
+	return sample_estimate(size, sample);
+}
+
 struct take_ctx {
 	struct lt_snap *s;
 	uint64_t cap, sample;
@@ -29,7 +41,7 @@ static int take_one(void *arg, const struct lt_live *l)
 		return 1;	/* more live than slots a moment ago: a changing writer */
 	c->s->items[c->s->n++] = (struct lt_item){ .addr = l->addr, .size = l->size,
 		.frames = l->frames, .depth = l->depth, .cut = l->cut, .stack = l->stack };
-	c->s->bytes += c->sample ? sample_estimate(l->size, c->sample) : l->size;
+	c->s->bytes += estimate(l->size, c->sample);
 	return 0;
 }
 

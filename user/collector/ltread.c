@@ -167,6 +167,18 @@ int lt_walk(const struct lt_view *v, uint64_t from, uint64_t to, lt_live_fn fn, 
 	return 0;
 }
 
+static bool build_id_ok(const char *b)
+{
+	if (!strcmp(b, "-"))
+		return true;
+	if (!*b)
+		return false;
+	for (; *b; b++)
+		if (!((*b >= '0' && *b <= '9') || (*b >= 'a' && *b <= 'f')))
+			return false;
+	return true;
+}
+
 int lt_modules(const struct lt_view *v, int (*fn)(void *arg, const struct lt_mod *m), void *arg)
 {
 	const struct lt_header *h = v->h;
@@ -194,9 +206,8 @@ int lt_modules(const struct lt_view *v, int (*fn)(void *arg, const struct lt_mod
 		plen = len - sizeof(*r) < sizeof(m.path) ? len - sizeof(*r) : sizeof(m.path);
 		memcpy(m.path, r->path, plen);
 		m.path[plen - 1] = '\0';
-		/* A map record's grammar: a range, one token of hex, a path. */
-		if (m.end <= m.start || !m.build_id[0] || strchr(m.build_id, ' ') ||
-		    strchr(m.path, '\n') || strchr(m.build_id, '\n'))
+		/* A map record's grammar: a range, hex or "-", a path to the line's end. */
+		if (m.end <= m.start || !build_id_ok(m.build_id) || strchr(m.path, '\n'))
 			continue;
 		ret = fn(arg, &m);
 		if (ret)
