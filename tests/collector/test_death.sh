@@ -222,6 +222,17 @@ check "exec into a static program: said" grep -q 'NOT TRACED' "$T/static.err"
 "$HS" --preload -o "$T/none.rec" -- "$PROGS/prog_static" > /dev/null 2> "$T/none.err"
 expect_eq "a static command, nothing recorded: exit status 3" "$?" 3
 check "a static command: said" grep -q 'no process handed its live table over' "$T/none.err"
+# A process in another network namespace cannot reach heapsnoop's
+# abstract socket: it says so, dumps itself beside -o's file, exact.
+if [ "$(id -u)" -eq 0 ] && command -v unshare > /dev/null; then
+	"$HS" --preload -o "$T/ns.rec" -- unshare -n "$PD" "$T/ns.list" _exit > /dev/null 2> "$T/ns.err"
+	expect_eq "another network namespace: exit status 3" "$?" 3
+	check "another network namespace: the process says where its dump goes" \
+		grep -q "cannot hand its table to heapsnoop .*own dumps (to $T/ns.rec.[0-9]*)" "$T/ns.err"
+	checked "another network namespace: its own dump exact" "$T/ns.list" "$(ls "$T"/ns.rec.[0-9]*)"
+else
+	echo "skip another network namespace: needs root and unshare"
+fi
 # Alone, a dump that cannot be written is said on standard error.
 mkdir -p "$T/nodir"
 HEAPSNOOP_OUTPUT=$T/nodir LD_PRELOAD=$PL "$PD" "$T/nw.list" _exit > /dev/null 2> "$T/nw.err"

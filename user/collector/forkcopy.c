@@ -109,7 +109,10 @@ void forkcopy__prepare(void)
 {
 	uint64_t hwm;
 
-	ltstacks__lock();
+	/*
+	 * The module lock and the loader's are taken inside sections only:
+	 * once frozen, no thread holds them.
+	 */
 	if (!lt.base)
 		return;
 	previous_closed();
@@ -136,7 +139,6 @@ void forkcopy__parent(void)
 		livetable__thaw();
 		lt_tls.freezing--;
 	}
-	ltstacks__unlock();
 }
 
 void forkcopy__forked(pid_t child)

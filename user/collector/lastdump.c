@@ -137,7 +137,7 @@ static bool dump_turn(void)
 	return true;
 }
 
-void lastdump__write(const char *reason, const char *why)
+void lastdump__write(const char *reason, const char *why, bool final)
 {
 	struct lt_view v;
 	struct lt_snap s, *sp = &s;
@@ -150,8 +150,16 @@ void lastdump__write(const char *reason, const char *why)
 	lt_tls.freezing++;
 	moment = livetable__freeze(true);
 	err = lt_snap__take(&s, &v, (int)syscall(SYS_getpid));
-	livetable__thaw();
-	lt_tls.freezing--;
+	/*
+	 * The process ends next: the others stay held, so that nothing they
+	 * do from here is half in the table (a call of theirs in flight is
+	 * before or after the dump, as the program's own list says). Else
+	 * they go on while the lines are written from the copy.
+	 */
+	if (!final) {
+		livetable__thaw();
+		lt_tls.freezing--;
+	}
 	fd = out_path[0] ? open(out_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : 2;
 	if (!err && fd < 0)
 		err = -errno;
@@ -191,7 +199,7 @@ void lastdump__tick(void)
 	if (now >= due && __atomic_compare_exchange_n(&next_interval_ns, &due,
 						      now + interval_s * 1000000000ll, false,
 						      __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		lastdump__write("interval", "an interval");
+		lastdump__write("interval", "an interval", false);
 }
 
 /* --- signals -------------------------------------------------------------- */
@@ -254,7 +262,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 	} else if (p->sa_handler == SIG_IGN) {
 		return;
 	}
-	lastdump__write("exit", sig_name(sig));
+	lastdump__write("exit", sig_name(sig), true);
 	/* The default action: from here, as if the collector were never there. */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
@@ -270,7 +278,7 @@ static void on_fatal(int sig, siginfo_t *si, void *uc)
 static void on_usr(int sig)
 {
 	(void)sig;
-	lastdump__write("usr1", "the signal HEAPSNOOP_SIGNAL");
+	lastdump__write("usr1", "the signal HEAPSNOOP_SIGNAL", false);
 }
 
 EXPORT int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -392,6 +400,11 @@ void lastdump__init(int sig, unsigned int interval)
 	altstack_make();
 }
 
+const char *lastdump__path(void)
+{
+	return out_path[0] ? out_path : "standard error";
+}
+
 void lastdump__forked(void)
 {
 	if (!lastdump_on)
@@ -405,7 +418,7 @@ void lastdump__forked(void)
 EXPORT void _exit(int status)
 {
 	if (lastdump_on)
-		lastdump__write("exit", "_exit");
+		lastdump__write("exit", "_exit", true);
 	if (!real__exit)
 		lastdump__resolve();
 	if (real__exit)
@@ -427,6 +440,6 @@ EXPORT void quick_exit(int status)
 		_exit(status);
 	/* Then at_quick_exit's handlers, and glibc's own _exit (not this one). */
 	if (lastdump_on)
-		lastdump__write("exit", "quick_exit");
+		lastdump__write("exit", "quick_exit", true);
 	real_quick_exit(status);
 }

@@ -38,10 +38,14 @@ void lastdump__forked(void);
 
 /*
  * Write one dump now, reason @reason ("exit", "usr1", "interval"); @why
- * names the moment for a message if it cannot be written.
- * Async-signal-safe.
+ * names the moment for a message if it cannot be written. @final: the
+ * process ends right after (_exit, a fatal signal): the other threads
+ * stay held. Async-signal-safe.
  */
-void lastdump__write(const char *reason, const char *why);
+void lastdump__write(const char *reason, const char *why, bool final);
+
+/* Where this process's dumps go: a path, or "standard error". */
+const char *lastdump__path(void);
 
 /* Found once at set-up: the C library's sigaction, _exit. */
 void lastdump__resolve(void);

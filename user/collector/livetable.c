@@ -327,6 +327,7 @@ void lt_section_wait(void)
 
 	if (t->freezing)
 		return;	/* its own freeze: an allocation in a later fork handler, say */
+	/* The outermost section only: busy is 1. */
 	do {
 		__atomic_store_n(&t->busy, 0, __ATOMIC_RELEASE);
 		while (__atomic_load_n(&lt_ctl, __ATOMIC_ACQUIRE) >= LT_CTL_FREEZE)

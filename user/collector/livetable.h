@@ -5,10 +5,14 @@
  * table's memfd and mapping, slots handed to threads, and the stores
  * that publish and free an entry, inline for the allocator's path.
  *
- * Every change to the table is a section: the thread's busy flag set,
+ * Every change to the table is a section: the thread's busy count raised,
  * then the control word read; a freeze (fork, the process's own dump)
  * makes the control word non-zero and waits until no thread is busy, so
- * the table is one moment. The writers pay a compiler barrier for it,
+ * the table is one moment. Sections nest (a stack's capture and interning
+ * is one, around the loader's lock that the unwinder and the module
+ * records take: a fork while another thread holds it would leave it
+ * held in the child, whose every new stack would wait on it for ever);
+ * a thread stops for a freeze only at its outermost one. The writers pay a compiler barrier for it,
  * not a fence: the freezer's membarrier(2) fences every running thread
  * (the asymmetric fence of liburcu's membarrier flavour); without
  * membarrier, each section pays a full fence.
@@ -46,7 +50,7 @@ struct lt_thread {
 	uint32_t head, n;		/* free slots cached, linked through lt_next_free */
 	uint64_t bump, bump_end;	/* fresh slots reserved from the high-water mark */
 	uint32_t tid;			/* 0: not registered yet */
-	int busy;			/* in a section */
+	int busy;			/* sections entered, not left */
 	int freezing;			/* this thread froze the others: its sections go on */
 	struct lt_thread *next, *prev;	/* the registry (livetable.c's lock) */
 	void *altstack;			/* lastdump.c's, where it made one */
@@ -68,7 +72,11 @@ void forkcopy__save(uint32_t slot);
 
 static inline void lt_section_enter(void)
 {
-	__atomic_store_n(&lt_tls.busy, 1, __ATOMIC_RELAXED);
+	int b = lt_tls.busy;
+
+	__atomic_store_n(&lt_tls.busy, b + 1, __ATOMIC_RELAXED);
+	if (b)
+		return;	/* inside one already: any freeze waits for it */
 	if (likely(lt_membarrier))
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	else
@@ -79,7 +87,7 @@ static inline void lt_section_enter(void)
 
 static inline void lt_section_exit(void)
 {
-	__atomic_store_n(&lt_tls.busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&lt_tls.busy, lt_tls.busy - 1, __ATOMIC_RELEASE);
 }
 
 /* Slot @s is about to change: a fork child copying the table needs its old entry. */

@@ -113,16 +113,6 @@ static void modules_refresh(void)
 	pthread_mutex_unlock(&mod_lock);
 }
 
-void ltstacks__lock(void)
-{
-	pthread_mutex_lock(&mod_lock);
-}
-
-void ltstacks__unlock(void)
-{
-	pthread_mutex_unlock(&mod_lock);
-}
-
 void ltstacks__forked(void)
 {
 	pthread_mutex_init(&mod_lock, NULL);
@@ -195,9 +185,9 @@ uint32_t ltstacks__intern(const uint64_t *f, uint32_t depth, uint32_t cut)
 	id = chain_find(head, 0, hash, commit, f, depth);
 	if (id)
 		return id;
+	lt_section_enter();
 	/* Every module its frames may be in, recorded before an entry names it. */
 	modules_refresh();
-	lt_section_enter();
 	off = __atomic_fetch_add(&lt.h->stk_used, len, __ATOMIC_RELAXED);
 	if (off + len > lt.h->stk_cap || off / 8 > UINT32_MAX) {
 		lt_section_exit();
@@ -209,17 +199,20 @@ uint32_t ltstacks__intern(const uint64_t *f, uint32_t depth, uint32_t cut)
 	s->hash = hash;
 	memcpy(s->frames, f, depth * sizeof(*f));
 	__atomic_store_n(&s->commit, commit, __ATOMIC_RELEASE);
-	lt_section_exit();
 	for (;;) {
 		uint32_t seen = head, dup;
 
 		__atomic_store_n(&s->next, head, __ATOMIC_RELAXED);
 		if (__atomic_compare_exchange_n(b, &head, id, true, __ATOMIC_RELEASE,
 						__ATOMIC_ACQUIRE))
-			return id;
+			break;
 		/* Another thread put a stack in first: maybe this one (ours stays unused). */
 		dup = chain_find(head, seen, hash, commit, f, depth);
-		if (dup)
-			return dup;
+		if (dup) {
+			id = dup;
+			break;
+		}
 	}
+	lt_section_exit();
+	return id;
 }

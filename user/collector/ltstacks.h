@@ -26,16 +26,14 @@ int ltstacks__init(void);
  * same new stack at once leave one record unused, never a wrong id. A new
  * stack first records the modules loaded since the last look (it may
  * take the loader's lock and allocate: the caller is marked inside the
- * collector). Never inside a section: it opens its own.
+ * collector). A section of its own (they nest).
  */
 uint32_t ltstacks__intern(const uint64_t *frames, uint32_t depth, uint32_t cut);
 
 /*
- * Around fork: the module lock held across it (the child may not inherit
- * it held by a thread it does not have), and made anew in the child.
+ * In a fork child: the module lock made anew (it is taken inside
+ * sections only, so no thread held it at the fork).
  */
-void ltstacks__lock(void);
-void ltstacks__unlock(void);
 void ltstacks__forked(void);
 
 /*

@@ -165,17 +165,26 @@ static __attribute__((noinline)) void thread_start(void)
 	lastdump__thread_start();
 }
 
-/* The stack of this call, interned: its id, 0 if it could not be kept. */
+/*
+ * The stack of this call, interned: its id, 0 if it could not be kept.
+ * A section: a fork waits while a thread may hold the loader's lock
+ * (livetable.h).
+ */
 static inline __attribute__((always_inline)) uint32_t this_stack(void)
 {
 	uint64_t buf[LOCALSTACK_BUF];
 	const uint64_t *frames;
 	unsigned int cut;
-	int depth = localstack__capture(buf, LT_MAX_DEPTH, &frames, &cut);
+	uint32_t id;
+	int depth;
 
-	return ltstacks__intern(frames, (uint32_t)depth,
-				(cut & LOCALSTACK_CUT_DEPTH ? REC_CUT_DEPTH : 0) |
-				(cut & LOCALSTACK_CUT_UNREADABLE ? REC_CUT_UNREADABLE : 0));
+	lt_section_enter();
+	depth = localstack__capture(buf, LT_MAX_DEPTH, &frames, &cut);
+	id = ltstacks__intern(frames, (uint32_t)depth,
+			      (cut & LOCALSTACK_CUT_DEPTH ? REC_CUT_DEPTH : 0) |
+			      (cut & LOCALSTACK_CUT_UNREADABLE ? REC_CUT_UNREADABLE : 0));
+	lt_section_exit();
+	return id;
 }
 
 /* @user's block, its entry published for @asked bytes from stack @stack. */
@@ -519,13 +528,10 @@ static unsigned long long env_num(const char *name, unsigned long long dflt)
 /* No heapsnoop to hold the table (@err): this process writes its own dumps. */
 static void alone(int err, const char *what)
 {
-	const char *out = getenv("HEAPSNOOP_OUTPUT");
-
-	dprintf(2, "heapsnoop-preload: pid %d: %s %s (%s): this process writes its own dumps "
-		"(to %s)\n", (int)getpid(), what, hello__name(), strerror(err),
-		out && *out ? out : "standard error");
 	supervised = false;
 	lastdump__init(0, 0);
+	dprintf(2, "heapsnoop-preload: pid %d: %s %s (%s): this process writes its own dumps "
+		"(to %s)\n", (int)getpid(), what, hello__name(), strerror(err), lastdump__path());
 }
 
 static void at_fork_child(void)
@@ -610,6 +616,7 @@ out:
 
 __attribute__((destructor)) static void collector_fini(void)
 {
+	/* After the program's destructors; other threads may still run and take locks: let them. */
 	if (lastdump_on)
-		lastdump__write("exit", "exit");
+		lastdump__write("exit", "exit", false);
 }

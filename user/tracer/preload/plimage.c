@@ -334,9 +334,10 @@ void plimages__ended(struct plimages *ims, size_t i)
 		/* It exec'd, and no new image said hello: one without the collector. */
 		uint64_t live = live_now(ims, im);
 
-		elog("pid %d exec'd a program that does not load the collector (static, setuid, "
-		     "or LD_PRELOAD cleared): NOT TRACED from there on; %" PRIu64 " allocations of "
-		     "the image before were live at the exec", (int)im->pid, live);
+		elog("pid %d exec'd a program that did not hand its table over (static, setuid, "
+		     "LD_PRELOAD cleared, or in another network namespace: then its own dumps are "
+		     "beside -o's file): NOT TRACED from there on; %" PRIu64 " allocations of the "
+		     "image before were live at the exec", (int)im->pid, live);
 		ims->untraced_execs++;
 		ims->untraced_live += live;
 		image_close(ims, im);

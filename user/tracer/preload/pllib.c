@@ -18,6 +18,9 @@
 #include "preload_blob.h"
 
 #define PRELOAD_LIB "libheapsnoop_preload.so"
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008u
+#endif
 
 /*
  * The collector built with this heapsnoop, for its architecture
@@ -90,7 +93,13 @@ static int embed_memfd(struct pllib *l)
 
 	if (prctl(PR_GET_DUMPABLE) != 1)
 		return -EPERM;
-	l->memfd = memfd_create(PRELOAD_LIB, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	/*
+	 * Never executed, only mapped by ld.so (which a noexec seal allows):
+	 * so vm.memfd_noexec = 2 (6.3) lets it be. Before 6.3: no such flag.
+	 */
+	l->memfd = memfd_create(PRELOAD_LIB, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+	if (l->memfd < 0 && errno == EINVAL)
+		l->memfd = memfd_create(PRELOAD_LIB, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (l->memfd < 0)
 		return -errno;
 	err = write_all(l->memfd, hs_preload_blob, n);
