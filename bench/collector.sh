@@ -13,9 +13,12 @@
 #   dwarf with --sample-bytes 524288),
 #   memleak-bpfcc -p (if installed; N_SLOW calls), heaptrack -r (raw) and
 #   heaptrack, the preload (its own unwinder; frame pointers), the preload
-#   with --sample-bytes 524288, the preload on the build without frame
-#   pointers; the preload as it was with libunwind (built from commit
-#   BENCH_BEFORE, a59ac27 by default: the last with libunwind), on both;
+#   with --sample-bytes 524288, the preload under heapsnoop --preload (which
+#   holds its table), the preload on the build without frame pointers;
+#   the preload as it was before its live set went into a shared table
+#   (its list behind the blocks: built from commit BENCH_BEFORE, 89ebebf
+#   by default, issue 27's base), whole, sampled and without frame
+#   pointers: before and after in one run;
 # then the two in-process choices behind docs/COLLECTOR.md: the unwinders
 # (bench/unwinders.c) and where the record lives (bench/am_layout.c).
 #   usage: bench/collector.sh [BUILD_DIR]     BENCH_ROUNDS (5), BENCH_OPS
@@ -34,13 +37,13 @@ U=user/collector/unwind
 gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -I$U bench/unwinders.c \
 	$U/localstack.c $U/framestep.c $U/ehframe.c $U/ehframe_cfa.c $U/ehframe_expr.c $U/dlclose.c \
 	-lunwind -o "$T/unwinders"
-# The preload before its own unwinder: libunwind's (needs libunwind-dev).
-BEFORE=${BENCH_BEFORE:-a59ac27}
+# The preload before its live table: its list behind the blocks.
+BEFORE=${BENCH_BEFORE:-89ebebf}
 mkdir -p "$T/before"
 git archive "$BEFORE" | tar -x -C "$T/before"
 make -s -C "$T/before" build/libheapsnoop_preload.so > /dev/null
 PLB=$T/before/build/libheapsnoop_preload.so
-gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common bench/am_layout.c \
+gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common -Iuser/collector bench/am_layout.c \
 	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records.c \
 	user/common/text.c user/common/sampling.c user/common/htab.c codec/*.c -pthread -lm \
 	-o "$T/am_layout"
@@ -50,8 +53,8 @@ PL=$OUT/libheapsnoop_preload.so
 pre() { env LD_PRELOAD="$PL" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
 pre_before() { env LD_PRELOAD="$PLB" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
 modes=(untraced floor heapsnoop heapsnoop_sampled heapsnoop_fp heaptrack_raw heaptrack
-	preload preload_libunwind preload_fp preload_sampled untraced_nofp preload_nofp
-	preload_nofp_libunwind)
+	preload preload_before preload_supervised preload_fp preload_sampled preload_sampled_before
+	untraced_nofp preload_nofp preload_nofp_before)
 # bcc attaches uprobes through tracefs; without it memleak cannot run.
 if command -v memleak-bpfcc > /dev/null && ls -d /usr/src/linux-headers-*-amd64 > /dev/null 2>&1 &&
 	[ -e /sys/kernel/tracing/uprobe_events ]; then
@@ -71,12 +74,14 @@ run_mode() { # MODE: one run, its workload line on stdout
 	heaptrack_raw) heaptrack -r -o "$T/htr" "$WL" "$N" ;;
 	heaptrack) heaptrack -o "$T/ht" "$WL" "$N" ;;
 	preload) pre "$WL" "$N" ;;
+	preload_before) pre_before "$WL" "$N" ;;
+	preload_supervised) HEAPSNOOP_PRELOAD_LIB=$PL "$OUT/heapsnoop" -q --preload -o /dev/null -- "$WL" "$N" ;;
 	preload_fp) pre HEAPSNOOP_UNWIND=fp "$WL" "$N" ;;
 	preload_sampled) pre HEAPSNOOP_SAMPLE_BYTES=524288 "$WL" "$N" ;;
+	preload_sampled_before) pre_before HEAPSNOOP_SAMPLE_BYTES=524288 "$WL" "$N" ;;
 	untraced_nofp) "$T/wl_nofp" "$N" ;;
 	preload_nofp) pre "$T/wl_nofp" "$N" ;;
-	preload_libunwind) pre_before "$WL" "$N" ;;
-	preload_nofp_libunwind) pre_before "$T/wl_nofp" "$N" ;;
+	preload_nofp_before) pre_before "$T/wl_nofp" "$N" ;;
 	memleak) memleak_run ;;
 	esac
 }
@@ -109,30 +114,33 @@ for m in "${modes[@]}"; do
 			100 * (w - b) / b, c, c / cu }'
 done
 read -r pb _ < <(stat_of preload)
-read -r plb _ < <(stat_of preload_libunwind)
+read -r plb _ < <(stat_of preload_before)
+read -r pv _ < <(stat_of preload_supervised)
 read -r pn _ < <(stat_of preload_nofp)
-read -r pnb _ < <(stat_of preload_nofp_libunwind)
+read -r pnb _ < <(stat_of preload_nofp_before)
 read -r ps _ < <(stat_of preload_sampled)
+read -r psb _ < <(stat_of preload_sampled_before)
 read -r hr _ < <(stat_of heaptrack_raw)
 read -r hb _ < <(stat_of heapsnoop)
 read -r hs _ < <(stat_of heapsnoop_sampled)
 read -r fl _ < <(stat_of floor)
 awk -v u="$ub" -v p="$pb" -v s="$ps" -v h="$hr" -v b="$hb" -v bs="$hs" -v f="$fl" \
-	-v pl="$plb" -v un="$unb" -v pn="$pn" -v pnl="$pnb" 'BEGIN {
+	-v pl="$plb" -v un="$unb" -v pn="$pn" -v pnl="$pnb" -v pv="$pv" -v sb="$psb" 'BEGIN {
 	printf "  preload / untraced:          %.2fx (aim: <= 3x; heaptrack -r: %.2fx)\n", p / u, h / u
-	printf "  preload, a call: %.1f ns with its own unwinder, %.1f ns with libunwind (%.2fx, %.2fx untraced)\n",
+	printf "  preload, a call: %.1f ns with its live table, %.1f ns before it (%.2fx, %.2fx untraced)\n",
 		p - u, pl - u, p / u, pl / u
-	printf "  ... without frame pointers: %.1f ns, %.1f ns with libunwind (%.2fx, %.2fx untraced)\n",
+	printf "  ... under heapsnoop --preload: %.1f ns (%.2fx untraced)\n", pv - u, pv / u
+	printf "  ... without frame pointers: %.1f ns, %.1f ns before (%.2fx, %.2fx untraced)\n",
 		pn - un, pnl - un, pn / un, pnl / un
-	printf "  preload sampled / untraced:  %.2fx (aim: <= 1.1x)\n", s / u
+	printf "  preload sampled / untraced:  %.2fx, before %.2fx (aim: <= 1.1x)\n", s / u, sb / u
 	printf "  heapsnoop (BPF) / preload:   %.2fx\n", b / p
 	printf "  BPF sampled / BPF: %.2fx; above the floor: %.0f ns sampled, %.0f ns not\n",
 		bs / b, bs - f, b - f
 }'
-awk -v u="$(cpu_best untraced)" -v p="$(cpu_best preload)" -v pl="$(cpu_best preload_libunwind)" \
-	-v s="$(cpu_best preload_sampled)" 'BEGIN {
-	printf "  by CPU time: preload %.2fx untraced, with libunwind %.2fx, sampled %.2fx\n",
-		p / u, pl / u, s / u
+awk -v u="$(cpu_best untraced)" -v p="$(cpu_best preload)" -v pl="$(cpu_best preload_before)" \
+	-v s="$(cpu_best preload_sampled)" -v sb="$(cpu_best preload_sampled_before)" 'BEGIN {
+	printf "  by CPU time: preload %.2fx untraced, before %.2fx; sampled %.2fx, before %.2fx\n",
+		p / u, pl / u, s / u, sb / u
 }'
 echo "  (other engineers build and test on this machine: see the spread; an"
 echo "   untraced run slowed by someone's heapsnoop -a probes shows as a large one)"
