@@ -28,6 +28,8 @@
  *   forkstop the mix, a fork whose child the test stops kill, the parent
  *            waits for it and exits
  *   badhello a hello with a wrong token to heapsnoop's socket, then exit
+ *   storm N  the mix, then N threads one after the other, each
+ *            allocating and freeing one block, then exit
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -213,6 +215,15 @@ static void *churn(void *arg)
 	return NULL;
 }
 
+static void *one_block(void *arg)
+{
+	int i = (int)(intptr_t)arg;
+
+	op_alloc(0, 300 + i % 700, 100);
+	op_free(0, 300 + i % 700);
+	return NULL;
+}
+
 static void ready(void)
 {
 	printf("ready %d\n", (int)getpid());
@@ -376,6 +387,16 @@ int main(int argc, char **argv)
 		waitpid(p, NULL, 0);
 		for (int i = 320; i < 330; i++)
 			op_alloc(0, i, 333);
+		exit(0);
+	}
+	if (!strcmp(c, "storm")) {
+		for (int i = 0; i < n; i++) {
+			pthread_t th;
+
+			if (pthread_create(&th, NULL, one_block, (void *)(intptr_t)i) ||
+			    pthread_join(th, NULL))
+				return 2;
+		}
 		exit(0);
 	}
 	if (!strcmp(c, "badhello")) {

@@ -193,6 +193,12 @@ check "live dumps: an interval dump (-i 1)" grep -q '^heapsnoop: dump reason=int
 checked "live dumps: each whole and agreeing with itself; the end after kill -9 exact" \
 	"$T/live.list" "$T/live.rec"
 
+# A thread a request: each thread's slots go back at its end (2000 threads
+# in a table of 4096 entries lose nothing).
+HEAPSNOOP_TABLE_ENTRIES=4096 ours H storm storm 2000
+expect_eq "2000 threads one after the other, a table of 4096 entries: status" "$?" 0
+checked "2000 threads one after the other: exact" "$T/storm.list" "$T/storm.rec"
+
 # --- what is not recorded is said, exit status 3 -----------------------------------
 HEAPSNOOP_TABLE_ENTRIES=64 ours H small exit
 expect_eq "a table of 64 entries: exit status 3" "$?" 3

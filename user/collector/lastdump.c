@@ -145,7 +145,13 @@ void lastdump__write(const char *reason, const char *why, bool final)
 	bool moment;
 	int fd, err, saved = errno;
 
-	if (!lt.base || lt_view__open(&v, lt.base, lt.size) || !dump_turn())
+	/*
+	 * Not a process that shares this memory without owning the table: a
+	 * vfork child (its _exit after a failed exec) would dump its parent's
+	 * live set as its own, and leave the parent's writers held.
+	 */
+	if (!lt.base || __atomic_load_n(&lt.h->pid, __ATOMIC_RELAXED) != (int32_t)syscall(SYS_getpid) ||
+	    lt_view__open(&v, lt.base, lt.size) || !dump_turn())
 		goto out;
 	lt_tls.freezing++;
 	moment = livetable__freeze(true);

@@ -276,6 +276,43 @@ void livetable__thread_start(void)
 	spin_unlock(&reg_lock);
 }
 
+/*
+ * Every slot the thread holds back to the pool: its cache and the rest
+ * of its fresh run (never used: even). A program that starts a thread
+ * per request must not leave 127 slots behind each.
+ */
+static void slots_return(struct lt_thread *t)
+{
+	uint32_t first = LT_NO_SLOT, last = LT_NO_SLOT, n = 0;
+
+	while (t->bump < t->bump_end) {
+		uint32_t s = (uint32_t)t->bump++;
+
+		lt_next_free[s] = first;
+		first = s;
+		if (last == LT_NO_SLOT)
+			last = s;
+		n++;
+	}
+	for (; t->n; t->n--) {
+		uint32_t s = t->head;
+
+		t->head = lt_next_free[s];
+		lt_next_free[s] = first;
+		first = s;
+		if (last == LT_NO_SLOT)
+			last = s;
+		n++;
+	}
+	if (!n)
+		return;
+	spin_lock(&pool_lock);
+	lt_next_free[last] = pool_head;
+	pool_head = first;
+	pool_n += n;
+	spin_unlock(&pool_lock);
+}
+
 void livetable__thread_end(void)
 {
 	struct lt_thread *t = &lt_tls;
@@ -284,11 +321,9 @@ void livetable__thread_end(void)
 		return;
 	if (lt.base) {
 		lt_section_enter();
-		while (t->n >= BATCH)
-			slot_spill();
+		slots_return(t);
 		lt_section_exit();
 	}
-	/* Fewer than BATCH cached and the fresh run's rest stay unused: 128 at most. */
 	spin_lock(&reg_lock);
 	if (t->prev)
 		t->prev->next = t->next;
