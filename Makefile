@@ -292,6 +292,9 @@ fuzz-run-livetable: $(OUTPUT)/fuzz/fuzz_livetable
 	$(Q)$< -max_total_time=$(FUZZ_LIVETABLE_SECONDS) -timeout=5 -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/livetable-corpus tests/fuzz/livetable-seeds
 
+# In the arm64 guest (tests/arm64/in-guest.sh): the torture and test_death.sh.
+COLLECTOR_ARM64_PROGS := prog_death check_death test_livetable_torture libheapsnoop_preload_stops.so \
+	prog_static
 COLLECTOR_TESTS := $(OUTPUT)/tests/test_livetable $(OUTPUT)/tests/test_livetable_torture \
 	$(OUTPUT)/fuzz/fuzz_livetable \
 	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so
@@ -615,7 +618,8 @@ kmatrix: deps
 # across architectures with this build's heapdecode.
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
-	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind)
+	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind \
+	$(COLLECTOR_ARM64_PROGS))
 
 ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)
 
