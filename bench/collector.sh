@@ -20,7 +20,12 @@
 #   by default, issue 27's base), whole, sampled and without frame
 #   pointers: before and after in one run;
 # then the two in-process choices behind docs/COLLECTOR.md: the unwinders
-# (bench/unwinders.c) and where the record lives (bench/am_layout.c).
+# (bench/unwinders.c) and where the record lives (bench/am_layout.c); and
+# the live set's costs beyond a call's time, before and after
+# (bench/livecost.c): memory per live block, a fork()'s stall with 10 k,
+# 100 k and 1 M blocks live; with valgrind, the instructions a call costs
+# before and after (callgrind: (Ir(2N) - Ir(N)) / N, which the machine's
+# load cannot blur).
 #   usage: bench/collector.sh [BUILD_DIR]     BENCH_ROUNDS (5), BENCH_OPS
 set -eu
 OUT=$(realpath "${1:-build}")
@@ -43,6 +48,7 @@ mkdir -p "$T/before"
 git archive "$BEFORE" | tar -x -C "$T/before"
 make -s -C "$T/before" build/libheapsnoop_preload.so > /dev/null
 PLB=$T/before/build/libheapsnoop_preload.so
+gcc -O2 -g -fno-omit-frame-pointer -o "$T/livecost" bench/livecost.c
 gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common -Iuser/collector bench/am_layout.c \
 	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records.c \
 	user/common/text.c user/common/sampling.c user/common/htab.c codec/*.c -pthread -lm \
@@ -149,3 +155,39 @@ echo "unwinders in the process, 12 calls deep, no frame pointers (bench/unwinder
 "$T/unwinders" 200000 12 | sed 's/^/  /'
 echo
 "$T/am_layout" 2000000 | sed 's/^/  /'
+echo
+echo "the live set beyond a call (bench/livecost.c): before (its list behind the blocks) and after (its table)"
+mem_of() { sed -n 's/^livecost: mem [0-9]* blocks, RssAnon \([0-9]*\) KB, RssShmem \([0-9]*\) KB$/\1 \2/p'; }
+read -r ua us < <("$T/livecost" mem 1000000 | mem_of)
+for m in before after; do
+	lib=$PL; [ $m = before ] && lib=$PLB
+	read -r a sh < <(env LD_PRELOAD="$lib" HEAPSNOOP_OUTPUT=/dev/null "$T/livecost" mem 1000000 | mem_of)
+	awk -v m="$m" -v a="$a" -v s="$sh" -v ua="$ua" -v us="$us" 'BEGIN {
+		printf "  1 M blocks of 32 bytes, %-6s %6.1f MB anonymous + %5.1f MB shared: %5.1f bytes a block above untraced\n",
+			m, a / 1024, s / 1024, (a + s - ua - us) * 1024 / 1e6 }'
+done
+for n in 10000 100000 1000000; do
+	u=$("$T/livecost" fork $n | sed -n 's/.*, \([0-9]*\) ns$/\1/p')
+	b=$(env LD_PRELOAD="$PLB" HEAPSNOOP_OUTPUT=/dev/null "$T/livecost" fork $n | sed -n 's/.*, \([0-9]*\) ns$/\1/p')
+	a=$(env LD_PRELOAD="$PL" HEAPSNOOP_OUTPUT=/dev/null "$T/livecost" fork $n | sed -n 's/.*, \([0-9]*\) ns$/\1/p')
+	awk -v n="$n" -v u="$u" -v b="$b" -v a="$a" 'BEGIN {
+		printf "  fork() with %7d live: untraced %7.0f us, before %7.0f us, after %7.0f us\n", n, u / 1e3, b / 1e3, a / 1e3 }'
+done
+command -v valgrind > /dev/null || { echo "  (no valgrind: no instruction counts)"; exit 0; }
+echo
+echo "instructions a workload call costs (callgrind, (Ir(2N) - Ir(N)) / N, N = 50000):"
+ir_of() { # ENV... -- runs the workload N and 2N times: prints the difference over N
+	local a b
+	a=$(env "$@" valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$WL" 50000 2> /dev/null > /dev/null;
+		sed -n 's/^summary: *//p' "$T/cg")
+	b=$(env "$@" valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$WL" 100000 2> /dev/null > /dev/null;
+		sed -n 's/^summary: *//p' "$T/cg")
+	awk -v a="$a" -v b="$b" 'BEGIN { printf "%.0f", (b - a) / 50000 }'
+}
+u=$(ir_of X=1)
+for m in before after before_sampled after_sampled; do
+	lib=$PL; case $m in before*) lib=$PLB ;; esac
+	smp=X=1; case $m in *sampled) smp=HEAPSNOOP_SAMPLE_BYTES=524288 ;; esac
+	v=$(ir_of LD_PRELOAD="$lib" HEAPSNOOP_OUTPUT=/dev/null "$smp")
+	awk -v m="$m" -v v="$v" -v u="$u" 'BEGIN { printf "  %-16s %6d (untraced %d: %.2fx)\n", m, v, u, v / u }'
+done
