@@ -344,6 +344,15 @@ int preload__run(const struct options *o)
 
 	if (setup(&r))
 		goto out;
+	/* Alone, the processes append to it from their start: emptied before. */
+	if (r.of && r.standalone) {
+		if (!outfile__start(r.of)) {
+			status = 1;
+			goto out;
+		}
+		outfile__close(r.of);
+		r.of = NULL;
+	}
 	status = start(&r);
 	if (status)
 		goto out;
@@ -354,10 +363,6 @@ int preload__run(const struct options *o)
 			goto out;
 		}
 		r.out_fd = fileno(f);
-		if (r.standalone) {
-			outfile__close(r.of);	/* emptied; the processes append */
-			r.of = NULL;
-		}
 	}
 	if (!r.standalone) {
 		r.ims = plimages__new(r.out_fd, &r.sock, o->verbose);
