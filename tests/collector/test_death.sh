@@ -15,7 +15,9 @@
 #   -i dumps while threads churn (each whole, then the end exact); what is
 #   not recorded said with exit status 3 (a table too small, a refused
 #   hello, a fork child killed before its hello, an exec into a static
-#   program); exec'd children traced. No sleeps: killed programs say
+#   program, another network namespace); a table halved to fit RLIMIT_AS;
+#   2000 threads one after the other in a small table; exec'd children
+#   traced. No sleeps: killed programs say
 #   "ready PID" first. KILLS (5): rounds of the threads' kill -9. ~30 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
@@ -192,6 +194,14 @@ expect_eq "live dumps: 20 on SIGUSR1 while 4 threads churn" \
 check "live dumps: an interval dump (-i 1)" grep -q '^heapsnoop: dump reason=interval ' "$T/live.rec"
 checked "live dumps: each whole and agreeing with itself; the end after kill -9 exact" \
 	"$T/live.list" "$T/live.rec"
+
+# An address space too small for the whole table (RLIMIT_AS): halved
+# until it maps, said, exact.
+"$HS" --preload -o "$T/as.rec" -- sh -c "ulimit -v 1000000; exec '$PD' '$T/as.list' _exit" \
+	> /dev/null 2> "$T/as.err"
+expect_eq "RLIMIT_AS of 1 GB: status" "$?" 0
+check "RLIMIT_AS of 1 GB: the smaller table said" grep -q 'room for [0-9]* live blocks' "$T/as.err"
+checked "RLIMIT_AS of 1 GB: exact" "$T/as.list" "$T/as.rec"
 
 # A thread a request: each thread's slots go back at its end (2000 threads
 # in a table of 4096 entries lose nothing).
