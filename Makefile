@@ -180,7 +180,7 @@ LIVEDUMP_SRC := $(COLLECTOR)/ltread.c $(COLLECTOR)/ltdump.c $(COLLECTOR)/ltfmt.c
 # the hello to heapsnoop, exec marks, the process's own dumps.
 LIVETABLE_SRC := $(COLLECTOR)/livetable.c $(COLLECTOR)/ltstacks.c $(COLLECTOR)/forkcopy.c \
 	$(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
-PRELOAD_SRC := $(COLLECTOR)/preload.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
+PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC)
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \

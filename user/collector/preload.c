@@ -7,8 +7,8 @@
  * shared memory (livetable.c, include/heapsnoop/livetable.h), which
  * heapsnoop --preload holds and dumps however the process ends (hello.c),
  * or which the process dumps itself (lastdump.c). Behind each tracked
- * block only 16 bytes stay (block.h). Variables and behaviour:
- * docs/COLLECTOR.md.
+ * block only 16 bytes stay (block.h). The set-up is setup.c's. Variables
+ * and behaviour: docs/COLLECTOR.md.
  *
  * A block is ours or not by the magic before it, so blocks the collector
  * did not track pass straight to the C library: those made while the
@@ -19,31 +19,24 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "block.h"
-#include "forkcopy.h"
-#include "hello.h"
 #include "lastdump.h"
 #include "livetable.h"
 #include "localstack.h"
 #include "ltstacks.h"
 #include "records.h"
 #include "sampler.h"
+#include "plstate.h"
 #include "teststop.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __attribute__((tls_model("initial-exec")))
 #define MIN_ALIGN 16
-#define DEFAULT_ENTRIES (64ull << 20)	/* 64 M live blocks: 2 GiB of address space */
-
-void execmark__init(void);
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -51,19 +44,15 @@ static void *(*real_realloc)(void *, size_t);
 static void (*real_free)(void *);
 static void *(*real_memalign)(size_t, size_t);
 static size_t (*real_usable)(void *);
-static pid_t (*real_fork)(void);
 
 /* Before the real functions are known: a bump arena, never freed. */
 static _Alignas(16) char arena[64 * 1024];
 static size_t arena_used;
 
-static int ready;			/* tracking: set up, with a table */
-static uint64_t sample_mean;		/* 0: every allocation */
-static uint64_t seed;
-static bool supervised;			/* heapsnoop holds the table */
-static pthread_key_t thread_key;
-
-static __thread int in_hook TLS;
+int pl_ready;
+uint64_t pl_sample_mean;
+uint64_t pl_seed;
+__thread int pl_in_hook TLS;
 static __thread struct sampler tl_sampler TLS;
 static __thread int tl_sampler_on TLS;
 static uint64_t thread_serial;
@@ -83,7 +72,7 @@ static inline bool in_arena(const void *p)
 	return (uintptr_t)p - (uintptr_t)arena < sizeof(arena);
 }
 
-static void resolve(void)
+void pl_resolve(void)
 {
 	/*
 	 * volatile: dlsym() reaches calloc_slow() and this test again (glibc
@@ -102,8 +91,12 @@ static void resolve(void)
 	real_free = dlsym(RTLD_NEXT, "free");
 	real_memalign = dlsym(RTLD_NEXT, "memalign");
 	real_usable = dlsym(RTLD_NEXT, "malloc_usable_size");
-	real_fork = dlsym(RTLD_NEXT, "fork");
 	resolving = 0;
+}
+
+bool pl_resolved(void)
+{
+	return real_malloc;
 }
 
 /* --- which allocations are tracked -------------------------------------------- */
@@ -116,24 +109,24 @@ static void resolve(void)
  */
 static __attribute__((noinline)) bool take_slow(size_t size)
 {
-	if (unlikely(in_hook) || unlikely(!__atomic_load_n(&ready, __ATOMIC_RELAXED))) {
+	if (unlikely(pl_in_hook) || unlikely(!__atomic_load_n(&pl_ready, __ATOMIC_RELAXED))) {
 		sampler__uncount(&tl_sampler, size);
 		return false;
 	}
-	if (!sample_mean) {
+	if (!pl_sample_mean) {
 		tl_sampler.until = 0;
 		return true;
 	}
 	if (unlikely(!tl_sampler_on)) {
 		sampler__init(&tl_sampler,
-			      seed + __atomic_fetch_add(&thread_serial, 1, __ATOMIC_RELAXED) * 0x9e37ull,
-			      sample_mean);
+			      pl_seed + __atomic_fetch_add(&thread_serial, 1, __ATOMIC_RELAXED) * 0x9e37ull,
+			      pl_sample_mean);
 		tl_sampler_on = 1;
 		if (!sampler__due(&tl_sampler, size))
 			return false;
 	}
 	/* Recorded as it is: the dump says the mean, heapdecode estimates. */
-	return sampler__hit_slow(&tl_sampler, sample_mean);
+	return sampler__hit_slow(&tl_sampler, pl_sample_mean);
 }
 
 /*
@@ -149,21 +142,6 @@ static inline bool take(size_t size)
 }
 
 /* --- tracked blocks ------------------------------------------------------------ */
-
-static void thread_end(void *arg)
-{
-	(void)arg;
-	livetable__thread_end();
-	lastdump__thread_end();
-}
-
-/* A thread's first change to the table: in the registry, its end heard of. */
-static __attribute__((noinline)) void thread_start(void)
-{
-	livetable__thread_start();
-	pthread_setspecific(thread_key, &lt_tls);
-	lastdump__thread_start();
-}
 
 /*
  * The stack of this call, interned: its id, 0 if it could not be kept.
@@ -221,13 +199,13 @@ tracked_alloc_as(size_t size, size_t asked, size_t align)
 	char *block;
 
 	if (unlikely(!lt_tls.tid))
-		thread_start();
-	in_hook++;
+		pl_thread_start();
+	pl_in_hook++;
 	lastdump__tick();
 	stack = this_stack();
 	block = size > SIZE_MAX - head ? NULL :
 		align > MIN_ALIGN ? real_memalign(align, head + size) : real_malloc(head + size);
-	in_hook--;
+	pl_in_hook--;
 	if (!block) {
 		errno = ENOMEM;
 		return NULL;
@@ -241,7 +219,7 @@ static __attribute__((noinline)) void free_ours(void *p)
 	uint32_t s = b->slot, head = b->head;
 
 	if (unlikely(!lt_tls.tid))
-		thread_start();
+		pl_thread_start();
 	b->magic = 0;	/* a second free of the same pointer is not taken for ours */
 	if (likely(s != LT_NO_SLOT) && lt.base) {
 		lt_section_enter();
@@ -280,12 +258,12 @@ static void *realloc_tracked(void *old, size_t size, bool *copy)
 		return NULL;
 	}
 	if (unlikely(!lt_tls.tid))
-		thread_start();
-	in_hook++;
+		pl_thread_start();
+	pl_in_hook++;
 	lastdump__tick();
 	stack = this_stack();
 	nb = real_realloc((char *)old - head, head + size);
-	in_hook--;
+	pl_in_hook--;
 	if (!nb) {
 		errno = ENOMEM;
 		return NULL;
@@ -324,7 +302,7 @@ static void *realloc_tracked(void *old, size_t size, bool *copy)
 static __attribute__((noinline)) void *malloc_slow(size_t size)
 {
 	if (unlikely(!real_malloc)) {
-		resolve();
+		pl_resolve();
 		if (!real_malloc)
 			return arena_alloc(size);
 	}
@@ -356,7 +334,7 @@ static __attribute__((noinline)) void *calloc_slow(size_t n, size_t size, size_t
 	void *p;
 
 	if (unlikely(!real_calloc)) {
-		resolve();
+		pl_resolve();
 		if (!real_calloc)
 			return arena_alloc(total);	/* dlsym's own calloc */
 	}
@@ -392,7 +370,7 @@ static __attribute__((noinline)) void *realloc_slow(void *old, size_t size, bool
 	void *p;
 
 	if (unlikely(!real_realloc))
-		resolve();
+		pl_resolve();
 	if (track && ours) {
 		bool copy = false;
 
@@ -450,7 +428,7 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 static void *aligned(size_t align, size_t size, size_t asked)
 {
 	if (unlikely(!real_memalign))
-		resolve();
+		pl_resolve();
 	if (!take(asked))
 		return real_memalign(align, size);
 	return tracked_alloc_as(size, asked, align);
@@ -514,109 +492,4 @@ EXPORT void *pvalloc(size_t size)
 EXPORT size_t malloc_usable_size(void *p)
 {
 	return usable(p);
-}
-
-/* --- set-up, fork ----------------------------------------------------------------- */
-
-static unsigned long long env_num(const char *name, unsigned long long dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoull(v, NULL, 0) : dflt;
-}
-
-/* No heapsnoop to hold the table (@err): this process writes its own dumps. */
-static void alone(int err, const char *what)
-{
-	supervised = false;
-	lastdump__init(0, 0);
-	dprintf(2, "heapsnoop-preload: pid %d: %s %s (%s): this process writes its own dumps "
-		"(to %s)\n", (int)getpid(), what, hello__name(), strerror(err), lastdump__path());
-}
-
-static void at_fork_child(void)
-{
-	int parent = lt.base ? lt.h->pid : 0, fd, err = 0;
-
-	fd = forkcopy__child();
-	if (fd < -1) {
-		dprintf(2, "heapsnoop-preload: pid %d: no live table of its own after fork (%s): "
-			"its allocations are not recorded\n", (int)getpid(), strerror(-fd));
-		__atomic_store_n(&ready, 0, __ATOMIC_RELAXED);
-		return;
-	}
-	TEST_STOP(5);
-	if (supervised) {
-		err = fd >= 0 ? hello__send(fd, LT_HELLO_FORK, parent) : lt_memfd_err;
-		if (err)
-			alone(err < 0 ? -err : err, "cannot hand its table to heapsnoop at");
-	}
-	if (fd >= 0)
-		close(fd);
-	lastdump__forked();
-}
-
-EXPORT pid_t fork(void)
-{
-	pid_t p;
-
-	if (unlikely(!real_fork))
-		resolve();
-	p = real_fork();
-	if (p)
-		forkcopy__forked(p);
-	return p;
-}
-
-__attribute__((constructor)) static void collector_init(void)
-{
-	const char *unwind = getenv("HEAPSNOOP_UNWIND");
-	char comm[17] = "";
-	int fd, err;
-
-	resolve();
-	execmark__init();
-	lastdump__resolve();
-	in_hook++;
-	if (!real_malloc)
-		goto out;
-	sample_mean = env_num("HEAPSNOOP_SAMPLE_BYTES", 0);
-	seed = env_num("HEAPSNOOP_SEED", 0);
-	if (!seed)
-		seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
-	test_stop__init();
-	prctl(PR_GET_NAME, comm);
-	fd = livetable__create(env_num("HEAPSNOOP_TABLE_ENTRIES", DEFAULT_ENTRIES), sample_mean,
-			       comm);
-	if (fd < -1 || ltstacks__init()) {
-		dprintf(2, "heapsnoop-preload: pid %d: no live table (%s): nothing is recorded\n",
-			(int)getpid(), strerror(fd < -1 ? -fd : ENOMEM));
-		lt.base = NULL;
-		goto out;
-	}
-	supervised = hello__init();
-	if (supervised) {
-		err = fd >= 0 ? -hello__send(fd, LT_HELLO_IMAGE, 0) : lt_memfd_err;
-		if (err)
-			alone(err, "cannot hand its table to heapsnoop at");
-	} else {
-		lastdump__init((int)env_num("HEAPSNOOP_SIGNAL", 0),
-			       (unsigned int)env_num("HEAPSNOOP_INTERVAL", 0));
-	}
-	if (fd >= 0)
-		close(fd);
-	pthread_key_create(&thread_key, thread_end);
-	thread_start();
-	localstack__init(unwind && !strcmp(unwind, "fp"));
-	pthread_atfork(forkcopy__prepare, forkcopy__parent, at_fork_child);
-	__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-out:
-	in_hook--;
-}
-
-__attribute__((destructor)) static void collector_fini(void)
-{
-	/* After the program's destructors; other threads may still run and take locks: let them. */
-	if (lastdump_on)
-		lastdump__write("exit", "exit", false);
 }
