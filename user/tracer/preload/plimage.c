@@ -173,6 +173,33 @@ static bool pidfd_ended(int pidfd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
 }
 
+/*
+ * @pidfd is a pidfd of @pid (or of a process already gone: -1), as its
+ * fdinfo says; true where /proc cannot say.
+ */
+static bool pidfd_of(int pidfd, pid_t pid)
+{
+	char path[64], line[128];
+	bool ok = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	ok = false;
+	while (fgets(line, sizeof(line), f)) {
+		int p;
+
+		if (sscanf(line, "Pid: %d", &p) == 1) {
+			ok = p == pid || p == -1;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
 /* @im from @h: its table checked (a sealed memfd, a header that holds). */
 static int image_open(struct plimage *im, const struct plhello *h)
 {
@@ -182,7 +209,7 @@ static int image_open(struct plimage *im, const struct plhello *h)
 
 	/* Sealed against shrinking: a read inside its size never faults. */
 	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(h->memfd, &st) ||
-	    st.st_size < (off_t)LT_HDR_SIZE)
+	    st.st_size < (off_t)LT_HDR_SIZE || !pidfd_of(h->pidfd, h->pid))
 		return -EBADF;
 	im->hdr = mmap(NULL, LT_HDR_SIZE, PROT_READ, MAP_SHARED, h->memfd, 0);
 	if (im->hdr == MAP_FAILED)
@@ -226,6 +253,17 @@ static void retire_exec(struct plimages *ims, pid_t pid, uint64_t start)
 	}
 }
 
+/*
+ * An ended image's exit section, written if it held anything (as the
+ * tracer's --leaks-at-exit writes them), then closed.
+ */
+static void exit_section(struct plimages *ims, struct plimage *im)
+{
+	if (snap(ims, im) && im->snap.n && lt_out__exit(ims->out, &im->snap, im->comm))
+		ims->write_err = ims->out->err;
+	image_close(ims, im);
+}
+
 static void hello_take(struct plimages *ims, struct plhello *h)
 {
 	struct plimage *im = calloc(1, sizeof(*im));
@@ -259,9 +297,7 @@ static void hello_take(struct plimages *ims, struct plhello *h)
 		struct plimage *held = ims->held;
 
 		ims->held = NULL;
-		if (snap(ims, held) && lt_out__exit(ims->out, &held->snap, held->comm))
-			ims->write_err = ims->out->err;
-		image_close(ims, held);
+		exit_section(ims, held);
 	}
 	if (ims->verbose)
 		elog("pid %d (%s%.*d): its live table taken", (int)im->pid,
@@ -343,13 +379,8 @@ void plimages__ended(struct plimages *ims, size_t i)
 		image_close(ims, im);
 		return;
 	}
-	if (ims->held) {
-		struct plimage *held = ims->held;
-
-		if (snap(ims, held) && lt_out__exit(ims->out, &held->snap, held->comm))
-			ims->write_err = ims->out->err;
-		image_close(ims, held);
-	}
+	if (ims->held)
+		exit_section(ims, ims->held);
 	ims->held = im;
 }
 
@@ -397,9 +428,7 @@ void plimages__dump(struct plimages *ims, const char *reason)
 		struct plimage *held = ims->held;
 
 		ims->held = NULL;
-		if (snap(ims, held) && lt_out__exit(ims->out, &held->snap, held->comm))
-			ims->write_err = ims->out->err;
-		image_close(ims, held);
+		exit_section(ims, held);
 	}
 	dump_of(ims, ims->alive, ims->n, reason);
 }

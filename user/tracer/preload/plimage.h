@@ -5,10 +5,11 @@
  * pidfd, from its hello to its end; and the records written of them
  * (docs/OUTPUT.md), through the same async-signal-safe writer the
  * collector's own last dumps use (livedump.h):
- *   - an image that ends gets an exit section at once (exit ... end-exit),
- *     except the last one to end, whose live set is the final dump
- *     (dump reason=exit): a command of one process gives the same dump as
- *     the tracer's launch mode, a forking one every process's end;
+ *   - an image that ends with live blocks gets an exit section at once
+ *     (exit ... end-exit, as the tracer's --leaks-at-exit), except the last
+ *     one to end, whose live set is the final dump (dump reason=exit): a
+ *     command of one process gives the same dump as the tracer's launch
+ *     mode, a forking one every process's end;
  *   - SIGUSR1 and -i: one dump of every image still running, each table
  *     walked while its process runs (no stop);
  *   - an image replaced by exec (its pid says hello again) is dropped,
