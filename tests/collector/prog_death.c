@@ -20,6 +20,8 @@
  *   threads N          N threads churning; "ready PID" once each did
  *                      20000 calls; waits to be killed
  *   threads-exit N     main _exits while they churn
+ *   threads-sig N      as threads, main blocking the fatal signals: one
+ *                      sent to the process lands on a thread mid-call
  *   threads-fork N     the threads at rest at the fork; the child _exits
  *   threads-forkcow N K  K forks while they churn, no rest: each child
  *                      writes its list as the fork left it, frees some,
@@ -306,6 +308,16 @@ static void threads_case(const char *c, int n, int k)
 			}
 			waitpid(p, NULL, 0);
 		}
+	}
+	if (!strcmp(c, "threads-sig")) {
+		sigset_t fatal;
+
+		sigemptyset(&fatal);
+		sigaddset(&fatal, SIGSEGV);
+		sigaddset(&fatal, SIGABRT);
+		sigaddset(&fatal, SIGBUS);
+		sigaddset(&fatal, SIGFPE);
+		pthread_sigmask(SIG_BLOCK, &fatal, NULL);
 	}
 	ready();
 	for (;;)

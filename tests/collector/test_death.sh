@@ -8,7 +8,8 @@
 #   overflow, a handler that recovers once then gives up; kill -9 (alone:
 #   no dump can exist); a fork whose child _exits (each its own pid);
 #   threads churning killed mid-call (no torn record, each call seen
-#   before or after), main _exiting while they churn; fork with the
+#   before or after), main _exiting while they churn, alone a fatal
+#   signal landing on a thread mid-call; fork with the
 #   threads at rest, and K forks while they churn (each child's table as
 #   the fork left it: the undo log); a thread stopped between two of the
 #   collector's stores, then kill -9 (the test build's stops); SIGUSR1 and
@@ -16,8 +17,11 @@
 #   not recorded said with exit status 3 (a table too small, a refused
 #   hello, a fork child killed before its hello, an exec into a static
 #   program, another network namespace); a table halved to fit RLIMIT_AS;
-#   2000 threads one after the other in a small table; exec'd children
-#   traced. No sleeps: killed programs say
+#   2000 threads one after the other in a small table; alone, a dump
+#   that cannot be written said (_exit, SIGSEGV, SIGABRT, SIGBUS, SIGFPE);
+#   exec'd children traced, exact: under heapsnoop whole and sampled, by
+#   the embedded collector's /proc/PID/fd/N, and alone. No run that exits
+#   0 leaves an empty log. No sleeps: killed programs say
 #   "ready PID" first. KILLS (5): rounds of the threads' kill -9. ~30 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
@@ -44,8 +48,14 @@ ours() {
 	AS) HEAPSNOOP_SAMPLE_BYTES=4096 HEAPSNOOP_SEED=7 HEAPSNOOP_OUTPUT=$T/$name.rec \
 		LD_PRELOAD=$PL "$PD" "$T/$name.list" "$@" ;;
 	esac > "$T/$name.out" 2> "$T/$name.err"
+	local st=$?
+	# No path gives an empty log with exit status 0 (issue 27).
+	if [ $st -eq 0 ] && [ ! -s "$T/$name.rec" ]; then
+		echo "FAIL $mode $name: exit status 0 and an empty log"; fails=$((fails + 1))
+	fi
+	return $st
 }
-# killed MODE NAME [PRELOAD] ARGS...: started, killed with SIGKILL once it said ready.
+# killed MODE NAME ARGS...: started, killed with SIGKILL (KSIG) once it said ready.
 killed() {
 	local mode=$1 name=$2 line bg; shift 2
 	rm -f "$T/$name".*
@@ -54,12 +64,14 @@ killed() {
 	H) "$HS" --preload -v -o "$T/$name.rec" -- "$PD" "$T/$name.list" "$@" ;;
 	HS) "$HS" -q --preload --sample-bytes 4096 --seed 7 -o "$T/$name.rec" -- "$PD" "$T/$name.list" "$@" ;;
 	A) HEAPSNOOP_OUTPUT=$T/$name.rec LD_PRELOAD=$PL "$PD" "$T/$name.list" "$@" ;;
+	AS) HEAPSNOOP_SAMPLE_BYTES=4096 HEAPSNOOP_SEED=7 HEAPSNOOP_OUTPUT=$T/$name.rec \
+		LD_PRELOAD=$PL "$PD" "$T/$name.list" "$@" ;;
 	esac > "$T/$name.fifo" 2> "$T/$name.err" &
 	bg=$!
 	exec 9< "$T/$name.fifo"
 	wait_line 9 '^ready [0-9]+$' "$T/$name.out"
 	line=$(tail -n 1 "$T/$name.out")
-	kill -9 "${line#ready }"
+	kill -"${KSIG:-9}" "${line#ready }"
 	exec 9<&-
 	wait "$bg"
 }
@@ -102,6 +114,8 @@ done
 # --- kill -9 ------------------------------------------------------------------
 killed H H-kill kill
 checked "H kill -9 of a program at rest" "$T/H-kill.list" "$T/H-kill.rec"
+killed HS HS-kill kill
+checked "HS kill -9 of a program at rest (sampled)" -s "$T/HS-kill.list" "$T/HS-kill.rec"
 killed A A-kill kill
 checked "A kill -9: alone, nothing can be written" -n "$T/A-kill.list" "$T/A-kill.rec"
 
@@ -126,6 +140,16 @@ for mode in A AS; do
 	ours $mode "$mode-thx" threads-exit 4
 	checked "$mode threads: main _exits while they churn (the others held)" $s \
 		"$T/$mode-thx.list" "$T/$mode-thx.rec"
+	# A fatal signal on a thread mid-call (main blocks them): the dump
+	# from its handler, which must not take the allocator's locks, then
+	# the default action.
+	for sw in SEGV:139 ABRT:134 BUS:135 FPE:136; do
+		KSIG=${sw%:*} killed $mode "$mode-ths" threads-sig 4
+		expect_eq "$mode threads: SIG${sw%:*} sent while they churn: the default action's status" \
+			"$?" "${sw#*:}"
+		checked "$mode threads: SIG${sw%:*} on a thread mid-call, dumped from its handler" $s \
+			"$T/$mode-ths.list" "$T/$mode-ths.rec"
+	done
 done
 
 # --- fork while threads churn ---------------------------------------------------
@@ -254,6 +278,14 @@ mkdir -p "$T/nodir"
 HEAPSNOOP_OUTPUT=$T/nodir LD_PRELOAD=$PL "$PD" "$T/nw.list" _exit > /dev/null 2> "$T/nw.err"
 check "alone: a dump at _exit that cannot be written is said" \
 	grep -q 'the dump at _exit could not be written' "$T/nw.err"
+# ... and at a fatal signal, from its handler, before the default action.
+for c in segv:SIGSEGV:139 abort:SIGABRT:134 bus:SIGBUS:135 fpe:SIGFPE:136; do
+	IFS=: read -r c sig want <<< "$c"
+	{ HEAPSNOOP_OUTPUT=$T/nodir LD_PRELOAD=$PL "$PD" "$T/nw-$c.list" $c > /dev/null; } 2> "$T/nw-$c.err"
+	expect_eq "alone: $sig, the dump unwritable: the default action's status" "$?" "$want"
+	check "alone: a dump at $sig that cannot be written is said" \
+		grep -q "the dump at $sig could not be written" "$T/nw-$c.err"
+done
 
 # --- exec'd children are traced -------------------------------------------------------
 "$HS" --preload -v -o "$T/ex.rec" -- sh -c "env X=1 '$PD' '$T/ex.list' _exit" > /dev/null 2> "$T/ex.err"
@@ -261,4 +293,22 @@ expect_eq "exec: sh, env and the program each a new image under one pid: status"
 checked "exec: the program exec'd twice, exact" "$T/ex.list" "$T/ex.rec"
 check "exec: the images before were dropped, as the tracer drops them" \
 	grep -q 'images were replaced by exec' "$T/ex.err"
+"$HS" -q --preload --sample-bytes 4096 --seed 7 -o "$T/exs.rec" -- \
+	sh -c "env X=1 '$PD' '$T/exs.list' _exit" > /dev/null 2> "$T/exs.err"
+expect_eq "exec, sampled: status" "$?" 0
+checked "exec, sampled: the program exec'd twice, exact" -s "$T/exs.list" "$T/exs.rec"
+# The embedded collector (a heapsnoop with no library beside it): the
+# exec'd program loads it by heapsnoop's /proc/PID/fd/N, which stays
+# valid while heapsnoop waits; the program exec'd from a child of sh.
+mkdir -p "$T/emb"
+cp "$HS" "$T/emb/heapsnoop"
+"$T/emb/heapsnoop" --preload -o "$T/exe.rec" -- \
+	sh -c "env X=1 '$PD' '$T/exe.list' abort; exit 0" > /dev/null 2> "$T/exe.err"
+expect_eq "exec, embedded collector: status" "$?" 0
+checked "exec, embedded collector: a child of sh exec'd twice, aborted, exact" "$T/exe.list" "$T/exe.rec"
+# Alone, LD_PRELOAD and the settings are inherited through exec.
+{ HEAPSNOOP_OUTPUT=$T/exa.rec LD_PRELOAD=$PL sh -c "exec env X=1 '$PD' '$T/exa.list' segv" \
+	> /dev/null; } 2> "$T/exa.err"
+expect_eq "exec, alone: status" "$?" 139
+checked "exec, alone: sh exec'd into the program, its SIGSEGV dump exact" "$T/exa.list" "$T/exa.rec"
 finish
