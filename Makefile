@@ -130,7 +130,7 @@ $(OUTPUT)/libhscodec.a: $(CODEC_OBJ)
 	$(Q)$(AR) rcs $@ $^
 
 # --- BPF object and its skeleton ---------------------------------------------
-$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c bpf/arch.h include/heapsnoop/event.h \
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h) include/heapsnoop/event.h \
 		include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
