@@ -30,6 +30,11 @@
  *   forkstop the mix, a fork whose child the test stops kill, the parent
  *            waits for it and exits
  *   badhello a hello with a wrong token to heapsnoop's socket, then exit
+ *   forklate the mix; a child holding 30000 more blocks (not in any list)
+ *            _exits, then 3 children one after the other, each its own
+ *            list, _exit; "ready PID", then _exit (heapsnoop, its output
+ *            a pipe no one reads yet, is held in the first child's
+ *            section while the others' hellos wait)
  *   storm N  the mix, then N threads one after the other, each
  *            allocating and freeing one block, then exit
  */
@@ -410,6 +415,30 @@ int main(int argc, char **argv)
 				return 2;
 		}
 		exit(0);
+	}
+	if (!strcmp(c, "forklate")) {
+		pid_t p;
+
+		fflush(stdout);
+		p = fork();
+		if (p == 0) {
+			for (int i = 0; i < 30000; i++)
+				if (!malloc(16))
+					_exit(2);
+			_exit(0);
+		}
+		waitpid(p, NULL, 0);
+		for (int j = 0; j < 3; j++) {
+			p = fork();
+			if (p == 0) {
+				list_fork();
+				op_alloc(0, 300 + j, 4444);
+				_exit(0);
+			}
+			waitpid(p, NULL, 0);
+		}
+		ready();
+		_exit(0);
 	}
 	if (!strcmp(c, "badhello")) {
 		bad_hello();

@@ -233,6 +233,28 @@ HEAPSNOOP_TABLE_ENTRIES=4096 ours H storm storm 2000
 expect_eq "2000 threads one after the other, a table of 4096 entries: status" "$?" 0
 checked "2000 threads one after the other: exact" "$T/storm.list" "$T/storm.rec"
 
+# Hellos that wait behind a section: heapsnoop --preload writes to a pipe
+# no one reads until the program has ended, so it is held in the first
+# child's section (30000 lines) while its siblings' hellos queue up; its
+# ticks take them, and each sibling still gets its section.
+rm -f "$T/late".*
+mkfifo "$T/late.fifo" "$T/late.pipe"
+exec 7<> "$T/late.pipe"
+"$HS" --preload -v -o "$T/late.pipe" -- "$PD" "$T/late.list" forklate > "$T/late.fifo" 2> "$T/late.err" &
+bg=$!
+exec 9< "$T/late.fifo"
+wait_line 9 '^ready [0-9]+$' "$T/late.out"
+exec 6< "$T/late.pipe" 7<&- 9<&-
+cat <&6 > "$T/late.rec"
+exec 6<&-
+wait $bg
+expect_eq "hellos behind a section: status" "$?" 0
+expect_eq "hellos behind a section: 3 children's lists" "$(ls "$T/late.list".[0-9]* | wc -l)" 3
+for child in "$T/late.list".[0-9]*; do
+	checked "hellos behind a section: child ${child##*.}" "$child" "$T/late.rec"
+done
+checked "hellos behind a section: the parent" "$T/late.list" "$T/late.rec"
+
 # --- what is not recorded is said, exit status 3 -----------------------------------
 HEAPSNOOP_TABLE_ENTRIES=64 ours H small exit
 expect_eq "a table of 64 entries: exit status 3" "$?" 3

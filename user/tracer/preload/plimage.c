@@ -264,7 +264,13 @@ static void exit_section(struct plimages *ims, struct plimage *im)
 	image_close(ims, im);
 }
 
-static void hello_take(struct plimages *ims, struct plhello *h)
+/*
+ * A hello's image taken into the run. @keep_held: the hello was sent
+ * before the held image's end was seen (it waited in the socket or in
+ * pending while sections were written), so it says nothing of which
+ * image ended last.
+ */
+static void hello_take(struct plimages *ims, struct plhello *h, bool keep_held)
 {
 	struct plimage *im = calloc(1, sizeof(*im));
 	int err = im ? image_open(im, h) : -ENOMEM;
@@ -293,7 +299,7 @@ static void hello_take(struct plimages *ims, struct plhello *h)
 	else
 		retire_exec(ims, im->pid, im->start);
 	/* Something started after the held image ended: that one was not the last. */
-	if (ims->held) {
+	if (ims->held && !keep_held) {
 		struct plimage *held = ims->held;
 
 		ims->held = NULL;
@@ -306,11 +312,11 @@ static void hello_take(struct plimages *ims, struct plhello *h)
 	ims->alive[ims->n++] = im;
 }
 
-/* Hellos that came during a dump, taken now. */
-static void pending_take(struct plimages *ims)
+/* Hellos that came during a dump or a section, taken now. */
+static void pending_take(struct plimages *ims, bool keep_held)
 {
 	for (size_t i = 0; i < ims->npending; i++)
-		hello_take(ims, &ims->pending[i]);
+		hello_take(ims, &ims->pending[i], keep_held);
 	ims->npending = 0;
 }
 
@@ -331,8 +337,8 @@ static void tick(void *arg)
 
 void plimages__hello(struct plimages *ims, struct plhello *h)
 {
-	pending_take(ims);
-	hello_take(ims, h);
+	pending_take(ims, false);
+	hello_take(ims, h, false);
 }
 
 void plimages__refused(struct plimages *ims)
@@ -360,12 +366,11 @@ uint64_t plimages__hellos(const struct plimages *ims)
 
 /* --- ends and dumps ------------------------------------------------------- */
 
-void plimages__ended(struct plimages *ims, size_t i)
+/* An image that ended with its exec mark set and no new hello: said, counted, closed. */
+static bool exec_untraced(struct plimages *ims, struct plimage *im)
 {
-	struct plimage *im = ims->alive[i];
 	int32_t mark = __atomic_load_n(&im->hdr->exec_pending, __ATOMIC_ACQUIRE);
 
-	ims->alive[i] = ims->alive[--ims->n];
 	if (mark && mark == im->own_pid) {
 		/* It exec'd, and no new image said hello: one without the collector. */
 		uint64_t live = live_now(ims, im);
@@ -377,11 +382,26 @@ void plimages__ended(struct plimages *ims, size_t i)
 		ims->untraced_execs++;
 		ims->untraced_live += live;
 		image_close(ims, im);
-		return;
+		return true;
 	}
+	return false;
+}
+
+void plimages__ended(struct plimages *ims, size_t i)
+{
+	struct plimage *im = ims->alive[i];
+
+	ims->alive[i] = ims->alive[--ims->n];
+	if (exec_untraced(ims, im))
+		return;
 	if (ims->held)
 		exit_section(ims, ims->held);
 	ims->held = im;
+	/*
+	 * Hellos the section's ticks took: into the run now, so that their
+	 * pidfds are watched (appended: ends()'s walk down the others goes on).
+	 */
+	pending_take(ims, true);
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -418,7 +438,7 @@ static void dump_of(struct plimages *ims, struct plimage **v, size_t n, const ch
 	for (size_t i = 0; i < n; i++)
 		unmap_whole(v[i]);
 	free(s);
-	pending_take(ims);
+	pending_take(ims, false);
 }
 
 void plimages__dump(struct plimages *ims, const char *reason)
@@ -433,16 +453,52 @@ void plimages__dump(struct plimages *ims, const char *reason)
 	dump_of(ims, ims->alive, ims->n, reason);
 }
 
+/*
+ * At the run's end: hellos still on the socket or taken by a section's
+ * ticks (a process's hello can wait there while the images that ended
+ * before it are written: 100 forks, the last child's hello behind its
+ * sibling's section, was written nowhere). Those processes ended before
+ * the last one was seen to: each its exit section, the held image
+ * staying the last.
+ */
+static void late_hellos(struct plimages *ims)
+{
+	struct plhello h;
+	int r;
+
+	do {
+		pending_take(ims, true);
+		while (ims->sock && (r = plsock__recv(ims->sock, &h)) != 0) {
+			if (r > 0)
+				hello_take(ims, &h, true);
+			else
+				plimages__refused(ims);
+		}
+		for (size_t i = ims->n; i-- > 0;) {
+			struct plimage *im = ims->alive[i];
+
+			if (!pidfd_ended(im->pidfd))
+				continue;
+			ims->alive[i] = ims->alive[--ims->n];
+			if (!exec_untraced(ims, im))
+				exit_section(ims, im);
+		}
+	} while (ims->npending);
+}
+
 int plimages__finish(struct plimages *ims)
 {
+	struct plimage *last;
 	uint64_t lost, unhelloed;
 
-	pending_take(ims);
-	if (ims->held) {
-		dump_of(ims, &ims->held, 1, "exit");
-		image_close(ims, ims->held);
-		ims->held = NULL;
+	late_hellos(ims);
+	last = ims->held;
+	ims->held = NULL;
+	if (last) {
+		dump_of(ims, &last, 1, "exit");
+		image_close(ims, last);
 	}
+	late_hellos(ims);	/* any taken during the last dump: written after it */
 	while (ims->n)
 		image_close(ims, ims->alive[--ims->n]);
 	/* Every image's count of forks is in now. */
