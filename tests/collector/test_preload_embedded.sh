@@ -4,9 +4,10 @@
 # beside it or in ../lib): the collector embedded in it, written to a
 # sealed memfd that heapsnoop keeps and names /proc/HEAPSNOOP_PID/fd/N,
 # traces prog_semantics and prog_collect as test_preload.sh expects, and
-# the programs the command executes too; the program sees no fd of it;
-# without /proc (a mount namespace without it), through a private file
-# that is gone afterwards. ~2 s.
+# the programs the command executes too (one exec'd as another user
+# cannot open it: said, exit 3); the program sees no fd of it; without
+# /proc (a mount namespace without it), through a private file that is
+# gone afterwards. ~2 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 PC=$PROGS/prog_collect
@@ -51,6 +52,25 @@ check "embedded: exec'd, exit 0" test $? -eq 0
 fold "$T/ex"
 expect_eq "embedded: a program sh ran and the one it exec'd, both traced" \
 	"$(grep -cE '^_start;(.*;)?main;case_deep;(deep_recurse;){2,3}deep_recurse 1234$' "$T/ex.bytes")" 2
+
+# A program exec'd as another user cannot open heapsnoop's /proc/PID/fd/N
+# (ld.so ignores the preload): said, exit status 3; the library as a
+# file beside heapsnoop keeps it traced (test_death.sh runs that one).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	"$ALONE" --preload -o "$T/su" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PC" deep 3 > /dev/null 2> "$T/su.err"
+	expect_eq "embedded, exec'd as another user: exit status 3" "$?" 3
+	check "embedded, exec'd as another user: NOT TRACED said, with why" \
+		grep -q 'another user.*NOT TRACED' "$T/su.err"
+	"$HS" --preload -o "$T/suf" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PC" deep 3 > /dev/null 2> "$T/suf.err"
+	expect_eq "the library a file, exec'd as another user: exit 0" "$?" 0
+	fold "$T/suf"
+	expect_eq "the library a file, exec'd as another user: traced" \
+		"$(grep -cE 'main;case_deep;(deep_recurse;){2}deep_recurse 1234$' "$T/suf.bytes")" 1
+else
+	echo "skip exec'd as another user: needs root and setpriv"
+fi
 
 # The program's fds: as many as without the collector, none for the
 # memfd (heapsnoop keeps it); LD_PRELOAD names it through heapsnoop's /proc.

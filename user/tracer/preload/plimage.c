@@ -376,9 +376,11 @@ static bool exec_untraced(struct plimages *ims, struct plimage *im)
 		uint64_t live = live_now(ims, im);
 
 		elog("pid %d exec'd a program that did not hand its table over (static, setuid, "
-		     "LD_PRELOAD cleared, or in another network namespace: then its own dumps are "
-		     "beside -o's file): NOT TRACED from there on; %" PRIu64 " allocations of the "
-		     "image before were live at the exec", (int)im->pid, live);
+		     "LD_PRELOAD cleared, run as another user that cannot open heapsnoop's embedded "
+		     "collector /proc/PID/fd/N: put libheapsnoop_preload.so beside heapsnoop or "
+		     "name it in HEAPSNOOP_PRELOAD_LIB, or in another network namespace: then its "
+		     "own dumps are beside -o's file): NOT TRACED from there on; %" PRIu64
+		     " allocations of the image before were live at the exec", (int)im->pid, live);
 		ims->untraced_execs++;
 		ims->untraced_live += live;
 		image_close(ims, im);
