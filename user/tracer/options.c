@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach/kfeatures.h"
 #include "heapsnoop/codec.h"
 #include "heapsnoop/event.h"
-#include "kfeatures.h"
 #include "msg.h"
 #include "options.h"
 #include "version.h"
