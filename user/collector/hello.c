@@ -19,6 +19,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "heapsnoop/env.h"
 #include "heapsnoop/livetable.h"
 #include "hello.h"
 
@@ -31,7 +32,7 @@ static char token[sizeof(((struct lt_hello *)0)->token)];
 
 bool hello__init(void)
 {
-	const char *name = getenv("HEAPSNOOP_SOCK"), *tok = getenv("HEAPSNOOP_TOKEN");
+	const char *name = getenv(HS_ENV_SOCK), *tok = getenv(HS_ENV_TOKEN);
 
 	if (!name || !*name || strlen(name) >= sizeof(sock_name) - 1)
 		return false;

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "heapsnoop/env.h"
 #include "heapsnoop/livedump.h"
 #include "lastdump.h"
 #include "livetable.h"
@@ -372,7 +373,7 @@ void lastdump__thread_end(void)
 
 void lastdump__init(int sig, unsigned int interval)
 {
-	const char *v = getenv("HEAPSNOOP_OUTPUT");
+	const char *v = getenv(HS_ENV_OUTPUT);
 
 	if (!real_sigaction)
 		lastdump__resolve();

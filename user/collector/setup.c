@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "forkcopy.h"
+#include "heapsnoop/env.h"
 #include "hello.h"
 #include "lastdump.h"
 #include "livetable.h"
@@ -100,7 +101,7 @@ EXPORT pid_t fork(void)
 
 __attribute__((constructor)) static void collector_init(void)
 {
-	const char *unwind = getenv("HEAPSNOOP_UNWIND");
+	const char *unwind = getenv(HS_ENV_UNWIND);
 	char comm[17] = "";
 	int fd, err;
 
@@ -110,13 +111,13 @@ __attribute__((constructor)) static void collector_init(void)
 	pl_in_hook++;
 	if (!pl_resolved())
 		goto out;
-	pl_sample_mean = env_num("HEAPSNOOP_SAMPLE_BYTES", 0);
-	pl_seed = env_num("HEAPSNOOP_SEED", 0);
+	pl_sample_mean = env_num(HS_ENV_SAMPLE_BYTES, 0);
+	pl_seed = env_num(HS_ENV_SEED, 0);
 	if (!pl_seed)
 		pl_seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	test_stop__init();
 	prctl(PR_GET_NAME, comm);
-	fd = livetable__create(env_num("HEAPSNOOP_TABLE_ENTRIES", DEFAULT_ENTRIES), pl_sample_mean,
+	fd = livetable__create(env_num(HS_ENV_TABLE_ENTRIES, DEFAULT_ENTRIES), pl_sample_mean,
 			       comm);
 	if (fd < -1 || ltstacks__init()) {
 		dprintf(2, "heapsnoop-preload: pid %d: no live table (%s): nothing is recorded\n",
@@ -130,8 +131,8 @@ __attribute__((constructor)) static void collector_init(void)
 		if (err)
 			alone(err, "cannot hand its table to heapsnoop at");
 	} else {
-		lastdump__init((int)env_num("HEAPSNOOP_SIGNAL", 0),
-			       (unsigned int)env_num("HEAPSNOOP_INTERVAL", 0));
+		lastdump__init((int)env_num(HS_ENV_SIGNAL, 0),
+			       (unsigned int)env_num(HS_ENV_INTERVAL, 0));
 	}
 	if (fd >= 0)
 		close(fd);

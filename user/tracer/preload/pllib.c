@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "heapsnoop/env.h"
 #include "msg.h"
 #include "pllib.h"
 #include "preload_blob.h"
@@ -41,7 +42,7 @@ extern const unsigned char hs_preload_blob_end[] __attribute__((visibility("hidd
 /* A library on disk: $HEAPSNOOP_PRELOAD_LIB, else beside or ../lib/ from us. */
 static int find_lib(char *path, size_t cap)
 {
-	const char *env = getenv("HEAPSNOOP_PRELOAD_LIB");
+	const char *env = getenv(HS_ENV_PRELOAD_LIB);
 	char exe[PATH_MAX];
 	ssize_t n;
 	char *slash;
@@ -141,7 +142,7 @@ static int embed_file(struct pllib *l)
 
 int pllib__choose(struct pllib *l)
 {
-	const char *env = getenv("HEAPSNOOP_PRELOAD_LIB");
+	const char *env = getenv(HS_ENV_PRELOAD_LIB);
 	int err = find_lib(l->path, sizeof(l->path));
 
 	l->memfd = -1;

@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "heapsnoop/env.h"
 #include "msg.h"
 #include "outfile.h"
 #include "plimage.h"
@@ -86,32 +87,32 @@ static int environment(struct run *r)
 
 	snprintf(pre, sizeof(pre), "%s%s%s", r->lib.path, old && *old ? ":" : "", old ? old : "");
 	err |= setenv("LD_PRELOAD", pre, 1);
-	unsetenv("HEAPSNOOP_SIGNAL");
-	unsetenv("HEAPSNOOP_INTERVAL");
-	unsetenv("HEAPSNOOP_OUTPUT");
+	unsetenv(HS_ENV_SIGNAL);
+	unsetenv(HS_ENV_INTERVAL);
+	unsetenv(HS_ENV_OUTPUT);
 	if (o->sample_bytes)
-		err |= set_num("HEAPSNOOP_SAMPLE_BYTES", o->sample_bytes);
+		err |= set_num(HS_ENV_SAMPLE_BYTES, o->sample_bytes);
 	if (o->seed)
-		err |= set_num("HEAPSNOOP_SEED", o->seed);
+		err |= set_num(HS_ENV_SEED, o->seed);
 	if (o->unwind_fp)
-		err |= setenv("HEAPSNOOP_UNWIND", "fp", 1);
+		err |= setenv(HS_ENV_UNWIND, "fp", 1);
 	if (r->standalone) {
 		/* Each process appends its own dumps to -o's file (or standard error). */
 		if (o->output) {
 			abs_output(o->output, out, sizeof(out));
-			err |= setenv("HEAPSNOOP_OUTPUT", out, 1);
+			err |= setenv(HS_ENV_OUTPUT, out, 1);
 		}
 		if (o->interval)
-			err |= set_num("HEAPSNOOP_INTERVAL", o->interval);
-		err |= set_num("HEAPSNOOP_SIGNAL", SIGUSR1);
+			err |= set_num(HS_ENV_INTERVAL, o->interval);
+		err |= set_num(HS_ENV_SIGNAL, SIGUSR1);
 	} else {
-		err |= setenv("HEAPSNOOP_SOCK", r->sock.name, 1);
-		err |= setenv("HEAPSNOOP_TOKEN", r->sock.token, 1);
+		err |= setenv(HS_ENV_SOCK, r->sock.name, 1);
+		err |= setenv(HS_ENV_TOKEN, r->sock.token, 1);
 		/* A process that cannot reach heapsnoop writes beside -o's file, never in it. */
 		if (o->output) {
 			abs_output(o->output, out, sizeof(out));
 			strncat(out, ".%p", sizeof(out) - strlen(out) - 1);
-			err |= setenv("HEAPSNOOP_OUTPUT", out, 1);
+			err |= setenv(HS_ENV_OUTPUT, out, 1);
 		}
 	}
 	if (err)
