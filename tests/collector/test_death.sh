@@ -13,7 +13,8 @@
 #   threads at rest, and K forks while they churn (each child's table as
 #   the fork left it: the undo log); a thread stopped between two of the
 #   collector's stores, then kill -9 (the test build's stops); SIGUSR1 and
-#   -i dumps while threads churn (each whole, then the end exact); what is
+#   -i dumps while threads churn (each whole, then the end exact); a
+#   second signal's dump of a program at rest, exact; what is
 #   not recorded said with exit status 3 (a table too small, a refused
 #   hello, a fork child killed before its hello, an exec into a static
 #   program, another network namespace); a table halved to fit RLIMIT_AS;
@@ -218,6 +219,25 @@ expect_eq "live dumps: 20 on SIGUSR1 while 4 threads churn" \
 check "live dumps: an interval dump (-i 1)" grep -q '^heapsnoop: dump reason=interval ' "$T/live.rec"
 checked "live dumps: each whole and agreeing with itself; the end after kill -9 exact" \
 	"$T/live.list" "$T/live.rec"
+
+# A second signal stops heapsnoop --preload at once, with a dump of what
+# runs (SIGINT passed on and ignored by the command, then SIGTERM).
+rm -f "$T/sig2".*
+mkfifo "$T/sig2.fifo"
+"$HS" --preload -o "$T/sig2.rec" -- sh -c "trap '' INT TERM; exec '$PD' '$T/sig2.list' kill" \
+	> "$T/sig2.fifo" 2> "$T/sig2.err" &
+hs=$!
+exec 9< "$T/sig2.fifo"
+wait_line 9 '^ready [0-9]+$' "$T/sig2.out"
+line=$(tail -n 1 "$T/sig2.out")
+kill -INT $hs
+kill -TERM $hs
+wait $hs
+expect_eq "a second signal: heapsnoop stops, 128 + SIGINT" "$?" 130
+kill -9 "${line#ready }"
+exec 9<&-
+check "a second signal: a dump of what runs" grep -q '^heapsnoop: dump reason=signal ' "$T/sig2.rec"
+checked "a second signal: the program at rest in it, exact" "$T/sig2.list" "$T/sig2.rec"
 
 # An address space too small for the whole table (RLIMIT_AS): halved
 # until it maps, said, exact.

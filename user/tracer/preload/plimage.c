@@ -37,6 +37,7 @@ struct plimage {
 	uint64_t size;
 	const struct lt_header *hdr;	/* the header page, read-only */
 	char comm[16];
+	bool dumped;			/* in a dump of the running images */
 	void *map;			/* the whole table, while a dump reads it */
 	struct lt_view view;
 	struct lt_snap snap;
@@ -54,7 +55,7 @@ struct plimages {
 	int write_err;
 	uint64_t hellos, fork_hellos, forks, refused, bad_tables;
 	uint64_t exec_dropped, exec_dropped_live, untraced_execs, untraced_live;
-	uint64_t lost_entries, lost_stacks, lost_modules, unstable;
+	uint64_t lost_entries, lost_stacks, lost_modules, unstable, undumped;
 };
 
 static void tick(void *arg);
@@ -428,6 +429,7 @@ static void dump_of(struct plimages *ims, struct plimage **v, size_t n, const ch
 	for (size_t i = 0; i < n; i++) {
 		if (!snap(ims, v[i]))
 			continue;
+		v[i]->dumped = true;
 		s[k++] = &v[i]->snap;
 		if (!sample)
 			sample = __atomic_load_n(&v[i]->hdr->sample_bytes, __ATOMIC_RELAXED);
@@ -501,8 +503,13 @@ int plimages__finish(struct plimages *ims)
 		image_close(ims, last);
 	}
 	late_hellos(ims);	/* any taken during the last dump: written after it */
-	while (ims->n)
-		image_close(ims, ims->alive[--ims->n]);
+	/* Still running (a second signal stopped the run): in its dump, or counted. */
+	while (ims->n) {
+		struct plimage *im = ims->alive[--ims->n];
+
+		ims->undumped += !im->dumped;
+		image_close(ims, im);
+	}
 	/* Every image's count of forks is in now. */
 	unhelloed = ims->forks > ims->fork_hellos ? ims->forks - ims->fork_hellos : 0;
 	if (ims->write_err) {
@@ -524,8 +531,11 @@ int plimages__finish(struct plimages *ims)
 	if (!ims->hellos)
 		elog("NOT RECORDED: no process handed its live table over: nothing was recorded "
 		     "(a static program, a setuid one, or LD_PRELOAD cleared)");
+	if (ims->undumped)
+		elog("NOT RECORDED: %" PRIu64 " running processes handed their live tables over "
+		     "after the last dump", ims->undumped);
 	lost = ims->lost_entries + ims->lost_stacks + ims->lost_modules + unhelloed +
-	       ims->refused + ims->bad_tables + ims->untraced_execs + !ims->hellos;
+	       ims->refused + ims->bad_tables + ims->untraced_execs + !ims->hellos + ims->undumped;
 	return lost ? 3 : 0;
 }
 
