@@ -75,7 +75,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 CODEC_SRC := $(wildcard codec/*.c)
-COMMON_SRC := $(wildcard $(COMMON)/*.c)
+COMMON_SRC := $(wildcard $(COMMON)/*.c $(COMMON)/records/*.c)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 
@@ -91,7 +91,10 @@ PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 # ASan+UBSan into $(OUTPUT)/asan/ and for libFuzzer into $(OUTPUT)/fuzz/.
 TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach maps arch)
 DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input)
-LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON) codec
+# user/common/records/: the record lines (their writers and parsers), used
+# by user/common's stacks and frame tables: linked after them.
+COMMON_DIRS := $(COMMON) $(COMMON)/records
+LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON_DIRS) codec
 # A folder's sources; the tracer's arch/: this architecture's files
 # (*_$(ARCH).c); formats/pprof: with protobuf-c's generated messages.
 lib_src = $(if $(filter $(TRACER)/arch,$(1)),$(wildcard $(1)/*_$(ARCH).c),$(wildcard $(1)/*.c)) \
@@ -103,18 +106,19 @@ libs = $(foreach d,$(2),$(1)/$(call lib_name,$(d)))
 objs = $(patsubst %.c,$(1)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(2)))
 
 # The collector's folder; the live table's reader (include/heapsnoop/
-# livedump.h), which the preload's own last dumps and heapsnoop --preload's
-# share.
+# livedump.h, user/collector/livetable/), which the preload's own last
+# dumps and heapsnoop --preload's share.
 COLLECTOR := user/collector
-LIVEDUMP_SRC := $(COLLECTOR)/ltread.c $(COLLECTOR)/ltdump.c $(COLLECTOR)/ltfmt.c
+CLIVE := $(COLLECTOR)/livetable
+LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
 # heapsnoop's top: main, its options, the session, and --preload's side
 # (user/tracer/preload/: it holds every image's table and writes the dumps
 # with the collector's reader), linked as objects.
 TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(LIVEDUMP_SRC)
-HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON) codec)
+HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON_DIRS) codec)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
-HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON) codec)
+HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
 HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library
@@ -236,10 +240,12 @@ $(OUTPUT)/heapdecode: $(call objs,$(OUTPUT),$(DECODE_TOP_SRC)) $(call HEAPDECODE
 
 # --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
 # The alloc-metadata library (with the record lines and the codec it
-# writes through), and the preload library, whose live set is a table in
-# shared memory (include/heapsnoop/livetable.h); all -fPIC.
-AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
-	$(COMMON)/sampling.c $(CODEC_SRC)
+# writes through, its deep stacks' outer frames in stacktail.c), and the
+# preload library, whose live set is a table in shared memory
+# (include/heapsnoop/livetable.h); all -fPIC.
+RECORDS_SRC := $(wildcard $(COMMON)/records/*.c) $(COMMON)/text.c
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c \
+	$(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
@@ -248,14 +254,15 @@ LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehfr
 	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
 # The table written: its slots, stacks and modules, a fork child's copy,
 # the hello to heapsnoop, exec marks, the process's own dumps.
-LIVETABLE_SRC := $(COLLECTOR)/livetable.c $(COLLECTOR)/ltstacks.c $(COLLECTOR)/forkcopy.c \
+LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(COLLECTOR)/forkcopy.c \
 	$(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
 PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC)
-COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -fPIC -pthread
+COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
-	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h) $(COMMON)/records.h $(COMMON)/text.h $(COMMON)/sampling.h
+	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h) $(COMMON)/records.h \
+	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 	$(call msg,AR,$@)
@@ -311,15 +318,15 @@ $(call objs,$(OUTPUT),$(TRACER)/preload/pllib.c): $(OUTPUT)/preload_blob.h
 
 # The live table's reader and writer (tests/collector/test_livetable.c):
 # under ASan+UBSan, and its torture at speed, without them.
-LIVETABLE_TEST_SRC := tests/collector/test_livetable.c $(LIVEDUMP_SRC) $(COMMON)/records.c \
+LIVETABLE_TEST_SRC := tests/collector/test_livetable.c $(LIVEDUMP_SRC) $(RECORDS_SRC) \
 	$(COMMON)/sampling.c $(CODEC_SRC)
 $(OUTPUT)/tests/test_livetable: $(LIVETABLE_TEST_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I$(COLLECTOR) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I$(COLLECTOR) -I$(CLIVE) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
 
 $(OUTPUT)/tests/test_livetable_torture: $(LIVETABLE_TEST_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CLIVE) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
 
 # The ways a process ends (tests/collector/test_death.sh): the program
 # that keeps its own list of live blocks, the checker, and the preload
@@ -330,7 +337,7 @@ $(OUTPUT)/tests/prog_death: tests/collector/prog_death.c tests/collector/ownlist
 	$(Q)$(CC) $(PROG_CFLAGS) -Iinclude -I$(COLLECTOR) $< -o $@
 
 $(OUTPUT)/tests/check_death: tests/collector/check_death.c tests/collector/ownlist.h \
-		$(COMMON)/records.c $(CODEC_SRC) | $(OUTPUT)/tests
+		$(RECORDS_SRC) $(CODEC_SRC) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) -o $@
 
@@ -343,10 +350,10 @@ $(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/tests
 		$(PRELOAD_SRC) $(COLLECTOR)/teststop.c -ldl -lm -o $@
 
 # libFuzzer on the reader of a hostile live table (tests/fuzz/fuzz_livetable.c).
-$(OUTPUT)/fuzz/fuzz_livetable: tests/fuzz/fuzz_livetable.c $(LIVEDUMP_SRC) $(COMMON)/records.c \
+$(OUTPUT)/fuzz/fuzz_livetable: tests/fuzz/fuzz_livetable.c $(LIVEDUMP_SRC) $(RECORDS_SRC) \
 		$(COMMON)/sampling.c $(CODEC_SRC) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(COLLECTOR) $^ -lm -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(COLLECTOR) -I$(CLIVE) $^ -lm -o $@
 
 FUZZ_LIVETABLE_SECONDS ?= 10
 .PHONY: fuzz-run-livetable
@@ -458,15 +465,15 @@ dist: all man
 # of the folders it tests, in link order ($^), as the ASan+UBSan build's
 # when it runs under them; its headers followed as the objects' are.
 TEST_DEP = -MMD -MP -MF $@.d -MT $@
-UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_htab test_suppress test_tracker \
-	test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model)
+UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
+	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model)
 -include $(UNIT_TESTS:=.d)
 
 $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_records: tests/common/test_records.c $(call libs,$(OUTPUT)/asan,$(COMMON) codec) \
+$(OUTPUT)/tests/test_records: tests/common/test_records.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
@@ -509,20 +516,25 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 # heapdecode's model fed real record lines: its folder and the reader's,
 # with common/ and the codec.
 $(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON) codec) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
-$(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON)) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS) codec) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_suppress: tests/common/test_suppress.c $(call libs,$(OUTPUT)/asan,$(COMMON)) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+$(OUTPUT)/tests/test_suppress: tests/common/test_suppress.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_tracker: tests/tracer/track/test_tracker.c \
-		$(call libs,$(OUTPUT),$(TRACER)/track $(COMMON) codec) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT),$(TRACER)/track $(COMMON_DIRS) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcmocka -o $@
 
@@ -539,7 +551,7 @@ $(OUTPUT)/tests/test_freelog: tests/tracer/stream/test_freelog.c $(call libs,$(O
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
 $(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind maps arch) $(COMMON) codec) \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind maps arch) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lbpf -lelf -ldw -lcmocka -lm -o $@
@@ -629,11 +641,11 @@ $(OUTPUT)/asan/heapdecode: $(call objs,$(OUTPUT)/asan,$(DECODE_TOP_SRC)) $(call 
 FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) $(FUZZ_SAN)
 
 $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c \
-		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(COMMON) codec) | $(OUTPUT)/fuzz
+		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(call libs,$(OUTPUT)/fuzz,$(COMMON) codec) | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(call libs,$(OUTPUT)/fuzz,$(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
@@ -674,7 +686,8 @@ demo: deps
 
 check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
-		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
+		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_frametab $(OUTPUT)/tests/test_htab \
+		$(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \

@@ -50,7 +50,8 @@ make -s -C "$T/before" build/libheapsnoop_preload.so > /dev/null
 PLB=$T/before/build/libheapsnoop_preload.so
 gcc -O2 -g -fno-omit-frame-pointer -o "$T/livecost" bench/livecost.c
 gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common -Iuser/collector bench/am_layout.c \
-	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records.c \
+	user/collector/alloc_metadata.c user/collector/modmaps.c user/collector/stacktail.c \
+	user/common/records/*.c \
 	user/common/text.c user/common/sampling.c user/common/htab.c codec/*.c -pthread -lm \
 	-o "$T/am_layout"
 . bench/lib.sh

@@ -63,7 +63,8 @@ static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, b
 	__u32 n = 0;
 
 	ev->frames[n++] = ip;
-	for (int i = 1; i < HS_BPF_MAX_FRAMES; i++) {
+	/* To HS_BPF_MAX_FRAMES inclusive: a walk stopped by max_frames says so. */
+	for (int i = 1; i <= HS_BPF_MAX_FRAMES; i++) {
 		__u64 pair[2], off = fp - sp;
 
 		if (i >= max_frames) {
@@ -342,7 +343,16 @@ static __always_inline int send_frames(struct scratch *s, __u64 id, const __u32 
 		count(HS_CNT_RB_LOST_ALLOC);
 		return 0;
 	}
-	__builtin_memcpy(ev, &s->ev, bytes);
+	/*
+	 * clang inlines a copy of at most 128 stores: the 128-frame class in
+	 * two (@room is a constant, so only one of these is compiled in).
+	 */
+	if (room > 64) {
+		__builtin_memcpy(ev, &s->ev, HS_EVENT_HDR_SIZE + 64 * sizeof(__u64));
+		__builtin_memcpy(&ev->frames[64], &s->ev.frames[64], (room - 64) * sizeof(__u64));
+	} else {
+		__builtin_memcpy(ev, &s->ev, bytes);
+	}
 	if (*(volatile __u64 *)&s->owner != id) {
 		bpf_ringbuf_discard(ev, BPF_RB_NO_WAKEUP);
 		return -1;
@@ -380,6 +390,8 @@ static __always_inline void emit_alloc_frames(struct pt_regs *ctx, __u64 id,
 		err = send_frames(s, id, 16);
 	else if (n <= 32)
 		err = send_frames(s, id, 32);
+	else if (n <= 64)
+		err = send_frames(s, id, 64);
 	else
 		err = send_frames(s, id, HS_BPF_MAX_FRAMES);
 	/* Preempted by a program that took the scratch: again, by reads. */

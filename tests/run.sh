@@ -19,6 +19,7 @@ run "release binaries: static, one file each, x86-64 and arm64" tests/test_stati
 run "make install, make dist: the files, pkg-config, man pages" tests/test_install.sh "$OUT"
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
+run "frames that are not native code unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_frametab"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
 run "leak suppressions unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_suppress"
 run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_alloc_metadata"
@@ -34,6 +35,8 @@ run "heapdecode's model of a log unit tests (cmocka, ASan+UBSan)" "$OUT/tests/te
 run "heapdecode filter" tests/decode/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/decode/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
 run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/decode/test_hdsampled.sh "$OUT/asan/heapdecode"
+run "heapdecode: deep stacks, interpreter and JIT frames in every output (ASan+UBSan)" \
+	tests/decode/test_hdframes.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
 	tests/decode/test_hdpaths.sh "$OUT/asan/heapdecode"
 run "heapdecode: debug info from a debuginfod server, no dlopen (static)" \

@@ -14,8 +14,15 @@
 
 #include "heapsnoop/arch.h"
 
-/* Frames the BPF side walks at most: 31 kept + room for --snip-pre/post. */
-#define HS_BPF_MAX_FRAMES 64
+/*
+ * Frames --unwind fp's BPF walk takes at most (a power of two: the walk
+ * masks its index with it). 128: a stack of 60 calls and more keeps every
+ * frame, as perf's kernel.perf_event_max_stack default (127) does, in a
+ * record of 1 KiB of frames; deeper, the walk says it cut the stack
+ * (HS_EVF_TRUNCATED). --unwind dwarf's loader unwinds up to a record's
+ * 1024 frames (trace_max_frames()).
+ */
+#define HS_BPF_MAX_FRAMES 128
 /*
  * --unwind fp: bytes of user stack copied in one read at each allocation's
  * return, in which the frame-pointer walk costs nothing per frame (frames

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * livedump.h - reading a live table (livetable.h) and writing it out as
- * heapsnoop's records (docs/OUTPUT.md): the walk (user/collector/ltread.c)
- * and the dump (ltdump.c, its lines by ltfmt.c). Shared by the two that
+ * heapsnoop's records (docs/OUTPUT.md): the walk
+ * (user/collector/livetable/ltread.c) and the dump (ltdump.c, its lines
+ * by ltfmt.c). Shared by the two that
  * read a table: heapsnoop --preload (user/tracer/preload/), which holds
  * every image's table and writes its dumps, and the collector itself,
  * which dumps its own table where no heapsnoop holds it (LD_PRELOAD by
@@ -89,6 +90,8 @@ int lt_modules(const struct lt_view *v, int (*fn)(void *arg, const struct lt_mod
 /* --- writing records ------------------------------------------------------- */
 
 #define LT_OUT_BUF 32768
+/* A deep stack's continuation tokens, " ~m#B[ ~m#C...]", at most. */
+#define LT_TAIL_BUF ((LT_MAX_DEPTH + HS_MAX_DEPTH - 1) / HS_MAX_DEPTH * (HS_TOKEN_BUF + 1))
 
 /* Lines into a buffer, written to @fd when it fills: no stdio, no malloc. */
 struct lt_out {
@@ -99,6 +102,7 @@ struct lt_out {
 	void *tick_arg;
 	size_t len;
 	char buf[LT_OUT_BUF];
+	char tail[LT_TAIL_BUF];		/* the live lines' stack's continuation tokens */
 };
 
 void lt_out__init(struct lt_out *o, int fd);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * livetable.h - the preload collector's live set in shared memory: the
- * layout one process image writes (user/collector/livetable.c) and anyone
+ * layout one process image writes (user/collector/livetable/livetable.c) and anyone
  * reads (heapsnoop --preload, the process's own last dump), while the
  * writer runs or after it died, however it died; and the one message
  * through which an image hands its table to heapsnoop. Crosses process
@@ -36,7 +36,8 @@
  *    are recorded.
  *  - high-water marks are stored with release and read with acquire;
  *    everything a reader takes from here is checked against the mapping's
- *    size (the writer may be broken or hostile: user/collector/ltread.c).
+ *    size (the writer may be broken or hostile:
+ *    user/collector/livetable/ltread.c).
  */
 #ifndef HEAPSNOOP_LIVETABLE_H
 #define HEAPSNOOP_LIVETABLE_H
@@ -46,11 +47,15 @@
 #include "heapsnoop/codec.h"
 
 #define LT_MAGIC	0x3162616c65766c68ull	/* "hlvelab1" */
-#define LT_VERSION	1
+#define LT_VERSION	2	/* 2: stacks of up to 1024 frames (1: 31) */
 #define LT_HDR_SIZE	4096u
 
-/* Frames a stack record holds at most: as many as a record (the codec's). */
-#define LT_MAX_DEPTH	HS_MAX_DEPTH
+/*
+ * Frames a stack record holds at most: as many as a record
+ * (user/common/records.h's REC_MAX_DEPTH: 1024, in continuation tokens of
+ * the codec's 31; the collector asserts they agree).
+ */
+#define LT_MAX_DEPTH	1024
 
 struct lt_header {
 	uint64_t magic;			/* LT_MAGIC */

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_livetable.c - unit tests of the live table's reader and writer
- * (include/heapsnoop/livetable.h, livedump.h; user/collector/ltread.c,
- * ltdump.c, ltfmt.c, and livetable.h's inline stores), built with
+ * (include/heapsnoop/livetable.h, livedump.h; user/collector/livetable/:
+ * ltread.c, ltdump.c, ltfmt.c, and livetable.h's inline stores), built with
  * ASan+UBSan (the torture without: it runs the stores as the preload
  * does, at speed):
- *   - the async-signal-safe lines are records.c's, byte for byte, for
+ *   - the async-signal-safe lines are records/' (user/common/records/),
+ *     byte for byte, deep stacks' depth= and continuation tokens too, for
  *     every record a dump holds, and across the output buffer's edge;
  *   - a table made by hand walked exactly: live and free entries, the
  *     realloc link rule both ways, stacks that are missing, uncommitted,
  *     too deep or out of bounds, modules gone, torn or unterminated;
  *   - headers that lie about themselves refused;
- *   - a dump of it parsed back (records.c) and decoded (codec) to its
+ *   - a dump of it parsed back (records/) and decoded (codec) to its
  *     sizes and frames; an exit section;
  *   - the seqlock torture: writer threads publish, free and move entries
  *     with the preload's own stores while a reader walks, every entry's
@@ -112,6 +113,26 @@ static void test_lines(void **state)
 	r = (struct record){ .type = REC_LIVE, .pid = 123456, .ptr = 0xdeadbeef0, .cut = 1,
 			     .token = tok, .token_len = sizeof(tok) - 1 };
 	same_bytes(&r, 3000);
+	/* Deep stacks: depth= and continuation tokens, whole or token and tail apart. */
+	for (uint32_t depth = 32; depth <= REC_MAX_DEPTH; depth += 331) {
+		static char run[REC_TOKENS_BUF];
+		uint64_t frames[REC_MAX_DEPTH];
+		int n, first;
+
+		for (uint32_t i = 0; i < depth; i++)
+			frames[i] = 0x401000 + i * 0x35;
+		n = records__tokens(frames, depth, 4096, run, sizeof(run));
+		assert_true(n > 0);
+		first = (int)(strchr(run, ' ') - run);
+		r = (struct record){ .type = REC_LIVE, .pid = 7, .ptr = 0x7f4279ee9010,
+				     .cut = REC_CUT_DEPTH | REC_CUT_ORDER, .depth = depth,
+				     .token = run, .token_len = (size_t)n };
+		same_bytes(&r, 1);
+		r.token_len = (size_t)first;
+		r.tail = run + first;
+		r.tail_len = (size_t)(n - first);
+		same_bytes(&r, 700);
+	}
 	r = (struct record){ .type = REC_PROC };
 	assert_int_equal(ltfmt__record(&(struct lt_out){ .fd = -1 }, &r), -EINVAL);
 }
@@ -119,7 +140,7 @@ static void test_lines(void **state)
 /* --- a table made by hand ------------------------------------------------- */
 
 #define T_MOD 4096
-#define T_STK 4096
+#define T_STK 32768	/* room for a stack of LT_MAX_DEPTH + 1 frames and more */
 #define T_SLOTS 64
 
 struct tbl {
@@ -204,7 +225,7 @@ static void test_walk(void **state)
 	struct seen s = { 0 };
 	struct lt_view v;
 	struct tbl t;
-	uint32_t a, b, deep;
+	uint32_t a, b, deep, full;
 	uint64_t many[LT_MAX_DEPTH + 1] = { 0 };
 
 	(void)state;
@@ -212,6 +233,7 @@ static void test_walk(void **state)
 	a = tbl_stack(&t, F, 4, 0);
 	b = tbl_stack(&t, F, 2, REC_CUT_DEPTH | REC_CUT_UNREADABLE);
 	deep = tbl_stack(&t, many, LT_MAX_DEPTH + 1, 0);	/* deeper than a record: refused */
+	full = tbl_stack(&t, many, LT_MAX_DEPTH, REC_CUT_DEPTH);	/* a record's 1024: kept */
 	tbl_live(&t, 0, 0x1000, 10, a, 0);
 	tbl_live(&t, 1, 0x2000, 20, b, 0);
 	tbl_live(&t, 2, 0x3000, 30, 0, 0);		/* no stack: written without one */
@@ -227,9 +249,10 @@ static void test_walk(void **state)
 	/* A link to itself or past the mark is no link. */
 	tbl_live(&t, 10, 0xa000, 100, a, 10 + 1);
 	tbl_live(&t, 11, 0xb000, 110, a, 60 + 1);
+	tbl_live(&t, 12, 0xc000, 120, full, 0);
 	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
 	assert_int_equal(lt_walk(&v, 0, 0, see, &s, &st), 0);
-	assert_int_equal(s.n, 9);
+	assert_int_equal(s.n, 10);
 	assert_int_equal(st.linked, 1);
 	assert_int_equal(st.no_stack, 1);
 	assert_int_equal(st.bad_stack, 2);
@@ -243,12 +266,14 @@ static void test_walk(void **state)
 	assert_int_equal(s.addr[6], 0x9000);
 	assert_int_equal(s.addr[7], 0xa000);
 	assert_int_equal(s.addr[8], 0xb000);
+	assert_int_equal(s.depth[9], LT_MAX_DEPTH);
+	assert_int_equal(s.cut[9], REC_CUT_DEPTH);
 	/* The mark bounds the walk: a live entry past it is not there yet. */
-	tbl_live(&t, 20, 0xc000, 1, a, 0);
+	tbl_live(&t, 20, 0xd000, 1, a, 0);
 	t.h->ent_hwm = 20;
 	s.n = 0;
 	lt_walk(&v, 0, 0, see, &s, &st);
-	assert_int_equal(s.n, 9);
+	assert_int_equal(s.n, 10);
 	/* A stack not committed yet is none. */
 	((struct lt_stack *)(t.base + t.h->stk_off + (uint64_t)a * 8))->commit = 0;
 	memset(&st, 0, sizeof(st));
@@ -349,18 +374,29 @@ static void test_dump(void **state)
 	struct lt_view v;
 	struct tbl t;
 	FILE *tmp = tmpfile();
-	char line[4096];
+	static char line[65536], want[65536], run[REC_TOKENS_BUF];
+	static uint64_t deep[REC_MAX_DEPTH], back[REC_MAX_DEPTH];
 	int lives = 0, maps = 0, ends = 0;
+	uint32_t d65, d1024;
 
 	(void)state;
+	for (uint32_t i = 0; i < REC_MAX_DEPTH; i++)
+		deep[i] = 0x7f0000002000 + i * 0x11;
 	tbl_new(&t);
 	tbl_module(&t, 0x400000, "/bin/prog", 0);
 	tbl_live(&t, 0, 0x1000, 10, tbl_stack(&t, F, 4, 0), 0);
 	tbl_live(&t, 1, 0x2000, 20, tbl_stack(&t, F, 2, REC_CUT_DEPTH), 0);
+	/* Deep stacks, each for two blocks (encoded once for the run). */
+	d65 = tbl_stack(&t, deep, 65, 0);
+	d1024 = tbl_stack(&t, deep, REC_MAX_DEPTH, REC_CUT_DEPTH);
+	tbl_live(&t, 2, 0x3000, 30, d65, 0);
+	tbl_live(&t, 3, 0x3100, 31, d65, 0);
+	tbl_live(&t, 4, 0x4000, 40, d1024, 0);
+	tbl_live(&t, 5, 0x4100, 41, d1024, 0);
 	t.h->sample_bytes = 4096;
 	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
 	assert_int_equal(lt_snap__take(&s, &v, 321), 0);
-	assert_int_equal(s.n, 2);
+	assert_int_equal(s.n, 6);
 	lt_out__init(&o, fileno(tmp));
 	assert_int_equal(lt_out__dump(&o, &sp, 1, "usr1", 4096), 0);
 	assert_int_equal(lt_out__exit(&o, &s, "hand"), 0);
@@ -368,12 +404,14 @@ static void test_dump(void **state)
 	while (fgets(line, sizeof(line), tmp)) {
 		struct record r;
 		struct hs_record rec;
+		uint64_t size;
+		uint32_t depth;
 
 		assert_int_equal(records__parse(line, &r), 0);
 		switch (r.type) {
 		case REC_DUMP:
 			assert_string_equal(r.reason, "usr1");
-			assert_int_equal(r.live, 2);
+			assert_int_equal(r.live, 6);
 			assert_int_equal(r.sample_bytes, 4096);
 			assert_true(r.bytes > 30);	/* estimated */
 			break;
@@ -383,26 +421,49 @@ static void test_dump(void **state)
 			maps++;
 			break;
 		case REC_LIVE:
+			lives++;
+			if (r.ptr >= 0x3000) {
+				/* records/ writes the same line, and reads back every frame. */
+				uint32_t want_depth = r.ptr < 0x4000 ? 65 : REC_MAX_DEPTH;
+				uint64_t want_size = (r.ptr >> 12) * 10 + (r.ptr >> 8 & 1);
+				FILE *f = fmemopen(want, sizeof(want), "w");
+				struct record w = { .type = REC_LIVE, .pid = 321, .ptr = r.ptr,
+						    .cut = want_depth == 65 ? 0 : REC_CUT_DEPTH,
+						    .depth = want_depth, .token = run };
+
+				w.token_len = (size_t)records__tokens(deep, want_depth, want_size, run,
+								      sizeof(run));
+				assert_non_null(f);
+				assert_int_equal(records__write(f, &w), 0);
+				fputc('\0', f);
+				fclose(f);
+				assert_string_equal(line, want);
+				assert_int_equal(r.depth, want_depth);
+				assert_int_equal(records__stack(&r, &size, back, &depth), 0);
+				assert_int_equal(depth, want_depth);
+				assert_memory_equal(back, deep, depth * 8);
+				assert_int_equal(size, want_size);
+				break;
+			}
 			assert_int_equal(hs_token_decode(r.token + 3, r.token_len - 3, &rec), 0);
 			assert_int_equal(rec.size, r.ptr == 0x1000 ? 10 : 20);
 			assert_int_equal(rec.depth, r.ptr == 0x1000 ? 4 : 2);
 			assert_memory_equal(rec.frames, F, rec.depth * 8);
 			assert_int_equal(r.cut, r.ptr == 0x1000 ? 0 : REC_CUT_DEPTH);
-			lives++;
 			break;
 		case REC_EXIT:
 			assert_string_equal(r.comm, "hand\n");
 			/* fall through */
 		case REC_END_DUMP:
 		case REC_END_EXIT:
-			assert_int_equal(r.live, 2);
+			assert_int_equal(r.live, 6);
 			ends++;
 			break;
 		default:
 			fail();
 		}
 	}
-	assert_int_equal(lives, 4);
+	assert_int_equal(lives, 12);
 	assert_int_equal(maps, 2);
 	assert_int_equal(ends, 3);
 	lt_snap__free(&s);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_livetable.c - libFuzzer harness for the reader of a live table
- * (user/collector/ltread.c, ltdump.c): heapsnoop --preload maps tables
+ * (user/collector/livetable/ltread.c, ltdump.c): heapsnoop --preload maps tables
  * written by programs that may be broken or hostile, so any bytes at all
  * as a table must be walked, copied out and written as records without a
  * read outside the mapping (ASan), a hang, or a line that does not parse.

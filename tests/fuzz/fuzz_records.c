@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_records.c - libFuzzer harness for the record-line parser
- * (user/common/records.c): any line parses without fault, and a record
- * that parses, written again, parses to the same values. Build: `make
- * fuzz`; run: `make fuzz-run`.
+ * (user/common/records/): any line parses without fault, and a record
+ * that parses, written again, parses to the same values (a `frame` or
+ * `jit` record's texts decoded, written escaped again, decode the same);
+ * a `live` or `stack` record's tokens put together into a stack without
+ * fault, the same from the line written again; a `frame` or `jit`
+ * record taken into a frame table (frametab.c) as heapdecode takes it,
+ * and the frame it names looked up, its texts printable. Build: `make
+ * fuzz`; run: `make fuzz-run-records`.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "frametab.h"
 #include "records.h"
 
 static int str_eq(const char *a, const char *b)
@@ -30,8 +36,75 @@ static void check_same(const struct record *a, const struct record *b)
 	    a->allocated != b->allocated || a->frees != b->frees ||
 	    a->temporary != b->temporary || a->peak != b->peak ||
 	    a->peak_count != b->peak_count || a->peak_time_s != b->peak_time_s ||
-	    a->peak_time_ms != b->peak_time_ms)
+	    a->peak_time_ms != b->peak_time_ms || a->depth != b->depth ||
+	    a->ntokens != b->ntokens || a->addr != b->addr || strcmp(a->kind, b->kind) ||
+	    a->line != b->line)
 		abort();
+}
+
+/* The texts of a `frame` or `jit` record @a and @b, decoded, the same. */
+static char fa[REC_FILE_MAX + 1], fb[REC_FILE_MAX + 1], na[REC_NAME_MAX + 1],
+	nb[REC_NAME_MAX + 1];
+
+static void decode_texts(struct record *r, char *file, char *name)
+{
+	file[0] = name[0] = '\0';
+	if (r->type == REC_FRAME && records__text(&r->file_esc, file, REC_FILE_MAX + 1) < 0)
+		abort();
+	if ((r->type == REC_FRAME || r->type == REC_JIT) &&
+	    records__text(&r->function_esc, name, REC_NAME_MAX + 1) < 0)
+		abort();
+	r->file = file;
+	r->function = name;
+}
+
+/* A stack's frames from @r, and from @back (the same record) the same. */
+static void check_stacks(const struct record *r, const struct record *back)
+{
+	static uint64_t f1[REC_MAX_DEPTH], f2[REC_MAX_DEPTH];
+	uint64_t s1, s2;
+	uint32_t d1, d2;
+	int e1, e2;
+
+	if ((r->type != REC_LIVE && r->type != REC_STACK) || !r->token)
+		return;
+	e1 = records__stack(r, &s1, f1, &d1);
+	e2 = records__stack(back, &s2, f2, &d2);
+	if (e1 != e2 || d1 != d2 || d1 > REC_MAX_DEPTH || s1 != s2 ||
+	    memcmp(f1, f2, d1 * sizeof(*f1)))
+		abort();
+}
+
+/* A valid UTF-8 text with no control character (text_printable's promise). */
+static void check_printable(const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; s && *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			abort();
+}
+
+/* @r taken into a table, as heapdecode does, and what it names looked up. */
+static void check_frametab(const struct record *r)
+{
+	static struct frametab *ft;
+	static unsigned int uses;
+	struct sym_frame f;
+
+	if (r->type != REC_FRAME && r->type != REC_JIT)
+		return;
+	if (!ft || ++uses % 4096 == 0) {
+		frametab__free(ft);
+		ft = frametab__new();
+		if (!ft)
+			abort();
+	}
+	if (frametab__take(ft, r) < 0)
+		return;
+	if (!frametab__symbolize(ft, (uint32_t)r->pid, r->type == REC_FRAME ? r->addr : r->start,
+				 &f) || f.status != SYM_OK)
+		abort();
+	check_printable(f.func);
+	check_printable(f.file);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -47,6 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	line[size] = '\0';
 	line[strcspn(line, "\n")] = '\0';	/* one line, as its readers give it */
 	if (records__parse(line, &r) == 0) {
+		decode_texts(&r, fa, na);
 		f = open_memstream(&text, &len);
 		if (!f || records__write(f, &r) || fclose(f) || !len)
 			abort();
@@ -54,6 +128,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (records__parse(text, &back))
 			abort();
 		check_same(&r, &back);
+		decode_texts(&back, fb, nb);
+		if (strcmp(fa, fb) || strcmp(na, nb))
+			abort();
+		check_stacks(&r, &back);
+		check_frametab(&back);
 		free(text);
 	}
 	free(line);

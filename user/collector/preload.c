@@ -143,10 +143,37 @@ static inline bool take(size_t size)
 
 /* --- tracked blocks ------------------------------------------------------------ */
 
+_Static_assert(LT_MAX_DEPTH == REC_MAX_DEPTH && LOCALSTACK_MAX_DEPTH == REC_MAX_DEPTH,
+	       "the table keeps what a record holds");
+
+/* The REC_CUT_* bits of localstack's @cut. */
+static inline unsigned int rec_cut(unsigned int cut)
+{
+	return (cut & LOCALSTACK_CUT_DEPTH ? REC_CUT_DEPTH : 0) |
+	       (cut & LOCALSTACK_CUT_UNREADABLE ? REC_CUT_UNREADABLE : 0);
+}
+
+/*
+ * A stack deeper than one token (31 frames): walked again, whole up to
+ * LT_MAX_DEPTH, in a frame of its own so that only such an allocation
+ * has its buffer (8 KiB) on the stack (main's deep_tail(), with the
+ * table's stacks holding every frame); its id, 0 if it could not be kept.
+ */
+static __attribute__((noinline)) uint32_t deep_stack(void)
+{
+	uint64_t buf[LOCALSTACK_BUF_FOR(LT_MAX_DEPTH)];
+	const uint64_t *frames;
+	unsigned int cut;
+	int depth = localstack__capture(buf, LT_MAX_DEPTH, &frames, &cut);
+
+	return ltstacks__intern(frames, (uint32_t)depth, rec_cut(cut));
+}
+
 /*
  * The stack of this call, interned: its id, 0 if it could not be kept.
- * A section: a fork waits while a thread may hold the loader's lock
- * (livetable.h).
+ * The first walk stops at a token's 31 frames, which most stacks fit;
+ * a deeper one is walked again whole. A section: a fork waits while a
+ * thread may hold the loader's lock (livetable.h).
  */
 static inline __attribute__((always_inline)) uint32_t this_stack(void)
 {
@@ -157,10 +184,11 @@ static inline __attribute__((always_inline)) uint32_t this_stack(void)
 	int depth;
 
 	lt_section_enter();
-	depth = localstack__capture(buf, LT_MAX_DEPTH, &frames, &cut);
-	id = ltstacks__intern(frames, (uint32_t)depth,
-			      (cut & LOCALSTACK_CUT_DEPTH ? REC_CUT_DEPTH : 0) |
-			      (cut & LOCALSTACK_CUT_UNREADABLE ? REC_CUT_UNREADABLE : 0));
+	depth = localstack__capture(buf, HS_MAX_DEPTH, &frames, &cut);
+	if (unlikely(cut & LOCALSTACK_CUT_DEPTH))
+		id = deep_stack();
+	else
+		id = ltstacks__intern(frames, (uint32_t)depth, rec_cut(cut));
 	lt_section_exit();
 	return id;
 }

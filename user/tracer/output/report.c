@@ -27,24 +27,17 @@ struct dump_ctx {
 static void dump_one(const struct live_alloc *a, void *arg)
 {
 	struct dump_ctx *d = arg;
-	char tok[HS_TOKEN_BUF];
-	int n = stacks__token(d->stacks, a->stack, a->size, tok, sizeof(tok));
-	const struct stack *s = stacks__get(d->stacks, a->stack);
+	static char tok[REC_TOKENS_BUF];
 	struct record r = { .type = REC_LIVE, .pid = d->pid, .ptr = a->addr };
+	/* Its tokens (deeper than one: depth=), and cut= if incomplete (docs/OUTPUT.md). */
+	int n = stacks__record(d->stacks, a->stack, a->size, &r, tok, sizeof(tok));
 
-	/* An incomplete stack says so in its record (docs/OUTPUT.md, cut=). */
-	if (s->flags & STACK_TRUNCATED)
-		r.cut |= REC_CUT_DEPTH;
-	if (s->flags & STACK_FAULT)
-		r.cut |= REC_CUT_UNREADABLE;
 	if (n < 0) {
 		r.size = a->size;
 		r.error = hs_strerror(n);
 		records__write(d->out, &r);
 		return;
 	}
-	r.token = tok;
-	r.token_len = (size_t)n;
 	if (records__write(d->out, &r))
 		d->err = -EIO;
 }
@@ -113,7 +106,7 @@ static int write_acct(struct proc *p, FILE *out)
 			    .allocated = a->alloc_bytes, .frees = a->frees,
 			    .temporary = a->temporary, .live = tracker__count(p->live),
 			    .bytes = p->live_estimate, .comm = p->comm[0] ? p->comm : "?" };
-	char tok[HS_TOKEN_BUF];
+	static char tok[REC_TOKENS_BUF];
 	int err = 0;
 
 	wall_of(a->peak_ns, &r.peak_time_s, &r.peak_time_ms);
@@ -136,14 +129,13 @@ static int write_acct(struct proc *p, FILE *out)
 		 * Size 0: a tool that adds up the sizes of every `~m#` token
 		 * of a log still adds up live blocks only.
 		 */
-		n = stacks__token(p->stacks, id, 0, tok, sizeof(tok));
-		if (n < 0)
-			continue;
 		r = (struct record){ .type = REC_STACK, .pid = p->pid, .allocs = s->allocs,
 				     .allocated = s->alloc_bytes, .frees = s->frees,
 				     .temporary = s->temporary, .live = s->live_count,
-				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc,
-				     .token = tok, .token_len = (size_t)n };
+				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc };
+		n = stacks__record(p->stacks, id, 0, &r, tok, sizeof(tok));
+		if (n < 0)
+			continue;
 		if (records__write(out, &r))
 			err = -EIO;
 written:

@@ -30,9 +30,12 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->opts = *opts;
 	t->procs = htab__new(64, NULL, NULL);
 	t->build_ids = buildid_cache__new();
-	if (opts->unwind)
+	if (opts->unwind) {
 		t->unwinder = unwinder__new();
-	if (!t->procs || !t->build_ids || (opts->unwind && !t->unwinder)) {
+		t->unwound = malloc(trace_max_frames(opts->snip_pre, opts->snip_post, false) *
+				    sizeof(*t->unwound));
+	}
+	if (!t->procs || !t->build_ids || (opts->unwind && (!t->unwinder || !t->unwound))) {
 		trace__free(t);
 		return NULL;
 	}
@@ -51,6 +54,7 @@ void trace__free(struct trace *t)
 	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
 	unwinder__free(t->unwinder);
+	free(t->unwound);
 	free(t);
 }
 
@@ -117,15 +121,15 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		flags |= STACK_TRUNCATED;
 	if (evflags & HS_EVF_STACK_FAULT)
 		flags |= STACK_FAULT;
-	/* --snip-pre/--snip-post, then keep the innermost HS_MAX_DEPTH. */
+	/* --snip-pre/--snip-post, then keep the innermost REC_MAX_DEPTH. */
 	if (t->opts.snip_pre < n) {
 		frames += t->opts.snip_pre;
 		n -= t->opts.snip_pre;
 	}
 	if (!(flags & STACK_TRUNCATED) && t->opts.snip_post < n)
 		n -= t->opts.snip_post;
-	if (n > HS_MAX_DEPTH) {
-		n = HS_MAX_DEPTH;
+	if (n > REC_MAX_DEPTH) {
+		n = REC_MAX_DEPTH;
 		flags |= STACK_TRUNCATED;
 	}
 	if (flags & STACK_TRUNCATED)
@@ -258,7 +262,6 @@ static const struct mapset *unwind_maps(void *ctx, bool stale)
 /* An allocation record: its frames, walked by BPF or to unwind here. */
 static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 {
-	uint64_t unwound[HS_BPF_MAX_FRAMES];
 	const uint64_t *frames = (const uint64_t *)ev->frames;
 	struct unwind_ctx c = { .t = t };
 	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
@@ -279,13 +282,14 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		tracker__prefetch(c.p->live, ev->addr);
 		err = unwind__stack(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
 				    (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
-				    len - HS_EVENT_HDR_SIZE, unwound,
-				    trace_max_frames(t->opts.snip_pre, t->opts.snip_post), &uflags);
+				    len - HS_EVENT_HDR_SIZE, t->unwound,
+				    trace_max_frames(t->opts.snip_pre, t->opts.snip_post, false),
+				    &uflags);
 		if (err < 0) {
 			t->stats.bad_events++;
 			return;
 		}
-		frames = unwound;
+		frames = t->unwound;
 		n = (uint32_t)err;
 		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
 			evflags |= HS_EVF_TRUNCATED;

@@ -19,6 +19,7 @@ struct trace {
 	struct htab *procs;	/* pid -> struct proc */
 	struct buildid_cache *build_ids;
 	struct unwinder *unwinder;	/* opts.unwind */
+	uint64_t *unwound;	/* ... a stack it unwound (trace_max_frames()) */
 	uint64_t seq;		/* the record being handled's (trace__event) */
 };
 

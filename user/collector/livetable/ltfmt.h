@@ -2,9 +2,9 @@
 /*
  * ltfmt.h - the record lines a dump of a live table is made of, written
  * with async-signal-safe code into an lt_out (livedump.h): the bytes
- * records__write() (user/common/records.c, the format's home) writes for
+ * records__write() (user/common/records/, the format's home) writes for
  * the same struct record, which tests/collector/test_livetable.c checks
- * line for line. records.c cannot serve where the collector dumps
+ * line for line. records/ cannot serve where the collector dumps
  * itself (in _exit, in a fatal signal's handler: no stdio there).
  */
 #ifndef HEAPSNOOP_COLLECTOR_LTFMT_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ltfmt.c - records.c's lines for a dump of a live table, byte for byte,
+ * ltfmt.c - records/' lines for a dump of a live table, byte for byte,
  * without stdio (see ltfmt.h): numbers as printf's %d, %llu, %#llx and
  * %03u write them, written into an lt_out's buffer, which goes out by
  * write(2) as it fills. The grammar is docs/OUTPUT.md's.
@@ -116,10 +116,10 @@ static void put_tlb(struct lt_out *o, const struct record *r)
 	put_u64(o, r->bytes);
 }
 
-/* " cut=depth,unreadable" for @cut's bits (records.c's cut_words order). */
+/* " cut=depth,unreadable" for @cut's bits (rectoken.c's cut_words order). */
 static void put_cut(struct lt_out *o, uint32_t cut)
 {
-	static const char *const words[] = { "depth", "unreadable" };
+	static const char *const words[] = { "depth", "unreadable", "order" };
 	const char *sep = " cut=";
 
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
@@ -167,8 +167,15 @@ int ltfmt__record(struct lt_out *o, const struct record *r)
 		put_hex(o, r->ptr);
 		put_cut(o, r->cut & REC_CUT_ALL);
 		if (r->token) {
+			/* rectoken.c's rec_write_tokens(): depth= of a deep stack, its tokens. */
+			if (r->depth) {
+				puts_(o, " depth=");
+				put_u64(o, r->depth);
+			}
 			put(o, " ", 1);
 			put(o, r->token, r->token_len);
+			if (r->tail)
+				put(o, r->tail, r->tail_len);
 		} else {
 			puts_(o, " size=");
 			put_u64(o, r->size);

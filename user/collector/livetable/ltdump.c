@@ -2,8 +2,10 @@
 /*
  * ltdump.c - a live table written out as heapsnoop's records (see
  * livedump.h): its live set copied out by one walk, then the dump's
- * lines from the copy, each stack's `~m#` token made by the codec from
- * the table's frames (once for a run of blocks of the same stack). The
+ * lines from the copy, each stack's `~m#` tokens made by the codec from
+ * the table's frames (once for a run of blocks of the same stack; a
+ * stack deeper than one token's 31 frames says depth= and goes on in
+ * continuation tokens, docs/OUTPUT.md). The
  * lines are ltfmt.c's; the order and the totals docs/OUTPUT.md's (every
  * `map` line of a dump before its first `live` line). Async-signal-safe.
  */
@@ -99,21 +101,62 @@ static void write_maps(struct lt_out *o, const struct lt_snap *s)
 	lt_modules(s->v, write_map, &c);
 }
 
-/* Every live line of @s; a stack's bits are encoded once for a run of it. */
+/*
+ * The continuation tokens of the stack @frames[@depth] (HS_MAX_DEPTH <
+ * @depth <= LT_MAX_DEPTH), " ~m#B[ ~m#C...]", into @out (@cap bytes,
+ * LT_TAIL_BUF always enough): records__tail_tokens()'s bytes, which
+ * user/common/records/rectoken.c makes with the same codec call, here
+ * without records/ (stdio, not in the preload). Returns the length or a
+ * negative hs_err.
+ */
+static int tail_tokens(const uint64_t *frames, uint32_t depth, char *out, size_t cap)
+{
+	size_t pos = 0;
+
+	for (uint32_t i = HS_MAX_DEPTH; i < depth; i += HS_MAX_DEPTH) {
+		struct hs_record rec = { .size = 0, .depth = depth - i };
+		int n;
+
+		if (rec.depth > HS_MAX_DEPTH)
+			rec.depth = HS_MAX_DEPTH;
+		memcpy(rec.frames, frames + i, rec.depth * sizeof(*frames));
+		if (cap - pos < 2)
+			return -HS_ENOSPC;
+		out[pos] = ' ';
+		n = hs_token_encode(&rec, out + pos + 1, cap - pos - 1);
+		if (n < 0)
+			return n;
+		pos += 1 + (size_t)n;
+	}
+	return (int)pos;
+}
+
+/*
+ * Every live line of @s; a stack's bits (its first 31 frames) and a deep
+ * one's continuation tokens (in o->tail) are encoded once for a run of
+ * it.
+ */
 static void write_lives(struct lt_out *o, const struct lt_snap *s)
 {
 	struct hs_stack_bits sb;
 	uint32_t sb_id = 0;
-	int sb_err = 0;
+	int sb_err = 0, tail_len = 0;
 
 	for (uint64_t i = 0; i < s->n; i++) {
 		const struct lt_item *it = &s->items[i];
 		struct record r = { .type = REC_LIVE, .pid = s->pid, .ptr = it->addr, .cut = it->cut };
+		uint32_t depth = it->frames ? it->depth : 0;
 		char tok[HS_TOKEN_BUF];
 		int n;
 
 		if (!it->stack || it->stack != sb_id) {
-			sb_err = hs_stack_bits_encode(it->frames, it->frames ? it->depth : 0, &sb);
+			sb_err = hs_stack_bits_encode(it->frames, depth > HS_MAX_DEPTH ? HS_MAX_DEPTH : depth,
+						      &sb);
+			tail_len = 0;
+			if (!sb_err && depth > HS_MAX_DEPTH) {
+				tail_len = tail_tokens(it->frames, depth, o->tail, sizeof(o->tail));
+				sb_err = tail_len < 0 ? tail_len : 0;
+			}
 			sb_id = sb_err ? 0 : it->stack;
 		}
 		n = sb_err ? sb_err : hs_token_encode_stack(&sb, it->size, tok, sizeof(tok));
@@ -123,6 +166,11 @@ static void write_lives(struct lt_out *o, const struct lt_snap *s)
 		} else {
 			r.token = tok;
 			r.token_len = (size_t)n;
+			if (depth > HS_MAX_DEPTH) {
+				r.depth = depth;
+				r.tail = o->tail;
+				r.tail_len = (size_t)tail_len;
+			}
 		}
 		ltfmt__record(o, &r);
 	}

@@ -3,19 +3,27 @@
  * records.c - heapsnoop's record lines, written and parsed (see records.h;
  * grammar: docs/OUTPUT.md). Each type has one writer and one parser, side
  * by side; a parser reads the fields from just past "heapsnoop: KEYWORD ".
+ * A writer's fields are checked before anything is written (check_*), so
+ * a record the grammar cannot hold is refused whole, never half a line.
+ * This file: the records of dumps, mappings, exits and the whole-run
+ * accounting, and the table by type; a stack's tokens and the live record
+ * are rectoken.c's, the frame and jit records rectext.c's (records_int.h).
  */
 #include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "records.h"
+#include "records_int.h"
 
 static const char *const keywords[] = {
 	[REC_DUMP] = "dump ", [REC_MAP] = "map ", [REC_LIVE] = "live ",
 	[REC_END_DUMP] = "end-dump ", [REC_EXIT] = "exit ", [REC_END_EXIT] = "end-exit ",
 	[REC_PROC] = "proc ", [REC_STACK] = "stack ", [REC_SAMPLE] = "sample ",
+	[REC_FRAME] = "frame ", [REC_JIT] = "jit ",
 };
 
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
@@ -114,91 +122,6 @@ static int parse_map(const char *p, struct record *r)
 	r->end = e;
 	r->off = off;
 	r->path = p + n;
-	return 0;
-}
-
-/* --- live ----------------------------------------------------------------- */
-
-/* The words of cut=, one per REC_CUT_* bit, in bit order. */
-static const char *const cut_words[] = { "depth", "unreadable" };
-
-#define NCUT (sizeof(cut_words) / sizeof(cut_words[0]))
-
-/* " cut=depth,unreadable" for @cut's bits, nothing for 0. */
-static int write_cut(FILE *out, uint32_t cut)
-{
-	const char *sep = " cut=";
-
-	for (size_t i = 0; i < NCUT; i++) {
-		if (!(cut & (1u << i)))
-			continue;
-		if (fprintf(out, "%s%s", sep, cut_words[i]) < 0)
-			return -EIO;
-		sep = ",";
-	}
-	return 0;
-}
-
-/* "cut=WORD[,WORD] " at @p into *@cut; returns the characters taken. */
-static int parse_cut(const char *p, uint32_t *cut)
-{
-	const char *q = p + 4;
-
-	*cut = 0;
-	if (strncmp(p, "cut=", 4))
-		return 0;
-	for (;;) {
-		size_t i, n = strcspn(q, ", ");
-
-		for (i = 0; i < NCUT; i++)
-			if (n == strlen(cut_words[i]) && !strncmp(q, cut_words[i], n))
-				break;
-		if (i == NCUT || (*cut & (1u << i)))
-			return -EINVAL;	/* an unknown or repeated word */
-		*cut |= 1u << i;
-		q += n;
-		if (*q != ',')
-			break;
-		q++;
-	}
-	if (*q != ' ')
-		return -EINVAL;
-	return (int)(q + 1 - p);
-}
-
-static int write_live(FILE *out, const struct record *r)
-{
-	if (fprintf(out, "live pid=%d ptr=%#" PRIx64, r->pid, r->ptr) < 0 ||
-	    write_cut(out, r->cut & REC_CUT_ALL))
-		return -EIO;
-	/* Only a size >= 2^63 has no token; say so, never guess. */
-	if (!r->token)
-		return fprintf(out, " size=%" PRIu64 " unencodable: %s\n", r->size, r->error);
-	return fprintf(out, " %.*s\n", (int)r->token_len, r->token);
-}
-
-static int parse_live(const char *p, struct record *r)
-{
-	unsigned long long ptr, size;
-	int n = 0, m = 0, c;
-
-	if (sscanf(p, "pid=%d ptr=%llx %n", &r->pid, &ptr, &n) < 2 || !n)
-		return -EINVAL;
-	r->ptr = ptr;
-	p += n;
-	c = parse_cut(p, &r->cut);
-	if (c < 0)
-		return -EINVAL;
-	p += c;
-	if (!strncmp(p, "~m#", 3)) {
-		r->token = p;
-		r->token_len = strcspn(p, " \t\r\n");
-		return 0;
-	}
-	if (sscanf(p, "size=%llu unencodable: %n", &size, &m) < 1 || !m)
-		return -EINVAL;
-	r->size = size;
-	r->error = p + m;
 	return 0;
 }
 
@@ -302,28 +225,31 @@ static int parse_proc(const char *p, struct record *r)
 
 static int write_stack(FILE *out, const struct record *r)
 {
-	if (fprintf(out, "stack pid=%d ", r->pid) < 0 || write_counts(out, r) < 0)
+	if (fprintf(out, "stack pid=%d ", r->pid) < 0 || write_counts(out, r) < 0 ||
+	    fprintf(out, " peak=%" PRIu64 " peak_count=%" PRIu64, r->peak, r->peak_count) < 0 ||
+	    rec_write_cut(out, r->cut & REC_CUT_ALL))
 		return -EIO;
-	return fprintf(out, " peak=%" PRIu64 " peak_count=%" PRIu64 " %.*s\n", r->peak,
-		       r->peak_count, (int)r->token_len, r->token);
+	return rec_write_tokens(out, r);
 }
 
 static int parse_stack(const char *p, struct record *r)
 {
 	unsigned long long peak, count;
-	int n = 0, k, m = 0;
+	int n = 0, k, m = 0, c;
 
 	if (sscanf(p, "pid=%d %n", &r->pid, &n) < 1 || !n)
 		return -EINVAL;
 	k = parse_counts(p + n, r);
 	if (k < 0 || sscanf(p + n + k, " peak=%llu peak_count=%llu %n", &peak, &count, &m) < 2 ||
-	    !m || strncmp(p + n + k + m, "~m#", 3))
+	    !m)
 		return -EINVAL;
 	r->peak = peak;
 	r->peak_count = count;
-	r->token = p + n + k + m;
-	r->token_len = strcspn(r->token, " \t\r\n");
-	return 0;
+	p += n + k + m;
+	c = rec_parse_cut(p, &r->cut);
+	if (c < 0)
+		return -EINVAL;
+	return rec_parse_tokens(p + c, r);
 }
 
 static int write_sample(FILE *out, const struct record *r)
@@ -342,25 +268,49 @@ static int parse_sample(const char *p, struct record *r)
 	return parse_tlb(p + n, r) < 0 ? -EINVAL : 0;
 }
 
+/* A decimal number of 32 bits at @p, digits only; the characters taken or -EINVAL. */
+int rec_parse_u32(const char *p, uint32_t *v)
+{
+	uint64_t x = 0;
+	int i = 0;
+
+	for (; isdigit((unsigned char)p[i]); i++) {
+		x = x * 10 + (uint64_t)(p[i] - '0');
+		if (x > UINT32_MAX)
+			return -EINVAL;
+	}
+	*v = (uint32_t)x;
+	return i ? i : -EINVAL;
+}
+
 /* --- by type -------------------------------------------------------------- */
 
 static int (*const writers[])(FILE *out, const struct record *r) = {
-	[REC_DUMP] = write_dump, [REC_MAP] = write_map, [REC_LIVE] = write_live,
+	[REC_DUMP] = write_dump, [REC_MAP] = write_map, [REC_LIVE] = rec_write_live,
 	[REC_END_DUMP] = write_end_dump, [REC_EXIT] = write_exit,
 	[REC_END_EXIT] = write_end_exit, [REC_PROC] = write_proc, [REC_STACK] = write_stack,
-	[REC_SAMPLE] = write_sample,
+	[REC_SAMPLE] = write_sample, [REC_FRAME] = rec_write_frame, [REC_JIT] = rec_write_jit,
+};
+
+/* What a writer's fields must be before anything is written (NULL: any). */
+static int (*const checkers[])(const struct record *r) = {
+	[REC_LIVE] = rec_check_tokens, [REC_STACK] = rec_check_tokens, [REC_FRAME] = rec_check_frame,
+	[REC_JIT] = rec_check_jit,
 };
 
 static int (*const parsers[])(const char *p, struct record *r) = {
-	[REC_DUMP] = parse_dump, [REC_MAP] = parse_map, [REC_LIVE] = parse_live,
+	[REC_DUMP] = parse_dump, [REC_MAP] = parse_map, [REC_LIVE] = rec_parse_live,
 	[REC_END_DUMP] = parse_end_dump, [REC_EXIT] = parse_exit,
 	[REC_END_EXIT] = parse_end_exit, [REC_PROC] = parse_proc, [REC_STACK] = parse_stack,
-	[REC_SAMPLE] = parse_sample,
+	[REC_SAMPLE] = parse_sample, [REC_FRAME] = rec_parse_frame, [REC_JIT] = rec_parse_jit,
 };
 
 int records__write(FILE *out, const struct record *r)
 {
 	if (r->type <= REC_NONE || r->type >= NKEYWORDS)
+		return -EINVAL;
+	if (r->type < sizeof(checkers) / sizeof(checkers[0]) && checkers[r->type] &&
+	    checkers[r->type](r))
 		return -EINVAL;
 	if (fputs(RECORDS_PREFIX, out) == EOF || writers[r->type](out, r) < 0)
 		return -EIO;
