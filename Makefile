@@ -109,7 +109,16 @@ libs = $(foreach d,$(2),$(1)/$(call lib_name,$(d)))
 # $(call objs,VARIANT_DIR,SOURCES): their objects.
 objs = $(patsubst %.c,$(1)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(2)))
 
-TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c)
+# The collector's folder; the live table's reader (include/heapsnoop/
+# livedump.h, user/collector/livetable/), which the preload's own last
+# dumps and heapsnoop --preload's share.
+COLLECTOR := user/collector
+CLIVE := $(COLLECTOR)/livetable
+LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
+# heapsnoop's top: main, its options, the session, and --preload's side
+# (user/tracer/preload/: it holds every image's table and writes the dumps
+# with the collector's reader), linked as objects.
+TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(LIVEDUMP_SRC)
 HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
@@ -236,20 +245,29 @@ $(OUTPUT)/heapdecode: $(call objs,$(OUTPUT),$(DECODE_TOP_SRC)) $(call HEAPDECODE
 
 # --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
 # The alloc-metadata library (with the record lines and the codec it
-# writes through), and the preload library built on it; all -fPIC.
-COLLECTOR := user/collector
+# writes through, its deep stacks' outer frames in stacktail.c), and the
+# preload library, whose live set is a table in shared memory
+# (include/heapsnoop/livetable.h); all -fPIC.
+RECORDS_SRC := $(wildcard $(COMMON)/records/*.c) $(COMMON)/text.c
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c \
-	$(wildcard $(COMMON)/records/*.c) $(COMMON)/text.c $(COMMON)/sampling.c $(CODEC_SRC)
+	$(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
-LOCALSTACK_SRC := $(COLLECTOR)/localstack.c $(COLLECTOR)/framestep.c $(COLLECTOR)/ehframe.c \
-	$(COLLECTOR)/ehframe_cfa.c $(COLLECTOR)/ehframe_expr.c $(COLLECTOR)/dlclose.c
-PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/carrier.c $(LOCALSTACK_SRC) \
-	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
-COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
+CUNWIND := $(COLLECTOR)/unwind
+LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
+	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
+# The table written: its slots, stacks and modules, a fork child's copy,
+# the hello to heapsnoop, exec marks, the process's own dumps.
+LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(COLLECTOR)/forkcopy.c \
+	$(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
+PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
+	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC)
+COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
-	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
+	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
+	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h) $(COMMON)/records.h \
+	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 	$(call msg,AR,$@)
@@ -290,7 +308,7 @@ $(OUTPUT)/tests/prog_collect_old: tests/collector/prog_collect.c | $(OUTPUT)/tes
 		-L$$sysroot/lib/$(PRELOAD_TRIPLET)"; $(CC) $$sysflags $(PROG_CFLAGS) $< -o $@
 
 # heapsnoop --preload with nothing but heapsnoop: the collector of the
-# same build and architecture embedded (user/tracer/preload.c's .incbin of
+# same build and architecture embedded (user/tracer/preload/pllib.c's .incbin of
 # a copy without debug sections; its .eh_frame stays, the walk needs it).
 $(OUTPUT)/collector/libheapsnoop_preload.embed.so: $(OUTPUT)/libheapsnoop_preload.so | $(OUTPUT)/collector
 	$(call msg,STRIP,$@)
@@ -301,7 +319,60 @@ $(OUTPUT)/preload_blob.h: $(OUTPUT)/collector/libheapsnoop_preload.embed.so
 	$(Q)printf '/* generated: the collector heapsnoop --preload embeds */\n#define HS_PRELOAD_BLOB "%s"\n' \
 		'$(abspath $<)' > $@
 
-$(call objs,$(OUTPUT),$(TRACER)/preload.c): $(OUTPUT)/preload_blob.h
+$(call objs,$(OUTPUT),$(TRACER)/preload/pllib.c): $(OUTPUT)/preload_blob.h
+
+# The live table's reader and writer (tests/collector/test_livetable.c):
+# under ASan+UBSan, and its torture at speed, without them.
+LIVETABLE_TEST_SRC := tests/collector/test_livetable.c $(LIVEDUMP_SRC) $(RECORDS_SRC) \
+	$(COMMON)/sampling.c $(CODEC_SRC)
+$(OUTPUT)/tests/test_livetable: $(LIVETABLE_TEST_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -I$(COLLECTOR) -I$(CLIVE) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+
+$(OUTPUT)/tests/test_livetable_torture: $(LIVETABLE_TEST_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CLIVE) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+
+# The ways a process ends (tests/collector/test_death.sh): the program
+# that keeps its own list of live blocks, the checker, and the preload
+# with its test stops (HEAPSNOOP_TEST_STOP, teststop.h; never installed).
+$(OUTPUT)/tests/prog_death: tests/collector/prog_death.c tests/collector/ownlist.h \
+		$(COLLECTOR)/block.h include/heapsnoop/livetable.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) -Iinclude -I$(COLLECTOR) $< -o $@
+
+$(OUTPUT)/tests/check_death: tests/collector/check_death.c tests/collector/ownlist.h \
+		$(RECORDS_SRC) $(CODEC_SRC) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) -o $@
+
+$(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/teststop.c $(COLLECTOR_HDR) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(PRELOAD_SYSROOT_SH); \
+	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -DHS_TEST_STOPS -shared -fvisibility=hidden \
+		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
+		$(PRELOAD_SRC) $(COLLECTOR)/teststop.c -ldl -lm -o $@
+
+# libFuzzer on the reader of a hostile live table (tests/fuzz/fuzz_livetable.c).
+$(OUTPUT)/fuzz/fuzz_livetable: tests/fuzz/fuzz_livetable.c $(LIVEDUMP_SRC) $(RECORDS_SRC) \
+		$(COMMON)/sampling.c $(CODEC_SRC) | $(OUTPUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(COLLECTOR) -I$(CLIVE) $^ -lm -o $@
+
+FUZZ_LIVETABLE_SECONDS ?= 10
+.PHONY: fuzz-run-livetable
+fuzz-run-livetable: $(OUTPUT)/fuzz/fuzz_livetable
+	$(Q)rm -rf $(OUTPUT)/fuzz/livetable-corpus && mkdir -p $(OUTPUT)/fuzz/livetable-corpus
+	$(Q)$< -max_total_time=$(FUZZ_LIVETABLE_SECONDS) -timeout=5 -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/livetable-corpus tests/fuzz/livetable-seeds
+
+# In the arm64 guest (tests/arm64/in-guest.sh): the torture and test_death.sh.
+COLLECTOR_ARM64_PROGS := prog_death check_death test_livetable_torture libheapsnoop_preload_stops.so \
+	prog_static
+COLLECTOR_TESTS := $(OUTPUT)/tests/test_livetable $(OUTPUT)/tests/test_livetable_torture \
+	$(OUTPUT)/fuzz/fuzz_livetable \
+	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -441,7 +512,7 @@ $(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(LOCALSTACK_SRC) \
 		$(OUTPUT)/tests/unwind_shapes.o $(OUTPUT)/tests/unwind_nocfi.o $(COLLECTOR_HDR) \
 		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(COLLECTOR) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(CUNWIND) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
 		-pthread -ldl -lcmocka -o $@
 
 $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
@@ -654,7 +725,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_pylines \
 		$(OUTPUT)/tests/test_splice $(OUTPUT)/tests/test_pyfind \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
-		$(OUTPUT)/tests/prog_collect_old \
+		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
@@ -673,7 +744,8 @@ kmatrix: deps
 # across architectures with this build's heapdecode.
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
-	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind)
+	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind \
+	$(COLLECTOR_ARM64_PROGS))
 
 ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)
 

@@ -13,11 +13,19 @@
 #   dwarf with --sample-bytes 524288),
 #   memleak-bpfcc -p (if installed; N_SLOW calls), heaptrack -r (raw) and
 #   heaptrack, the preload (its own unwinder; frame pointers), the preload
-#   with --sample-bytes 524288, the preload on the build without frame
-#   pointers; the preload as it was with libunwind (built from commit
-#   BENCH_BEFORE, a59ac27 by default: the last with libunwind), on both;
+#   with --sample-bytes 524288, the preload under heapsnoop --preload (which
+#   holds its table), the preload on the build without frame pointers;
+#   the preload as it was before its live set went into a shared table
+#   (its list behind the blocks: built from commit BENCH_BEFORE, 89ebebf
+#   by default, issue 27's base), whole, sampled and without frame
+#   pointers: before and after in one run;
 # then the two in-process choices behind docs/COLLECTOR.md: the unwinders
-# (bench/unwinders.c) and where the record lives (bench/am_layout.c).
+# (bench/unwinders.c) and where the record lives (bench/am_layout.c); and
+# the live set's costs beyond a call's time, before and after
+# (bench/livecost.c): memory per live block, a fork()'s stall with 10 k,
+# 100 k and 1 M blocks live; with valgrind, the instructions a call costs
+# before and after (callgrind: (Ir(2N) - Ir(N)) / N, which the machine's
+# load cannot blur).
 #   usage: bench/collector.sh [BUILD_DIR]     BENCH_ROUNDS (5), BENCH_OPS
 set -eu
 OUT=$(realpath "${1:-build}")
@@ -30,18 +38,20 @@ trap 'rm -rf "$T"' EXIT
 WL=$T/wl
 gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
 gcc -O2 -g -fomit-frame-pointer -o "$T/wl_nofp" bench/workload.c
-gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/collector bench/unwinders.c \
-	user/collector/localstack.c user/collector/framestep.c user/collector/ehframe.c \
-	user/collector/ehframe_cfa.c user/collector/ehframe_expr.c user/collector/dlclose.c \
+U=user/collector/unwind
+gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -I$U bench/unwinders.c \
+	$U/localstack.c $U/framestep.c $U/ehframe.c $U/ehframe_cfa.c $U/ehframe_expr.c $U/dlclose.c \
 	-lunwind -o "$T/unwinders"
-# The preload before its own unwinder: libunwind's (needs libunwind-dev).
-BEFORE=${BENCH_BEFORE:-a59ac27}
+# The preload before its live table: its list behind the blocks.
+BEFORE=${BENCH_BEFORE:-89ebebf}
 mkdir -p "$T/before"
 git archive "$BEFORE" | tar -x -C "$T/before"
 make -s -C "$T/before" build/libheapsnoop_preload.so > /dev/null
 PLB=$T/before/build/libheapsnoop_preload.so
-gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common bench/am_layout.c \
-	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records/*.c \
+gcc -O2 -g -fno-omit-frame-pointer -o "$T/livecost" bench/livecost.c
+gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common -Iuser/collector bench/am_layout.c \
+	user/collector/alloc_metadata.c user/collector/modmaps.c user/collector/stacktail.c \
+	user/common/records/*.c \
 	user/common/text.c user/common/sampling.c user/common/htab.c codec/*.c -pthread -lm \
 	-o "$T/am_layout"
 . bench/lib.sh
@@ -50,8 +60,8 @@ PL=$OUT/libheapsnoop_preload.so
 pre() { env LD_PRELOAD="$PL" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
 pre_before() { env LD_PRELOAD="$PLB" HEAPSNOOP_OUTPUT=/dev/null "$@"; }
 modes=(untraced floor heapsnoop heapsnoop_sampled heapsnoop_fp heaptrack_raw heaptrack
-	preload preload_libunwind preload_fp preload_sampled untraced_nofp preload_nofp
-	preload_nofp_libunwind)
+	preload preload_before preload_supervised preload_fp preload_sampled preload_sampled_before
+	untraced_nofp preload_nofp preload_nofp_before)
 # bcc attaches uprobes through tracefs; without it memleak cannot run.
 if command -v memleak-bpfcc > /dev/null && ls -d /usr/src/linux-headers-*-amd64 > /dev/null 2>&1 &&
 	[ -e /sys/kernel/tracing/uprobe_events ]; then
@@ -71,12 +81,14 @@ run_mode() { # MODE: one run, its workload line on stdout
 	heaptrack_raw) heaptrack -r -o "$T/htr" "$WL" "$N" ;;
 	heaptrack) heaptrack -o "$T/ht" "$WL" "$N" ;;
 	preload) pre "$WL" "$N" ;;
+	preload_before) pre_before "$WL" "$N" ;;
+	preload_supervised) HEAPSNOOP_PRELOAD_LIB=$PL "$OUT/heapsnoop" -q --preload -o /dev/null -- "$WL" "$N" ;;
 	preload_fp) pre HEAPSNOOP_UNWIND=fp "$WL" "$N" ;;
 	preload_sampled) pre HEAPSNOOP_SAMPLE_BYTES=524288 "$WL" "$N" ;;
+	preload_sampled_before) pre_before HEAPSNOOP_SAMPLE_BYTES=524288 "$WL" "$N" ;;
 	untraced_nofp) "$T/wl_nofp" "$N" ;;
 	preload_nofp) pre "$T/wl_nofp" "$N" ;;
-	preload_libunwind) pre_before "$WL" "$N" ;;
-	preload_nofp_libunwind) pre_before "$T/wl_nofp" "$N" ;;
+	preload_nofp_before) pre_before "$T/wl_nofp" "$N" ;;
 	memleak) memleak_run ;;
 	esac
 }
@@ -109,30 +121,33 @@ for m in "${modes[@]}"; do
 			100 * (w - b) / b, c, c / cu }'
 done
 read -r pb _ < <(stat_of preload)
-read -r plb _ < <(stat_of preload_libunwind)
+read -r plb _ < <(stat_of preload_before)
+read -r pv _ < <(stat_of preload_supervised)
 read -r pn _ < <(stat_of preload_nofp)
-read -r pnb _ < <(stat_of preload_nofp_libunwind)
+read -r pnb _ < <(stat_of preload_nofp_before)
 read -r ps _ < <(stat_of preload_sampled)
+read -r psb _ < <(stat_of preload_sampled_before)
 read -r hr _ < <(stat_of heaptrack_raw)
 read -r hb _ < <(stat_of heapsnoop)
 read -r hs _ < <(stat_of heapsnoop_sampled)
 read -r fl _ < <(stat_of floor)
 awk -v u="$ub" -v p="$pb" -v s="$ps" -v h="$hr" -v b="$hb" -v bs="$hs" -v f="$fl" \
-	-v pl="$plb" -v un="$unb" -v pn="$pn" -v pnl="$pnb" 'BEGIN {
+	-v pl="$plb" -v un="$unb" -v pn="$pn" -v pnl="$pnb" -v pv="$pv" -v sb="$psb" 'BEGIN {
 	printf "  preload / untraced:          %.2fx (aim: <= 3x; heaptrack -r: %.2fx)\n", p / u, h / u
-	printf "  preload, a call: %.1f ns with its own unwinder, %.1f ns with libunwind (%.2fx, %.2fx untraced)\n",
+	printf "  preload, a call: %.1f ns with its live table, %.1f ns before it (%.2fx, %.2fx untraced)\n",
 		p - u, pl - u, p / u, pl / u
-	printf "  ... without frame pointers: %.1f ns, %.1f ns with libunwind (%.2fx, %.2fx untraced)\n",
+	printf "  ... under heapsnoop --preload: %.1f ns (%.2fx untraced)\n", pv - u, pv / u
+	printf "  ... without frame pointers: %.1f ns, %.1f ns before (%.2fx, %.2fx untraced)\n",
 		pn - un, pnl - un, pn / un, pnl / un
-	printf "  preload sampled / untraced:  %.2fx (aim: <= 1.1x)\n", s / u
+	printf "  preload sampled / untraced:  %.2fx, before %.2fx (aim: <= 1.1x)\n", s / u, sb / u
 	printf "  heapsnoop (BPF) / preload:   %.2fx\n", b / p
 	printf "  BPF sampled / BPF: %.2fx; above the floor: %.0f ns sampled, %.0f ns not\n",
 		bs / b, bs - f, b - f
 }'
-awk -v u="$(cpu_best untraced)" -v p="$(cpu_best preload)" -v pl="$(cpu_best preload_libunwind)" \
-	-v s="$(cpu_best preload_sampled)" 'BEGIN {
-	printf "  by CPU time: preload %.2fx untraced, with libunwind %.2fx, sampled %.2fx\n",
-		p / u, pl / u, s / u
+awk -v u="$(cpu_best untraced)" -v p="$(cpu_best preload)" -v pl="$(cpu_best preload_before)" \
+	-v s="$(cpu_best preload_sampled)" -v sb="$(cpu_best preload_sampled_before)" 'BEGIN {
+	printf "  by CPU time: preload %.2fx untraced, before %.2fx; sampled %.2fx, before %.2fx\n",
+		p / u, pl / u, s / u, sb / u
 }'
 echo "  (other engineers build and test on this machine: see the spread; an"
 echo "   untraced run slowed by someone's heapsnoop -a probes shows as a large one)"
@@ -141,3 +156,39 @@ echo "unwinders in the process, 12 calls deep, no frame pointers (bench/unwinder
 "$T/unwinders" 200000 12 | sed 's/^/  /'
 echo
 "$T/am_layout" 2000000 | sed 's/^/  /'
+echo
+echo "the live set beyond a call (bench/livecost.c): before (its list behind the blocks) and after (its table)"
+mem_of() { sed -n 's/^livecost: mem [0-9]* blocks, RssAnon \([0-9]*\) KB, RssShmem \([0-9]*\) KB$/\1 \2/p'; }
+read -r ua us < <("$T/livecost" mem 1000000 | mem_of)
+for m in before after; do
+	lib=$PL; [ $m = before ] && lib=$PLB
+	read -r a sh < <(env LD_PRELOAD="$lib" HEAPSNOOP_OUTPUT=/dev/null "$T/livecost" mem 1000000 | mem_of)
+	awk -v m="$m" -v a="$a" -v s="$sh" -v ua="$ua" -v us="$us" 'BEGIN {
+		printf "  1 M blocks of 32 bytes, %-6s %6.1f MB anonymous + %5.1f MB shared: %5.1f bytes a block above untraced\n",
+			m, a / 1024, s / 1024, (a + s - ua - us) * 1024 / 1e6 }'
+done
+for n in 10000 100000 1000000; do
+	u=$("$T/livecost" fork $n | sed -n 's/.*, \([0-9]*\) ns$/\1/p')
+	b=$(env LD_PRELOAD="$PLB" HEAPSNOOP_OUTPUT=/dev/null "$T/livecost" fork $n | sed -n 's/.*, \([0-9]*\) ns$/\1/p')
+	a=$(env LD_PRELOAD="$PL" HEAPSNOOP_OUTPUT=/dev/null "$T/livecost" fork $n | sed -n 's/.*, \([0-9]*\) ns$/\1/p')
+	awk -v n="$n" -v u="$u" -v b="$b" -v a="$a" 'BEGIN {
+		printf "  fork() with %7d live: untraced %7.0f us, before %7.0f us, after %7.0f us\n", n, u / 1e3, b / 1e3, a / 1e3 }'
+done
+command -v valgrind > /dev/null || { echo "  (no valgrind: no instruction counts)"; exit 0; }
+echo
+echo "instructions a workload call costs (callgrind, (Ir(2N) - Ir(N)) / N, N = 50000):"
+ir_of() { # ENV... -- runs the workload N and 2N times: prints the difference over N
+	local a b
+	a=$(env "$@" valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$WL" 50000 2> /dev/null > /dev/null;
+		sed -n 's/^summary: *//p' "$T/cg")
+	b=$(env "$@" valgrind --tool=callgrind --callgrind-out-file="$T/cg" "$WL" 100000 2> /dev/null > /dev/null;
+		sed -n 's/^summary: *//p' "$T/cg")
+	awk -v a="$a" -v b="$b" 'BEGIN { printf "%.0f", (b - a) / 50000 }'
+}
+u=$(ir_of X=1)
+for m in before after before_sampled after_sampled; do
+	lib=$PL; case $m in before*) lib=$PLB ;; esac
+	smp=X=1; case $m in *sampled) smp=HEAPSNOOP_SAMPLE_BYTES=524288 ;; esac
+	v=$(ir_of LD_PRELOAD="$lib" HEAPSNOOP_OUTPUT=/dev/null "$smp")
+	awk -v m="$m" -v v="$v" -v u="$u" 'BEGIN { printf "  %-16s %6d (untraced %d: %.2fx)\n", m, v, u, v / u }'
+done

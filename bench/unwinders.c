@@ -4,7 +4,7 @@
  * the preload collector's unwinder (docs/COLLECTOR.md): libunwind's
  * unw_backtrace (heaptrack's), libgcc's _Unwind_Backtrace (lws'), a
  * frame-pointer walk (only complete where every frame keeps one), and the
- * collector's own walk by CFI (user/collector/localstack.c, ehframe.c). Each walk
+ * collector's own walk by CFI (user/collector/unwind/localstack.c, ehframe.c). Each walk
  * starts DEPTH calls deep and is repeated N times, all interleaved round by
  * round so that the load of other processes falls on each alike, timed by
  * the thread's CPU clock: on a shared machine the time a walk waited for a

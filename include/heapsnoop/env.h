@@ -2,7 +2,7 @@
 /*
  * env.h - the environment variables heapsnoop's programs read, each name
  * written once: the in-process collector's settings, which heapsnoop
- * --preload sets from its options (user/tracer/preload.c) and a user may
+ * --preload sets from its options (user/tracer/preload/preload.c) and a user may
  * set by hand beside LD_PRELOAD (docs/COLLECTOR.md's table), and where
  * --preload finds the collector. A variable's value is read where its
  * name is used.
@@ -23,12 +23,14 @@
 /* "fp": the collector walks frame pointers, not CFI; --unwind fp. */
 #define HS_ENV_UNWIND		"HEAPSNOOP_UNWIND"
 /*
- * Set by --preload when the collector is heapsnoop's embedded copy: the
- * memfd it came through (a number), or the private file written when
- * there is no /proc; the collector's constructor closes or removes it.
+ * Set by --preload: heapsnoop's abstract socket (its name, without the
+ * leading NUL) and the token a hello carries, where a process hands its
+ * live table over (include/heapsnoop/livetable.h, user/collector/hello.c).
  */
-#define HS_ENV_PRELOAD_FD	"HEAPSNOOP_PRELOAD_FD"
-#define HS_ENV_PRELOAD_TMP	"HEAPSNOOP_PRELOAD_TMP"
+#define HS_ENV_SOCK		"HEAPSNOOP_SOCK"
+#define HS_ENV_TOKEN		"HEAPSNOOP_TOKEN"
+/* The live table's room, in live blocks (docs/COLLECTOR.md): for tests and tight address spaces. */
+#define HS_ENV_TABLE_ENTRIES	"HEAPSNOOP_TABLE_ENTRIES"
 /* --preload: the collector library to load, before any other place. */
 #define HS_ENV_PRELOAD_LIB	"HEAPSNOOP_PRELOAD_LIB"
 

@@ -15,6 +15,9 @@
 #   the collector's unwinder on frames of known shapes, signal frames,
 #     libraries unloaded and replaced, threads (tests/collector/
 #     test_unwind.c, cmocka)
+#   the live table's seqlock torture (arm64's orderings: stlr, ldar, dmb)
+#     and every way a process ends, each dump exact (tests/collector/
+#     test_livetable.c, test_death.sh)
 #   an x86-64 program refused, by the machine's name
 #   then, for the host to compare (run.sh), into SHARE:
 #     arm64.heap            a log of prog_nofp recorded here
@@ -45,6 +48,8 @@ run_test() {
 run_test "pointer authentication" tests/arm64/test_pac.sh "$OUT"
 run_test "the preload collector" tests/collector/test_preload.sh "$OUT"
 run_test "the collector's unwinder" "$OUT/tests/test_unwind"
+run_test "the live table's seqlock torture" "$OUT/tests/test_livetable_torture" --torture 2000000
+KILLS=3 run_test "the ways a process ends, with the preload collector" tests/collector/test_death.sh "$OUT"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT

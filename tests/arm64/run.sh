@@ -27,7 +27,8 @@ for f in "$OUT/heapsnoop" "$OUT/heapdecode" "$OUT/asan/heapdecode" "$OUT/tests/p
 		"$OUT/tests/prog_semantics" "$ARM/heapsnoop" \
 		"$ARM/heapdecode" "$ARM/tests/prog_nofp" "$ARM/tests/prog_semantics" \
 		"$ARM/tests/prog_waiter" "$ARM/tests/prog_threads" "$ARM/tests/prog_semantics_pac" \
-		"$ARM/tests/prog_collect" "$ARM/tests/test_unwind" "$ARM/libheapsnoop_preload.so"; do
+		"$ARM/tests/prog_collect" "$ARM/tests/test_unwind" "$ARM/libheapsnoop_preload.so" \
+		"$ARM/tests/prog_death" "$ARM/tests/check_death" "$ARM/tests/test_livetable_torture"; do
 	[ -x "$f" ] || { echo "arm64: $f missing: make check (or make arm64) builds it" >&2; exit 2; }
 done
 # Under TCG the tests' waits get 5 minutes a line (they end at the line).

@@ -2,10 +2,12 @@
 # test_preload_embedded.sh - `heapsnoop --preload` with only the heapsnoop
 # binary at hand (a copy alone in a directory, no libheapsnoop_preload.so
 # beside it or in ../lib): the collector embedded in it, written to a
-# sealed memfd, traces prog_semantics and prog_collect as test_preload.sh
-# expects, and the program sees no fd of it and no name of it in
-# LD_PRELOAD; without /proc (a mount namespace without it), through a
-# private file that is gone afterwards. ~2 s.
+# sealed memfd that heapsnoop keeps and names /proc/HEAPSNOOP_PID/fd/N,
+# traces prog_semantics and prog_collect as test_preload.sh expects, and
+# the programs the command executes too (one exec'd as another user
+# cannot open it: said, exit 3); the program sees no fd of it; without
+# /proc (a mount namespace without it), through a private file that is
+# gone afterwards. ~2 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 PC=$PROGS/prog_collect
@@ -16,8 +18,7 @@ cd "$T/work" || exit 1
 
 "$ALONE" --preload -o "$T/sem" -- "$PROGS/prog_semantics" > /dev/null 2> "$T/sem.err"
 check "embedded: heapsnoop --preload exits 0" test $? -eq 0
-check "embedded: it says programs the command executes are not followed" \
-	grep -q "^heapsnoop: note: the collector embedded in heapsnoop follows" "$T/sem.err"
+check "embedded: nothing said" test ! -s "$T/sem.err"
 fold "$T/sem"
 expect_semantics "$T/sem"
 check "embedded: stacks reach _start, the call site first" \
@@ -35,19 +36,48 @@ for f in align_posix align_aligned_alloc align_memalign; do
 	expect_eq "embedded: $f live bytes" "$(folded_sum "$T/al.bytes" "case_align;$f")" 8185
 done
 
-"$ALONE" --preload -o "$T/fork.%p" -- "$PC" fork > /dev/null 2>&1
-set -- "$T"/fork.[0-9]*
-expect_eq "embedded: fork, two record files" "$#" 2
-for f in "$@"; do fold "$f"; cat "$f.bytes"; done > "$T/fork.all"
+"$ALONE" --preload -o "$T/fork" -- "$PC" fork > /dev/null 2>&1
+expect_eq "embedded: fork, the child's exit section and the parent's dump" \
+	"$(sed -n 's/^heapsnoop: \(exit\|dump\) .*/\1/p' "$T/fork" | tr '\n' ' ')" "exit dump "
+fold "$T/fork"
+expect_eq "embedded: fork, both hold the 111 bytes from before it" \
+	"$(folded_sum "$T/fork.bytes" "main;case_fork")" 222
 expect_eq "embedded: fork, the child's 222, the parent's 333" \
-	"$(grep -cE 'case_fork;(fork_child_alloc 222|fork_parent_alloc 333)$' "$T/fork.all")" 2
+	"$(grep -cE 'case_fork;(fork_child_alloc 222|fork_parent_alloc 333)$' "$T/fork.bytes")" 2
 
-# The program's fds: as many as under the library from a file (its own
-# output file among them), none for the memfd; LD_PRELOAD blank.
-HEAPSNOOP_OUTPUT=$T/fds.file LD_PRELOAD=$OUT/libheapsnoop_preload.so "$PC" fds > "$T/fds.want"
+# The programs the command executes load it too: by its name, which lives
+# as long as heapsnoop, which waits for every one of them.
+"$ALONE" --preload -o "$T/ex" -- sh -c "'$PC' deep 3 > /dev/null; exec '$PC' deep 4" > /dev/null 2>&1
+check "embedded: exec'd, exit 0" test $? -eq 0
+fold "$T/ex"
+expect_eq "embedded: a program sh ran and the one it exec'd, both traced" \
+	"$(grep -cE '^_start;(.*;)?main;case_deep;(deep_recurse;){2,3}deep_recurse 1234$' "$T/ex.bytes")" 2
+
+# A program exec'd as another user cannot open heapsnoop's /proc/PID/fd/N
+# (ld.so ignores the preload): said, exit status 3; the library as a
+# file beside heapsnoop keeps it traced (test_death.sh runs that one).
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	"$ALONE" --preload -o "$T/su" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PC" deep 3 > /dev/null 2> "$T/su.err"
+	expect_eq "embedded, exec'd as another user: exit status 3" "$?" 3
+	check "embedded, exec'd as another user: NOT TRACED said, with why" \
+		grep -q 'another user.*NOT TRACED' "$T/su.err"
+	"$HS" --preload -o "$T/suf" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$PC" deep 3 > /dev/null 2> "$T/suf.err"
+	expect_eq "the library a file, exec'd as another user: exit 0" "$?" 0
+	fold "$T/suf"
+	expect_eq "the library a file, exec'd as another user: traced" \
+		"$(grep -cE 'main;case_deep;(deep_recurse;){2}deep_recurse 1234$' "$T/suf.bytes")" 1
+else
+	echo "skip exec'd as another user: needs root and setpriv"
+fi
+
+# The program's fds: as many as without the collector, none for the
+# memfd (heapsnoop keeps it); LD_PRELOAD names it through heapsnoop's /proc.
+"$PC" fds > "$T/fds.want"
 "$ALONE" --preload -o "$T/fds" -- "$PC" fds > "$T/fds.got" 2> /dev/null
 expect_eq "embedded: no fd left to the program" "$(grep '^fds' "$T/fds.got")" "$(grep '^fds' "$T/fds.want")"
-check "embedded: LD_PRELOAD no longer names it" bash -c "! grep -q '^preload .*[^ ]' '$T/fds.got'"
+check "embedded: LD_PRELOAD names heapsnoop's memfd" grep -qE '^preload /proc/[0-9]+/fd/[0-9]+$' "$T/fds.got"
 fold "$T/fds"
 expect_eq "embedded: the program's 999 bytes" "$(folded_sum "$T/fds.bytes" "main;case_fds")" 999
 

@@ -5,7 +5,8 @@
 # DT_NEEDED only glibc's own libraries, its highest GLIBC_x.y at most
 # 2.17 (x86-64 and, when built, arm64); then prog_collect built against
 # the bullseye sysroot (scripts/glibc-sysroot.sh) run by that sysroot's
-# own ld.so and libc, collected exactly. ~1 s.
+# own ld.so and libc, collected exactly, alone and under heapsnoop
+# --preload (the table handed over from glibc 2.31). ~1 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 FLOOR=2.17
@@ -46,6 +47,14 @@ fold "$T/deep"
 # glibc 2.31 calls main from __libc_start_main itself: 30 frames from _start.
 expect_eq "glibc 2.31: 26 calls deep, whole to _start" \
 	"$(grep -cE '^_start;__libc_start_main;main;case_deep;(deep_recurse;){25}deep_recurse 1234$' "$T/deep.bytes")" 1
+# Under heapsnoop --preload: the table handed over from a glibc 2.31 process.
+"$HS" --preload -o "$T/hs" -- "$LDSO" --library-path "$LIBS" "$PROGS/prog_collect_old" deep 26 \
+	> "$T/hs.stdout" 2> "$T/hs.err"
+check "glibc 2.31 under heapsnoop --preload: exit 0, nothing said" \
+	bash -c "[ $? -eq 0 ] && ! grep -q . '$T/hs.err'"
+fold "$T/hs"
+expect_eq "glibc 2.31 under heapsnoop --preload: 26 calls deep, whole to _start" \
+	"$(grep -cE '^_start;__libc_start_main;main;case_deep;(deep_recurse;){25}deep_recurse 1234$' "$T/hs.bytes")" 1
 old "$T/al" align
 check "glibc 2.31: every aligned pointer aligned" grep -qx 'ok align' "$T/al.stdout"
 fold "$T/al"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_unwind.c - unit tests of the collector's unwinder
- * (user/collector/localstack.c, ehframe.c) on real code: frames of known
+ * (user/collector/unwind/localstack.c, ehframe.c) on real code: frames of known
  * shapes built without frame pointers (unwind_shapes.c: recursion, a VLA
  * and alloca, whose CFA comes from the frame pointer, a frame of 8 KiB, all
  * of them in one chain; a leaf interrupted by a signal), one frame with a

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "heapsnoop/alloc_metadata.h"
+#include "modmaps.h"
 #include "records.h"
 #include "sampling.h"
 #include "stacktail.h"
@@ -224,4 +225,29 @@ int hs_am__dump(struct hs_am *am, FILE *out, int pid, const char *reason,
 	err |= records__write(out, &r);
 	pthread_mutex_unlock(&am->lock);
 	return err || fflush(out) ? -EIO : 0;
+}
+
+/* --- map records of this process (modmaps.c's segments) ------------------ */
+
+struct write_ctx {
+	FILE *out;
+	int pid;
+};
+
+static int write_seg(void *arg, const struct modmap_seg *seg)
+{
+	struct write_ctx *w = arg;
+	struct record r = { .type = REC_MAP, .pid = w->pid, .start = seg->start, .end = seg->end,
+			    .off = seg->off, .path = seg->path };
+
+	memcpy(r.build_id, seg->build_id, sizeof(r.build_id));
+	return records__write(w->out, &r) ? -EIO : 0;
+}
+
+int hs_am_maps_self(FILE *out, int pid, void *arg)
+{
+	struct write_ctx w = { .out = out, .pid = pid };
+
+	(void)arg;
+	return modmaps__each(write_seg, &w);
 }

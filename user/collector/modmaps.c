@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * modmaps.c - `map` records from dl_iterate_phdr (hs_am_maps_self() in include/heapsnoop/alloc_metadata.h). A
- * record's start and offset are the segment's, rounded down to its page as
- * /proc/PID/maps shows them, so heapdecode's address arithmetic
- * (docs/OUTPUT.md) applies unchanged.
+ * modmaps.c - the loaded objects' executable segments from
+ * dl_iterate_phdr (modmaps.h), as `map` records describe them: a
+ * segment's start and offset rounded down to its page as /proc/PID/maps
+ * shows them, so heapdecode's address arithmetic (docs/OUTPUT.md)
+ * applies unchanged.
  */
 #include <elf.h>
 #include <errno.h>
@@ -16,13 +17,12 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "heapsnoop/alloc_metadata.h"
-#include "records.h"
+#include "modmaps.h"
 
 struct modmaps_ctx {
-	FILE *out;
-	int pid;
-	int err;
+	int (*fn)(void *arg, const struct modmap_seg *seg);
+	void *arg;
+	int ret;
 	char exe[PATH_MAX];
 	char main[PATH_MAX];	/* the program's own file */
 };
@@ -89,7 +89,7 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
 	struct modmaps_ctx *c = arg;
 	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	const char *path = info->dlpi_name;
-	struct record r = { .type = REC_MAP, .pid = c->pid };
+	struct modmap_seg r;
 
 	(void)size;
 	if (!path || !*path) {
@@ -117,22 +117,22 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
 		r.start = start & ~(page - 1);
 		r.end = (start + ph->p_memsz + page - 1) & ~(page - 1);
 		r.off = ph->p_offset & ~(page - 1);
-		if (records__write(c->out, &r))
-			c->err = -EIO;
+		c->ret = c->fn(c->arg, &r);
+		if (c->ret)
+			return c->ret;
 	}
 	return 0;
 }
 
-int hs_am_maps_self(FILE *out, int pid, void *arg)
+int modmaps__each(int (*fn)(void *arg, const struct modmap_seg *seg), void *arg)
 {
-	struct modmaps_ctx c = { .out = out, .pid = pid };
+	struct modmaps_ctx c = { .fn = fn, .arg = arg };
 	ssize_t n = readlink("/proc/self/exe", c.exe, sizeof(c.exe) - 1);
 
-	(void)arg;
 	c.exe[n > 0 ? n : 0] = '\0';
 	/* No /proc: the name the program was executed by, made absolute. */
 	if (n <= 0 && getauxval(AT_EXECFN) && !realpath((const char *)getauxval(AT_EXECFN), c.exe))
 		c.exe[0] = '\0';
 	dl_iterate_phdr(one_object, &c);
-	return c.err;
+	return c.ret;
 }

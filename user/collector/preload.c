@@ -3,42 +3,40 @@
  * preload.c - libheapsnoop_preload.so: the in-process collector for any
  * dynamically linked program (LD_PRELOAD; `heapsnoop --preload -- CMD`).
  * Every allocator entry point of the C library is interposed; a tracked
- * block keeps its record behind it (alloc_metadata.c, the lws layout) and
- * sits on the live list, which is dumped as heapsnoop's records
- * (docs/OUTPUT.md) at exit, on a signal and every N seconds. Variables and
- * behaviour: docs/COLLECTOR.md.
+ * block's record (size, stack) is an entry of this image's live table in
+ * shared memory (livetable.c, include/heapsnoop/livetable.h), which
+ * heapsnoop --preload holds and dumps however the process ends (hello.c),
+ * or which the process dumps itself (lastdump.c). Behind each tracked
+ * block only 16 bytes stay (block.h). The set-up is setup.c's. Variables
+ * and behaviour: docs/COLLECTOR.md.
  *
- * A block is ours or not by the magic before it (hs_am_owns()), so blocks
- * the collector did not track pass straight to the C library: those made
- * while the collector itself allocates (a dump's buffers), the
- * unsampled ones with HEAPSNOOP_SAMPLE_BYTES, and those from before the
- * real functions were found, which come from a static arena (dlsym calls
- * calloc while it resolves them) and are never given back.
+ * A block is ours or not by the magic before it, so blocks the collector
+ * did not track pass straight to the C library: those made while the
+ * collector itself allocates, the unsampled ones with
+ * HEAPSNOOP_SAMPLE_BYTES, and those from before the real functions were
+ * found, which come from a static arena (dlsym calls calloc while it
+ * resolves them) and are never given back.
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "carrier.h"
-#include "heapsnoop/alloc_metadata.h"
-#include "heapsnoop/env.h"
+#include "block.h"
+#include "lastdump.h"
+#include "livetable.h"
 #include "localstack.h"
+#include "ltstacks.h"
 #include "records.h"
 #include "sampler.h"
-#include "stackcache.h"
-#include "stacktail.h"
+#include "plstate.h"
+#include "teststop.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define likely(x) __builtin_expect(!!(x), 1)
-#define unlikely(x) __builtin_expect(!!(x), 0)
+#define TLS __attribute__((tls_model("initial-exec")))
+#define MIN_ALIGN 16
 
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
@@ -51,19 +49,13 @@ static size_t (*real_usable)(void *);
 static _Alignas(16) char arena[64 * 1024];
 static size_t arena_used;
 
-static struct hs_am *live;
-static int out_fd = 2;
-static uint64_t sample_mean;	/* 0: every allocation */
-static uint64_t seed;
-static unsigned int interval_s;
-static atomic_int dump_pending;	/* a signal asked for a dump */
-static atomic_llong next_interval_ns;
-static atomic_int ready;
-
-static __thread int in_hook __attribute__((tls_model("initial-exec")));
-static __thread struct sampler tl_sampler __attribute__((tls_model("initial-exec")));
-static __thread int tl_sampler_on __attribute__((tls_model("initial-exec")));
-static atomic_ullong thread_serial;
+int pl_ready;
+uint64_t pl_sample_mean;
+uint64_t pl_seed;
+__thread int pl_in_hook TLS;
+static __thread struct sampler tl_sampler TLS;
+static __thread int tl_sampler_on TLS;
+static uint64_t thread_serial;
 
 static void *arena_alloc(size_t n)
 {
@@ -80,7 +72,7 @@ static inline bool in_arena(const void *p)
 	return (uintptr_t)p - (uintptr_t)arena < sizeof(arena);
 }
 
-static void resolve(void)
+void pl_resolve(void)
 {
 	/*
 	 * volatile: dlsym() reaches calloc_slow() and this test again (glibc
@@ -102,70 +94,12 @@ static void resolve(void)
 	resolving = 0;
 }
 
-/* --- the dump ------------------------------------------------------------- */
-
-static long long mono_ns(void)
+bool pl_resolved(void)
 {
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &t);
-	return t.tv_sec * 1000000000ll + t.tv_nsec;
+	return real_malloc;
 }
 
-/* The whole dump built in memory, then written at once: O_APPEND keeps
- * dumps of processes sharing one file whole. */
-static void dump(const char *reason)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f;
-
-	if (!live)
-		return;
-	in_hook++;
-	f = open_memstream(&buf, &len);
-	if (f) {
-		hs_am__dump(live, f, (int)getpid(), reason, hs_am_maps_self, NULL);
-		fclose(f);
-		for (size_t off = 0; off < len;) {
-			ssize_t n = write(out_fd, buf + off, len - off);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		free(buf);
-	}
-	in_hook--;
-}
-
-/* On the allocation path: a dump a signal or the interval asked for. */
-static void maybe_dump(void)
-{
-	long long now, due;
-
-	if (unlikely(atomic_load_explicit(&dump_pending, memory_order_relaxed)) &&
-	    atomic_exchange(&dump_pending, 0))
-		dump("usr1");
-	if (!interval_s)
-		return;
-	now = mono_ns();
-	due = atomic_load_explicit(&next_interval_ns, memory_order_relaxed);
-	if (now >= due &&
-	    atomic_compare_exchange_strong(&next_interval_ns, &due,
-					   now + interval_s * 1000000000ll))
-		dump("interval");
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	atomic_store(&dump_pending, 1);
-}
-
-/* --- tracked blocks ---------------------------------------------------------- */
+/* --- which allocations are tracked -------------------------------------------- */
 
 /*
  * take()'s slow half: the countdown ran out. Not the program's allocation
@@ -175,23 +109,24 @@ static void on_signal(int sig)
  */
 static __attribute__((noinline)) bool take_slow(size_t size)
 {
-	if (unlikely(in_hook) || unlikely(!atomic_load_explicit(&ready, memory_order_relaxed))) {
+	if (unlikely(pl_in_hook) || unlikely(!__atomic_load_n(&pl_ready, __ATOMIC_RELAXED))) {
 		sampler__uncount(&tl_sampler, size);
 		return false;
 	}
-	if (!sample_mean) {
+	if (!pl_sample_mean) {
 		tl_sampler.until = 0;
 		return true;
 	}
 	if (unlikely(!tl_sampler_on)) {
-		sampler__init(&tl_sampler, seed + atomic_fetch_add(&thread_serial, 1) * 0x9e37ull,
-			      sample_mean);
+		sampler__init(&tl_sampler,
+			      pl_seed + __atomic_fetch_add(&thread_serial, 1, __ATOMIC_RELAXED) * 0x9e37ull,
+			      pl_sample_mean);
 		tl_sampler_on = 1;
 		if (!sampler__due(&tl_sampler, size))
 			return false;
 	}
 	/* Recorded as it is: the dump says the mean, heapdecode estimates. */
-	return sampler__hit_slow(&tl_sampler, sample_mean);
+	return sampler__hit_slow(&tl_sampler, pl_sample_mean);
 }
 
 /*
@@ -206,27 +141,78 @@ static inline bool take(size_t size)
 	return unlikely(sampler__due(&tl_sampler, size)) && take_slow(size);
 }
 
-_Static_assert(LOCALSTACK_MAX_DEPTH == REC_MAX_DEPTH, "the collector keeps what a record holds");
+/* --- tracked blocks ------------------------------------------------------------ */
+
+_Static_assert(LT_MAX_DEPTH == REC_MAX_DEPTH && LOCALSTACK_MAX_DEPTH == REC_MAX_DEPTH,
+	       "the table keeps what a record holds");
+
+/* The REC_CUT_* bits of localstack's @cut. */
+static inline unsigned int rec_cut(unsigned int cut)
+{
+	return (cut & LOCALSTACK_CUT_DEPTH ? REC_CUT_DEPTH : 0) |
+	       (cut & LOCALSTACK_CUT_UNREADABLE ? REC_CUT_UNREADABLE : 0);
+}
 
 /*
  * A stack deeper than one token (31 frames): walked again, whole up to
- * REC_MAX_DEPTH, in a frame of its own so that only such an allocation
- * has its buffer (8 KiB) on the stack; its frames past the first 31
- * interned (stacktail.h). Returns their id, *@cut what the deep walk
- * found (cut=depth past REC_MAX_DEPTH, or unreadable); 0 if they could
- * not be kept (*@cut left: the first 31 frames, cut=depth).
+ * LT_MAX_DEPTH, in a frame of its own so that only such an allocation
+ * has its buffer (8 KiB) on the stack (main's deep_tail(), with the
+ * table's stacks holding every frame); its id, 0 if it could not be kept.
  */
-static __attribute__((noinline)) uint32_t deep_tail(unsigned int *cut)
+static __attribute__((noinline)) uint32_t deep_stack(void)
 {
-	uint64_t buf[LOCALSTACK_BUF_FOR(LOCALSTACK_MAX_DEPTH)];
+	uint64_t buf[LOCALSTACK_BUF_FOR(LT_MAX_DEPTH)];
 	const uint64_t *frames;
-	unsigned int c;
-	int depth = localstack__capture(buf, LOCALSTACK_MAX_DEPTH, &frames, &c);
-	uint32_t id = depth > HS_MAX_DEPTH ? stacktail__intern(frames, (uint32_t)depth) : 0;
+	unsigned int cut;
+	int depth = localstack__capture(buf, LT_MAX_DEPTH, &frames, &cut);
 
-	if (id)
-		*cut = c;
+	return ltstacks__intern(frames, (uint32_t)depth, rec_cut(cut));
+}
+
+/*
+ * The stack of this call, interned: its id, 0 if it could not be kept.
+ * The first walk stops at a token's 31 frames, which most stacks fit;
+ * a deeper one is walked again whole. A section: a fork waits while a
+ * thread may hold the loader's lock (livetable.h).
+ */
+static inline __attribute__((always_inline)) uint32_t this_stack(void)
+{
+	uint64_t buf[LOCALSTACK_BUF];
+	const uint64_t *frames;
+	unsigned int cut;
+	uint32_t id;
+	int depth;
+
+	lt_section_enter();
+	depth = localstack__capture(buf, HS_MAX_DEPTH, &frames, &cut);
+	if (unlikely(cut & LOCALSTACK_CUT_DEPTH))
+		id = deep_stack();
+	else
+		id = ltstacks__intern(frames, (uint32_t)depth, rec_cut(cut));
+	lt_section_exit();
 	return id;
+}
+
+/* @user's block, its entry published for @asked bytes from stack @stack. */
+static void *publish(char *block, size_t head, size_t asked, uint32_t stack)
+{
+	struct pl_block *b = pl_block_of(block + head);
+	uint32_t slot;
+
+	b->head = (uint32_t)head;
+	b->reserved = 0;
+	lt_section_enter();
+	slot = lt_slot_get();
+	b->slot = slot;
+	if (likely(slot != LT_NO_SLOT)) {
+		lt_will_change(slot);
+		lt_entry_publish(&lt.ent[slot], (uintptr_t)(block + head), asked, stack, lt_tls.tid, 0);
+	}
+	lt_section_exit();
+	if (unlikely(slot == LT_NO_SLOT))
+		__atomic_fetch_add(&lt.h->lost_entries, 1, __ATOMIC_RELAXED);	/* ours, unrecorded */
+	b->magic = pl_block_magic(b);
+	return block + head;
 }
 
 /*
@@ -236,60 +222,103 @@ static __attribute__((noinline)) uint32_t deep_tail(unsigned int *cut)
 static inline __attribute__((always_inline)) void *
 tracked_alloc_as(size_t size, size_t asked, size_t align)
 {
-	struct hs_am_site site;
-	struct hs_stack_bits sb;
-	uint64_t buf[LOCALSTACK_BUF];
-	const uint64_t *frames;
-	unsigned int cut;
-	uint32_t tail = 0;
-	int depth, err;
-	size_t total = 0;
-	void *block;
+	size_t head = align > MIN_ALIGN ? align : MIN_ALIGN;
+	uint32_t stack;
+	char *block;
 
-	in_hook++;
-	maybe_dump();
-	depth = localstack__capture(buf, HS_MAX_DEPTH, &frames, &cut);
-	if (unlikely(cut & LOCALSTACK_CUT_DEPTH))
-		tail = deep_tail(&cut);
-	if (!stackcache__bits(frames, (uint32_t)depth, &sb))
-		total = hs_am_site__prepare_bits(&site, asked, align, &sb, &err);
-	if (total && size - asked > SIZE_MAX - total)
-		total = 0;
-	else if (total)
-		total += size - asked;
-	site.cut = (cut & LOCALSTACK_CUT_DEPTH ? HS_AM_CUT_DEPTH : 0) |
-		   (cut & LOCALSTACK_CUT_UNREADABLE ? HS_AM_CUT_UNREADABLE : 0);
-	site.tail = tail;
-	block = !total ? NULL : align > HS_AM_MIN_ALIGN ? real_memalign(align, total) :
-		real_malloc(total);
-	in_hook--;
+	if (unlikely(!lt_tls.tid))
+		pl_thread_start();
+	pl_in_hook++;
+	lastdump__tick();
+	stack = this_stack();
+	block = size > SIZE_MAX - head ? NULL :
+		align > MIN_ALIGN ? real_memalign(align, head + size) : real_malloc(head + size);
+	pl_in_hook--;
 	if (!block) {
 		errno = ENOMEM;
 		return NULL;
 	}
-	return hs_am__place(live, &site, block);
+	return publish(block, head, asked, stack);
 }
 
-static inline __attribute__((always_inline)) void *tracked_alloc(size_t size, size_t align)
+static __attribute__((noinline)) void free_ours(void *p)
 {
-	return tracked_alloc_as(size, size, align);
-}
+	struct pl_block *b = pl_block_of(p);
+	uint32_t s = b->slot, head = b->head;
 
-static bool ours(const void *p)
-{
-	return p && !in_arena(p) && hs_am_owns_inline(p);
+	if (unlikely(!lt_tls.tid))
+		pl_thread_start();
+	b->magic = 0;	/* a second free of the same pointer is not taken for ours */
+	if (likely(s != LT_NO_SLOT) && lt.base) {
+		lt_section_enter();
+		lt_will_change(s);
+		lt_entry_free(&lt.ent[s]);
+		TEST_STOP(4);
+		lt_slot_put(s);
+		lt_section_exit();
+	}
+	real_free((char *)p - head);
 }
 
 static size_t usable(void *p)
 {
 	if (!p || in_arena(p))
 		return 0;
-	if (hs_am_owns_inline(p))
-		return real_usable((char *)p - hs_am_node(p)->head) - hs_am_node(p)->head;
+	if (pl_block_ours(p))
+		return real_usable((char *)p - pl_block_of(p)->head) - pl_block_of(p)->head;
 	return real_usable(p);
 }
 
-/* --- the interposed functions ------------------------------------------------ */
+/*
+ * A tracked block resized and kept tracked: the C library's realloc moves
+ * it with its header; its new entry names the old slot until that is
+ * freed (livetable.h: seen before or after, never both, never neither).
+ * NULL with *@copy set: the caller makes a new block instead.
+ */
+static void *realloc_tracked(void *old, size_t size, bool *copy)
+{
+	struct pl_block *b = pl_block_of(old);
+	uint32_t x = b->slot, head = b->head, stack, n;
+	char *nb;
+
+	if (size > SIZE_MAX - head || x == LT_NO_SLOT || !lt.base) {
+		*copy = true;
+		return NULL;
+	}
+	if (unlikely(!lt_tls.tid))
+		pl_thread_start();
+	pl_in_hook++;
+	lastdump__tick();
+	stack = this_stack();
+	nb = real_realloc((char *)old - head, head + size);
+	pl_in_hook--;
+	if (!nb) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	b = pl_block_of(nb + head);
+	lt_section_enter();
+	n = lt_slot_get();
+	b->slot = n;
+	if (likely(n != LT_NO_SLOT)) {
+		lt_will_change(n);
+		lt_entry_publish(&lt.ent[n], (uintptr_t)(nb + head), size, stack, lt_tls.tid, x + 1);
+	}
+	TEST_STOP(2);
+	lt_will_change(x);
+	lt_entry_free(&lt.ent[x]);
+	TEST_STOP(3);
+	lt_slot_put(x);
+	if (likely(n != LT_NO_SLOT))
+		lt_entry_unlink(&lt.ent[n]);
+	lt_section_exit();
+	if (unlikely(n == LT_NO_SLOT))
+		__atomic_fetch_add(&lt.h->lost_entries, 1, __ATOMIC_RELAXED);
+	b->magic = pl_block_magic(b);
+	return nb + head;
+}
+
+/* --- the interposed functions -------------------------------------------------- */
 
 /*
  * Each entry point is a fast path, inline, for an allocation the sampler
@@ -298,17 +327,16 @@ static size_t usable(void *p)
  * a tracked allocation is unwound through one frame of ours.
  */
 
-/* malloc() once the countdown ran out, or before set-up. */
 static __attribute__((noinline)) void *malloc_slow(size_t size)
 {
 	if (unlikely(!real_malloc)) {
-		resolve();
+		pl_resolve();
 		if (!real_malloc)
 			return arena_alloc(size);
 	}
 	if (!take_slow(size))
 		return real_malloc(size);
-	return tracked_alloc(size, HS_AM_MIN_ALIGN);
+	return tracked_alloc_as(size, size, MIN_ALIGN);
 }
 
 EXPORT void *malloc(size_t size)
@@ -322,8 +350,8 @@ EXPORT void free(void *p)
 {
 	if (!p || in_arena(p))
 		return;
-	if (hs_am_owns_inline(p)) {
-		real_free(hs_am__remove(live, p));
+	if (pl_block_ours(p)) {
+		free_ours(p);
 		return;
 	}
 	real_free(p);
@@ -334,13 +362,13 @@ static __attribute__((noinline)) void *calloc_slow(size_t n, size_t size, size_t
 	void *p;
 
 	if (unlikely(!real_calloc)) {
-		resolve();
+		pl_resolve();
 		if (!real_calloc)
 			return arena_alloc(total);	/* dlsym's own calloc */
 	}
 	if (!take_slow(total))
 		return real_calloc(n, size);
-	p = tracked_alloc(total, HS_AM_MIN_ALIGN);
+	p = tracked_alloc_as(total, total, MIN_ALIGN);
 	if (p)
 		memset(p, 0, total);
 	return p;
@@ -365,18 +393,25 @@ EXPORT void *calloc(size_t n, size_t size)
  */
 static __attribute__((noinline)) void *realloc_slow(void *old, size_t size, bool counted)
 {
-	bool track = counted ? take_slow(size) : take(size);
+	bool track = counted ? take_slow(size) : take(size), ours = !in_arena(old) && pl_block_ours(old);
 	size_t keep;
 	void *p;
 
 	if (unlikely(!real_realloc))
-		resolve();
+		pl_resolve();
+	if (track && ours) {
+		bool copy = false;
+
+		p = realloc_tracked(old, size, &copy);
+		if (!copy)
+			return p;
+	}
 	if (!track) {
-		if (!ours(old) && !in_arena(old))
+		if (!ours && !in_arena(old))
 			return real_realloc(old, size);
 		p = real_malloc(size);
 	} else {
-		p = tracked_alloc(size, HS_AM_MIN_ALIGN);
+		p = tracked_alloc_as(size, size, MIN_ALIGN);
 	}
 	if (!p)
 		return NULL;
@@ -396,7 +431,7 @@ EXPORT void *realloc(void *old, size_t size)
 		free(old);
 		return NULL;
 	}
-	if (in_arena(old) || hs_am_owns_inline(old))
+	if (in_arena(old) || pl_block_ours(old))
 		return realloc_slow(old, size, false);
 	if (likely(!sampler__due(&tl_sampler, size)))
 		return real_realloc(old, size);
@@ -421,7 +456,7 @@ EXPORT void *reallocarray(void *old, size_t n, size_t size)
 static void *aligned(size_t align, size_t size, size_t asked)
 {
 	if (unlikely(!real_memalign))
-		resolve();
+		pl_resolve();
 	if (!take(asked))
 		return real_memalign(align, size);
 	return tracked_alloc_as(size, asked, align);
@@ -485,104 +520,4 @@ EXPORT void *pvalloc(size_t size)
 EXPORT size_t malloc_usable_size(void *p)
 {
 	return usable(p);
-}
-
-/* --- set-up ------------------------------------------------------------------ */
-
-static void fork_prepare(void)
-{
-	hs_am__lock(live);
-}
-
-static void fork_parent(void)
-{
-	hs_am__unlock(live);
-}
-
-static void open_output(void);
-
-static void fork_child(void)
-{
-	const char *v = getenv(HS_ENV_OUTPUT);
-
-	hs_am__unlock(live);
-	/* A name with the pid in it: the child's records go to its own file. */
-	if (v && strstr(v, "%p")) {
-		if (out_fd != 2)
-			close(out_fd);
-		out_fd = 2;
-		open_output();
-	}
-	/* The child's samplers start afresh; its interval from now. */
-	if (interval_s)
-		atomic_store(&next_interval_ns, mono_ns() + interval_s * 1000000000ll);
-}
-
-/* HEAPSNOOP_OUTPUT, "%p" replaced by the pid; standard error if unset. */
-static void open_output(void)
-{
-	const char *v = getenv(HS_ENV_OUTPUT);
-	char path[4096];
-	size_t n = 0;
-
-	if (!v || !*v)
-		return;
-	for (; *v && n + 24 < sizeof(path); v++) {
-		if (v[0] == '%' && v[1] == 'p') {
-			n += (size_t)snprintf(path + n, sizeof(path) - n, "%d", (int)getpid());
-			v++;
-		} else {
-			path[n++] = *v;
-		}
-	}
-	path[n] = '\0';
-	out_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-	if (out_fd < 0) {
-		dprintf(2, "heapsnoop-preload: cannot open %s: %s; writing to standard error\n",
-			path, strerror(errno));
-		out_fd = 2;
-	}
-}
-
-static unsigned long long env_num(const char *name, unsigned long long dflt)
-{
-	const char *v = getenv(name);
-
-	return v && *v ? strtoull(v, NULL, 0) : dflt;
-}
-
-__attribute__((constructor)) static void collector_init(void)
-{
-	const char *unwind = getenv(HS_ENV_UNWIND);
-	int sig = (int)env_num(HS_ENV_SIGNAL, 0);
-
-	resolve();
-	in_hook++;
-	carrier__forget();
-	live = hs_am__new(NULL);
-	open_output();
-	in_hook--;
-	if (!live || !real_malloc)
-		return;
-	sample_mean = env_num(HS_ENV_SAMPLE_BYTES, 0);
-	hs_am__set_sample_bytes(live, sample_mean);
-	seed = env_num(HS_ENV_SEED, 0);
-	if (!seed)
-		seed = (uint64_t)mono_ns() ^ ((uint64_t)getpid() << 32);
-	interval_s = (unsigned int)env_num(HS_ENV_INTERVAL, 0);
-	if (interval_s)
-		atomic_store(&next_interval_ns, mono_ns() + interval_s * 1000000000ll);
-	if (sig > 0 && sig < NSIG) {
-		struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
-
-		sigaction(sig, &sa, NULL);
-	}
-	localstack__init(unwind && !strcmp(unwind, "fp"));
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
-	atomic_store(&ready, 1);
-}
-
-__attribute__((destructor)) static void collector_fini(void)
-{
-	dump("exit");
 }

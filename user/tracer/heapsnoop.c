@@ -5,7 +5,7 @@
  * stack that made it. The options are options.c's; a run, from loading
  * the BPF side to the last dump, is the session's (session.c starts it,
  * loop.c runs it, shutdown.c ends it); --preload runs the command with
- * the in-process collector instead (preload.c).
+ * the in-process collector instead (preload/preload.c).
  *
  * Line grammar of the output: docs/OUTPUT.md (user/common/records.c).
  */
@@ -14,7 +14,7 @@
 #include "heapsnoop/exit.h"
 #include "msg.h"
 #include "options.h"
-#include "preload.h"
+#include "preload/preload.h"
 #include "session.h"
 
 int main(int argc, char **argv)
@@ -34,7 +34,7 @@ int main(int argc, char **argv)
 		     "stand for (byte totals here are estimates, counts are of sampled blocks)",
 		     (unsigned long long)o.sample_bytes);
 	if (o.preload)
-		return preload__exec(&o);
+		return preload__run(&o);
 	s = session__new(&o);
 	if (!s)
 		return HS_EXIT_ERROR;

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * livetable.h - the preload collector's live set in shared memory: the
+ * layout one process image writes (user/collector/livetable/livetable.c) and anyone
+ * reads (heapsnoop --preload, the process's own last dump), while the
+ * writer runs or after it died, however it died; and the one message
+ * through which an image hands its table to heapsnoop. Crosses process
+ * boundaries as event.h does between BPF and the loader; docs/COLLECTOR.md
+ * ("The live table") draws it and gives its protocols.
+ *
+ * One memfd per process image (sealed against shrinking and growing,
+ * sparse: a page exists once written), mapped once at its whole size:
+ *
+ *   0        header (LT_HDR_SIZE): what and whose, the regions, their
+ *            high-water marks, what could not be recorded
+ *   mod_off  modules: append-only `map` records (executable segments)
+ *   stk_off  stacks: append-only, interned once; a stack's id is its
+ *            offset / 8 from stk_off (0: none)
+ *   ent_off  entries: one per tracked live block, 32 bytes, updated in place
+ *
+ * The writer may die between any two of its stores, and a reader of a
+ * running writer sees its stores as they land:
+ *  - an entry's seq is a sequence count whose parity is its state: odd
+ *    live, even free. Its fields are written while it is even, then seq
+ *    is made odd with a release store; freeing makes it even again. A
+ *    reader copies the fields between an acquire load of an odd seq and
+ *    a second load after an acquire fence, equal or read again: no torn
+ *    entry is ever taken for live, before or after the writer's death.
+ *  - a realloc that moves a tracked block publishes its new entry with
+ *    link = 1 + the old slot, frees the old one, then clears the link:
+ *    a reader that finds the old slot still live skips the new entry, so
+ *    a call in flight is seen before or after, never both, never neither.
+ *  - stack and module records are written, then their commit word is
+ *    stored (release); an entry names a stack only once it is committed,
+ *    and a stack is interned only once the modules its frames are in
+ *    are recorded.
+ *  - high-water marks are stored with release and read with acquire;
+ *    everything a reader takes from here is checked against the mapping's
+ *    size (the writer may be broken or hostile:
+ *    user/collector/livetable/ltread.c).
+ */
+#ifndef HEAPSNOOP_LIVETABLE_H
+#define HEAPSNOOP_LIVETABLE_H
+
+#include <stdint.h>
+
+#include "heapsnoop/codec.h"
+
+#define LT_MAGIC	0x3162616c65766c68ull	/* "hlvelab1" */
+#define LT_VERSION	2	/* 2: stacks of up to 1024 frames (1: 31) */
+#define LT_HDR_SIZE	4096u
+
+/*
+ * Frames a stack record holds at most: as many as a record
+ * (user/common/records.h's REC_MAX_DEPTH: 1024, in continuation tokens of
+ * the codec's 31; the collector asserts they agree).
+ */
+#define LT_MAX_DEPTH	1024
+
+struct lt_header {
+	uint64_t magic;			/* LT_MAGIC */
+	uint32_t version;		/* LT_VERSION */
+	uint32_t entry_size;		/* sizeof(struct lt_entry) */
+	int32_t pid;			/* the writer's pid, in its own pid namespace */
+	int32_t parent;			/* a forked child's parent at the fork; else 0 */
+	uint64_t sample_bytes;		/* the blocks are a sample of this mean; 0: all */
+	uint64_t mod_off, mod_cap;	/* each region: its offset and size in bytes */
+	uint64_t stk_off, stk_cap;
+	uint64_t ent_off, ent_cap;
+	char comm[16];			/* the image's name at its start (exit sections) */
+	/* High-water marks: stored with release, read with acquire. */
+	uint64_t mod_used;		/* bytes of module records reserved */
+	uint64_t stk_used;		/* bytes of stack records reserved (8: none yet) */
+	uint64_t ent_hwm;		/* slots handed out: only [0, ent_hwm) may be live */
+	/* What could not be recorded (heapsnoop: NOT RECORDED, exit status 3). */
+	uint64_t lost_entries;		/* tracked blocks without an entry (entries full) */
+	uint64_t lost_stacks;		/* entries without a stack (stacks full) */
+	uint64_t lost_modules;		/* modules not recorded (modules full) */
+	uint64_t forks;			/* fork()s begun: each child says hello (LT_HELLO_FORK) */
+	int32_t exec_pending;		/* the pid of an exec under way in this image, 0 */
+	uint32_t reserved;
+};
+
+/* A tracked live block (seq odd) or a free slot (seq even): 32 bytes. */
+struct lt_entry {
+	uint32_t seq;			/* sequence count; odd: live */
+	uint32_t stack;			/* stack id; 0: none (stacks full) */
+	uint64_t addr;			/* the user's pointer */
+	uint64_t size;			/* bytes asked for: the record's size */
+	uint32_t tid;			/* the thread that allocated it */
+	uint32_t link;			/* a realloc in flight: 1 + the slot it replaces */
+};
+
+/* A stack: its commit word, 12 more bytes, then depth frames. */
+struct lt_stack {
+	uint32_t commit;		/* LT_STK_OK | cut << 16 | depth; 0 until whole */
+	uint32_t hash;			/* the writer's; readers ignore it */
+	uint32_t next;			/* the writer's intern chain; readers ignore it */
+	uint32_t reserved;
+	uint64_t frames[];		/* return addresses, call site first */
+};
+#define LT_STK_OK		0x80000000u
+#define LT_STK_DEPTH(c)		((c) & 0xffffu)
+#define LT_STK_CUT(c)		(((c) >> 16) & 3u)	/* records.h's REC_CUT_* bits */
+
+/* An executable segment of a module, a `map` record: commit is its length. */
+struct lt_module {
+	uint32_t commit;		/* bytes of this record, a multiple of 8; 0 until whole */
+	uint32_t gone;			/* unloaded: left out of dumps */
+	uint64_t start, end, off;	/* [start, end) and the file offset of start */
+	char build_id[129];		/* hex, or "-"; NUL-terminated (text.h's BUILD_ID_HEX_SIZE) */
+	char path[];			/* NUL-terminated */
+};
+
+/*
+ * The message every image that loads the collector sends heapsnoop once
+ * (an abstract AF_UNIX datagram socket: the name in HEAPSNOOP_SOCK), with
+ * SCM_RIGHTS [its table's memfd, a pidfd of itself]: once sendmsg()
+ * returned the kernel holds both for heapsnoop, whatever the sender does
+ * next. heapsnoop takes the sender's pid from SCM_CREDENTIALS.
+ */
+#define LT_HELLO_MAGIC	0x6f6c6c65686c6800ull	/* "\0hlhello" */
+enum { LT_HELLO_IMAGE = 1, LT_HELLO_FORK = 2 };
+
+struct lt_hello {
+	uint64_t magic;			/* LT_HELLO_MAGIC */
+	uint32_t version;		/* LT_VERSION */
+	uint32_t kind;			/* LT_HELLO_IMAGE: a process's start or exec; _FORK */
+	int32_t pid;			/* getpid(), the sender's namespace */
+	int32_t parent;			/* LT_HELLO_FORK: the parent's pid */
+	uint64_t start_ticks;		/* /proc/self/stat's starttime: kept across exec */
+	char token[40];			/* HEAPSNOOP_TOKEN: heapsnoop's, so others are refused */
+};
+
+#endif /* HEAPSNOOP_LIVETABLE_H */

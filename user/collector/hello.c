@@ -1,0 +1,123 @@
+// SPDX-License-Identifier: MIT
+/*
+ * hello.c - the table handed to heapsnoop (see hello.h). Why a socket
+ * and not an inherited descriptor: programs close descriptors they did
+ * not open (Python's subprocess closes every one by default, daemons
+ * call closefrom), so exec'd children would be lost; an abstract socket
+ * is found by name by every process of the network namespace, and
+ * heapsnoop checks the token it put in the environment and the sender's
+ * credentials (SCM_CREDENTIALS, checked by the kernel).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "heapsnoop/env.h"
+#include "heapsnoop/livetable.h"
+#include "hello.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+static char sock_name[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static char token[sizeof(((struct lt_hello *)0)->token)];
+
+bool hello__init(void)
+{
+	const char *name = getenv(HS_ENV_SOCK), *tok = getenv(HS_ENV_TOKEN);
+
+	if (!name || !*name || strlen(name) >= sizeof(sock_name) - 1)
+		return false;
+	strcpy(sock_name, name);
+	if (tok)
+		strncpy(token, tok, sizeof(token) - 1);
+	return true;
+}
+
+const char *hello__name(void)
+{
+	return sock_name;
+}
+
+/* This process's start time, clock ticks since boot: /proc/self/stat's 22nd field. */
+static uint64_t start_ticks(void)
+{
+	char buf[1024], *p;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 3;
+	ssize_t n;
+	uint64_t v = 0;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* the name may hold spaces and parentheses */
+	for (p = p ? p + 2 : buf; *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	while (*p >= '0' && *p <= '9')
+		v = v * 10 + (uint64_t)(*p++ - '0');
+	return v;
+}
+
+int hello__send(int memfd, int kind, int parent)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct lt_hello h = { .magic = LT_HELLO_MAGIC, .version = LT_VERSION, .kind = (uint32_t)kind,
+			      .pid = getpid(), .parent = parent };
+	union {
+		char buf[CMSG_SPACE(2 * sizeof(int))];
+		struct cmsghdr align;
+	} c;
+	struct iovec iov = { &h, sizeof(h) };
+	struct msghdr m = { .msg_name = &a, .msg_iov = &iov, .msg_iovlen = 1,
+			    .msg_control = c.buf, .msg_controllen = sizeof(c.buf) };
+	struct cmsghdr *cm;
+	size_t n = strlen(sock_name);
+	int s, pidfd, fds[2], err = 0;
+
+	if (!n)
+		return -EINVAL;
+	memcpy(a.sun_path + 1, sock_name, n);	/* abstract: a NUL first */
+	m.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	memcpy(h.token, token, sizeof(h.token));
+	h.start_ticks = start_ticks();
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		return -errno;
+	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0) {
+		err = -errno;
+		close(pidfd);
+		return err;
+	}
+	memset(c.buf, 0, sizeof(c.buf));
+	cm = CMSG_FIRSTHDR(&m);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(fds));
+	fds[0] = memfd;
+	fds[1] = pidfd;
+	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+	/* Blocking: a heapsnoop that is behind holds this process up, never loses it. */
+	while (sendmsg(s, &m, MSG_NOSIGNAL) < 0) {
+		if (errno != EINTR) {
+			err = -errno;
+			break;
+		}
+	}
+	close(s);
+	close(pidfd);
+	return err;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hello.h - this image's table handed to heapsnoop --preload: one
+ * datagram (struct lt_hello, include/heapsnoop/livetable.h) to the
+ * abstract socket named by HEAPSNOOP_SOCK, with the table's memfd and a
+ * pidfd of this process. From the moment it is sent the kernel holds
+ * both for heapsnoop, which writes this image's dumps from then on,
+ * however the process ends.
+ */
+#ifndef HEAPSNOOP_COLLECTOR_HELLO_H
+#define HEAPSNOOP_COLLECTOR_HELLO_H
+
+#include <stdbool.h>
+
+/*
+ * Read HEAPSNOOP_SOCK and HEAPSNOOP_TOKEN (kept: a program may unset
+ * them, a fork child needs them). True if heapsnoop asked for tables.
+ */
+bool hello__init(void);
+
+/*
+ * Send the hello of kind @kind (LT_HELLO_IMAGE, LT_HELLO_FORK; @parent
+ * the fork's parent) with @memfd. Blocks while heapsnoop is behind (a
+ * hello is never dropped). Returns 0 or -errno: ECONNREFUSED or ENOENT
+ * (heapsnoop has ended, or this process is in another network
+ * namespace), ENOSYS (no pidfd_open: a kernel before 5.3).
+ */
+int hello__send(int memfd, int kind, int parent);
+
+/* The socket's name, for messages. */
+const char *hello__name(void);
+
+#endif /* HEAPSNOOP_COLLECTOR_HELLO_H */

@@ -1,0 +1,557 @@
+// SPDX-License-Identifier: MIT
+/*
+ * plimage.c - the images heapsnoop --preload holds and the records it
+ * writes of them (see plimage.h). A table is mapped whole only while a
+ * dump reads it (each is gigabytes of address space, sparse); its header
+ * page stays mapped for the exec mark and the counts. Everything read
+ * from a table is checked (livedump.h): the program that wrote it may be
+ * broken or hostile.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "heapsnoop/livedump.h"
+#include "msg.h"
+#include "plimage.h"
+
+#ifndef F_GET_SEALS
+#define F_GET_SEALS 1034
+#define F_SEAL_SHRINK 0x0002
+#endif
+
+struct plimage {
+	pid_t pid;			/* ours (the hello's credentials) */
+	int32_t own_pid;		/* its own, as its header and exec mark say */
+	uint32_t kind;
+	int32_t parent;
+	uint64_t start;			/* its start time: the same across exec */
+	int memfd, pidfd;
+	uint64_t size;
+	const struct lt_header *hdr;	/* the header page, read-only */
+	char comm[16];
+	bool dumped;			/* in a dump of the running images */
+	void *map;			/* the whole table, while a dump reads it */
+	struct lt_view view;
+	struct lt_snap snap;
+};
+
+struct plimages {
+	struct plimage **alive;
+	size_t n, cap;
+	struct plimage *held;		/* the last image to end, not yet written */
+	struct plsock *sock;
+	struct plhello pending[64];	/* hellos taken during a dump */
+	size_t npending;
+	struct lt_out *out;
+	bool verbose;
+	int write_err;
+	uint64_t hellos, fork_hellos, forks, refused, bad_tables;
+	uint64_t exec_dropped, exec_dropped_live, untraced_execs, untraced_live;
+	uint64_t lost_entries, lost_stacks, lost_modules, unstable, undumped;
+};
+
+static void tick(void *arg);
+
+struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose)
+{
+	struct plimages *ims = calloc(1, sizeof(*ims));
+
+	if (!ims || !(ims->out = malloc(sizeof(*ims->out)))) {
+		free(ims);
+		return NULL;
+	}
+	lt_out__init(ims->out, fd);
+	ims->out->tick = tick;
+	ims->out->tick_arg = ims;
+	ims->sock = sock;
+	ims->verbose = verbose;
+	return ims;
+}
+
+/* --- an image's table ----------------------------------------------------- */
+
+/* The whole table mapped and checked for a dump; false if it cannot be. */
+static bool map_whole(struct plimages *ims, struct plimage *im)
+{
+	if (im->map)
+		return true;
+	im->map = mmap(NULL, im->size, PROT_READ, MAP_SHARED | MAP_NORESERVE, im->memfd, 0);
+	if (im->map == MAP_FAILED) {
+		im->map = NULL;
+		elog("pid %d: cannot map its live table (%s): its live set is not written",
+		     (int)im->pid, strerror(errno));
+		ims->bad_tables++;
+		return false;
+	}
+	if (lt_view__open(&im->view, im->map, im->size)) {
+		elog("pid %d: its live table does not hold together (a header that lies about "
+		     "itself): its live set is not written", (int)im->pid);
+		munmap(im->map, im->size);
+		im->map = NULL;
+		ims->bad_tables++;
+		return false;
+	}
+	return true;
+}
+
+static void unmap_whole(struct plimage *im)
+{
+	lt_snap__free(&im->snap);
+	if (im->map)
+		munmap(im->map, im->size);
+	im->map = NULL;
+}
+
+/* Its copy-out for a dump, and what the walk met, said with -v. */
+static bool snap(struct plimages *ims, struct plimage *im)
+{
+	if (!map_whole(ims, im))
+		return false;
+	if (lt_snap__take(&im->snap, &im->view, (int)im->pid)) {
+		elog("pid %d: no memory to copy its live set out: it is not written", (int)im->pid);
+		ims->bad_tables++;
+		return false;
+	}
+	ims->unstable += im->snap.st.unstable;
+	if (im->snap.st.bad_stack)
+		elog("pid %d: %" PRIu64 " live blocks named a stack its table does not hold: "
+		     "written without one", (int)im->pid, im->snap.st.bad_stack);
+	if (ims->verbose)
+		elog("pid %d: %" PRIu64 " live of %" PRIu64 " slots; %" PRIu64 " read again, %"
+		     PRIu64 " realloc links followed", (int)im->pid, im->snap.n, im->snap.st.slots,
+		     im->snap.st.retries, im->snap.st.linked);
+	return true;
+}
+
+/* Its counts taken into the run's, its descriptors closed. */
+static void image_close(struct plimages *ims, struct plimage *im)
+{
+	const struct lt_header *h = im->hdr;
+	uint64_t e = __atomic_load_n(&h->lost_entries, __ATOMIC_RELAXED);
+	uint64_t s = __atomic_load_n(&h->lost_stacks, __ATOMIC_RELAXED);
+	uint64_t m = __atomic_load_n(&h->lost_modules, __ATOMIC_RELAXED);
+
+	if (e || s || m)
+		elog("pid %d: NOT RECORDED: %" PRIu64 " allocations (its live table was full), %"
+		     PRIu64 " stacks, %" PRIu64 " modules (HEAPSNOOP_TABLE_ENTRIES, docs/"
+		     "COLLECTOR.md)", (int)im->pid, e, s, m);
+	ims->lost_entries += e;
+	ims->lost_stacks += s;
+	ims->lost_modules += m;
+	ims->forks += __atomic_load_n(&h->forks, __ATOMIC_RELAXED);
+	unmap_whole(im);
+	munmap((void *)im->hdr, LT_HDR_SIZE);
+	close(im->memfd);
+	close(im->pidfd);
+	free(im);
+}
+
+/* The live blocks of @im now, for a message; 0 if its table cannot be read. */
+static uint64_t live_now(struct plimages *ims, struct plimage *im)
+{
+	uint64_t n = 0;
+
+	if (snap(ims, im))
+		n = im->snap.n;
+	unmap_whole(im);
+	return n;
+}
+
+/* --- hellos --------------------------------------------------------------- */
+
+static bool pidfd_ended(int pidfd)
+{
+	struct pollfd p = { pidfd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
+}
+
+/*
+ * @pidfd is a pidfd of @pid (or of a process already gone: -1), as its
+ * fdinfo says; true where /proc cannot say.
+ */
+static bool pidfd_of(int pidfd, pid_t pid)
+{
+	char path[64], line[128];
+	bool ok = true;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(path, "re");
+	if (!f)
+		return true;
+	ok = false;
+	while (fgets(line, sizeof(line), f)) {
+		int p;
+
+		if (sscanf(line, "Pid: %d", &p) == 1) {
+			ok = p == pid || p == -1;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* @im from @h: its table checked (a sealed memfd, a header that holds). */
+static int image_open(struct plimage *im, const struct plhello *h)
+{
+	struct lt_view v;
+	struct stat st;
+	int seals = fcntl(h->memfd, F_GET_SEALS);
+
+	/* Sealed against shrinking: a read inside its size never faults. */
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(h->memfd, &st) ||
+	    st.st_size < (off_t)LT_HDR_SIZE || !pidfd_of(h->pidfd, h->pid))
+		return -EBADF;
+	im->hdr = mmap(NULL, LT_HDR_SIZE, PROT_READ, MAP_SHARED, h->memfd, 0);
+	if (im->hdr == MAP_FAILED)
+		return -errno;
+	im->size = (uint64_t)st.st_size;
+	if (lt_view__open(&v, im->hdr, im->size)) {
+		munmap((void *)im->hdr, LT_HDR_SIZE);
+		return -EINVAL;
+	}
+	im->pid = h->pid;
+	im->own_pid = __atomic_load_n(&im->hdr->pid, __ATOMIC_RELAXED);
+	im->kind = h->h.kind;
+	im->parent = h->h.parent;
+	im->start = h->h.start_ticks;
+	im->memfd = h->memfd;
+	im->pidfd = h->pidfd;
+	memcpy(im->comm, im->hdr->comm, sizeof(im->comm) - 1);
+	for (char *c = im->comm; *c; c++)
+		if (*c == '\n' || *c == '\r')
+			*c = '?';
+	return 0;
+}
+
+/* An image of @pid that exec'd into @start's: the old one is over. */
+static void retire_exec(struct plimages *ims, pid_t pid, uint64_t start)
+{
+	for (size_t i = 0; i < ims->n; i++) {
+		struct plimage *im = ims->alive[i];
+
+		/* The same process: the same start time, or still running under this pid. */
+		if (im->pid != pid || (start && im->start && start != im->start) ||
+		    (!(start && im->start) && pidfd_ended(im->pidfd)))
+			continue;
+		ims->exec_dropped++;
+		ims->exec_dropped_live += live_now(ims, im);
+		if (ims->verbose)
+			elog("pid %d: exec'd; the old image's blocks are dropped", (int)pid);
+		ims->alive[i] = ims->alive[--ims->n];
+		image_close(ims, im);
+		return;
+	}
+}
+
+/*
+ * An ended image's exit section, written if it held anything (as the
+ * tracer's --leaks-at-exit writes them), then closed.
+ */
+static void exit_section(struct plimages *ims, struct plimage *im)
+{
+	if (snap(ims, im) && im->snap.n && lt_out__exit(ims->out, &im->snap, im->comm))
+		ims->write_err = ims->out->err;
+	image_close(ims, im);
+}
+
+/*
+ * A hello's image taken into the run. @keep_held: the hello was sent
+ * before the held image's end was seen (it waited in the socket or in
+ * pending while sections were written), so it says nothing of which
+ * image ended last.
+ */
+static void hello_take(struct plimages *ims, struct plhello *h, bool keep_held)
+{
+	struct plimage *im = calloc(1, sizeof(*im));
+	int err = im ? image_open(im, h) : -ENOMEM;
+
+	if (!err && ims->n == ims->cap) {
+		size_t cap = ims->cap ? 2 * ims->cap : 16;
+		struct plimage **v = realloc(ims->alive, cap * sizeof(*v));
+
+		if (!v)
+			err = -ENOMEM;
+		else
+			ims->alive = v, ims->cap = cap;
+	}
+	if (err) {
+		elog("pid %d: its live table refused (%s): its allocations are not recorded",
+		     (int)h->pid, strerror(-err));
+		close(h->memfd);
+		close(h->pidfd);
+		free(im);
+		ims->refused++;
+		return;
+	}
+	ims->hellos++;
+	if (im->kind == LT_HELLO_FORK)
+		ims->fork_hellos++;
+	else
+		retire_exec(ims, im->pid, im->start);
+	/* Something started after the held image ended: that one was not the last. */
+	if (ims->held && !keep_held) {
+		struct plimage *held = ims->held;
+
+		ims->held = NULL;
+		exit_section(ims, held);
+	}
+	if (ims->verbose)
+		elog("pid %d (%s%.*d): its live table taken", (int)im->pid,
+		     im->kind == LT_HELLO_FORK ? "forked by " : "an image",
+		     im->kind == LT_HELLO_FORK ? 1 : 0, im->kind == LT_HELLO_FORK ? im->parent : 0);
+	ims->alive[ims->n++] = im;
+}
+
+/* Hellos that came during a dump or a section, taken now. */
+static void pending_take(struct plimages *ims, bool keep_held)
+{
+	for (size_t i = 0; i < ims->npending; i++)
+		hello_take(ims, &ims->pending[i], keep_held);
+	ims->npending = 0;
+}
+
+/* During a long dump: hellos taken off the socket (senders wait), handled after. */
+static void tick(void *arg)
+{
+	struct plimages *ims = arg;
+	int r;
+
+	while (ims->npending < sizeof(ims->pending) / sizeof(ims->pending[0]) &&
+	       (r = plsock__recv(ims->sock, &ims->pending[ims->npending])) != 0) {
+		if (r > 0)
+			ims->npending++;
+		else
+			ims->refused++;
+	}
+}
+
+void plimages__hello(struct plimages *ims, struct plhello *h)
+{
+	pending_take(ims, false);
+	hello_take(ims, h, false);
+}
+
+void plimages__refused(struct plimages *ims)
+{
+	if (!ims->refused)
+		elog("a message on the collector's socket was refused (not a hello of this run's "
+		     "processes)");
+	ims->refused++;
+}
+
+size_t plimages__alive(const struct plimages *ims)
+{
+	return ims->n;
+}
+
+int plimages__pidfd(const struct plimages *ims, size_t i)
+{
+	return ims->alive[i]->pidfd;
+}
+
+uint64_t plimages__hellos(const struct plimages *ims)
+{
+	return ims->hellos;
+}
+
+/* --- ends and dumps ------------------------------------------------------- */
+
+/* An image that ended with its exec mark set and no new hello: said, counted, closed. */
+static bool exec_untraced(struct plimages *ims, struct plimage *im)
+{
+	int32_t mark = __atomic_load_n(&im->hdr->exec_pending, __ATOMIC_ACQUIRE);
+
+	if (mark && mark == im->own_pid) {
+		/* It exec'd, and no new image said hello: one without the collector. */
+		uint64_t live = live_now(ims, im);
+
+		elog("pid %d exec'd a program that did not hand its table over (static, setuid, "
+		     "LD_PRELOAD cleared, run as another user that cannot open heapsnoop's embedded "
+		     "collector /proc/PID/fd/N: put libheapsnoop_preload.so beside heapsnoop or "
+		     "name it in HEAPSNOOP_PRELOAD_LIB, or in another network namespace: then its "
+		     "own dumps are beside -o's file): NOT TRACED from there on; %" PRIu64
+		     " allocations of the image before were live at the exec", (int)im->pid, live);
+		ims->untraced_execs++;
+		ims->untraced_live += live;
+		image_close(ims, im);
+		return true;
+	}
+	return false;
+}
+
+void plimages__ended(struct plimages *ims, size_t i)
+{
+	struct plimage *im = ims->alive[i];
+
+	ims->alive[i] = ims->alive[--ims->n];
+	if (exec_untraced(ims, im))
+		return;
+	if (ims->held)
+		exit_section(ims, ims->held);
+	ims->held = im;
+	/*
+	 * Hellos the section's ticks took: into the run now, so that their
+	 * pidfds are watched (appended: ends()'s walk down the others goes on).
+	 */
+	pending_take(ims, true);
+}
+
+static int by_bytes(const void *a, const void *b)
+{
+	const struct lt_snap *x = *(struct lt_snap *const *)a, *y = *(struct lt_snap *const *)b;
+
+	return x->bytes < y->bytes ? 1 : x->bytes > y->bytes ? -1 : 0;
+}
+
+/* One dump of @v[@n] (heaviest first). */
+static void dump_of(struct plimages *ims, struct plimage **v, size_t n, const char *reason)
+{
+	struct lt_snap **s = calloc(n ? n : 1, sizeof(*s));
+	uint64_t sample = 0;
+	size_t k = 0;
+
+	if (!s) {
+		elog("no memory for a dump: %s dump not written", reason);
+		ims->write_err = ENOMEM;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!snap(ims, v[i]))
+			continue;
+		v[i]->dumped = true;
+		s[k++] = &v[i]->snap;
+		if (!sample)
+			sample = __atomic_load_n(&v[i]->hdr->sample_bytes, __ATOMIC_RELAXED);
+	}
+	qsort(s, k, sizeof(*s), by_bytes);
+	if (lt_out__dump(ims->out, s, k, reason, sample))
+		ims->write_err = ims->out->err;
+	if (ims->verbose)
+		elog("%s dump written: %zu processes", reason, k);
+	for (size_t i = 0; i < n; i++)
+		unmap_whole(v[i]);
+	free(s);
+	pending_take(ims, false);
+}
+
+void plimages__dump(struct plimages *ims, const char *reason)
+{
+	/* An image that ended before this dump: its exit section first. */
+	if (ims->held) {
+		struct plimage *held = ims->held;
+
+		ims->held = NULL;
+		exit_section(ims, held);
+	}
+	dump_of(ims, ims->alive, ims->n, reason);
+}
+
+/*
+ * At the run's end: hellos still on the socket or taken by a section's
+ * ticks (a process's hello can wait there while the images that ended
+ * before it are written: 100 forks, the last child's hello behind its
+ * sibling's section, was written nowhere). Those processes ended before
+ * the last one was seen to: each its exit section, the held image
+ * staying the last.
+ */
+static void late_hellos(struct plimages *ims)
+{
+	struct plhello h;
+	int r;
+
+	do {
+		pending_take(ims, true);
+		while (ims->sock && (r = plsock__recv(ims->sock, &h)) != 0) {
+			if (r > 0)
+				hello_take(ims, &h, true);
+			else
+				plimages__refused(ims);
+		}
+		for (size_t i = ims->n; i-- > 0;) {
+			struct plimage *im = ims->alive[i];
+
+			if (!pidfd_ended(im->pidfd))
+				continue;
+			ims->alive[i] = ims->alive[--ims->n];
+			if (!exec_untraced(ims, im))
+				exit_section(ims, im);
+		}
+	} while (ims->npending);
+}
+
+int plimages__finish(struct plimages *ims)
+{
+	struct plimage *last;
+	uint64_t lost, unhelloed;
+
+	late_hellos(ims);
+	last = ims->held;
+	ims->held = NULL;
+	if (last) {
+		dump_of(ims, &last, 1, "exit");
+		image_close(ims, last);
+	}
+	late_hellos(ims);	/* any taken during the last dump: written after it */
+	/* Still running (a second signal stopped the run): in its dump, or counted. */
+	while (ims->n) {
+		struct plimage *im = ims->alive[--ims->n];
+
+		ims->undumped += !im->dumped;
+		image_close(ims, im);
+	}
+	/* Every image's count of forks is in now. */
+	unhelloed = ims->forks > ims->fork_hellos ? ims->forks - ims->fork_hellos : 0;
+	if (ims->write_err) {
+		elog("writing records failed: %s", strerror(ims->write_err));
+		return 1;
+	}
+	if (ims->exec_dropped)
+		elog("%" PRIu64 " images were replaced by exec; %" PRIu64 " allocations were still "
+		     "live at their exec", ims->exec_dropped, ims->exec_dropped_live);
+	if (unhelloed)
+		elog("NOT RECORDED: %" PRIu64 " forked processes ended before handing their live "
+		     "tables over", unhelloed);
+	if (ims->refused || ims->bad_tables)
+		elog("NOT RECORDED: %" PRIu64 " processes' live tables were refused or could not be "
+		     "read (said above)", ims->refused + ims->bad_tables);
+	if (ims->unstable)
+		elog("%" PRIu64 " live entries changed on every reading of a running table: not in "
+		     "their dump", ims->unstable);
+	if (!ims->hellos)
+		elog("NOT RECORDED: no process handed its live table over: nothing was recorded "
+		     "(a static program, a setuid one, or LD_PRELOAD cleared)");
+	if (ims->undumped)
+		elog("NOT RECORDED: %" PRIu64 " running processes handed their live tables over "
+		     "after the last dump", ims->undumped);
+	lost = ims->lost_entries + ims->lost_stacks + ims->lost_modules + unhelloed +
+	       ims->refused + ims->bad_tables + ims->untraced_execs + !ims->hellos + ims->undumped;
+	return lost ? 3 : 0;
+}
+
+void plimages__free(struct plimages *ims)
+{
+	if (!ims)
+		return;
+	if (ims->held)
+		image_close(ims, ims->held);
+	while (ims->n)
+		image_close(ims, ims->alive[--ims->n]);
+	for (size_t i = 0; i < ims->npending; i++) {
+		close(ims->pending[i].memfd);
+		close(ims->pending[i].pidfd);
+	}
+	free(ims->alive);
+	free(ims->out);
+	free(ims);
+}
