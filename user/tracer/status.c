@@ -181,8 +181,9 @@ void status__unwind(FILE *out, const struct trace *t)
 	flog(out, "unwinding: %" PRIu64 " stacks, %" PRIu64 " complete, %" PRIu64
 		" cut at --stack-copy, %" PRIu64 " deeper than kept, %" PRIu64 " with a frame "
 		"not recovered; %" PRIu64 " caller frames, %" PRIu64 " of them by frame pointer "
-		"(no CFI), %" PRIu64 " by DWARF expression", us.stacks, us.complete, us.cut,
-		us.depth, us.fault, us.frames, us.fp_frames, us.slow_frames);
+		"(no CFI; %" PRIu64 " into JIT code), %" PRIu64 " by DWARF expression", us.stacks,
+		us.complete, us.cut, us.depth, us.fault, us.frames, us.fp_frames, us.jit_frames,
+		us.slow_frames);
 	if (us.paged)
 		flog(out, "unwinding: %" PRIu64 " stacks copied page by page, around %" PRIu64
 			" pages never touched (read as holes)", us.paged, us.holes);

@@ -3,8 +3,10 @@
  * unwind.h - the frames of an allocation's stack from the registers and
  * the top of the stack the BPF side copied (struct hs_user_stack,
  * --unwind dwarf), by each module's CFI (cfi.c), with frame pointers
- * where a module or an address has none. Address to module by the
- * process's mappings (mapset.h).
+ * where a module or an address has none: JIT code in anonymous
+ * executable memory (V8 keeps its frame pointer chain through every kind
+ * of frame), a library built without unwind tables. Address to module
+ * by the process's mappings (mapset.h), anonymous ones included.
  *
  * The walk is framehop's or perf's: per frame, find the rule for the
  * return address (minus one, so a call at a function's end finds its own
@@ -35,6 +37,7 @@ struct unwind_stats {
 	uint64_t cut, depth, fault;	/* ended early (UNWIND_*) */
 	uint64_t frames;	/* recovered, beyond each call site */
 	uint64_t fp_frames;	/* of those, by frame pointer (no CFI there) */
+	uint64_t jit_frames;	/* ... into anonymous executable memory (JIT code) */
 	uint64_t slow_frames;	/* ... by a row with DWARF expressions */
 	uint64_t paged;		/* stacks copied page by page (a page not there) */
 	uint64_t holes;		/* ... the pages not there, in all of them */
