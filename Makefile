@@ -391,6 +391,10 @@ $(OUTPUT)/tests/test_freelog: tests/test_freelog.c $(TRACER)/freelog.c | $(OUTPU
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
+$(OUTPUT)/tests/test_perfmap: tests/test_perfmap.c $(TRACER)/perfmap.c $(TRACER)/perfmap.h | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
+
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
 		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
@@ -528,7 +532,7 @@ check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
-		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog \
+		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \
