@@ -5,8 +5,9 @@
  * naming a range made again (against a plain search of every line, for
  * thousands of random overlapping ranges), hostile content (malformed
  * numbers, lines too long, control characters, a line not yet whole), and
- * the real file of this very process in /tmp, read again as it grows,
- * refused through a symbolic link, forgotten when it is made shorter.
+ * the real file of this very process in /tmp, looked for again after a
+ * while, read again as it grows, read from its start when made shorter,
+ * refused through a symbolic link.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -30,7 +31,7 @@ static const char *name_at(struct perf_map *pm, uint64_t addr)
 {
 	static struct perf_map_entry e;
 
-	/* The retry time is long: the file is read at the first look-up only. */
+	/* The retry time is long: a file not found is looked for once. */
 	return perf_map__lookup(pm, addr, UINT64_MAX, &e) ? NULL : e.name;
 }
 
@@ -161,6 +162,7 @@ static void the_file(void **state)
 {
 	char path[64], link[64];
 	struct perf_map_stats st;
+	struct perf_map_entry e;
 	struct perf_map *pm;
 	FILE *f;
 
@@ -173,28 +175,17 @@ static void the_file(void **state)
 	assert_non_null(f);
 	setvbuf(f, NULL, _IONBF, 0);
 	fputs("a000 100 first\nb000 10 sec", f);
-	/* Read again at a look-up that finds nothing; the half line waits. */
+	/* Not looked for again before the retry time ... */
 	assert_null(name_at(pm, 0xa010));
-	{
-		struct perf_map_entry e;
-
-		assert_int_equal(perf_map__lookup(pm, 0xa010, 0, &e), 0);
-		assert_string_equal(e.name, "first");
-	}
+	/* ... then found, and read; the half line waits. */
+	assert_int_equal(perf_map__lookup(pm, 0xa010, 0, &e), 0);
+	assert_string_equal(e.name, "first");
 	assert_null(name_at(pm, 0xb000));
+	/* Once open, read again as it grows, whatever the retry time. */
 	fputs("ond\nc000 10 third\n", f);
-	/* Not read again before the retry time ... */
-	assert_null(name_at(pm, 0xc000));
-	/* ... then read from where it stopped. */
-	{
-		struct perf_map_entry e;
-
-		assert_int_equal(perf_map__lookup(pm, 0xc000, 0, &e), 0);
-		assert_string_equal(e.name, "third");
-		assert_int_equal(perf_map__lookup(pm, 0xb000, 0, &e), 0);
-		assert_string_equal(e.name, "second");
-	}
-	/* Made shorter: another file, read from its start. */
+	assert_string_equal(name_at(pm, 0xc000), "third");
+	assert_string_equal(name_at(pm, 0xb000), "second");
+	/* Made shorter: read from its start. */
 	fclose(f);
 	f = fopen(path, "w");
 	assert_non_null(f);
@@ -205,6 +196,7 @@ static void the_file(void **state)
 	assert_string_equal(name_at(pm, 0xd000), "new");
 	perf_map__stats(pm, &st);
 	assert_int_equal(st.entries, 4);
+	assert_int_equal(st.reads, 4);
 	perf_map__free(pm);
 
 	/* A symbolic link is not followed, wherever it points. */

@@ -57,9 +57,10 @@ struct perf_map {
 	size_t nsegs;
 	uint32_t swept;			/* lines in segs; [swept, n) are pending */
 	uint64_t off;			/* bytes of the file taken */
-	uint64_t dev, ino;		/* the file read so far */
+	int fd;				/* the file, open once found; -1 */
+	bool tried;			/* ... looked for at open_ns */
+	uint64_t open_ns;		/* (CLOCK_MONOTONIC) */
 	bool skipping;			/* inside a line too long, to its newline */
-	uint64_t read_ns;		/* last read (CLOCK_MONOTONIC) */
 	struct perf_map_stats st;
 };
 
@@ -80,8 +81,10 @@ struct perf_map *perf_map__new(pid_t pid)
 {
 	struct perf_map *pm = calloc(1, sizeof(*pm));
 
-	if (pm)
+	if (pm) {
 		pm->pid = pid;
+		pm->fd = -1;
+	}
 	return pm;
 }
 
@@ -112,6 +115,8 @@ void perf_map__free(struct perf_map *pm)
 	if (!pm)
 		return;
 	clear(pm);
+	if (pm->fd >= 0)
+		close(pm->fd);
 	free(pm);
 }
 
@@ -410,32 +415,48 @@ static int open_map(pid_t pid, struct stat *st)
 	return fd;
 }
 
-int perf_map__read(struct perf_map *pm)
+/*
+ * Read what the file gained since the last read; the file is looked for
+ * when it is not open yet and was not looked for less than @retry_ns ago.
+ * Kept open once found: a look-up that finds nothing costs one fstat()
+ * while the file has not grown, and the file stays readable after the
+ * process has ended.
+ */
+static int refresh(struct perf_map *pm, uint64_t retry_ns)
 {
 	uint32_t before;
 	struct stat st;
 	char *buf;
-	int fd, err = 0;
+	int err = 0;
 
-	pm->read_ns = now_ns();
-	pm->st.reads++;
-	fd = open_map(pm->pid, &st);
-	if (fd < 0)
-		return fd;
-	/* Another file than the one read so far, or the same made shorter. */
-	if ((pm->off && ((uint64_t)st.st_dev != pm->dev || (uint64_t)st.st_ino != pm->ino)) ||
-	    (uint64_t)st.st_size < pm->off)
-		clear(pm);
-	before = pm->n;
-	pm->dev = st.st_dev;
-	pm->ino = st.st_ino;
-	buf = malloc(READ_SIZE);
-	if (!buf) {
-		close(fd);
-		return -ENOMEM;
+	if (pm->fd < 0) {
+		uint64_t now = now_ns();
+
+		if (pm->tried && now - pm->open_ns < retry_ns)
+			return 0;
+		pm->tried = true;
+		pm->open_ns = now;
+		pm->fd = open_map(pm->pid, &st);
+		if (pm->fd < 0) {
+			err = pm->fd;
+			pm->fd = -1;
+			return err;
+		}
+	} else if (fstat(pm->fd, &st)) {
+		return -errno;
 	}
+	/* Made shorter: another content, read from its start. */
+	if ((uint64_t)st.st_size < pm->off)
+		clear(pm);
+	if ((uint64_t)st.st_size == pm->off || pm->st.capped)
+		return 0;
+	before = pm->n;
+	pm->st.reads++;
+	buf = malloc(READ_SIZE);
+	if (!buf)
+		return -ENOMEM;
 	while (!pm->st.capped) {
-		ssize_t got = pread(fd, buf, READ_SIZE, (off_t)pm->off);
+		ssize_t got = pread(pm->fd, buf, READ_SIZE, (off_t)pm->off);
 		size_t took;
 
 		if (got <= 0)
@@ -450,10 +471,14 @@ int perf_map__read(struct perf_map *pm)
 			break;	/* a line not yet whole */
 	}
 	free(buf);
-	close(fd);
 	if (pm->n != pm->swept && sweep(pm))
 		err = -ENOMEM;
 	return err ? err : (int)(pm->n - before);
+}
+
+int perf_map__read(struct perf_map *pm)
+{
+	return refresh(pm, 0);
 }
 
 /* The newest line holding @addr, or -1. */
@@ -497,8 +522,7 @@ int perf_map__lookup(struct perf_map *pm, uint64_t addr, uint64_t retry_ns,
 {
 	int64_t id = find(pm, addr);
 
-	if (id < 0 && (!pm->st.reads || now_ns() - pm->read_ns >= retry_ns) &&
-	    perf_map__read(pm) > 0)
+	if (id < 0 && refresh(pm, retry_ns) > 0)
 		id = find(pm, addr);
 	if (id < 0)
 		return -ENOENT;

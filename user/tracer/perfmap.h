@@ -40,7 +40,7 @@ struct perf_map_entry {
 };
 
 struct perf_map_stats {
-	uint64_t reads;		/* times the file was read (new lines or not) */
+	uint64_t reads;		/* times the file was read (it had grown) */
 	uint64_t entries;	/* lines taken */
 	uint64_t bad_lines;	/* lines skipped: malformed or too long */
 	bool capped;		/* stopped at PERF_MAP_MAX_BYTES or _ENTRIES */
@@ -55,8 +55,10 @@ void perf_map__free(struct perf_map *pm);
 /*
  * The line naming @addr (the newest one whose range holds it) into @out.
  * When none does, the lines the file gained since it was last read are
- * read first (the code was made after that), unless that was less than
- * @retry_ns ago (0: always). Returns 0, or -ENOENT: no line names @addr.
+ * read first (the code was made after that); the file is open once found
+ * (one fstat() tells whether it grew), and looked for again when it was
+ * not there @retry_ns ago or more (0: always). Returns 0, or -ENOENT: no
+ * line names @addr.
  */
 int perf_map__lookup(struct perf_map *pm, uint64_t addr, uint64_t retry_ns,
 		     struct perf_map_entry *out);
@@ -65,10 +67,10 @@ int perf_map__lookup(struct perf_map *pm, uint64_t addr, uint64_t retry_ns,
 int perf_map__entry(const struct perf_map *pm, uint32_t id, struct perf_map_entry *out);
 
 /*
- * Read the lines the file gained since the last read. Returns how many
- * were taken; -ENOENT: no such file (the process writes none, or has
- * ended); -EPERM: not a regular file owned by the process's user; -ENOMEM.
- * Used by perf_map__lookup(); also to read a process's map at its exit.
+ * Read the lines the file gained since the last read (looking for it if
+ * it is not open yet). Returns how many were taken; -ENOENT: no such file
+ * (the process writes none, or has ended before it was found); -EPERM:
+ * not a regular file owned by the process's user; -ENOMEM.
  */
 int perf_map__read(struct perf_map *pm);
 
