@@ -398,7 +398,8 @@ $(OUTPUT)/tests/test_perfmap: tests/test_perfmap.c $(TRACER)/perfmap.c $(TRACER)
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
 		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
 		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
-		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(TRACER)/status.c $(COMMON)/msg.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(TRACER)/status.c $(COMMON)/msg.c \
+		$(TRACER)/jitnames.c $(TRACER)/perfmap.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lbpf -lelf -ldw -lcmocka -lm -o $@
 

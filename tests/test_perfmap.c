@@ -197,6 +197,7 @@ static void the_file(void **state)
 	perf_map__stats(pm, &st);
 	assert_int_equal(st.entries, 4);
 	assert_int_equal(st.reads, 4);
+	assert_int_equal(st.resets, 1);
 	perf_map__free(pm);
 
 	/* A symbolic link is not followed, wherever it points. */

@@ -446,8 +446,10 @@ static int refresh(struct perf_map *pm, uint64_t retry_ns)
 		return -errno;
 	}
 	/* Made shorter: another content, read from its start. */
-	if ((uint64_t)st.st_size < pm->off)
+	if ((uint64_t)st.st_size < pm->off) {
 		clear(pm);
+		pm->st.resets++;
+	}
 	if ((uint64_t)st.st_size == pm->off || pm->st.capped)
 		return 0;
 	before = pm->n;
@@ -515,6 +517,13 @@ int perf_map__entry(const struct perf_map *pm, uint32_t id, struct perf_map_entr
 	*out = (struct perf_map_entry){ .start = l->start, .end = l->end, .name = l->name,
 					.id = id };
 	return 0;
+}
+
+int perf_map__find(const struct perf_map *pm, uint64_t addr, struct perf_map_entry *out)
+{
+	int64_t id = find(pm, addr);
+
+	return id < 0 ? -ENOENT : perf_map__entry(pm, (uint32_t)id, out);
 }
 
 int perf_map__lookup(struct perf_map *pm, uint64_t addr, uint64_t retry_ns,

@@ -43,6 +43,8 @@ struct perf_map_stats {
 	uint64_t reads;		/* times the file was read (it had grown) */
 	uint64_t entries;	/* lines taken */
 	uint64_t bad_lines;	/* lines skipped: malformed or too long */
+	uint64_t resets;	/* times the file was made shorter: every line
+				 * forgotten, the numbers given again from 0 */
 	bool capped;		/* stopped at PERF_MAP_MAX_BYTES or _ENTRIES */
 };
 
@@ -62,6 +64,9 @@ void perf_map__free(struct perf_map *pm);
  */
 int perf_map__lookup(struct perf_map *pm, uint64_t addr, uint64_t retry_ns,
 		     struct perf_map_entry *out);
+
+/* The same among the lines read so far, reading nothing. */
+int perf_map__find(const struct perf_map *pm, uint64_t addr, struct perf_map_entry *out);
 
 /* Line @id (perf_map_entry.id) into @out; -ENOENT if there is none. */
 int perf_map__entry(const struct perf_map *pm, uint32_t id, struct perf_map_entry *out);

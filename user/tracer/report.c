@@ -244,8 +244,18 @@ static void print_frame(const struct proc *p, struct symbolizer *sym, const stru
 			uint32_t i, FILE *out)
 {
 	const struct mapping *m = p->maps ? mapset__find(p->maps, s->frames[i]) : NULL;
+	struct perf_map_entry e;
 	struct sym_frame f;
-	bool named = sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f);
+	bool named;
+
+	/* JIT code: the name its perf map gave it. */
+	if (m && (m->flags & MAPPING_ANON) && p->jit && !jit_names__find(p->jit, s->frames[i], &e)) {
+		f = (struct sym_frame){ .status = SYM_OK, .func = e.name,
+					.func_off = s->frames[i] - e.start, .module = m->path };
+		framefmt__write(out, "        ", i, s->frames[i], &f);
+		return;
+	}
+	named = sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f);
 
 	framefmt__write(out, "        ", i, s->frames[i], named ? &f : NULL);
 }

@@ -60,6 +60,7 @@ struct trace *trace__new(const struct trace_opts *opts)
 static void proc_free(struct proc *p)
 {
 	mapset__free(p->maps);
+	jit_names__free(p->jit);
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	acct__fini(&p->acct);
@@ -235,6 +236,44 @@ static void check_coverage(struct trace *t, struct proc *p, const uint64_t *fram
 	}
 }
 
+/* Is return address @ra in JIT code (anonymous executable memory)? */
+static bool in_jit(const struct proc *p, uint64_t ra)
+{
+	const struct mapping *m = p->maps ? mapset__find(p->maps, ra - 1) : NULL;
+
+	return m && (m->flags & MAPPING_ANON);
+}
+
+/*
+ * A new stack: its frames in JIT code named from the process's perf map
+ * now, while the process lives (the map is in its root, which goes with
+ * it in a container), and the lines kept for the dumps.
+ */
+static void note_jit(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
+{
+	struct jit_names_stats before, after;
+
+	if (!p->jit) {
+		uint32_t i = 0;
+
+		while (i < n && !in_jit(p, frames[i]))
+			i++;
+		if (i == n)
+			return;
+		p->jit = jit_names__new(p->pid);
+		if (!p->jit) {
+			t->stats.no_memory++;
+			return;
+		}
+	}
+	jit_names__stats(p->jit, &before);
+	if (jit_names__note(p->jit, p->maps, frames, n) < 0)
+		t->stats.no_memory++;
+	jit_names__stats(p->jit, &after);
+	t->stats.jit_frames += after.frames - before.frames;
+	t->stats.jit_named += after.named - before.named;
+}
+
 /* The bytes a live block of @size stands for: itself, or if sampled its estimate. */
 static uint64_t estimate(const struct trace *t, uint64_t size)
 {
@@ -315,6 +354,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	if (!t->opts.map_records && !(evflags & HS_EVF_USER_STACK) &&
 	    stacks__count(p->stacks) != before)
 		check_coverage(t, p, frames, n);
+	if (stacks__count(p->stacks) != before)
+		note_jit(t, p, frames, n);
 
 	if (ev->old_addr) {
 		if (ev->old_addr == ev->addr) {
@@ -394,6 +435,8 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
 	p->live_estimate = 0;
+	jit_names__free(p->jit);
+	p->jit = NULL;
 	if (!t->opts.map_records) {
 		p->comm[0] = '\0';
 		read_maps(t, p);

@@ -25,6 +25,7 @@
 
 #include "acct.h"
 #include "heapsnoop/event.h"
+#include "jitnames.h"
 #include "procmaps.h"
 #include "stacks.h"
 #include "tracker.h"
@@ -74,6 +75,8 @@ struct trace_stats {
 	uint64_t no_memory;		/* events dropped: out of memory */
 	uint64_t truncated_stacks;	/* allocations with a cut stack */
 	uint64_t stack_faults;		/* ... with a frame that could not be read */
+	uint64_t jit_frames;		/* frames of new stacks in JIT code */
+	uint64_t jit_named;		/* ... named by their process's perf map */
 	uint64_t procs_seen;		/* processes that allocated while traced */
 	uint64_t exits;			/* of those, ended while traced */
 	uint64_t execs;			/* images replaced by exec while traced */
@@ -85,6 +88,7 @@ struct proc {
 	pid_t pid;
 	char comm[16];			/* name, "" if not known */
 	struct mapset *maps;		/* last known, or NULL */
+	struct jit_names *jit;		/* its JIT frames' names, once it has any */
 	uint64_t maps_read_ns;
 	uint64_t maps_read_seq;		/* records above it may be newer than the maps */
 	bool gone;			/* exited; maps are the last known */
