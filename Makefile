@@ -371,6 +371,15 @@ $(OUTPUT)/tests/test_model: tests/decode/test_model.c $(wildcard $(DECODE)/model
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(filter %.c,$^) -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
+# The Lua pieces the tracer and the collector share (user/common/interp/):
+# layouts, prototypes, names, the walk; tested against Debian's interpreters.
+LUACOMMON_SRC := $(wildcard $(COMMON)/interp/lua*.c)
+
+$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(LUACOMMON_SRC) $(COMMON)/htab.c \
+		$(wildcard $(COMMON)/interp/lua*.h) include/heapsnoop/luaframe.h | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(COMMON)/interp $(SAN) $(filter %.c,$^) -lcmocka -o $@
+
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
@@ -534,6 +543,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
+		$(OUTPUT)/tests/test_lua \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \
