@@ -380,6 +380,22 @@ $(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(LUACOMMON_SRC) $(COMMON)/hta
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(COMMON)/interp $(SAN) $(filter %.c,$^) -lcmocka -o $@
 
+# The BPF side's Lua walk alone (bpf/lua.h), against the loader's.
+$(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c bpf/lua.h include/heapsnoop/luaframe.h \
+		include/heapsnoop/event.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
+
+$(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name luawalk_bpf > $@
+
+$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(OUTPUT)/tests/luawalk.skel.h $(LUACOMMON_SRC) \
+		$(COMMON)/htab.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(COMMON)/interp -I$(OUTPUT)/tests $(filter %.c,$^) -lbpf -lelf -lz \
+		-lcmocka -o $@
+
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
@@ -543,7 +559,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
-		$(OUTPUT)/tests/test_lua \
+		$(OUTPUT)/tests/test_lua $(OUTPUT)/tests/test_luabpf \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \

@@ -18,6 +18,10 @@
 #ifndef HEAPSNOOP_LUAFRAME_H
 #define HEAPSNOOP_LUAFRAME_H
 
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
+
 /* kinds */
 #define HS_LUA_LUA	1	/* a Lua function: code is its prototype */
 #define HS_LUA_C	2	/* a light C function: code is it */
@@ -38,5 +42,39 @@
 #define HS_LUA_POS_PC(pos)	((pos) & HS_LUA_PC_MASK)
 #define HS_LUA_POS_KIND(pos)	((unsigned int)((pos) >> 48) & 0xff)
 #define HS_LUA_POS_FLAGS(pos)	((pos) & (0xffULL << 56))
+
+/* Frames a walk reads at most (a power of two). */
+#define HS_LUA_MAX_FRAMES 128
+
+/* Threads (the main one and coroutines) a walk follows at most. */
+#define HS_LUA_THREADS 8
+
+/* HS_LUA_* VMs (struct hs_lua_proc's vm) */
+#define HS_LUA_VM_54	1
+#define HS_LUA_VM_51	2
+
+/*
+ * A Lua state in a process: what the BPF side's walk needs, set by the
+ * loader from the interpreter it found (user/common/interp/lualayout.c's
+ * offsets, in bytes) and the state's main thread (a uretprobe of
+ * lua_newstate, or a scan of the running process). The walk runs only on
+ * @owner, the thread that runs the state: a state is one thread's.
+ */
+struct hs_lua_proc {
+	__u64 main;		/* the main thread's lua_State; 0: not known yet */
+	__u32 owner;		/* the thread that runs it (its id) */
+	__u32 vm;		/* HS_LUA_VM_* */
+	/* lua_State: ci, status, 5.1's savedpc, base_ci (5.4: in it; 5.1: a pointer) */
+	__u16 l_ci, l_status, l_savedpc, l_base_ci;
+	/* CallInfo: its size, func, previous (5.4), savedpc, 5.4's callstatus, 5.1's tailcalls */
+	__u16 ci_size, ci_func, ci_previous, ci_savedpc, ci_callstatus, ci_tailcalls;
+	/* closures: 5.1's isC, upvalue count, a Lua one's Proto, a C one's function, its first upvalue */
+	__u16 cl_isc, cl_nup, lcl_p, ccl_f, ccl_upvalue;
+	/* a value's tag: its offset, 1 (5.4's byte) or 4 (5.1's int) bytes */
+	__u16 tv_tt, tv_tt_size;
+	__u8 tag_lua, tag_lcf, tag_ccl, tag_thread;	/* tags in a value */
+	__u8 thread_tt;					/* a thread object's own tt */
+	__u8 pad[7];
+};
 
 #endif /* HEAPSNOOP_LUAFRAME_H */
