@@ -396,6 +396,12 @@ $(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(OUTPUT)/tests/luawalk.
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(COMMON)/interp -I$(OUTPUT)/tests $(filter %.c,$^) -lbpf -lelf -lz \
 		-lcmocka -o $@
 
+$(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c $(TRACER)/interp/luafind.c $(TRACER)/elffile.c \
+		$(COMMON)/elfseg.c $(COMMON)/text.c $(TRACER)/interp/luafind.h | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) -I$(TRACER)/interp -I$(COMMON)/interp $(SAN) $(filter %.c,$^) -ldw -lelf \
+		-lz -lcmocka -o $@
+
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
@@ -559,7 +565,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
-		$(OUTPUT)/tests/test_lua $(OUTPUT)/tests/test_luabpf \
+		$(OUTPUT)/tests/test_lua $(OUTPUT)/tests/test_luabpf $(OUTPUT)/tests/test_luafind \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \
