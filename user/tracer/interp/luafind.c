@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "elffile.h"
+#include "elfseg.h"
 #include "luafind.h"
 #include "text.h"
 
@@ -301,6 +302,42 @@ out:
 	return err;
 }
 
+/* Link-time @lo, @hi as file offsets into *@olo, *@ohi (both in one segment). */
+static int offsets(const struct elf_segments *segs, uint64_t lo, uint64_t hi, uint64_t *olo,
+		   uint64_t *ohi)
+{
+	const struct elf_segment *s = elf_segments__by_vaddr(segs, lo);
+
+	if (!s || hi < lo || hi - s->vaddr > s->filesz)
+		return -ERANGE;
+	*olo = elf_segment__offset(s, lo);
+	*ohi = elf_segment__offset(s, hi);
+	return 0;
+}
+
+static int to_offsets(const char *path, struct lua_vm_info *out)
+{
+	struct elf_segments segs = { 0 };
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOEXEC;
+	Elf *elf;
+
+	if (fd < 0)
+		return -errno;
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf && !elf_segments__read(elf, &segs)) {
+		err = offsets(&segs, out->exec_lo, out->exec_hi, &out->exec_off_lo,
+			      &out->exec_off_hi);
+		if (!err && out->resume_hi)
+			err = offsets(&segs, out->resume_lo, out->resume_hi, &out->resume_off_lo,
+				      &out->resume_off_hi);
+		elf_segments__free(&segs);
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
 int lua_find__file(const char *path, const char *root, struct lua_vm_info *out)
 {
 	struct elf_file *ef;
@@ -331,5 +368,5 @@ int lua_find__file(const char *path, const char *root, struct lua_vm_info *out)
 	elf_file__close(ef);
 	if (err)
 		err = exec_by_fde(path, out);
-	return err;
+	return err ? err : to_offsets(path, out);
 }

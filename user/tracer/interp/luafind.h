@@ -33,6 +33,8 @@ struct lua_vm_info {
 	/* link-time addresses [lo, hi) */
 	uint64_t exec_lo, exec_hi;	/* the interpreter loop */
 	uint64_t resume_lo, resume_hi;	/* lua_resume */
+	/* ... as file offsets (what a mapping gives an address: ra - start + offset) */
+	uint64_t exec_off_lo, exec_off_hi, resume_off_lo, resume_off_hi;
 	bool exec_by_symbol;		/* from the debug file's symbol table */
 };
 
