@@ -18,15 +18,16 @@
 # before its own unwinder, bench/unwinders.c); the preload needs none.
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
-# kmod's depmod, the archive keys that sign bullseye.
+# kmod's depmod, the archive keys that sign bullseye; debootstrap makes the
+# Debian roots of the distribution test and the guests (tests/distro).
 #
 # install-deps.sh --arm64 also installs what the arm64 build and its test
 # in qemu need (docs/ARCH.md; `make check` runs it): arm64 added to dpkg's
 # architectures, the cross compiler, the arm64 -dev packages the Makefile
 # links (through multiarch, beside the host's; cmocka for the collector's
-# unwinder test, run in the guest), the runtime libraries the guest's
-# programs load from the host's root (bash's libtinfo, glibc's detached
-# symbols for libc's static functions) and qemu-system-aarch64.
+# unwinder test, run in the guest) and qemu-system-aarch64. The guest's
+# programs load their libraries from its own root (tests/distro), not
+# from the host's.
 # The cross compiler's own C library and C++ library
 # (libc6-dev-arm64-cross, libstdc++-12-dev-arm64-cross: static heapsnoop
 # and heapdecode link their libc.a and libstdc++.a) live under
@@ -39,11 +40,11 @@ pkg-config libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compil
 binutils util-linux elfutils debuginfod help2man man-db libxml2-utils chromium gdb sqlite3
 heaptrack valgrind strace
 lua5.4 lua5.1 luajit liblua5.4-0 liblua5.1-0 libluajit-5.1-2 liblua5.4-0-dbg liblua5.1-0-dbg nodejs
-qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring"
+qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
 qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
 zlib1g-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libcapstone-dev:arm64
-libtinfo6:arm64 libc6-dbg:arm64 libprotobuf-c-dev:arm64
+libprotobuf-c-dev:arm64
 libcmocka-dev:arm64"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

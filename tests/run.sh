@@ -54,6 +54,13 @@ for t in tests/tracer/test_*.sh; do
 	[ -e "$t" ] || continue
 	run "tracer: $(basename "$t" .sh)" "$t" "$OUT"
 done
+# The release binaries alone in Debian 11 and 13 roots (debootstrap, cached):
+# they trace each one's perl, heapdecode there names the frames
+# (tests/distro, docs/KERNELS.md). DISTRO_ROOTS="trixie" for one; set and empty, none.
+for r in ${DISTRO_ROOTS-bullseye trixie}; do
+	run "Debian $r root: the release binaries alone in it trace its perl (tests/distro)" \
+		tests/distro/run.sh "$OUT" "$r"
+done
 # The kernel matrix: the main tracer tests inside other Debian kernels booted
 # in qemu, each kernel one pass or fail (tests/kmatrix, docs/KERNELS.md).
 # KMATRIX_KERNELS="6.12" runs only that one; set and empty, none.

@@ -18,8 +18,10 @@
 #   an x86-64 program refused, by the machine's name
 #   then, for the host to compare (run.sh), into SHARE:
 #     arm64.heap            a log of prog_nofp recorded here
+#     arm64root/            the files it names (sysroot.sh)
 #     arm64.report.guest    heapdecode --report of it, here
-#     x86.report.guest      heapdecode --report of the host's x86.heap
+#     x86.report.guest      heapdecode --report of the host's x86.heap,
+#                           with the files it names (x86root/, --sysroot)
 # Usage: in-guest.sh ARM64_BUILD_DIR SHARE
 # Exits non-zero if a test failed or a file could not be written.
 set -u
@@ -58,13 +60,15 @@ fi
 echo "=== arm64: a log for the host to symbolize"
 if "$OUT/heapsnoop" -q -o "$T/arm64.heap" -- "$OUT/tests/prog_nofp" 2> "$T/err" &&
 	"$OUT/heapdecode" --report "$T/arm64.heap" > "$T/arm64.report.guest" &&
+	tests/arm64/sysroot.sh "$T/arm64.heap" "$SHARE/arm64root" &&
 	cp "$T/arm64.heap" "$T/arm64.report.guest" "$SHARE/"; then
 	echo "--- ok: recorded and symbolized here ($(grep -c '^heapsnoop: live ' "$T/arm64.heap") live records)"
 else
 	echo "--- FAILED: recording or symbolizing prog_nofp here:"; cat "$T/err"; rc=1
 fi
 echo "=== arm64: the host's x86-64 log symbolized here"
-if "$OUT/heapdecode" --report "$SHARE/x86.heap" > "$T/x86.report.guest" &&
+if "$OUT/heapdecode" --sysroot "$SHARE/x86root" --debug-dir "$SHARE/x86root/usr/lib/debug" \
+		--report "$SHARE/x86.heap" > "$T/x86.report.guest" &&
 	cp "$T/x86.report.guest" "$SHARE/"; then
 	echo "--- ok: the x86-64 log symbolized here"
 else

@@ -11,7 +11,10 @@
 #   gives the report the guest's own heapdecode gave, with the function
 #   names and source lines of the program's chain; and an x86-64 log
 #   recorded here, symbolized in the guest by the arm64 heapdecode, gives
-#   the report this machine's gives.
+#   the report this machine's gives. Neither machine has the other's C
+#   library (the guest runs on its own Debian root, guest.sh): each log
+#   travels with the files it names (sysroot.sh), found there with
+#   heapdecode --sysroot.
 # tests/run.sh (`make check`) runs it; `make arm64` alone builds and runs it.
 #   run.sh BUILD_DIR        (this machine's build; BUILD_DIR/arm64 the guest's)
 # Exits non-zero if a check failed, or the guest could not be booted.
@@ -30,21 +33,28 @@ done
 # Under TCG the tests' waits get 5 minutes a line (they end at the line).
 export HS_TEST_TIMEOUT=${HS_TEST_TIMEOUT:-300} KMATRIX_TIMEOUT=${KMATRIX_TIMEOUT:-900}
 
-# The x86-64 log, recorded here, for the guest to symbolize.
+# The x86-64 log, recorded here, for the guest to symbolize with the files
+# it names.
 "$HS" -q -o "$T/x86.heap" -- "$OUT/tests/prog_nofp" 2> "$T/x86.err"
 check "x86-64: prog_nofp recorded here" test $? -eq 0
+check "x86-64: the files it names copied for the guest" "$HERE/sysroot.sh" "$T/x86.heap" "$T/x86root"
+for b in "$ARM/heapsnoop" "$ARM/heapdecode"; do
+	need=$(readelf -d "$b" 2>&1 | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ')
+	echo "arm64: $b needs (readelf -d): ${need:-nothing}"
+done
 
 start=$SECONDS
-KMATRIX_SHARE=$T tests/kmatrix/guest.sh 6.1-arm64 -- "$HERE/in-guest.sh" "$ARM" /run/share
+KMATRIX_SHARE=$T KMATRIX_DIRS=$OUT tests/kmatrix/guest.sh 6.1-arm64 -- "$HERE/in-guest.sh" "$ARM" /run/share
 rc=$?
 check "the arm64 guest's tests passed ($((SECONDS - start)) s, exit $rc)" test "$rc" -eq 0
 
-# The arm64 log here: the same report as the guest's.
-"$HD" --report "$T/arm64.heap" > "$T/arm64.report.host" 2> "$T/hd.err"
+# The arm64 log here, with the guest's files: the same report as the guest's.
+SYSROOT=(--sysroot "$T/arm64root" --debug-dir "$T/arm64root/usr/lib/debug")
+"$HD" "${SYSROOT[@]}" --report "$T/arm64.heap" > "$T/arm64.report.host" 2> "$T/hd.err"
 check "arm64 log: symbolized here" test $? -eq 0 -a -s "$T/arm64.report.host"
 check "arm64 log: this machine's report is the guest's, line for line" \
 	cmp -s "$T/arm64.report.host" "$T/arm64.report.guest"
-"$OUT/asan/heapdecode" --report "$T/arm64.heap" > "$T/arm64.report.asan" 2> "$T/asan.err"
+"$OUT/asan/heapdecode" "${SYSROOT[@]}" --report "$T/arm64.heap" > "$T/arm64.report.asan" 2> "$T/asan.err"
 check "arm64 log: the same report under ASan+UBSan, nothing said" \
 	bash -c "cmp -s '$T/arm64.report.host' '$T/arm64.report.asan' && ! grep -q . '$T/asan.err'"
 # prog_nofp's chain to its first 1111 bytes in a report, innermost first.

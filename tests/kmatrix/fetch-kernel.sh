@@ -7,11 +7,9 @@
 #   package   the concrete package fetched (e.g. linux-image-6.1.0-56-amd64)
 #   release   its `uname -r`
 #   root/     the package unpacked (dpkg-deb -x): boot/vmlinuz-*, lib/modules/
-#   userland/ arm64 only: the guest's own shell and tools, which the host's
-#             root (x86-64) cannot give it: busybox-static:arm64 and
-#             bash:arm64 unpacked (bin/busybox, bin/bash); their libraries
-#             come from the host's multiarch ones (scripts/install-deps.sh
-#             --arm64). Needs `dpkg --add-architecture arm64; apt-get update`.
+#   userland/ arm64 only: the static busybox of its initramfs (the host's
+#             is x86-64 code): busybox-static:arm64 unpacked (bin/busybox).
+#             Needs `dpkg --add-architecture arm64; apt-get update`.
 # The package name is resolved from Debian's meta package with apt-cache in
 # the same apt configuration it is downloaded with: the system's for
 # bookworm, a private one (own sources, lists and cache under the cache
@@ -32,7 +30,7 @@ case $NAME in
 *) die "unknown kernel (known: 5.10 6.1 6.12 6.1-arm64; to add one, see docs/KERNELS.md)" ;;
 esac
 USERLAND=
-case $NAME in *-arm64) USERLAND="busybox-static:arm64 bash:arm64" ;; esac
+case $NAME in *-arm64) USERLAND="busybox-static:arm64" ;; esac
 
 DIR=$CACHE/kernels/$NAME
 if [ -e "$DIR/ready" ] && [ "${KMATRIX_REFRESH:-0}" != 1 ]; then
@@ -94,8 +92,8 @@ for u in $USERLAND; do
 	dpkg-deb -x "$tmp"/"${u%%:*}"_*.deb "$tmp/userland" || die "dpkg-deb -x of $u failed"
 	rm -f "$tmp"/"${u%%:*}"_*.deb
 done
-[ -z "$USERLAND" ] || { [ -x "$tmp/userland/bin/bash" ] && [ -x "$tmp/userland/bin/busybox" ]; } ||
-	die "the unpacked userland has no bin/bash or bin/busybox"
+[ -z "$USERLAND" ] || [ -x "$tmp/userland/bin/busybox" ] ||
+	die "the unpacked userland has no bin/busybox"
 echo "$pkg" > "$tmp/package"
 echo "$release" > "$tmp/release"
 : > "$tmp/ready"

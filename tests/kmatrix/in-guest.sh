@@ -10,6 +10,9 @@
 #   ring buffer full, every loss counted (test_ringbuf.sh)
 #   --sample-bytes: the sampling check in BPF, estimates (test_sampling.sh)
 #   forks followed (-f) or said, in launch and -p (test_fork.sh)
+# Before them, what the guest runs them on: its own Debian root, not this
+# machine's (tests/kmatrix/guest.sh), with none of heapsnoop's libraries,
+# and the release heapsnoop and heapdecode needing none (ldd).
 # Usage: in-guest.sh BUILD_DIR [TEST...]   (TEST: semantics attach ...)
 # Exits non-zero if any test failed.
 set -u
@@ -23,6 +26,22 @@ MARK="heapsnoop kmatrix: tests begin"
 echo "<6>$MARK" > /dev/kmsg
 
 echo "kernel $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2 / 1024 " MiB"}' /proc/meminfo)"
+
+echo "=== the guest's root: $(. /etc/os-release && echo "$PRETTY_NAME"), $(ldd --version | head -n 1)"
+ok=1
+for b in heapsnoop heapdecode; do
+	need=$(ldd "$OUT/$b" 2>&1)
+	echo "ldd $b: $(echo "$need" | paste -sd' ')"
+	echo "$need" | grep -q '=>\|ld-linux' && ok=0
+done
+libs=$(ls /usr/lib/*-linux-gnu | grep -E '^lib(bpf|dw|elf|capstone)[.-]' | paste -sd' ')
+echo "libbpf, libdw, libelf, capstone in the root's /usr/lib/$(uname -m)-linux-gnu: ${libs:-none}"
+[ -z "$libs" ] || ok=0
+if [ "$ok" = 1 ]; then
+	pass=$((pass + 1)); echo "--- ok: the release binaries need no library, the root has none of theirs"
+else
+	fail=$((fail + 1)); failed="$failed root"; echo "--- FAILED: the release binaries need no library, the root has none of theirs"
+fi
 
 # First, whether heapsnoop can load and trace at all here: when it cannot,
 # every test below fails, and this shows why (its own stderr, the end of

@@ -9,6 +9,9 @@
 # 6.12+preempt is 6.12 booted with preempt=full on one CPU, where a
 # uprobe's program can be preempted by another's on the same CPU: there
 # the tests of per-CPU state (test_threads) run, not KMATRIX_TESTS.
+# The guests run on a Debian root of their own (guest.sh), which has none
+# of heapsnoop's libraries: BUILD_DIR's heapsnoop and heapdecode are the
+# release binaries, linked with no shared library.
 # KMATRIX_TESTS: the tests to run in each guest (default: all six areas,
 # "semantics attach unwind syswide ringbuf sampling fork"). This machine's own kernel has
 # no image to boot; it is covered by the native tests of `make check`.
@@ -28,6 +31,13 @@ for f in heapsnoop heapdecode tests/prog_semantics tests/prog_waiter tests/prog_
 		tests/prog_slotexit tests/libexitcall.so; do
 	[ -x "$OUT/$f" ] || { echo "kmatrix: $OUT/$f missing: make check (or make kmatrix) builds it" >&2; exit 2; }
 done
+
+for b in heapsnoop heapdecode; do
+	need=$(readelf -d "$OUT/$b" 2>&1 | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ')
+	echo "kmatrix: $b needs (readelf -d): ${need:-nothing}"
+done
+# The guest sees the checkout; the build directory too, wherever it is.
+export KMATRIX_DIRS=$OUT${KMATRIX_DIRS:+:$KMATRIX_DIRS}
 
 failed=() total_start=$SECONDS
 for k in "${KERNELS[@]}"; do
