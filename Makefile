@@ -402,6 +402,11 @@ $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c $(TRACER)/interp/luafi
 	$(Q)$(CC) $(TRACER_CFLAGS) -I$(TRACER)/interp -I$(COMMON)/interp $(SAN) $(filter %.c,$^) -ldw -lelf \
 		-lz -lcmocka -o $@
 
+$(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(TRACER)/interp/luasegs.c \
+		$(TRACER)/interp/luasegs.h | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) -I$(COMMON)/interp $(SAN) $(filter %.c,$^) -lcmocka -o $@
+
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
@@ -566,6 +571,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
 		$(OUTPUT)/tests/test_lua $(OUTPUT)/tests/test_luabpf $(OUTPUT)/tests/test_luafind \
+		$(OUTPUT)/tests/test_luasegs \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old \
 		$(OUTPUT)/am_pool \
