@@ -289,6 +289,13 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		  const struct hs_user_stack *us, size_t len, uint64_t *frames, unsigned int max,
 		  uint32_t *flags)
 {
+	return unwind__stack_grab(u, pid, maps, ctx, us, len, frames, max, flags, NULL);
+}
+
+int unwind__stack_grab(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
+		       const struct hs_user_stack *us, size_t len, uint64_t *frames,
+		       unsigned int max, uint32_t *flags, struct unwind_grab *grab)
+{
 	struct walk_maps w = { .fn = maps, .ctx = ctx, .pm = maps(ctx, false) };
 	struct stack_copy s;
 	struct regs r = { 0 };
@@ -346,6 +353,12 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		}
 		frames[n++] = r.v[CFI_REG_RA];
 		u->st.frames++;
+		if (grab && !grab->found && r.v[CFI_REG_RA] - 1 >= grab->lo &&
+		    r.v[CFI_REG_RA] - 1 < grab->hi) {
+			memcpy(grab->regs, r.v, sizeof(grab->regs));
+			grab->known = r.known;
+			grab->found = true;
+		}
 	}
 	if (step == STEP_CUT)
 		*flags |= UNWIND_CUT;

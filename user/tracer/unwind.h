@@ -66,6 +66,24 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		  const struct hs_user_stack *us, size_t len, uint64_t *frames, unsigned int max,
 		  uint32_t *flags);
 
+/*
+ * A frame whose registers a caller wants (an interpreter's loop keeps the
+ * running function's exact position in one): the first frame, past the
+ * call site, whose return address (minus one) is in [@lo, @hi); its
+ * registers (DWARF numbering) and which are known, set by the walk.
+ */
+struct unwind_grab {
+	uint64_t lo, hi;
+	uint64_t regs[CFI_NREGS];
+	uint32_t known;		/* bit r: regs[r] is known */
+	bool found;
+};
+
+/* unwind__stack() that also fills @grab (NULL: the same as unwind__stack). */
+int unwind__stack_grab(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
+		       const struct hs_user_stack *us, size_t len, uint64_t *frames,
+		       unsigned int max, uint32_t *flags, struct unwind_grab *grab);
+
 /* Unwinding counts so far, and the CFI tables' (-v). */
 void unwinder__stats(const struct unwinder *u, struct unwind_stats *st, struct cfi_stats *cst);
 
