@@ -378,7 +378,7 @@ LUACOMMON_SRC := $(wildcard $(COMMON)/interp/lua*.c)
 $(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(LUACOMMON_SRC) $(COMMON)/htab.c \
 		$(wildcard $(COMMON)/interp/lua*.h) include/heapsnoop/luaframe.h | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(COMMON)/interp $(SAN) $(filter %.c,$^) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
 
 # The BPF side's Lua walk alone (bpf/lua.h), against the loader's.
 $(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c bpf/lua.h include/heapsnoop/luaframe.h \
@@ -393,19 +393,19 @@ $(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
 $(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(OUTPUT)/tests/luawalk.skel.h $(LUACOMMON_SRC) \
 		$(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(COMMON)/interp -I$(OUTPUT)/tests $(filter %.c,$^) -lbpf -lelf -lz \
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(filter %.c,$^) -lbpf -lelf -lz \
 		-lcmocka -o $@
 
 $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c $(TRACER)/interp/luafind.c $(TRACER)/elffile.c \
 		$(COMMON)/elfseg.c $(COMMON)/text.c $(TRACER)/interp/luafind.h | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) -I$(TRACER)/interp -I$(COMMON)/interp $(SAN) $(filter %.c,$^) -ldw -lelf \
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -ldw -lelf \
 		-lz -lcmocka -o $@
 
 $(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(TRACER)/interp/luasegs.c \
 		$(TRACER)/interp/luasegs.h | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) -I$(COMMON)/interp $(SAN) $(filter %.c,$^) -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
 
 $(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
 	$(call msg,LINK,$@)

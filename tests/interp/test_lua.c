@@ -29,8 +29,8 @@
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
-#include "luanames.h"
-#include "luawalk.h"
+#include "interp/luanames.h"
+#include "interp/luawalk.h"
 
 static const char *chain;
 static pid_t running;	/* killed by the teardown when a check fails */

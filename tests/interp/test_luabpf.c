@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
-#include "luawalk.h"
+#include "interp/luawalk.h"
 #include "luawalk.skel.h"
 
 static const char *chain;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "luafind.h"
+#include "interp/luafind.h"
 
 static void check(const char *path, enum lua_vm vm)
 {

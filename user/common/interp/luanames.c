@@ -16,8 +16,8 @@
 
 #include "heapsnoop/luaframe.h"
 #include "htab.h"
-#include "luaglobal.h"
-#include "luanames.h"
+#include "interp/luaglobal.h"
+#include "interp/luanames.h"
 
 /* package.loaded is walked again for a function it did not name at most this often. */
 #define GLOBALS_RETRY_NS 1000000000ULL

@@ -15,8 +15,8 @@
 
 #include <stdint.h>
 
-#include "luaproto.h"
-#include "luawalk.h"
+#include "interp/luaproto.h"
+#include "interp/luawalk.h"
 
 /* The longest function text (the rest cut). */
 #define LUA_FUNC_TEXT 512

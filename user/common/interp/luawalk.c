@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "heapsnoop/luaframe.h"
-#include "luawalk.h"
+#include "interp/luawalk.h"
 
 static int rd64(const struct lua_reader *rd, uint64_t addr, uint64_t *v)
 {

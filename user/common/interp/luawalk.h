@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "luaproto.h"
+#include "interp/luaproto.h"
 
 /* Coroutines followed at most (the BPF walk's too). */
 #define LUA_WALK_THREADS 8

@@ -19,7 +19,7 @@
 
 #include "elffile.h"
 #include "elfseg.h"
-#include "luafind.h"
+#include "interp/luafind.h"
 #include "text.h"
 
 /* Is function @name defined in @ef? Its address and size into @fn if so. */

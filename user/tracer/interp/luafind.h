@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lualayout.h"
+#include "interp/lualayout.h"
 
 struct lua_vm_info {
 	enum lua_vm vm;

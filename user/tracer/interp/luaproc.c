@@ -7,7 +7,7 @@
 #include <sys/uio.h>
 
 #include "interp/luaproc.h"
-#include "luawalk.h"
+#include "interp/luawalk.h"
 
 struct lua_proc {
 	pid_t pid;

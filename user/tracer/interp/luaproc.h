@@ -26,7 +26,7 @@
 
 #include "heapsnoop/luaframe.h"
 #include "interp/luafind.h"
-#include "luanames.h"
+#include "interp/luanames.h"
 
 struct lua_proc;
 
