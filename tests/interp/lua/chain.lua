@@ -11,9 +11,14 @@
 --                          the last 64 of each kept; Lua's traceback of
 --                          the first time ("TB" lines), then "DONE", then
 --                          waits for a line on stdin
+--   lua chain.lua wait N   "READY", then once a line comes on stdin the
+--                          same as loop N
 package.path = (arg[0]:match("(.*/)") or "./") .. "?.lua;" .. package.path
 local mod = require("chainmod")
 local mode, count = arg[1] or "block", tonumber(arg[2] or "1")
+if mode == "wait" then
+	io.write("READY\n") io.stdout:flush() local l = io.read()
+end
 local keep, n = {}, 0
 
 local function leaf(word)
