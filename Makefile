@@ -75,7 +75,8 @@ endif
 CODEC_SRC := $(wildcard codec/*.c)
 CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
-USER_HDR := $(wildcard $(COMMON)/*.h $(TRACER)/*.h $(TRACER)/arch/*.h $(DECODE_DIRS:=/*.h)) \
+USER_HDR := $(wildcard $(COMMON)/*.h $(COMMON)/interp/*.h $(TRACER)/*.h $(TRACER)/arch/*.h \
+	$(TRACER)/interp/*.h $(DECODE_DIRS:=/*.h)) \
 	$(wildcard include/heapsnoop/*.h)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
@@ -83,7 +84,11 @@ HEAPDECODE_SRC := $(wildcard $(DECODE_DIRS:=/*.c)) $(COMMON_SRC) $(PROFILE_PB)
 HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 # The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
 TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
-HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(TRACER_ARCH_SRC) $(COMMON_SRC)
+# Interpreter frames (docs/DESIGN.md): the tracer's part, and the CPython
+# pieces it shares with the collector.
+PYCOMMON_SRC := $(wildcard $(COMMON)/interp/py*.c)
+HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(wildcard $(TRACER)/interp/*.c) $(TRACER_ARCH_SRC) \
+	$(COMMON_SRC) $(wildcard $(COMMON)/interp/*.c)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library
@@ -130,7 +135,7 @@ $(OUTPUT)/libhscodec.a: $(CODEC_OBJ)
 	$(Q)$(AR) rcs $@ $^
 
 # --- BPF object and its skeleton ---------------------------------------------
-$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c bpf/arch.h include/heapsnoop/event.h \
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h) include/heapsnoop/event.h include/heapsnoop/interp.h \
 		include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
@@ -164,8 +169,8 @@ $(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c
 # The alloc-metadata library (with the record lines and the codec it
 # writes through), and the preload library built on it; all -fPIC.
 COLLECTOR := user/collector
-AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COMMON)/records.c $(COMMON)/text.c \
-	$(COMMON)/sampling.c $(CODEC_SRC)
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c \
+	$(COMMON)/records.c $(COMMON)/text.c $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
@@ -325,7 +330,7 @@ $(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
-$(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c $(CODEC_SRC) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
@@ -371,6 +376,32 @@ $(OUTPUT)/tests/test_model: tests/decode/test_model.c $(wildcard $(DECODE)/model
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(filter %.c,$^) -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
+# The CPython pieces the tracer and the collector share (user/common/interp/).
+$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(PYCOMMON_SRC) $(wildcard $(COMMON)/interp/*.h) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
+
+# The tracer's CPython finder and resolver on real binaries and a real
+# process (tests/interp/test_pyfind.sh).
+$(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c $(TRACER)/interp/pyfind.c \
+		$(TRACER)/interp/libctsd.c $(TRACER)/interp/pycache.c $(TRACER)/arch/pydecode_$(ARCH).c \
+		$(TRACER)/arch/probesite_$(ARCH).c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/htab.c \
+		$(PYCOMMON_SRC) $(USER_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -ldw -lelf -lcapstone -lcmocka -o $@
+
+# The splice of interpreter frames among native ones.
+$(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(TRACER)/interp/splice.c \
+		$(TRACER)/interp/splice.h | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
+
+$(OUTPUT)/tests/test_frametab: tests/test_frametab.c $(COMMON)/frametab.c $(COMMON)/records.c \
+		$(COMMON)/htab.c $(COMMON)/text.c $(CODEC_SRC) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+
 # The Lua pieces the tracer and the collector share (user/common/interp/):
 # layouts, prototypes, names, the walk; tested against Debian's interpreters.
 LUACOMMON_SRC := $(wildcard $(COMMON)/interp/lua*.c)
@@ -415,7 +446,7 @@ $(OUTPUT)/tests/test_suppress: tests/test_suppress.c $(COMMON)/suppress.c $(COMM
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(COMMON)/records.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
 
@@ -432,10 +463,10 @@ $(OUTPUT)/tests/test_perfmap: tests/test_perfmap.c $(TRACER)/perfmap.c $(TRACER)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
 
 $(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
-		$(COMMON)/stacks.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
+		$(COMMON)/stacks.c $(COMMON)/records.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
 		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
 		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(TRACER)/status.c $(COMMON)/msg.c \
-		$(TRACER)/jitnames.c $(TRACER)/perfmap.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+		$(COMMON)/frametab.c $(TRACER)/jitnames.c $(TRACER)/perfmap.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lbpf -lelf -ldw -lcmocka -lm -o $@
 
@@ -482,6 +513,13 @@ $(OUTPUT)/tests/prog_%: tests/tracer/prog_%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
 
+# Debian's python3.11 for the kernel matrix's guests, whose root (trixie)
+# has none: a copy they run from the build directory, its standard library
+# the host's /usr/lib/python3.11 (tests/kmatrix/run.sh shows it them).
+$(OUTPUT)/tests/python3.11: /usr/bin/python3.11 | $(OUTPUT)/tests
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+
 # The unwinding test's program and libraries (tests/unwind): no frame
 # pointers anywhere but libfp.so, which has frame pointers and no CFI.
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
@@ -526,7 +564,7 @@ $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/inpu
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(COMMON)/records.c | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(COMMON)/records.c $(CODEC_SRC) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
@@ -567,9 +605,11 @@ demo: deps
 
 check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
-		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_htab $(OUTPUT)/tests/test_suppress \
+		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_frametab $(OUTPUT)/tests/test_htab \
+		$(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
+		$(OUTPUT)/tests/test_pylines $(OUTPUT)/tests/test_splice $(OUTPUT)/tests/test_pyfind \
 		$(OUTPUT)/tests/test_lua $(OUTPUT)/tests/test_luabpf $(OUTPUT)/tests/test_luafind \
 		$(OUTPUT)/tests/test_luasegs \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
@@ -577,12 +617,13 @@ check: deps-arm64
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
-		man arm64-build
+		$(OUTPUT)/tests/python3.11 man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
-	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect
+	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect \
+		$(OUTPUT)/tests/python3.11
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 # --- arm64 (docs/ARCH.md): the tools and the programs its test traces, built

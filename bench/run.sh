@@ -15,7 +15,9 @@
 #   7. each BPF program's cost per run by the kernel's statistics, and the
 #      loader's CPU per event, in every mode (bench/progcost.sh);
 #   8. the in-process collector (--preload, sampling) against all of the
-#      above, interleaved round by round (bench/collector.sh).
+#      above, interleaved round by round (bench/collector.sh);
+#   9. Python frames: the walker on against off on Debian's python3.11, by
+#      depth (bench/pyframes.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
 # kernel headers for bcc when missing (BCC_KERNEL_SOURCE: lib.sh).
 #   usage: bench/run.sh [BUILD_DIR]
@@ -77,3 +79,5 @@ echo
 bench/kfeatures.sh "$OUT"
 echo
 bench/progcost.sh "$OUT"
+echo
+bench/pyframes.sh "$OUT"

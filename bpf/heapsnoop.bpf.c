@@ -140,6 +140,9 @@ struct call_state {
 	__u32 emitted;	/* its record is out (a tail-callee returned first) */
 	__u32 sampling;	/* sample_left holds a drawn gap */
 	__s64 sample_left;	/* --sample-bytes: bytes before the next point */
+	/* At its return: its record's interpreter flags and frames (interp.h). */
+	__u32 interp_flags;
+	__u32 interp_frames;
 };
 
 /*
@@ -696,14 +699,18 @@ static __always_inline void fill_header(struct hs_event *ev, __u64 id, __u32 typ
 {
 	fill_common(ev, id, type, func, addr, entry_pos);
 	ev->flags = 0;
-	ev->pad = 0;
+	ev->interp_frames = 0;
 }
+
+#include "interp.h"
 
 /* The fields of an allocation's record, from its call's state. */
 static __always_inline void fill_alloc(struct hs_event *ev, __u64 id, struct call_state *st,
 				       __u64 addr, __u64 size, __u64 old)
 {
 	fill_header(ev, id, HS_EV_ALLOC, (__u16)st->func, addr, st->entry_pos);
+	ev->flags = st->interp_flags;
+	ev->interp_frames = st->interp_frames;
 	ev->ts = 0;	/* its place in the ring buffer orders it */
 	ev->old_addr = old;
 	ev->size = size;
@@ -882,7 +889,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 		return;
 	}
 	fill_alloc(ev, id, st, addr, size, old);
-	ev->flags = HS_EVF_USER_STACK;
+	ev->flags |= HS_EVF_USER_STACK;
 	us = (void *)ev + HS_EVENT_HDR_SIZE;
 	hs_copy_uregs(us->regs, ctx);
 	us->regs[HS_UREG_SP] = sp;
@@ -1082,6 +1089,8 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, __u64 id, struct cal
 			emit_free(id, old, st->entry_pos);
 		return;
 	}
+	/* Its interpreter's frames first, in a record just before its own. */
+	st->interp_flags = interp_emit(id, &st->interp_frames);
 	if (unwind_dwarf) {
 		emit_alloc_user_stack(ctx, id, st, addr, size, old, find_vma);
 		return;
@@ -1334,6 +1343,7 @@ int BPF_PROG(task_exit, struct task_struct *p)
 		bpf_map_delete_elem(&comm_pids, &tgid);
 	if (follow_forks || filter_comm)
 		filter_changed();
+	interp_gone(tgid);
 	emit_task(HS_EV_EXIT, p);
 	return 0;
 }
@@ -1387,8 +1397,10 @@ int BPF_PROG(task_fork, struct task_struct *parent, struct task_struct *child)
 	if (empty_probes || ctgid == ptgid || !bpf_map_lookup_elem(&pid_filter, &ptgid))
 		return 0;
 	followed = follow_forks && !bpf_map_update_elem(&pid_filter, &ctgid, &one, BPF_ANY);
-	if (followed)
+	if (followed) {
 		filter_changed();
+		interp_forked(ptgid, ctgid);
+	}
 	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE, 0);
 	if (!ev) {
 		count(HS_CNT_RB_LOST_TASK);
@@ -1424,6 +1436,7 @@ int BPF_PROG(task_exec, struct task_struct *p)
 	/* The new image's name is set by now (begin_new_exec). */
 	if (filter_comm)
 		comm_decide(BPF_CORE_READ(p, tgid), p);
+	interp_gone(BPF_CORE_READ(p, tgid));
 	emit_task(HS_EV_EXEC, p);
 	return 0;
 }

@@ -17,6 +17,9 @@ static const char *const msgs[HS__ERR_MAX] = {
 	[HS_EPADDING] = "non-zero bits or extra bytes after the record",
 	[HS_ESYNTAX] = "not of the form 'size: N, 0x.. 0x..'",
 	[HS_ETOOLONG] = "token longer than any valid record",
+	[HS_ECONT] = "continuation token not of size 0, or short of 31 frames before the last",
+	[HS_EDEPTHSUM] = "the tokens' frames do not add up to the record's depth=",
+	[HS_ERECORD] = "heapsnoop record with malformed fields",
 };
 
 const char *hs_strerror(int err)

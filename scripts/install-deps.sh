@@ -14,6 +14,10 @@
 # debug files (whose luaV_execute symbol the Lua frames test checks the
 # symbol-less way against: tests/interp/test_luafind.c), and node, whose
 # JIT frames the perf map names (tests/tracer/test_jit.sh, test_lua.sh).
+# python3.11 is Debian's own interpreter, /usr/bin/python3.11, which the
+# Python frames' tests and benchmark trace (tests/tracer/test_python.sh,
+# tests/interp, bench/pyframes.sh): named by path, as a python3.11 that
+# a PATH finds first may be another build (pyenv's).
 # libunwind-dev is for the benchmarks only (bench/collector.sh: the preload
 # before its own unwinder, bench/unwinders.c); the preload needs none.
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
@@ -38,7 +42,7 @@ PKGS="make gcc libc6-dev clang llvm libclang-rt-dev bpftool libbpf-dev libelf-de
 libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev libcapstone-dev libcmocka-dev libunwind-dev
 pkg-config libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils debuginfod help2man man-db libxml2-utils chromium gdb sqlite3
-heaptrack valgrind strace
+heaptrack valgrind strace python3.11
 lua5.4 lua5.1 luajit liblua5.4-0 liblua5.1-0 libluajit-5.1-2 liblua5.4-0-dbg liblua5.1-0-dbg nodejs
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross

@@ -19,6 +19,7 @@ run "release binaries: static, one file each, x86-64 and arm64" tests/test_stati
 run "make install, make dist: the files, pkg-config, man pages" tests/test_install.sh "$OUT"
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
+run "frames that are not native code unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_frametab"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
 run "leak suppressions unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_suppress"
 run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_alloc_metadata"
@@ -32,6 +33,12 @@ run "the BPF side's Lua walk (bpf/lua.h) word for word against the loader's, lua
 run "Lua VMs found in Debian's files: the VM, lua_newstate, luaV_execute by its debug symbol and by the largest FDE, alike (cmocka, ASan+UBSan)" "$OUT/tests/test_luafind"
 run "a Lua walk cut into the interpreter loop's runs: FRESH (5.4), calling instructions (5.1), a resumed coroutine, C frames (cmocka, ASan+UBSan)" "$OUT/tests/test_luasegs"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
+run "CPython location tables against co_lines(), str kinds, layouts (cmocka, ASan+UBSan)" \
+	tests/interp/test_pylines.sh "$OUT"
+run "interpreter frames among native ones: the splice unit tests (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_splice"
+run "the tracer's CPython finder and resolver on Debian's python3.11 and trixie's 3.13 (cmocka, ASan+UBSan)" \
+	tests/interp/test_pyfind.sh "$OUT"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
@@ -39,6 +46,8 @@ run "heapdecode's model of a log unit tests (cmocka, ASan+UBSan)" "$OUT/tests/te
 run "heapdecode filter" tests/decode/test_heapdecode.sh "$OUT/heapdecode"
 run "heapdecode filter under ASan+UBSan" tests/decode/test_heapdecode.sh "$OUT/asan/heapdecode" --sanitized
 run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/decode/test_hdsampled.sh "$OUT/asan/heapdecode"
+run "heapdecode: deep stacks, interpreter and JIT frames in every output (ASan+UBSan)" \
+	tests/decode/test_hdframes.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
 	tests/decode/test_hdpaths.sh "$OUT/asan/heapdecode"
 run "heapdecode: debug info from a debuginfod server, no dlopen (static)" \

@@ -3,7 +3,9 @@
  * test_records.c - unit tests of heapsnoop's record lines
  * (user/common/records.c, grammar docs/OUTPUT.md): every type written and
  * parsed back to the same values, behind a log prefix too; the literal
- * lines of docs/OUTPUT.md; malformed lines and lines with no record.
+ * lines of docs/OUTPUT.md; malformed lines and lines with no record;
+ * stacks of any depth in tokens and back, continuations that do not
+ * decode; `frame` and `jit` records' texts, escaped and back.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -228,8 +230,21 @@ static void test_written_form(void **state)
 	assert_int_equal(records__write(f, &live), 0);
 	live.cut = REC_CUT_UNREADABLE;
 	assert_int_equal(records__write(f, &live), 0);
-	live.cut = REC_CUT_ALL;
+	live.cut = REC_CUT_DEPTH | REC_CUT_UNREADABLE;
 	assert_int_equal(records__write(f, &live), 0);
+	live.cut = REC_CUT_ORDER;
+	assert_int_equal(records__write(f, &live), 0);
+	live.cut = 0;
+	live.depth = 40;
+	live.token = "~m#AAA ~m#BBB";
+	live.token_len = 13;
+	assert_int_equal(records__write(f, &live), 0);
+	/* The continuation kept apart (the collector's). */
+	live.depth = 100;
+	live.tail = " ~m#CCC ~m#DD";
+	live.tail_len = 13;
+	assert_int_equal(records__write(f, &live), 0);
+	live.tail = NULL;
 	assert_int_equal(records__write(f, &(struct record){ .type = REC_PROC, .pid = 9,
 		.peak = 30, .peak_count = 2, .peak_time_s = 1, .peak_time_ms = 7, .allocs = 3,
 		.allocated = 40, .frees = 2, .temporary = 1, .live = 1, .bytes = 10,
@@ -250,6 +265,9 @@ static void test_written_form(void **state)
 		"heapsnoop: live pid=9 ptr=0x5000 ~m#AAA\n"
 		"heapsnoop: live pid=9 ptr=0x5000 cut=unreadable ~m#AAA\n"
 		"heapsnoop: live pid=9 ptr=0x5000 cut=depth,unreadable ~m#AAA\n"
+		"heapsnoop: live pid=9 ptr=0x5000 cut=order ~m#AAA\n"
+		"heapsnoop: live pid=9 ptr=0x5000 depth=40 ~m#AAA ~m#BBB\n"
+		"heapsnoop: live pid=9 ptr=0x5000 depth=100 ~m#AAA ~m#BBB ~m#CCC ~m#DD\n"
 		"heapsnoop: proc pid=9 peak=30 peak_count=2 peak_time=1.007 allocs=3 allocated=40 "
 		"frees=2 temporary=1 live=1 bytes=10 comm=x\n"
 		"heapsnoop: stack pid=9 allocs=3 allocated=40 frees=2 temporary=1 live=1 bytes=10 "
@@ -284,6 +302,46 @@ static void test_malformed(void **state)
 		{ "heapsnoop: stack pid=1 allocs=1 allocated=1 frees=0 temporary=0 live=1 bytes=1 "
 		  "peak=1 peak_count=1 nottoken", REC_STACK },
 		{ "heapsnoop: sample pid=1 time=1.5000 live=1 bytes=1", REC_SAMPLE },
+		/* More than one token: exactly as many as depth= says. */
+		{ "heapsnoop: live pid=1 ptr=0x10 ~m#AAA ~m#BBB", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=40 ~m#AAA", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=40 ~m#AAA ~m#B ~m#C", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=31 ~m#AAA", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=1025 ~m#A ~m#B", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=-40 ~m#A ~m#B", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=40 size=9 unencodable: x", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=40  ~m#A ~m#B", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=40 cut=depth ~m#A ~m#B", REC_LIVE },
+		{ "heapsnoop: stack pid=1 allocs=1 allocated=1 frees=0 temporary=0 live=1 bytes=1 "
+		  "peak=1 peak_count=1 depth=62 ~m#A ~m#B ~m#C", REC_STACK },
+		/* frame: a synthetic address, a kind, texts escaped. */
+		{ "heapsnoop: frame pid=1 addr=0x7fff0000 kind=python line=1 file=a function=f",
+		  REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x8000000000000000 kind=python line=1 file=a "
+		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=Python line=1 file=a "
+		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=-1 file=a "
+		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=jit line=1 file=a "
+		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=4294967296 "
+		  "file=a function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=1 file=a%00b "
+		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=1 file=a%4 "
+		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=1 file=a%zz "
+		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=1 file= "
+		  "function=f", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=1 file=a "
+		  "function=\xc3\xa9", REC_FRAME },
+		{ "heapsnoop: frame pid=1 addr=0x4000000000000000 kind=python line=1 file=a",
+		  REC_FRAME },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x2000 name=f", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000", REC_JIT },
 	};
 	struct record r;
 
@@ -302,6 +360,254 @@ static void test_malformed(void **state)
 	assert_int_equal(r.live, 3);
 }
 
+/* The frames of a stack @depth deep, each its own, some far apart (deltas and literals). */
+static void deep_frames(uint64_t *f, uint32_t depth)
+{
+	for (uint32_t i = 0; i < depth; i++)
+		f[i] = i % 7 == 3 ? 0x7f3a1a0ff8c7 + i * 0x40 : 0x55d0c3a4b123 + i * 0x1234;
+}
+
+/* Stacks of any depth: tokens written, parsed back, frames the same. */
+static void test_deep_stacks(void **state)
+{
+	static const uint32_t depths[] = { 0, 1, 31, 32, 61, 62, 63, 100, REC_MAX_DEPTH };
+	static uint64_t frames[REC_MAX_DEPTH], back[REC_MAX_DEPTH];
+	static char tok[REC_TOKENS_BUF];
+
+	(void)state;
+	deep_frames(frames, REC_MAX_DEPTH);
+	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+		uint32_t d = depths[i], got;
+		int n = records__tokens(frames, d, 4096 + d, tok, sizeof(tok));
+		struct record r = { .type = i % 2 ? REC_STACK : REC_LIVE, .pid = 3, .ptr = 0x10,
+				    .token = tok, .depth = d > HS_MAX_DEPTH ? d : 0 }, p;
+		uint64_t size;
+		char *t;
+
+		assert_true(n > 0);
+		r.token_len = (size_t)n;
+		t = roundtrip("x ", &r, &p);
+		assert_int_equal(p.depth, r.depth);
+		assert_int_equal(p.ntokens, d ? (d + 30) / 31 : 1);
+		assert_str_n_equal(p.token, p.token_len, tok);
+		assert_int_equal(records__stack(&p, &size, back, &got), 0);
+		assert_int_equal(got, d);
+		assert_true(size == 4096 + d);
+		assert_memory_equal(back, frames, d * sizeof(*frames));
+		free(t);
+	}
+	/* The first token is the lws record: size and the innermost 31 frames. */
+	{
+		struct hs_record rec;
+		int n = records__tokens(frames, 40, 77, tok, sizeof(tok));
+
+		assert_true(n > 0 && strchr(tok, ' '));
+		assert_int_equal(hs_token_decode(tok + 3, (size_t)(strchr(tok, ' ') - tok - 3),
+						 &rec), 0);
+		assert_int_equal(rec.depth, 31);
+		assert_true(rec.size == 77);
+		assert_int_equal(hs_token_decode(strchr(tok, ' ') + 4,
+						 strlen(strchr(tok, ' ') + 4), &rec), 0);
+		assert_int_equal(rec.depth, 9);
+		assert_true(rec.size == 0);
+		assert_true(rec.frames[0] == frames[31]);
+	}
+	assert_int_equal(records__tokens(frames, REC_MAX_DEPTH + 1, 1, tok, sizeof(tok)),
+			 -HS_EDEPTH);
+	assert_int_equal(records__tokens(frames, 100, 1, tok, 500), -HS_ENOSPC);
+	frames[40] = 1ULL << 63;
+	assert_int_equal(records__tokens(frames, 100, 1, tok, sizeof(tok)), -HS_ERANGE);
+}
+
+/* What the writer refuses: tokens that are not depth='s, whole or not at all. */
+static void test_write_refused(void **state)
+{
+	static const struct record bad[] = {
+		{ .type = REC_LIVE, .pid = 1, .token = "~m#A ~m#B", .token_len = 9 },
+		{ .type = REC_LIVE, .pid = 1, .depth = 40, .token = "~m#A", .token_len = 4 },
+		{ .type = REC_LIVE, .pid = 1, .depth = 20, .token = "~m#A", .token_len = 4 },
+		{ .type = REC_LIVE, .pid = 1, .depth = 40, .size = 1, .error = "x" },
+		{ .type = REC_STACK, .pid = 1 },
+		{ .type = REC_STACK, .pid = 1, .token = "garbage", .token_len = 7 },
+		{ .type = REC_FRAME, .pid = 1, .addr = 0x1000, .kind = "python" },
+		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "" },
+		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "Py" },
+		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "1lua" },
+		{ .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE, .kind = "jit" },
+		{ .type = REC_JIT, .pid = 1, .start = 0x2000, .end = 0x1000 },
+		{ .type = REC_LIVE, .pid = 1, .depth = 40, .token = "~m#A", .token_len = 4,
+		  .tail = "~m#B", .tail_len = 4 },
+		{ .type = REC_LIVE, .pid = 1, .depth = 40, .token = "~m#A", .token_len = 4,
+		  .tail = " ~m#B ~m#C", .tail_len = 10 },
+		{ .type = REC_LIVE, .pid = 1, .size = 1, .error = "x", .tail = " ~m#B",
+		  .tail_len = 5 },
+	};
+	static char long_name[REC_FILE_MAX + 2];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	struct record r = { .type = REC_FRAME, .pid = 1, .addr = REC_FRAME_BASE,
+			    .kind = "python", .function = long_name };
+
+	(void)state;
+	assert_non_null(f);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(records__write(f, &bad[i]), -EINVAL);
+	memset(long_name, 'a', REC_NAME_MAX + 1);
+	assert_int_equal(records__write(f, &r), -EINVAL);
+	r.function = "f";
+	r.file = long_name;
+	memset(long_name, 'a', REC_FILE_MAX + 1);
+	assert_int_equal(records__write(f, &r), -EINVAL);
+	r = (struct record){ .type = REC_JIT, .pid = 1, .start = 1, .end = 2,
+			     .function = long_name };
+	assert_int_equal(records__write(f, &r), -EINVAL);
+	fclose(f);
+	assert_int_equal(len, 0);	/* not a byte of any */
+	free(text);
+}
+
+/* @r with one token of its run replaced by @with (the run's @k-th). */
+static void replace_token(char *run, unsigned int k, const char *with, char *out, size_t cap)
+{
+	char *p = run, *e;
+
+	for (unsigned int i = 0; i < k; i++)
+		p = strchr(p, ' ') + 1;
+	e = strchr(p, ' ');
+	snprintf(out, cap, "heapsnoop: live pid=1 ptr=0x10 depth=70 %.*s%s%s", (int)(p - run), run,
+		 with, e ? e : "");
+}
+
+/* A continuation that does not decode: what came before it kept, said. */
+static void test_broken_continuation(void **state)
+{
+	static uint64_t frames[REC_MAX_DEPTH], back[REC_MAX_DEPTH];
+	static char tok[REC_TOKENS_BUF], line[REC_TOKENS_BUF + 100], one[HS_TOKEN_BUF];
+	struct hs_record rec = { .size = 5, .depth = 31 };
+	struct record r;
+	uint64_t size;
+	uint32_t got;
+
+	(void)state;
+	deep_frames(frames, 70);
+	assert_true(records__tokens(frames, 70, 1000, tok, sizeof(tok)) > 0);
+	/* Token 2 of 3 with a bad character: the first 31 frames kept. */
+	replace_token(tok, 1, "~m#A*A", line, sizeof(line));
+	assert_int_equal(records__parse(line, &r), 0);
+	assert_int_equal(r.ntokens, 3);
+	assert_int_equal(records__stack(&r, &size, back, &got), HS_EBASE64);
+	assert_int_equal(got, 31);
+	assert_true(size == 1000);
+	assert_memory_equal(back, frames, 31 * sizeof(*frames));
+	/* A continuation with a size: not one. */
+	memcpy(rec.frames, frames + 31, 31 * sizeof(*frames));
+	assert_true(hs_token_encode(&rec, one, sizeof(one)) > 0);
+	replace_token(tok, 1, one, line, sizeof(line));
+	assert_int_equal(records__parse(line, &r), 0);
+	assert_int_equal(records__stack(&r, &size, back, &got), HS_ECONT);
+	assert_int_equal(got, 31);
+	/* A short token before the last: frames would be out of place. */
+	rec.size = 0;
+	rec.depth = 30;
+	assert_true(hs_token_encode(&rec, one, sizeof(one)) > 0);
+	replace_token(tok, 1, one, line, sizeof(line));
+	assert_int_equal(records__parse(line, &r), 0);
+	assert_int_equal(records__stack(&r, &size, back, &got), HS_ECONT);
+	assert_int_equal(got, 61);
+	/* Frames that do not add up to depth=: the last token short of it. */
+	snprintf(line, sizeof(line), "heapsnoop: live pid=1 ptr=0x10 depth=75 %s", tok);
+	assert_int_equal(records__parse(line, &r), 0);
+	assert_int_equal(records__stack(&r, &size, back, &got), HS_EDEPTHSUM);
+	assert_int_equal(got, 70);
+	/* The first token broken: nothing. */
+	replace_token(tok, 0, "~m#A*A", line, sizeof(line));
+	assert_int_equal(records__parse(line, &r), 0);
+	assert_int_equal(records__stack(&r, &size, back, &got), -HS_EBASE64);
+	assert_int_equal(got, 0);
+}
+
+/* `frame` and `jit` records: any bytes of a text but NUL, back exactly. */
+static void test_frame_records(void **state)
+{
+	static char long_file[REC_FILE_MAX + 1], long_name[REC_NAME_MAX + 1], raw[256];
+	static const char *const texts[] = {
+		"", "-", "--", "%", "%2D", "a b", "K.__init__", "<module>",
+		"function 'mod.leaf'", "make.<locals>.<listcomp>", "caf\xc3\xa9.py",
+		"line\nbreak\r\ttab", "\x1b[31mred", "\xff\xfe", long_file, long_name, raw,
+	};
+	char *text = NULL, buf[REC_FILE_MAX + 1];
+	size_t len = 0;
+	struct record back;
+
+	(void)state;
+	memset(long_file, '/', REC_FILE_MAX);
+	memset(long_name, '%', REC_NAME_MAX);
+	for (int c = 1; c < 256; c++)
+		raw[c - 1] = (char)c;
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		const char *fn = texts[i] == long_file ? "f" : texts[i];
+		struct record r = { .type = REC_FRAME, .pid = 4, .addr = REC_FRAME_BASE + i * 3,
+				    .kind = "python", .line = (uint32_t)i * 1000, .file = texts[i],
+				    .function = fn };
+		struct record j = { .type = REC_JIT, .pid = 4, .start = 0x7f0000001000,
+				    .end = 0x7f0000001400, .function = fn };
+		char *t = roundtrip("pfx ", &r, &back);
+
+		assert_true(back.addr == r.addr);
+		assert_string_equal(back.kind, "python");
+		assert_int_equal(back.line, r.line);
+		assert_int_equal(records__text(&back.file_esc, buf, sizeof(buf)),
+				 (int)strlen(texts[i]));
+		assert_string_equal(buf, texts[i]);
+		assert_int_equal(records__text(&back.function_esc, buf, sizeof(buf)),
+				 (int)strlen(fn));
+		assert_string_equal(buf, fn);
+		/* No blank or byte outside printable ASCII reaches the line. */
+		for (const char *c = strstr(t, "file="); *c; c++)
+			assert_true(*c == ' ' || (*c > 0x20 && *c < 0x7f));
+		free(t);
+		t = roundtrip("", &j, &back);
+		assert_true(back.start == j.start && back.end == j.end);
+		assert_int_equal(records__text(&back.function_esc, buf, sizeof(buf)),
+				 (int)strlen(fn));
+		assert_string_equal(buf, fn);
+		free(t);
+	}
+	/* None is "-", "-" itself "%2D"; the written form. */
+	{
+		FILE *f = open_memstream(&text, &len);
+
+		assert_non_null(f);
+		assert_int_equal(records__write(f, &(struct record){ .type = REC_FRAME, .pid = 7,
+			.addr = REC_FRAME_BASE + 5, .kind = "lua", .line = 12, .file = NULL,
+			.function = "function 'mod.leaf'" }), 0);
+		assert_int_equal(records__write(f, &(struct record){ .type = REC_FRAME, .pid = 7,
+			.addr = REC_FRAME_BASE + 6, .kind = "python", .line = 0, .file = "-",
+			.function = "100%\n" }), 0);
+		assert_int_equal(records__write(f, &(struct record){ .type = REC_JIT, .pid = 7,
+			.start = 0x1000, .end = 0x1040, .function = "JS:*leaf /x/alloc.js:5:14" }), 0);
+		fclose(f);
+		assert_string_equal(text,
+			"heapsnoop: frame pid=7 addr=0x4000000000000005 kind=lua line=12 file=- "
+			"function=function%20'mod.leaf'\n"
+			"heapsnoop: frame pid=7 addr=0x4000000000000006 kind=python line=0 file=%2D "
+			"function=100%25%0A\n"
+			"heapsnoop: jit pid=7 start=0x1000 end=0x1040 name=JS:*leaf%20/x/alloc.js:5:14\n");
+		free(text);
+	}
+	/* A text decoded into too small a buffer: refused. */
+	assert_int_equal(records__parse("heapsnoop: jit pid=1 start=0x1 end=0x2 name=abc", &back),
+			 0);
+	assert_int_equal(records__text(&back.function_esc, buf, 3), -ENOSPC);
+	assert_int_equal(records__text(&back.function_esc, buf, 4), 3);
+	/* Lower-case escapes and a CRLF line end are read too. */
+	assert_int_equal(records__parse("heapsnoop: jit pid=1 start=0x1 end=0x2 name=a%2db\r",
+					&back), 0);
+	assert_int_equal(records__text(&back.function_esc, buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "a-b");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,6 +615,10 @@ int main(void)
 		cmocka_unit_test(test_roundtrip_in_log),
 		cmocka_unit_test(test_written_form),
 		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_deep_stacks),
+		cmocka_unit_test(test_write_refused),
+		cmocka_unit_test(test_broken_continuation),
+		cmocka_unit_test(test_frame_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -259,6 +259,48 @@ static void test_stacks_intern(void **state)
 	stacks__free(st);
 }
 
+/* A stack of any depth: its record's tokens are records.h's, for every size. */
+static void test_stacks_deep(void **state)
+{
+	static uint64_t f[REC_MAX_DEPTH + 1], back[REC_MAX_DEPTH];
+	static char tok[REC_TOKENS_BUF], ref[REC_TOKENS_BUF];
+	struct stacks *st = stacks__new();
+	struct record r = { .type = REC_LIVE };
+	uint64_t size;
+	uint32_t depth;
+	int id;
+
+	(void)state;
+	for (uint32_t i = 0; i <= REC_MAX_DEPTH; i++)
+		f[i] = 0x55d0c3a4b000 + i * 0x31;
+	assert_int_equal(stacks__intern(st, 1, f, REC_MAX_DEPTH + 1, 0), -EINVAL);
+	id = stacks__intern(st, 1, f, 60, STACK_TRUNCATED | STACK_ORDER);
+	assert_true(id >= 0);
+	for (uint64_t sz = 1; sz < 1 << 20; sz <<= 7) {
+		assert_int_equal(stacks__record(st, (uint32_t)id, sz, &r, tok, sizeof(tok)), 0);
+		assert_int_equal(r.depth, 60);
+		assert_int_equal(r.cut, REC_CUT_DEPTH | REC_CUT_ORDER);
+		assert_int_equal(records__tokens(f, 60, sz, ref, sizeof(ref)), (int)r.token_len);
+		assert_memory_equal(r.token, ref, r.token_len);
+	}
+	r.ntokens = 2;
+	assert_int_equal(records__stack(&r, &size, back, &depth), 0);
+	assert_int_equal(depth, 60);
+	assert_memory_equal(back, f, 60 * sizeof(*f));
+	/* Too small a buffer: said, no record. */
+	assert_int_equal(stacks__record(st, (uint32_t)id, 1, &r, tok, 40), -HS_ENOSPC);
+	assert_null(r.token);
+	/* At most 31 frames: one token, no depth=. */
+	id = stacks__intern(st, 1, f, 31, 0);
+	assert_int_equal(stacks__record(st, (uint32_t)id, 8, &r, tok, HS_TOKEN_BUF), 0);
+	assert_int_equal(r.depth, 0);
+	assert_null(strchr(r.token, ' '));
+	id = stacks__intern(st, 1, f, REC_MAX_DEPTH, 0);
+	assert_int_equal(stacks__record(st, (uint32_t)id, 8, &r, tok, sizeof(tok)), 0);
+	assert_int_equal(r.depth, REC_MAX_DEPTH);
+	stacks__free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +309,7 @@ int main(void)
 		cmocka_unit_test(test_release_before),
 		cmocka_unit_test(test_ten_million),
 		cmocka_unit_test(test_stacks_intern),
+		cmocka_unit_test(test_stacks_deep),
 	};
 
 	return cmocka_run_group_tests_name("tracker", tests, NULL, NULL);

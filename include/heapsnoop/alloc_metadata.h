@@ -41,15 +41,17 @@ struct hs_am_node {
 	struct hs_am_node *prev, *next;
 	uint64_t size;		/* bytes the user asked for: the record's size */
 	uint32_t cut;		/* HS_AM_CUT_* bits: the record's stack is incomplete */
-	uint32_t reserved;	/* 0 */
+	uint32_t tail;		/* the stack's frames past the blob's 31: an id
+				 * of the preload's deep stacks, 0: none */
 	uint32_t head;		/* bytes from the block to the user pointer */
 	uint32_t magic;		/* HS_AM_MAGIC ^ the node's address bits */
 };
 
 /*
  * Why a record's stack is incomplete, written as its `live` line's cut=
- * (docs/OUTPUT.md): the stack went on past the HS_MAX_DEPTH frames kept,
- * or a frame could not be recovered.
+ * (docs/OUTPUT.md): the stack went on past the frames kept (the blob's
+ * HS_MAX_DEPTH; the preload's, with its tail, REC_MAX_DEPTH), or a frame
+ * could not be recovered.
  */
 #define HS_AM_CUT_DEPTH		(1u << 0)
 #define HS_AM_CUT_UNREADABLE	(1u << 1)
@@ -64,6 +66,8 @@ struct hs_am_node {
 struct hs_am_site {
 	uint64_t size;		/* the user's bytes, the record's size field */
 	uint32_t cut;		/* HS_AM_CUT_*: 0 from prepare, set by the caller */
+	uint32_t tail;		/* hs_am_node's tail: 0 from prepare, set by the
+				 * preload for a deep stack */
 	size_t head;		/* bytes before the user pointer */
 	uint16_t len;		/* blob bytes */
 	uint8_t blob[HS_BLOB_BUF];
@@ -197,8 +201,9 @@ void hs_am__totals(struct hs_am *am, uint64_t *live, uint64_t *bytes);
  * Write the live list to @out as one dump of process @pid: the `dump` line
  * (reason @reason: exit, signal, usr1, interval; sample-bytes= if set),
  * the map records from @maps(@out, @pid, @arg) if not NULL, one `live`
- * line per block (`~m#` token of its blob, cut= if its stack is
- * incomplete), `end-dump`. Holds the lock throughout, so
+ * line per block (`~m#` token of its blob, and a deep stack's
+ * continuation tokens and depth=; cut= if its stack is incomplete),
+ * `end-dump`. Holds the lock throughout, so
  * the dump is one moment; @out must not allocate from the instrumented
  * allocator's tracked path. Returns 0, or -EIO if @out failed.
  */

@@ -59,6 +59,13 @@ enum hs_err {
 	HS_EPADDING,		/* non-zero bits or whole bytes after the record */
 	HS_ESYNTAX,		/* a `~b#` line that does not parse */
 	HS_ETOOLONG,		/* token longer than any valid record */
+	/*
+	 * heapsnoop's record lines (user/common/records.c, docs/OUTPUT.md),
+	 * reported by its readers alike: a record of more than one token.
+	 */
+	HS_ECONT,		/* a continuation token with a size, or a short one before the last */
+	HS_EDEPTHSUM,		/* the tokens' frames are not the record's depth= */
+	HS_ERECORD,		/* a `live` or `stack` record whose fields are malformed */
 	HS__ERR_MAX,
 };
 

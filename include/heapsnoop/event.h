@@ -78,6 +78,25 @@ enum hs_event_type {
 	 * not (no -f, or more processes than the map holds).
 	 */
 	HS_EV_FORK = 5,
+	/*
+	 * The interpreter frames of thread @tid's next HS_EV_ALLOC, which
+	 * has HS_EVF_INTERP: @func is their kind (enum hs_interp_kind),
+	 * @nr_frames struct hs_interp_frame follow the header, innermost
+	 * first; @addr is the kind's context (Python: the thread state).
+	 * @flags: HS_EVF_TRUNCATED (the chain went on past what was read),
+	 * HS_EVF_STACK_FAULT (a frame could not be read). Made by the same
+	 * program run as the allocation's record, just before it
+	 * (include/heapsnoop/interp.h; docs/DESIGN.md, "Interpreter frames").
+	 */
+	HS_EV_INTERP = 6,
+	/*
+	 * The code object @addr of process @pid, an interpreter's (@func:
+	 * enum hs_interp_kind), is about to be freed: struct hs_interp_code
+	 * after the header is its last look, what records before this one
+	 * name their frames of it by (its address may hold another one
+	 * after).
+	 */
+	HS_EV_INTERP_CODE = 7,
 };
 
 /* hs_event.flags */
@@ -88,6 +107,17 @@ enum hs_event_type {
  * (nr_frames is 0) for the loader to unwind (user/unwind.c).
  */
 #define HS_EVF_USER_STACK	(1u << 2)
+/*
+ * An HS_EV_INTERP record of this thread came just before: the
+ * interpreter frames at this allocation (@interp_frames of them).
+ */
+#define HS_EVF_INTERP		(1u << 3)
+/*
+ * The process runs an interpreter whose frames were read, but their
+ * record was lost (the ring buffer was full, or a program preempted this
+ * one took its scratch space): counted (HS_CNT_INTERP_LOST).
+ */
+#define HS_EVF_INTERP_LOST	(1u << 4)
 
 /*
  * Every record begins with the fields up to @entry_pos; an HS_EV_FREE is
@@ -109,7 +139,7 @@ struct hs_event {
 	__u64 old_addr;		/* realloc family: the block passed in */
 	__u64 size;		/* bytes requested */
 	__u32 flags;		/* HS_EVF_* */
-	__u32 pad;
+	__u32 interp_frames;	/* HS_EVF_INTERP: the frames of its HS_EV_INTERP */
 	/* Return addresses, innermost (the allocator's caller) first. */
 	__u64 frames[HS_BPF_MAX_FRAMES];
 };
@@ -216,6 +246,14 @@ enum hs_counter {
 	HS_CNT_DIED_IN_CALL,
 	/* A free sent to the ring buffer: its CPU's log was full or contended. */
 	HS_CNT_FREE_LOG_FULL,
+	/*
+	 * An allocation's interpreter frames not sent (HS_EVF_INTERP_LOST):
+	 * the ring buffer was full, or a program preempted this one took its
+	 * scratch space.
+	 */
+	HS_CNT_INTERP_LOST,
+	/* A code object's last look (HS_EV_INTERP_CODE) lost: ring buffer full. */
+	HS_CNT_INTERP_CODE_LOST,
 	HS_CNT__MAX,
 };
 

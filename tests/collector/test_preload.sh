@@ -128,22 +128,35 @@ HEAPSNOOP_SEED=1 HEAPSNOOP_SAMPLE_BYTES=16384 collect "$T/smp" "$PC" sample 2000
 fold "$T/smp"
 expect_sampled "$T/smp" 200000 16384
 
-# A stack deeper than a record holds (31 frames) is cut, and says so as the
-# tracer's does: deep 26 is 31 frames from _start (whole, no mark), deep 27
-# is 32 (its live line cut=depth, reports root it at [stack_truncated]).
+# A stack deeper than one token holds (31 frames) is kept whole, up to a
+# record's 1024 (docs/OUTPUT.md, depth=): deep N is N + 5 frames from
+# _start; deep 26 is 31 (one token, no depth=), deep 27 32 and deep 60
+# 65 (whole, no cut=), deep 1100 1105 (its innermost 1024, cut=depth).
 D26='^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_deep;(deep_recurse;){25}deep_recurse 1234$'
-D27='^\[stack_truncated\];__libc_start_main[^;]*;__libc_start_call_main;main;case_deep;(deep_recurse;){26}deep_recurse 1234$'
-for n in 26 27; do
+D27='^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_deep;(deep_recurse;){26}deep_recurse 1234$'
+D60='^_start;__libc_start_main[^;]*;__libc_start_call_main;main;case_deep;(deep_recurse;){59}deep_recurse 1234$'
+DMAX='^\[stack_truncated\];(deep_recurse;){1023}deep_recurse 1234$'
+for n in 26 27 60 1100; do
 	collect "$T/deep$n" "$PC" deep $n
 	fold "$T/deep$n"
 done
 expect_eq "depth: 31 frames are whole (no cut=)" "$(grep -c 'cut=' "$T/deep26")" 0
 expect_eq "depth: 31 frames are whole, to _start" "$(grep -cE "$D26" "$T/deep26.bytes")" 1
-expect_eq "depth: 32 frames, one live line cut=depth" "$(grep -c '^heapsnoop: live .* cut=depth ~m#' "$T/deep27")" 1
-expect_eq "depth: 32 frames, the innermost 31 under [stack_truncated]" "$(grep -cE "$D27" "$T/deep27.bytes")" 1
+expect_eq "depth: 31 frames, one token, no depth=" "$(grep -c 'depth=' "$T/deep26")" 0
+expect_eq "depth: 32 frames, whole (no cut=)" "$(grep -c 'cut=' "$T/deep27")" 0
+expect_eq "depth: 32 frames, depth=32 and two tokens" \
+	"$(grep -cE '^heapsnoop: live .* depth=32 ~m#[^ ]+ ~m#[^ ]+$' "$T/deep27")" 1
+expect_eq "depth: 32 frames, whole to _start" "$(grep -cE "$D27" "$T/deep27.bytes")" 1
+expect_eq "depth: 65 frames, whole (no cut=), depth=65" \
+	"$(grep -c 'cut=' "$T/deep60") $(grep -c '^heapsnoop: live .* depth=65 ~m#' "$T/deep60")" "0 1"
+expect_eq "depth: 65 frames, whole to _start" "$(grep -cE "$D60" "$T/deep60.bytes")" 1
+check "depth: -s numbers all 65 frames" bash -c "'$HD' -s '$T/deep60' | grep -q '^    #64 .*_start'"
 expect_eq "depth: the shallow block beside it is whole" \
-	"$(grep -cE '^_start;(.*;)?main;case_deep 4321$' "$T/deep27.bytes")" 1
-check "depth: -s says the stack is truncated" bash -c "'$HD' -s '$T/deep27' | grep -qx '    (stack truncated)'"
+	"$(grep -cE '^_start;(.*;)?main;case_deep 4321$' "$T/deep60.bytes")" 1
+expect_eq "depth: 1105 frames, the innermost 1024 kept, cut=depth" \
+	"$(grep -c '^heapsnoop: live .* cut=depth depth=1024 ~m#' "$T/deep1100")" 1
+expect_eq "depth: 1105 frames, under [stack_truncated]" "$(grep -cE "$DMAX" "$T/deep1100.bytes")" 1
+check "depth: -s says the stack is truncated" bash -c "'$HD' -s '$T/deep1100' | grep -qx '    (stack truncated)'"
 
 # heapsnoop --preload sets the same up.
 "$HS" --preload -o "$T/hs" -- "$PROGS/prog_semantics" > /dev/null 2> "$T/hs.err"

@@ -13,6 +13,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -734,6 +735,222 @@ static void test_names(void **state)
 	log_free(&l);
 }
 
+/* @r with the tokens of @size bytes from @depth @frames (any depth), written. */
+static void put_tokens(struct log *l, struct record *r, uint64_t size, const uint64_t *frames,
+		       uint32_t depth)
+{
+	static char tok[REC_TOKENS_BUF];
+	int n = records__tokens(frames, depth, size, tok, sizeof(tok));
+
+	assert_true(n > 0);
+	r->token = tok;
+	r->token_len = (size_t)n;
+	r->depth = depth > HS_MAX_DEPTH ? depth : 0;
+	put(l, r);
+}
+
+/* A stack @n deep, frame i at 0x400000 + 16 i, and some synthetic ones. */
+static uint64_t *deep(uint64_t *f, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++)
+		f[i] = 0x400000 + 16 * i;
+	return f;
+}
+
+/* Deep stacks: one block each, its continuation tokens no blocks of their own. */
+static void test_deep_stacks(void **state)
+{
+	static uint64_t f[REC_MAX_DEPTH];
+	struct log l;
+	struct hd_model *m;
+	struct stack **run;
+	size_t n;
+
+	(void)state;
+	deep(f, REC_MAX_DEPTH);
+	log_open(&l);
+	dump(&l, 0);
+	for (int i = 0; i < 3; i++) {
+		struct record r = { .type = REC_LIVE, .pid = 10, .ptr = 0x1000 + i,
+				    .cut = i == 2 ? REC_CUT_ORDER : 0 };
+
+		put_tokens(&l, &r, i == 2 ? 100 : 4096, f, 60);
+	}
+	{
+		struct record r = { .type = REC_LIVE, .pid = 11, .ptr = 0x10, .cut = REC_CUT_DEPTH };
+
+		put_tokens(&l, &r, 7, f, REC_MAX_DEPTH);
+	}
+	{
+		struct record r = { .type = REC_STACK, .pid = 10, .allocs = 3, .allocated = 8292,
+				    .live = 3, .bytes = 8292, .cut = REC_CUT_DEPTH };
+
+		put_tokens(&l, &r, 0, f, 62);
+	}
+	end_dump(&l);
+	m = model_of(&l, 0, NULL, NULL);
+	assert_live(m, (struct want[]){
+		{ 10, 8192, 2, 0, f, 60 },
+		{ 10, 100, 1, STACK_ORDER, f, 60 },
+		{ 11, 7, 1, STACK_TRUNCATED, f, REC_MAX_DEPTH },
+	}, 3);
+	assert_totals(m, 8299, 4);
+	run = hd_model__run_stacks(m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(run[0]->depth, 62);
+	assert_int_equal(run[0]->flags, STACK_TRUNCATED);
+	assert_memory_equal(run[0]->frames, f, 62 * sizeof(*f));
+	free(run);
+	hd_model__free(m);
+	log_free(&l);
+}
+
+/* @line taken by a new model's take (or follow): what it returns. */
+static int take_one(struct hd_model *m, const char *line, bool follow)
+{
+	struct hd_line hl;
+
+	hd_line__parse(&hl, line);
+	return follow ? hd_model__follow(m, &hl) : hd_model__take(m, &hl);
+}
+
+/* Records that break: said, never a wrong stack; what can be kept, kept cut. */
+static void test_broken_records(void **state)
+{
+	static uint64_t f[70];
+	static char tok[REC_TOKENS_BUF], line[REC_TOKENS_BUF + 200];
+	struct hd_model_opts o = { 0 };
+	struct hd_model *m = hd_model__new(&o, NULL);
+	struct stack **run;
+	char *second;
+	size_t n;
+
+	(void)state;
+	assert_non_null(m);
+	deep(f, 70);
+	assert_true(records__tokens(f, 70, 500, tok, sizeof(tok)) > 0);
+	second = strchr(tok, ' ') + 4;
+	second[5] = '*';	/* token 2 of 3: not base64 */
+	snprintf(line, sizeof(line), "heapsnoop: live pid=3 ptr=0x10 depth=70 %s", tok);
+	assert_int_equal(take_one(m, line, false), HS_EBASE64);
+	assert_live(m, (struct want[]){ { 3, 500, 1, STACK_TRUNCATED, f, 31 } }, 1);
+	/* The same in a whole-run record: kept cut, said. */
+	snprintf(line, sizeof(line), "heapsnoop: stack pid=3 allocs=1 allocated=500 frees=0 "
+		 "temporary=0 live=1 bytes=500 peak=500 peak_count=1 depth=70 %s", tok);
+	assert_int_equal(take_one(m, line, false), HS_EBASE64);
+	assert_int_equal(take_one(m, line, true), HS_EBASE64);
+	run = hd_model__run_stacks(m, &n);
+	assert_int_equal(n, 1);
+	assert_int_equal(run[0]->depth, 31);
+	assert_int_equal(run[0]->flags, STACK_TRUNCATED);
+	free(run);
+	/* Malformed records of ours: not taken, not read as another program's tokens. */
+	second[5] = 'A';
+	*strchr(tok, ' ') = '\0';
+	snprintf(line, sizeof(line), "heapsnoop: live pid=3 ptr=0x10 depth=70 %s", tok);
+	assert_int_equal(take_one(m, line, false), -HS_ERECORD);
+	snprintf(line, sizeof(line), "heapsnoop: live pid=3 ptr=0x10 cut=maybe %s", tok);
+	assert_int_equal(take_one(m, line, false), -HS_ERECORD);
+	assert_int_equal(take_one(m, line, true), -HS_ERECORD);
+	assert_int_equal(take_one(m, "heapsnoop: frame pid=3 addr=0x10 kind=python line=1 "
+				  "file=a function=b", false), -HS_ERECORD);
+	assert_int_equal(take_one(m, "heapsnoop: jit pid=3 start=0x20 end=0x10 name=x", true),
+			 -HS_ERECORD);
+	/* A message that begins with a keyword is no record. */
+	assert_int_equal(take_one(m, "heapsnoop: exit status 3: 12 events lost", false), 0);
+	assert_int_equal(take_one(m, "heapsnoop: live allocations: 12", false), 0);
+	assert_totals(m, 500, 1);
+	hd_model__free(m);
+}
+
+static void frame_rec(struct log *l, int pid, uint64_t addr, const char *kind,
+		      const char *fn, const char *file, uint32_t line)
+{
+	struct record r = { .type = REC_FRAME, .pid = pid, .addr = addr, .line = line,
+			    .function = fn, .file = file };
+
+	snprintf(r.kind, sizeof(r.kind), "%s", kind);
+	put(l, &r);
+}
+
+/* `frame` and `jit` records name what is not native code, in every dump after them. */
+static void test_frames(void **state)
+{
+	const uint64_t a = REC_FRAME_BASE + 1, b = REC_FRAME_BASE + 2, c = REC_FRAME_BASE + 3,
+		       d = REC_FRAME_BASE + 4, e = REC_FRAME_BASE + 5, jit = 0x7fd0a4007210;
+	const uint64_t s1[] = { 0x401000, a, jit, b }, s2[] = { a, d }, s3[] = { c }, s4[] = { e };
+	struct hd_model *m, *base;
+	struct sym_frame f;
+	char name[512];
+	struct log l, lb;
+
+	(void)state;
+	log_open(&l);
+	dump(&l, 0);
+	frame_rec(&l, 10, a, "python", "handle", "/srv/app/server.py", 42);
+	frame_rec(&l, 10, b, "lua", "function 'mod.leaf'", "./mod.lua", 0);
+	frame_rec(&l, 10, c, "python", "<module>", "/srv/app/main.py", 1);
+	put(&l, &(struct record){ .type = REC_JIT, .pid = 10, .start = 0x7fd0a4007200,
+				  .end = 0x7fd0a4007400, .function = "JS:*leaf /x/alloc.js:5:14" });
+	live(&l, 10, 64, s1, N(s1), 0);
+	stack(&l, 10, 1, 32, 0, s3, N(s3));
+	end_dump(&l);
+	dump(&l, 0);
+	frame_rec(&l, 10, a, "python", "handle", "/srv/app/server.py", 42);
+	live(&l, 10, 16, s2, N(s2), 0);
+	end_dump(&l);
+	m = model_of(&l, 0, NULL, NULL);
+	hd_model__lookup(m, 10, a, &f);
+	assert_int_equal(f.status, SYM_OK);
+	assert_string_equal(f.kind, "python");
+	assert_string_equal(f.module, "[python]");
+	assert_string_equal(f.func, "handle");
+	assert_string_equal(f.file, "/srv/app/server.py");
+	assert_int_equal(f.line, 42);
+	hd_model__frame_name(&f, a, name, sizeof(name));
+	assert_string_equal(name, "handle (server.py:42)");
+	/* A whole-run stack of an earlier dump: named by that dump's records. */
+	hd_model__lookup(m, 10, c, &f);
+	assert_string_equal(f.func, "<module>");
+	hd_model__lookup(m, 10, b, &f);
+	hd_model__frame_name(&f, b, name, sizeof(name));
+	assert_string_equal(name, "function 'mod.leaf' (mod.lua)");
+	hd_model__lookup(m, 10, jit, &f);
+	assert_string_equal(f.kind, "jit");
+	assert_true(f.func_off == 0x10);
+	hd_model__frame_name(&f, jit, name, sizeof(name));
+	assert_string_equal(name, "JS:*leaf /x/alloc.js:5:14");
+	/* Native code stays native; another process has none of these. */
+	hd_model__lookup(m, 10, 0x401000, &f);
+	assert_null(f.kind);
+	assert_int_equal(f.status, SYM_UNMAPPED);
+	hd_model__lookup(m, 11, jit, &f);
+	assert_null(f.kind);
+	/* No record of it: said, counted once. */
+	assert_int_equal(hd_model__missing_frames(m), 0);
+	hd_model__lookup(m, 10, d, &f);
+	assert_int_equal(f.status, SYM_NO_FRAME);
+	hd_model__lookup(m, 10, d, &f);
+	hd_model__lookup(m, 11, a, &f);
+	assert_int_equal(f.status, SYM_NO_FRAME);
+	assert_int_equal(hd_model__missing_frames(m), 2);
+	/* A baseline's frame, of a stack only it had. */
+	log_open(&lb);
+	dump(&lb, 0);
+	frame_rec(&lb, 10, e, "python", "old", "/srv/app/old.py", 7);
+	live(&lb, 10, 8, s4, N(s4), 0);
+	end_dump(&lb);
+	base = model_of(&lb, 0, NULL, NULL);
+	assert_int_equal(hd_model__subtract(m, base), 0);
+	hd_model__lookup(m, 10, e, &f);
+	assert_int_equal(f.status, SYM_OK);
+	assert_string_equal(f.func, "old");
+	hd_model__free(m);
+	hd_model__free(base);
+	log_free(&l);
+	log_free(&lb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -750,6 +967,9 @@ int main(void)
 		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_join_after_more),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_deep_stacks),
+		cmocka_unit_test(test_broken_records),
+		cmocka_unit_test(test_frames),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

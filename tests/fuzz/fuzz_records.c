@@ -2,8 +2,11 @@
 /*
  * fuzz_records.c - libFuzzer harness for the record-line parser
  * (user/common/records.c): any line parses without fault, and a record
- * that parses, written again, parses to the same values. Build: `make
- * fuzz`; run: `make fuzz-run`.
+ * that parses, written again, parses to the same values (a `frame` or
+ * `jit` record's texts decoded, written escaped again, decode the same);
+ * a `live` or `stack` record's tokens put together into a stack without
+ * fault, the same from the line written again. Build: `make fuzz`; run:
+ * `make fuzz-run-records`.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -30,7 +33,42 @@ static void check_same(const struct record *a, const struct record *b)
 	    a->allocated != b->allocated || a->frees != b->frees ||
 	    a->temporary != b->temporary || a->peak != b->peak ||
 	    a->peak_count != b->peak_count || a->peak_time_s != b->peak_time_s ||
-	    a->peak_time_ms != b->peak_time_ms)
+	    a->peak_time_ms != b->peak_time_ms || a->depth != b->depth ||
+	    a->ntokens != b->ntokens || a->addr != b->addr || strcmp(a->kind, b->kind) ||
+	    a->line != b->line)
+		abort();
+}
+
+/* The texts of a `frame` or `jit` record @a and @b, decoded, the same. */
+static char fa[REC_FILE_MAX + 1], fb[REC_FILE_MAX + 1], na[REC_NAME_MAX + 1],
+	nb[REC_NAME_MAX + 1];
+
+static void decode_texts(struct record *r, char *file, char *name)
+{
+	file[0] = name[0] = '\0';
+	if (r->type == REC_FRAME && records__text(&r->file_esc, file, REC_FILE_MAX + 1) < 0)
+		abort();
+	if ((r->type == REC_FRAME || r->type == REC_JIT) &&
+	    records__text(&r->function_esc, name, REC_NAME_MAX + 1) < 0)
+		abort();
+	r->file = file;
+	r->function = name;
+}
+
+/* A stack's frames from @r, and from @back (the same record) the same. */
+static void check_stacks(const struct record *r, const struct record *back)
+{
+	static uint64_t f1[REC_MAX_DEPTH], f2[REC_MAX_DEPTH];
+	uint64_t s1, s2;
+	uint32_t d1, d2;
+	int e1, e2;
+
+	if ((r->type != REC_LIVE && r->type != REC_STACK) || !r->token)
+		return;
+	e1 = records__stack(r, &s1, f1, &d1);
+	e2 = records__stack(back, &s2, f2, &d2);
+	if (e1 != e2 || d1 != d2 || d1 > REC_MAX_DEPTH || s1 != s2 ||
+	    memcmp(f1, f2, d1 * sizeof(*f1)))
 		abort();
 }
 
@@ -47,6 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	line[size] = '\0';
 	line[strcspn(line, "\n")] = '\0';	/* one line, as its readers give it */
 	if (records__parse(line, &r) == 0) {
+		decode_texts(&r, fa, na);
 		f = open_memstream(&text, &len);
 		if (!f || records__write(f, &r) || fclose(f) || !len)
 			abort();
@@ -54,6 +93,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (records__parse(text, &back))
 			abort();
 		check_same(&r, &back);
+		decode_texts(&back, fb, nb);
+		if (strcmp(fa, fb) || strcmp(na, nb))
+			abort();
+		check_stacks(&r, &back);
 		free(text);
 	}
 	free(line);

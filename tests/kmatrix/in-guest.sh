@@ -10,6 +10,9 @@
 #   ring buffer full, every loss counted (test_ringbuf.sh)
 #   --sample-bytes: the sampling check in BPF, estimates (test_sampling.sh)
 #   forks followed (-f) or said, in launch and -p (test_fork.sh)
+#   Python frames among the native ones, launched and attached, on
+#   Debian's python3.11 (the build directory's copy: the root has none)
+#   and the root's own python3.13 (test_python.sh)
 # Before them, what the guest runs them on: its own Debian root, not this
 # machine's (tests/kmatrix/guest.sh), with none of heapsnoop's libraries,
 # and the release heapsnoop and heapdecode needing none (ldd).
@@ -19,7 +22,11 @@ set -u
 OUT=$(realpath "${1:?usage: $0 BUILD_DIR [TEST...]}"); shift
 cd "$(dirname "$0")/../.." || exit 2
 TESTS=("$@")
-[ ${#TESTS[@]} -gt 0 ] || TESTS=(semantics attach unwind syswide ringbuf sampling fork)
+[ ${#TESTS[@]} -gt 0 ] || TESTS=(semantics attach unwind syswide ringbuf sampling fork python)
+# test_python.sh: Debian's python3.11 from the build directory (run.sh
+# shows the guest its standard library); a smaller "million" under TCG.
+[ -x /usr/bin/python3.11 ] || export HS_PYTHON=$OUT/tests/python3.11
+export HS_PY_MILLION=${HS_PY_MILLION:-100000}
 pass=0 fail=0 failed=
 # The kernel's messages from here on are the tests' (a marker in the log).
 MARK="heapsnoop kmatrix: tests begin"

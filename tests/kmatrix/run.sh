@@ -12,8 +12,9 @@
 # The guests run on a Debian root of their own (guest.sh), which has none
 # of heapsnoop's libraries: BUILD_DIR's heapsnoop and heapdecode are the
 # release binaries, linked with no shared library.
-# KMATRIX_TESTS: the tests to run in each guest (default: all six areas,
-# "semantics attach unwind syswide ringbuf sampling fork"). This machine's own kernel has
+# KMATRIX_TESTS: the tests to run in each guest (default: all of them,
+# "semantics attach unwind syswide ringbuf sampling fork", and "python" in
+# the kernels of KMATRIX_PY_KERNELS, default "5.10 6.1"). This machine's own kernel has
 # no image to boot; it is covered by the native tests of `make check`.
 # Exits non-zero if a kernel failed, could not be fetched or booted.
 set -u
@@ -22,13 +23,16 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 KERNELS=("$@")
 [ ${#KERNELS[@]} -gt 0 ] || read -ra KERNELS <<< "${KMATRIX_KERNELS:-5.10 6.1 6.12 6.12+preempt}"
 read -ra MAIN_TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbuf sampling fork}"
+# Python frames (test_python: ~4 minutes a guest) on the oldest kernel and
+# the next one, whose verifiers check the walk's programs; KMATRIX_PY_KERNELS.
+read -ra PY_KERNELS <<< "${KMATRIX_PY_KERNELS-5.10 6.1}"
 # Under TCG everything is some 10 times slower: the tests' waits for a line
 # get 5 minutes instead of one (they still end at the line, not later), a
 # kernel 15 minutes before its guest is killed as hung (it takes some 3-4).
 export HS_TEST_TIMEOUT=${HS_TEST_TIMEOUT:-300} KMATRIX_TIMEOUT=${KMATRIX_TIMEOUT:-900}
 for f in heapsnoop heapdecode tests/prog_semantics tests/prog_waiter tests/prog_nofp \
 		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short tests/prog_fork tests/prog_threads \
-		tests/prog_slotexit tests/libexitcall.so; do
+		tests/prog_slotexit tests/libexitcall.so tests/python3.11; do
 	[ -x "$OUT/$f" ] || { echo "kmatrix: $OUT/$f missing: make check (or make kmatrix) builds it" >&2; exit 2; }
 done
 
@@ -36,12 +40,15 @@ for b in heapsnoop heapdecode; do
 	need=$(readelf -d "$OUT/$b" 2>&1 | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | paste -sd' ')
 	echo "kmatrix: $b needs (readelf -d): ${need:-nothing}"
 done
-# The guest sees the checkout; the build directory too, wherever it is.
-export KMATRIX_DIRS=$OUT${KMATRIX_DIRS:+:$KMATRIX_DIRS}
+# The guest sees the checkout; the build directory too, wherever it is;
+# and Debian's python3.11's standard library, for the copy of it in the
+# build directory (its root, trixie, has no 3.11: test_python.sh).
+export KMATRIX_DIRS=$OUT:/usr/lib/python3.11${KMATRIX_DIRS:+:$KMATRIX_DIRS}
 
 failed=() total_start=$SECONDS
 for k in "${KERNELS[@]}"; do
 	TESTS=("${MAIN_TESTS[@]}") env=()
+	[ -z "${KMATRIX_TESTS:-}" ] && [[ " ${PY_KERNELS[*]} " == *" $k "* ]] && TESTS+=(python)
 	case $k in
 	*+preempt) TESTS=(threads) env=(KMATRIX_APPEND=preempt=full KMATRIX_SMP=1) ;;
 	esac

@@ -35,6 +35,14 @@ if command -v setpriv > /dev/null; then
 	check "unprivileged: says what to do" grep -q "CAP_BPF and CAP_PERFMON" "$T/e5"
 fi
 
+# Interpreter frames: a kind heapsnoop does not know; -a, which reads none.
+"$HS" --interp python,perl -- /bin/true > /dev/null 2> "$T/ei"
+check "--interp perl: exit 1, the kinds there are" \
+	bash -c "test $? -eq 1 && grep -q \"\\--interp 'perl': give python, or none\" '$T/ei'"
+"$HS" -a --interp python -o /dev/null > /dev/null 2> "$T/ea"
+check "-a --interp: exit 1, why" \
+	bash -c "test $? -eq 1 && grep -q -- '--interp goes with -p or a command' '$T/ea'"
+
 "$HS" > /dev/null 2> "$T/e6"
 check "nothing to trace: exit 1 with usage hint" \
 	bash -c "test $? -eq 1 && grep -q 'give -p PID, -a or -- COMMAND' '$T/e6'"

@@ -16,7 +16,8 @@ expect_eq "the 4444-byte block: its record says cut=depth" \
 	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* cut=depth ~b#size: 4444,' dec)" 1
 expect_eq "the 5555-byte block (a 32 KiB frame, deeper than the copy): cut=depth" \
 	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* cut=depth ~b#size: 5555,' dec)" 1
-expect_eq "no other record is marked" "$(grep -c ' cut=' dec)" 2
+expect_eq "no other live record is marked" "$(grep -c '^heapsnoop: live .* cut=' dec)" 2
+expect_eq "... and their stacks' whole-run records are, as theirs" "$(grep -c '^heapsnoop: stack .* cut=depth ~b#size: 0,' dec)" 2
 
 # The unreadable mark, on the same record: the 4444-byte block's line
 # (the filter keeps line numbers) with cut=unreadable.

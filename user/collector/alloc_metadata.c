@@ -4,7 +4,8 @@
  * (include/heapsnoop/alloc_metadata.h). After libwebsockets'
  * _lws_alloc_metadata_adjust/trim/dump: the record is compressed once, at
  * the allocation, and kept behind the block, so a dump only base64s it.
- * The record lines are records.c's, the blob the codec's.
+ * The record lines are records.c's, the blob the codec's; a deep
+ * stack's frames past the blob's are stacktail.c's.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -15,6 +16,7 @@
 #include "heapsnoop/alloc_metadata.h"
 #include "records.h"
 #include "sampling.h"
+#include "stacktail.h"
 
 struct hs_am {
 	pthread_mutex_t lock;
@@ -64,6 +66,7 @@ size_t hs_am_site__prepare_bits(struct hs_am_site *site, uint64_t size, size_t a
 	site->len = (uint16_t)n;
 	site->size = size;
 	site->cut = 0;
+	site->tail = 0;
 	site->head = (meta + align - 1) & ~(align - 1);
 	if (size > SIZE_MAX - site->head) {
 		if (err)
@@ -97,7 +100,7 @@ void *hs_am__place(struct hs_am *am, const struct hs_am_site *site, void *block)
 	memcpy((char *)n - sizeof(len) - len, site->blob, len);
 	n->size = site->size;
 	n->cut = site->cut & (HS_AM_CUT_DEPTH | HS_AM_CUT_UNREADABLE);
-	n->reserved = 0;
+	n->tail = site->tail;
 	n->head = (uint32_t)site->head;
 	n->magic = hs_am_node_magic(n);
 
@@ -184,10 +187,15 @@ static int write_live(FILE *out, int pid, const void *user)
 	if (n < 0) {
 		r.size = hs_am_node(user)->size;
 		r.error = hs_strerror(n);
-	} else {
-		r.token = tok;
-		r.token_len = (size_t)n + 3;
+		return records__write(out, &r);
 	}
+	r.token = tok;
+	r.token_len = (size_t)n + 3;
+	/* A deep stack: its continuation, kept once for all its blocks. */
+	r.tail = stacktail__tokens(hs_am_node(user)->tail, &r.depth);
+	r.tail_len = r.tail ? strlen(r.tail) : 0;
+	if (!r.tail)
+		r.depth = 0;
 	return records__write(out, &r);
 }
 

@@ -19,8 +19,12 @@
 
 /* The collector's own frames at most: the entry point, if not inlined more. */
 #define LOCALSTACK_SKIP_MAX 8
-/* Return addresses a capture needs room for: skipped, kept, one to tell a cut. */
-#define LOCALSTACK_BUF (LOCALSTACK_SKIP_MAX + 31 + 1)
+/* Return addresses a capture of @max frames needs room for: skipped, kept, one to tell a cut. */
+#define LOCALSTACK_BUF_FOR(max) (LOCALSTACK_SKIP_MAX + (max) + 1)
+/* ... of the 31 one `~m#` token holds: every allocation's. */
+#define LOCALSTACK_BUF LOCALSTACK_BUF_FOR(31)
+/* The deepest capture: a record's REC_MAX_DEPTH (records.h), deep stacks'. */
+#define LOCALSTACK_MAX_DEPTH 1024
 
 /* Set by localstack__init(): read by the inline capture. */
 extern uintptr_t localstack_self_start, localstack_self_end;	/* our text */
@@ -90,8 +94,9 @@ void localstack__stats(struct localstack_stats *st);
 #define LOCALSTACK_CUT_UNREADABLE (1u << 1)
 
 /*
- * Up to @max (<= 31) return addresses of the calling thread, call site of
- * the allocator first, in place in @buf (LOCALSTACK_BUF entries): *@frames
+ * Up to @max (<= LOCALSTACK_MAX_DEPTH) return addresses of the calling
+ * thread, call site of the allocator first, in place in @buf
+ * (LOCALSTACK_BUF_FOR(@max) entries): *@frames
  * points at the first. *@cut gets LOCALSTACK_CUT_DEPTH when the stack went
  * on past @max frames (the walk found one more), LOCALSTACK_CUT_UNREADABLE
  * when the walk could not go on to a frame's caller, else 0. Returns the
@@ -105,8 +110,8 @@ localstack__capture(uint64_t *buf, int max, const uint64_t **frames, unsigned in
 	bool broken = false;
 	int n, k = 0;
 
-	if (max > 31)
-		max = 31;
+	if (max > LOCALSTACK_MAX_DEPTH)
+		max = LOCALSTACK_MAX_DEPTH;
 	/* One frame more than kept: there, the stack is cut. */
 	n = localstack_fp ? localstack__walk_fp((void **)buf, LOCALSTACK_SKIP_MAX + max + 1) :
 		localstack__walk((void **)buf, LOCALSTACK_SKIP_MAX + max + 1, &broken);

@@ -30,8 +30,10 @@
 #include "carrier.h"
 #include "heapsnoop/alloc_metadata.h"
 #include "localstack.h"
+#include "records.h"
 #include "sampler.h"
 #include "stackcache.h"
+#include "stacktail.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -203,6 +205,29 @@ static inline bool take(size_t size)
 	return unlikely(sampler__due(&tl_sampler, size)) && take_slow(size);
 }
 
+_Static_assert(LOCALSTACK_MAX_DEPTH == REC_MAX_DEPTH, "the collector keeps what a record holds");
+
+/*
+ * A stack deeper than one token (31 frames): walked again, whole up to
+ * REC_MAX_DEPTH, in a frame of its own so that only such an allocation
+ * has its buffer (8 KiB) on the stack; its frames past the first 31
+ * interned (stacktail.h). Returns their id, *@cut what the deep walk
+ * found (cut=depth past REC_MAX_DEPTH, or unreadable); 0 if they could
+ * not be kept (*@cut left: the first 31 frames, cut=depth).
+ */
+static __attribute__((noinline)) uint32_t deep_tail(unsigned int *cut)
+{
+	uint64_t buf[LOCALSTACK_BUF_FOR(LOCALSTACK_MAX_DEPTH)];
+	const uint64_t *frames;
+	unsigned int c;
+	int depth = localstack__capture(buf, LOCALSTACK_MAX_DEPTH, &frames, &c);
+	uint32_t id = depth > HS_MAX_DEPTH ? stacktail__intern(frames, (uint32_t)depth) : 0;
+
+	if (id)
+		*cut = c;
+	return id;
+}
+
 /*
  * A tracked block of @size bytes aligned to @align, recorded as @asked
  * bytes (pvalloc's argument; else @size); NULL and errno.
@@ -215,6 +240,7 @@ tracked_alloc_as(size_t size, size_t asked, size_t align)
 	uint64_t buf[LOCALSTACK_BUF];
 	const uint64_t *frames;
 	unsigned int cut;
+	uint32_t tail = 0;
 	int depth, err;
 	size_t total = 0;
 	void *block;
@@ -222,6 +248,8 @@ tracked_alloc_as(size_t size, size_t asked, size_t align)
 	in_hook++;
 	maybe_dump();
 	depth = localstack__capture(buf, HS_MAX_DEPTH, &frames, &cut);
+	if (unlikely(cut & LOCALSTACK_CUT_DEPTH))
+		tail = deep_tail(&cut);
 	if (!stackcache__bits(frames, (uint32_t)depth, &sb))
 		total = hs_am_site__prepare_bits(&site, asked, align, &sb, &err);
 	if (total && size - asked > SIZE_MAX - total)
@@ -230,6 +258,7 @@ tracked_alloc_as(size_t size, size_t asked, size_t align)
 		total += size - asked;
 	site.cut = (cut & LOCALSTACK_CUT_DEPTH ? HS_AM_CUT_DEPTH : 0) |
 		   (cut & LOCALSTACK_CUT_UNREADABLE ? HS_AM_CUT_UNREADABLE : 0);
+	site.tail = tail;
 	block = !total ? NULL : align > HS_AM_MIN_ALIGN ? real_memalign(align, total) :
 		real_malloc(total);
 	in_hook--;

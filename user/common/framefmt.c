@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* framefmt.c - one symbolized frame as text (see framefmt.h). */
 #include <inttypes.h>
+#include <string.h>
 
 #include "framefmt.h"
 #include "stacks.h"
@@ -21,6 +22,20 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 		fputc('\n', out);
 		return;
 	}
+	/* Not native code: the kind where a native frame has its module. */
+	if (f->status == SYM_OK && f->kind) {
+		/* A JIT range's name may hold blanks: its offset with the kind. */
+		if (!strcmp(f->kind, "jit"))
+			fprintf(out, " %s [jit+%#" PRIx64 "]", f->func, f->func_off);
+		else
+			fprintf(out, " %s [%s]", f->func, f->kind);
+		if (f->file && f->line)
+			fprintf(out, " %s:%d", f->file, f->line);
+		else if (f->file)
+			fprintf(out, " %s", f->file);
+		fputc('\n', out);
+		return;
+	}
 	if (f->status == SYM_OK)
 		fprintf(out, " %s+%#" PRIx64, f->func, f->func_off);
 	else
@@ -34,10 +49,15 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 
 const char *framefmt__cut(uint32_t flags)
 {
-	switch (flags & (STACK_TRUNCATED | STACK_FAULT)) {
-	case STACK_TRUNCATED: return "stack truncated";
-	case STACK_FAULT: return "stack unreadable past here";
-	case STACK_TRUNCATED | STACK_FAULT: return "stack truncated, stack unreadable past here";
-	default: return "";
-	}
+#define T "stack truncated"
+#define U "stack unreadable past here"
+#define O "interpreter frames out of place"
+	/* Each mark of a bit, in bit order, joined by ", ". */
+	static const char *const marks[STACK_CUT_ALL + 1] = {
+		"", T, U, T ", " U, O, T ", " O, U ", " O, T ", " U ", " O,
+	};
+#undef T
+#undef U
+#undef O
+	return marks[flags & STACK_CUT_ALL];
 }

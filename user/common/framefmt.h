@@ -8,7 +8,11 @@
  *   #K 0xADDR function+0xOFF (module) file:line   innermost first, then
  *
  * as eu-addr2line -i shows them; a frame that cannot be named says why
- * ("[build ID mismatch: ...]").
+ * ("[build ID mismatch: ...]"). A frame that is not native code has its
+ * kind where a native one has its module (frametab.h):
+ *
+ *   #K 0xADDR function [python] file:line         an interpreter's frame
+ *   #K 0xADDR name [jit+0xOFF]                    JIT code
  */
 #ifndef HEAPSNOOP_FRAMEFMT_H
 #define HEAPSNOOP_FRAMEFMT_H
@@ -29,8 +33,9 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 /*
  * The mark of an incomplete stack (stacks.h's STACK_* @flags; 0: none), as
  * every report shows it: "stack truncated" (deeper than kept or copied),
- * "stack unreadable past here" (a frame not recovered), or both joined by
- * ", ". Returns a static string, "" for a complete stack.
+ * "stack unreadable past here" (a frame not recovered), "interpreter
+ * frames out of place" (not matched to their native frames), those that
+ * apply joined by ", ". Returns a static string, "" for a complete stack.
  */
 const char *framefmt__cut(uint32_t flags);
 

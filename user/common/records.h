@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * records.h - the one home of heapsnoop's record lines (docs/OUTPUT.md):
- * `dump`, `map`, `live`, `end-dump`, `exit`, `end-exit`, and the whole-run
- * accounting's `proc`, `stack` and `sample`, each written by
+ * `dump`, `map`, `live`, `end-dump`, `exit`, `end-exit`, the whole-run
+ * accounting's `proc`, `stack` and `sample`, and the `frame` and `jit`
+ * records that name frames that are not native code, each written by
  * records__write() and read back by records__parse(), here and nowhere
- * else. heapsnoop writes them (report.c), heapdecode and the tests read
- * them; tests/test_records.c checks that what is written parses back to
- * the same values, tests/fuzz/fuzz_records.c that any line parses safely.
+ * else; and the stack of a `live` or `stack` record, deeper than one
+ * `~m#` token holds, split into tokens and put back together
+ * (records__tokens(), records__stack()). heapsnoop writes them
+ * (report.c), heapdecode and the tests read them; tests/test_records.c
+ * checks that what is written parses back to the same values,
+ * tests/fuzz/fuzz_records.c that any line parses safely.
  *
  * A new record type: a value of enum record_type, its fields in struct
  * record, its keyword, writer and parser in records.c's three tables, its
@@ -19,15 +23,49 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "heapsnoop/codec.h"
 #include "text.h"
 
 /*
- * A `live` record's stack is incomplete (its cut= field, docs/OUTPUT.md):
- * the same bits as stacks.h's STACK_TRUNCATED and STACK_FAULT.
+ * A `live` or `stack` record's stack is incomplete or not in order (its
+ * cut= field, docs/OUTPUT.md): the same bits as stacks.h's
+ * STACK_TRUNCATED, STACK_FAULT and STACK_ORDER.
  */
 #define REC_CUT_DEPTH		(1u << 0)	/* cut=depth: deeper than kept or copied */
 #define REC_CUT_UNREADABLE	(1u << 1)	/* cut=unreadable: a frame not recovered */
-#define REC_CUT_ALL		(REC_CUT_DEPTH | REC_CUT_UNREADABLE)
+#define REC_CUT_ORDER		(1u << 2)	/* cut=order: interpreter frames not
+						 * placed exactly among the native ones */
+#define REC_CUT_ALL		(REC_CUT_DEPTH | REC_CUT_UNREADABLE | REC_CUT_ORDER)
+
+/*
+ * The deepest stack a record keeps: REC_MAX_DEPTH frames, innermost first,
+ * in REC_MAX_TOKENS `~m#` tokens of HS_MAX_DEPTH (31) frames each, the
+ * first the lws record (the size and the innermost 31 frames), each next
+ * one (its size 0) the next 31 outward. A deeper stack keeps its
+ * innermost REC_MAX_DEPTH frames and says cut=depth.
+ */
+#define REC_MAX_DEPTH		1024
+#define REC_MAX_TOKENS		((REC_MAX_DEPTH + HS_MAX_DEPTH - 1) / HS_MAX_DEPTH)
+/* The tokens of the deepest record, a space after each but the last, and a NUL. */
+#define REC_TOKENS_BUF		(REC_MAX_TOKENS * HS_TOKEN_BUF)
+
+/*
+ * A frame that is not native code (`frame` records): an address no
+ * user-space address can be on x86-64 or arm64 (they end below 2^57),
+ * below the format's 2^63, each naming one (process, function, file,
+ * line) of an interpreter.
+ */
+#define REC_FRAME_BASE		(1ULL << 62)
+#define REC_FRAME_END		(1ULL << 63)
+static inline int rec_is_frame_addr(uint64_t addr)
+{
+	return addr >= REC_FRAME_BASE && addr < REC_FRAME_END;
+}
+
+/* The texts of `frame` and `jit` records, in bytes, at most. */
+#define REC_NAME_MAX		1024	/* a function's name, a JIT range's */
+#define REC_FILE_MAX		4096	/* a source file's path */
+#define REC_KIND_MAX		15	/* an interpreter's: [a-z][a-z0-9_]* */
 
 /* Every record line starts with this, anywhere in a line of a log. */
 #define RECORDS_PREFIX "heapsnoop: "
@@ -36,15 +74,29 @@ enum record_type {
 	REC_NONE,	/* no record keyword in the line */
 	REC_DUMP,	/* dump reason= time= live= bytes= stacks= [sample-bytes=] */
 	REC_MAP,	/* map pid= start= end= off= buildid= path= */
-	REC_LIVE,	/* live pid= ptr= [cut=WHY] ~m#TOKEN (or size= unencodable: ERROR) */
+	REC_LIVE,	/* live pid= ptr= [cut=WHY] [depth=N] ~m#TOKEN... (or size=
+			 * unencodable: ERROR) */
 	REC_END_DUMP,	/* end-dump live= */
 	REC_EXIT,	/* exit pid= time= live= bytes= comm= */
 	REC_END_EXIT,	/* end-exit pid= live= */
 	REC_PROC,	/* proc pid= peak= peak_count= peak_time= allocs= allocated=
 			 * frees= temporary= live= bytes= comm= */
 	REC_STACK,	/* stack pid= allocs= allocated= frees= temporary= live=
-			 * bytes= peak= peak_count= ~m#TOKEN */
+			 * bytes= peak= peak_count= [cut=WHY] [depth=N] ~m#TOKEN... */
 	REC_SAMPLE,	/* sample pid= time= live= bytes= */
+	REC_FRAME,	/* frame pid= addr= kind= line= file= function= */
+	REC_JIT,	/* jit pid= start= end= name= */
+};
+
+/*
+ * A text of the traced program in a parsed `frame` or `jit` record: its
+ * escaped form in the line (docs/OUTPUT.md: bytes outside 0x21..0x7e and
+ * '%' as %XX, "-" for none), @len bytes at @s; records__text() gives its
+ * bytes.
+ */
+struct rec_text {
+	const char *s;
+	size_t len;
 };
 
 /*
@@ -71,21 +123,52 @@ struct record {
 					 * of this mean (sample-bytes=), 0: whole */
 	char reason[16];		/* dump: exit, signal, usr1, interval */
 	const char *comm;		/* exit, proc: name, to the end of line */
-	uint64_t start, end, off;	/* map: [start, end), file offset of start */
+	uint64_t start, end, off;	/* map, jit: [start, end); map: the file
+					 * offset of start */
 	char build_id[BUILD_ID_HEX_SIZE];	/* map: hex, or "-" */
 	const char *path;		/* map: to the end of the line */
 	uint64_t ptr;			/* live: the allocation's address */
-	uint32_t cut;			/* live: REC_CUT_* bits, 0: a complete stack */
-	const char *token;		/* live, stack: "~m#..." (token_len bytes); live: or NULL: */
+	uint32_t cut;			/* live, stack: REC_CUT_* bits, 0: a
+					 * complete stack */
+	/*
+	 * live, stack: the stack's tokens, "~m#A[ ~m#B...]" (token_len
+	 * bytes; records__tokens() makes them); live: or NULL: ...
+	 */
+	const char *token;
 	size_t token_len;
+	uint32_t depth;			/* ... their frames when more than one
+					 * token (depth=N, 32..REC_MAX_DEPTH), 0: one */
+	/*
+	 * Written: continuation tokens kept apart from the first, " ~m#B[
+	 * ~m#C...]" (tail_len bytes), written after token (the collector
+	 * keeps its deep stacks' so); NULL: none. Parsed: never set, token
+	 * holds every token.
+	 */
+	const char *tail;
+	size_t tail_len;
+	uint32_t ntokens;		/* parsed: how many tokens */
 	uint64_t size;			/* ... unencodable: its size in bytes */
 	const char *error;		/* ... and why, to the end of the line */
+	/* frame: a synthetic address (rec_is_frame_addr) naming ... */
+	uint64_t addr;
+	char kind[REC_KIND_MAX + 1];	/* ... a frame of this interpreter: python, lua */
+	uint32_t line;			/* ... at this source line, 0: unknown */
+	/*
+	 * ... in this function of this source file (frame; jit: the range's
+	 * name in function). Written: the text itself, NUL-terminated, NULL
+	 * or "" for none; parsed: in function_esc, file_esc.
+	 */
+	const char *function, *file;
+	struct rec_text function_esc, file_esc;
+	/* jit: start, end: a range of JIT code, named in function */
 };
 
 /*
  * Write @r as one line (newline included) to @out, in docs/OUTPUT.md's
- * grammar. Returns 0, -EINVAL for a type with no line, -EIO if @out
- * failed.
+ * grammar. Returns 0; -EINVAL for a type with no line or fields the
+ * grammar cannot hold (tokens that are not one, or not depth='s; a
+ * `frame` address outside the synthetic range, a kind or a text over its
+ * limit), nothing written then; -EIO if @out failed.
  */
 int records__write(FILE *out, const struct record *r);
 
@@ -97,5 +180,45 @@ int records__write(FILE *out, const struct record *r);
  * names the keyword found, the fields are not to be used).
  */
 int records__parse(const char *line, struct record *r);
+
+/*
+ * The tokens of a stack of @depth (<= REC_MAX_DEPTH) @frames, innermost
+ * first, @size bytes, into @out (@cap bytes, REC_TOKENS_BUF always
+ * enough): the lws record of the size and the first HS_MAX_DEPTH frames,
+ * then one of size 0 for each next HS_MAX_DEPTH, separated by single
+ * spaces, NUL-terminated: a record's token and depth (depth when >
+ * HS_MAX_DEPTH). Returns the length, or a negative hs_err (HS_ERANGE: a
+ * frame or the size at or above 2^63; HS_EDEPTH: over REC_MAX_DEPTH;
+ * HS_ENOSPC).
+ */
+int records__tokens(const uint64_t *frames, uint32_t depth, uint64_t size, char *out,
+		    size_t cap);
+
+/*
+ * The same from @depth > HS_MAX_DEPTH: only the continuation tokens, for
+ * frames HS_MAX_DEPTH.. of the stack, each with a space before it
+ * (" ~m#B ~m#C"), to follow a first token encoded apart. Returns the
+ * length (0 for @depth <= HS_MAX_DEPTH) or a negative hs_err.
+ */
+int records__tail_tokens(const uint64_t *frames, uint32_t depth, char *out, size_t cap);
+
+/*
+ * The stack of parsed `live` or `stack` record @r (r->token not NULL):
+ * its size (the first token's) in *@size, its frames innermost first
+ * into @frames (REC_MAX_DEPTH entries) and their count in *@depth.
+ * Returns 0; a negative hs_err when the first token does not decode
+ * (*@depth 0); a positive hs_err when a later one does not, or is not a
+ * continuation (HS_ECONT), or the frames are not depth='s
+ * (HS_EDEPTHSUM): *@size and *@depth are then what the tokens before it
+ * gave, a stack to be marked cut, never to be shown whole.
+ */
+int records__stack(const struct record *r, uint64_t *size, uint64_t *frames, uint32_t *depth);
+
+/*
+ * The bytes of parsed text @t (valid: records__parse checked it) into
+ * @out (@cap bytes, NUL-terminated; REC_FILE_MAX + 1 always enough).
+ * Returns the length, or -ENOSPC.
+ */
+int records__text(const struct rec_text *t, char *out, size_t cap);
 
 #endif /* HEAPSNOOP_RECORDS_H */

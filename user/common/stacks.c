@@ -2,7 +2,9 @@
 /*
  * stacks.c - the unique-stack table (see stacks.h): heaptrack's "intern
  * once, refer by id" applied to whole stacks. An array of stacks by id and
- * an index of ids by content in the generic hash table (htab.h).
+ * an index of ids by content in the generic hash table (htab.h). A stack's
+ * tokens are records.h's: its first token's bits kept for every size, the
+ * continuation tokens (size 0) kept as text.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -68,6 +70,7 @@ void stacks__free(struct stacks *st)
 		return;
 	for (size_t i = 0; i < st->count; i++) {
 		free(st->by_id[i]->bits);
+		free(st->by_id[i]->tail);
 		free(st->by_id[i]);
 	}
 	free(st->by_id);
@@ -83,7 +86,7 @@ int stacks__intern(struct stacks *st, uint32_t pid, const uint64_t *frames, uint
 	void *known;
 	struct stack *s;
 
-	if (depth > HS_MAX_DEPTH)
+	if (depth > REC_MAX_DEPTH)
 		return -EINVAL;
 	known = htab__find(st->index, h, (uintptr_t)&probe);
 	if (known)
@@ -140,29 +143,77 @@ size_t stacks__count(const struct stacks *st)
 	return st->count;
 }
 
+_Static_assert(STACK_TRUNCATED == REC_CUT_DEPTH && STACK_FAULT == REC_CUT_UNREADABLE &&
+	       STACK_ORDER == REC_CUT_ORDER, "a stack's flags are its records' cut=");
+
+/* @s's first token's bits and its continuation tokens, encoded once. */
+static int encode(struct stacks *st, struct stack *s)
+{
+	struct hs_stack_bits tmp;
+	uint32_t first = s->depth < HS_MAX_DEPTH ? s->depth : HS_MAX_DEPTH;
+	size_t n;
+	int err;
+
+	if (s->bits)
+		return 0;
+	err = hs_stack_bits_encode(s->frames, first, &tmp);
+	if (err)
+		return err;
+	if (s->depth > HS_MAX_DEPTH) {
+		char *tail = malloc(REC_TOKENS_BUF);
+		int len = tail ? records__tail_tokens(s->frames, s->depth, tail, REC_TOKENS_BUF)
+			       : -HS_ENOSPC;
+		char *fit = len >= 0 ? realloc(tail, (size_t)len + 1) : NULL;
+
+		if (!fit) {
+			free(tail);
+			return len < 0 ? len : -HS_ENOSPC;
+		}
+		s->tail = fit;
+		st->memory += (size_t)len + 1;
+	}
+	/* Keep only the bytes in use, not the whole worst-case buffer. */
+	n = offsetof(struct hs_stack_bits, bits) + (tmp.nbits + 7) / 8;
+	s->bits = malloc(n);
+	if (!s->bits)
+		return -HS_ENOSPC;
+	memcpy(s->bits, &tmp, n);
+	st->memory += n;
+	return 0;
+}
+
 int stacks__token(struct stacks *st, uint32_t id, uint64_t size, char *out, size_t cap)
 {
 	struct stack *s = stacks__get(st, id);
-	int err;
+	size_t tail;
+	int err, n;
 
 	if (!s)
 		return -HS_ESYNTAX;
-	if (!s->bits) {
-		struct hs_stack_bits tmp;
-		size_t n;
+	err = encode(st, s);
+	if (err)
+		return err;
+	n = hs_token_encode_stack(s->bits, size, out, cap);
+	if (n < 0 || !s->tail)
+		return n;
+	tail = strlen(s->tail);
+	if (cap - (size_t)n <= tail)
+		return -HS_ENOSPC;
+	memcpy(out + n, s->tail, tail + 1);
+	return n + (int)tail;
+}
 
-		err = hs_stack_bits_encode(s->frames, s->depth, &tmp);
-		if (err)
-			return err;
-		/* Keep only the bytes in use, not the whole worst-case buffer. */
-		n = offsetof(struct hs_stack_bits, bits) + (tmp.nbits + 7) / 8;
-		s->bits = malloc(n);
-		if (!s->bits)
-			return -HS_ENOSPC;
-		memcpy(s->bits, &tmp, n);
-		st->memory += n;
-	}
-	return hs_token_encode_stack(s->bits, size, out, cap);
+int stacks__record(struct stacks *st, uint32_t id, uint64_t size, struct record *r, char *buf,
+		   size_t cap)
+{
+	const struct stack *s = stacks__get(st, id);
+	int n = stacks__token(st, id, size, buf, cap);
+
+	r->cut = s ? s->flags & STACK_CUT_ALL : 0;
+	r->token = n < 0 ? NULL : buf;
+	r->token_len = n < 0 ? 0 : (size_t)n;
+	r->depth = n >= 0 && s->depth > HS_MAX_DEPTH ? s->depth : 0;
+	return n < 0 ? n : 0;
 }
 
 static int by_bytes_desc(const void *a, const void *b)

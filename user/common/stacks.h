@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * stacks.h - every unique (pid, stack) stored once, with an id, the live
- * allocations and bytes currently charged to it, and its `~m#` bitstream
- * (codec's hs_stack_bits) encoded once, on first use.
- * Stacks hold at most HS_MAX_DEPTH frames, innermost first.
+ * allocations and bytes currently charged to it, and its `~m#` tokens
+ * encoded once, on first use: the first token's bitstream (codec's
+ * hs_stack_bits; only its size field differs between allocations) and,
+ * for a stack deeper than one token holds, the continuation tokens'
+ * text (records.h). Stacks hold at most REC_MAX_DEPTH frames, innermost
+ * first.
  */
 #ifndef HEAPSNOOP_STACKS_H
 #define HEAPSNOOP_STACKS_H
@@ -12,9 +15,13 @@
 #include <stdint.h>
 
 #include "heapsnoop/codec.h"
+#include "records.h"
 
+/* The same bits as a record's cut= (records.h REC_CUT_*). */
 #define STACK_TRUNCATED	(1u << 0)	/* deeper than could be kept or walked */
 #define STACK_FAULT	(1u << 1)	/* a frame could not be read */
+#define STACK_ORDER	(1u << 2)	/* interpreter frames not placed exactly */
+#define STACK_CUT_ALL	(STACK_TRUNCATED | STACK_FAULT | STACK_ORDER)
 
 struct stack {
 	uint64_t hash;
@@ -37,6 +44,8 @@ struct stack {
 	uint32_t dirty;		/* heapsnoop: changed since last written */
 	uint64_t written_peak_bytes, written_peak_count;
 	struct hs_stack_bits *bits;	/* NULL until first encoded */
+	char *tail;			/* ... its continuation tokens, " ~m#.."
+					 * (NULL: none, or not yet encoded) */
 	uint64_t frames[];
 };
 
@@ -46,7 +55,7 @@ struct stacks *stacks__new(void);
 void stacks__free(struct stacks *st);
 
 /*
- * Intern @depth (<= HS_MAX_DEPTH) frames of @pid; returns the stack's id
+ * Intern @depth (<= REC_MAX_DEPTH) frames of @pid; returns the stack's id
  * (>= 0) or -ENOMEM / -EINVAL.
  */
 int stacks__intern(struct stacks *st, uint32_t pid, const uint64_t *frames, uint32_t depth,
@@ -65,10 +74,23 @@ struct stack *stacks__get(const struct stacks *st, uint32_t id);
 size_t stacks__count(const struct stacks *st);
 
 /*
- * The `~m#` token of an allocation of @size bytes from stack @id into @out
- * (HS_TOKEN_BUF bytes). Returns its length or a negative hs_err.
+ * The `~m#` tokens of an allocation of @size bytes from stack @id into
+ * @out (@cap bytes; HS_TOKEN_BUF for a stack of at most HS_MAX_DEPTH
+ * frames, REC_TOKENS_BUF for any), as records__tokens() writes them.
+ * Returns their length or a negative hs_err.
  */
 int stacks__token(struct stacks *st, uint32_t id, uint64_t size, char *out, size_t cap);
+
+/*
+ * Stack @id's part of a `live` or `stack` record @r for @size bytes: its
+ * tokens into @buf (@cap bytes, REC_TOKENS_BUF always enough) as
+ * r->token and r->token_len, r->depth (depth=, for more than one token)
+ * and the cut= of its flags. Returns 0, or a negative hs_err (r->token
+ * NULL then, for a record that says why: HS_ERANGE for a size at or
+ * above 2^63).
+ */
+int stacks__record(struct stacks *st, uint32_t id, uint64_t size, struct record *r, char *buf,
+		   size_t cap);
 
 /*
  * The stacks with live allocations, most live bytes first (then most

@@ -69,6 +69,7 @@ const char *sym_status_str(enum sym_status st)
 	case SYM_NOT_REGULAR: return "module path is not a regular file";
 	case SYM_BUILD_ID_MISMATCH: return "build ID mismatch: file differs from the traced one";
 	case SYM_UNMAPPED: return "not in any mapping";
+	case SYM_NO_FRAME: return "interpreter frame without its frame record";
 	}
 	return "?";
 }

@@ -29,6 +29,7 @@ enum sym_status {
 	SYM_NOT_REGULAR,	/* the path names a FIFO, a device, a directory */
 	SYM_BUILD_ID_MISMATCH,	/* file found but it is not the traced one */
 	SYM_UNMAPPED,		/* the address is in no known mapping */
+	SYM_NO_FRAME,		/* an interpreter frame whose `frame` record the log lacks */
 };
 
 /* A function inlined at the address, innermost first (DWARF scopes). */
@@ -47,8 +48,16 @@ struct sym_frame {
 	int line;		/* 0 if unknown */	/* site of the outermost inline */
 	int ninline;
 	struct sym_inline inl[SYM_MAX_INLINE];
-	const char *module;	/* path of the mapped file or NULL */
+	const char *module;	/* path of the mapped file or NULL; "[KIND]"
+				 * for a frame that is not native code */
 	uint64_t elf_addr;	/* address in the module's ELF file */
+	/*
+	 * A frame that is not native code (frametab.h): the interpreter's
+	 * kind ("python", "lua": func and file:line its function and
+	 * line), or "jit" (func a JIT range's name, func_off into it);
+	 * NULL for native code.
+	 */
+	const char *kind;
 };
 
 struct symbolizer_opts {

@@ -2,11 +2,13 @@
 /*
  * text.h - the small text forms both programs write: a build ID in hex
  * (as `map` records carry it, docs/OUTPUT.md), a path's file name (as
- * frames name their module), text escaped for XML (the SVGs) and JSON.
+ * frames name their module), text escaped for XML (the SVGs) and JSON,
+ * a traced program's text made printable.
  */
 #ifndef HEAPSNOOP_TEXT_H
 #define HEAPSNOOP_TEXT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,5 +41,17 @@ void xml_escape(FILE *out, const char *s);
 
 /* @s as a JSON string, quotes included; null for NULL (--json, --speedscope). */
 void json_string(FILE *out, const char *s);
+
+/*
+ * A text of the traced program (an interpreter's function or file name, a
+ * JIT range's; docs/OUTPUT.md, `frame` and `jit`) as every report prints
+ * it: valid UTF-8 with no control character, so that no name breaks a line
+ * of a report, moves a terminal's cursor or makes JSON or protobuf
+ * invalid. Each byte that is a control character (below 0x20, 0x7f), is
+ * not part of a valid UTF-8 sequence, or is '%', is written %XX (so a
+ * '%' always starts one). Returns @s itself if it is printable as it is,
+ * else a malloc'ed copy, or NULL with no memory.
+ */
+char *text_printable(const char *s);
 
 #endif /* HEAPSNOOP_TEXT_H */

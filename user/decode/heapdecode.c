@@ -178,11 +178,16 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		status = 2;
 	if (fflush(stdout) == EOF)
 		status = 2;
+	/* A stack named so is not whole: never without a word. */
+	if (hd_model__missing_frames(m))
+		elog("%zu interpreter frame(s) named by no frame record of the log: shown as "
+		     "[interpreter frame without its frame record] (a log cut, or not "
+		     "heapsnoop's)", hd_model__missing_frames(m));
 	hd_model__free(m);
 	hd_model__free(base);
 	symbolizer__free(sym);
 	if (!status && malformed) {
-		elog("%lu malformed record(s) ignored%s", malformed,
+		elog("%lu malformed record(s), each said above%s", malformed,
 		     gate > 0 ? ": the gate's verdict is not trusted" : "");
 		status = 1;
 	}

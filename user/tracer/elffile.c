@@ -63,7 +63,8 @@ void elf_file__close(struct elf_file *ef)
 	free(ef);
 }
 
-static int find_in_symtab(Elf *elf, Elf_Scn *scn, const char *name, struct elf_func *fn)
+static int find_in_symtab(Elf *elf, Elf_Scn *scn, const char *name, bool object,
+			  struct elf_func *fn)
 {
 	GElf_Shdr sh;
 	Elf_Data *data;
@@ -82,7 +83,7 @@ static int find_in_symtab(Elf *elf, Elf_Scn *scn, const char *name, struct elf_f
 		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
 			continue;
 		type = GELF_ST_TYPE(sym.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		if (object ? type != STT_OBJECT : type != STT_FUNC && type != STT_GNU_IFUNC)
 			continue;
 		s = elf_strptr(elf, sh.sh_link, sym.st_name);
 		if (!s || strcmp(s, name))
@@ -99,7 +100,7 @@ static int find_in_symtab(Elf *elf, Elf_Scn *scn, const char *name, struct elf_f
 }
 
 /* @name in .dynsym, then .symtab; 0 or -ENOENT. */
-static int find_sym(struct elf_file *ef, const char *name, struct elf_func *fn)
+static int find_sym(struct elf_file *ef, const char *name, bool object, struct elf_func *fn)
 {
 	static const Elf64_Word types[] = { SHT_DYNSYM, SHT_SYMTAB };
 
@@ -111,7 +112,7 @@ static int find_sym(struct elf_file *ef, const char *name, struct elf_func *fn)
 
 			if (!gelf_getshdr(scn, &sh) || sh.sh_type != types[t])
 				continue;
-			if (find_in_symtab(ef->elf, scn, name, fn) == 0)
+			if (find_in_symtab(ef->elf, scn, name, object, fn) == 0)
 				return 0;
 		}
 	}
@@ -121,7 +122,7 @@ static int find_sym(struct elf_file *ef, const char *name, struct elf_func *fn)
 int elf_file__find_func(struct elf_file *ef, const char *name, struct elf_func *fn)
 {
 	const struct elf_segment *seg;
-	int err = find_sym(ef, name, fn);
+	int err = find_sym(ef, name, false, fn);
 
 	if (err)
 		return err;
@@ -130,6 +131,43 @@ int elf_file__find_func(struct elf_file *ef, const char *name, struct elf_func *
 		return -ERANGE;
 	fn->offset = elf_segment__offset(seg, fn->addr);
 	return 0;
+}
+
+int elf_file__find_object(struct elf_file *ef, const char *name, struct elf_func *obj)
+{
+	int err = find_sym(ef, name, true, obj);
+
+	obj->offset = 0;
+	return err;
+}
+
+int elf_file__read_addr(struct elf_file *ef, uint64_t addr, void *buf, size_t len)
+{
+	const struct elf_segment *seg = elf_segments__by_vaddr(&ef->segs, addr);
+	ssize_t n;
+
+	/* Past the segment's bytes in the file: .bss, not in the file. */
+	if (!seg || addr + len > seg->vaddr + seg->filesz || addr + len < addr)
+		return -ERANGE;
+	n = elf_file__pread(ef, buf, len, elf_segment__offset(seg, addr));
+	if (n < 0)
+		return (int)n;
+	return (size_t)n == len ? 0 : -EIO;
+}
+
+int elf_file__offset_of(struct elf_file *ef, uint64_t addr, uint64_t *off)
+{
+	const struct elf_segment *seg = elf_segments__by_vaddr(&ef->segs, addr);
+
+	if (!seg)
+		return -ERANGE;
+	*off = elf_segment__offset(seg, addr);
+	return 0;
+}
+
+Elf *elf_file__elf(struct elf_file *ef)
+{
+	return ef->elf;
 }
 
 ssize_t elf_file__pread(struct elf_file *ef, void *buf, size_t len, uint64_t off)

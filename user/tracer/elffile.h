@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 #include <sys/types.h>
 
 #include "text.h"
@@ -33,6 +34,25 @@ void elf_file__close(struct elf_file *ef);
  * Returns 0, -ENOENT if absent, -ERANGE if its address is in no PT_LOAD.
  */
 int elf_file__find_func(struct elf_file *ef, const char *name, struct elf_func *fn);
+
+/*
+ * Find the defined data object @name (STT_OBJECT: its address and size;
+ * no offset) in .dynsym, then .symtab. Returns 0 or -ENOENT.
+ */
+int elf_file__find_object(struct elf_file *ef, const char *name, struct elf_func *obj);
+
+/*
+ * Read @len bytes at link-time address @addr from the file (what the
+ * image holds there before it runs: initialised data, code). Returns 0,
+ * -ERANGE (in no PT_LOAD's bytes of the file: .bss) or -errno.
+ */
+int elf_file__read_addr(struct elf_file *ef, uint64_t addr, void *buf, size_t len);
+
+/* The file offset of link-time address @addr (a uprobe's): 0 or -ERANGE. */
+int elf_file__offset_of(struct elf_file *ef, uint64_t addr, uint64_t *off);
+
+/* libelf's handle of the file (libdw's CFI, section reads). */
+Elf *elf_file__elf(struct elf_file *ef);
 
 /* Read @len bytes at file offset @off; returns bytes read or -errno. */
 ssize_t elf_file__pread(struct elf_file *ef, void *buf, size_t len, uint64_t off);

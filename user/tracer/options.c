@@ -89,6 +89,12 @@ static const char usage_text[] =
 "                         heapdecode's reports estimate, unbiased, what the\n"
 "                         sampled blocks stand for (size/p bytes, 1/p blocks)\n"
 "      --seed N           --preload: the sampler's seed (repeatable runs)\n"
+"      --interp KINDS     interpreters whose frames go among the native ones,\n"
+"                         each function at its file:line (a comma list;\n"
+"                         default python): python, CPython 3.11 to 3.13, with\n"
+"                         -p or a command (a command's Python runs with\n"
+"                         PYTHONMALLOC=malloc unless set, so each object is a\n"
+"                         live block); none or --no-interp: native frames only\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
@@ -147,6 +153,7 @@ enum {
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
+	OPT_INTERP, OPT_NO_INTERP,
 };
 
 static const struct option longopts[] = {
@@ -180,6 +187,8 @@ static const struct option longopts[] = {
 	{ "fail-on-leak", optional_argument, NULL, OPT_FAIL_ON_LEAK },
 	{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
 	{ "max-peak", required_argument, NULL, OPT_MAX_PEAK },
+	{ "interp", required_argument, NULL, OPT_INTERP },
+	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -360,6 +369,23 @@ static int parse_preload(int c, const char *arg, struct options *o)
 	return 0;
 }
 
+/* --interp KINDS: which interpreters' frames are read (OPT_INTERP_* bits). */
+static int parse_interp(char *arg, struct options *o)
+{
+	char *save = NULL;
+
+	o->interp = 0;
+	for (char *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "python")) {
+			o->interp |= OPT_INTERP_PYTHON;
+		} else if (strcmp(tok, "none")) {
+			elog("--interp '%s': give python, or none", tok);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 static int parse_one(int c, char *arg, struct options *o)
 {
 	switch (c) {
@@ -378,6 +404,10 @@ static int parse_one(int c, char *arg, struct options *o)
 		return 0;
 	case OPT_WITHOUT: return kfeatures__parse(arg, &o->without);
 	case OPT_PRELOAD: o->preload = true; return 0;
+	case OPT_INTERP:
+		o->interp_asked = true;
+		return parse_interp(arg, o);
+	case OPT_NO_INTERP: o->interp = 0; return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
 	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK:
@@ -460,6 +490,10 @@ static int validate(const struct options *o)
 	}
 	if (validate_gates(o))
 		return -EINVAL;
+	if (o->all && o->interp_asked && o->interp) {
+		elog("--interp goes with -p or a command: -a reads native frames only (for now)");
+		return -EINVAL;
+	}
 	if (o->min_size > o->max_size) {
 		elog("--min-size %" PRIu64 " is above --max-size %" PRIu64 ": nothing would "
 		     "be traced", o->min_size, o->max_size);
@@ -474,7 +508,7 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .thread_slots = HS_THREAD_SLOTS, .uid = -1, .max_size = UINT64_MAX,
-			       .sample_ms = 100 };
+			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON };
 	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;

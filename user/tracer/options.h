@@ -13,6 +13,7 @@
 #include "leakgate.h"
 
 #define OPTIONS_MAX_PIDS 64	/* --pid-filter */
+#define OPT_INTERP_PYTHON (1u << 0)	/* --interp python */
 
 struct options {
 	pid_t pid;		/* -p, or the launched command's once started */
@@ -44,6 +45,9 @@ struct options {
 	bool preload;
 	uint64_t sample_bytes;	/* --sample-bytes, 0: every allocation */
 	uint64_t seed;		/* --seed, 0: the collector picks one */
+	/* --interp: the interpreters whose frames are read (OPT_INTERP_*) */
+	unsigned int interp;
+	bool interp_asked;	/* --interp was given (not the default) */
 	/* --fail-on-leak, --suppressions, --max-peak (gate.h) */
 	struct leakgate_opts gate;
 };

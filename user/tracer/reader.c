@@ -179,6 +179,13 @@ uint64_t reader__logged_frees(const struct reader *r)
 	return r->fl ? freelog__taken(r->fl) : 0;
 }
 
+int reader__peek(const struct reader *r, uint64_t from,
+		 void (*fn)(void *ctx, const void *data, size_t len, uint64_t pos), void *ctx,
+		 uint64_t *to)
+{
+	return ringpos__peek(r->rp, from, fn, ctx, to);
+}
+
 void reader__free(struct reader *r)
 {
 	if (!r)

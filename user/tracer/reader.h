@@ -54,6 +54,16 @@ uint64_t reader__backlog(const struct reader *r);
 /* Frees taken from the per-CPU logs so far; 0 without them. */
 uint64_t reader__logged_frees(const struct reader *r);
 
+/*
+ * The ring's records not handed over yet, from position @from up to the
+ * producer's now, looked at without consuming them (ringpos__peek()):
+ * what the record being handled may need of later ones (a code object's
+ * death, interp/pycache.h). *@to gets the position looked up to.
+ */
+int reader__peek(const struct reader *r, uint64_t from,
+		 void (*fn)(void *ctx, const void *data, size_t len, uint64_t pos), void *ctx,
+		 uint64_t *to);
+
 void reader__free(struct reader *r);
 
 #endif /* HEAPSNOOP_READER_H */

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "framefmt.h"
+#include "frametab.h"
 #include "msg.h"
 #include "records.h"
 #include "report.h"
@@ -27,24 +28,17 @@ struct dump_ctx {
 static void dump_one(const struct live_alloc *a, void *arg)
 {
 	struct dump_ctx *d = arg;
-	char tok[HS_TOKEN_BUF];
-	int n = stacks__token(d->stacks, a->stack, a->size, tok, sizeof(tok));
-	const struct stack *s = stacks__get(d->stacks, a->stack);
+	static char tok[REC_TOKENS_BUF];
 	struct record r = { .type = REC_LIVE, .pid = d->pid, .ptr = a->addr };
+	/* Its tokens (deeper than one: depth=), and cut= if incomplete (docs/OUTPUT.md). */
+	int n = stacks__record(d->stacks, a->stack, a->size, &r, tok, sizeof(tok));
 
-	/* An incomplete stack says so in its record (docs/OUTPUT.md, cut=). */
-	if (s->flags & STACK_TRUNCATED)
-		r.cut |= REC_CUT_DEPTH;
-	if (s->flags & STACK_FAULT)
-		r.cut |= REC_CUT_UNREADABLE;
 	if (n < 0) {
 		r.size = a->size;
 		r.error = hs_strerror(n);
 		records__write(d->out, &r);
 		return;
 	}
-	r.token = tok;
-	r.token_len = (size_t)n;
 	if (records__write(d->out, &r))
 		d->err = -EIO;
 }
@@ -58,6 +52,28 @@ static void write_maps(const struct proc *p, FILE *out)
 
 		snprintf(r.build_id, sizeof(r.build_id), "%s", m->build_id);
 		records__write(out, &r);
+	}
+}
+
+/*
+ * The frames that are not native code (frametab.h) of @p's stacks this
+ * dump writes: those with live allocations, and with @acct those whose
+ * whole-run record is written (write_acct's choice).
+ */
+static void need_frames(struct frametab *ft, struct proc *p, bool acct)
+{
+	for (uint32_t id = 0; id < stacks__count(p->stacks); id++) {
+		const struct stack *s = stacks__get(p->stacks, id);
+		uint64_t pc, pb;
+
+		if (!s->live_count && acct) {
+			acct__at_peak(&p->acct, s, &pc, &pb);
+			if (!s->dirty && pc == s->written_peak_count && pb == s->written_peak_bytes)
+				continue;
+		} else if (!s->live_count) {
+			continue;
+		}
+		frametab__need(ft, (uint32_t)p->pid, s->frames, s->depth);
 	}
 }
 
@@ -113,7 +129,7 @@ static int write_acct(struct proc *p, FILE *out)
 			    .allocated = a->alloc_bytes, .frees = a->frees,
 			    .temporary = a->temporary, .live = tracker__count(p->live),
 			    .bytes = p->live_estimate, .comm = p->comm[0] ? p->comm : "?" };
-	char tok[HS_TOKEN_BUF];
+	static char tok[REC_TOKENS_BUF];
 	int err = 0;
 
 	wall_of(a->peak_ns, &r.peak_time_s, &r.peak_time_ms);
@@ -133,14 +149,13 @@ static int write_acct(struct proc *p, FILE *out)
 		 * Size 0: a tool that adds up the sizes of every `~m#` token
 		 * of a log still adds up live blocks only.
 		 */
-		n = stacks__token(p->stacks, id, 0, tok, sizeof(tok));
-		if (n < 0)
-			continue;
 		r = (struct record){ .type = REC_STACK, .pid = p->pid, .allocs = s->allocs,
 				     .allocated = s->alloc_bytes, .frees = s->frees,
 				     .temporary = s->temporary, .live = s->live_count,
-				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc,
-				     .token = tok, .token_len = (size_t)n };
+				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc };
+		n = stacks__record(p->stacks, id, 0, &r, tok, sizeof(tok));
+		if (n < 0)
+			continue;
 		if (records__write(out, &r))
 			err = -EIO;
 written:
@@ -198,6 +213,15 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 	for (size_t i = 0; i < n; i++)
 		if (tracker__count(v[i]->live) || acct_changed(v[i]))
 			write_maps(v[i], out);
+	/* Then the frames that are not native code its stacks name. */
+	frametab__dump_begin(trace__frames(t));
+	for (size_t i = 0; i < n; i++) {
+		if (!tracker__count(v[i]->live) && !acct_changed(v[i]))
+			continue;
+		need_frames(trace__frames(t), v[i], acct_changed(v[i]));
+		if (frametab__write(trace__frames(t), (uint32_t)v[i]->pid, out))
+			err = -EIO;
+	}
 	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
 		err = err ? err : write_live(v[i], out);
 	for (size_t i = 0; i < n; i++)
@@ -221,7 +245,7 @@ void report__dump_written(struct trace *t)
 	free(v);
 }
 
-int report__exit(struct proc *p, FILE *out)
+int report__exit(struct trace *t, struct proc *p, FILE *out)
 {
 	struct record r = { .type = REC_EXIT, .pid = p->pid, .live = tracker__count(p->live),
 			    .bytes = p->live_estimate, .comm = p->comm };
@@ -230,7 +254,10 @@ int report__exit(struct proc *p, FILE *out)
 	set_time(&r);
 	records__write(out, &r);
 	write_maps(p, out);
-	err = write_live(p, out);
+	frametab__dump_begin(trace__frames(t));
+	need_frames(trace__frames(t), p, acct_changed(p));
+	err = frametab__write(trace__frames(t), (uint32_t)p->pid, out) ? -EIO : 0;
+	err = write_live(p, out) ? -EIO : err;
 	if (acct_changed(p) && write_acct(p, out))
 		err = err ? err : -EIO;
 	records__write(out, &(struct record){ .type = REC_END_EXIT, .pid = p->pid,
@@ -240,8 +267,8 @@ int report__exit(struct proc *p, FILE *out)
 	return err;
 }
 
-static void print_frame(const struct proc *p, struct symbolizer *sym, const struct stack *s,
-			uint32_t i, FILE *out)
+static void print_frame(struct frametab *ft, const struct proc *p, struct symbolizer *sym,
+			const struct stack *s, uint32_t i, FILE *out)
 {
 	const struct mapping *m = p->maps ? mapset__find(p->maps, s->frames[i]) : NULL;
 	struct perf_map_entry e;
@@ -255,14 +282,16 @@ static void print_frame(const struct proc *p, struct symbolizer *sym, const stru
 		framefmt__write(out, "        ", i, s->frames[i], &f);
 		return;
 	}
-	named = sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f);
+	/* A frame that is not native code is named by its table, the others by their file. */
+	named = frametab__symbolize(ft, (uint32_t)p->pid, s->frames[i], &f) ||
+		(sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f));
 
 	framefmt__write(out, "        ", i, s->frames[i], named ? &f : NULL);
 }
 
 /* One process's top stacks, @top at most; returns how many it printed. */
-static unsigned int summary_proc(const struct proc *p, struct symbolizer *sym, FILE *out,
-				 unsigned int top)
+static unsigned int summary_proc(struct frametab *ft, const struct proc *p,
+				 struct symbolizer *sym, FILE *out, unsigned int top)
 {
 	size_t k;
 	struct stack **v = stacks__by_live_bytes(p->stacks, &k);
@@ -278,7 +307,7 @@ static unsigned int summary_proc(const struct proc *p, struct symbolizer *sym, F
 		fprintf(out, "    %" PRIu64 " bytes in %" PRIu64 " allocations from pid %u%s%s%s:\n",
 			s->live_bytes, s->live_count, s->pid, *cut ? " (" : "", cut, *cut ? ")" : "");
 		for (uint32_t f = 0; f < s->depth; f++)
-			print_frame(p, sym, s, f, out);
+			print_frame(ft, p, sym, s, f, out);
 	}
 	free(v);
 	return shown;
@@ -308,7 +337,8 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 	for (size_t i = 0; i < with_live && left; i++) {
 		if (with_live > 1)
 			fprintf(out, "  pid %d (%s):\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?");
-		left -= summary_proc(v[i], sym, out, with_live > 1 && left > 3 ? 3 : left);
+		left -= summary_proc(trace__frames(t), v[i], sym, out,
+				     with_live > 1 && left > 3 ? 3 : left);
 	}
 	free(v);
 	fflush(out);

@@ -43,7 +43,7 @@ int report__samples(struct trace *t, FILE *out);
  * `exit` ... `end-exit` section (its `map` records, then `live` lines).
  * Returns 0 or -EIO.
  */
-int report__exit(struct proc *p, FILE *out);
+int report__exit(struct trace *t, struct proc *p, FILE *out);
 
 /*
  * The @top stacks by live bytes with their frames symbolized through @sym

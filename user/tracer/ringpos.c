@@ -87,6 +87,39 @@ uint64_t ringpos__backlog(const struct ringpos *rp)
 	return ringpos__head(rp) - cons;
 }
 
+/* The kernel's header bits: being written, discarded (BPF_RINGBUF_*_BIT). */
+#define RINGBUF_BUSY (1u << 31)
+#define RINGBUF_DISCARD (1u << 30)
+
+int ringpos__peek(const struct ringpos *rp, uint64_t from,
+		  void (*fn)(void *ctx, const void *data, size_t len, uint64_t pos), void *ctx,
+		  uint64_t *to)
+{
+	uint64_t head = ringpos__head(rp), pos = from, tail = ringpos__tail(rp);
+	int n = 0;
+
+	if (pos < tail)
+		pos = tail;
+	/*
+	 * The header is written at the reservation, before the producer's
+	 * position moves past it (both under the ring's lock): every one
+	 * below @head is there. libbpf maps the data area twice in a row,
+	 * so a record that wraps reads on.
+	 */
+	while (rp->base && pos < head) {
+		const uint32_t *hdr = (const uint32_t *)(rp->base + (pos & rp->mask));
+		uint32_t w = __atomic_load_n(hdr, __ATOMIC_ACQUIRE), len = w & ~(RINGBUF_BUSY | RINGBUF_DISCARD);
+
+		if (!(w & (RINGBUF_BUSY | RINGBUF_DISCARD))) {
+			fn(ctx, (const char *)hdr + RINGBUF_HDR, len, pos);
+			n++;
+		}
+		pos += (len + RINGBUF_HDR + 7) & ~7ULL;
+	}
+	*to = pos > head ? pos : head;
+	return n;
+}
+
 void ringpos__free(struct ringpos *rp)
 {
 	if (!rp)

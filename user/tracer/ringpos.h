@@ -55,6 +55,18 @@ uint64_t ringpos__tail(const struct ringpos *rp);
  */
 uint64_t ringpos__backlog(const struct ringpos *rp);
 
+/*
+ * Look at the records the producer committed from position @from (a
+ * record's start, or below the consumer's position: then from there) up
+ * to its position now, without consuming them: @fn(@ctx, data, len, pos)
+ * for each (one still being written or discarded is stepped over). Only
+ * once a record was handed over (the data area's place is known from
+ * it). *@to gets the position looked up to. Returns the records given.
+ */
+int ringpos__peek(const struct ringpos *rp, uint64_t from,
+		  void (*fn)(void *ctx, const void *data, size_t len, uint64_t pos), void *ctx,
+		  uint64_t *to);
+
 void ringpos__free(struct ringpos *rp);
 
 #endif /* HEAPSNOOP_RINGPOS_H */

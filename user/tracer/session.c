@@ -26,6 +26,8 @@
 #include "execprobe.h"
 #include "gate.h"
 #include "heapsnoop.skel.h"
+#include "frametab.h"
+#include "interp/interp.h"
 #include "launch.h"
 #include "libcfollow.h"
 #include "libcwatch.h"
@@ -64,6 +66,7 @@ struct session {
 	struct task_links tl;
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
+	struct interp *interp;	/* interpreter frames (--interp); NULL: none */
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
@@ -152,6 +155,48 @@ static uint64_t ring_head(void *ctx)
 	struct session *s = ctx;
 
 	return reader__head(s->rd);
+}
+
+/* interp_opts.peek: the ring's records after the one being handled. */
+static int ring_peek(void *ctx, uint64_t from,
+		     void (*fn)(void *fctx, const void *data, size_t len, uint64_t pos), void *fctx,
+		     uint64_t *to)
+{
+	struct session *s = ctx;
+
+	return reader__peek(s->rd, from, fn, fctx, to);
+}
+
+/*
+ * interp_opts.frame_addr: the synthetic address of an interpreter frame
+ * (frametab.h), the same for the same (process, kind, function, file,
+ * line); 0 when the table is full or out of memory (the stack is cut
+ * there).
+ */
+static uint64_t frame_addr(void *ctx, pid_t pid, const struct interp_frame *f)
+{
+	static const char *const kinds[HS_INTERP__MAX] = { [HS_INTERP_PYTHON] = "python" };
+	struct session *s = ctx;
+	uint64_t addr;
+
+	if (f->kind >= HS_INTERP__MAX || !kinds[f->kind] ||
+	    frametab__intern(trace__frames(s->trace), (uint32_t)pid, kinds[f->kind], f->function,
+			     f->file, f->line, &addr))
+		return 0;
+	return addr;
+}
+
+/* trace_opts' interp hooks. */
+static void interp_record(void *ictx, const struct hs_event *ev, size_t len, uint64_t seq)
+{
+	interp__record(ictx, ev, len, seq);
+}
+
+static uint32_t interp_splice(void *ictx, const struct hs_event *ev, uint64_t seq,
+			      const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
+			      uint32_t max, uint32_t *flags)
+{
+	return interp__splice(ictx, ev, seq, native, n, native_cut, out, max, flags);
 }
 
 /* trace_opts.sync_maps: an address to unwind is in no mapping yet. */
@@ -248,15 +293,29 @@ static void at_child_exit(void *arg)
 static bool at_child_exec(void *arg, pid_t pid)
 {
 	struct session *s = arg;
+	bool walk = exec_probe__exec(s->ep, pid);
 
-	return exec_probe__exec(s->ep, pid);
+	if (s->interp) {
+		/*
+		 * The old image's records first, while its code objects are
+		 * known: their frames are named from the cache and the deaths
+		 * ahead (its memory is the new image's now: never read).
+		 */
+		drain(s);
+		interp__look(s->interp, pid, INTERP_AT_EXEC);
+	}
+	return walk;
 }
 
 static bool at_child_syscall(void *arg, pid_t pid, const struct launch_syscall *sc)
 {
 	struct session *s = arg;
+	bool more = exec_probe__syscall(s->ep, pid, sc);
 
-	return exec_probe__syscall(s->ep, pid, sc);
+	/* Its C library mapped (or not to be): its interpreter's thread data too. */
+	if (!more && s->interp)
+		interp__look(s->interp, pid, INTERP_AT_LIBC);
+	return more;
 }
 
 /* --- start-up ------------------------------------------------------------ */
@@ -269,7 +328,7 @@ static void on_proc_exit(struct proc *p, void *ctx)
 	gate__proc(s->gate, p);
 	if (!s->o.leaks_at_exit || !tracker__count(p->live))
 		return;
-	if (report__exit(p, bgdump__out(s->bg, s->out)) && !s->write_err) {
+	if (report__exit(s->trace, p, bgdump__out(s->bg, s->out)) && !s->write_err) {
 		s->write_err = -EIO;
 		elog("writing records failed: %s", strerror(errno));
 	}
@@ -412,6 +471,17 @@ static int start_tracing(struct session *s)
 		elog("cannot map the ring buffer or the free logs: %s", strerror(-err));
 		return err;
 	}
+	if (o->interp && !o->all) {
+		s->interp = interp__new(&(struct interp_opts){
+			.skel = s->skel, .python = o->interp & OPT_INTERP_PYTHON,
+			.follow_forks = o->follow_forks, .verbose = o->verbose,
+			.peek = ring_peek, .head = ring_head, .frame_addr = frame_addr,
+			.ctx = s });
+		if (!s->interp) {
+			elog("out of memory");
+			return -ENOMEM;
+		}
+	}
 	pace__init(&s->pace, o->ringbuf_mb << 20, 1, SESSION_POLL_MS);
 	pace__init(&s->log_pace, HS_FREE_LOG_ENTRIES, 1, SESSION_POLL_MS);
 	s->timeout_ms = SESSION_POLL_MS;
@@ -424,12 +494,28 @@ static int start_tracing(struct session *s)
 							       on_proc_exit : NULL,
 						    .sync_maps = sync_maps,
 						    .ring_head = ring_head,
-						    .ctx = s });
+						    .ctx = s,
+						    .interp_record = s->interp ? interp_record : NULL,
+						    .interp_splice = s->interp ? interp_splice : NULL,
+						    .ictx = s->interp });
 	if (!s->trace) {
 		elog("out of memory");
 		return -ENOMEM;
 	}
 	if (o->argv) {
+		/*
+		 * pymalloc's fast path is inlined at every call site of Debian's
+		 * python3.x (LTO): no probe sees its objects. Under
+		 * PYTHONMALLOC=malloc each is a malloc'ed block.
+		 */
+		if ((o->interp & OPT_INTERP_PYTHON) && !getenv("PYTHONMALLOC")) {
+			if (setenv("PYTHONMALLOC", "malloc", 1))
+				return -errno;
+			if (o->verbose)
+				elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates "
+				     "each object with malloc (--interp none, or PYTHONMALLOC set, "
+				     "leaves it alone)");
+		}
 		if (o->user && (err = launch_user__init(&s->user, o->user)))
 			return err;
 		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath),
@@ -494,6 +580,8 @@ static int announce(struct session *s)
 		}
 	} else {
 		trace__add_proc(s->trace, o->pid);
+		if (s->interp)
+			interp__look(s->interp, o->pid, INTERP_RUNNING);
 		s->pidfd = (int)syscall(SYS_pidfd_open, o->pid, 0);
 		elog("tracing pid %d: %d allocator functions in %s", o->pid, s->nfuncs,
 		     s->libpath);
@@ -727,6 +815,8 @@ static int finish(struct session *s, int status)
 		     "then is missing", libc_follow__late(s->follow));
 	if (s->o.verbose) {
 		status__unwind(stderr, s->trace);
+		if (s->interp)
+			interp__stats(s->interp, stderr);
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);
 		if (s->skel->rodata->have_free_log)
 			status__free_logs(stderr, reader__logged_frees(s->rd),
@@ -792,6 +882,7 @@ void session__free(struct session *s)
 	bpf_link__destroy(s->tl.exec);
 	bpf_link__destroy(s->tl.fork);
 	bpf_link__destroy(s->tl.thread_exit);
+	interp__free(s->interp);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
 	gate__free(s->gate);

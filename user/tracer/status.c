@@ -51,12 +51,15 @@ static void human_bytes(uint64_t b, char *buf, size_t cap)
  * its return hooked and no entry): untraced, like any allocation made
  * before tracing began, and said apart. A call kept in the LRU hash, a
  * thread that ended inside a call, and a free sent to the ring buffer
- * because its CPU's log was full, lose nothing.
+ * because its CPU's log was full, lose nothing. Interpreter frames not
+ * sent lose no allocation: its stack says so (cut=unreadable), and the
+ * accounting says how many.
  */
 static bool is_loss(int k)
 {
 	return k != HS_CNT_UNMATCHED_RETURN && k != HS_CNT_SPILLED && k != HS_CNT_DIED_IN_CALL &&
-	       k != HS_CNT_FREE_LOG_FULL;
+	       k != HS_CNT_FREE_LOG_FULL && k != HS_CNT_INTERP_LOST &&
+	       k != HS_CNT_INTERP_CODE_LOST;
 }
 
 static uint64_t lost_of(const uint64_t *cnt)
@@ -129,6 +132,13 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 		flog(out, "%" PRIu64 " allocator calls were under way while the probes went in: "
 			"not traced, like allocations made before tracing began",
 			cnt[HS_CNT_UNMATCHED_RETURN]);
+	if (cnt[HS_CNT_INTERP_LOST] || cnt[HS_CNT_INTERP_CODE_LOST])
+		flog(out, "INTERPRETER FRAMES LOST: %" PRIu64 " allocations' (the ring buffer was "
+			"full, or a program that preempted the walk took its scratch space: their "
+			"stacks say cut=unreadable), and %" PRIu64 " code objects' last looks (ring "
+			"buffer full: frames of them read later may be <code gone>); a larger "
+			"--ringbuf-size keeps more", cnt[HS_CNT_INTERP_LOST],
+			cnt[HS_CNT_INTERP_CODE_LOST]);
 	if (cnt[HS_CNT_DIED_IN_CALL])
 		flog(out, "%" PRIu64 " threads ended inside an allocator call (another thread "
 			"ended the process, or a cancellation): those calls never returned",

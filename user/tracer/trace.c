@@ -15,8 +15,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "frametab.h"
 #include "htab.h"
 #include "sampling.h"
+#include "heapsnoop/interp.h"
 #include "trace.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
@@ -29,7 +31,12 @@ struct trace {
 	struct buildid_cache *build_ids;
 	struct unwinder *unwinder;	/* opts.unwind */
 	uint64_t seq;		/* the record being handled's (trace__event) */
+	uint64_t *spliced;	/* interpreter frames among the native ones */
+	struct frametab *frames;	/* frames that are not native code */
 };
+
+/* Frames an allocation's stack has at most with its interpreter frames. */
+#define TRACE_SPLICED_MAX (HS_BPF_MAX_FRAMES + HS_INTERP_MAX_FRAMES)
 
 static uint64_t now_ns(void)
 {
@@ -48,9 +55,13 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->opts = *opts;
 	t->procs = htab__new(64, NULL, NULL);
 	t->build_ids = buildid_cache__new();
+	t->frames = frametab__new();
 	if (opts->unwind)
 		t->unwinder = unwinder__new();
-	if (!t->procs || !t->build_ids || (opts->unwind && !t->unwinder)) {
+	if (opts->interp_splice)
+		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
+	if (!t->procs || !t->build_ids || !t->frames || (opts->unwind && !t->unwinder) ||
+	    (opts->interp_splice && !t->spliced)) {
 		trace__free(t);
 		return NULL;
 	}
@@ -79,6 +90,8 @@ void trace__free(struct trace *t)
 	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
 	unwinder__free(t->unwinder);
+	frametab__free(t->frames);
+	free(t->spliced);
 	free(t);
 }
 
@@ -92,13 +105,14 @@ struct proc *trace__find_proc(const struct trace *t, pid_t pid)
 	return htab__find(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
 }
 
-/* Remove @pid's process from the table and free it. */
+/* Remove @pid's process from the table and free it, its frames forgotten. */
 static void remove_proc(struct trace *t, pid_t pid)
 {
 	struct proc *p = htab__delete(t->procs, pid_hash(pid), (uintptr_t)(uint32_t)pid);
 
 	if (p)
 		proc_free(p);
+	frametab__forget(t->frames, (uint32_t)pid);
 }
 
 static void read_maps(struct trace *t, struct proc *p)
@@ -228,7 +242,8 @@ void trace__set_comm(struct trace *t, pid_t pid, const char *comm)
 static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		if (p->maps && mapset__find(p->maps, frames[i]))
+		/* An interpreter's frame (records.h's synthetic address) is in none. */
+		if ((p->maps && mapset__find(p->maps, frames[i])) || rec_is_frame_addr(frames[i]))
 			continue;
 		if (now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
 			read_maps(t, p);
@@ -325,15 +340,24 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		flags |= STACK_TRUNCATED;
 	if (evflags & HS_EVF_STACK_FAULT)
 		flags |= STACK_FAULT;
-	/* --snip-pre/--snip-post, then keep the innermost HS_MAX_DEPTH. */
+	/* --snip-pre/--snip-post, then keep the innermost REC_MAX_DEPTH. */
 	if (t->opts.snip_pre < n) {
 		frames += t->opts.snip_pre;
 		n -= t->opts.snip_pre;
 	}
 	if (!(flags & STACK_TRUNCATED) && t->opts.snip_post < n)
 		n -= t->opts.snip_post;
-	if (n > HS_MAX_DEPTH) {
-		n = HS_MAX_DEPTH;
+	if (t->opts.interp_splice) {
+		uint32_t iflags;
+
+		n = t->opts.interp_splice(t->opts.ictx, ev, t->seq, frames, n,
+					  flags & (STACK_TRUNCATED | STACK_FAULT), t->spliced,
+					  TRACE_SPLICED_MAX, &iflags);
+		frames = t->spliced;
+		flags |= iflags;
+	}
+	if (n > REC_MAX_DEPTH) {
+		n = REC_MAX_DEPTH;
 		flags |= STACK_TRUNCATED;
 	}
 	if (flags & STACK_TRUNCATED)
@@ -431,6 +455,7 @@ static void handle_exec(struct trace *t, pid_t pid)
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	acct__fini(&p->acct);
+	frametab__forget(t->frames, (uint32_t)pid);
 	p->live = live;
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
@@ -527,7 +552,15 @@ int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 		t->stats.bad_events++;
 		return 0;
 	}
+	if (t->opts.interp_record && ev->type != HS_EV_ALLOC && ev->type != HS_EV_FREE)
+		t->opts.interp_record(t->opts.ictx, ev, len, seq);
 	switch (ev->type) {
+	case HS_EV_INTERP:
+	case HS_EV_INTERP_CODE:
+		/* Interpreter frames, a code object's last look: interp_record's. */
+		if (!t->opts.interp_record)
+			t->stats.bad_events++;
+		break;
 	case HS_EV_ALLOC:
 		alloc_event(t, ev, len);
 		break;
@@ -552,6 +585,11 @@ int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 		break;
 	}
 	return 0;
+}
+
+struct frametab *trace__frames(const struct trace *t)
+{
+	return t->frames;
 }
 
 const struct trace_stats *trace__stats(const struct trace *t)

@@ -62,6 +62,18 @@ struct trace_opts {
 	 */
 	uint64_t (*ring_head)(void *ctx);
 	void *ctx;
+	/*
+	 * Interpreter frames (interp/interp.h), NULL: none. Each record of
+	 * the interpreters' and of processes' lives to @interp_record
+	 * first; each allocation's native frames (after --snip-*) through
+	 * @interp_splice, which returns them with its interpreter frames
+	 * among them in @out and the STACK_* bits they add in *@flags.
+	 */
+	void (*interp_record)(void *ictx, const struct hs_event *ev, size_t len, uint64_t seq);
+	uint32_t (*interp_splice)(void *ictx, const struct hs_event *ev, uint64_t seq,
+				  const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
+				  uint32_t max, uint32_t *flags);
+	void *ictx;
 };
 
 /* What the user side saw that does not add up, beside the BPF counters. */
@@ -157,6 +169,14 @@ int trace__map_add(struct trace *t, pid_t pid, const struct mapping *m);
 int trace__map_fork(struct trace *t, pid_t ppid, pid_t pid);
 int trace__map_exec(struct trace *t, pid_t pid);
 void trace__set_comm(struct trace *t, pid_t pid, const char *comm);
+
+/*
+ * The frames of the processes' stacks that are not native code
+ * (frametab.h: interpreter frames' synthetic addresses, JIT ranges), each
+ * process's forgotten when it ends or execs; what every dump names them
+ * by (report.c).
+ */
+struct frametab *trace__frames(const struct trace *t);
 
 const struct trace_stats *trace__stats(const struct trace *t);
 /* --unwind dwarf: the unwinder's counts and its tables'; -ENOENT if off. */

@@ -10,6 +10,7 @@
 
 #include "analyses/top.h"
 #include "formats/json.h"
+#include "framefmt.h"
 #include "text.h"
 
 static void json_frames(struct hd_model *m, const struct stack *s, FILE *out)
@@ -26,6 +27,9 @@ static void json_frames(struct hd_model *m, const struct stack *s, FILE *out)
 		json_string(out, f.file);
 		fprintf(out, ", \"line\": %d, \"module\": ", f.line);
 		json_string(out, f.module);
+		/* Native code, an interpreter's frame, JIT code. */
+		fputs(", \"kind\": ", out);
+		json_string(out, f.kind ? f.kind : "native");
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -65,6 +69,9 @@ int hd_json__write(struct hd_model *m, FILE *out)
 
 		fprintf(out, "%s\n  {\"pid\": %u, ", i ? "," : "", s->pid);
 		json_frames(m, s, out);
+		/* An incomplete stack says how, as every report marks it. */
+		fputs(", \"incomplete\": ", out);
+		json_string(out, *framefmt__cut(s->flags) ? framefmt__cut(s->flags) : NULL);
 		fprintf(out, ", \"live_bytes\": %" PRId64 ", \"live_count\": %" PRId64
 			", \"allocations\": %" PRId64 ", \"allocated_bytes\": %" PRId64
 			", \"frees\": %" PRId64 ", \"temporary\": %" PRId64

@@ -6,7 +6,9 @@
  * "name", "unit", "startValue", "endValue", "samples": [[frame index,
  * root first]], "weights": [...]}], "name", "activeProfileIndex",
  * "exporter"}. A frame is a function in a source file (its lines differ
- * from call to call: they would split one function into many boxes).
+ * from call to call: they would split one function into many boxes); an
+ * interpreter's frame is a line of a function ("line" too), as --folded
+ * names it: the line that holds the memory is what it is there to show.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,11 +18,12 @@
 
 #include "framefmt.h"
 #include "htab.h"
+#include "records.h"
 #include "speedscope.h"
 #include "text.h"
 #include "version.h"
 
-/* The shared frames: "name\1file" keys, by first use. */
+/* The shared frames: "name\1file\1line" keys (line "" for none), by first use. */
 struct frames {
 	struct htab *ids;	/* key -> index + 1 */
 	char **keys;
@@ -42,14 +45,17 @@ static uint64_t key_hash(const char *s)
 	return h;
 }
 
-/* The index of frame @name in @file (NULL: none); -ENOMEM. */
-static long frame_id(struct frames *fr, const char *name, int name_len, const char *file)
+/* The index of frame @name in @file (NULL: none) at @line (0: any); -ENOMEM. */
+static long frame_id(struct frames *fr, const char *name, int name_len, const char *file,
+		     int line)
 {
-	char *key;
+	char *key, num[16] = "";
 	void *v;
 	uint64_t h;
 
-	if (asprintf(&key, "%.*s\1%s", name_len, name, file ? file : "") < 0)
+	if (line)
+		snprintf(num, sizeof(num), "%d", line);
+	if (asprintf(&key, "%.*s\1%s\1%s", name_len, name, file ? file : "", num) < 0)
 		return -ENOMEM;
 	h = key_hash(key);
 	v = htab__find(fr->ids, h, (uintptr_t)key);
@@ -88,7 +94,7 @@ static int stack_frames(struct hd_model *m, struct frames *fr, const struct stac
 	/* An incomplete stack's root is its mark, as in --folded. */
 	if (*cut || !s->depth) {
 		snprintf(name, sizeof(name), "[%s]", s->depth ? cut : "no stack");
-		if ((idx[n++] = frame_id(fr, name, (int)strlen(name), NULL)) < 0)
+		if ((idx[n++] = frame_id(fr, name, (int)strlen(name), NULL, 0)) < 0)
 			return -ENOMEM;
 	}
 	for (uint32_t k = s->depth; k-- > 0;) {
@@ -96,11 +102,13 @@ static int stack_frames(struct hd_model *m, struct frames *fr, const struct stac
 		char unnamed[128];
 
 		hd_model__lookup(m, s->pid, s->frames[k], &f);
-		if (f.status == SYM_OK) {
-			idx[n] = frame_id(fr, f.func, (int)symbol_unversioned_len(f.func), f.file);
+		if (f.status == SYM_OK && f.kind) {
+			idx[n] = frame_id(fr, f.func, (int)strlen(f.func), f.file, f.line);
+		} else if (f.status == SYM_OK) {
+			idx[n] = frame_id(fr, f.func, (int)symbol_unversioned_len(f.func), f.file, 0);
 		} else {
 			hd_model__frame_name(&f, s->frames[k], unnamed, sizeof(unnamed));
-			idx[n] = frame_id(fr, unnamed, (int)strlen(unnamed), NULL);
+			idx[n] = frame_id(fr, unnamed, (int)strlen(unnamed), NULL, 0);
 		}
 		if (idx[n++] < 0)
 			return -ENOMEM;
@@ -109,14 +117,14 @@ static int stack_frames(struct hd_model *m, struct frames *fr, const struct stac
 			const char *fn = f.inl[i].func ? f.inl[i].func : "??";
 
 			if ((idx[n++] = frame_id(fr, fn, (int)symbol_unversioned_len(fn),
-						 f.inl[i].file)) < 0)
+						 f.inl[i].file, 0)) < 0)
 				return -ENOMEM;
 		}
 	}
 	return n;
 }
 
-#define MAX_FRAMES (1 + HS_MAX_DEPTH * (SYM_MAX_INLINE + 1))
+#define MAX_FRAMES (1 + REC_MAX_DEPTH * (SYM_MAX_INLINE + 1))
 
 /*
  * One sampled profile: the stacks of @v (with their frame indices in
@@ -170,17 +178,19 @@ static void write_frames(const struct frames *fr, FILE *out)
 	fputs("{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\",\n"
 	      " \"shared\": {\"frames\": [", out);
 	for (size_t i = 0; i < fr->n; i++) {
-		char *sep = strchr(fr->keys[i], '\1');
+		char *sep = strchr(fr->keys[i], '\1'), *lsep = strchr(sep + 1, '\1');
 
-		*sep = '\0';
+		*sep = *lsep = '\0';
 		fputs(i ? ",\n  {\"name\": " : "\n  {\"name\": ", out);
 		json_string(out, fr->keys[i]);
 		if (sep[1]) {
 			fputs(", \"file\": ", out);
 			json_string(out, sep + 1);
 		}
+		if (lsep[1])
+			fprintf(out, ", \"line\": %s", lsep + 1);
 		fputc('}', out);
-		*sep = '\1';
+		*sep = *lsep = '\1';
 	}
 	fputs("]},\n \"profiles\": [", out);
 }
@@ -216,8 +226,9 @@ int hd_speedscope__write(struct hd_model *m, bool counts, const char *name, FILE
 	struct frames fr = { .ids = htab__new(256, key_equal, NULL) };
 	size_t n = 0;
 	struct stack **v = fr.ids ? hd_model__live_stacks(m, &n) : NULL;
-	long **idx = v ? calloc(n ? n : 1, sizeof(*idx)) : NULL, buf[MAX_FRAMES];
-	int *nidx = idx ? calloc(n ? n : 1, sizeof(*nidx)) : NULL;
+	long **idx = v ? calloc(n ? n : 1, sizeof(*idx)) : NULL;
+	long *buf = malloc(MAX_FRAMES * sizeof(*buf));
+	int *nidx = idx && buf ? calloc(n ? n : 1, sizeof(*nidx)) : NULL;
 	int err = nidx ? 0 : -ENOMEM;
 
 	if (v)
@@ -248,5 +259,6 @@ int hd_speedscope__write(struct hd_model *m, bool counts, const char *name, FILE
 		free(idx[i]);
 	free(idx);
 	free(nidx);
+	free(buf);
 	return err;
 }

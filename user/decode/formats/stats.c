@@ -14,6 +14,7 @@
 #include "analyses/top.h"
 #include "formats/stats.h"
 #include "formats/textout.h"
+#include "framefmt.h"
 
 /* "YYYY-MM-DD HH:MM:SS.mmm" (UTC) of @ms since the epoch. */
 static void format_time(int64_t ms, char *buf, size_t cap)
@@ -30,6 +31,8 @@ static void write_stack(struct hd_model *m, const struct stack *s, FILE *out)
 {
 	for (uint32_t k = 0; k < s->depth; k++)
 		hd_textout__frame(m, "      ", s->pid, k, s->frames[k], out);
+	if (*framefmt__cut(s->flags))
+		fprintf(out, "      (%s)\n", framefmt__cut(s->flags));
 }
 
 static void write_top(struct hd_model *m, struct stack **v, size_t n, enum hd_sort sort,

@@ -4,32 +4,64 @@
  * codec's (docs/FORMAT.md), the frame lines framefmt.h's.
  */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "formats/symlines.h"
 #include "formats/textout.h"
 #include "framefmt.h"
 #include "heapsnoop/codec.h"
+#include "records.h"
+
+/* A sampled block's estimate, after its frames. */
+static void write_estimate(struct hd_model *m, uint64_t size, FILE *out)
+{
+	uint64_t bytes;
+	double count;
+
+	hd_model__estimate(m, size, &bytes, &count);
+	fprintf(out, "    (sampled: stands for %" PRIu64 " bytes in %.2f allocations, "
+		"estimated)\n", bytes, count);
+}
+
+/* A `live` or `stack` record's stack, its tokens one: its frames, its mark. */
+static void write_record_stack(struct hd_model *m, const struct hd_line *l, const uint64_t *f,
+			       uint32_t depth, uint64_t size, FILE *out)
+{
+	uint32_t cut = hd_line__cut(l);
+
+	for (uint32_t k = 0; k < depth; k++)
+		hd_textout__frame(m, "    ", (uint32_t)l->rec.pid, k, f[k], out);
+	if (cut)
+		fprintf(out, "    (%s)\n", framefmt__cut(cut));
+	if (hd_model__sample_bytes(m) && l->rec.type == REC_LIVE)
+		write_estimate(m, size, out);
+}
 
 int hd_symlines__line(struct hd_model *m, const struct hd_line *l, FILE *out)
 {
+	static uint64_t frames[REC_MAX_DEPTH];
 	const char *p, *tok, *line = l->text;
 	size_t len, end = strlen(line);
+	bool record = (l->rec.type == REC_LIVE || l->rec.type == REC_STACK) && !l->parsed &&
+		      l->rec.token;
 	struct hs_record rec;
 	char bl[HS_BLINE_BUF];
-	uint32_t pid, cut;
+	uint64_t size = 0;
+	uint32_t pid, cut, depth = 0;
 	int err = hd_model__follow(m, l);
 
-	if (err < 0)
-		return err;
-	/* A malformed token anywhere: the line passes unchanged. */
-	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
+	/* A record that does not hold, or a token that does not decode: unchanged. */
+	if (!err && record)
+		err = records__stack(&l->rec, &size, frames, &depth);
+	for (p = line; !err && (tok = hs_token_find(p, end - (size_t)(p - line), &len));
+	     p = tok + len)
 		err = hs_token_decode(tok, len, &rec);
-		if (err) {
-			fprintf(out, "%s\n", line);
-			return err;
-		}
+	if (err) {
+		fprintf(out, "%s\n", line);
+		return err < 0 ? err : -err;
 	}
+	/* Each token as the filter writes it: a deep stack's tokens each a ~b#. */
 	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
 		hs_token_decode(tok, len, &rec);
 		fwrite(p, 1, (size_t)(tok - 3 - p), out);
@@ -37,6 +69,11 @@ int hd_symlines__line(struct hd_model *m, const struct hd_line *l, FILE *out)
 			fputs(bl, out);
 	}
 	fprintf(out, "%s\n", p);
+	if (record) {
+		write_record_stack(m, l, frames, depth, size, out);
+		return 0;
+	}
+	/* Another program's line: each token a record of its own. */
 	pid = hd_line__pid(l);
 	cut = hd_line__cut(l);
 	for (p = line; (tok = hs_token_find(p, end - (size_t)(p - line), &len)); p = tok + len) {
@@ -45,14 +82,6 @@ int hd_symlines__line(struct hd_model *m, const struct hd_line *l, FILE *out)
 			hd_textout__frame(m, "    ", pid, k, rec.frames[k], out);
 		if (cut)
 			fprintf(out, "    (%s)\n", framefmt__cut(cut));
-		if (hd_model__sample_bytes(m) && l->rec.type == REC_LIVE) {
-			uint64_t bytes;
-			double count;
-
-			hd_model__estimate(m, rec.size, &bytes, &count);
-			fprintf(out, "    (sampled: stands for %" PRIu64 " bytes in %.2f allocations, "
-				"estimated)\n", bytes, count);
-		}
 	}
 	return 0;
 }

@@ -31,13 +31,10 @@ uint32_t hd_line__pid(const struct hd_line *l)
 
 uint32_t hd_line__cut(const struct hd_line *l)
 {
-	uint32_t f = 0;
-
-	if (l->rec.type == REC_LIVE && (l->rec.cut & REC_CUT_DEPTH))
-		f |= STACK_TRUNCATED;
-	if (l->rec.type == REC_LIVE && (l->rec.cut & REC_CUT_UNREADABLE))
-		f |= STACK_FAULT;
-	return f;
+	/* cut= is the same bits as a stack's flags (stacks.h). */
+	if (l->rec.type != REC_LIVE && l->rec.type != REC_STACK)
+		return 0;
+	return l->rec.cut & STACK_CUT_ALL;
 }
 
 /* @path, or standard input for "-"; NULL after saying why not. */
@@ -120,7 +117,12 @@ static int read_lines(const char *path, hd_line_fn take, void *ctx, FILE *copy,
 		}
 		hd_line__parse(&l, line);
 		err = take(ctx, &l);
-		if (err) {
+		if (err > 0) {
+			/* A stack whose later token broke: what came before, kept cut. */
+			(*malformed)++;
+			elog("%s:%lu: malformed ~m# record, its stack kept only up to the token "
+			     "that broke, marked truncated: %s", name, lineno, hs_strerror(err));
+		} else if (err) {
 			(*malformed)++;
 			elog("%s:%lu: malformed ~m# record, %s: %s", name, lineno,
 			     copy ? "left unchanged" : "ignored", hs_strerror(err));

@@ -33,12 +33,14 @@ void hd_line__parse(struct hd_line *l, const char *text);
  */
 uint32_t hd_line__pid(const struct hd_line *l);
 
-/* A `live` record's cut= as stacks.h's STACK_* flags; 0 for any other line. */
+/* A `live` or `stack` record's cut= as stacks.h's STACK_* flags; 0 for any other line. */
 uint32_t hd_line__cut(const struct hd_line *l);
 
 /*
  * Take one line; 0, or a negative hs_err: the line is malformed (counted
- * and said by the reader, with its file and line number).
+ * and said by the reader, with its file and line number); or a positive
+ * hs_err: a record whose stack broke after its first token, taken with
+ * the frames before, marked truncated (counted and said as well).
  */
 typedef int (*hd_line_fn)(void *ctx, const struct hd_line *l);
 

@@ -54,6 +54,7 @@ struct join *join__new(struct stack *const *live, size_t nl, struct stack *const
 	for (size_t i = 0; i < nr; i++) {
 		if (!(e = entry_of(j, run[i])))
 			goto fail;
+		e->flags |= run[i]->flags;
 		e->run = run[i];
 	}
 	return j;

@@ -6,7 +6,9 @@
  * summed there (livecount.c); each dump header starts the set again.
  * An exit section's lines (heapsnoop -a --leaks-at-exit: the leaks of a
  * process that ended) belong to every later live set, so they are kept
- * and taken again after each dump header.
+ * and taken again after each dump header. The `frame` and `jit` records
+ * of every dump up to the one described are kept (frametab.h): a
+ * whole-run stack written in an earlier dump is named by them.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -15,6 +17,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "frametab.h"
 #include "heapsnoop/codec.h"
 #include "htab.h"
 #include "input/logread.h"
@@ -40,6 +43,9 @@ struct hd_model {
 	bool done;		/* past the dump --dump names: ignore the rest */
 	struct runstats *rs;	/* the whole run */
 	struct join *join;	/* both, made when first asked for */
+	struct frametab *frames;	/* `frame` and `jit` records, every dump's */
+	uint64_t *fbuf;		/* a record's stack, decoded (REC_MAX_DEPTH) */
+	int kept_err;		/* a line's record kept cut: its positive hs_err */
 };
 
 struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symbolizer *sym)
@@ -52,9 +58,13 @@ struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symboliz
 	m->sym = sym;
 	m->stacks = stacks__new();
 	m->rs = runstats__new();
-	if (!m->stacks || !m->rs) {
+	m->frames = frametab__new();
+	m->fbuf = malloc(REC_MAX_DEPTH * sizeof(*m->fbuf));
+	if (!m->stacks || !m->rs || !m->frames || !m->fbuf) {
 		stacks__free(m->stacks);
 		runstats__free(m->rs);
+		frametab__free(m->frames);
+		free(m->fbuf);
 		free(m);
 		return NULL;
 	}
@@ -95,6 +105,8 @@ void hd_model__free(struct hd_model *m)
 	free(m->exit_lines);
 	stacks__free(m->stacks);
 	runstats__free(m->rs);
+	frametab__free(m->frames);
+	free(m->fbuf);
 	free(m);
 }
 
@@ -205,11 +217,58 @@ static int take_meta(struct hd_model *m, const struct hd_line *l)
 	if (rec->type == REC_PROC || rec->type == REC_STACK || rec->type == REC_SAMPLE) {
 		/* Whole-run counts, not live blocks: never grouped as such. */
 		err = runstats__take(m->rs, rec, m->ndumps);
+		if (err > 0)
+			m->kept_err = err;
 		return err < 0 ? err : 1;
+	}
+	if (rec->type == REC_FRAME || rec->type == REC_JIT) {
+		err = frametab__take(m->frames, rec);
+		return err == -ENOMEM ? -HS_ENOSPC : err == -ENOSPC ? -HS_ETOOLONG :
+		       err ? -HS_ERECORD : 1;
 	}
 	if (rec->type != REC_MAP)
 		return 0;
 	return take_map(m, rec);
+}
+
+/*
+ * A line with a record keyword whose fields are malformed: one of ours
+ * that cannot be taken (a `live` or `stack` record with a token, a
+ * `frame`, a `jit`), never read as another program's text. Others (a
+ * message that begins with a keyword: "heapsnoop: exit status 3") are
+ * not records.
+ */
+static bool malformed_record(const struct hd_line *l)
+{
+	enum record_type t = l->rec.type;
+
+	if (l->parsed != -EINVAL)
+		return false;
+	if (t == REC_FRAME || t == REC_JIT)
+		return true;
+	return (t == REC_LIVE || t == REC_STACK) && strstr(l->text, "~m#");
+}
+
+/* One live block: @l's `live` record, its tokens one stack. */
+static int take_live(struct hd_model *m, const struct hd_line *l)
+{
+	uint32_t flags = hd_line__cut(l), depth, id;
+	uint64_t size;
+	int err = records__stack(&l->rec, &size, m->fbuf, &depth), n;
+
+	if (err < 0)
+		return err;
+	/* A continuation that broke: the frames before it, the stack cut. */
+	if (err)
+		flags |= STACK_TRUNCATED;
+	n = stacks__intern(m->stacks, (uint32_t)l->rec.pid, m->fbuf, depth, flags);
+	if (n < 0)
+		return -HS_ENOSPC;
+	id = (uint32_t)n;
+	if (livecount__add(&m->lc, stacks__get(m->stacks, id), id, size, &m->total_bytes,
+			   &m->total_count))
+		return -HS_ENOSPC;
+	return err;
 }
 
 int hd_model__take(struct hd_model *m, const struct hd_line *l)
@@ -223,9 +282,14 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 	if (m->done)
 		return 0;
 	forget_join(m);
+	m->kept_err = 0;
 	err = take_meta(m, l);
 	if (err)
-		return err < 0 ? err : 0;
+		return err < 0 ? err : m->kept_err;
+	if (malformed_record(l))
+		return -HS_ERECORD;
+	if (l->rec.type == REC_LIVE && !l->parsed)
+		return l->rec.token ? take_live(m, l) : 0;
 	pid = hd_line__pid(l);
 	flags = hd_line__cut(l);
 	/* Every `~m#` token of the line is a live block of @pid. */
@@ -254,9 +318,11 @@ int hd_model__follow(struct hd_model *m, const struct hd_line *l)
 	int err;
 
 	forget_join(m);
+	m->kept_err = 0;
 	err = take_meta(m, l);
-
-	return err < 0 ? err : 0;
+	if (!err && malformed_record(l))
+		return -HS_ERECORD;
+	return err < 0 ? err : m->kept_err;
 }
 
 static void subtract_live(struct stack *into, const struct stack *from)
@@ -410,15 +476,43 @@ const struct mapping *hd_model__mapping(struct hd_model *m, uint32_t pid, uint64
 
 void hd_model__lookup(struct hd_model *m, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	if (m->opts.elf)
+	const struct mapping *map;
+
+	/* An interpreter frame: its record, or the baseline's (a stack only it had). */
+	if (rec_is_frame_addr(addr)) {
+		if (m->base && !frametab__known(m->frames, pid, addr) &&
+		    frametab__known(m->base->frames, pid, addr))
+			m = m->base;
+		frametab__symbolize(m->frames, pid, addr, f);
+		return;
+	}
+	if (m->opts.elf) {
 		symbolizer__lookup_elf(m->sym, m->opts.elf, addr, true, f);
-	else
-		symbolizer__lookup(m->sym, hd_model__mapping(m, pid, addr), addr, true, f);
+		return;
+	}
+	/* A file mapping first; else JIT code, this dump's or the baseline's. */
+	map = hd_model__mapping(m, pid, addr);
+	if (!map && (frametab__symbolize(m->frames, pid, addr, f) ||
+		     (m->base && frametab__symbolize(m->base->frames, pid, addr, f))))
+		return;
+	symbolizer__lookup(m->sym, map, addr, true, f);
+}
+
+size_t hd_model__missing_frames(const struct hd_model *m)
+{
+	return frametab__missing(m->frames) + (m->base ? frametab__missing(m->base->frames) : 0);
 }
 
 void hd_model__frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
 {
-	if (f->status == SYM_OK)
+	/* An interpreter's frame: its function and where in it, "f (file.py:12)". */
+	if (f->status == SYM_OK && f->kind && f->file && f->line)
+		snprintf(buf, cap, "%s (%s:%d)", f->func, path_base(f->file), f->line);
+	else if (f->status == SYM_OK && f->kind && f->file)
+		snprintf(buf, cap, "%s (%s)", f->func, path_base(f->file));
+	else if (f->status == SYM_OK && f->kind)
+		snprintf(buf, cap, "%s", f->func);
+	else if (f->status == SYM_OK)
 		snprintf(buf, cap, "%.*s", (int)symbol_unversioned_len(f->func), f->func);
 	else if (f->module && f->status != SYM_UNMAPPED)
 		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);

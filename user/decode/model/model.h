@@ -139,13 +139,25 @@ uint32_t *hd_model__pids(struct hd_model *m, size_t *n);
 const struct mapping *hd_model__mapping(struct hd_model *m, uint32_t pid, uint64_t addr);
 /*
  * Frame @addr of process @pid symbolized through those mappings (or -e's
- * file) into @f, its strings valid until the symbolizer is freed.
+ * file) into @f, its strings valid until the symbolizer is freed; a
+ * frame that is not native code (an interpreter's synthetic address, an
+ * address in no mapping but in a JIT range) through the log's `frame`
+ * and `jit` records (frametab.h: f->kind set), kept until the model is
+ * freed.
  */
 void hd_model__lookup(struct hd_model *m, uint32_t pid, uint64_t addr, struct sym_frame *f);
 /*
+ * Interpreter frames looked up whose `frame` record the log lacks (each
+ * once): named "[interpreter frame without its frame record]", for the
+ * caller to say.
+ */
+size_t hd_model__missing_frames(const struct hd_model *m);
+/*
  * A frame's short name, as every report that names a frame in a word
  * does: its function without the symbol version, else [module+0xELFADDR],
- * or [0xADDR] in no mapping. Into @buf (@cap bytes).
+ * or [0xADDR] in no mapping; an interpreter's frame its function and
+ * where, "handle (server.py:42)"; JIT code its range's name. Into @buf
+ * (@cap bytes).
  */
 void hd_model__frame_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap);
 

@@ -20,6 +20,7 @@ struct rs_hist {
 
 struct runstats {
 	struct stacks *stacks;
+	uint64_t *frames;		/* a record's stack, decoded (REC_MAX_DEPTH) */
 	struct rs_hist *hist;		/* by stack id */
 	size_t nhist;
 	struct htab *procs;		/* pid -> struct rs_proc */
@@ -36,7 +37,8 @@ struct runstats *runstats__new(void)
 		return NULL;
 	rs->stacks = stacks__new();
 	rs->procs = htab__new(16, NULL, NULL);
-	if (!rs->stacks || !rs->procs) {
+	rs->frames = malloc(REC_MAX_DEPTH * sizeof(*rs->frames));
+	if (!rs->stacks || !rs->procs || !rs->frames) {
 		runstats__free(rs);
 		return NULL;
 	}
@@ -59,6 +61,7 @@ void runstats__free(struct runstats *rs)
 		free(rs->hist[i].v);
 	free(rs->hist);
 	stacks__free(rs->stacks);
+	free(rs->frames);
 	free(rs->sorted);
 	free(rs->dump_ms);
 	free(rs);
@@ -158,14 +161,18 @@ static struct rs_hist *hist_of(struct runstats *rs, size_t id)
 
 static int take_stack(struct runstats *rs, const struct record *r, unsigned int dump)
 {
-	struct hs_record tok;
 	struct rs_hist *h;
 	struct stack *s;
-	int err = hs_token_decode(r->token + 3, r->token_len - 3, &tok), id;
+	uint64_t size;
+	uint32_t depth, flags = r->cut & STACK_CUT_ALL;
+	int err = records__stack(r, &size, rs->frames, &depth), id;
 
-	if (err)
+	if (err < 0)
 		return err;
-	id = stacks__intern(rs->stacks, (uint32_t)r->pid, tok.frames, tok.depth, 0);
+	/* A continuation that broke: the frames before it, the stack cut. */
+	if (err)
+		flags |= STACK_TRUNCATED;
+	id = stacks__intern(rs->stacks, (uint32_t)r->pid, rs->frames, depth, flags);
 	if (id < 0 || !(h = hist_of(rs, (size_t)id)))
 		return -HS_ENOSPC;
 	s = stacks__get(rs->stacks, (uint32_t)id);
@@ -181,7 +188,7 @@ static int take_stack(struct runstats *rs, const struct record *r, unsigned int 
 	if (h->n && h->v[h->n - 1].dump == dump)
 		h->n--;
 	h->v[h->n++] = (struct rs_point){ dump, r->live, r->bytes };
-	return 0;
+	return err;
 }
 
 int runstats__take(struct runstats *rs, const struct record *rec, unsigned int dump)

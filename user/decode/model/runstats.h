@@ -46,7 +46,9 @@ void runstats__free(struct runstats *rs);
  * Take a parsed `proc`, `stack` or `sample` record @rec, read in dump
  * number @dump (1 for the first dump's lines; 0 before any). Other
  * types are ignored. Returns 0, a negative hs_err for a malformed
- * token, or -HS_ENOSPC.
+ * token, or -HS_ENOSPC; a positive hs_err for a stack whose
+ * continuation token broke (records__stack()): taken with the frames
+ * before it, marked cut (STACK_TRUNCATED).
  */
 int runstats__take(struct runstats *rs, const struct record *rec, unsigned int dump);
 

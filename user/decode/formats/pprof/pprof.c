@@ -18,6 +18,7 @@
 #include "outfile.h"
 #include "pprof.h"
 #include "profbuild.h"
+#include "records.h"
 #include "text.h"
 
 enum { V_ALLOC_OBJECTS, V_ALLOC_SPACE, V_INUSE_OBJECTS, V_INUSE_SPACE, V__N };
@@ -32,6 +33,20 @@ static bool is_program(struct hd_model *m, uint32_t pid, const struct mapping *m
 	size_t n = comm ? strlen(comm) : 0;
 
 	return n && !strncmp(base, comm, n) && (base[n] == '\0' || n == 15);
+}
+
+/*
+ * The Mapping of frames of kind @f->kind (not native code): "[python]"
+ * over the synthetic addresses, "[jit]" over none (its ranges are many,
+ * named by its functions); 0: no memory.
+ */
+static uint64_t kind_mapping(struct profbuild *b, const struct sym_frame *f)
+{
+	bool jit = !strcmp(f->kind, "jit");
+
+	/* Keyed by the kind's module string: one per kind and log. */
+	return profbuild__mapping(b, f->module, jit ? 0 : REC_FRAME_BASE, jit ? 0 : REC_FRAME_END,
+				  0, f->module, "-");
 }
 
 /*
@@ -58,12 +73,19 @@ static uint64_t frame_location(struct hd_model *m, struct profbuild *b, uint32_t
 		snprintf(names[n], sizeof(names[n]), "%.*s", (int)symbol_unversioned_len(fn), fn);
 		lines[n] = (struct prof_line){ names[n], f.inl[i].file, f.inl[i].line };
 	}
-	hd_model__frame_name(&f, addr, names[n], sizeof(names[n]));
+	/* Not native code: its function, and its line in Line.line. */
+	if (f.status == SYM_OK && f.kind)
+		snprintf(names[n], sizeof(names[n]), "%s", f.func);
+	else
+		hd_model__frame_name(&f, addr, names[n], sizeof(names[n]));
 	lines[n] = (struct prof_line){ names[n], f.file, f.line };
 	n++;
-	map = hd_model__mapping(m, pid, addr);
+	map = f.kind ? NULL : hd_model__mapping(m, pid, addr);
 	if (map && !(map_id = profbuild__mapping(b, map, map->start, map->end, map->offset,
 						 map->path, map->build_id)))
+		return 0;
+	/* An interpreter's frames, or JIT code: one mapping of each kind, "[python]". */
+	if (f.kind && !(map_id = kind_mapping(b, &f)))
 		return 0;
 	if (map && !*prog_map && is_program(m, pid, map))
 		*prog_map = map_id;
@@ -89,7 +111,7 @@ static uint64_t mark_location(struct profbuild *b, uint32_t kind, uint64_t n, co
 static int add_sample(struct hd_model *m, struct profbuild *b, const struct hd_pprof_opts *o,
 		      const struct stack *s, uint32_t flags, const int64_t *v, uint64_t *prog_map)
 {
-	uint64_t locs[HS_MAX_DEPTH + 2];
+	static uint64_t locs[REC_MAX_DEPTH + 2];
 	size_t n = 0;
 	const char *comm = hd_model__comm(m, s->pid);
 	struct prof_label labels[2] = { { "pid", NULL, s->pid }, { "comm", comm, 0 } };

@@ -1,0 +1,142 @@
+#!/bin/bash
+# pyframes.sh - what reading Python's frames adds to an allocation: the
+# same Python workload (bench/pyalloc.py: bytes(200) in a loop, one
+# malloc and one free a turn under PYTHONMALLOC=malloc, at a fixed depth
+# of Python frames) on Debian's /usr/bin/python3.11, untraced, traced by
+# heapsnoop -p --no-interp (native frames only) and by heapsnoop -p (the
+# Python walker on), the modes taking turns round after round in one run
+# (this machine is shared), best of the rounds. Per mode and depth: the
+# wall ns per call (Python's own clock around the loop), alloc_exit's ns
+# per run by the kernel's statistics (kernel.bpf_stats_enabled: the walk
+# runs there), and the loader's user+system CPU per allocation.
+#   usage: bench/pyframes.sh [BUILD_DIR]
+#   PYBENCH_OPS (1000000) calls a run, PYBENCH_ROUNDS (3),
+#   PYBENCH_DEPTHS ("1 10 30 60") Python frames above the allocation.
+set -eu
+OUT=${1:-build}
+cd "$(dirname "$0")/.."
+N=${PYBENCH_OPS:-1000000}
+ROUNDS=${PYBENCH_ROUNDS:-3}
+DEPTHS=${PYBENCH_DEPTHS:-1 10 30 60}
+PY=/usr/bin/python3.11
+T=$(mktemp -d)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+trap 'sysctl -q kernel.bpf_stats_enabled="$old_stats"; rm -rf "$T"' EXIT
+[ -x "$PY" ] || { echo "pyframes: $PY missing: scripts/install-deps.sh installs it" >&2; exit 1; }
+sysctl -q kernel.bpf_stats_enabled=1
+
+# name: heapsnoop's options ("-": untraced)
+declare -A MODE=([untraced]="-" [native]="--no-interp" [python]="")
+ORDER="untraced native python"
+
+# PID: "name run_cnt run_time_ns" of each BPF program process PID holds.
+prog_stats() {
+	local ids
+	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+	bpftool -j prog show | python3 -c '
+import json, sys
+ids = set(int(i) for i in sys.argv[1].split())
+for p in json.load(sys.stdin):
+	if p["id"] in ids:
+		print(p["name"], p.get("run_cnt", 0), p.get("run_time_ns", 0))
+' "$ids"
+}
+
+# NAME DEPTH ROUND: one run; its figures into $T/NAME.DEPTH.ROUND.*.
+run_mode() {
+	local name=$1 d=$2 r=$3 opts=${MODE[$1]} line hs drain f=$T/$1.$2.$3
+	mkfifo "$T/py.in" "$T/py.out" "$T/hs.err"
+	PYTHONMALLOC=malloc "$PY" bench/pyalloc.py "$N" "$d" < "$T/py.in" > "$T/py.out" &
+	local py=$!
+	exec {to_py}> "$T/py.in" {from_py}< "$T/py.out"
+	read -r line <&"$from_py"	# ready
+	if [ "$opts" != "-" ]; then
+		# shellcheck disable=SC2086 # the mode's options, word-split
+		/usr/bin/time -f '%U %S' -o "$T/time" "$OUT/heapsnoop" -v -o /dev/null $opts -p "$py" \
+			2> "$T/hs.err" {to_py}>&- {from_py}<&- &
+		hs=$!
+		exec {from_hs}< "$T/hs.err"
+		while read -r line <&"$from_hs"; do
+			case $line in *"heapsnoop: tracing "*) break ;; esac
+		done
+		cat <&"$from_hs" > "$f.err" {to_py}>&- {from_py}<&- &
+		drain=$!
+	fi
+	echo go >&"$to_py"
+	read -r line <&"$from_py"
+	echo "$line" | sed -n 's/^pyalloc: .* \([0-9.]*\) ns per call$/\1/p' > "$f.wall"
+	[ "$opts" != "-" ] && prog_stats "$(pgrep -P "$hs")" > "$f.progs"
+	echo release >&"$to_py"
+	exec {to_py}>&-
+	wait "$py"
+	exec {from_py}<&-
+	if [ "$opts" != "-" ]; then
+		wait "$hs" || true
+		wait "$drain"
+		exec {from_hs}<&-
+		cp "$T/time" "$f.time"
+	fi
+	rm -f "$T/py.in" "$T/py.out" "$T/hs.err"
+}
+
+echo "Python frames: $N allocations a run at each depth, $PY, modes in turn, best of $ROUNDS"
+for r in $(seq "$ROUNDS"); do
+	for d in $DEPTHS; do
+		for m in $ORDER; do
+			run_mode "$m" "$d" "$r"
+		done
+	done
+done
+grep -h "EVENTS LOST\|FRAMES LOST\|not placed\|cut" "$T"/python.*.err 2>/dev/null | sort | uniq -c | head || true
+
+# shellcheck disable=SC2086 # the depths and modes, one word each
+python3 - "$T" "$ROUNDS" "$DEPTHS" $ORDER <<'EOF'
+import sys, os
+T, rounds, depths, order = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
+def read(path):
+	try:
+		return open(path).read().split()
+	except OSError:
+		return []
+print("  %-6s %-9s %9s %9s %12s %12s" % ("depth", "mode", "wall ns", "+untraced", "alloc_exit ns",
+      "loader ns/ev"))
+for d in depths:
+	best = {}
+	for m in order:
+		b = {}
+		for r in range(1, rounds + 1):
+			f = f"{T}/{m}.{d}.{r}"
+			w = read(f + ".wall")
+			if not w:
+				continue
+			v = {"wall": float(w[0])}
+			progs = {}
+			for line in open(f + ".progs") if os.path.exists(f + ".progs") else []:
+				name, cnt, ns = line.split()
+				progs[name] = (int(cnt), int(ns))
+			ex = [progs[n] for n in ("alloc_exit", "alloc_exit_compat") if n in progs]
+			if ex and sum(c for c, _ in ex):
+				v["exit"] = sum(ns for _, ns in ex) / sum(c for c, _ in ex)
+			t = read(f + ".time")
+			runs = sum(c for c, _ in ex) + progs.get("free_enter", (0, 0))[0]
+			if t and runs:
+				v["loader"] = (float(t[0]) + float(t[1])) * 1e9 / runs
+			for k, x in v.items():
+				b[k] = min(b.get(k, x), x)
+		best[m] = b
+	u = best.get("untraced", {}).get("wall")
+	for m in order:
+		b = best[m]
+		f = lambda k, fmt: fmt % b[k] if k in b else "-"
+		print("  %-6s %-9s %9s %9s %12s %12s" % (d, m, f("wall", "%.1f"),
+		      "%+.1f" % (b["wall"] - u) if u and "wall" in b else "-", f("exit", "%.0f"),
+		      f("loader", "%.0f")))
+	n, p = best.get("native", {}), best.get("python", {})
+	if "exit" in n and "exit" in p:
+		print("  %-6s walker: alloc_exit %+.0f ns (%.1f ns a Python frame), wall %+.1f ns a call"
+		      % (d, p["exit"] - n["exit"], (p["exit"] - n["exit"]) / int(d),
+			 p.get("wall", 0) - n.get("wall", 0)))
+print("  (wall: Python's clock around the loop, a call = one bytes(200): a malloc and a free;")
+print("   alloc_exit: the kernel's run_time_ns/run_cnt of the program the walk runs in;")
+print("   loader: heapsnoop's user+system ns per allocation and free record)")
+EOF

@@ -1,0 +1,333 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_pyfind.c - unit tests of the tracer's CPython finder and resolver
+ * (user/tracer/interp/) on real files and a real process:
+ *   - pyfind on Debian's /usr/bin/python3.11 (and trixie's python3.13
+ *     when a root has it): its version, layout, TSS key, PyCode_Type, its
+ *     destructor, the eval loop and its .cold part, pymalloc's hook;
+ *   - libctsd on this machine's glibc, checked against glibc itself: a
+ *     key's value set with pthread_setspecific() is where the offsets say,
+ *     from this thread's thread pointer;
+ *   - pycache on a running python3.11 (PYTHONMALLOC=malloc): code objects
+ *     by address named as CPython names them, each code unit's line as
+ *     co_lines() gives it; an address that holds something else is "gone",
+ *     never named; a death's last look ahead wins over the memory; after
+ *     an exec ahead, nothing is read.
+ *
+ *   test_pyfind [PYTHON313]    (cmocka; PYTHON313: a python3.13 binary)
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "heapsnoop/interp.h"
+#include "interp/libctsd.h"
+#include "interp/pycache.h"
+#include "interp/pyfind.h"
+#include "interp/pylines.h"
+
+#define PY311 "/usr/bin/python3.11"
+
+static const char *py313;
+
+static void check_image(const char *path, uint32_t minor)
+{
+	struct py_image img;
+	char why[256];
+
+	assert_int_equal(py_image__read(path, &img, why, sizeof(why)), 0);
+	assert_int_equal(PY_MINOR_OF(img.version), minor);
+	assert_false(img.pie);	/* Debian's python3.x: non-PIE, libpython linked in */
+	assert_true(img.runtime && img.runtime_size > 100000);
+	assert_true(img.tss_key >= img.runtime && img.tss_key < img.runtime + img.runtime_size);
+	assert_int_equal(img.tss_key - img.runtime, img.layout.rt_tss_key);
+	assert_true(img.code_type && img.code_dealloc && img.code_dealloc_off);
+	/* The eval loop and its .cold part, apart from it, in the code. */
+	assert_true(img.neval >= 2);
+	for (int i = 1; i < img.neval; i++) {
+		assert_true(img.eval[i].start < img.eval[i].end);
+		assert_true(img.eval[i].end <= img.eval[0].start || img.eval[i].start >= img.eval[0].end);
+	}
+	assert_true(py_image__in_eval(&img, img.eval[0].start));
+	assert_false(py_image__in_eval(&img, img.eval[0].end));
+	assert_true(py_image__in_eval(&img, img.eval[1].end - 1));
+	assert_true(img.obj_hook && img.pymalloc);
+	print_message("%s: 3.%u, _PyRuntime %#llx, TSS key +%#llx, eval [%#llx, %#llx) and %d more "
+		      "(.cold [%#llx, %#llx)), code_dealloc %#llx\n", path, minor & 0xff,
+		      (unsigned long long)img.runtime, (unsigned long long)(img.tss_key - img.runtime),
+		      (unsigned long long)img.eval[0].start, (unsigned long long)img.eval[0].end,
+		      img.neval - 1, (unsigned long long)img.eval[1].start,
+		      (unsigned long long)img.eval[1].end, (unsigned long long)img.code_dealloc);
+}
+
+static void test_python311(void **state)
+{
+	(void)state;
+	check_image(PY311, 0x030b);
+}
+
+static void test_python313(void **state)
+{
+	struct py_image img;
+
+	(void)state;
+	if (!py313) {
+		print_message("no python3.13 given: skipped\n");
+		return;
+	}
+	check_image(py313, 0x030d);
+	assert_int_equal(py_image__read(py313, &img, (char[64]){ 0 }, 64), 0);
+	assert_true(img.debug_offsets);
+	assert_int_equal(img.layout.ts_frame, 72);
+}
+
+static void test_not_python(void **state)
+{
+	struct py_image img;
+	char why[256];
+
+	(void)state;
+	assert_int_equal(py_image__read("/bin/true", &img, why, sizeof(why)), -ENOENT);
+}
+
+/* glibc's own pthread_setspecific() value, where libctsd says it is. */
+static void test_libc_tsd(void **state)
+{
+	struct libc_tsd t;
+	pthread_key_t keys[40];
+	uint64_t tp, slot, block;
+	int marker[40];
+
+	(void)state;
+	assert_int_equal(libc_tsd__read("/lib/x86_64-linux-gnu/libc.so.6", &t), 0);
+	__asm__("mov %%fs:0, %0" : "=r"(tp));	/* x86-64: the TCB's self pointer is the thread pointer */
+	/* Keys below 32 in the first block, and past it through specific[]. */
+	for (int i = 0; i < 40; i++) {
+		assert_int_equal(pthread_key_create(&keys[i], NULL), 0);
+		assert_int_equal(pthread_setspecific(keys[i], &marker[i]), 0);
+	}
+	for (int i = 0; i < 40; i++) {
+		unsigned int k = keys[i];
+
+		if (k < 32) {
+			slot = tp + (uint64_t)t.first + (uint64_t)k * t.entry + t.data;
+		} else {
+			block = *(uint64_t *)(tp + (uint64_t)t.second + (k / 32) * 8);
+			slot = block + (uint64_t)(k % 32) * t.entry + t.data;
+		}
+		assert_ptr_equal(*(void **)slot, &marker[i]);
+	}
+	for (int i = 0; i < 40; i++)
+		pthread_key_delete(keys[i]);
+}
+
+/* --- a running python3.11 ------------------------------------------------ */
+
+static const char *SCRIPT =
+	"import sys\n"
+	"def f(a):\n"
+	"    b = a + 1\n"
+	"    return [b,\n"
+	"            a]\n"
+	"class K:\n"
+	"    def m(self):\n"
+	"        return 1\n"
+	"def caf\u00e9():\n"
+	"    pass\n"
+	"def \u65e5\u672c():\n"
+	"    pass\n"
+	"for co in (f.__code__, K.m.__code__, caf\u00e9.__code__, \u65e5\u672c.__code__):\n"
+	"    print('code', id(co), co.co_firstlineno, co.co_qualname, co.co_filename, flush=True)\n"
+	"    for s, e, l in co.co_lines():\n"
+	"        print('lines', s // 2, e // 2, -1 if l is None else l, flush=True)\n"
+	"print('other', id([]), flush=True)\n"
+	"print('end', flush=True)\n"
+	"sys.stdin.readline()\n";
+
+static pid_t child;
+static FILE *from_child;
+static int to_child;
+static struct py_image img311;
+
+static int start_python(void **state)
+{
+	int in[2], out[2];
+	char why[256];
+
+	(void)state;
+	if (py_image__read(PY311, &img311, why, sizeof(why)) || pipe(in) || pipe(out))
+		return -1;
+	child = fork();
+	if (child < 0)
+		return -1;
+	if (!child) {
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		close(in[1]);
+		close(out[0]);
+		setenv("PYTHONMALLOC", "malloc", 1);
+		execl(PY311, PY311, "-c", SCRIPT, (char *)NULL);
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	to_child = in[1];
+	from_child = fdopen(out[0], "r");
+	return from_child ? 0 : -1;
+}
+
+static int stop_python(void **state)
+{
+	(void)state;
+	if (to_child >= 0)
+		close(to_child);
+	if (from_child)
+		fclose(from_child);
+	if (child > 0)
+		waitpid(child, NULL, 0);
+	return 0;
+}
+
+/* What the ahead function answers (set by each case). */
+static struct {
+	const struct hs_interp_code *look;
+	size_t len;
+	bool live;
+	uint64_t addr;
+} fake_ahead = { .live = true };
+
+static const struct hs_interp_code *ahead(void *ctx, pid_t pid, uint64_t addr, uint64_t pos,
+					  size_t *len, bool *live)
+{
+	(void)ctx; (void)pid; (void)pos;
+	*live = fake_ahead.live;
+	if (!fake_ahead.look || addr != fake_ahead.addr)
+		return NULL;
+	*len = fake_ahead.len;
+	return fake_ahead.look;
+}
+
+static void test_names_and_lines(void **state)
+{
+	struct py_cache *c;
+	char line[8192], name[256], file[256];
+	unsigned long long addr = 0, other = 0;
+	int first = 0, codes = 0, units = 0;
+
+	(void)state;
+	c = py_cache__new(child, &img311.layout, img311.code_type, ahead, NULL);
+	assert_non_null(c);
+	while (fgets(line, sizeof(line), from_child) && strncmp(line, "end", 3)) {
+		int s, e, l;
+
+		if (sscanf(line, "code %llu %d %255s %255s", &addr, &first, name, file) == 4) {
+			struct py_frame_name fn;
+
+			py_cache__name(c, addr, 0, 0, &fn);
+			assert_false(fn.gone);
+			assert_string_equal(fn.name, name);
+			assert_string_equal(fn.file, file);
+			codes++;
+		} else if (sscanf(line, "lines %d %d %d", &s, &e, &l) == 3) {
+			for (int u = s; u < e; u++) {
+				struct py_frame_name fn;
+
+				py_cache__name(c, addr, u, 0, &fn);
+				assert_false(fn.gone);
+				if (!fn.incomplete)
+					assert_int_equal(fn.line, l < 0 ? 0 : l);
+				units++;
+			}
+		} else if (sscanf(line, "other %llu", &other) == 1) {
+			struct py_frame_name fn;
+
+			/* A list, not a code object: gone, never named. */
+			py_cache__name(c, other, 0, 0, &fn);
+			assert_true(fn.gone);
+			assert_string_equal(fn.name, "<code gone>");
+		}
+	}
+	/* ASCII, Latin-1 (café) and UCS-2 (日本) names */
+	assert_int_equal(codes, 4);
+	assert_true(units > 10);
+	print_message("pid %d: 4 code objects named, %d code units' lines as co_lines() says\n",
+		      child, units);
+	py_cache__free(c);
+}
+
+/* A death ahead names the frame, not the memory; an exec ahead stops reads. */
+static void test_death_and_exec_ahead(void **state)
+{
+	static unsigned char buf[sizeof(struct hs_interp_code) + 16];
+	struct hs_interp_code *look = (struct hs_interp_code *)buf;
+	struct py_frame_name fn;
+	struct py_cache *c;
+
+	(void)state;
+	c = py_cache__new(child, &img311.layout, img311.code_type, ahead, NULL);
+	assert_non_null(c);
+	memset(buf, 0, sizeof(buf));
+	look->firstline = 40;
+	look->aux = 0;
+	memcpy(look->name, "dead_fn", 7);
+	look->name_len = 7;
+	look->name_kind = 1;
+	memcpy(look->file, "dead.py", 7);
+	look->file_len = 7;
+	look->file_kind = 1;
+	/* kind 13 (no columns), 4 units, line +2 */
+	look->table[0] = 0x80 | 13 << 3 | 3;
+	look->table[1] = 4;
+	look->table_len = 2;
+	look->table_want = 2;
+	fake_ahead.look = look;
+	fake_ahead.len = sizeof(buf);
+	fake_ahead.addr = img311.code_type;	/* any address: the look wins */
+	py_cache__name(c, img311.code_type, 1, 0, &fn);
+	assert_false(fn.gone);
+	assert_string_equal(fn.name, "dead_fn");
+	assert_string_equal(fn.file, "dead.py");
+	assert_int_equal(fn.line, 42);
+	/* Its death handled: the address is read again (PyCode_Type is no code object). */
+	fake_ahead.look = NULL;
+	py_cache__gone(c, img311.code_type);
+	py_cache__name(c, img311.code_type, 1, 0, &fn);
+	assert_true(fn.gone);
+	/* An exec ahead: nothing read, even a real code object's address. */
+	py_cache__gone(c, img311.code_type);
+	fake_ahead.live = false;
+	py_cache__name(c, img311.runtime, 0, 0, &fn);
+	assert_true(fn.gone);
+	fake_ahead.live = true;
+	py_cache__free(c);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest files[] = {
+		cmocka_unit_test(test_python311),
+		cmocka_unit_test(test_python313),
+		cmocka_unit_test(test_not_python),
+		cmocka_unit_test(test_libc_tsd),
+	};
+	const struct CMUnitTest live[] = {
+		cmocka_unit_test(test_names_and_lines),
+		cmocka_unit_test(test_death_and_exec_ahead),
+	};
+
+	py313 = argc > 1 ? argv[1] : NULL;
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests(files, NULL, NULL) |
+	       cmocka_run_group_tests(live, start_python, stop_python);
+}

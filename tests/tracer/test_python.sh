@@ -1,0 +1,213 @@
+#!/bin/bash
+# test_python.sh - Python frames among the native ones (docs/DESIGN.md,
+# "Interpreter frames"), on Debian's real interpreter, /usr/bin/python3.11
+# (never the python3.11 a PATH finds first: pyenv's is another build;
+# HS_PYTHON names another, the kernel matrix's guests a copy of it), with
+# the scripts of tests/tracer/py:
+#   launched: a known chain across two files, each function at its
+#     file:line in order, native frames before and after, no eval frame
+#     left (chain_a.py); the eval loop re-entered from C three ways, C
+#     frames between the segments (interleave.py); a stack 60 Python
+#     frames deep, whole (deep.py);
+#     a million small objects, each a live block under its Python line
+#     (million.py, PYTHONMALLOC=malloc set by heapsnoop); code exec()'d
+#     again and again, each frame named after the code that ran, none
+#     "<code gone>" (execloop.py); a thread that released the GIL to
+#     allocate (threads.py);
+#   attached (-p) to a running one: the same chain and the deep stack,
+#     under the server's own line, in a dump asked for while it runs
+#     (server.py); a process that uses pymalloc said so;
+#   --no-interp: native frames only, PYTHONMALLOC left alone;
+#   trixie's python3.13, the kernel matrix's guests' own, or in its root
+#     (chroot) where tests/distro made it: the same chain (3.13's layout
+#     from its _Py_DebugOffsets).
+# HS_PY_MILLION: the small objects' count (default 1000000).
+set -u
+. "$(dirname "$0")/lib.sh"
+PY=${HS_PYTHON:-/usr/bin/python3.11}
+SCRIPTS=$(cd "$(dirname "$0")/py" && pwd)
+MILLION=${HS_PY_MILLION:-1000000}
+[ -x "$PY" ] || { echo "FAIL $PY is not there: scripts/install-deps.sh installs Debian's python3.11"; exit 1; }
+echo "python: $PY ($("$PY" -c 'import sys; print(sys.version.split()[0])'))"
+
+# The frames of LOG's `live` records of SIZE bytes (heapdecode -s),
+# innermost first, one a line: "py FUNCTION FILE:LINE" (FILE's last
+# component) or "c NAME"; a line "--" after each record's.
+stacks_of() { # LOG SIZE
+	"$HD" -s "$1" | awk -v size="$2" '
+		function end() { if (on) print "--"; on = 0 }
+		/^heapsnoop: live / { end(); on = index($0, "~b#size: " size ",") > 0; next }
+		on && /^ *#[0-9]+ +0x/ {
+			if ($4 == "[python]") {
+				f = substr($0, index($0, "[python] ") + 9); sub(/.*\//, "", f)
+				print "py " $3 " " f
+			} else print "c " $3
+			next
+		}
+		{ end() }
+		END { end() }'
+}
+
+# The first such record's frames (stacks_of's, without the "--").
+stack_of() { # LOG SIZE
+	stacks_of "$1" "$2" | awk '/^--$/ { exit } { print }'
+}
+
+# The Python frames of a stack (stack_of's), in order, on one line.
+py_frames() { # STACKFILE
+	awk '$1 == "py" { printf "%s%s", n++ ? ", " : "", substr($0, 4) } END { print "" }' "$1"
+}
+
+# A chain's checks: its Python frames are WANT, native frames come before
+# the first and after the last, and no eval-loop frame is left.
+expect_chain() { # NAME STACKFILE WANT
+	expect_eq "$1: the Python frames in order" "$(py_frames "$2")" "$3"
+	check "$1: native frames before and after them" \
+		awk '$1 == "py" { p = 1 } $1 == "c" && !p { before = 1 } $1 == "c" && p { after = 1 }
+		     END { exit !(before && after) }' "$2"
+	check "$1: no _PyEval_EvalFrameDefault frame left" \
+		bash -c "! grep -q '_PyEval_EvalFrameDefault' '$2'"
+}
+
+CHAIN="f5 chain_a.py:20, f4 chain_b.py:11, f3 chain_a.py:16, f2 chain_b.py:7, f1 chain_a.py:12, main chain_a.py:24"
+DEEP="rec deep.py:10$(for _ in $(seq 57); do printf ', rec deep.py:11'; done), main deep.py:15"
+
+# --- launched ---------------------------------------------------------------
+cd "$SCRIPTS" || exit 1
+"$HS" -q -o "$T/chain" -- "$PY" chain_a.py > "$T/chain.out" 2> "$T/chain.err"
+check "launched: heapsnoop exits with python's status (0)" test $? -eq 0
+check "launched: it says it reads Python's frames" \
+	grep -q "runs Python 3\.[0-9.]* (.*): its frames are read" "$T/chain.err"
+check "launched: PYTHONMALLOC=malloc for the command" \
+	grep -q "allocates its objects with PYTHONMALLOC=malloc" "$T/chain.err"
+stack_of "$T/chain" 777778 > "$T/chain.stack"
+expect_chain "launched chain" "$T/chain.stack" "$CHAIN, <module> chain_a.py:30"
+check_no_loss "launched: no events lost" "$T/chain.err"
+
+# The loop re-entered from C (map(), a class call, a generator): each
+# eval frame its segment of Python frames, C frames between them.
+"$HS" -q -o "$T/inter" -- "$PY" interleave.py > /dev/null 2> "$T/inter.err"
+stack_of "$T/inter" 555556 > "$T/inter.stack"
+expect_eq "re-entered: the Python frames in order" "$(py_frames "$T/inter.stack")" \
+	"leaf interleave.py:12, gen interleave.py:17, K.__init__ interleave.py:22, g interleave.py:26, main interleave.py:30, <module> interleave.py:34"
+expect_eq "re-entered: C frames between gen and K.__init__, K.__init__ and g, g and main" \
+	"$(awk '$1 == "py" { if (c && n) runs++; c = 0; n++ } $1 == "c" { c = 1 } END { print runs + 0 }' \
+	   "$T/inter.stack")" 3
+check "re-entered: no _PyEval_EvalFrameDefault frame left, no cut=" \
+	bash -c "! grep -q _PyEval_EvalFrameDefault '$T/inter.stack' &&
+		 '$HD' -s '$T/inter' | grep '^heapsnoop: live .*~b#size: 555556,' | grep -vq 'cut='"
+
+"$HS" -q -o "$T/deep" -- "$PY" deep.py > /dev/null 2> "$T/deep.err"
+stack_of "$T/deep" 666667 > "$T/deep.stack"
+expect_chain "60 frames deep" "$T/deep.stack" "$DEEP, <module> deep.py:19"
+check "60 frames deep: the stack is whole (no cut=)" \
+	bash -c "'$HD' -s '$T/deep' | grep '^heapsnoop: live .*~b#size: 666667,' | grep -vq 'cut='"
+
+"$HS" -q -o "$T/million" -- "$PY" million.py "$MILLION" > /dev/null 2> "$T/million.err"
+"$HD" --folded --count "$T/million" > "$T/million.count"
+# Folded: each blank of a name as "_". The first few lists come from
+# CPython's free list of lists (80 at most), made earlier elsewhere.
+n=$(awk '/;<module>_\(million\.py:19\);make_\(million\.py:14\);make\.<locals>\.<listcomp>_\(million\.py:14\);/ { s += $NF }
+	END { print s + 0 }' "$T/million.count")
+check "a million small objects: $MILLION live blocks (but the free list's) under make.<locals>.<listcomp> (million.py:14) ($n)" \
+	test "$n" -ge $((MILLION - 80)) -a "$n" -le "$MILLION"
+check_no_loss "a million small objects: no events lost" "$T/million.err"
+
+"$HS" -q -o "$T/exec" -- "$PY" execloop.py 100 > /dev/null 2> "$T/exec.err"
+stacks_of "$T/exec" 444445 | awk '$1 == "py" { s = s substr($0, 4) ", " } /^--$/ { print s; s = "" }' |
+	sort | uniq -c > "$T/exec.stacks"
+for k in 0 1 2; do
+	want=$(( (100 - k + 2) / 3 ))
+	got=$(awk -v s="made_by_exec <exec $k>:2, <module> <exec $k>:3, <module> execloop.py:13, " \
+		'substr($0, index($0, $2)) == s { print $1 }' "$T/exec.stacks")
+	expect_eq "exec'd code: blocks named made_by_exec (<exec $k>:2) <- <module> (<exec $k>:3) <- execloop.py:13" "$got" "$want"
+done
+expect_eq "exec'd code: no frame <code gone>" "$("$HD" -s "$T/exec" | grep -c '<code gone>')" 0
+
+"$HS" -q -o "$T/threads" -- "$PY" threads.py > /dev/null 2> "$T/threads.err"
+stack_of "$T/threads" 333333 > "$T/threads.stack"
+check "a thread that released the GIL: nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
+	bash -c "py_out=\$(awk '\$1 == \"py\" { print \$2, \$3 }' '$T/threads.stack' | head -n 2 | paste -sd,);
+		 [ \"\$py_out\" = 'nogil_alloc threads.py:16,run_it threads.py:21' ]"
+expect_eq "a thread that released the GIL: its 20 blocks" \
+	"$("$HD" -s "$T/threads" | grep -c '^heapsnoop: live .*~b#size: 333333,')" 20
+
+# --- attached (-p) ------------------------------------------------------------
+# server.py under heapsnoop -p with python's environment ENV...; its
+# records to the fifo $T/NAME (read on descriptor 6), heapsnoop's stderr
+# into $T/NAME.err up to its "tracing" line, then drained ($drain).
+attach_server() { # NAME ENV...
+	local name=$1; shift
+	coproc S { exec env "$@" "$PY" server.py; }
+	wait_line "${S[0]}" '^ready' || return 1
+	rm -f "$T/errpipe" "$T/$name" && mkfifo "$T/errpipe" "$T/$name"
+	"$HS" -q -p "$S_PID" -o "$T/$name" 2> "$T/errpipe" &
+	hs=$!
+	exec 5< "$T/errpipe" 6< "$T/$name"
+	check "$name: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $S_PID" "$T/$name.err"
+	cat <&5 >> "$T/$name.err" &
+	drain=$!
+	exec 5<&-
+}
+
+attach_server attach PYTHONMALLOC=malloc || exit 1
+echo chain >&"${S[1]}"
+wait_line "${S[0]}" '^did chain' || exit 1
+echo deep >&"${S[1]}"
+wait_line "${S[0]}" '^did deep' || exit 1
+# A dump while it runs (SIGUSR1), read whole: its code objects are alive.
+kill -USR1 "$hs"
+wait_line 6 '^heapsnoop: end-dump' "$T/attach.rec" || exit 1
+echo exit >&"${S[1]}"
+wait "$hs"
+check "attached: heapsnoop exits 0 when python exits" test $? -eq 0
+cat <&6 > /dev/null
+exec 6<&-
+wait "$drain"
+check "attached: it says it reads Python's frames" \
+	grep -q "runs Python 3\.[0-9.]* (.*): its frames are read" "$T/attach.err"
+stack_of "$T/attach.rec" 777778 > "$T/attach.chain"
+expect_chain "attached chain" "$T/attach.chain" "$CHAIN, <module> server.py:20"
+stack_of "$T/attach.rec" 666667 > "$T/attach.deep"
+expect_chain "attached, 60 frames deep" "$T/attach.deep" "$DEEP, <module> server.py:22"
+check_no_loss "attached: no events lost" "$T/attach.err"
+
+# A process that uses pymalloc: its small objects are not live blocks, said
+# before tracing begins.
+attach_server pymalloc -u PYTHONMALLOC || exit 1
+check "attached to pymalloc: said, its small objects not live blocks" \
+	grep -q "uses pymalloc (PYTHONMALLOC not set): ITS OBJECTS OF UP TO 512 BYTES ARE NOT LIVE BLOCKS HERE" \
+	"$T/pymalloc.err"
+echo exit >&"${S[1]}"
+cat <&6 > /dev/null
+exec 6<&-
+wait "$hs"
+wait "$drain"
+
+# --- --no-interp --------------------------------------------------------------
+"$HS" -q --no-interp -o "$T/native" -- "$PY" chain_a.py > /dev/null 2> "$T/native.err"
+stack_of "$T/native" 777778 > "$T/native.stack"
+expect_eq "--no-interp: no Python frame" "$(grep -c '^py ' "$T/native.stack")" 0
+check "--no-interp: the eval loop's frames stay" grep -q '_PyEval_EvalFrameDefault' "$T/native.stack"
+check "--no-interp: PYTHONMALLOC left alone" bash -c "! grep -q PYTHONMALLOC '$T/native.err'"
+
+# --- 3.13 (trixie's, in its root; the kernel matrix's guests run on it) ----------
+root=${HS_PYROOT313:-$(ls -d /var/cache/heapsnoop/roots/trixie.*/root 2> /dev/null | head -n 1)}
+run313=
+if [ -x /usr/bin/python3.13 ]; then
+	run313=(/usr/bin/python3.13 chain_a.py)
+elif [ -n "$root" ] && [ -x "$root/usr/bin/python3.13" ] && [ "$(id -u)" = 0 ]; then
+	run313=(unshare -m sh -c "mount --bind '$SCRIPTS' '$root/mnt' &&
+		exec chroot '$root' /usr/bin/python3.13 /mnt/chain_a.py")
+fi
+if [ -n "$run313" ]; then
+	"$HS" -q -o "$T/chain313" -- "${run313[@]}" > /dev/null 2> "$T/chain313.err"
+	check "3.13: its layout from its _Py_DebugOffsets" \
+		grep -q "runs Python 3\.13\.[0-9]* (.*): its frames are read (its layout from its _Py_DebugOffsets)" \
+		"$T/chain313.err"
+	stack_of "$T/chain313" 777778 > "$T/chain313.stack"
+	expect_chain "3.13 chain" "$T/chain313.stack" "$CHAIN, <module> chain_a.py:30"
+else
+	echo "note: no python3.13 here nor a trixie root with one (tests/distro/make-root.sh trixie): 3.13 not run"
+fi
+finish
