@@ -91,10 +91,12 @@ static const char usage_text[] =
 "      --seed N           --preload: the sampler's seed (repeatable runs)\n"
 "      --interp KINDS     interpreters whose frames go among the native ones,\n"
 "                         each function at its file:line (a comma list;\n"
-"                         default python): python, CPython 3.11 to 3.13, with\n"
-"                         -p or a command (a command's Python runs with\n"
+"                         default python,lua), with -p or a command: python,\n"
+"                         CPython 3.11 to 3.13 (a command's Python runs with\n"
 "                         PYTHONMALLOC=malloc unless set, so each object is a\n"
-"                         live block); none or --no-interp: native frames only\n"
+"                         live block); lua, Lua 5.4 and 5.1 (named as Lua's\n"
+"                         traceback names them, coroutines followed to their\n"
+"                         resumers); none or --no-interp: native frames only\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
@@ -378,8 +380,10 @@ static int parse_interp(char *arg, struct options *o)
 	for (char *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "python")) {
 			o->interp |= OPT_INTERP_PYTHON;
+		} else if (!strcmp(tok, "lua")) {
+			o->interp |= OPT_INTERP_LUA;
 		} else if (strcmp(tok, "none")) {
-			elog("--interp '%s': give python, or none", tok);
+			elog("--interp '%s': give python, lua (a comma list), or none", tok);
 			return -EINVAL;
 		}
 	}
@@ -508,7 +512,7 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .thread_slots = HS_THREAD_SLOTS, .uid = -1, .max_size = UINT64_MAX,
-			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON };
+			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON | OPT_INTERP_LUA };
 	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;

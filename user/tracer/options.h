@@ -14,6 +14,7 @@
 
 #define OPTIONS_MAX_PIDS 64	/* --pid-filter */
 #define OPT_INTERP_PYTHON (1u << 0)	/* --interp python */
+#define OPT_INTERP_LUA (1u << 1)	/* --interp lua */
 
 struct options {
 	pid_t pid;		/* -p, or the launched command's once started */

@@ -327,7 +327,8 @@ static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr
  * here) and @evflags (HS_EVF_*).
  */
 static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event *ev,
-			 const uint64_t *frames, uint32_t n, uint32_t evflags)
+			 const uint64_t *frames, uint32_t n, uint32_t evflags,
+			 const struct unwind_grab *grab)
 {
 	uint32_t flags = 0;
 	struct live_alloc a, old;
@@ -351,7 +352,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		uint32_t iflags;
 
 		n = t->opts.interp_splice(t->opts.ictx, ev, t->seq, frames, n,
-					  flags & (STACK_TRUNCATED | STACK_FAULT), t->spliced,
+					  flags & (STACK_TRUNCATED | STACK_FAULT), grab, t->spliced,
 					  TRACE_SPLICED_MAX, &iflags);
 		frames = t->spliced;
 		flags |= iflags;
@@ -499,6 +500,7 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 	const uint64_t *frames = (const uint64_t *)ev->frames;
 	struct unwind_ctx c = { .t = t };
 	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
+	struct unwind_grab grab = { 0 }, *g = NULL;
 	int err;
 
 	if (!ev->addr || (!(ev->flags & HS_EVF_USER_STACK) &&
@@ -514,10 +516,21 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 	}
 	if (ev->flags & HS_EVF_USER_STACK) {
 		tracker__prefetch(c.p->live, ev->addr);
-		err = unwind__stack(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
-				    (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
-				    len - HS_EVENT_HDR_SIZE, unwound,
-				    trace_max_frames(t->opts.snip_pre, t->opts.snip_post), &uflags);
+		/* An interpreter's loop keeps the running function's position in a register. */
+		if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
+		    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &grab.lo, &grab.hi))
+			g = &grab;
+		err = unwind__stack_grab(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
+					 (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
+					 len - HS_EVENT_HDR_SIZE, unwound,
+					 /*
+					  * An interpreter's stack: its native frames between
+					  * the loop's runs (C calling back into it) are many,
+					  * all kept, as deep as a BPF walk goes.
+					  */
+					 (ev->flags & HS_EVF_INTERP) ? HS_BPF_MAX_FRAMES :
+					 trace_max_frames(t->opts.snip_pre, t->opts.snip_post),
+					 &uflags, g);
 		if (err < 0) {
 			t->stats.bad_events++;
 			return;
@@ -530,7 +543,7 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 			evflags |= HS_EVF_STACK_FAULT;
 	}
 	t->stats.allocs++;
-	handle_alloc(t, c.p, ev, frames, n, evflags);
+	handle_alloc(t, c.p, ev, frames, n, evflags, g);
 }
 
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)

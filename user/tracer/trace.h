@@ -71,8 +71,14 @@ struct trace_opts {
 	 */
 	void (*interp_record)(void *ictx, const struct hs_event *ev, size_t len, uint64_t seq);
 	uint32_t (*interp_splice)(void *ictx, const struct hs_event *ev, uint64_t seq,
-				  const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
-				  uint32_t max, uint32_t *flags);
+				  const uint64_t *native, uint32_t n, bool native_cut,
+				  const struct unwind_grab *grab, uint64_t *out, uint32_t max,
+				  uint32_t *flags);
+	/*
+	 * The native frame of process @pid whose registers @interp_splice
+	 * wants (unwind.h's unwind_grab: [*@lo, *@hi)); false: none.
+	 */
+	bool (*interp_grab)(void *ictx, pid_t pid, uint64_t *lo, uint64_t *hi);
 	void *ictx;
 };
 

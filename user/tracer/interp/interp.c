@@ -21,6 +21,8 @@
 #include "htab.h"
 #include "interp/interp.h"
 #include "interp/libctsd.h"
+#include "interp/luaproc.h"
+#include "interp/luasegs.h"
 #include "interp/pycache.h"
 #include "interp/pyfind.h"
 #include "interp/splice.h"
@@ -53,6 +55,8 @@ struct pending {
 struct iproc {
 	pid_t pid;
 	enum iproc_state state;
+	enum hs_interp_kind kind;	/* what it runs, once IP_ON */
+	struct lua_proc *lua;		/* HS_INTERP_LUA */
 	bool looked;		/* this image was looked at (lazily: once) */
 	uint64_t since;		/* the ring's head when registered */
 	char exe[PATH_MAX];	/* the binary, as the process names it */
@@ -75,6 +79,7 @@ struct probe {
 
 struct interp_counts {
 	uint64_t registered, refused;
+	uint64_t lua_states, lua_stale;	/* Lua: states found; frames not named ("?") */
 	uint64_t allocs, frames, named, gone, incomplete;
 	uint64_t lost, mismatch, order, truncated, no_frames, deaths, deaths_ahead;
 };
@@ -163,11 +168,14 @@ static void reset(struct interp *ip, struct iproc *p)
 	p->pending = NULL;
 	free_deaths(p->deaths);
 	p->deaths = NULL;
+	lua_proc__free(p->lua);
+	p->lua = NULL;
 	if (p->state == IP_ON && ip->nregistered) {
 		ip->nregistered--;
 		ip->o.skel->bss->interp_procs_n = ip->nregistered;
 	}
 	p->state = IP_OFF;
+	p->kind = HS_INTERP_NONE;
 	p->looked = false;
 }
 
@@ -316,8 +324,12 @@ static void say_allocator(struct iproc *p, bool running)
 	     "(heapsnoop sets it for a command it starts)", p->pid, v, how);
 }
 
-/* The destructor's probe for @p's binary @path, once per (file, pid). */
-static int probe_destructor(struct interp *ip, struct iproc *p, const char *path)
+/*
+ * Program @prog on @path at file offset @off (a uretprobe if @ret) for
+ * @p, or every process with -f: once per (file, pid).
+ */
+static int probe_at(struct interp *ip, struct iproc *p, struct bpf_program *prog, bool ret,
+		    const char *path, uint64_t off)
 {
 	pid_t pid = ip->o.follow_forks ? -1 : p->pid;
 	struct bpf_link *link;
@@ -330,8 +342,7 @@ static int probe_destructor(struct interp *ip, struct iproc *p, const char *path
 		if (ip->probes[i].dev == st.st_dev && ip->probes[i].ino == st.st_ino &&
 		    (ip->probes[i].pid == pid || ip->probes[i].pid == -1))
 			return 0;
-	link = bpf_program__attach_uprobe(ip->o.skel->progs.interp_code_gone, false, pid, path,
-					  (size_t)p->img.code_dealloc_off);
+	link = bpf_program__attach_uprobe(prog, ret, pid, path, (size_t)off);
 	if (!link)
 		return -errno;
 	v = realloc(ip->probes, (ip->nprobes + 1) * sizeof(*v));
@@ -342,6 +353,13 @@ static int probe_destructor(struct interp *ip, struct iproc *p, const char *path
 	ip->probes = v;
 	ip->probes[ip->nprobes++] = (struct probe){ st.st_dev, st.st_ino, pid, link };
 	return 0;
+}
+
+/* The destructor's probe for @p's binary @path, once per (file, pid). */
+static int probe_destructor(struct interp *ip, struct iproc *p, const char *path)
+{
+	return probe_at(ip, p, ip->o.skel->progs.interp_code_gone, false, path,
+			p->img.code_dealloc_off);
 }
 
 /* What the BPF walk needs of @p (include/heapsnoop/interp.h). */
@@ -407,10 +425,149 @@ static int turn_on(struct interp *ip, struct iproc *p, const struct libc_tsd *ts
 		return -errno;
 	p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
 	p->state = IP_ON;
+	p->kind = HS_INTERP_PYTHON;
 	ip->nregistered++;
 	ip->o.skel->bss->interp_procs_n = ip->nregistered;
 	ip->c.registered++;
 	return 0;
+}
+
+/* --- Lua ------------------------------------------------------------------- */
+
+/* Register @p's Lua VM (its file @path) with the BPF side, its state known or not yet. */
+static int turn_on_lua(struct interp *ip, struct iproc *p, const char *path)
+{
+	struct hs_interp_proc cfg;
+	uint32_t pid = (uint32_t)p->pid;
+	int err;
+
+	p->pending = htab__new(8, NULL, NULL);
+	if (!p->pending)
+		return -ENOMEM;
+	/* Launch mode: the state is made later, by lua_newstate (luaL_newstate's too). */
+	err = probe_at(ip, p, ip->o.skel->progs.lua_newstate_ret, true, path,
+		       lua_proc__vm(p->lua)->newstate);
+	if (err)
+		return err;
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.kind = HS_INTERP_LUA;
+	cfg.max_frames = ip->o.max_frames;
+	lua_proc__bpf(p->lua, &cfg.lua);
+	if (bpf_map__update_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg,
+				 sizeof(cfg), BPF_ANY))
+		return -errno;
+	p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
+	p->state = IP_ON;
+	p->kind = HS_INTERP_LUA;
+	ip->nregistered++;
+	ip->o.skel->bss->interp_procs_n = ip->nregistered;
+	ip->c.registered++;
+	return 0;
+}
+
+/*
+ * Look for a Lua VM in @p's executable or a liblua it maps (@pm: its
+ * files); returns true if there is one (then read, or refused and said).
+ */
+static bool look_lua(struct interp *ip, struct iproc *p, const struct mapset *pm,
+		     enum interp_when when)
+{
+	char link[64], path[PATH_MAX], root[64];
+	struct lua_vm_info vm;
+	const struct mapping *m = NULL;
+	struct stat exe;
+	bool have_exe;
+	int err = -ENOENT;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
+	have_exe = !stat(link, &exe);
+	/* Its debug files are looked for in its own root. */
+	snprintf(root, sizeof(root), "/proc/%d/root", p->pid);
+	for (size_t i = 0; i < pm->n && err == -ENOENT; i++) {
+		m = &pm->v[i];
+		if (!(have_exe && m->dev == exe.st_dev && m->ino == exe.st_ino) &&
+		    strncmp(path_base(m->path), "liblua", 6))
+			continue;
+		if (proc_maps__reach(p->pid, m, path, sizeof(path)))
+			continue;
+		err = lua_find__file(path, root, &vm);
+	}
+	if (err == -ENOENT)
+		return false;
+	if (err == -ENOTSUP) {
+		elog("pid %d runs %s, a Lua heapsnoop does not read (5.2 or 5.3): its Lua frames "
+		     "are not read", p->pid, m->path);
+		return true;
+	}
+	if (err) {
+		ip->c.refused++;
+		elog("pid %d runs Lua (%s), whose interpreter loop was not found (%s): its Lua "
+		     "frames are not read", p->pid, m->path, strerror(-err));
+		return true;
+	}
+	if (vm.vm == LUA_VM_JIT) {
+		elog("pid %d runs LuaJIT (%s): its Lua frames are not read (not yet supported); "
+		     "LuaJIT allocates its objects with its own allocator, not malloc: they are "
+		     "not live blocks here", p->pid, m->path);
+		return true;
+	}
+	p->lua = lua_proc__new(p->pid, &vm, m->start - m->offset);
+	if (!p->lua) {
+		ip->c.refused++;
+		return true;
+	}
+	if (when == INTERP_RUNNING && !lua_proc__find_state_stack(p->lua))
+		ip->c.lua_states++;
+	err = turn_on_lua(ip, p, path);
+	if (err) {
+		ip->c.refused++;
+		elog("pid %d runs %s (%s): its frames cannot be read: %s", p->pid,
+		     lua_layout__of(vm.vm)->name, m->path, strerror(-err));
+		reset(ip, p);
+		p->looked = true;
+		return true;
+	}
+	elog("pid %d runs %s (%s): its frames are read (its interpreter loop by %s)%s", p->pid,
+	     lua_layout__of(vm.vm)->name, m->path,
+	     vm.exec_by_symbol ? "its debug file's symbol" : "the largest FDE",
+	     when != INTERP_RUNNING ? "" : lua_proc__has_state(p->lua) ? "" :
+	     ", once its state is found in an allocation's registers or stack");
+	return true;
+}
+
+/*
+ * @p's Lua state, if known; else found now: lua_newstate's return, which
+ * the BPF side kept (launch mode), or the registers and stack of
+ * allocation @ev (-p: a thread of the state is in one of them).
+ */
+static bool lua_state(struct interp *ip, struct iproc *p, const struct hs_event *ev)
+{
+	const struct hs_user_stack *us = (const void *)((const char *)ev + HS_EVENT_HDR_SIZE);
+	struct hs_interp_proc cfg;
+	uint32_t pid = (uint32_t)p->pid;
+
+	if (lua_proc__has_state(p->lua))
+		return true;
+	if (!bpf_map__lookup_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg,
+				  sizeof(cfg), 0) &&
+	    cfg.kind == HS_INTERP_LUA && cfg.lua.main &&
+	    !lua_proc__set_state(p->lua, cfg.lua.main, cfg.lua.owner)) {
+		ip->c.lua_states++;
+		return true;
+	}
+	if (!(ev->flags & HS_EVF_USER_STACK) ||
+	    (lua_proc__find_state(p->lua, (const uint64_t *)us->regs, HS_UREG__MAX, ev->tid) &&
+	     lua_proc__find_state(p->lua, (const uint64_t *)us->data, us->size / 8, ev->tid)))
+		return false;
+	ip->c.lua_states++;
+	/* The BPF side walks it from the next allocation. */
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.kind = HS_INTERP_LUA;
+	cfg.max_frames = ip->o.max_frames;
+	lua_proc__bpf(p->lua, &cfg.lua);
+	bpf_map__update_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg, sizeof(cfg),
+			     BPF_ANY);
+	return true;
 }
 
 static int ahead_scan(struct interp *ip, uint64_t pos);
@@ -441,7 +598,7 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	char path[PATH_MAX], libc[PATH_MAX], why[512], v[32];
 	int err;
 
-	if (!p || !ip->o.python)
+	if (!p || (!ip->o.python && !ip->o.lua))
 		return;
 	/* An exec stop: the old image is gone (BPF forgot it at the exec). */
 	if (when == INTERP_AT_EXEC && p->state != IP_OFF) {
@@ -453,8 +610,10 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
 		return;
+	if (ip->o.lua && look_lua(ip, p, pm, when))
+		goto out;
 	err = -ENOENT;
-	for (int i = 0, n = python_mappings(pid, pm, cand); i < n && err == -ENOENT; i++) {
+	for (int i = 0, n = ip->o.python ? python_mappings(pid, pm, cand) : 0; i < n && err == -ENOENT; i++) {
 		m = cand[i];
 		if (proc_maps__reach(pid, m, path, sizeof(path))) {
 			elog("pid %d: %s cannot be reached from here: its Python frames are not read",
@@ -656,6 +815,27 @@ static void keep_frames(struct iproc *p, const struct hs_event *ev, size_t len)
 	memcpy(pd->f, (const char *)ev + HS_EVENT_HDR_SIZE, n * sizeof(pd->f[0]));
 }
 
+/* -f: a child of a Lua process: the same state, its memory a copy, run by its one thread. */
+static void forked_lua(struct interp *ip, struct iproc *pp, struct iproc *c)
+{
+	const struct lua_vm_info *vm = lua_proc__vm(pp->lua);
+
+	c->lua = lua_proc__new(c->pid, vm, lua_proc__bias(pp->lua));
+	c->pending = htab__new(8, NULL, NULL);
+	c->looked = true;
+	if (!c->lua || !c->pending) {
+		reset(ip, c);
+		return;
+	}
+	if (lua_proc__has_state(pp->lua))
+		lua_proc__set_state(c->lua, lua_proc__main(pp->lua), (uint32_t)c->pid);
+	c->state = IP_ON;
+	c->kind = HS_INTERP_LUA;
+	c->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
+	ip->nregistered++;
+	ip->o.skel->bss->interp_procs_n = ip->nregistered;
+}
+
 /* -f: a child of a process whose frames are read runs the same image (BPF copied its entry). */
 static void forked(struct interp *ip, pid_t parent, pid_t child)
 {
@@ -664,6 +844,10 @@ static void forked(struct interp *ip, pid_t parent, pid_t child)
 	if (!pp || pp->state != IP_ON || !(c = get_proc(ip, child)))
 		return;
 	reset(ip, c);
+	if (pp->kind == HS_INTERP_LUA) {
+		forked_lua(ip, pp, c);
+		return;
+	}
 	c->img = pp->img;
 	c->bias = pp->bias;
 	snprintf(c->exe, sizeof(c->exe), "%s", pp->exe);
@@ -801,9 +985,98 @@ static uint32_t copy_native(const uint64_t *native, uint32_t n, uint64_t *out, u
 	return n;
 }
 
+/* --- Lua's splice ----------------------------------------------------------- */
+
+struct lua_intern_ctx {
+	struct interp *ip;
+	pid_t pid;
+};
+
+/* lua_intern_fn: a Lua frame's text, its address in the records. */
+static uint64_t lua_intern(void *ctx, const struct lua_where *w)
+{
+	const struct lua_intern_ctx *c = ctx;
+	struct interp_frame f = { .kind = HS_INTERP_LUA, .function = w->function, .file = w->file,
+				  .line = w->line > 0 ? (uint32_t)w->line : 0 };
+
+	return c->ip->o.frame_addr(c->ip->o.ctx, c->pid, &f);
+}
+
+static bool lua_is_eval(void *ctx, uint64_t ra)
+{
+	return lua_proc__in_exec(ctx, ra);
+}
+
+/*
+ * @pd's Lua frames named (the innermost at its exact pc, from @grab: the
+ * interpreter loop's registers), cut into the loop's runs (luasegs.h),
+ * each where its luaV_execute frame was among @native.
+ */
+static uint32_t lua_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
+			   const struct pending *pd, const uint64_t *native, uint32_t n,
+			   bool native_cut, const struct unwind_grab *grab, uint64_t *out,
+			   uint32_t max, uint32_t *flags)
+{
+	const struct lua_frame *f = (const struct lua_frame *)pd->f;
+	struct lua_intern_ctx c = { ip, (pid_t)ev->pid };
+	uint32_t evals[HS_LUA_THREADS + 1] = { 0 }, nth = 1, sflags;
+	struct splice_in in;
+	uint64_t pc = 0;
+	bool stale;
+
+	/* The loop's frames of each thread, innermost first: lua_resume's frames part them. */
+	for (uint32_t i = 0; i < n; i++) {
+		if (lua_proc__in_exec(p->lua, native[i]))
+			evals[nth - 1]++;
+		else if (lua_proc__in_resume(p->lua, native[i]) && nth <= HS_LUA_THREADS)
+			nth++;
+	}
+	in = (struct splice_in){ .native = native, .nnative = n, .native_cut = native_cut,
+				 .iframes = ip->iframes, .seg_end = ip->seg_end,
+				 .interp_cut = pd->flags & HS_EVF_TRUNCATED,
+				 .is_eval = lua_is_eval, .ctx = p->lua };
+	in.nseg = lua_segs(&(struct lua_segs_in){
+				   .f = f, .nf = pd->nr,
+				   .v51 = lua_proc__vm(p->lua)->vm == LUA_VM_51,
+				   .calls = lua_proc__calls, .ctx = p->lua,
+				   .evals = native_cut ? NULL : evals, .nthreads = nth },
+			   ip->seg_end, HS_INTERP_MAX_FRAMES + 1);
+	if (grab && grab->found)
+		pc = lua_proc__exact_pc(p->lua, &f[0], grab->regs, CFI_NREGS, grab->known);
+	for (uint32_t i = 0; i < pd->nr; i++) {
+		ip->iframes[i] = lua_proc__frame_addr(p->lua, f, pd->nr, i, i ? 0 : pc, lua_intern,
+						      &c, &stale);
+		ip->c.lua_stale += stale;
+	}
+	ip->c.frames += pd->nr;
+	ip->c.named += pd->nr;
+	n = splice__frames(&in, out, max, &sflags);
+	if (sflags & SPLICE_ORDER) {
+		ip->c.order++;
+		*flags |= STACK_ORDER;
+	}
+	if ((sflags & SPLICE_DEPTH) || (pd->flags & HS_EVF_TRUNCATED)) {
+		ip->c.truncated++;
+		*flags |= STACK_TRUNCATED;
+	}
+	if (pd->flags & HS_EVF_STACK_FAULT)
+		*flags |= STACK_FAULT;
+	return n;
+}
+
+bool interp__grab(struct interp *ip, pid_t pid, uint64_t *lo, uint64_t *hi)
+{
+	struct iproc *p = find_proc(ip, pid);
+
+	if (!p || p->kind != HS_INTERP_LUA || !p->lua)
+		return false;
+	lua_proc__exec_range(p->lua, lo, hi);
+	return true;
+}
+
 uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t seq,
-			const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
-			uint32_t max, uint32_t *flags)
+			const uint64_t *native, uint32_t n, bool native_cut,
+			const struct unwind_grab *grab, uint64_t *out, uint32_t max, uint32_t *flags)
 {
 	struct iproc *p = find_proc(ip, (pid_t)ev->pid);
 	struct pending *pd;
@@ -812,7 +1085,7 @@ uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t s
 	bool cut = false;
 
 	*flags = 0;
-	if (!ip->o.python)
+	if (!ip->o.python && !ip->o.lua)
 		return copy_native(native, n, out, max);
 	/* -p after an exec, -f's children: looked at (again) lazily. */
 	if (!p || (p->state != IP_ON && (!p->looked || p->state == IP_WAIT_LIBC))) {
@@ -840,12 +1113,28 @@ uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t s
 		*flags = STACK_FAULT;
 		return copy_native(native, n, out, max);
 	}
+	if (!pd && p->kind == HS_INTERP_LUA) {
+		/* Its state not known yet (-p), or not its thread: no frames, unmarked. */
+		if (!lua_state(ip, p, ev))
+			ip->c.no_frames++;
+		return copy_native(native, n, out, max);
+	}
 	if (!pd) {
 		/* Not a Python thread (yet): no frames; an eval frame then is not placed. */
 		ip->c.no_frames++;
 		if (any_eval(p, native, n))
 			*flags = STACK_ORDER;
 		return copy_native(native, n, out, max);
+	}
+	if (p->kind == HS_INTERP_LUA) {
+		if (!lua_state(ip, p, ev)) {
+			ip->c.lost++;
+			*flags = STACK_FAULT;
+			return copy_native(native, n, out, max);
+		}
+		n = lua_splice(ip, p, ev, pd, native, n, native_cut, grab, out, max, flags);
+		pd->nr = 0;
+		return n;
 	}
 	in = (struct splice_in){ .native = native, .nnative = n, .native_cut = native_cut,
 				 .iframes = ip->iframes, .seg_end = ip->seg_end,
@@ -893,6 +1182,9 @@ void interp__stats(const struct interp *ip, FILE *out)
 	     PRIu64 " cut", ip->c.registered, ip->c.refused, ip->c.allocs, ip->c.named, ip->c.gone,
 	     ip->c.incomplete, ip->c.no_frames, ip->c.lost, ip->c.mismatch, ip->c.order,
 	     ip->c.truncated);
+	if (ip->o.lua)
+		flog(out, "Lua: %" PRIu64 " states found, %" PRIu64 " frames whose prototype could "
+		     "not be read (named \"?\")", ip->c.lua_states, ip->c.lua_stale);
 	flog(out, "code objects: %" PRIu64 " read, %" PRIu64 " named by their last look "
 	     "(%" PRIu64 " of them after a read that came too late), %" PRIu64 " gone, %"
 	     PRIu64 " cache hits, %zu kept; %" PRIu64 " deaths, %" PRIu64 " seen ahead",

@@ -6,11 +6,22 @@
 #include <string.h>
 #include <sys/uio.h>
 
+#include "htab.h"
 #include "interp/luaproc.h"
 #include "interp/luawalk.h"
 
+/* A frame's words and its caller's: what its text depends on. */
+struct memo {
+	uint64_t code, pos, ccode, cpos, pc;
+	uint64_t addr;
+};
+
+/* Frames remembered at most: then forgotten all at once, and named again. */
+#define MEMO_MAX (1u << 16)
+
 struct lua_proc {
 	pid_t pid;
+	struct htab *memo;		/* frame words -> struct memo */
 	struct lua_vm_info vm;
 	uint64_t bias;
 	struct lua_reader rd;
@@ -40,15 +51,52 @@ struct lua_proc *lua_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t
 	lp->vm = *vm;
 	lp->bias = bias;
 	lp->rd = (struct lua_reader){ .l = lua_layout__of(vm->vm), .read = read_proc, .ctx = lp };
+	lp->memo = htab__new(256, NULL, NULL);
+	if (!lp->memo) {
+		free(lp);
+		return NULL;
+	}
 	return lp;
+}
+
+static void memo_clear(struct lua_proc *lp)
+{
+	struct memo *m;
+	size_t pos = 0;
+
+	while ((m = htab__next(lp->memo, &pos, NULL)))
+		free(m);
+	htab__free(lp->memo);
+	lp->memo = htab__new(256, NULL, NULL);
 }
 
 void lua_proc__free(struct lua_proc *lp)
 {
+	struct memo *m;
+	size_t pos = 0;
+
 	if (!lp)
 		return;
+	while (lp->memo && (m = htab__next(lp->memo, &pos, NULL)))
+		free(m);
+	htab__free(lp->memo);
 	lua_names__free(lp->names);
 	free(lp);
+}
+
+const struct lua_vm_info *lua_proc__vm(const struct lua_proc *lp)
+{
+	return &lp->vm;
+}
+
+uint64_t lua_proc__bias(const struct lua_proc *lp)
+{
+	return lp->bias;
+}
+
+uint64_t lua_proc__main(const struct lua_proc *lp)
+{
+	return lp->main;
 }
 
 static int known(struct lua_proc *lp, uint64_t main, uint64_t g, uint32_t tid)
@@ -67,12 +115,14 @@ static int known(struct lua_proc *lp, uint64_t main, uint64_t g, uint32_t tid)
 
 int lua_proc__set_state(struct lua_proc *lp, uint64_t main, uint32_t tid)
 {
-	uint64_t m, g;
-
-	/* lua_newstate returned a state not made yet (NULL), or not one. */
-	if (lua_state__main(&lp->rd, main, &m, &g) || m != main)
+	/*
+	 * lua_newstate's own return: its global_State is beside it (LG), and
+	 * nothing needs reading now (the process may have closed the state
+	 * by the time its records are read).
+	 */
+	if (!main || (main & 7))
 		return -ENOENT;
-	return known(lp, m, g, tid);
+	return known(lp, main, main + lp->rd.l->l_to_g, tid);
 }
 
 int lua_proc__find_state(struct lua_proc *lp, const uint64_t *words, size_t n, uint32_t tid)
@@ -190,6 +240,62 @@ uint64_t lua_proc__exact_pc(struct lua_proc *lp, const struct lua_frame *f,
 			return regs[r];
 	}
 	return 0;
+}
+
+bool lua_proc__calls(void *ctx, const struct lua_frame *c)
+{
+	struct lua_proc *lp = ctx;
+	struct lua_proto *p = lp->names ? lua_names__proto(lp->names, c->code) : NULL;
+	int pc = p ? lua_proto__pc(p, HS_LUA_POS_PC(c->pos)) : -1;
+	uint32_t op = pc >= 0 ? p->code[pc] & 0x3f : 0;
+
+	/* 5.1's OP_CALL (28) and OP_TAILCALL (29); unknown: as a call. */
+	return pc < 0 || op == 28 || op == 29;
+}
+
+static uint64_t memo_hash(const struct memo *k)
+{
+	return htab_hash2(htab_hash2(htab_hash2(k->code, k->pos), htab_hash2(k->ccode, k->cpos)),
+			  k->pc);
+}
+
+uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, unsigned int nf,
+			      unsigned int i, uint64_t pc, lua_intern_fn intern, void *ctx,
+			      bool *stale)
+{
+	bool outermost = i + 1 >= nf || (f[i + 1].pos & HS_LUA_F_THREAD);
+	struct memo k = { .code = f[i].code, .pos = f[i].pos, .pc = pc }, *m;
+	struct lua_where w;
+	uint64_t h;
+
+	*stale = false;
+	/* Its name comes from its caller's calling instruction: the caller's words too. */
+	if (!outermost) {
+		k.ccode = f[i + 1].code;
+		k.cpos = f[i + 1].pos;
+	}
+	h = memo_hash(&k);
+	m = htab__find(lp->memo, h, h);
+	if (m && m->code == k.code && m->pos == k.pos && m->ccode == k.ccode && m->cpos == k.cpos &&
+	    m->pc == k.pc)
+		return m->addr;
+	if (!lp->names || lua_names__describe(lp->names, f, nf, i, pc, &w)) {
+		*stale = true;
+		if (!lp->names)
+			return intern(ctx, &(struct lua_where){ .function = "?", .file = "?",
+								.line = -1 });
+	}
+	k.addr = intern(ctx, &w);
+	if (*stale || htab__find(lp->memo, h, h))
+		return k.addr;	/* not kept: read again next time; or a collision */
+	if (htab__count(lp->memo) >= MEMO_MAX)
+		memo_clear(lp);
+	m = malloc(sizeof(*m));
+	if (m && lp->memo && !htab__add(lp->memo, h, h, m))
+		*m = k;
+	else
+		free(m);
+	return k.addr;
 }
 
 struct lua_names *lua_proc__names(struct lua_proc *lp)

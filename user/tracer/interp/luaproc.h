@@ -37,7 +37,16 @@ struct lua_proc;
 struct lua_proc *lua_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t bias);
 void lua_proc__free(struct lua_proc *lp);
 
-/* The state, known: its main thread @main (lua_newstate's return), run by thread @tid. */
+/* The VM it runs; where its file is mapped (runtime address - file offset); its main thread. */
+const struct lua_vm_info *lua_proc__vm(const struct lua_proc *lp);
+uint64_t lua_proc__bias(const struct lua_proc *lp);
+uint64_t lua_proc__main(const struct lua_proc *lp);
+
+/*
+ * The state, known: its main thread @main (lua_newstate's return, taken
+ * as it is: its global_State beside it, as lua_newstate allocates both),
+ * run by thread @tid. Returns 0, or -ENOENT for a NULL or odd pointer.
+ */
 int lua_proc__set_state(struct lua_proc *lp, uint64_t main, uint32_t tid);
 
 /*
@@ -71,6 +80,26 @@ void lua_proc__exec_range(const struct lua_proc *lp, uint64_t *lo, uint64_t *hi)
  */
 uint64_t lua_proc__exact_pc(struct lua_proc *lp, const struct lua_frame *f,
 			    const uint64_t *regs, uint32_t nregs, uint32_t known);
+
+/*
+ * 5.1's rule for a run's end (luasegs.h): is the calling instruction of
+ * Lua frame @caller OP_CALL or OP_TAILCALL? @lp is a struct lua_proc.
+ */
+bool lua_proc__calls(void *lp, const struct lua_frame *caller);
+
+/* Give a frame's text its address in the records (the caller's frame table). */
+typedef uint64_t (*lua_intern_fn)(void *ctx, const struct lua_where *w);
+
+/*
+ * The address that names frame @i of the @nf frames @f (@pc: its exact
+ * saved pc, 0: its own) in the records: looked up by the frame's words
+ * and its caller's (what its name and line depend on), else told as Lua
+ * tells it (luanames.h) and given one by @intern, then kept. *@stale: its
+ * prototype could not be read ("?").
+ */
+uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, unsigned int nf,
+			      unsigned int i, uint64_t pc, lua_intern_fn intern, void *ctx,
+			      bool *stale);
 
 /* The names of this state's frames (luanames.h). */
 struct lua_names *lua_proc__names(struct lua_proc *lp);
