@@ -9,7 +9,8 @@
 --   lua chain.lua loop N   N times through the chain, leaf allocating a
 --                          string (ALLOC_STRING) and a table (ALLOC_TABLE),
 --                          the last 64 of each kept; Lua's traceback of
---                          the first time ("TB" lines), then "DONE", then
+--                          the first time ("TB" lines), the rest collected,
+--                          then "DONE", then
 --                          waits for a line on stdin
 --   lua chain.lua wait N   "READY", then once a line comes on stdin the
 --                          same as loop N
@@ -67,5 +68,6 @@ if mode == "block" then
 	top(co, "alpha")
 else
 	for i = 1, count do top(co, "alpha") end
+	collectgarbage() collectgarbage() -- what is not kept is freed before DONE
 	io.write("DONE\n") io.stdout:flush() local l = io.read()
 end
