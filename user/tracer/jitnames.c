@@ -61,12 +61,13 @@ static int mark(struct jit_names *j, uint32_t id)
 	if (!(j->used[w] >> (id % 64) & 1)) {
 		j->used[w] |= 1ULL << (id % 64);
 		j->st.used++;
+		return 1;
 	}
 	return 0;
 }
 
 int jit_names__note(struct jit_names *j, const struct mapset *ms, const uint64_t *frames,
-		    uint32_t n)
+		    uint32_t n, int (*kept)(const struct perf_map_entry *e, void *ctx), void *ctx)
 {
 	struct perf_map_stats ps;
 	struct perf_map_entry e;
@@ -96,7 +97,8 @@ int jit_names__note(struct jit_names *j, const struct mapset *ms, const uint64_t
 		}
 		j->st.named++;
 		j->st.no_map = false;
-		if (mark(j, e.id))
+		err = mark(j, e.id);
+		if (err < 0 || (err && kept && kept(&e, ctx)))
 			return -ENOMEM;
 	}
 	return found;

@@ -34,11 +34,13 @@ void jit_names__free(struct jit_names *j);
 /*
  * A new stack of @n return addresses (@frames) in mappings @ms: each one
  * in anonymous memory is looked up in the perf map (read as far as it has
- * grown) and the line naming it kept. Returns how many such frames there
- * were, or -ENOMEM.
+ * grown) and the line naming it kept; @kept (NULL: none) is called with
+ * each line kept for the first time (the caller's frame table: the jit
+ * records a dump writes). Returns how many such frames there were, or
+ * -ENOMEM (also when @kept fails).
  */
 int jit_names__note(struct jit_names *j, const struct mapset *ms, const uint64_t *frames,
-		    uint32_t n);
+		    uint32_t n, int (*kept)(const struct perf_map_entry *e, void *ctx), void *ctx);
 
 /*
  * The line naming return address @addr, among those read, into @e; no

@@ -271,20 +271,13 @@ static void print_frame(struct frametab *ft, const struct proc *p, struct symbol
 			const struct stack *s, uint32_t i, FILE *out)
 {
 	const struct mapping *m = p->maps ? mapset__find(p->maps, s->frames[i]) : NULL;
-	struct perf_map_entry e;
 	struct sym_frame f;
-	bool named;
-
-	/* JIT code: the name its perf map gave it. */
-	if (m && (m->flags & MAPPING_ANON) && p->jit && !jit_names__find(p->jit, s->frames[i], &e)) {
-		f = (struct sym_frame){ .status = SYM_OK, .func = e.name,
-					.func_off = s->frames[i] - e.start, .module = m->path };
-		framefmt__write(out, "        ", i, s->frames[i], &f);
-		return;
-	}
-	/* A frame that is not native code is named by its table, the others by their file. */
-	named = frametab__symbolize(ft, (uint32_t)p->pid, s->frames[i], &f) ||
-		(sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f));
+	/*
+	 * A frame that is not native code (an interpreter's, or JIT code its
+	 * perf map named) is named by its table, the others by their file.
+	 */
+	bool named = frametab__symbolize(ft, (uint32_t)p->pid, s->frames[i], &f) ||
+		     (sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f));
 
 	framefmt__write(out, "        ", i, s->frames[i], named ? &f : NULL);
 }

@@ -259,10 +259,26 @@ static bool in_jit(const struct proc *p, uint64_t ra)
 	return m && (m->flags & MAPPING_ANON);
 }
 
+struct jit_kept_ctx {
+	struct trace *t;
+	uint32_t pid;
+};
+
+/* A perf map line that names a frame, first kept: into the frame table, for the dumps. */
+static int jit_kept(const struct perf_map_entry *e, void *ctx)
+{
+	const struct jit_kept_ctx *c = ctx;
+	int err = frametab__add_jit(c->t->frames, c->pid, e->start, e->end, e->name);
+
+	/* A range past FRAMETAB_MAX_JIT stays unnamed in the dumps, not a failure. */
+	return err == -ENOMEM ? err : 0;
+}
+
 /*
  * A new stack: its frames in JIT code named from the process's perf map
  * now, while the process lives (the map is in its root, which goes with
- * it in a container), and the lines kept for the dumps.
+ * it in a container), and the lines kept for the dumps (the frame
+ * table's jit records: heapdecode needs nothing of the machine).
  */
 static void note_jit(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
 {
@@ -282,7 +298,8 @@ static void note_jit(struct trace *t, struct proc *p, const uint64_t *frames, ui
 		}
 	}
 	jit_names__stats(p->jit, &before);
-	if (jit_names__note(p->jit, p->maps, frames, n) < 0)
+	if (jit_names__note(p->jit, p->maps, frames, n, jit_kept,
+			    &(struct jit_kept_ctx){ t, (uint32_t)p->pid }) < 0)
 		t->stats.no_memory++;
 	jit_names__stats(p->jit, &after);
 	t->stats.jit_frames += after.frames - before.frames;
