@@ -6,7 +6,9 @@
 # map node writes (--perf-basic-prof; --interpreted-frames-native-stack
 # gives interpreted functions code of their own to be named by) names
 # them: tests/tracer/js/jitchain.js's outer -> middle -> leaf, in that
-# order under node's ArrayBuffer allocator. Launched, and attached (-p)
+# order under node's ArrayBuffer allocator; the log carries the map's
+# lines (jit records), so heapdecode names them with the map gone.
+# Launched, and attached (-p)
 # to a node already running. Without the perf map the frames are walked
 # through all the same, unnamed, and the closing accounting says why.
 set -u
@@ -33,6 +35,9 @@ chain_re() { # FILE -> 0 if a stack shows the chain
 		END { exit !found }' "$1"
 }
 
+# node runs in $T: it writes its isolate-*.log where it runs.
+cd "$T" || exit 1
+
 # Launched: 3000 times through the chain, then SIGKILL (the buffers stay live).
 "$HS" -q -v -s --min-size 65536 -o "$T/rec" -- node $NODE_FLAGS "$JS" 3000 > "$T/out" 2> "$T/err"
 check "launched: node ran the chain" grep -qx DONE "$T/out"
@@ -44,6 +49,19 @@ check "-v: frames were unwound into JIT code by frame pointer" \
 	grep -qE 'by frame pointer \(no CFI; [1-9][0-9]* into JIT code\)' "$T/err"
 check "-v: no stack lost a frame" grep -qE ' 0 with a frame not recovered;' "$T/err"
 check "every JIT frame was named" bash -c "! grep -q 'frames in JIT code .* have no name' '$T/err'"
+# The log carries the perf map's lines its stacks need (jit records):
+# heapdecode names the chain with the map gone.
+NPID=$(sed -n 's/^heapsnoop: map pid=\([0-9]*\) .*/\1/p' "$T/rec" | sort -u | head -1)
+rm -f "/tmp/perf-$NPID.map"
+check "the log's jit records: leaf, middle and outer's lines, each once" \
+	bash -c "grep '^heapsnoop: jit pid=$NPID ' '$T/rec' | grep -E 'name=JS:[*^~]?(leaf|middle|outer)%20' |
+		sort | uniq -d | grep -q . && exit 1
+		for f in leaf middle outer; do grep -qE \"^heapsnoop: jit pid=$NPID .*name=JS:[*^~]?\$f%20\" '$T/rec' || exit 1; done"
+"$HD" -s "$T/rec" 2> /dev/null | awk '/^heapsnoop: live / { print "    1 bytes in" } /^    #/' > "$T/hd"
+check "heapdecode, the perf map gone: leaf, middle, outer named from the log, in order, under the allocator" \
+	chain_re "$T/hd"
+check "... each JIT frame of a live block named ([jit])" \
+	bash -c "! grep -q '\[module file not found\] (\[anon\])' '$T/hd' && grep -q '\[jit+0x' '$T/hd'"
 
 # Attached to a node already running, which then runs the chain.
 coproc N { exec node $NODE_FLAGS "$JS" wait 3000; }
