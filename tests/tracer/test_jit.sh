@@ -87,4 +87,13 @@ wait "$N_PID" 2> /dev/null
 check "no perf map: no stack lost a frame" grep -qE ' 0 with a frame not recovered;' "$T/nerr"
 check "no perf map: the closing accounting says the JIT frames have no name, and why" \
 	grep -qE 'frames in JIT code \(anonymous executable memory\) have no name: their process wrote no perf map' "$T/nerr"
+
+# --no-perf-map: the map node writes is not read; walked through all the same.
+"$HS" -q -v -s --no-perf-map --min-size 65536 -o "$T/orec" -- node $NODE_FLAGS "$JS" 3000 \
+	> /dev/null 2> "$T/oerr"
+check "--no-perf-map: no stack lost a frame" grep -qE ' 0 with a frame not recovered;' "$T/oerr"
+check "--no-perf-map: no frame named by the map, no jit record" \
+	bash -c "! grep -q ' JS:' '$T/oerr' && ! grep -q '^heapsnoop: jit ' '$T/orec'"
+sed -n 's/^heapsnoop: map pid=\([0-9]*\) .*/\1/p' "$T/orec" | sort -u | while read -r p; do
+	rm -f "/tmp/perf-$p.map"; done
 finish

@@ -154,4 +154,13 @@ if [ -x /usr/bin/lua5.4 ] && unshare -m true 2> /dev/null; then
 		sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$@"' sh
 	check "... the interpreter loop found by its FDE" grep -q 'by the largest FDE' "$T/err"
 fi
+# The walker off (--interp python): the interpreter loop's frames as they are.
+if [ -x /usr/bin/lua5.4 ]; then
+	"$HS" -q --interp python -o "$T/off" -- /usr/bin/lua5.4 "$CHAIN" loop 20 < /dev/null \
+		> /dev/null 2> "$T/offerr"
+	"$HD" -s "$T/off" > "$T/off.s" 2> /dev/null
+	check "--interp python: Lua's frames not read, not said" \
+		bash -c "! grep -q 'runs Lua' '$T/offerr' && ! grep -q ' \[lua\] ' '$T/off.s'"
+	check "... the run's stacks through luaV_execute's native frames" grep -q ' luaV_execute+' "$T/off.s"
+fi
 finish

@@ -97,6 +97,10 @@ static const char usage_text[] =
 "                         live block); lua, Lua 5.4 and 5.1 (named as Lua's\n"
 "                         traceback names them, coroutines followed to their\n"
 "                         resumers); none or --no-interp: native frames only\n"
+"      --no-perf-map      leave JIT code's frames unnamed: no process's\n"
+"                         /tmp/perf-PID.map is read (node --perf-basic-prof\n"
+"                         writes one; by default its lines name the frames and\n"
+"                         go into the log as jit records)\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
@@ -155,7 +159,7 @@ enum {
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
-	OPT_INTERP, OPT_NO_INTERP,
+	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP,
 };
 
 static const struct option longopts[] = {
@@ -191,6 +195,7 @@ static const struct option longopts[] = {
 	{ "max-peak", required_argument, NULL, OPT_MAX_PEAK },
 	{ "interp", required_argument, NULL, OPT_INTERP },
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
+	{ "no-perf-map", no_argument, NULL, OPT_NO_PERF_MAP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -412,6 +417,7 @@ static int parse_one(int c, char *arg, struct options *o)
 		o->interp_asked = true;
 		return parse_interp(arg, o);
 	case OPT_NO_INTERP: o->interp = 0; return 0;
+	case OPT_NO_PERF_MAP: o->no_perf_map = true; return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
 	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK:

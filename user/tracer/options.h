@@ -49,6 +49,7 @@ struct options {
 	/* --interp: the interpreters whose frames are read (OPT_INTERP_*) */
 	unsigned int interp;
 	bool interp_asked;	/* --interp was given (not the default) */
+	bool no_perf_map;	/* --no-perf-map: JIT frames not named */
 	/* --fail-on-leak, --suppressions, --max-peak (gate.h) */
 	struct leakgate_opts gate;
 };

@@ -497,6 +497,7 @@ static int start_tracing(struct session *s)
 						    .snip_post = o->snip_post,
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
+						    .no_jit_names = o->no_perf_map,
 						    .sample_bytes = o->sample_bytes,
 						    .on_exit = o->leaks_at_exit || s->gate ?
 							       on_proc_exit : NULL,

@@ -396,7 +396,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	if (!t->opts.map_records && !(evflags & HS_EVF_USER_STACK) &&
 	    stacks__count(p->stacks) != before)
 		check_coverage(t, p, frames, n);
-	if (stacks__count(p->stacks) != before)
+	if (stacks__count(p->stacks) != before && !t->opts.no_jit_names)
 		note_jit(t, p, frames, n);
 
 	if (ev->old_addr) {

@@ -39,6 +39,8 @@ struct trace_opts {
 	bool map_records;	/* mappings from trace__map_* (system-wide) */
 	/* Records carry stacks to unwind (--unwind dwarf): unwind.c. */
 	bool unwind;
+	/* --no-perf-map: frames in JIT code left unnamed (jitnames.h). */
+	bool no_jit_names;
 	/*
 	 * --sample-bytes: the mean; live blocks keep their real sizes, the
 	 * whole-run counts (acct) and live_estimate estimates (sampling.h);
