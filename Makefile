@@ -47,12 +47,14 @@ COMMON := user/common
 TRACER := user/tracer
 DECODE := user/decode
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
-# A program's files see their own folder and common/, never the other's.
-TRACER_CFLAGS := $(ALL_CFLAGS) -I$(TRACER)
-# heapdecode's folders, the stages of its pipeline (docs/DESIGN.md); its
-# files name another folder's headers by their path from $(DECODE).
-DECODE_DIRS := $(DECODE) $(addprefix $(DECODE)/,input model analyses formats formats/pprof)
-DECODE_CFLAGS := $(ALL_CFLAGS) -I$(DECODE) -I$(OUTPUT)/proto
+# A program's files see their own folder and common/, never the other's;
+# they name another folder's header by its path from their program's
+# ("track/trace.h", "model/model.h"). The folders: TRACER_LIB_DIRS,
+# DECODE_LIB_DIRS below.
+TRACER_INC := -I$(TRACER)
+DECODE_INC := -I$(DECODE) -I$(OUTPUT)/proto
+TRACER_CFLAGS := $(ALL_CFLAGS) $(TRACER_INC)
+DECODE_CFLAGS := $(ALL_CFLAGS) $(DECODE_INC)
 SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 # The version (user/common/version.h) and the commit built (--version,
@@ -73,23 +75,43 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 CODEC_SRC := $(wildcard codec/*.c)
-CODEC_OBJ := $(patsubst codec/%.c,$(OUTPUT)/codec/%.o,$(CODEC_SRC))
 COMMON_SRC := $(wildcard $(COMMON)/*.c)
-USER_HDR := $(wildcard $(COMMON)/*.h $(COMMON)/interp/*.h $(TRACER)/*.h $(TRACER)/arch/*.h \
-	$(TRACER)/interp/*.h $(DECODE_DIRS:=/*.h)) \
-	$(wildcard include/heapsnoop/*.h)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
-HEAPDECODE_SRC := $(wildcard $(DECODE_DIRS:=/*.c)) $(COMMON_SRC) $(PROFILE_PB)
-HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
-# The tracer's architecture-specific files: user/tracer/arch/*_$(ARCH).c.
-TRACER_ARCH_SRC := $(wildcard $(TRACER)/arch/*_$(ARCH).c)
-# Interpreter frames (docs/DESIGN.md): the tracer's part, and the CPython
-# pieces it shares with the collector.
-PYCOMMON_SRC := $(wildcard $(COMMON)/interp/py*.c)
-HEAPSNOOP_SRC := $(wildcard $(TRACER)/*.c) $(wildcard $(TRACER)/interp/*.c) $(TRACER_ARCH_SRC) \
-	$(COMMON_SRC) $(wildcard $(COMMON)/interp/*.c)
+
+# One static library per folder: its .c files, compiled into obj/ (the
+# folder's path below it), archived as libhs_<folder>.a, the folder's
+# path under user/ with _ for / (libhs_common.a, libhs_tracer_track.a,
+# libhs_decode_formats_pprof.a; the codec's is libhscodec.a). A program
+# or a test links the libraries of the folders it uses and no source; the
+# lists below are in link order, each library before those it needs and
+# none needing one before it (docs/DESIGN.md: no folder uses a later
+# stage). A program's own top folder (main, its options, heapsnoop's
+# session) is linked as objects. The same libraries are built under
+# ASan+UBSan into $(OUTPUT)/asan/ and for libFuzzer into $(OUTPUT)/fuzz/.
+# interp/ (interpreter frames: CPython found, registered, its frames named
+# and spliced) uses maps/ and arch/; common/interp/ holds the CPython
+# pieces the tracer and the collector share (layouts, line tables, code
+# objects through a reader), on common/.
+TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach interp maps arch)
+DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input)
+LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON)/interp $(COMMON) codec
+# A folder's sources; the tracer's arch/: this architecture's files
+# (*_$(ARCH).c); formats/pprof: with protobuf-c's generated messages.
+lib_src = $(if $(filter $(TRACER)/arch,$(1)),$(wildcard $(1)/*_$(ARCH).c),$(wildcard $(1)/*.c)) \
+	$(if $(filter $(DECODE)/formats/pprof,$(1)),$(PROFILE_PB))
+lib_name = $(if $(filter codec,$(1)),libhscodec.a,libhs_$(subst /,_,$(patsubst user/%,%,$(1))).a)
+# $(call libs,VARIANT_DIR,FOLDERS): those folders' libraries in that variant.
+libs = $(foreach d,$(2),$(1)/$(call lib_name,$(d)))
+# $(call objs,VARIANT_DIR,SOURCES): their objects.
+objs = $(patsubst %.c,$(1)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(2)))
+
+TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c)
+HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON) codec)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
+DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
+HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON) codec)
+HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library
 # inside (the BPF object is in the skeleton), so that one file runs on any
@@ -98,16 +120,17 @@ HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 # randomizes where they load: both parse files they did not write (a
 # stranger's log, a traced program's ELF and CFI) as root. libdw's own
 # libraries come in statically too (bz2, lzma); -Wl,--wrap=dlopen refuses
-# libdwfl's dlopen of libdebuginfod.so (user/common/nodlopen.c), and
-# --fatal-warnings fails the link on any other function that would need
-# the machine's shared C library at run time (getpwnam's NSS, ...): the
-# -u look-up reads getent or /etc/passwd instead (user/tracer/userdb.c).
-# STATIC=0 links them against the shared libraries (a quicker link, and
-# the distribution's debug symbols for them); the ASan, fuzz and test
-# builds are always dynamic.
+# libdwfl's dlopen of libdebuginfod.so (user/common/nodlopen.c's wrapper,
+# asked for by -u: libhs_common.a comes before the libdw that calls it),
+# and --fatal-warnings fails the link on any other function that would
+# need the machine's shared C library at run time (getpwnam's NSS, ...):
+# the -u look-up reads getent or /etc/passwd instead
+# (user/tracer/attach/userdb.c). STATIC=0 links them against the shared
+# libraries (a quicker link, and the distribution's debug symbols for
+# them); the ASan, fuzz and test builds are always dynamic.
 STATIC ?= 1
 ifeq ($(STATIC),1)
-RELEASE_LDFLAGS := -static-pie -Wl,--wrap=dlopen -Wl,--fatal-warnings
+RELEASE_LDFLAGS := -static-pie -Wl,--wrap=dlopen -Wl,-u,__wrap_dlopen -Wl,--fatal-warnings
 RELEASE_LIBS := -lbz2 -llzma
 endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
@@ -117,7 +140,7 @@ BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinc
 
 all: $(OUTPUT)/heapdecode $(OUTPUT)/heapsnoop $(OUTPUT)/libheapsnoop_preload.so
 
-$(OUTPUT) $(OUTPUT)/codec $(OUTPUT)/collector $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
+$(OUTPUT) $(OUTPUT)/collector $(OUTPUT)/tests $(OUTPUT)/asan $(OUTPUT)/fuzz:
 	$(Q)mkdir -p $@
 
 # The commit, rewritten only when it changed (so that only then both relink).
@@ -125,18 +148,65 @@ $(OUTPUT)/gitversion.h: FORCE | $(OUTPUT)
 	$(Q)echo '#define HEAPSNOOP_GIT "$(GIT_DESC)"' | cmp -s - $@ || \
 		echo '#define HEAPSNOOP_GIT "$(GIT_DESC)"' > $@
 
-# --- codec: a static library with no BPF dependency -------------------------
-$(OUTPUT)/codec/%.o: codec/%.c include/heapsnoop/codec.h | $(OUTPUT)/codec
+# --- objects and the folders' libraries ---------------------------------------
+# Three variants, each under its own directory: the build's ($(OUTPUT)),
+# ASan+UBSan ($(OUTPUT)/asan) and libFuzzer's ($(OUTPUT)/fuzz). Headers
+# are followed through the compiler's dependency files (-MMD).
+VARIANTS := $(OUTPUT) $(OUTPUT)/asan $(OUTPUT)/fuzz
+FUZZ_SAN := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
+
+# A program's files see their own folder and common/ (the codec's, the
+# generated headers'): the tracer's and heapdecode's objects, each variant.
+$(addsuffix /obj/$(TRACER)/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC)
+$(addsuffix /obj/$(DECODE)/%.o,$(VARIANTS)): DIR_CFLAGS := $(DECODE_INC)
+
+$(OUTPUT)/obj/%.o: %.c
 	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DIR_CFLAGS) $(DEPFLAGS) -c $< -o $@
+
+$(OUTPUT)/asan/obj/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(DIR_CFLAGS) $(SAN) $(DEPFLAGS) -c $< -o $@
+
+$(OUTPUT)/fuzz/obj/%.o: %.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(filter-out -Wshadow,$(ALL_CFLAGS)) $(DIR_CFLAGS) $(FUZZ_SAN) $(DEPFLAGS) -c $< -o $@
+
+# protobuf-c's generated messages, in formats/pprof's library.
+$(OUTPUT)/obj/proto/%.o: $(OUTPUT)/proto/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(OUTPUT)/libhscodec.a: $(CODEC_OBJ)
-	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
+$(OUTPUT)/asan/obj/proto/%.o: $(OUTPUT)/proto/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
+
+# $(call lib_rule,VARIANT_DIR,FOLDER): the folder's library in that variant.
+define lib_rule
+$(1)/$(call lib_name,$(2)): $(call objs,$(1),$(call lib_src,$(2)))
+	$$(call msg,AR,$$@)
+	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
+endef
+$(foreach v,$(VARIANTS),$(foreach d,$(LIB_DIRS),$(eval $(call lib_rule,$(v),$(d)))))
+
+# The headers generated before the first compile; later, the dependency files.
+all_objs = $(foreach v,$(VARIANTS),$(call objs,$(v),$(1)))
+TRACER_OBJ := $(call all_objs,$(TRACER_TOP_SRC) $(foreach d,$(TRACER_LIB_DIRS),$(call lib_src,$(d))))
+DECODE_OBJ := $(call all_objs,$(DECODE_TOP_SRC) $(foreach d,$(DECODE_LIB_DIRS),$(call lib_src,$(d))))
+$(TRACER_OBJ): | $(OUTPUT)/heapsnoop.skel.h $(OUTPUT)/gitversion.h
+$(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
+-include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) \
+	$(call all_objs,$(COMMON_SRC) $(wildcard $(COMMON)/interp/*.c) $(CODEC_SRC)))
 
 # --- BPF object and its skeleton ---------------------------------------------
-$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h) include/heapsnoop/event.h include/heapsnoop/interp.h \
-		include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h) include/heapsnoop/event.h \
+		include/heapsnoop/interp.h include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)llvm-strip -g $@.tmp -o $@ && rm -f $@.tmp
@@ -146,11 +216,9 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name heapsnoop_bpf > $@
 
 # --- heapsnoop ----------------------------------------------------------------
-$(OUTPUT)/heapsnoop: $(HEAPSNOOP_SRC) $(USER_HDR) $(OUTPUT)/heapsnoop.skel.h \
-		$(OUTPUT)/libhscodec.a $(OUTPUT)/gitversion.h | $(OUTPUT)
+$(OUTPUT)/heapsnoop: $(call objs,$(OUTPUT),$(TRACER_TOP_SRC)) $(call HEAPSNOOP_A,$(OUTPUT)) | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(RELEASE_LDFLAGS) $(HEAPSNOOP_SRC) $(OUTPUT)/libhscodec.a \
-		$(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(RELEASE_LDFLAGS) $^ $(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
 $(OUTPUT)/proto/profile.pb-c.h: $(PROFILE_PB)
@@ -159,11 +227,9 @@ $(PROFILE_PB): $(DECODE)/formats/pprof/proto/profile.proto
 	$(Q)mkdir -p $(OUTPUT)/proto
 	$(Q)protoc-c --c_out=$(OUTPUT)/proto --proto_path=$(DECODE)/formats/pprof/proto $<
 
-$(OUTPUT)/heapdecode: $(HEAPDECODE_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/libhscodec.a \
-		$(OUTPUT)/gitversion.h | $(OUTPUT)
+$(OUTPUT)/heapdecode: $(call objs,$(OUTPUT),$(DECODE_TOP_SRC)) $(call HEAPDECODE_A,$(OUTPUT)) | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(DECODE_CFLAGS) $(RELEASE_LDFLAGS) $(HEAPDECODE_SRC) $(OUTPUT)/libhscodec.a \
-		$(HEAPDECODE_LIBS) $(RELEASE_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(RELEASE_LDFLAGS) $^ $(HEAPDECODE_LIBS) $(RELEASE_LIBS) -o $@
 
 # --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
 # The alloc-metadata library (with the record lines and the codec it
@@ -179,7 +245,7 @@ LOCALSTACK_SRC := $(COLLECTOR)/localstack.c $(COLLECTOR)/framestep.c $(COLLECTOR
 PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/carrier.c $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
-COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h \
+COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
@@ -232,7 +298,7 @@ $(OUTPUT)/preload_blob.h: $(OUTPUT)/collector/libheapsnoop_preload.embed.so
 	$(Q)printf '/* generated: the collector heapsnoop --preload embeds */\n#define HS_PRELOAD_BLOB "%s"\n' \
 		'$(abspath $<)' > $@
 
-$(OUTPUT)/heapsnoop: $(OUTPUT)/preload_blob.h
+$(call objs,$(OUTPUT),$(TRACER)/preload.c): $(OUTPUT)/preload_blob.h
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -326,13 +392,23 @@ dist: all man
 	$(Q)rm -rf $(DIST_DIR)/$(DIST_BASE)-x86_64 $(DIST_DIR)/$(DIST_BASE)-aarch64
 
 # --- tests --------------------------------------------------------------------
-$(OUTPUT)/tests/test_codec: tests/test_codec.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $< $(OUTPUT)/libhscodec.a -lcmocka -o $@
+# A C unit test (tests/ as the source folders): its file and the libraries
+# of the folders it tests, in link order ($^), as the ASan+UBSan build's
+# when it runs under them; its headers followed as the objects' are.
+TEST_DEP = -MMD -MP -MF $@.d -MT $@
+UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
+	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model \
+	test_pylines test_pyfind test_splice test_perfmap test_lua test_luafind test_luasegs test_luabpf)
+-include $(UNIT_TESTS:=.d)
 
-$(OUTPUT)/tests/test_records: tests/test_records.c $(COMMON)/records.c $(CODEC_SRC) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_DEP) $^ -lcmocka -o $@
+
+$(OUTPUT)/tests/test_records: tests/common/test_records.c $(call libs,$(OUTPUT)/asan,$(COMMON) codec) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_alloc_metadata: tests/collector/test_alloc_metadata.c $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -371,45 +447,42 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 
 # heapdecode's model fed real record lines: its folder and the reader's,
 # with common/ and the codec.
-$(OUTPUT)/tests/test_model: tests/decode/test_model.c $(wildcard $(DECODE)/model/*.c) \
-		$(wildcard $(DECODE)/input/*.c) $(COMMON_SRC) $(CODEC_SRC) $(USER_HDR) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(filter %.c,$^) -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
-# The CPython pieces the tracer and the collector share (user/common/interp/).
-$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(PYCOMMON_SRC) $(wildcard $(COMMON)/interp/*.h) \
+$(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT)/asan,$(COMMON) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# The CPython pieces the tracer and the collector share (user/common/interp/).
+$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON)) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 # The tracer's CPython finder and resolver on real binaries and a real
 # process (tests/interp/test_pyfind.sh).
-$(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c $(TRACER)/interp/pyfind.c \
-		$(TRACER)/interp/libctsd.c $(TRACER)/interp/pycache.c $(TRACER)/arch/pydecode_$(ARCH).c \
-		$(TRACER)/arch/probesite_$(ARCH).c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/htab.c \
-		$(PYCOMMON_SRC) $(USER_HDR) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps arch) $(COMMON)/interp $(COMMON) codec) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -ldw -lelf -lcapstone -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -pthread -lbpf -ldw -lelf -lcapstone -lz -lcmocka -o $@
 
 # The splice of interpreter frames among native ones.
-$(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(TRACER)/interp/splice.c \
-		$(TRACER)/interp/splice.h | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
-
-$(OUTPUT)/tests/test_frametab: tests/test_frametab.c $(COMMON)/frametab.c $(COMMON)/records.c \
-		$(COMMON)/htab.c $(COMMON)/text.c $(CODEC_SRC) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 # The Lua pieces the tracer and the collector share (user/common/interp/):
 # layouts, prototypes, names, the walk; tested against Debian's interpreters.
-LUACOMMON_SRC := $(wildcard $(COMMON)/interp/lua*.c)
-
-$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(LUACOMMON_SRC) $(COMMON)/htab.c \
-		$(wildcard $(COMMON)/interp/lua*.h) include/heapsnoop/luaframe.h | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON)) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 # The BPF side's Lua walk alone (bpf/lua.h), against the loader's.
 $(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c bpf/lua.h include/heapsnoop/luaframe.h \
@@ -421,64 +494,71 @@ $(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name luawalk_bpf > $@
 
-$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(OUTPUT)/tests/luawalk.skel.h $(LUACOMMON_SRC) \
-		$(COMMON)/htab.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(COMMON)/interp $(COMMON)) \
+		| $(OUTPUT)/tests/luawalk.skel.h $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(filter %.c,$^) -lbpf -lelf -lz \
-		-lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $^ -lbpf -lelf -lz -lcmocka -o $@
 
-$(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c $(TRACER)/interp/luafind.c $(TRACER)/elffile.c \
-		$(COMMON)/elfseg.c $(COMMON)/text.c $(TRACER)/interp/luafind.h | $(OUTPUT)/tests
+# The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
+$(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps) $(COMMON)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -ldw -lelf \
-		-lz -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -ldw -lelf -lz -lcmocka -o $@
 
-$(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(TRACER)/interp/luasegs.c \
-		$(TRACER)/interp/luasegs.h | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_htab: tests/test_htab.c $(COMMON)/htab.c | $(OUTPUT)/tests
+# A process's perf map read as it grows (maps/perfmap.c).
+$(OUTPUT)/tests/test_perfmap: tests/tracer/maps/test_perfmap.c $(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON)) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_suppress: tests/test_suppress.c $(COMMON)/suppress.c $(COMMON)/msg.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_tracker: tests/test_tracker.c $(TRACER)/tracker.c $(COMMON)/stacks.c $(COMMON)/records.c $(COMMON)/htab.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_suppress: tests/common/test_suppress.c $(call libs,$(OUTPUT)/asan,$(COMMON)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_pace: tests/test_pace.c $(TRACER)/pace.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_tracker: tests/tracer/track/test_tracker.c \
+		$(call libs,$(OUTPUT),$(TRACER)/track $(COMMON) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $^ -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_freelog: tests/test_freelog.c $(TRACER)/freelog.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_pace: tests/tracer/stream/test_pace.c $(call libs,$(OUTPUT)/asan,$(TRACER)/stream) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $^ -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_perfmap: tests/test_perfmap.c $(TRACER)/perfmap.c $(TRACER)/perfmap.h | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_freelog: tests/tracer/stream/test_freelog.c $(call libs,$(OUTPUT)/asan,$(TRACER)/stream) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_trace: tests/test_trace.c $(TRACER)/trace.c $(TRACER)/tracker.c $(TRACER)/acct.c \
-		$(COMMON)/stacks.c $(COMMON)/records.c $(COMMON)/mapset.c $(TRACER)/procmaps.c $(TRACER)/buildid.c $(TRACER)/elffile.c $(COMMON)/elfseg.c $(COMMON)/text.c \
-		$(COMMON)/htab.c $(TRACER)/fileid.c $(COMMON)/sampling.c \
-		$(TRACER)/cfi.c $(TRACER)/unwind.c $(TRACER)/arch/regs_$(ARCH).c $(TRACER)/status.c $(COMMON)/msg.c \
-		$(COMMON)/frametab.c $(TRACER)/jitnames.c $(TRACER)/perfmap.c $(OUTPUT)/libhscodec.a | $(OUTPUT)/tests
+# The per-process state and what it leans on, and the closing accounting
+# (output/status.c) of its counts.
+$(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind maps arch) $(COMMON) codec) \
+		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(filter %.c,$^) $(OUTPUT)/libhscodec.a -lbpf -lelf -ldw -lcmocka -lm -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lbpf -lelf -ldw -lcmocka -lm -o $@
 
-$(OUTPUT)/tests/test_probesite: tests/test_probesite.c $(TRACER)/arch/probesite_x86.c $(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+# The probe sites of x86-64 and of arm64, each tested on any machine
+# (capstone decodes both): the architecture's file named, whichever ARCH
+# this build's arch/ library holds.
+$(OUTPUT)/tests/test_probesite: tests/tracer/arch/test_probesite.c $(TRACER)/arch/probesite_x86.c \
+		$(call libs,$(OUTPUT),$(TRACER)/maps $(COMMON)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcapstone -lelf -lcmocka -o $@
 
-# arm64's probe sites, tested on any machine (capstone decodes both).
-$(OUTPUT)/tests/test_probesite_arm64: tests/test_probesite_arm64.c $(TRACER)/arch/probesite_arm64.c \
-		$(TRACER)/elffile.c $(COMMON)/elfseg.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_probesite_arm64: tests/tracer/arch/test_probesite_arm64.c $(TRACER)/arch/probesite_arm64.c \
+		$(call libs,$(OUTPUT),$(TRACER)/maps $(COMMON)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $^ -lcapstone -lelf -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcapstone -lelf -lcmocka -o $@
 
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.
@@ -546,25 +626,24 @@ $(OUTPUT)/leaky: examples/leaky.c | $(OUTPUT)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer $< -o $@
 
 # The same unit suite and tool under ASan+UBSan.
-$(OUTPUT)/asan/test_codec: tests/test_codec.c $(CODEC_SRC) | $(OUTPUT)/asan
+$(OUTPUT)/asan/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT)/asan,codec) | $(OUTPUT)/asan
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $^ -lcmocka -o $@
 
-$(OUTPUT)/asan/heapdecode: $(HEAPDECODE_SRC) $(CODEC_SRC) $(USER_HDR) $(OUTPUT)/proto/profile.pb-c.h \
-		$(OUTPUT)/gitversion.h | $(OUTPUT)/asan
+$(OUTPUT)/asan/heapdecode: $(call objs,$(OUTPUT)/asan,$(DECODE_TOP_SRC)) $(call HEAPDECODE_A,$(OUTPUT)/asan) \
+		| $(OUTPUT)/asan
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(HEAPDECODE_SRC) $(CODEC_SRC) $(HEAPDECODE_LIBS) -o $@
+	$(Q)$(CC) $(SAN) $^ $(HEAPDECODE_LIBS) -o $@
 
 # libFuzzer: decoder and line scanner; the record-line parser.
-FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=all
+FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) $(FUZZ_SAN)
 
-$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c $(CODEC_SRC) $(DECODE)/input/tokscan.c $(DECODE)/input/recconv.c \
-		$(COMMON)/msg.c | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c \
+		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(COMMON) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(COMMON)/records.c $(CODEC_SRC) | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(call libs,$(OUTPUT)/fuzz,$(COMMON) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 

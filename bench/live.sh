@@ -57,9 +57,12 @@ for _ in $(seq "$RUNS"); do
 	fi
 done
 mkdir -p "$T/base"
-git show "$BASE_REV:user/tracer/tracker.c" > "$T/base/tracker.c"
-git show "$BASE_REV:user/tracer/tracker.h" > "$T/base/tracker.h"
-gcc -O2 -Iuser/tracer -o "$T/stall" bench/trackstall.c user/tracer/tracker.c
+# (tracker.c's place: user/tracer/track/, user/tracer/ before issue 28.)
+for f in tracker.c tracker.h; do
+	git show "$BASE_REV:user/tracer/track/$f" > "$T/base/$f" 2> /dev/null ||
+		git show "$BASE_REV:user/tracer/$f" > "$T/base/$f"
+done
+gcc -O2 -Iuser/tracer/track -o "$T/stall" bench/trackstall.c user/tracer/track/tracker.c
 gcc -O2 -DTRACKER_PID -I"$T/base" -o "$T/stall.base" bench/trackstall.c "$T/base/tracker.c"
 echo "the live table alone:"
 echo "  before ($BASE_REV): $("$T/stall.base" "$N")"

@@ -175,7 +175,10 @@ for m in order:
 				runs += cnt
 		if progs:
 			val["bpf"] = sum(ns for cnt, ns in progs.values()) / calls
-			t = read(f"{T}/{m}.{r}.time")
+			# The last line: GNU time says "Command exited with non-zero
+			# status 3" first when heapsnoop lost events.
+			t = (open(f"{T}/{m}.{r}.time").read().splitlines() or [""])[-1].split() \
+			    if os.path.exists(f"{T}/{m}.{r}.time") else []
 			if t and runs:
 				val["loader"] = (float(t[0]) + float(t[1])) * 1e9 / runs
 		for k, v in val.items():

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * interp.h - interpreter frames at an allocation (included by
- * heapsnoop.bpf.c after its maps): for a process the loader registered
- * in interp_procs (an interpreter it found in it: user/tracer/interp/),
+ * interp.h - interpreter frames at an allocation (included by alloc.h,
+ * whose return program calls interp_emit(), and by task.h): for a process
+ * the loader registered in interp_procs (an interpreter it found in it:
+ * user/tracer/interp/),
  * the allocation's return program walks the interpreter's frames (each
  * kind's walk: python.h) and sends them as an HS_EV_INTERP record just
  * before the allocation's own, which then says HS_EVF_INTERP; the loader
@@ -15,11 +16,16 @@
  * built in a per-CPU scratch and sent with bpf_ringbuf_output(), whose
  * size may vary, then checked as --unwind fp's scratch is (a program
  * that preempted this one on its CPU may have taken it).
+ *
+ * Maps: interp_procs, interp_scratch_map, icode_scratch_map; the global
+ * interp_procs_n.
  */
 #ifndef HEAPSNOOP_BPF_INTERP_H
 #define HEAPSNOOP_BPF_INTERP_H
 
 #include "heapsnoop/interp.h"
+#include "record.h"
+#include "filter.h"
 
 /* --interp: any walker on (the loader clears it with --interp=none). */
 const volatile bool interp_walk = true;
@@ -235,8 +241,7 @@ static __always_inline void icode_send(struct icode_scratch *s, __u64 id, __u64 
  * The interpreter's code object destructor (Python: code_dealloc, the
  * function in PyCode_Type.tp_dealloc), at its entry: the object is whole.
  */
-SEC("uprobe")
-int BPF_KPROBE(interp_code_gone, __u64 co)
+static __always_inline int gen_interp_code_gone(__u64 co)
 {
 	__u64 id = bpf_get_current_pid_tgid(), bytes;
 	__u32 tgid = id >> 32, zero = 0;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * event.h - what crosses the ring buffer from bpf/heapsnoop.bpf.c to the
- * loader (user/trace.c), and the counters the BPF side keeps. Shared by
- * both sides, so it uses only fixed-width types of both worlds.
+ * loader (user/tracer/track/trace.c), and the counters the BPF side
+ * keeps. Shared by both sides, so it uses only fixed-width types of both
+ * worlds.
  */
 #ifndef HEAPSNOOP_EVENT_H
 #define HEAPSNOOP_EVENT_H
@@ -13,8 +14,15 @@
 
 #include "heapsnoop/arch.h"
 
-/* Frames the BPF side walks at most: 31 kept + room for --snip-pre/post. */
-#define HS_BPF_MAX_FRAMES 64
+/*
+ * Frames --unwind fp's BPF walk takes at most (a power of two: the walk
+ * masks its index with it). 128: a stack of 60 calls and more keeps every
+ * frame, as perf's kernel.perf_event_max_stack default (127) does, in a
+ * record of 1 KiB of frames; deeper, the walk says it cut the stack
+ * (HS_EVF_TRUNCATED). --unwind dwarf's loader unwinds up to a record's
+ * 1024 frames (trace_max_frames()).
+ */
+#define HS_BPF_MAX_FRAMES 128
 /*
  * --unwind fp: bytes of user stack copied in one read at each allocation's
  * return, in which the frame-pointer walk costs nothing per frame (frames
@@ -104,7 +112,8 @@ enum hs_event_type {
 #define HS_EVF_STACK_FAULT	(1u << 1) /* a frame could not be read */
 /*
  * --unwind dwarf: no frames; a struct hs_user_stack follows the header
- * (nr_frames is 0) for the loader to unwind (user/unwind.c).
+ * (nr_frames is 0) for the loader to unwind
+ * (user/tracer/unwind/unwind.c).
  */
 #define HS_EVF_USER_STACK	(1u << 2)
 /*
@@ -149,11 +158,12 @@ struct hs_event {
 
 /*
  * A plain free() goes, where the kernel has BPF atomics, to its CPU's log
- * in a BPF_F_MMAPABLE array the loader maps (user/tracer/freelog.c), not
- * to the ring buffer: no reservation, no commit, ~35 ns less a free
- * (docs/PERFORMANCE.md). @stamp orders it among the ring buffer's records
- * as a realloc's @entry_pos does: the producer position + 1, read after
- * the entry was claimed; 0 while the entry is being written.
+ * in a BPF_F_MMAPABLE array the loader maps
+ * (user/tracer/stream/freelog.c), not to the ring buffer: no reservation,
+ * no commit, ~35 ns less a free (docs/PERFORMANCE.md). @stamp orders it
+ * among the ring buffer's records as a realloc's @entry_pos does: the
+ * producer position + 1, read after the entry was claimed; 0 while the
+ * entry is being written.
  */
 struct hs_free_entry {
 	__u64 addr;
@@ -225,8 +235,9 @@ enum hs_counter {
 	/*
 	 * A return with no entry: a call begun between the attachment of a
 	 * function's uretprobe and its uprobe (an attach race, not a loss:
-	 * user/tracer/status.c says it apart), or, without task storage, an
-	 * in-flight call evicted from the LRU hash (32768 threads later).
+	 * user/tracer/output/status.c says it apart), or, without task
+	 * storage, an in-flight call evicted from the LRU hash (32768
+	 * threads later).
 	 */
 	HS_CNT_UNMATCHED_RETURN,
 	HS_CNT_NO_STATE,	/* no in-flight state could be made: event dropped */

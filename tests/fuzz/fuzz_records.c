@@ -5,14 +5,17 @@
  * that parses, written again, parses to the same values (a `frame` or
  * `jit` record's texts decoded, written escaped again, decode the same);
  * a `live` or `stack` record's tokens put together into a stack without
- * fault, the same from the line written again. Build: `make fuzz`; run:
- * `make fuzz-run-records`.
+ * fault, the same from the line written again; a `frame` or `jit`
+ * record taken into a frame table (frametab.c) as heapdecode takes it,
+ * and the frame it names looked up, its texts printable. Build: `make
+ * fuzz`; run: `make fuzz-run-records`.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "frametab.h"
 #include "records.h"
 
 static int str_eq(const char *a, const char *b)
@@ -72,6 +75,38 @@ static void check_stacks(const struct record *r, const struct record *back)
 		abort();
 }
 
+/* A valid UTF-8 text with no control character (text_printable's promise). */
+static void check_printable(const char *s)
+{
+	for (const unsigned char *c = (const unsigned char *)s; s && *c; c++)
+		if (*c < 0x20 || *c == 0x7f)
+			abort();
+}
+
+/* @r taken into a table, as heapdecode does, and what it names looked up. */
+static void check_frametab(const struct record *r)
+{
+	static struct frametab *ft;
+	static unsigned int uses;
+	struct sym_frame f;
+
+	if (r->type != REC_FRAME && r->type != REC_JIT)
+		return;
+	if (!ft || ++uses % 4096 == 0) {
+		frametab__free(ft);
+		ft = frametab__new();
+		if (!ft)
+			abort();
+	}
+	if (frametab__take(ft, r) < 0)
+		return;
+	if (!frametab__symbolize(ft, (uint32_t)r->pid, r->type == REC_FRAME ? r->addr : r->start,
+				 &f) || f.status != SYM_OK)
+		abort();
+	check_printable(f.func);
+	check_printable(f.file);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *line = malloc(size + 1), *text = NULL;
@@ -97,6 +132,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (strcmp(fa, fb) || strcmp(na, nb))
 			abort();
 		check_stacks(&r, &back);
+		check_frametab(&back);
 		free(text);
 	}
 	free(line);

@@ -8,25 +8,57 @@
  *     slot is held) ends its thread; then hold_slot's call returns and its
  *     block is freed;
  *  3. main: 200 x malloc(100) + free, then 3 x malloc(48) in leak(), kept.
- * Each step waits for the last (joins, a pipe): no sleeps.
+ * Each step waits for the last (joins, a pipe, a dead thread's going):
+ * no sleeps.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "libexitcall.h"
 
 void *volatile keep[3];
 
+/* The thread that ends inside its call, by its thread id. */
+static volatile pid_t dying;
+
 static void *die_owner(void *arg)
 {
+	dying = syscall(SYS_gettid);
 	return malloc(EXITCALL_DIE);
 }
 
 static void *die_spilled(void *arg)
 {
+	dying = syscall(SYS_gettid);
 	return malloc(EXITCALL_DIE);
+}
+
+/*
+ * pthread_join() returns once the kernel clears the thread's id in its
+ * exit (mm_release(), in exit_mm()), before sched_process_exit, where
+ * heapsnoop frees the dead thread's slot: the next call could find the
+ * slot still held. The thread is gone from /proc/self/task only once it
+ * is released, after that tracepoint: wait for that.
+ */
+static void join_dead(pthread_t t)
+{
+	char path[64];
+	struct stat st;
+
+	pthread_join(t, NULL);
+	snprintf(path, sizeof(path), "/proc/self/task/%d", (int)dying);
+	while (stat(path, &st) == 0)
+		sched_yield();
+	if (errno != ENOENT) {
+		perror(path);
+		exit(1);
+	}
 }
 
 /* Kept in a volatile: a compiler drops a malloc freed unused. */
@@ -68,7 +100,7 @@ int main(void)
 	char c = 0;
 
 	run(die_owner, &t);
-	pthread_join(t, NULL);
+	join_dead(t);
 	if (pipe(inside) || pipe(release))
 		return 1;
 	exitcall_inside_fd = inside[1];
@@ -77,7 +109,7 @@ int main(void)
 	if (read(inside[0], &c, 1) != 1)
 		return 1;
 	run(die_spilled, &t);
-	pthread_join(t, NULL);
+	join_dead(t);
 	if (write(release[1], &c, 1) != 1)
 		return 1;
 	pthread_join(holder, NULL);

@@ -10,7 +10,10 @@
 #     frames between the segments (interleave.py); a stack 60 Python
 #     frames deep, whole (deep.py);
 #     a million small objects, each a live block under its Python line
-#     (million.py, PYTHONMALLOC=malloc set by heapsnoop); code exec()'d
+#     (million.py, PYTHONMALLOC=malloc set by heapsnoop); the chain in
+#     every output of heapdecode (-s, --report, --folded, the flame graph,
+#     --json, --speedscope, --pprof read by go tool pprof) from the log
+#     alone, its scripts removed first; code exec()'d
 #     again and again, each frame named after the code that ran, none
 #     "<code gone>" (execloop.py); a thread that released the GIL to
 #     allocate (threads.py);
@@ -112,6 +115,86 @@ n=$(awk '/;<module>_\(million\.py:19\);make_\(million\.py:14\);make\.<locals>\.<
 check "a million small objects: $MILLION live blocks (but the free list's) under make.<locals>.<listcomp> (million.py:14) ($n)" \
 	test "$n" -ge $((MILLION - 80)) -a "$n" -le "$MILLION"
 check_no_loss "a million small objects: no events lost" "$T/million.err"
+
+# Offline: every output of heapdecode names the chain from the log alone,
+# read after the scripts are gone (a copy of them run, then removed) and
+# python has exited: their functions, files and lines come from the log's
+# frame records, never from the files or the process.
+mkdir "$T/gone" && cp chain_a.py chain_b.py "$T/gone/" &&
+	(cd "$T/gone" && exec "$HS" -q -o "$T/off" -- "$PY" chain_a.py) > /dev/null 2> "$T/off.err"
+rm -rf "$T/gone"
+# The chain as each output shows it: innermost first, FILE:LINE of $T/gone.
+OFF="f5 chain_a.py:20, f4 chain_b.py:11, f3 chain_a.py:16, f2 chain_b.py:7, f1 chain_a.py:12, main chain_a.py:24, <module> chain_a.py:30"
+stack_of "$T/off" 777778 > "$T/off.stack"
+expect_chain "offline, -s" "$T/off.stack" "$OFF"
+"$HD" --report "$T/off" > "$T/off.report"
+expect_eq "offline, --report: the chain's frames, [python] with $T/gone's file:line" \
+	"$(awk '/^777778 bytes / { on = 1; next } on && !/^    #/ { exit }
+		on && $4 == "[python]" { sub(/.*\//, "", $5); printf "%s%s %s", n++ ? ", " : "", $3, $5 }
+		END { print "" }' "$T/off.report")" "$OFF"
+"$HD" --folded "$T/off" > "$T/off.folded"
+check "offline, --folded: the chain root first, between the C frames" \
+	grep -qF ';PyEval_EvalCode;<module>_(chain_a.py:30);main_(chain_a.py:24);f1_(chain_a.py:12);f2_(chain_b.py:7);f3_(chain_a.py:16);f4_(chain_b.py:11);f5_(chain_a.py:20);_PyObject_MakeTpCall;' \
+	"$T/off.folded"
+"$HD" --flamegraph "$T/off.svg" "$T/off"
+check "offline, --flamegraph: each of the chain's frames drawn" bash -c "
+	for f in '&lt;module&gt;_(chain_a.py:30)' 'main_(chain_a.py:24)' 'f1_(chain_a.py:12)' 'f2_(chain_b.py:7)' \
+		 'f3_(chain_a.py:16)' 'f4_(chain_b.py:11)' 'f5_(chain_a.py:20)'; do
+		grep -qF \"data-n=\\\"\$f\\\"\" '$T/off.svg' || exit 1
+	done"
+# A stack's Python frames from a list of frames (dicts with function, file
+# and line), as OFF has them.
+PYLIST='lambda fs: ", ".join("%s %s:%d" % (f["function"], f["file"].rsplit("/", 1)[-1], f["line"]) for f in fs)'
+"$HD" --json "$T/off" > "$T/off.json"
+check "offline, --json: a stack whose python frames are the chain, file and line apart, C frames around" \
+	python3 -c "
+import json, sys
+py = $PYLIST
+d = json.load(open('$T/off.json'))
+for s in d['stacks']:
+	f = s['frames']
+	k = [i for i, x in enumerate(f) if x['kind'] == 'python']
+	if s['live_bytes'] == 777778 and py([f[i] for i in k]) == '$OFF' and \
+	   all(f[i]['module'] == '[python]' and f[i]['file'].startswith('$T/gone/') for i in k) and \
+	   k[0] > 0 and k[-1] < len(f) - 1 and f[0]['kind'] == f[-1]['kind'] == 'native':
+		sys.exit(0)
+sys.exit(1)"
+"$HD" --speedscope "$T/off.ss.json" "$T/off"
+check "offline, --speedscope: a sample (root first) with the chain's frames, file and line apart" \
+	python3 -c "
+import json, sys
+py = $PYLIST
+d = json.load(open('$T/off.ss.json'))
+fr = d['shared']['frames']
+for s in d['profiles'][0]['samples']:
+	f = [dict(function=fr[i]['name'], file=fr[i].get('file', ''), line=fr[i].get('line', 0)) for i in reversed(s)]
+	if py([x for x in f if x['file'].startswith('$T/gone/')]) == '$OFF':
+		sys.exit(0)
+sys.exit(1)"
+# pprof: go tool pprof's own reading. It shows '<module>' as its system
+# name (its demangler takes <...> for C++'s template arguments), the
+# location's file and line as written.
+"$HD" --pprof "$T/off.pb.gz" "$T/off"
+if command -v go > /dev/null; then
+mkdir -p "$T/home" "$T/pprof"
+HOME=$T/home GOCACHE=$T/gocache GOPROXY=off GOTOOLCHAIN=local PPROF_TMPDIR=$T/pprof \
+	go tool pprof -raw "$T/off.pb.gz" > "$T/off.raw" 2> /dev/null
+check "offline, --pprof (go tool pprof -raw): the 777778 bytes' sample, its locations the chain in [python] with file:line" \
+	python3 -c "
+import re, sys
+raw = open('$T/off.raw').read()
+maps = dict(re.findall(r'^(\d+): \S+ (\S+)', raw.split('\nMappings\n')[1], re.M))
+locs = {}
+for m in re.finditer(r'^ +(\d+): 0x[0-9a-f]+ M=(\d+) (.*) (\S+):(\d+) s=\d+(?:\((.*)\))?$', raw, re.M):
+	if maps.get(m[2]) == '[python]':
+		locs[m[1]] = '%s %s:%s' % (m[3].strip() or m[6], m[4].rsplit('/', 1)[-1], m[5])
+for m in re.finditer(r'^ +\d+ +777778 +\d+ +777778: ([\d ]+)$', raw, re.M):
+	if ', '.join(locs[i] for i in m[1].split() if i in locs) == '$OFF':
+		sys.exit(0)
+sys.exit(1)"
+else
+	echo "note: no go here (the kernel matrix's guests): --pprof not read back"
+fi
 
 "$HS" -q -o "$T/exec" -- "$PY" execloop.py 100 > /dev/null 2> "$T/exec.err"
 stacks_of "$T/exec" 444445 | awk '$1 == "py" { s = s substr($0, 4) ", " } /^--$/ { print s; s = "" }' |

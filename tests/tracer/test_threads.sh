@@ -28,21 +28,18 @@ traced_exactly() {
 
 traced_exactly "launch mode" "$T/rec"
 traced_exactly "--thread-slots 1" "$T/one" -v --thread-slots 1
-# The path under test was taken: calls whose slot another thread's call
-# held. Kernels without BPF atomics (before 5.12) have no thread slots.
-if grep -qE '^heapsnoop:   BPF atomics \(cmpxchg, xchg\) +yes' "$T/one.err"; then
-	spilled=$(sed -n 's/^heapsnoop: \([0-9]*\) allocator calls kept their state in the LRU hash.*/\1/p' "$T/one.err")
-	check "--thread-slots 1: calls moved to the LRU hash (${spilled:-none})" test "${spilled:-0}" -gt 0
-else
-	echo "skip --thread-slots 1: calls moved to the LRU hash: no thread slots on this kernel (no BPF atomics, Linux 5.12)"
-fi
+# Whether prog_threads' threads ever meet inside a call in one slot is the
+# scheduler's (a loaded machine can run them one after another: none
+# moved); the path itself is checked exactly below, where prog_slotexit
+# holds the slot while another thread calls.
 
 # Threads that end inside an allocator call (prog_slotexit, through
 # libexitcall.so's malloc) give their slot back at their exit: one held the
 # slot, one had its call in the LRU hash while another call held it. The
 # 200 calls after them then keep their state in the slot: only the call
 # made while the slot was held moved (before: every call after the first
-# death, 206). Exact all the same: the 3 leaks, nothing lost.
+# death, 206): the path under test, taken once. Exact all the same: the 3
+# leaks, nothing lost.
 "$HS" -q -v --thread-slots 1 --allocator "$PROGS/libexitcall.so" -- "$PROGS/prog_slotexit" \
 	> "$T/exit" 2> "$T/exit.err"
 check "a thread ends inside a call: exits 0" test $? -eq 0

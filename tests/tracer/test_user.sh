@@ -31,10 +31,10 @@ check "-u an unknown uid: exit 1, says so" \
 
 # heapsnoop is linked static: it looks users up through getent(1), else in
 # /etc/passwd and /etc/group themselves, never through the C library's NSS
-# (user/tracer/userdb.c). In a mount namespace of their own, a passwd and a
-# group file with a user hsu1 (uid 4242) in two groups besides its own,
-# bind-mounted over the real ones; coreutils' id, through glibc's NSS,
-# says what its groups are.
+# (user/tracer/attach/userdb.c). In a mount namespace of their own, a
+# passwd and a group file with a user hsu1 (uid 4242) in two groups
+# besides its own, bind-mounted over the real ones; coreutils' id, through
+# glibc's NSS, says what its groups are.
 cp /etc/passwd "$T/passwd" && cp /etc/group "$T/group"
 echo 'hsu1:x:4242:4242:heapsnoop test:/home/hsu1:/bin/sh' >> "$T/passwd"
 printf '%s\n' hsu1:x:4242: hsg1:x:4243:hsu1 hsg2:x:4244:other,hsu1 hsg3:x:4245:other >> "$T/group"

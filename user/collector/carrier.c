@@ -18,10 +18,11 @@
 #include <unistd.h>
 
 #include "carrier.h"
+#include "heapsnoop/env.h"
 
 void carrier__forget(void)
 {
-	char *fd = getenv("HEAPSNOOP_PRELOAD_FD"), *tmp = getenv("HEAPSNOOP_PRELOAD_TMP");
+	char *fd = getenv(HS_ENV_PRELOAD_FD), *tmp = getenv(HS_ENV_PRELOAD_TMP);
 	char *pre = getenv("LD_PRELOAD"), drop[4096], link[64], *slash;
 	size_t dl;
 

@@ -29,6 +29,7 @@
 
 #include "carrier.h"
 #include "heapsnoop/alloc_metadata.h"
+#include "heapsnoop/env.h"
 #include "localstack.h"
 #include "records.h"
 #include "sampler.h"
@@ -502,7 +503,7 @@ static void open_output(void);
 
 static void fork_child(void)
 {
-	const char *v = getenv("HEAPSNOOP_OUTPUT");
+	const char *v = getenv(HS_ENV_OUTPUT);
 
 	hs_am__unlock(live);
 	/* A name with the pid in it: the child's records go to its own file. */
@@ -520,7 +521,7 @@ static void fork_child(void)
 /* HEAPSNOOP_OUTPUT, "%p" replaced by the pid; standard error if unset. */
 static void open_output(void)
 {
-	const char *v = getenv("HEAPSNOOP_OUTPUT");
+	const char *v = getenv(HS_ENV_OUTPUT);
 	char path[4096];
 	size_t n = 0;
 
@@ -552,8 +553,8 @@ static unsigned long long env_num(const char *name, unsigned long long dflt)
 
 __attribute__((constructor)) static void collector_init(void)
 {
-	const char *unwind = getenv("HEAPSNOOP_UNWIND");
-	int sig = (int)env_num("HEAPSNOOP_SIGNAL", 0);
+	const char *unwind = getenv(HS_ENV_UNWIND);
+	int sig = (int)env_num(HS_ENV_SIGNAL, 0);
 
 	resolve();
 	in_hook++;
@@ -563,12 +564,12 @@ __attribute__((constructor)) static void collector_init(void)
 	in_hook--;
 	if (!live || !real_malloc)
 		return;
-	sample_mean = env_num("HEAPSNOOP_SAMPLE_BYTES", 0);
+	sample_mean = env_num(HS_ENV_SAMPLE_BYTES, 0);
 	hs_am__set_sample_bytes(live, sample_mean);
-	seed = env_num("HEAPSNOOP_SEED", 0);
+	seed = env_num(HS_ENV_SEED, 0);
 	if (!seed)
 		seed = (uint64_t)mono_ns() ^ ((uint64_t)getpid() << 32);
-	interval_s = (unsigned int)env_num("HEAPSNOOP_INTERVAL", 0);
+	interval_s = (unsigned int)env_num(HS_ENV_INTERVAL, 0);
 	if (interval_s)
 		atomic_store(&next_interval_ns, mono_ns() + interval_s * 1000000000ll);
 	if (sig > 0 && sig < NSIG) {

@@ -500,7 +500,7 @@ int frametab__add_jit(struct frametab *ft, uint32_t pid, uint64_t start, uint64_
 	char *n;
 	int err;
 
-	if (start >= end || !name)
+	if (start >= end || end > REC_FRAME_BASE || !name)
 		return -EINVAL;
 	p = proc_of(ft, pid, true);
 	n = p ? dup_cut(name, REC_NAME_MAX) : NULL;

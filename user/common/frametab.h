@@ -66,7 +66,8 @@ int frametab__intern(struct frametab *ft, uint32_t pid, const char *kind, const 
  * "START SIZE name"; cut as a function is). A later range that overlaps
  * earlier ones replaces them (the code there was freed and its memory
  * reused): pairwise in address order, the newer is kept. Returns 0;
- * -EINVAL for an empty range or a NULL name; -ENOSPC past
+ * -EINVAL for an empty range, one past REC_FRAME_BASE (no user space is
+ * there) or a NULL name; -ENOSPC past
  * FRAMETAB_MAX_JIT ranges of the process; -ENOMEM.
  */
 int frametab__add_jit(struct frametab *ft, uint32_t pid, uint64_t start, uint64_t end,

@@ -266,6 +266,6 @@ int leakgate__finish(struct leakgate *g, FILE *out)
 	}
 	fflush(out);
 	if (leaked)
-		return LEAKGATE_EXIT_LEAK;
-	return g->o.max_peak_set && g->nover ? LEAKGATE_EXIT_PEAK : 0;
+		return HS_EXIT_LEAK;
+	return g->o.max_peak_set && g->nover ? HS_EXIT_PEAK : 0;
 }

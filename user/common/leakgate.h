@@ -4,8 +4,10 @@
  * live at the end, after LSan-style suppressions, suppress.h) exceed a
  * number of bytes, or whose processes' heap peaked above a limit; say
  * which stacks broke it, symbolized. The tracer feeds it the processes
- * it saw (user/tracer/gate.c); the exit statuses are documented in
- * heapsnoop --help, the README and docs/OUTPUT.md.
+ * it saw (user/tracer/output/gate.c), heapdecode its log's
+ * (user/decode/analyses/gate.c); the exit statuses are
+ * heapsnoop/exit.h's, documented in heapsnoop --help, the README and
+ * docs/OUTPUT.md.
  */
 #ifndef HEAPSNOOP_LEAKGATE_H
 #define HEAPSNOOP_LEAKGATE_H
@@ -14,12 +16,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "heapsnoop/exit.h"
 #include "stacks.h"
 #include "symbolizer.h"
-
-/* The exit status of a run that broke a gate (as LSan's default, 23). */
-#define LEAKGATE_EXIT_LEAK	23	/* --fail-on-leak */
-#define LEAKGATE_EXIT_PEAK	24	/* --max-peak (when no leak gate broke) */
 
 /* Stacks said in the summary, at most; the rest counted. */
 #define LEAKGATE_SAY_STACKS	20
@@ -75,7 +74,7 @@ void leakgate__peak(struct leakgate *g, uint32_t pid, const char *comm, uint64_t
 
 /*
  * Say on @out what the gates saw and which stacks or processes broke
- * them. Returns 0 (passed), LEAKGATE_EXIT_LEAK or LEAKGATE_EXIT_PEAK.
+ * them. Returns 0 (passed), HS_EXIT_LEAK or HS_EXIT_PEAK (heapsnoop/exit.h).
  */
 int leakgate__finish(struct leakgate *g, FILE *out);
 

@@ -601,9 +601,15 @@ static int parse_frame(const char *p, struct record *r)
 	return 0;
 }
 
+/* A JIT range: user-space code, below the synthetic frames' addresses. */
+static bool jit_range_ok(uint64_t start, uint64_t end)
+{
+	return start < end && end <= REC_FRAME_BASE;
+}
+
 static int check_jit(const struct record *r)
 {
-	return r->start < r->end && text_ok(r->function, REC_NAME_MAX) ? 0 : -EINVAL;
+	return jit_range_ok(r->start, r->end) && text_ok(r->function, REC_NAME_MAX) ? 0 : -EINVAL;
 }
 
 static int write_jit(FILE *out, const struct record *r)
@@ -620,7 +626,7 @@ static int parse_jit(const char *p, struct record *r)
 	int n = 0, k;
 
 	if (sscanf(p, "pid=%d start=%llx end=%llx name=%n", &r->pid, &s, &e, &n) < 3 || !n ||
-	    e <= s)
+	    !jit_range_ok(s, e))
 		return -EINVAL;
 	r->start = s;
 	r->end = e;

@@ -8,9 +8,9 @@
  * else; and the stack of a `live` or `stack` record, deeper than one
  * `~m#` token holds, split into tokens and put back together
  * (records__tokens(), records__stack()). heapsnoop writes them
- * (report.c), heapdecode and the tests read them; tests/test_records.c
- * checks that what is written parses back to the same values,
- * tests/fuzz/fuzz_records.c that any line parses safely.
+ * (output/report.c), heapdecode and the tests read them;
+ * tests/common/test_records.c checks that what is written parses back to
+ * the same values, tests/fuzz/fuzz_records.c that any line parses safely.
  *
  * A new record type: a value of enum record_type, its fields in struct
  * record, its keyword, writer and parser in records.c's three tables, its

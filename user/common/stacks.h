@@ -35,14 +35,11 @@ struct stack {
 	 * the last `stack` record): calls, bytes asked for, frees, temporary
 	 * allocations (freed before the thread allocated again); and the live
 	 * count and bytes it had at its process's peak. heapsnoop keeps the
-	 * at-peak values lazily: @peak_gen is the process's peak generation
-	 * when they were last taken (acct.h).
+	 * at-peak values lazily, and what it last wrote, beside the stack
+	 * (acct.h's struct acct_stack).
 	 */
 	uint64_t allocs, alloc_bytes, frees, temporary;
 	uint64_t peak_count, peak_bytes;
-	uint32_t peak_gen;
-	uint32_t dirty;		/* heapsnoop: changed since last written */
-	uint64_t written_peak_bytes, written_peak_count;
 	struct hs_stack_bits *bits;	/* NULL until first encoded */
 	char *tail;			/* ... its continuation tokens, " ~m#.."
 					 * (NULL: none, or not yet encoded) */

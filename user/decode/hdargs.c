@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "hdargs.h"
+#include "heapsnoop/exit.h"
 #include "msg.h"
 #include "input/recconv.h"
 #include "version.h"
@@ -212,19 +213,19 @@ static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 	return 0;
 }
 
-/* The options that go together: the gates'. 0, or 2 after saying why. */
+/* The options that go together: the gates'. 0, or HD_EXIT_ERROR after saying why. */
 static int check_args(struct hd_args *a)
 {
 	if (leakgate__check(&a->gate))
-		return 2;
+		return HD_EXIT_ERROR;
 	a->gating = leakgate__wanted(&a->gate);
 	if (a->gate.max_peak_set && a->base) {
 		elog("--max-peak judges a run's peak, not a difference: no --base with it");
-		return 2;
+		return HD_EXIT_ERROR;
 	}
 	if (a->gating && (a->all_dumps || a->output == HD_OUT_SYMBOLIZE)) {
 		elog("the gates judge one dump: not with --dump all or -s");
-		return 2;
+		return HD_EXIT_ERROR;
 	}
 	return 0;
 }
@@ -301,21 +302,21 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		case 'X': case 'U': case 'H':
 			if (leakgate__option(&a->gate, c == 'X' ? "fail-on-leak" :
 					     c == 'U' ? "suppressions" : "max-peak", optarg))
-				return 2;
+				return HD_EXIT_ERROR;
 			break;
 		case 'N': case 'K': case 'P': case 'M':
 			if (parse_run_opt(c, optarg, a))
-				return 2;
+				return HD_EXIT_ERROR;
 			break;
 		case 'C': a->wo.counts = true; break;
 		case 'B':
 			if (parse_by(optarg, &a->wo.by))
-				return 2;
+				return HD_EXIT_ERROR;
 			break;
 		case 'e': a->mo.elf = optarg; break;
 		case 'S':
 			if (check_dir(optarg, "--sysroot"))
-				return 2;
+				return HD_EXIT_ERROR;
 			a->so.sysroot = optarg;
 			break;
 		case 'n': a->so.no_local_files = true; break;
@@ -328,7 +329,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 			return 1;
 		default:
 			fputs("Try 'heapdecode --help' for more information.\n", stderr);
-			return 2;
+			return HD_EXIT_ERROR;
 		}
 	}
 	a->wo.input = optind < argc ? argv[argc - 1] : "stdin";

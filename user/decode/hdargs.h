@@ -32,8 +32,9 @@ struct hd_args {
 
 /*
  * Fill @a from @argv (getopt_long; the files to read start at optind).
- * Returns 0 to go on, 1 after --help or --version (printed), 2 (the exit
- * status) after saying what is wrong with an option.
+ * Returns 0 to go on, 1 after --help or --version (printed), HD_EXIT_ERROR
+ * (the exit status, heapsnoop/exit.h) after saying what is wrong with an
+ * option.
  */
 int hd_args__parse(int argc, char **argv, struct hd_args *a);
 

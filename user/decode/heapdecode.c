@@ -9,7 +9,7 @@
  *
  * Format: docs/FORMAT.md, docs/OUTPUT.md. Exit status: 0; 1 if any record
  * was malformed (those lines are copied unchanged, or ignored); 2 on a
- * usage or I/O error; 23 and 24: a gate broke.
+ * usage or I/O error; 23 and 24: a gate broke (heapsnoop/exit.h).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +21,7 @@
 #include "analyses/gate.h"
 #include "formats/writers.h"
 #include "hdargs.h"
+#include "heapsnoop/exit.h"
 #include "input/logread.h"
 #include "model/model.h"
 #include "msg.h"
@@ -48,7 +49,7 @@ static int stream_line(void *ctx, const struct hd_line *l)
 
 /*
  * Read @files (standard input if none) into @m, or through @w if it
- * writes as it reads; count malformed records. 0, or 2 if one failed.
+ * writes as it reads; count malformed records. 0, or HD_EXIT_ERROR if one failed.
  */
 static int read_log(struct hd_model *m, const struct hd_writer *w, char *const *files, int nfiles,
 		    unsigned long *malformed)
@@ -60,7 +61,7 @@ static int read_log(struct hd_model *m, const struct hd_writer *w, char *const *
 		err = hd_input__lines(files, nfiles, stream_line, &s, stdout, malformed);
 	else
 		err = hd_input__lines(files, nfiles, take_line, m, NULL, malformed);
-	return err ? 2 : 0;
+	return err ? HD_EXIT_ERROR : 0;
 }
 
 /*
@@ -109,7 +110,7 @@ static void write_each(struct hd_model *m, void *ctx)
 /*
  * @w's output of @m: to standard output, or to its FILE @out, opened
  * before the input was read (outfile.h) and emptied only now (NULL: "-",
- * or one file per process that @w opens itself). 0 or 2.
+ * or one file per process that @w opens itself). 0 or HD_EXIT_ERROR.
  */
 static int write_output(struct hd_model *m, const struct hd_writer *w, const struct hd_args *a,
 			struct outfile *out)
@@ -117,10 +118,10 @@ static int write_output(struct hd_model *m, const struct hd_writer *w, const str
 	FILE *f = stdout;
 
 	if (w->to_file && out && !(f = outfile__start(out)))
-		return 2;
+		return HD_EXIT_ERROR;
 	if (w->pattern && !out && strstr(a->wo.path, w->pattern))
 		f = NULL;
-	return w->write(m, &a->wo, f) ? 2 : 0;
+	return w->write(m, &a->wo, f) ? HD_EXIT_ERROR : 0;
 }
 
 static int run_model(const struct hd_args *a, char *const *files, int nfiles)
@@ -140,7 +141,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 	 */
 	if (path && strcmp(path, "-") && !(w && w->pattern && strstr(path, w->pattern)) &&
 	    !(out = outfile__open(path)))
-		return 2;
+		return HD_EXIT_ERROR;
 	if (a->all_dumps) {
 		mo.each_dump = write_each;
 		mo.ctx = (void *)a;
@@ -151,7 +152,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		elog("out of memory");
 		symbolizer__free(sym);
 		outfile__close(out);
-		return 2;
+		return HD_EXIT_ERROR;
 	}
 	status = read_log(m, w, files, nfiles, &malformed);
 	if (a->all_dumps && !status)
@@ -159,10 +160,10 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 	if (!status && a->base) {
 		base = read_base(a, sym, files, nfiles, &malformed);
 		if (!base)
-			status = 2;
+			status = HD_EXIT_ERROR;
 		else if (hd_model__subtract(m, base)) {
 			elog("out of memory");
-			status = 2;
+			status = HD_EXIT_ERROR;
 		}
 	}
 	/* An input unread: nothing is written. */
@@ -172,12 +173,12 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		gate = hd_gate__run(m, &a->gate, stderr);
 		if (gate == -ENOMEM)
 			elog("out of memory");
-		status = gate < 0 ? 2 : 0;
+		status = gate < 0 ? HD_EXIT_ERROR : 0;
 	}
 	if (outfile__close(out))
-		status = 2;
+		status = HD_EXIT_ERROR;
 	if (fflush(stdout) == EOF)
-		status = 2;
+		status = HD_EXIT_ERROR;
 	/* A stack named so is not whole: never without a word. */
 	if (hd_model__missing_frames(m))
 		elog("%zu interpreter frame(s) named by no frame record of the log: shown as "
@@ -189,7 +190,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 	if (!status && malformed) {
 		elog("%lu malformed record(s), each said above%s", malformed,
 		     gate > 0 ? ": the gate's verdict is not trusted" : "");
-		status = 1;
+		status = HD_EXIT_MALFORMED;
 	}
 	return status ? status : gate;
 }
@@ -202,17 +203,17 @@ static int run_filter(const struct tokscan_ops *ops, char *const *files, int nfi
 
 	if (!ts) {
 		elog("out of memory");
-		return 2;
+		return HD_EXIT_ERROR;
 	}
 	if (hd_input__scan(ts, files, nfiles))
-		status = 2;
+		status = HD_EXIT_ERROR;
 	if (fflush(stdout) == EOF) {
 		elog("error writing output: %s", strerror(errno));
-		status = 2;
+		status = HD_EXIT_ERROR;
 	}
 	if (!status && tokscan__malformed(ts)) {
 		elog("%lu malformed record(s) left unchanged", tokscan__malformed(ts));
-		status = 1;
+		status = HD_EXIT_MALFORMED;
 	}
 	tokscan__free(ts);
 	return status;

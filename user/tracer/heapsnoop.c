@@ -3,13 +3,15 @@
  * heapsnoop - trace the heap of a running process or of a command, and
  * write every live (outstanding) allocation as a `~m#` record with the
  * stack that made it. The options are options.c's; a run, from loading
- * the BPF side to the last dump, is session.c's; --preload runs the
- * command with the in-process collector instead (preload.c).
+ * the BPF side to the last dump, is the session's (session.c starts it,
+ * loop.c runs it, shutdown.c ends it); --preload runs the command with
+ * the in-process collector instead (preload.c).
  *
  * Line grammar of the output: docs/OUTPUT.md (user/common/records.c).
  */
 #include <stdio.h>
 
+#include "heapsnoop/exit.h"
 #include "msg.h"
 #include "options.h"
 #include "preload.h"
@@ -24,7 +26,7 @@ int main(int argc, char **argv)
 	msg_init("heapsnoop");
 	if (options__parse(argc, argv, &o)) {
 		fputs("Try 'heapsnoop --help' for more information.\n", stderr);
-		return 1;
+		return HS_EXIT_ERROR;
 	}
 	if (o.sample_bytes && !o.quiet)
 		elog("sampling: one allocation per %llu bytes on average is recorded, as it is; "
@@ -35,7 +37,7 @@ int main(int argc, char **argv)
 		return preload__exec(&o);
 	s = session__new(&o);
 	if (!s)
-		return 1;
+		return HS_EXIT_ERROR;
 	status = session__run(s);
 	session__free(s);
 	return status;

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach/kfeatures.h"
 #include "heapsnoop/codec.h"
 #include "heapsnoop/event.h"
-#include "kfeatures.h"
 #include "msg.h"
 #include "options.h"
 #include "version.h"
@@ -283,6 +283,13 @@ static int parse_filter(int c, char *arg, struct options *o)
 	}
 }
 
+/*
+ * --snip-pre/--snip-post: frames each at most, the 33 they had when BPF's
+ * walk kept 64 frames for a record's 31 (it keeps HS_BPF_MAX_FRAMES now,
+ * the loader's unwinder REC_MAX_DEPTH plus both: trace.h).
+ */
+#define SNIP_MAX	33
+
 /* How stacks are taken: --unwind, --stack-copy, --snip-pre, --snip-post. */
 static int parse_stack(int c, const char *arg, struct options *o)
 {
@@ -303,7 +310,7 @@ static int parse_stack(int c, const char *arg, struct options *o)
 		o->stack_copy = (unsigned int)v;
 		return 0;
 	default:	/* OPT_SNIP_PRE, OPT_SNIP_POST */
-		if (parse_uint(arg, "frame count", HS_BPF_MAX_FRAMES - HS_MAX_DEPTH, &v))
+		if (parse_uint(arg, "frame count", SNIP_MAX, &v))
 			return -EINVAL;
 		*(c == OPT_SNIP_PRE ? &o->snip_pre : &o->snip_post) = (unsigned int)v;
 		return 0;

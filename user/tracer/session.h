@@ -2,31 +2,19 @@
 /*
  * session.h - one run of heapsnoop: the target chosen (-p, a command, or
  * every process), the BPF object loaded (bpfload.c) and attached, the
- * ring buffer and, with -a, -p or -f, the kernel's mapping records; the
- * event loop (dumps, summaries, status line, signals, the launched
- * command's stops, the target's end); the shutdown that writes the last
- * dump and the accounting.
+ * ring buffer and, with -a, -p or -f, the kernel's mapping records
+ * (session.c); the event loop (dumps, summaries, status line, signals,
+ * the launched command's stops, the target's end: loop.c); the shutdown
+ * that writes the last dump and the accounting (shutdown.c).
  *
- * The ordering rule lives here and only here: a process's mapping records
- * (mmaprec.c) are applied before its ring buffer events, since its mmap()
- * and exec() came before its allocations.
+ * The ordering rule lives in loop.c and only there: a process's mapping
+ * records (mmaprec.c) are applied before its ring buffer events, since
+ * its mmap() and exec() came before its allocations.
  */
 #ifndef HEAPSNOOP_SESSION_H
 #define HEAPSNOOP_SESSION_H
 
 #include "options.h"
-
-/* Longest an event waits in the ring buffer when no wakeup comes, ms. */
-#define SESSION_POLL_MS 10
-
-/* Forks of the target said one by one (no -f); the rest are counted. */
-#define SESSION_SAY_FORKS 10
-
-/*
- * The exit status of a run whose records are incomplete: it lost events,
- * or the command exec'd an image with no allocator to probe.
- */
-#define SESSION_EXIT_LOST 3
 
 struct session;
 
@@ -40,11 +28,11 @@ struct session *session__new(const struct options *o);
 /*
  * Trace until the target ends or a signal stops it, then detach and write
  * the final dump, -s's summary and the accounting.
- * Returns the exit status: 1 on an error (reading events, writing records);
- * else SESSION_EXIT_LOST if any event or mapping record was lost, in every
- * mode, or an image the command exec'd was not traced (execprobe.h); else
- * a CI gate's if one broke (gate.h); else the command's in
- * launch mode (128 + signal if killed), or 0.
+ * Returns the exit status (heapsnoop/exit.h): HS_EXIT_ERROR on an error
+ * (reading events, writing records); else HS_EXIT_LOST if any event or
+ * mapping record was lost, in every mode, or an image the command exec'd
+ * was not traced (execprobe.h); else a CI gate's if one broke (gate.h);
+ * else the command's in launch mode (HS_EXIT_SIGNALED if killed), or 0.
  */
 int session__run(struct session *s);
 

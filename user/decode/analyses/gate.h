@@ -16,7 +16,7 @@
 
 /*
  * Judge @m by @o, the verdict and the stacks that broke it said on @out.
- * Returns 0, LEAKGATE_EXIT_LEAK or LEAKGATE_EXIT_PEAK; -ENOMEM, or
+ * Returns 0, HS_EXIT_LEAK or HS_EXIT_PEAK (heapsnoop/exit.h); -ENOMEM, or
  * -EINVAL after saying why (a bad suppressions file).
  */
 int hd_gate__run(struct hd_model *m, const struct leakgate_opts *o, FILE *out);

@@ -22,7 +22,7 @@
 
 #include "heapsnoop/event.h"
 #include "heapsnoop/interp.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 struct heapsnoop_bpf;
 struct interp;

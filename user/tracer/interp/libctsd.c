@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdint.h>
 
-#include "elffile.h"
+#include "maps/elffile.h"
 #include "heapsnoop/arch.h"
 #include "interp/libctsd.h"
 

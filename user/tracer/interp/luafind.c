@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elffile.h"
+#include "maps/elffile.h"
 #include "elfseg.h"
 #include "interp/luafind.h"
 #include "text.h"

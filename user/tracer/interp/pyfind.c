@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elffile.h"
+#include "maps/elffile.h"
 #include "interp/pydecode.h"
 #include "interp/pyfind.h"
-#include "probesite.h"
+#include "arch/probesite.h"
 
 /* Bytes of PyGILState_GetThisThreadState and PyObject_Malloc decoded. */
 #define HEAD_BYTES 96

@@ -1,0 +1,313 @@
+// SPDX-License-Identifier: MIT
+/*
+ * look.c - a traced process's CPython found and registered (interp.h's
+ * interp__look): its executable or its libpython3.x read (pyfind.c), its
+ * C library's thread data (libctsd.c), its code objects' destructor
+ * probed, its entry in the BPF map interp_procs made; what its allocator
+ * hides said (pymalloc). docs/DESIGN.md, "Interpreter frames".
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "heapsnoop.skel.h"
+#include "interp/interp_int.h"
+#include "interp/libctsd.h"
+#include "msg.h"
+#include "maps/procmaps.h"
+#include "text.h"
+
+/*
+ * The mappings that may hold @pid's CPython, into @v (2 at most): its
+ * executable, then a libpython3.x (an embedder, or a python built
+ * --enable-shared).
+ */
+static int python_mappings(pid_t pid, const struct mapset *pm, const struct mapping **v)
+{
+	char link[64];
+	struct stat st;
+	int n = 0;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", pid);
+	if (!stat(link, &st))
+		for (size_t i = 0; i < pm->n; i++)
+			if (pm->v[i].dev == st.st_dev && pm->v[i].ino == st.st_ino) {
+				v[n++] = &pm->v[i];
+				break;
+			}
+	for (size_t i = 0; i < pm->n; i++)
+		if (!strncmp(path_base(pm->v[i].path), "libpython3.", 11)) {
+			v[n++] = &pm->v[i];
+			break;
+		}
+	return n;
+}
+
+/* The load bias of the image @m maps (0 for a non-PIE executable). */
+static uint64_t load_bias(const struct py_image *img, const struct mapping *m)
+{
+	return img->pie ? m->start - m->offset - img->vaddr_off : 0;
+}
+
+/* @pid's PYTHONMALLOC at its start (/proc/PID/environ), into @val; false: not set. */
+static bool pythonmalloc(pid_t pid, char *val, size_t cap)
+{
+	char path[64], buf[65536];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/environ", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	for (char *s = buf; s < buf + n; s += strlen(s) + 1)
+		if (!strncmp(s, "PYTHONMALLOC=", 13)) {
+			snprintf(val, cap, "%s", s + 13);
+			return true;
+		}
+	return false;
+}
+
+/*
+ * Say whether CPython's own allocator keeps @p's small objects out of
+ * sight: pymalloc serves objects of up to 512 bytes from arenas it maps
+ * itself, and LTO inlined its fast path into every call site, so no probe
+ * sees them one by one. In a process not started yet (@running false)
+ * its environment says which allocator it will use; in a running one the
+ * hook it calls through says which it uses.
+ */
+static void say_allocator(struct iproc *p, bool running)
+{
+	char env[64] = "", v[32], how[96];
+	bool set = pythonmalloc(p->pid, env, sizeof(env)), pymalloc;
+	uint64_t hook = 0;
+
+	if (running && p->img.obj_hook) {
+		struct iovec l = { &hook, sizeof(hook) };
+		struct iovec r = { (void *)(uintptr_t)(p->img.obj_hook + p->bias), sizeof(hook) };
+
+		if (process_vm_readv(p->pid, &l, 1, &r, 1, 0) != sizeof(hook))
+			hook = 0;
+	}
+	if (hook)
+		pymalloc = hook == p->img.pymalloc + p->bias;
+	else
+		pymalloc = !set || !strcmp(env, "pymalloc") || !strcmp(env, "debug") ||
+			   !strcmp(env, "pymalloc_debug");
+	py_layout__version_str(p->img.version, v, sizeof(v));
+	if (!pymalloc) {
+		if (set)
+			elog("pid %d: Python %s allocates its objects with PYTHONMALLOC=%s: each "
+			     "is a live block here", p->pid, v, env);
+		return;
+	}
+	if (set)
+		snprintf(how, sizeof(how), "PYTHONMALLOC=%s", env);
+	else
+		snprintf(how, sizeof(how), "PYTHONMALLOC not set");
+	elog("pid %d: Python %s uses pymalloc (%s): ITS OBJECTS OF UP TO 512 BYTES ARE NOT "
+	     "LIVE BLOCKS HERE: pymalloc carves them out of arenas it maps itself, by code "
+	     "inlined at every call site, which no probe sees; larger objects and other "
+	     "allocations are traced. To see every object, run it with PYTHONMALLOC=malloc "
+	     "(heapsnoop sets it for a command it starts)", p->pid, v, how);
+}
+
+int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *prog, bool ret,
+		     const char *path, uint64_t off)
+{
+	pid_t pid = ip->o.follow_forks ? -1 : p->pid;
+	struct bpf_link *link;
+	struct probe *v;
+	struct stat st;
+
+	if (stat(path, &st))
+		return -errno;
+	for (size_t i = 0; i < ip->nprobes; i++)
+		if (ip->probes[i].dev == st.st_dev && ip->probes[i].ino == st.st_ino &&
+		    (ip->probes[i].pid == pid || ip->probes[i].pid == -1))
+			return 0;
+	link = bpf_program__attach_uprobe(prog, ret, pid, path, (size_t)off);
+	if (!link)
+		return -errno;
+	v = realloc(ip->probes, (ip->nprobes + 1) * sizeof(*v));
+	if (!v) {
+		bpf_link__destroy(link);
+		return -ENOMEM;
+	}
+	ip->probes = v;
+	ip->probes[ip->nprobes++] = (struct probe){ st.st_dev, st.st_ino, pid, link };
+	return 0;
+}
+
+/* The destructor's probe for @p's binary @path, once per (file, pid). */
+static int probe_destructor(struct interp *ip, struct iproc *p, const char *path)
+{
+	return interp__probe_at(ip, p, ip->o.skel->progs.interp_code_gone, false, path,
+				p->img.code_dealloc_off);
+}
+
+/* What the BPF walk needs of @p (include/heapsnoop/interp.h). */
+static void fill_config(const struct interp *ip, const struct iproc *p, const struct libc_tsd *tsd,
+			struct hs_interp_proc *cfg)
+{
+	const struct py_layout *l = &p->img.layout;
+	struct hs_py_proc *py = &cfg->py;
+
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->kind = HS_INTERP_PYTHON;
+	cfg->max_frames = ip->o.max_frames;
+	py->tss_key = p->img.tss_key + p->bias;
+	py->tsd_first = tsd->first;
+	py->tsd_second = tsd->second;
+	py->tsd_entry = tsd->entry;
+	py->tsd_data = tsd->data;
+	py->ts_frame = l->ts_frame;
+	py->cf_frame = l->cf_frame;
+	py->fr_code = l->fr_code;
+	py->fr_previous = l->fr_previous;
+	py->fr_instr = l->fr_instr;
+	py->fr_owner = l->fr_owner;
+	py->fr_entry = l->fr_entry;
+	py->fr_read = l->fr_read;
+	py->co_code = l->co_code;
+	py->co_qualname = l->co_qualname;
+	py->co_filename = l->co_filename;
+	py->co_linetable = l->co_linetable;
+	py->co_firstlineno = l->co_firstlineno;
+	py->co_firsttraceable = l->co_firsttraceable;
+	py->str_length = l->str_length;
+	py->str_state = l->str_state;
+	py->str_ascii = l->str_ascii;
+	py->str_compact = l->str_compact;
+	py->bytes_size = l->bytes_size;
+	py->bytes_data = l->bytes_data;
+}
+
+/* Register @p with the BPF side: its allocations' frames are read from now on. */
+static int turn_on(struct interp *ip, struct iproc *p, const struct libc_tsd *tsd, const char *path)
+{
+	struct hs_interp_proc cfg;
+	uint32_t pid = (uint32_t)p->pid;
+	int err;
+
+	p->cache = py_cache__new(p->pid, &p->img.layout, p->img.code_type + p->bias,
+				 interp__ahead, ip);
+	p->pending = htab__new(8, NULL, NULL);
+	p->deaths = htab__new(8, NULL, NULL);
+	if (!p->cache || !p->pending || !p->deaths)
+		return -ENOMEM;
+	err = probe_destructor(ip, p, path);
+	if (err)
+		return err;
+	fill_config(ip, p, tsd, &cfg);
+	if (bpf_map__update_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg,
+				 sizeof(cfg), BPF_ANY))
+		return -errno;
+	p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
+	p->state = IP_ON;
+	p->kind = HS_INTERP_PYTHON;
+	ip->nregistered++;
+	ip->o.skel->bss->interp_procs_n = ip->nregistered;
+	ip->c.registered++;
+	return 0;
+}
+
+void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
+{
+	struct iproc *p = interp__get_proc(ip, pid);
+	const struct mapping *m = NULL, *cand[2];
+	struct mapset *pm = NULL;
+	struct libc_tsd tsd;
+	char path[PATH_MAX], libc[PATH_MAX], why[512], v[32];
+	int err;
+
+	if (!p || (!ip->o.python && !ip->o.lua))
+		return;
+	/* An exec stop: the old image is gone (BPF forgot it at the exec). */
+	if (when == INTERP_AT_EXEC && p->state != IP_OFF) {
+		interp__reset(ip, p);
+		p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
+	}
+	if (p->state == IP_ON)
+		return;
+	p->looked = true;
+	if (proc_maps__load_files(pid, &pm))
+		return;
+	if (ip->o.lua && interp__look_lua(ip, p, pm, when))
+		goto out;
+	err = -ENOENT;
+	for (int i = 0, n = ip->o.python ? python_mappings(pid, pm, cand) : 0;
+	     i < n && err == -ENOENT; i++) {
+		m = cand[i];
+		if (proc_maps__reach(pid, m, path, sizeof(path))) {
+			elog("pid %d: %s cannot be reached from here: its Python frames are not read",
+			     pid, m->path);
+			goto out;
+		}
+		err = py_image__read(path, &p->img, why, sizeof(why));
+	}
+	if (err == -ENOENT)
+		goto out;	/* not a CPython */
+	snprintf(p->exe, sizeof(p->exe), "%s", m->path);
+	py_layout__version_str(p->img.version, v, sizeof(v));
+	if (err) {
+		ip->c.refused++;
+		elog("pid %d runs %s: its Python frames are not read: %s%s", pid, m->path, why,
+		     err == -EINVAL ? " (please report this with heapsnoop -V and the binary's "
+		     "package version)" : "");
+		goto out;
+	}
+	p->bias = load_bias(&p->img, m);
+	/* Its thread states are found through its C library's thread data. */
+	err = -ENOENT;
+	for (size_t i = 0; i < pm->n; i++) {
+		if (!proc_maps__is_libc(pm->v[i].path))
+			continue;
+		err = proc_maps__reach(pid, &pm->v[i], libc, sizeof(libc)) ? -ESRCH :
+		      libc_tsd__read(libc, &tsd);
+		if (err) {
+			ip->c.refused++;
+			elog("pid %d runs Python %s: its C library %s is not glibc, or one that does "
+			     "not describe its threads (_thread_db_*): its Python frames are not read",
+			     pid, v, pm->v[i].path);
+		}
+		break;
+	}
+	if (err == -ENOENT && when == INTERP_AT_EXEC) {
+		p->state = IP_WAIT_LIBC;	/* looked at again once its loader maps it */
+		goto out;
+	}
+	if (err == -ENOENT) {
+		ip->c.refused++;
+		elog("pid %d runs Python %s with no C library heapsnoop knows: its frames are not "
+		     "read", pid, v);
+	}
+	if (err)
+		goto out;
+	err = turn_on(ip, p, &tsd, path);
+	if (err) {
+		ip->c.refused++;
+		elog("pid %d runs Python %s (%s): its frames cannot be read: %s", pid, v, p->exe,
+		     strerror(-err));
+		interp__reset(ip, p);
+		p->looked = true;
+		goto out;
+	}
+	elog("pid %d runs Python %s (%s): its frames are read%s", pid, v, p->exe,
+	     p->img.debug_offsets ? " (its layout from its _Py_DebugOffsets)" : "");
+	say_allocator(p, when == INTERP_RUNNING);
+out:
+	mapset__free(pm);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.h - what heapsnoop writes: the dump of live allocations (mapping
+ * records, then one `~m#` line per allocation; grammar: docs/OUTPUT.md),
+ * the same for one process at its exit, and the human summary: processes
+ * by live bytes, then their top stacks.
+ */
+#ifndef HEAPSNOOP_REPORT_H
+#define HEAPSNOOP_REPORT_H
+
+#include <stdio.h>
+
+#include "symbolizer.h"
+#include "track/trace.h"
+
+/*
+ * Write a dump of every live allocation to @out, self-contained: a header
+ * line, the `map` records of each process with records in it, the `live`
+ * lines, then each process's whole-run counts (`proc`, and `stack` for
+ * the stacks whose counts changed since the last dump).
+ * @reason: "exit", "signal", "interval", "usr1".
+ * Returns 0 or -EIO if writing failed.
+ */
+int report__dump(struct trace *t, FILE *out, const char *reason);
+
+/*
+ * Mark as written what report__dump() of @t would write of the whole-run
+ * counts (which `stack` records the next dump repeats), without writing:
+ * the dump was written by a child from a snapshot of @t taken just now
+ * (bgdump.h). A stack whose `~m#` bits could not be encoded there (out of
+ * memory in the child) is not written again until its counts change.
+ */
+void report__dump_written(struct trace *t);
+
+/*
+ * The heap over time: a `sample` record (docs/OUTPUT.md) for each process
+ * whose live count or bytes changed since its last one. Returns 0 or -EIO.
+ */
+int report__samples(struct trace *t, FILE *out);
+
+/*
+ * Write the live allocations of process @p, which has just exited, as an
+ * `exit` ... `end-exit` section (its `map` records, then `live` lines).
+ * Returns 0 or -EIO.
+ */
+int report__exit(struct trace *t, struct proc *p, FILE *out);
+
+/*
+ * The @top stacks by live bytes with their frames symbolized through @sym
+ * (function+offset, module, file:line), to @out. With several processes,
+ * the processes by live bytes first, then each one's top stacks (at most
+ * 3 each while more than 3 of the @top are left).
+ */
+void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top);
+
+#endif /* HEAPSNOOP_REPORT_H */

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * status.h - accounting of what was traced and what was lost: the BPF
+ * counters (event.h's enum hs_counter, summed over CPUs) and the user-side
+ * trace_stats; the one-line live status on a terminal and the closing
+ * report that says plainly whether anything was lost.
+ */
+#ifndef HEAPSNOOP_STATUS_H
+#define HEAPSNOOP_STATUS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "heapsnoop/event.h"
+#include "track/trace.h"
+
+struct bpf_map;
+
+/* Sum the per-CPU counters map into @out[HS_CNT__MAX]; 0 or -errno. */
+int status__read_counters(const struct bpf_map *counters, uint64_t *out);
+
+/* "\r"-refreshed one-line status for a terminal, about once a second. */
+void status__line(FILE *tty, struct trace *t, const uint64_t *cnt, double events_per_s);
+void status__clear(FILE *tty);
+
+/*
+ * The closing accounting to @out. Returns the number of lost events
+ * (ring buffer full, missed returns, malformed, out of memory; not a
+ * return without an entry, a call made before its probe was attached):
+ * 0 means complete, else the exit status says so.
+ */
+uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt);
+
+/*
+ * -v: the most bytes, @max_backlog, that the ring buffer of @size bytes
+ * held for the loader when it came to read, and what that says of
+ * --ringbuf-size (docs/PERFORMANCE.md: a ring that stays in the cache
+ * costs less per record; a full one loses records).
+ */
+void status__backlog(FILE *out, uint64_t max_backlog, uint64_t size);
+
+/*
+ * -v: the plain frees that went through the per-CPU logs, @logged, and
+ * those that went to the ring buffer instead, @to_ring (a log was full:
+ * the loader fell behind; or a program that preempted another on its CPU
+ * took the entry first).
+ */
+void status__free_logs(FILE *out, uint64_t logged, uint64_t to_ring);
+
+/*
+ * --unwind dwarf, for -v: how the stacks ended (complete or why not), how
+ * their frames were found, and the unwind tables' size (unwind.h).
+ */
+void status__unwind(FILE *out, const struct trace *t);
+
+#endif /* HEAPSNOOP_STATUS_H */

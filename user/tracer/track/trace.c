@@ -1,0 +1,471 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.c - event handling (see trace.h): each ring buffer record into
+ * its process's state, the live set (tracker.c), its unique stacks and
+ * whole-run counts (acct.c), its stack unwound first if it carries one
+ * (unwind/). The rules for what an event does to the live set are those
+ * of include/heapsnoop/event.h: a realloc's old block is released only if
+ * it was allocated before the realloc began. The processes themselves,
+ * and their mappings, are procs.c's.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frametab.h"
+#include "htab.h"
+#include "sampling.h"
+#include "trace.h"
+#include "trace_int.h"
+
+/* A new stack with an unmapped frame re-reads the maps at most this often. */
+#define MAPS_REFRESH_NS 200000000ULL
+
+struct trace *trace__new(const struct trace_opts *opts)
+{
+	struct trace *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->opts = *opts;
+	t->procs = htab__new(64, NULL, NULL);
+	t->build_ids = buildid_cache__new();
+	t->frames = frametab__new();
+	if (opts->unwind)
+		t->unwinder = unwinder__new();
+	if (opts->interp_splice)
+		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
+	if (!t->procs || !t->build_ids || !t->frames || (opts->unwind && !t->unwinder) ||
+	    (opts->interp_splice && !t->spliced)) {
+		trace__free(t);
+		return NULL;
+	}
+	return t;
+}
+
+void trace__free(struct trace *t)
+{
+	if (!t)
+		return;
+	struct proc *p;
+	size_t pos = 0;
+
+	while (t->procs && (p = htab__next(t->procs, &pos, NULL)))
+		trace__free_proc(p);
+	htab__free(t->procs);
+	buildid_cache__free(t->build_ids);
+	unwinder__free(t->unwinder);
+	frametab__free(t->frames);
+	free(t->spliced);
+	free(t);
+}
+
+/* A new stack: make sure the process's maps cover its frames. */
+static void check_coverage(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		/* An interpreter's frame (records.h's synthetic address) is in none. */
+		if ((p->maps && mapset__find(p->maps, frames[i])) || rec_is_frame_addr(frames[i]))
+			continue;
+		if (trace_now_ns() - p->maps_read_ns >= MAPS_REFRESH_NS)
+			trace__read_maps(t, p);
+		return;
+	}
+}
+
+/* The bytes a live block of @size stands for: itself, or if sampled its estimate. */
+static uint64_t estimate(const struct trace *t, uint64_t size)
+{
+	return t->opts.sample_bytes ? sample_estimate(size, t->opts.sample_bytes) : size;
+}
+
+/* @a is no longer live: freed by thread @tid, or replaced (!@freed). */
+static void uncharge(struct trace *t, struct proc *p, const struct live_alloc *a, uint32_t tid,
+		     bool freed)
+{
+	struct stack *s = stacks__get(p->stacks, a->stack);
+	uint64_t bytes = estimate(t, a->size);
+
+	p->live_estimate -= bytes;
+	if (s)
+		acct__release(&p->acct, s, a->stack, tid, a->addr, bytes, freed);
+}
+
+static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr,
+		    uint64_t before_ts)
+{
+	struct live_alloc gone;
+	int err = p ? tracker__release(p->live, addr, before_ts, &gone)
+		    : -ENOENT;
+
+	if (err == 0)
+		uncharge(t, p, &gone, tid, true);
+	else if (err == -ENOENT)
+		t->stats.unknown_frees++;
+	else
+		t->stats.realloc_races++;
+}
+
+/* Is return address @ra in JIT code (anonymous executable memory)? */
+static bool in_jit(const struct proc *p, uint64_t ra)
+{
+	const struct mapping *m = p->maps ? mapset__find(p->maps, ra - 1) : NULL;
+
+	return m && (m->flags & MAPPING_ANON);
+}
+
+struct jit_kept_ctx {
+	struct trace *t;
+	uint32_t pid;
+};
+
+/* A perf map line that names a frame, first kept: into the frame table, for the dumps. */
+static int jit_kept(const struct perf_map_entry *e, void *ctx)
+{
+	const struct jit_kept_ctx *c = ctx;
+	int err = frametab__add_jit(c->t->frames, c->pid, e->start, e->end, e->name);
+
+	/* A range past FRAMETAB_MAX_JIT stays unnamed in the dumps, not a failure. */
+	return err == -ENOMEM ? err : 0;
+}
+
+/*
+ * A new stack: its frames in JIT code named from the process's perf map
+ * now, while the process lives (the map is in its root, which goes with
+ * it in a container), and the lines kept for the dumps (the frame
+ * table's jit records: heapdecode needs nothing of the machine).
+ */
+static void note_jit(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
+{
+	struct jit_names_stats before, after;
+
+	if (!p->jit) {
+		uint32_t i = 0;
+
+		while (i < n && !in_jit(p, frames[i]))
+			i++;
+		if (i == n)
+			return;
+		p->jit = jit_names__new(p->pid);
+		if (!p->jit) {
+			t->stats.no_memory++;
+			return;
+		}
+	}
+	jit_names__stats(p->jit, &before);
+	if (jit_names__note(p->jit, p->maps, frames, n, jit_kept,
+			    &(struct jit_kept_ctx){ t, (uint32_t)p->pid }) < 0)
+		t->stats.no_memory++;
+	jit_names__stats(p->jit, &after);
+	t->stats.jit_frames += after.frames - before.frames;
+	t->stats.jit_named += after.named - before.named;
+}
+
+/*
+ * An allocation of process @p with @n frames (walked by BPF, or unwound
+ * here) and @evflags (HS_EVF_*); @grab: the registers of the native frame
+ * the interpreter hooks asked for (NULL: none).
+ */
+static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event *ev,
+			 const uint64_t *frames, uint32_t n, uint32_t evflags,
+			 const struct unwind_grab *grab)
+{
+	uint32_t flags = 0;
+	struct live_alloc a, old;
+	struct stack *s;
+	size_t before;
+	uint64_t est;
+	int id, replaced;
+
+	if (evflags & HS_EVF_TRUNCATED)
+		flags |= STACK_TRUNCATED;
+	if (evflags & HS_EVF_STACK_FAULT)
+		flags |= STACK_FAULT;
+	/* --snip-pre/--snip-post, then keep the innermost REC_MAX_DEPTH. */
+	if (t->opts.snip_pre < n) {
+		frames += t->opts.snip_pre;
+		n -= t->opts.snip_pre;
+	}
+	if (!(flags & STACK_TRUNCATED) && t->opts.snip_post < n)
+		n -= t->opts.snip_post;
+	if (t->opts.interp_splice) {
+		uint32_t iflags;
+
+		n = t->opts.interp_splice(t->opts.ictx, ev, t->seq, frames, n,
+					  flags & (STACK_TRUNCATED | STACK_FAULT), grab, t->spliced,
+					  TRACE_SPLICED_MAX, &iflags);
+		frames = t->spliced;
+		flags |= iflags;
+	}
+	if (n > REC_MAX_DEPTH) {
+		n = REC_MAX_DEPTH;
+		flags |= STACK_TRUNCATED;
+	}
+	if (flags & STACK_TRUNCATED)
+		t->stats.truncated_stacks++;
+	if (flags & STACK_FAULT)
+		t->stats.stack_faults++;
+
+	if (!p->allocated) {
+		p->allocated = true;
+		t->stats.procs_seen++;
+	}
+	before = stacks__count(p->stacks);
+	id = stacks__intern(p->stacks, ev->pid, frames, n, flags);
+	if (id < 0 || acct__reserve(&p->acct, (uint32_t)id)) {
+		t->stats.no_memory++;
+		return;
+	}
+	if (!t->opts.map_records && !(evflags & HS_EVF_USER_STACK) &&
+	    stacks__count(p->stacks) != before)
+		check_coverage(t, p, frames, n);
+	if (stacks__count(p->stacks) != before && !t->opts.no_jit_names)
+		note_jit(t, p, frames, n);
+
+	if (ev->old_addr) {
+		if (ev->old_addr == ev->addr) {
+			release(t, p, ev->tid, ev->old_addr, UINT64_MAX); /* resized in place */
+		} else {
+			/* The old block is freed: counted so the totals add up. */
+			t->stats.frees++;
+			t->stats.realloc_moves++;
+			release(t, p, ev->tid, ev->old_addr, ev->entry_pos);
+		}
+	}
+	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .seq = t->seq,
+				 .stack = (uint32_t)id };
+	if (tracker__alloc(p->live, &a, &old, &replaced)) {
+		t->stats.no_memory++;
+		return;
+	}
+	if (replaced) {
+		t->stats.missed_frees++;
+		uncharge(t, p, &old, 0, false);
+	}
+	s = stacks__get(p->stacks, (uint32_t)id);
+	est = estimate(t, a.size);
+	p->live_estimate += est;
+	if (acct__alloc(&p->acct, s, (uint32_t)id, ev->tid, ev->addr, est,
+			tracker__count(p->live), p->live_estimate))
+		acct__peak_time(&p->acct, trace_now_ns());
+}
+
+/* The process ended: to on_exit (its leaks, its peak), then forget it. */
+static void handle_exit(struct trace *t, pid_t pid)
+{
+	struct proc *p = trace__find_proc(t, pid);
+
+	if (!p)
+		return;
+	if (p->allocated)
+		t->stats.exits++;
+	t->stats.exit_live += tracker__count(p->live);
+	t->stats.exit_bytes += p->live_estimate;
+	if (p->allocated && t->opts.on_exit) {
+		p->gone = true;
+		t->opts.on_exit(p, t->opts.ctx);
+	}
+	trace__remove_proc(t, pid);
+}
+
+/*
+ * A new image: the old one's heap and stacks are gone (counted as at an
+ * exit). Its mappings: from mapping records (-a), which come before this
+ * event; otherwise read now from /proc, the new image's, with its name.
+ */
+static void handle_exec(struct trace *t, pid_t pid)
+{
+	struct proc *p = trace__find_proc(t, pid);
+	struct tracker *live;
+	struct stacks *stacks;
+	struct acct acct;
+
+	if (!p)
+		return;
+	live = tracker__new();
+	stacks = stacks__new();
+	if (!live || !stacks || acct__init(&acct)) {
+		tracker__free(live);
+		stacks__free(stacks);
+		t->stats.no_memory++;
+		return;
+	}
+	t->stats.execs++;
+	t->stats.exit_live += tracker__count(p->live);
+	t->stats.exit_bytes += p->live_estimate;
+	tracker__free(p->live);
+	stacks__free(p->stacks);
+	acct__fini(&p->acct);
+	frametab__forget(t->frames, (uint32_t)pid);
+	p->live = live;
+	p->stacks = stacks;
+	p->acct = acct;	/* the new image's counts start from nothing */
+	p->live_estimate = 0;
+	jit_names__free(p->jit);
+	p->jit = NULL;
+	if (!t->opts.map_records) {
+		p->comm[0] = '\0';
+		trace__read_maps(t, p);
+	}
+}
+
+struct unwind_ctx {
+	struct trace *t;
+	struct proc *p;
+};
+
+/*
+ * The process's mappings for the unwinder; when an address is in none,
+ * re-read them if they were read before the allocation (a module mapped
+ * since, e.g. by dlopen), or, with mapping records (-a), apply the ones
+ * written since the last drain: the mmap's record and the allocation
+ * travel in different buffers, so the allocation can be read first.
+ */
+static const struct mapset *unwind_maps(void *ctx, bool stale)
+{
+	struct unwind_ctx *c = ctx;
+	const struct trace_opts *o = &c->t->opts;
+
+	if (stale && o->map_records && o->sync_maps)
+		o->sync_maps(o->ctx);
+	else if (stale && !o->map_records && !c->p->gone && c->p->maps_read_seq < c->t->seq)
+		trace__read_maps(c->t, c->p);
+	return c->p->maps;
+}
+
+/* An allocation record: its frames, walked by BPF or to unwind here. */
+static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
+{
+	uint64_t unwound[HS_BPF_MAX_FRAMES];
+	const uint64_t *frames = (const uint64_t *)ev->frames;
+	struct unwind_ctx c = { .t = t };
+	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
+	struct unwind_grab grab = { 0 }, *g = NULL;
+	int err;
+
+	if (!ev->addr || (!(ev->flags & HS_EVF_USER_STACK) &&
+			  ev->nr_frames > (len - HS_EVENT_HDR_SIZE) / sizeof(uint64_t)) ||
+	    ((ev->flags & HS_EVF_USER_STACK) && !t->unwinder)) {
+		t->stats.bad_events++;
+		return;
+	}
+	c.p = trace__add_proc(t, (pid_t)ev->pid);
+	if (!c.p) {
+		t->stats.no_memory++;
+		return;
+	}
+	if (ev->flags & HS_EVF_USER_STACK) {
+		tracker__prefetch(c.p->live, ev->addr);
+		/* An interpreter's loop keeps the running function's position in a register. */
+		if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
+		    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &grab.lo, &grab.hi))
+			g = &grab;
+		err = unwind__stack_grab(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
+					 (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
+					 len - HS_EVENT_HDR_SIZE, unwound,
+					 /*
+					  * An interpreter's stack: its native frames between
+					  * the loop's runs (C calling back into it) are many,
+					  * all kept, as deep as a BPF walk goes.
+					  */
+					 (ev->flags & HS_EVF_INTERP) ? HS_BPF_MAX_FRAMES :
+					 trace_max_frames(t->opts.snip_pre, t->opts.snip_post),
+					 &uflags, g);
+		if (err < 0) {
+			t->stats.bad_events++;
+			return;
+		}
+		frames = unwound;
+		n = (uint32_t)err;
+		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
+			evflags |= HS_EVF_TRUNCATED;
+		if (uflags & UNWIND_FAULT)
+			evflags |= HS_EVF_STACK_FAULT;
+	}
+	t->stats.allocs++;
+	handle_alloc(t, c.p, ev, frames, n, evflags, g);
+}
+
+int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)
+{
+	if (!t->unwinder)
+		return -ENOENT;
+	unwinder__stats(t->unwinder, st, cst);
+	return 0;
+}
+
+int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
+{
+	const struct hs_event *ev = data;
+
+	t->seq = seq;
+	/* A free is the header's first part only (HS_EVENT_FREE_SIZE). */
+	if (len < HS_EVENT_FREE_SIZE ||
+	    (ev->type != HS_EV_FREE && len < HS_EVENT_HDR_SIZE)) {
+		t->stats.bad_events++;
+		return 0;
+	}
+	if (t->opts.interp_record && ev->type != HS_EV_ALLOC && ev->type != HS_EV_FREE)
+		t->opts.interp_record(t->opts.ictx, ev, len, seq);
+	switch (ev->type) {
+	case HS_EV_INTERP:
+	case HS_EV_INTERP_CODE:
+		/* Interpreter frames, a code object's last look: interp_record's. */
+		if (!t->opts.interp_record)
+			t->stats.bad_events++;
+		break;
+	case HS_EV_ALLOC:
+		alloc_event(t, ev, len);
+		break;
+	case HS_EV_FREE:
+		t->stats.frees++;
+		release(t, trace__find_proc(t, (pid_t)ev->pid), ev->tid, ev->addr,
+			ev->entry_pos ? (uint64_t)ev->entry_pos : UINT64_MAX);
+		break;
+	case HS_EV_EXIT:
+		handle_exit(t, (pid_t)ev->pid);
+		break;
+	case HS_EV_EXEC:
+		handle_exec(t, (pid_t)ev->pid);
+		break;
+	case HS_EV_FORK:
+		/* -f: the child starts with its parent's mappings (a copy). */
+		if (ev->size && trace__map_fork(t, (pid_t)ev->old_addr, (pid_t)ev->pid))
+			t->stats.no_memory++;
+		break;
+	default:
+		t->stats.bad_events++;
+		break;
+	}
+	return 0;
+}
+
+struct frametab *trace__frames(const struct trace *t)
+{
+	return t->frames;
+}
+
+const struct trace_stats *trace__stats(const struct trace *t)
+{
+	return &t->stats;
+}
+
+size_t trace__reap(struct trace *t)
+{
+	size_t n = 0, gone = 0;
+	struct proc **v = trace__procs(t, &n);
+
+	for (size_t i = 0; v && i < n; i++) {
+		pid_t pid = v[i]->pid;
+
+		/* The pid is free: the process ended and its exit was lost. */
+		if (!v[i]->gone && kill(pid, 0) && errno == ESRCH) {
+			handle_exit(t, pid);
+			gone++;
+		}
+	}
+	free(v);
+	t->stats.reaped += gone;
+	return gone;
+}

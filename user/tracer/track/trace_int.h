@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * trace_int.h - what trace.c (events) and procs.c (the processes, their
+ * mappings) share of a trace: the struct, and the steps procs.c offers
+ * the event handling.
+ */
+#ifndef HEAPSNOOP_TRACE_INT_H
+#define HEAPSNOOP_TRACE_INT_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "heapsnoop/interp.h"
+#include "trace.h"
+
+struct trace {
+	struct trace_opts opts;
+	struct trace_stats stats;
+	struct htab *procs;	/* pid -> struct proc */
+	struct buildid_cache *build_ids;
+	struct unwinder *unwinder;	/* opts.unwind */
+	uint64_t seq;		/* the record being handled's (trace__event) */
+	uint64_t *spliced;	/* interpreter frames among the native ones */
+	struct frametab *frames;	/* frames that are not native code */
+};
+
+/* Frames an allocation's stack has at most with its interpreter frames. */
+#define TRACE_SPLICED_MAX (HS_BPF_MAX_FRAMES + HS_INTERP_MAX_FRAMES)
+
+/* CLOCK_MONOTONIC now, ns: when maps were read, when a peak was reached. */
+static inline uint64_t trace_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * procs.c: (re-)read @p's mappings and name from /proc, unless it is
+ * gone, noting when (maps_read_ns) and up to which record (maps_read_seq);
+ * @pid's process out of the table and freed; one process freed.
+ */
+void trace__read_maps(struct trace *t, struct proc *p);
+void trace__remove_proc(struct trace *t, pid_t pid);
+void trace__free_proc(struct proc *p);
+
+#endif /* HEAPSNOOP_TRACE_INT_H */
