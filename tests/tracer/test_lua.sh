@@ -154,6 +154,12 @@ if [ -x /usr/bin/lua5.4 ] && unshare -m true 2> /dev/null; then
 		sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$@"' sh
 	check "... the interpreter loop found by its FDE" grep -q 'by the largest FDE' "$T/err"
 fi
+# LuaJIT: found, said once, not read (its objects are its own allocator's).
+if [ -x /usr/bin/luajit ]; then
+	"$HS" -q -o "$T/lj" -- /usr/bin/luajit "$CHAIN" loop 20 < /dev/null > /dev/null 2> "$T/ljerr"
+	expect_eq "luajit: said once that its frames are not read, and why" \
+		"$(grep -c "runs LuaJIT (/usr/bin/luajit): its Lua frames are not read .* its own allocator, not malloc" "$T/ljerr")" 1
+fi
 # The walker off (--interp python): the interpreter loop's frames as they are.
 if [ -x /usr/bin/lua5.4 ]; then
 	"$HS" -q --interp python -o "$T/off" -- /usr/bin/lua5.4 "$CHAIN" loop 20 < /dev/null \

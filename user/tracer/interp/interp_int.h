@@ -48,6 +48,7 @@ struct iproc {
 	enum iproc_state state;
 	enum hs_interp_kind kind;	/* what it runs, once IP_ON */
 	struct lua_proc *lua;		/* HS_INTERP_LUA */
+	bool lua_refused;		/* a Lua VM refused (said) in this image */
 	bool looked;		/* this image was looked at (lazily: once) */
 	uint64_t since;		/* the ring's head when registered */
 	char exe[PATH_MAX];	/* the binary, as the process names it */

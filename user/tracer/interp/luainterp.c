@@ -69,6 +69,11 @@ bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *p
 	bool have_exe;
 	int err = -ENOENT;
 
+	/* A VM refused at the exec stop is the same at the C library's: said once. */
+	if (when == INTERP_AT_EXEC)
+		p->lua_refused = false;
+	else if (p->lua_refused)
+		return true;
 	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
 	have_exe = !stat(link, &exe);
 	/* Its debug files are looked for in its own root. */
@@ -84,6 +89,7 @@ bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *p
 	}
 	if (err == -ENOENT)
 		return false;
+	p->lua_refused = true;	/* until it is read */
 	if (err == -ENOTSUP) {
 		elog("pid %d runs %s, a Lua heapsnoop does not read (5.2 or 5.3): its Lua frames "
 		     "are not read", p->pid, m->path);
@@ -101,6 +107,7 @@ bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *p
 		     "not live blocks here", p->pid, m->path);
 		return true;
 	}
+	p->lua_refused = false;
 	p->lua = lua_proc__new(p->pid, &vm, m->start - m->offset);
 	if (!p->lua) {
 		ip->c.refused++;
@@ -115,6 +122,7 @@ bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *p
 		     lua_layout__of(vm.vm)->name, m->path, strerror(-err));
 		interp__reset(ip, p);
 		p->looked = true;
+		p->lua_refused = true;
 		return true;
 	}
 	elog("pid %d runs %s (%s): its frames are read (its interpreter loop by %s)%s", p->pid,
