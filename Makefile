@@ -600,6 +600,16 @@ $(OUTPUT)/tests/python3.11: /usr/bin/python3.11 | $(OUTPUT)/tests
 	$(call msg,CP,$@)
 	$(Q)cp $< $@
 
+# ... and Debian's lua5.4 and lua5.1 (their VM is inside the executable;
+# they need libreadline and libtinfo, which the root has).
+$(OUTPUT)/tests/lua5.4: /usr/bin/lua5.4 | $(OUTPUT)/tests
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+
+$(OUTPUT)/tests/lua5.1: /usr/bin/lua5.1 | $(OUTPUT)/tests
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+
 # The unwinding test's program and libraries (tests/unwind): no frame
 # pointers anywhere but libfp.so, which has frame pointers and no CFI.
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
@@ -696,13 +706,13 @@ check: deps-arm64
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
-		$(OUTPUT)/tests/python3.11 man arm64-build
+		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
 	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect \
-		$(OUTPUT)/tests/python3.11
+		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 # --- arm64 (docs/ARCH.md): the tools and the programs its test traces, built

@@ -13,10 +13,16 @@
 # line: its allocation runs before the VM saves its pc (OP_NEWTABLE),
 # which the interpreter loop's register gives. Then lua5.4 again with no
 # debug files to be seen (a mount namespace with /usr/lib/debug empty):
-# the interpreter loop found by its FDE, the same frames.
+# the interpreter loop found by its FDE, the same frames. The walker off
+# (--interp python): no Lua frame. LuaJIT: said once, not read.
+# HS_LUA54, HS_LUA51: other copies of Debian's interpreters (the kernel
+# matrix's guests run the build directory's).
 set -u
 . "$(dirname "$0")/lib.sh"
 CHAIN=$(realpath "$(dirname "$0")/../interp/lua/chain.lua")
+# Debian's interpreters; the kernel matrix's guests run copies (in-guest.sh).
+LUA54=${HS_LUA54:-/usr/bin/lua5.4}
+LUA51=${HS_LUA51:-/usr/bin/lua5.1}
 N=200
 
 line_of() { grep -n -- "$1" "$CHAIN" | head -1 | cut -d: -f1; }
@@ -139,7 +145,7 @@ attached() {
 	check_chain "$name" "$lua" "$T/pout" "$T/prec"
 }
 
-for lua in /usr/bin/lua5.4 /usr/bin/lua5.1; do
+for lua in "$LUA54" "$LUA51"; do
 	if [ ! -x "$lua" ]; then
 		echo "skip $lua: not installed (scripts/install-deps.sh installs it)"
 		continue
@@ -148,9 +154,9 @@ for lua in /usr/bin/lua5.4 /usr/bin/lua5.1; do
 	launched "$v launched" "$lua"
 	attached "$v -p" "$lua"
 done
-# No debug files: the interpreter loop by the largest FDE.
-if [ -x /usr/bin/lua5.4 ] && unshare -m true 2> /dev/null; then
-	launched "lua5.4 without debug files" /usr/bin/lua5.4 unshare -m --propagation private \
+# No debug files: the interpreter loop by the largest FDE (where there are some).
+if [ -x "$LUA54" ] && [ -d /usr/lib/debug/.build-id ] && unshare -m true 2> /dev/null; then
+	launched "lua5.4 without debug files" "$LUA54" unshare -m --propagation private \
 		sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$@"' sh
 	check "... the interpreter loop found by its FDE" grep -q 'by the largest FDE' "$T/err"
 fi
@@ -161,8 +167,8 @@ if [ -x /usr/bin/luajit ]; then
 		"$(grep -c "runs LuaJIT (/usr/bin/luajit): its Lua frames are not read .* its own allocator, not malloc" "$T/ljerr")" 1
 fi
 # The walker off (--interp python): the interpreter loop's frames as they are.
-if [ -x /usr/bin/lua5.4 ]; then
-	"$HS" -q --interp python -o "$T/off" -- /usr/bin/lua5.4 "$CHAIN" loop 20 < /dev/null \
+if [ -x "$LUA54" ]; then
+	"$HS" -q --interp python -o "$T/off" -- "$LUA54" "$CHAIN" loop 20 < /dev/null \
 		> /dev/null 2> "$T/offerr"
 	"$HD" -s "$T/off" > "$T/off.s" 2> /dev/null
 	check "--interp python: Lua's frames not read, not said" \
