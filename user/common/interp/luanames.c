@@ -19,8 +19,13 @@
 #include "interp/luaglobal.h"
 #include "interp/luanames.h"
 
-/* package.loaded is walked again for a function it did not name at most this often. */
+/*
+ * package.loaded is walked again for a function it did not name at most
+ * this often, the first walks closer (GLOBALS_FIRST_NS, then twice as far
+ * each time).
+ */
 #define GLOBALS_RETRY_NS 1000000000ULL
+#define GLOBALS_FIRST_NS 1000000ULL
 
 struct lua_names {
 	struct lua_reader rd;
@@ -28,15 +33,21 @@ struct lua_names {
 	struct htab *protos;		/* address -> struct lua_proto */
 	struct lua_globals *globals;
 	uint64_t globals_ns;		/* when walked (CLOCK_MONOTONIC), 0: never */
+	uint64_t globals_wait;		/* ns before the next walk: doubles up to the retry */
 	struct lua_names_stats st;
 };
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clk)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clk, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static uint64_t addr_hash(uint64_t a)
@@ -123,8 +134,16 @@ static const char *global_name(struct lua_names *n, uint64_t code, bool lua)
 	if (name)
 		return name;
 	now = now_ns();
-	if (n->globals_ns && now - n->globals_ns < GLOBALS_RETRY_NS)
+	if (n->globals_ns && now - n->globals_ns < n->globals_wait)
 		return NULL;
+	/*
+	 * A program sets its globals and loads its modules as it starts: walks
+	 * 1 ms, 2, 4 ... apart, then one a second, so a name missed at the
+	 * start (the first walk often runs inside a require) comes soon.
+	 */
+	n->globals_wait = !n->globals_ns ? GLOBALS_FIRST_NS :
+			  n->globals_wait * 2 < GLOBALS_RETRY_NS ? n->globals_wait * 2 :
+			  GLOBALS_RETRY_NS;
 	n->globals_ns = now;
 	lua_globals__free(n->globals);
 	n->globals = NULL;
@@ -176,6 +195,7 @@ int lua_names__describe(struct lua_names *n, const struct lua_frame *f, unsigned
 
 	w->line = -1;
 	w->file = "[C]";
+	w->provisional = v54 && n->g && !global;
 	if (lua) {
 		p = lua_names__proto(n, f[i].code);
 		if (!p) {
@@ -208,4 +228,16 @@ int lua_names__describe(struct lua_names *n, const struct lua_frame *f, unsigned
 void lua_names__stats(const struct lua_names *n, struct lua_names_stats *st)
 {
 	*st = n->st;
+}
+
+unsigned int lua_names__globals_gen(const struct lua_names *n)
+{
+	return n->st.global_builds;
+}
+
+bool lua_names__globals_due(const struct lua_names *n, unsigned int gen)
+{
+	/* Asked at every frame a memo names: the coarse clock (ticks) is cheap, and enough. */
+	return n->st.global_builds != gen || !n->globals_ns ||
+	       clock_ns(CLOCK_MONOTONIC_COARSE) >= n->globals_ns + n->globals_wait;
 }

@@ -13,6 +13,7 @@
 #ifndef HEAPSNOOP_LUANAMES_H
 #define HEAPSNOOP_LUANAMES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "interp/luaproto.h"
@@ -25,6 +26,12 @@ struct lua_where {
 	char function[LUA_FUNC_TEXT];
 	const char *file;	/* lives as long as the lua_names, or until forgotten */
 	int line;		/* -1: none (a C function, no line information) */
+	/*
+	 * 5.4: named without a global name, which a later walk of
+	 * package.loaded may give it (a module loaded, a global set since):
+	 * see lua_names__globals_due().
+	 */
+	bool provisional;
 };
 
 struct lua_names;
@@ -59,5 +66,14 @@ struct lua_names_stats {
 };
 
 void lua_names__stats(const struct lua_names *n, struct lua_names_stats *st);
+
+/*
+ * Could a frame named provisionally (lua_where.provisional) when
+ * package.loaded had been walked @gen times (lua_names__globals_gen())
+ * get another name now: walked again since, or a walk allowed again (at
+ * most one a second)?
+ */
+unsigned int lua_names__globals_gen(const struct lua_names *n);
+bool lua_names__globals_due(const struct lua_names *n, unsigned int gen);
 
 #endif /* HEAPSNOOP_LUANAMES_H */

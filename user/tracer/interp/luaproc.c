@@ -14,6 +14,8 @@
 struct memo {
 	uint64_t code, pos, ccode, cpos, pc;
 	uint64_t addr;
+	bool provisional;	/* 5.4: no global name yet (luanames.h) */
+	unsigned int gen;	/* ... when package.loaded had been walked this often */
 };
 
 /* Frames remembered at most: then forgotten all at once, and named again. */
@@ -277,8 +279,21 @@ uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, un
 	h = memo_hash(&k);
 	m = htab__find(lp->memo, h, h);
 	if (m && m->code == k.code && m->pos == k.pos && m->ccode == k.ccode && m->cpos == k.cpos &&
-	    m->pc == k.pc)
+	    m->pc == k.pc) {
+		/*
+		 * Named before package.loaded knew it (a module still loading, a
+		 * global not set yet): named again once it may have been walked
+		 * since, at most once a second.
+		 */
+		if (!m->provisional || !lp->names || !lua_names__globals_due(lp->names, m->gen))
+			return m->addr;
+		if (lua_names__describe(lp->names, f, nf, i, pc, &w))
+			return m->addr;
+		m->addr = intern(ctx, &w);
+		m->provisional = w.provisional;
+		m->gen = lua_names__globals_gen(lp->names);
 		return m->addr;
+	}
 	if (!lp->names || lua_names__describe(lp->names, f, nf, i, pc, &w)) {
 		*stale = true;
 		if (!lp->names)
@@ -286,6 +301,8 @@ uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, un
 								.line = -1 });
 	}
 	k.addr = intern(ctx, &w);
+	k.provisional = w.provisional;
+	k.gen = lua_names__globals_gen(lp->names);
 	if (*stale || htab__find(lp->memo, h, h))
 		return k.addr;	/* not kept: read again next time; or a collision */
 	if (htab__count(lp->memo) >= MEMO_MAX)
