@@ -14,6 +14,7 @@
  *   test_lua CHAIN_LUA
  */
 #include <errno.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -124,6 +125,34 @@ static uint64_t find_main(const struct lua_reader *rd, pid_t pid, uint64_t *g)
 	return main;
 }
 
+/*
+ * Wait until @pid is blocked in read() of its standard input (its
+ * /proc/PID/syscall says syscall 0, fd 0): READY is written before
+ * io.read() is called (io.stdout:flush() may still run when the line
+ * comes), and only then are its frames the ones to compare. The event is
+ * the process's own state, asked again until it is so (a bounded number
+ * of times: false if it never is).
+ */
+static bool wait_in_read(pid_t pid)
+{
+	char path[64], buf[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	for (long i = 0; i < 60L * 1000 * 1000; i++) {
+		FILE *fp = fopen(path, "r");
+		bool in_read = fp && fgets(buf, sizeof(buf), fp) && !strncmp(buf, "0 0x0 ", 6);
+
+		if (fp)
+			fclose(fp);
+		if (in_read)
+			return true;
+		if (!fp)
+			return false;
+		sched_yield();
+	}
+	return false;
+}
+
 /* A frame as the version's traceback writes it (5.4: luaL_traceback; 5.1: db_errorfb). */
 static void tb_line(enum lua_vm vm, const struct lua_where *w, char *out, size_t cap)
 {
@@ -158,6 +187,7 @@ static void check_vm(const char *lua, enum lua_vm vm)
 	rd.ctx = &c.pid;
 	ntb = traceback(&c, tb, 64);
 	assert_true(ntb > 5);
+	assert_true(wait_in_read(c.pid));
 	main = find_main(&rd, c.pid, &g);
 	assert_true(main != 0);
 	k = lua_walk(&rd, main, f, 128, &n);
