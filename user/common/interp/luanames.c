@@ -34,6 +34,7 @@ struct lua_names {
 	struct lua_globals *globals;
 	uint64_t globals_ns;		/* when walked (CLOCK_MONOTONIC), 0: never */
 	uint64_t globals_wait;		/* ns before the next walk: doubles up to the retry */
+	bool walk_due;			/* a walk is allowed again (lua_names__tick()) */
 	struct lua_names_stats st;
 };
 
@@ -145,6 +146,7 @@ static const char *global_name(struct lua_names *n, uint64_t code, bool lua)
 			  n->globals_wait * 2 < GLOBALS_RETRY_NS ? n->globals_wait * 2 :
 			  GLOBALS_RETRY_NS;
 	n->globals_ns = now;
+	n->walk_due = false;
 	lua_globals__free(n->globals);
 	n->globals = NULL;
 	n->st.global_builds++;
@@ -235,9 +237,14 @@ unsigned int lua_names__globals_gen(const struct lua_names *n)
 	return n->st.global_builds;
 }
 
+void lua_names__tick(struct lua_names *n)
+{
+	/* The coarse clock (ticks) is cheap, and enough for 1 ms and more. */
+	n->walk_due = !n->globals_ns ||
+		      clock_ns(CLOCK_MONOTONIC_COARSE) >= n->globals_ns + n->globals_wait;
+}
+
 bool lua_names__globals_due(const struct lua_names *n, unsigned int gen)
 {
-	/* Asked at every frame a memo names: the coarse clock (ticks) is cheap, and enough. */
-	return n->st.global_builds != gen || !n->globals_ns ||
-	       clock_ns(CLOCK_MONOTONIC_COARSE) >= n->globals_ns + n->globals_wait;
+	return n->st.global_builds != gen || n->walk_due;
 }

@@ -71,9 +71,11 @@ void lua_names__stats(const struct lua_names *n, struct lua_names_stats *st);
  * Could a frame named provisionally (lua_where.provisional) when
  * package.loaded had been walked @gen times (lua_names__globals_gen())
  * get another name now: walked again since, or a walk allowed again (at
- * most one a second)?
+ * most one a second; as lua_names__tick() last saw the clock)?
  */
 unsigned int lua_names__globals_gen(const struct lua_names *n);
 bool lua_names__globals_due(const struct lua_names *n, unsigned int gen);
+/* Read the clock for lua_names__globals_due(): once a stack's frames, not once a frame. */
+void lua_names__tick(struct lua_names *n);
 
 #endif /* HEAPSNOOP_LUANAMES_H */

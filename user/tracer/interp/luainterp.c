@@ -247,6 +247,8 @@ static uint32_t lua_splice(struct interp *ip, struct iproc *p, const struct hs_e
 			   ip->seg_end, HS_INTERP_MAX_FRAMES + 1);
 	if (grab && grab->found)
 		pc = lua_proc__exact_pc(p->lua, &f[0], grab->regs, CFI_NREGS, grab->known);
+	if (lua_proc__names(p->lua))
+		lua_names__tick(lua_proc__names(p->lua));
 	for (uint32_t i = 0; i < pd->nr; i++) {
 		ip->iframes[i] = lua_proc__frame_addr(p->lua, f, pd->nr, i, i ? 0 : pc, lua_intern,
 						      &c, &stale);
