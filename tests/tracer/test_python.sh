@@ -214,6 +214,9 @@ check "a thread that released the GIL: nogil_alloc (threads.py:16) <- run_it (th
 		 [ \"\$py_out\" = 'nogil_alloc threads.py:16,run_it threads.py:21' ]"
 expect_eq "a thread that released the GIL: its 20 blocks" \
 	"$("$HD" -s "$T/threads" | grep -c '^heapsnoop: live .*~b#size: 333333,')" 20
+expect_eq "a thread that released the GIL: each of the 20 under nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
+	"$(stacks_of "$T/threads" 333333 | awk '$1 == "py" && !n++ { s = $2 " " $3 } $1 == "py" && n == 2 { s = s ", " $2 " " $3 }
+		/^--$/ { if (s == "nogil_alloc threads.py:16, run_it threads.py:21") k++; n = 0; s = "" } END { print k + 0 }')" 20
 
 # --- attached (-p) ------------------------------------------------------------
 # server.py under heapsnoop -p with python's environment ENV...; its
