@@ -155,6 +155,8 @@ for lua in "$LUA54" "$LUA51"; do
 	fi
 	v=$(basename "$lua")
 	launched "$v launched" "$lua"
+	# How heapsnoop found lua5.4's loop: by its debug file's symbol, or not.
+	[ "$lua" = "$LUA54" ] && cp "$T/err" "$T/err54"
 	attached "$v -p" "$lua"
 done
 # No debug files: the interpreter loop by the largest FDE (where there are some).
@@ -177,7 +179,7 @@ if [ -x "$LUA54" ]; then
 	check "--interp python: Lua's frames not read, not said" \
 		bash -c "! grep -q 'runs Lua' '$T/offerr' && ! grep -q ' \[lua\] ' '$T/off.s'"
 	# The loop's native frames, by name where the interpreter's debug file is.
-	if [ -d /usr/lib/debug/.build-id ]; then
+	if grep -q "its debug file's symbol" "$T/err54" 2> /dev/null; then
 		check "... the run's stacks through luaV_execute's native frames" \
 			grep -q ' luaV_execute+' "$T/off.s"
 	else
