@@ -75,7 +75,7 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 CODEC_SRC := $(wildcard codec/*.c)
-COMMON_SRC := $(wildcard $(COMMON)/*.c)
+COMMON_SRC := $(wildcard $(COMMON)/*.c $(COMMON)/records/*.c)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 
@@ -95,7 +95,10 @@ PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 # objects through a reader), on common/.
 TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach interp maps arch)
 DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input)
-LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON)/interp $(COMMON) codec
+# user/common/records/: the record lines (their writers and parsers), used
+# by user/common's stacks and frame tables: linked after them.
+COMMON_DIRS := $(COMMON) $(COMMON)/records
+LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec
 # A folder's sources; the tracer's arch/: this architecture's files
 # (*_$(ARCH).c); formats/pprof: with protobuf-c's generated messages.
 lib_src = $(if $(filter $(TRACER)/arch,$(1)),$(wildcard $(1)/*_$(ARCH).c),$(wildcard $(1)/*.c)) \
@@ -107,10 +110,10 @@ libs = $(foreach d,$(2),$(1)/$(call lib_name,$(d)))
 objs = $(patsubst %.c,$(1)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(2)))
 
 TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c)
-HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON) codec)
+HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
-HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON) codec)
+HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
 HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library
@@ -236,7 +239,7 @@ $(OUTPUT)/heapdecode: $(call objs,$(OUTPUT),$(DECODE_TOP_SRC)) $(call HEAPDECODE
 # writes through), and the preload library built on it; all -fPIC.
 COLLECTOR := user/collector
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c \
-	$(COMMON)/records.c $(COMMON)/text.c $(COMMON)/sampling.c $(CODEC_SRC)
+	$(wildcard $(COMMON)/records/*.c) $(COMMON)/text.c $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
@@ -246,7 +249,7 @@ PRELOAD_SRC := $(AM_SRC) $(COLLECTOR)/preload.c $(COLLECTOR)/carrier.c $(LOCALST
 	$(COLLECTOR)/sampler.c $(COLLECTOR)/stackcache.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
-	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/text.h $(COMMON)/sampling.h
+	$(wildcard $(COLLECTOR)/*.h) $(COMMON)/records.h $(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 	$(call msg,AR,$@)
@@ -405,7 +408,7 @@ $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_records: tests/common/test_records.c $(call libs,$(OUTPUT)/asan,$(COMMON) codec) \
+$(OUTPUT)/tests/test_records: tests/common/test_records.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
@@ -448,17 +451,17 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 # heapdecode's model fed real record lines: its folder and the reader's,
 # with common/ and the codec.
 $(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON) codec) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
 
-$(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT)/asan,$(COMMON) codec) \
+$(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 # The CPython pieces the tracer and the collector share (user/common/interp/).
-$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON)) \
+$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
@@ -466,7 +469,7 @@ $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/
 # The tracer's CPython finder and resolver on real binaries and a real
 # process (tests/interp/test_pyfind.sh).
 $(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps arch) $(COMMON)/interp $(COMMON) codec) \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps arch) $(COMMON)/interp $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -pthread -lbpf -ldw -lelf -lcapstone -lz -lcmocka -o $@
@@ -479,7 +482,7 @@ $(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/as
 
 # The Lua pieces the tracer and the collector share (user/common/interp/):
 # layouts, prototypes, names, the walk; tested against Debian's interpreters.
-$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON)) \
+$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
@@ -494,14 +497,14 @@ $(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name luawalk_bpf > $@
 
-$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(COMMON)/interp $(COMMON)) \
+$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(COMMON)/interp $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests/luawalk.skel.h $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $^ -lbpf -lelf -lz -lcmocka -o $@
 
 # The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
 $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps) $(COMMON)) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps) $(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -ldw -lelf -lz -lcmocka -o $@
 
@@ -511,21 +514,21 @@ $(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 # A process's perf map read as it grows (maps/perfmap.c).
-$(OUTPUT)/tests/test_perfmap: tests/tracer/maps/test_perfmap.c $(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON)) \
+$(OUTPUT)/tests/test_perfmap: tests/tracer/maps/test_perfmap.c $(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON)) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-$(OUTPUT)/tests/test_suppress: tests/common/test_suppress.c $(call libs,$(OUTPUT)/asan,$(COMMON)) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_suppress: tests/common/test_suppress.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_tracker: tests/tracer/track/test_tracker.c \
-		$(call libs,$(OUTPUT),$(TRACER)/track $(COMMON) codec) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT),$(TRACER)/track $(COMMON_DIRS) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcmocka -o $@
 
@@ -542,7 +545,7 @@ $(OUTPUT)/tests/test_freelog: tests/tracer/stream/test_freelog.c $(call libs,$(O
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
 $(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind maps arch) $(COMMON) codec) \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind maps arch) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lbpf -lelf -ldw -lcmocka -lm -o $@
@@ -649,11 +652,11 @@ $(OUTPUT)/asan/heapdecode: $(call objs,$(OUTPUT)/asan,$(DECODE_TOP_SRC)) $(call 
 FUZZ_CFLAGS := $(filter-out -Wshadow,$(DECODE_CFLAGS)) $(FUZZ_SAN)
 
 $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c \
-		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(COMMON) codec) | $(OUTPUT)/fuzz
+		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(call libs,$(OUTPUT)/fuzz,$(COMMON) codec) | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(call libs,$(OUTPUT)/fuzz,$(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 

@@ -41,7 +41,7 @@ git archive "$BEFORE" | tar -x -C "$T/before"
 make -s -C "$T/before" build/libheapsnoop_preload.so > /dev/null
 PLB=$T/before/build/libheapsnoop_preload.so
 gcc -O2 -g -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common bench/am_layout.c \
-	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records.c \
+	user/collector/alloc_metadata.c user/collector/modmaps.c user/common/records/*.c \
 	user/common/text.c user/common/sampling.c user/common/htab.c codec/*.c -pthread -lm \
 	-o "$T/am_layout"
 . bench/lib.sh

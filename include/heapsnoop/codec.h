@@ -60,7 +60,7 @@ enum hs_err {
 	HS_ESYNTAX,		/* a `~b#` line that does not parse */
 	HS_ETOOLONG,		/* token longer than any valid record */
 	/*
-	 * heapsnoop's record lines (user/common/records.c, docs/OUTPUT.md),
+	 * heapsnoop's record lines (user/common/records/, docs/OUTPUT.md),
 	 * reported by its readers alike: a record of more than one token.
 	 */
 	HS_ECONT,		/* a continuation token with a size, or a short one before the last */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_records.c - unit tests of heapsnoop's record lines
- * (user/common/records.c, grammar docs/OUTPUT.md): every type written and
+ * (user/common/records/, grammar docs/OUTPUT.md): every type written and
  * parsed back to the same values, behind a log prefix too; the literal
  * lines of docs/OUTPUT.md; malformed lines and lines with no record;
  * stacks of any depth in tokens and back, continuations that do not

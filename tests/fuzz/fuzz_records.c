@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_records.c - libFuzzer harness for the record-line parser
- * (user/common/records.c): any line parses without fault, and a record
+ * (user/common/records/): any line parses without fault, and a record
  * that parses, written again, parses to the same values (a `frame` or
  * `jit` record's texts decoded, written escaped again, decode the same);
  * a `live` or `stack` record's tokens put together into a stack without

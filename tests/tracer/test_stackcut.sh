@@ -2,7 +2,7 @@
 # test_stackcut.sh - an incomplete stack is never passed off as complete:
 # prog_nofp's 4444-byte block (80 KiB deep: cut at --stack-copy) and its
 # 5555-byte block (below a 32 KiB frame: cut too) carry cut= in their
-# `live` records (docs/OUTPUT.md), and heapdecode's -s, --report, --report
+# `live` and `stack` records (docs/OUTPUT.md), and heapdecode's -s, --report, --report
 # --by and --folded show the mark, cut=unreadable's too (the same record so
 # marked); complete stacks carry none. About 2 s.
 set -u

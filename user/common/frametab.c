@@ -14,62 +14,9 @@
 #include <string.h>
 
 #include "frametab.h"
+#include "frametab_int.h"
 #include "htab.h"
 #include "text.h"
-
-/* An interpreter frame. */
-struct fframe {
-	uint32_t pid, line;
-	uint64_t addr;
-	const struct fkind *kind;	/* NULL: a placeholder, no record seen */
-	char *function, *file;		/* as given, "" for no file */
-	char *pfunction, *pfile;	/* printable (text_printable), when asked */
-	uint32_t gen;			/* the dump that last needed it */
-	uint64_t hash;			/* of its content */
-};
-
-/* A range of JIT code. */
-struct jrange {
-	uint64_t start, end;
-	uint64_t seq;			/* added after every lower one */
-	char *name, *pname;		/* as given; printable, when asked */
-	uint32_t gen;
-};
-
-struct jset {
-	struct jrange *v;		/* [0, nsorted) sorted, no overlap; then added */
-	size_t n, nsorted, cap;
-};
-
-struct fkind {
-	char name[REC_KIND_MAX + 1];
-	char module[REC_KIND_MAX + 3];	/* "[name]" */
-};
-
-#define MAX_KINDS 64
-
-struct fproc {
-	uint32_t pid;
-	struct htab *by_addr;		/* struct fframe * by (addr) */
-	struct htab *by_content;	/* struct fframe * by content (writers) */
-	struct jset jit;
-	/* The dump's frames needed, in the order found (need_gen's dump). */
-	struct fframe **need;
-	size_t nneed, capneed;
-	uint32_t need_gen;
-	size_t memory;			/* its frames' and ranges' bytes */
-};
-
-struct frametab {
-	struct htab *procs;		/* pid -> struct fproc */
-	struct fkind kinds[MAX_KINDS];
-	size_t nkinds;
-	uint64_t next_id, seq;
-	size_t nframes, missing, memory;
-	uint32_t gen;			/* the dump being written */
-	char **retired;			/* strings replaced: handed out, kept */
-	size_t nretired, capretired;
-};
 
 static const struct fkind jit_kind = { "jit", "[jit]" };
 
@@ -145,7 +92,7 @@ static void free_printable(char *p, char *raw)
 /* --- kinds, processes --------------------------------------------------------- */
 
 /* The kind @name, added if new; NULL: a bad name, "jit", or too many. */
-static const struct fkind *kind_of(struct frametab *ft, const char *name)
+const struct fkind *ft_kind_of(struct frametab *ft, const char *name)
 {
 	size_t n = strlen(name);
 
@@ -199,7 +146,7 @@ static uint64_t hash_content(const struct content *c)
 	return htab_hash2(h ^ (uintptr_t)c->kind, c->line);
 }
 
-static struct fproc *proc_of(struct frametab *ft, uint32_t pid, bool create)
+struct fproc *ft_proc_of(struct frametab *ft, uint32_t pid, bool create)
 {
 	uint64_t h = htab_hash2(pid, 0);
 	struct fproc *p = htab__find(ft->procs, h, pid);
@@ -292,7 +239,7 @@ void frametab__forget(struct frametab *ft, uint32_t pid)
 /* --- interpreter frames --------------------------------------------------------- */
 
 /* @f's function and file become @function and @file (the old ones dropped). */
-static int set_texts(struct frametab *ft, struct fframe *f, char *function, char *file)
+int ft_set_texts(struct frametab *ft, struct fframe *f, char *function, char *file)
 {
 	if (drop_texts(ft, f->function, f->pfunction) || drop_texts(ft, f->file, f->pfile))
 		return -ENOMEM;
@@ -303,7 +250,7 @@ static int set_texts(struct frametab *ft, struct fframe *f, char *function, char
 }
 
 /* A new frame of @p at @addr, its texts @function and @file (taken). */
-static struct fframe *add_frame(struct frametab *ft, struct fproc *p, uint64_t addr,
+struct fframe *ft_add_frame(struct frametab *ft, struct fproc *p, uint64_t addr,
 				char *function, char *file)
 {
 	struct fframe *f = calloc(1, sizeof(*f));
@@ -326,7 +273,7 @@ static struct fframe *add_frame(struct frametab *ft, struct fproc *p, uint64_t a
 	return f;
 }
 
-static struct fframe *frame_at(struct fproc *p, uint64_t addr)
+struct fframe *ft_frame_at(struct fproc *p, uint64_t addr)
 {
 	return htab__find(p->by_addr, htab_hash2(addr, 0), (uintptr_t)&addr);
 }
@@ -334,7 +281,7 @@ static struct fframe *frame_at(struct fproc *p, uint64_t addr)
 int frametab__intern(struct frametab *ft, uint32_t pid, const char *kind, const char *function,
 		     const char *file, uint32_t line, uint64_t *addr)
 {
-	struct content c = { kind_of(ft, kind), function, file ? file : "", line };
+	struct content c = { ft_kind_of(ft, kind), function, file ? file : "", line };
 	struct fproc *p;
 	struct fframe *f;
 	char *fn, *fl;
@@ -344,7 +291,7 @@ int frametab__intern(struct frametab *ft, uint32_t pid, const char *kind, const 
 	/* Compared as they will be kept: cut alike. */
 	fn = dup_cut(function, REC_NAME_MAX);
 	fl = dup_cut(c.file, REC_FILE_MAX);
-	p = proc_of(ft, pid, true);
+	p = ft_proc_of(ft, pid, true);
 	if (!fn || !fl || !p)
 		goto nomem;
 	c.function = fn;
@@ -361,7 +308,7 @@ int frametab__intern(struct frametab *ft, uint32_t pid, const char *kind, const 
 		free(fl);
 		return -ENOSPC;
 	}
-	f = add_frame(ft, p, REC_FRAME_BASE + ft->next_id, fn, fl);
+	f = ft_add_frame(ft, p, REC_FRAME_BASE + ft->next_id, fn, fl);
 	if (!f)
 		goto nomem;
 	f->kind = c.kind;
@@ -375,47 +322,6 @@ int frametab__intern(struct frametab *ft, uint32_t pid, const char *kind, const 
 	}
 	ft->next_id++;
 	*addr = f->addr;
-	return 0;
-nomem:
-	free(fn);
-	free(fl);
-	return -ENOMEM;
-}
-
-/* A `frame` record taken: its frame made, or remade if another record named it. */
-static int take_frame(struct frametab *ft, const struct record *r)
-{
-	const struct fkind *kind = kind_of(ft, r->kind);
-	struct fproc *p = proc_of(ft, (uint32_t)r->pid, true);
-	char *fn = malloc(r->function_esc.len + 1), *fl = malloc(r->file_esc.len + 1);
-	struct fframe *f;
-
-	if (!kind) {
-		free(fn);
-		free(fl);
-		return -EINVAL;
-	}
-	/* An escaped text is never shorter than its bytes. */
-	if (!p || !fn || !fl || records__text(&r->function_esc, fn, r->function_esc.len + 1) < 0 ||
-	    records__text(&r->file_esc, fl, r->file_esc.len + 1) < 0)
-		goto nomem;
-	f = frame_at(p, r->addr);
-	if (f && f->kind == kind && f->line == r->line && !strcmp(f->function, fn) &&
-	    !strcmp(f->file, fl)) {
-		free(fn);	/* the same again: each dump repeats its frames */
-		free(fl);
-		return 0;
-	}
-	if (f) {
-		if (!f->kind)
-			ft->missing--;
-		if (set_texts(ft, f, fn, fl))
-			goto nomem;
-	} else if (!(f = add_frame(ft, p, r->addr, fn, fl))) {
-		goto nomem;
-	}
-	f->kind = kind;
-	f->line = r->line;
 	return 0;
 nomem:
 	free(fn);
@@ -444,7 +350,7 @@ static bool same_range(const struct jrange *a, const struct jrange *b)
  * each overlap resolved for the newer range, unless it is the same range
  * again (each dump repeats its ranges: the older, maybe handed out, stays).
  */
-static void merge_jit(struct frametab *ft, struct jset *js)
+void ft_merge_jit(struct frametab *ft, struct jset *js)
 {
 	size_t k = 0;
 
@@ -468,13 +374,13 @@ static void merge_jit(struct frametab *ft, struct jset *js)
 	js->n = js->nsorted = k;
 }
 
-static int add_range(struct frametab *ft, struct fproc *p, uint64_t start, uint64_t end,
+int ft_add_range(struct frametab *ft, struct fproc *p, uint64_t start, uint64_t end,
 		     char *name)
 {
 	struct jset *js = &p->jit;
 
 	if (js->n >= FRAMETAB_MAX_JIT) {
-		merge_jit(ft, js);
+		ft_merge_jit(ft, js);
 		if (js->n >= FRAMETAB_MAX_JIT)
 			return -ENOSPC;
 	}
@@ -502,23 +408,23 @@ int frametab__add_jit(struct frametab *ft, uint32_t pid, uint64_t start, uint64_
 
 	if (start >= end || end > REC_FRAME_BASE || !name)
 		return -EINVAL;
-	p = proc_of(ft, pid, true);
+	p = ft_proc_of(ft, pid, true);
 	n = p ? dup_cut(name, REC_NAME_MAX) : NULL;
 	if (!n)
 		return -ENOMEM;
-	err = add_range(ft, p, start, end, n);
+	err = ft_add_range(ft, p, start, end, n);
 	if (err)
 		free(n);
 	return err;
 }
 
 /* The range of @p holding @addr, or NULL. */
-static struct jrange *range_at(struct frametab *ft, struct fproc *p, uint64_t addr)
+struct jrange *ft_range_at(struct frametab *ft, struct fproc *p, uint64_t addr)
 {
 	struct jset *js = &p->jit;
 	size_t lo = 0, hi;
 
-	merge_jit(ft, js);
+	ft_merge_jit(ft, js);
 	hi = js->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
@@ -531,126 +437,23 @@ static struct jrange *range_at(struct frametab *ft, struct fproc *p, uint64_t ad
 	return lo && addr < js->v[lo - 1].end ? &js->v[lo - 1] : NULL;
 }
 
-/* --- dumps -------------------------------------------------------------------------- */
-
-void frametab__dump_begin(struct frametab *ft)
-{
-	ft->gen++;
-}
-
-/* Room in @p's list of needed frames for one more. */
-static int need_room(struct fproc *p)
-{
-	size_t cap;
-	struct fframe **v;
-
-	if (p->nneed < p->capneed)
-		return 0;
-	cap = p->capneed ? p->capneed * 2 : 64;
-	v = realloc(p->need, cap * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	p->need = v;
-	p->capneed = cap;
-	return 0;
-}
-
-int frametab__need(struct frametab *ft, uint32_t pid, const uint64_t *frames, uint32_t depth)
-{
-	struct fproc *p = proc_of(ft, pid, false);
-
-	for (uint32_t i = 0; p && i < depth; i++) {
-		if (rec_is_frame_addr(frames[i])) {
-			struct fframe *f = frame_at(p, frames[i]);
-
-			if (!f || !f->kind || f->gen == ft->gen)
-				continue;
-			if (p->need_gen != ft->gen) {
-				p->need_gen = ft->gen;
-				p->nneed = 0;
-			}
-			if (need_room(p))
-				return -ENOMEM;
-			f->gen = ft->gen;
-			p->need[p->nneed++] = f;
-		} else if (p->jit.n) {
-			struct jrange *r = range_at(ft, p, frames[i]);
-
-			if (r)
-				r->gen = ft->gen;
-		}
-	}
-	return 0;
-}
-
-int frametab__write(struct frametab *ft, uint32_t pid, FILE *out)
-{
-	struct fproc *p = proc_of(ft, pid, false);
-	int err = 0;
-
-	if (!p)
-		return 0;
-	for (size_t i = 0; p->need_gen == ft->gen && i < p->nneed; i++) {
-		const struct fframe *f = p->need[i];
-		struct record r = { .type = REC_FRAME, .pid = (int)pid, .addr = f->addr,
-				    .line = f->line, .function = f->function, .file = f->file };
-
-		snprintf(r.kind, sizeof(r.kind), "%s", f->kind->name);
-		if (records__write(out, &r))
-			err = -EIO;
-	}
-	/* Ranges in address order: those marked. */
-	merge_jit(ft, &p->jit);
-	for (size_t i = 0; i < p->jit.n; i++) {
-		const struct jrange *j = &p->jit.v[i];
-		struct record r = { .type = REC_JIT, .pid = (int)pid, .start = j->start,
-				    .end = j->end, .function = j->name };
-
-		if (j->gen == ft->gen && records__write(out, &r))
-			err = -EIO;
-	}
-	return err;
-}
-
-/* --- readers -------------------------------------------------------------------------- */
-
-int frametab__take(struct frametab *ft, const struct record *r)
-{
-	struct fproc *p;
-	char *name;
-	int err;
-
-	if (r->type == REC_FRAME)
-		return take_frame(ft, r);
-	if (r->type != REC_JIT)
-		return 1;
-	p = proc_of(ft, (uint32_t)r->pid, true);
-	name = p ? malloc(r->function_esc.len + 1) : NULL;
-	if (!name || records__text(&r->function_esc, name, r->function_esc.len + 1) < 0) {
-		free(name);
-		return -ENOMEM;
-	}
-	err = add_range(ft, p, r->start, r->end, name);
-	if (err)
-		free(name);
-	return err;
-}
+/* --- lookups ------------------------------------------------------------------------- */
 
 bool frametab__symbolize(struct frametab *ft, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	struct fproc *p = proc_of(ft, pid, rec_is_frame_addr(addr));
+	struct fproc *p = ft_proc_of(ft, pid, rec_is_frame_addr(addr));
 	struct fframe *fr;
 	struct jrange *r;
 
 	if (rec_is_frame_addr(addr)) {
 		memset(f, 0, sizeof(*f));
 		f->status = SYM_NO_FRAME;
-		fr = p ? frame_at(p, addr) : NULL;
+		fr = p ? ft_frame_at(p, addr) : NULL;
 		/* Said once: a placeholder keeps the count of distinct ones. */
 		if (!fr && p) {
 			char *a = strdup(""), *b = strdup("");
 
-			if (a && b && (fr = add_frame(ft, p, addr, a, b)))
+			if (a && b && (fr = ft_add_frame(ft, p, addr, a, b)))
 				ft->missing++;
 			else
 				free(a), free(b);
@@ -665,7 +468,7 @@ bool frametab__symbolize(struct frametab *ft, uint32_t pid, uint64_t addr, struc
 		f->line = (int)(fr->line <= INT32_MAX ? fr->line : 0);
 		return true;
 	}
-	r = p && p->jit.n ? range_at(ft, p, addr) : NULL;
+	r = p && p->jit.n ? ft_range_at(ft, p, addr) : NULL;
 	if (!r)
 		return false;
 	memset(f, 0, sizeof(*f));
@@ -679,8 +482,8 @@ bool frametab__symbolize(struct frametab *ft, uint32_t pid, uint64_t addr, struc
 
 bool frametab__known(struct frametab *ft, uint32_t pid, uint64_t addr)
 {
-	struct fproc *p = proc_of(ft, pid, false);
-	struct fframe *f = p ? frame_at(p, addr) : NULL;
+	struct fproc *p = ft_proc_of(ft, pid, false);
+	struct fframe *f = p ? ft_frame_at(p, addr) : NULL;
 
 	return f && f->kind;
 }

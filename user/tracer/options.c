@@ -286,7 +286,7 @@ static int parse_filter(int c, char *arg, struct options *o)
 /*
  * --snip-pre/--snip-post: frames each at most, the 33 they had when BPF's
  * walk kept 64 frames for a record's 31 (it keeps HS_BPF_MAX_FRAMES now,
- * the loader's unwinder REC_MAX_DEPTH plus both: trace.h).
+ * the loader's unwinder REC_MAX_DEPTH plus both: track/trace.h).
  */
 #define SNIP_MAX	33
 

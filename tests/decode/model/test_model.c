@@ -2,7 +2,7 @@
 /*
  * test_model.c - unit tests of heapdecode's model of a log
  * (user/decode/model/, model.h), fed real record lines: each written by
- * user/common/records.c's writer, as heapsnoop writes them, its `~m#`
+ * user/common/records/'s writer, as heapsnoop writes them, its `~m#`
  * tokens by the codec, then read as heapdecode reads a log (logread.h).
  * Asserted: the live set's stacks, counts and bytes; the dump described
  * (--dump, --dump all); exit sections; the whole run; a baseline

@@ -54,7 +54,6 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 	skel->rodata->empty_read = o->empty_read;
 	skel->rodata->unwind_dwarf = o->dwarf;
 	skel->rodata->stack_copy = o->stack_copy;
-	skel->rodata->max_frames = o->max_frames;
 	bpf_map__set_max_entries(skel->maps.events, (__u32)o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.thread_slots, o->thread_slots);
 	skel->rodata->thread_slot_mask = o->thread_slots - 1;
@@ -171,10 +170,51 @@ int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name)
 	return err ? err : w.n;
 }
 
+/*
+ * The object opened, set for @o with a walk of @max_frames, loaded into
+ * *@out; a refusal said unless @quiet. Returns 0 or -errno.
+ */
+static int open_load(const struct bpfload_opts *o, const struct bpf_features *f,
+		     unsigned int max_frames, bool quiet, struct heapsnoop_bpf **out)
+{
+	struct heapsnoop_bpf *skel = heapsnoop_bpf__open();
+	int err;
+
+	if (!skel) {
+		err = -errno;
+		elog("cannot open the BPF object: %s", strerror(errno));
+		return err ? err : -EINVAL;
+	}
+	set_rodata(skel, o);
+	skel->rodata->max_frames = max_frames;
+	err = kfeatures__apply(f, skel);
+	if (err)
+		elog("cannot prepare the BPF programs: %s", strerror(-err));
+	else
+		err = kfeatures__load(f, skel, o->dwarf, o->all, o->verbose, quiet);
+	if (err) {
+		heapsnoop_bpf__destroy(skel);
+		return err;
+	}
+	*out = skel;
+	return 0;
+}
+
+/* Is uname's @release ("6.1.0-56-amd64") before @major.@minor? Unparsed: no. */
+static bool release_before(const char *release, unsigned int major, unsigned int minor)
+{
+	unsigned int ma, mi;
+
+	if (sscanf(release, "%u.%u", &ma, &mi) != 2)
+		return false;
+	return ma < major || (ma == major && mi < minor);
+}
+
 int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 {
 	struct bpf_features f = { 0 };
 	struct heapsnoop_bpf *skel;
+	bool lighter, old;
 	int err;
 
 	verbose_libbpf = o->verbose;
@@ -184,22 +224,28 @@ int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 		return err;
 	if (o->verbose)
 		kfeatures__print(&f, stderr);
-	skel = heapsnoop_bpf__open();
-	if (!skel) {
-		err = -errno;
-		elog("cannot open the BPF object: %s", strerror(errno));
-		return err ? err : -EINVAL;
+	/*
+	 * --unwind fp's walk is a bounded loop the verifier follows step by
+	 * step, its branches in each: Linux 5.10's and 6.1's refuse 128 steps,
+	 * after a long try (in the kernel matrix's guest, some 15 s at each
+	 * start). A kernel before 6.2 is not asked; a later one that refuses
+	 * is asked again. Either gets the walk every kernel took before stacks
+	 * kept any depth (a token's 31 frames and the snips), said: deeper
+	 * stacks are then cut.
+	 */
+	lighter = !o->dwarf && o->fallback_frames && o->fallback_frames < o->max_frames;
+	old = release_before(f.release, 6, 2);
+	err = lighter && old ? -E2BIG : open_load(o, &f, o->max_frames, lighter, &skel);
+	if (err && lighter) {
+		err = open_load(o, &f, o->fallback_frames, false, &skel);
+		if (!err)
+			elog("this kernel's BPF verifier (Linux %s) %s --unwind fp's walk of "
+			     "%u frames: it walks %u, a deeper stack is cut (cut=depth); "
+			     "--unwind dwarf keeps up to 1024", f.release,
+			     old ? "is too old for" : "refused", o->max_frames, o->fallback_frames);
 	}
-	set_rodata(skel, o);
-	err = kfeatures__apply(&f, skel);
 	if (err)
-		elog("cannot prepare the BPF programs: %s", strerror(-err));
-	else
-		err = kfeatures__load(&f, skel, o->dwarf, o->all, o->verbose);
-	if (err) {
-		heapsnoop_bpf__destroy(skel);
 		return err;
-	}
 	err = fill_pid_filter(skel, o);
 	if (err) {
 		heapsnoop_bpf__destroy(skel);

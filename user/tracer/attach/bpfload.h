@@ -25,6 +25,8 @@ struct bpfload_opts {
 	bool dwarf;			/* --unwind dwarf: records carry registers and stack */
 	unsigned int stack_copy;	/* --stack-copy, bytes */
 	unsigned int max_frames;	/* frames to walk or unwind (trace_max_frames()) */
+	unsigned int fallback_frames;	/* --unwind fp: the walk for a verifier that
+					 * refuses max_frames' (0: none) */
 	unsigned long ringbuf_bytes;	/* --ringbuf-size */
 	unsigned int thread_slots;	/* --thread-slots, a power of two */
 	bool empty_probes, empty_read;	/* --empty-probes[=read] */
@@ -48,7 +50,9 @@ int bpfload__preflight(void);
  * open, configure (rodata, ring buffer size, the programs and map types
  * this kernel can take, less --without) and load the BPF object for @o,
  * then fill --pid-filter's map. libbpf's messages go to standard error,
- * its debug ones only with -v.
+ * its debug ones only with -v. --unwind fp: where the verifier refuses the
+ * walk of @o->max_frames frames (Linux 5.10's), loaded again with
+ * @o->fallback_frames', said on standard error.
  * Returns 0 and the skeleton in *@out (heapsnoop_bpf__destroy() it), or
  * -errno after saying why (a missing privilege, a feature the kernel
  * lacks, the verifier's rejection).

@@ -391,7 +391,7 @@ static void explain(int err, const struct bpf_features *f, bool dwarf, bool all)
 }
 
 int kfeatures__load(const struct bpf_features *f, struct heapsnoop_bpf *skel, bool dwarf,
-		   bool all, bool verbose)
+		   bool all, bool verbose, bool quiet)
 {
 	libbpf_print_fn_t prev;
 	int err;
@@ -404,7 +404,7 @@ int kfeatures__load(const struct bpf_features *f, struct heapsnoop_bpf *skel, bo
 	if (held_stream)
 		fclose(held_stream);
 	held_stream = NULL;
-	if (err)
+	if (err && !quiet)
 		explain(err, f, dwarf, all);
 	free(held);
 	held = NULL;

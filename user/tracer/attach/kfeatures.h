@@ -72,10 +72,11 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel);
  * the kernel's refusal of a map or program: its name, the verifier's last
  * lines, the kernel's version, what to do (report it; an option that
  * avoids the program, if any: @dwarf and @all say which were loaded).
- * libbpf's own messages are held back unless @verbose. Returns 0 or the
+ * libbpf's own messages are held back unless @verbose; @quiet: the refusal
+ * is not said either (the caller tries a lighter load). Returns 0 or the
  * -errno of the load.
  */
 int kfeatures__load(const struct bpf_features *f, struct heapsnoop_bpf *skel, bool dwarf,
-		   bool all, bool verbose);
+		   bool all, bool verbose, bool quiet);
 
 #endif /* HEAPSNOOP_KFEATURES_H */

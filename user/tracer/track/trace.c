@@ -32,11 +32,15 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->procs = htab__new(64, NULL, NULL);
 	t->build_ids = buildid_cache__new();
 	t->frames = frametab__new();
-	if (opts->unwind)
+	if (opts->unwind) {
 		t->unwinder = unwinder__new();
+		t->unwound = malloc(trace_max_frames(opts->snip_pre, opts->snip_post, false) *
+				    sizeof(*t->unwound));
+	}
 	if (opts->interp_splice)
 		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
-	if (!t->procs || !t->build_ids || !t->frames || (opts->unwind && !t->unwinder) ||
+	if (!t->procs || !t->build_ids || !t->frames ||
+	    (opts->unwind && (!t->unwinder || !t->unwound)) ||
 	    (opts->interp_splice && !t->spliced)) {
 		trace__free(t);
 		return NULL;
@@ -58,6 +62,7 @@ void trace__free(struct trace *t)
 	unwinder__free(t->unwinder);
 	frametab__free(t->frames);
 	free(t->spliced);
+	free(t->unwound);
 	free(t);
 }
 
@@ -337,7 +342,6 @@ static const struct mapset *unwind_maps(void *ctx, bool stale)
 /* An allocation record: its frames, walked by BPF or to unwind here. */
 static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 {
-	uint64_t unwound[HS_BPF_MAX_FRAMES];
 	const uint64_t *frames = (const uint64_t *)ev->frames;
 	struct unwind_ctx c = { .t = t };
 	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
@@ -363,20 +367,14 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 			g = &grab;
 		err = unwind__stack_grab(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
 					 (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
-					 len - HS_EVENT_HDR_SIZE, unwound,
-					 /*
-					  * An interpreter's stack: its native frames between
-					  * the loop's runs (C calling back into it) are many,
-					  * all kept, as deep as a BPF walk goes.
-					  */
-					 (ev->flags & HS_EVF_INTERP) ? HS_BPF_MAX_FRAMES :
-					 trace_max_frames(t->opts.snip_pre, t->opts.snip_post),
+					 len - HS_EVENT_HDR_SIZE, t->unwound,
+					 trace_max_frames(t->opts.snip_pre, t->opts.snip_post, false),
 					 &uflags, g);
 		if (err < 0) {
 			t->stats.bad_events++;
 			return;
 		}
-		frames = unwound;
+		frames = t->unwound;
 		n = (uint32_t)err;
 		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
 			evflags |= HS_EVF_TRUNCATED;

@@ -124,14 +124,29 @@ struct proc {
 };
 
 /*
- * Frames to walk or unwind per stack: the HS_MAX_DEPTH a record keeps plus
- * those --snip-pre/--snip-post drop, at most HS_BPF_MAX_FRAMES.
+ * Frames to walk or unwind per stack: the REC_MAX_DEPTH a record keeps
+ * (records.h) plus those --snip-pre/--snip-post drop; for BPF's
+ * frame-pointer walk (@bpf), at most its HS_BPF_MAX_FRAMES.
  */
-static inline unsigned int trace_max_frames(unsigned int snip_pre, unsigned int snip_post)
+static inline unsigned int trace_max_frames(unsigned int snip_pre, unsigned int snip_post,
+					    bool bpf)
+{
+	unsigned int n = REC_MAX_DEPTH + snip_pre + snip_post;
+
+	return bpf && n > HS_BPF_MAX_FRAMES ? HS_BPF_MAX_FRAMES : n;
+}
+
+/*
+ * --unwind fp where the verifier refuses trace_max_frames()'s walk
+ * (attach/bpfload.c tries it first): a token's HS_MAX_DEPTH plus the
+ * snips, at most 64, the walk every kernel took before stacks kept any
+ * depth.
+ */
+static inline unsigned int trace_fallback_frames(unsigned int snip_pre, unsigned int snip_post)
 {
 	unsigned int n = HS_MAX_DEPTH + snip_pre + snip_post;
 
-	return n < HS_BPF_MAX_FRAMES ? n : HS_BPF_MAX_FRAMES;
+	return n < 64 ? n : 64;
 }
 
 struct trace;

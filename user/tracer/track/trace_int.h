@@ -20,13 +20,14 @@ struct trace {
 	struct htab *procs;	/* pid -> struct proc */
 	struct buildid_cache *build_ids;
 	struct unwinder *unwinder;	/* opts.unwind */
+	uint64_t *unwound;	/* ... a stack it unwound (trace_max_frames()) */
 	uint64_t seq;		/* the record being handled's (trace__event) */
 	uint64_t *spliced;	/* interpreter frames among the native ones */
 	struct frametab *frames;	/* frames that are not native code */
 };
 
 /* Frames an allocation's stack has at most with its interpreter frames. */
-#define TRACE_SPLICED_MAX (HS_BPF_MAX_FRAMES + HS_INTERP_MAX_FRAMES)
+#define TRACE_SPLICED_MAX (REC_MAX_DEPTH + HS_INTERP_MAX_FRAMES)
 
 /* CLOCK_MONOTONIC now, ns: when maps were read, when a peak was reached. */
 static inline uint64_t trace_now_ns(void)
