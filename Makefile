@@ -472,7 +472,7 @@ dist: all man
 TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
 	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model \
-	test_pylines test_pyfind test_splice)
+	test_pylines test_pyfind test_splice test_perfmap test_lua test_luafind test_luasegs test_luabpf)
 -include $(UNIT_TESTS:=.d)
 
 $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
@@ -547,6 +547,45 @@ $(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
 
 # The splice of interpreter frames among native ones.
 $(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# The Lua pieces the tracer and the collector share (user/common/interp/):
+# layouts, prototypes, names, the walk; tested against Debian's interpreters.
+$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON_DIRS)) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# The BPF side's Lua walk alone (bpf/lua.h), against the loader's.
+$(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c bpf/lua.h include/heapsnoop/luaframe.h \
+		include/heapsnoop/event.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)/tests
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
+
+$(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< name luawalk_bpf > $@
+
+$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(COMMON)/interp $(COMMON_DIRS)) \
+		| $(OUTPUT)/tests/luawalk.skel.h $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $^ -lbpf -lelf -lz -lcmocka -o $@
+
+# The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
+$(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps) $(COMMON_DIRS)) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -ldw -lelf -lz -lcmocka -o $@
+
+$(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# A process's perf map read as it grows (maps/perfmap.c).
+$(OUTPUT)/tests/test_perfmap: tests/tracer/maps/test_perfmap.c $(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
@@ -632,6 +671,16 @@ $(OUTPUT)/tests/prog_%: tests/tracer/prog_%.c | $(OUTPUT)/tests
 # has none: a copy they run from the build directory, its standard library
 # the host's /usr/lib/python3.11 (tests/kmatrix/run.sh shows it them).
 $(OUTPUT)/tests/python3.11: /usr/bin/python3.11 | $(OUTPUT)/tests
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+
+# ... and Debian's lua5.4 and lua5.1 (their VM is inside the executable;
+# they need libreadline and libtinfo, which the root has).
+$(OUTPUT)/tests/lua5.4: /usr/bin/lua5.4 | $(OUTPUT)/tests
+	$(call msg,CP,$@)
+	$(Q)cp $< $@
+
+$(OUTPUT)/tests/lua5.1: /usr/bin/lua5.1 | $(OUTPUT)/tests
 	$(call msg,CP,$@)
 	$(Q)cp $< $@
 
@@ -722,20 +771,22 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_frametab $(OUTPUT)/tests/test_htab \
 		$(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
-		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_pylines \
-		$(OUTPUT)/tests/test_splice $(OUTPUT)/tests/test_pyfind \
+		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
+		$(OUTPUT)/tests/test_pylines $(OUTPUT)/tests/test_splice $(OUTPUT)/tests/test_pyfind \
+		$(OUTPUT)/tests/test_lua $(OUTPUT)/tests/test_luabpf $(OUTPUT)/tests/test_luafind \
+		$(OUTPUT)/tests/test_luasegs \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
 		$(OUTPUT)/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
-		$(OUTPUT)/tests/python3.11 man arm64-build
+		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
 # KMATRIX_KERNELS="6.1" for one kernel.
 kmatrix: deps
 	$(Q)$(MAKE) --no-print-directory all $(TRACER_PROGS) $(UNWIND_PROGS) $(OUTPUT)/tests/prog_collect \
-		$(OUTPUT)/tests/python3.11
+		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
 # --- arm64 (docs/ARCH.md): the tools and the programs its test traces, built

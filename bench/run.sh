@@ -18,6 +18,10 @@
 #      above, interleaved round by round (bench/collector.sh);
 #   9. Python frames: the walker on against off on Debian's python3.11, by
 #      depth (bench/pyframes.sh).
+#  10. Lua frames: the walker on against off on Debian's lua5.4, by depth
+#      (bench/luaframes.sh);
+#  11. JIT frames: node's named by its perf map against not named
+#      (bench/jitframes.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
 # kernel headers for bcc when missing (BCC_KERNEL_SOURCE: lib.sh).
 #   usage: bench/run.sh [BUILD_DIR]
@@ -81,3 +85,7 @@ echo
 bench/progcost.sh "$OUT"
 echo
 bench/pyframes.sh "$OUT"
+echo
+bench/luaframes.sh "$OUT"
+echo
+bench/jitframes.sh "$OUT"

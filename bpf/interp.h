@@ -75,6 +75,40 @@ struct {
 } icode_scratch_map SEC(".maps");
 
 #include "python.h"
+#include "lua.h"
+
+/*
+ * Lua: the frames of the process's state into @s's record, when thread
+ * @id is the one that runs it (a state is one thread's) and its main
+ * thread is known (launch mode: once lua_newstate returned). Returns
+ * the frames read; the record's flags get the walk's.
+ */
+static __always_inline __u32 lua_emit(const struct hs_interp_proc *cfg, struct interp_scratch *s,
+				      __u64 id)
+{
+	struct hs_event *h = (struct hs_event *)s->rec;
+	__u32 zero = 0, n, max = cfg->max_frames;
+	struct hs_lua_work *w;
+	__u64 bytes;
+
+	if (!cfg->lua.main || (__u32)id != cfg->lua.owner)
+		return 0;
+	w = bpf_map_lookup_elem(&lua_work_map, &zero);
+	if (!w)
+		return 0;
+	n = lua_walk(&cfg->lua, w, max < HS_LUA_MAX_FRAMES ? max : HS_LUA_MAX_FRAMES);
+	h->flags |= w->flags;
+	if (n > HS_INTERP_MAX_FRAMES)
+		n = HS_INTERP_MAX_FRAMES;
+	bytes = (__u64)n * sizeof(struct hs_interp_frame);
+	barrier_var(bytes);
+	if (bytes > sizeof(w->out))
+		bytes = sizeof(w->out);
+	/* Per CPU both: a copy, not a walk again. */
+	if (bytes && bpf_probe_read_kernel(s->rec + HS_EVENT_HDR_SIZE, bytes, w->out.w))
+		return 0;
+	return n;
+}
 
 /*
  * Before thread @id's allocation record: if its process runs an
@@ -94,20 +128,23 @@ static __always_inline __u32 interp_emit(__u64 id, __u32 *nr)
 	if (!interp_walk || !READ_ONCE(interp_procs_n))
 		return 0;
 	cfg = bpf_map_lookup_elem(&interp_procs, &tgid);
-	if (!cfg || cfg->kind != HS_INTERP_PYTHON)
+	if (!cfg || (cfg->kind != HS_INTERP_PYTHON && cfg->kind != HS_INTERP_LUA))
 		return 0;
 	s = bpf_map_lookup_elem(&interp_scratch_map, &zero);
 	if (!s)
 		return 0;
 	s->owner = id;
 	h = (struct hs_event *)s->rec;
-	fill_header(h, id, HS_EV_INTERP, HS_INTERP_PYTHON, 0, 0);
+	fill_header(h, id, HS_EV_INTERP, (__u16)cfg->kind, 0, 0);
 	h->ts = 0;
 	h->old_addr = 0;
 	h->size = 0;
-	n = py_walk(cfg, s);
+	if (cfg->kind == HS_INTERP_LUA)
+		n = lua_emit(cfg, s, id);
+	else
+		n = py_walk(cfg, s);
 	if (!n && !(h->flags & HS_EVF_STACK_FAULT))
-		return 0;	/* not a Python thread, or not one yet */
+		return 0;	/* not the interpreter's thread, or not one yet */
 	if (n > HS_INTERP_MAX_FRAMES)
 		n = HS_INTERP_MAX_FRAMES;
 	h->nr_frames = (__u16)n;
@@ -125,6 +162,28 @@ static __always_inline __u32 interp_emit(__u64 id, __u32 *nr)
 }
 
 /*
+ * Launch mode: lua_newstate (luaL_newstate calls it) returned the new
+ * state's main thread @L: the first one a Lua process makes is the one
+ * walked, on the thread that made it.
+ */
+SEC("uretprobe")
+int BPF_KRETPROBE(lua_newstate_ret, __u64 L)
+{
+	__u64 id = bpf_get_current_pid_tgid();
+	__u32 tgid = id >> 32;
+	struct hs_interp_proc *cfg;
+
+	if (!interp_walk || !L)
+		return 0;
+	cfg = bpf_map_lookup_elem(&interp_procs, &tgid);
+	if (!cfg || cfg->kind != HS_INTERP_LUA || cfg->lua.main)
+		return 0;
+	cfg->lua.owner = (__u32)id;
+	WRITE_ONCE(cfg->lua.main, L);
+	return 0;
+}
+
+/*
  * -f: a traced process forked: the child runs the same image, so the
  * same walk, from its first allocation (the loader hears of it with the
  * fork's record).
@@ -136,8 +195,13 @@ static __always_inline void interp_forked(__u32 parent, __u32 child)
 	if (!interp_walk || !READ_ONCE(interp_procs_n))
 		return;
 	cfg = bpf_map_lookup_elem(&interp_procs, &parent);
-	if (cfg)
-		bpf_map_update_elem(&interp_procs, &child, cfg, BPF_ANY);
+	if (!cfg)
+		return;
+	bpf_map_update_elem(&interp_procs, &child, cfg, BPF_ANY);
+	/* Lua: the child's state is its one thread's (the fork's copy of the forker's). */
+	cfg = bpf_map_lookup_elem(&interp_procs, &child);
+	if (cfg && cfg->kind == HS_INTERP_LUA)
+		cfg->lua.owner = child;
 }
 
 /* Process @tgid exec'd or ended: its image's walk is not the new one's. */

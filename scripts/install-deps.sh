@@ -14,6 +14,10 @@
 # makes the man pages, man-db renders them (tests/test_install.sh);
 # debuginfod is elfutils' debuginfod server and its client debuginfod-find,
 # which heapdecode runs (tests/test_debuginfod.sh).
+# Debian's Lua interpreters and their libraries, with the 5.4 and 5.1
+# debug files (whose luaV_execute symbol the Lua frames test checks the
+# symbol-less way against: tests/interp/test_luafind.c), and node, whose
+# JIT frames the perf map names (tests/tracer/test_jit.sh, test_lua.sh).
 # python3.11 is Debian's own interpreter, /usr/bin/python3.11, which the
 # Python frames' tests and benchmark trace (tests/tracer/test_python.sh,
 # tests/interp, bench/pyframes.sh): named by path, as a python3.11 that
@@ -43,6 +47,7 @@ libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev libcapstone-dev libcmock
 pkg-config libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils debuginfod help2man man-db libxml2-utils chromium gdb sqlite3
 heaptrack valgrind strace python3.11
+lua5.4 lua5.1 luajit liblua5.4-0 liblua5.1-0 libluajit-5.1-2 liblua5.4-0-dbg liblua5.1-0-dbg nodejs
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
 qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64

@@ -19,9 +19,12 @@
 #include <linux/types.h>
 #endif
 
+#include "heapsnoop/luaframe.h"
+
 enum hs_interp_kind {
 	HS_INTERP_NONE = 0,
 	HS_INTERP_PYTHON = 1,	/* CPython 3.11 to 3.13 */
+	HS_INTERP_LUA = 2,	/* PUC Lua 5.4 and 5.1 */
 	HS_INTERP__MAX,
 };
 
@@ -30,8 +33,9 @@ enum hs_interp_kind {
 
 /*
  * One interpreter frame, innermost first. @code: what the loader names
- * the frame by (Python: the code object). @pos: where in it, and the
- * kind's flags:
+ * the frame by (Python: the code object; Lua: the prototype or C
+ * function, include/heapsnoop/luaframe.h). @pos: where in it, and the
+ * kind's flags (Lua's: luaframe.h's):
  *   Python: bits 0-31 the instruction's index in the code units
  *   (signed: a frame not yet started is before 0), bits 32-39
  *   _PyInterpreterFrame.owner, bit 40 3.11's is_entry: the frame is the
@@ -81,6 +85,7 @@ struct hs_interp_proc {
 	__u32 max_frames;	/* <= HS_INTERP_MAX_FRAMES */
 	union {
 		struct hs_py_proc py;	/* HS_INTERP_PYTHON */
+		struct hs_lua_proc lua;	/* HS_INTERP_LUA */
 	};
 };
 

@@ -13,6 +13,8 @@
 #   Python frames among the native ones, launched and attached, on
 #   Debian's python3.11 (the build directory's copy: the root has none)
 #   and the root's own python3.13 (test_python.sh)
+#   Lua frames, launched and attached, on Debian's lua5.4 and lua5.1 (the
+#   build directory's copies) (test_lua.sh)
 # Before them, what the guest runs them on: its own Debian root, not this
 # machine's (tests/kmatrix/guest.sh), with none of heapsnoop's libraries,
 # and the release heapsnoop and heapdecode needing none (ldd).
@@ -27,6 +29,9 @@ TESTS=("$@")
 # shows the guest its standard library); a smaller "million" under TCG.
 [ -x /usr/bin/python3.11 ] || export HS_PYTHON=$OUT/tests/python3.11
 export HS_PY_MILLION=${HS_PY_MILLION:-100000}
+# test_lua.sh: Debian's lua5.4 and lua5.1 from the build directory.
+[ -x /usr/bin/lua5.4 ] || export HS_LUA54=$OUT/tests/lua5.4
+[ -x /usr/bin/lua5.1 ] || export HS_LUA51=$OUT/tests/lua5.1
 pass=0 fail=0 failed=
 # The kernel's messages from here on are the tests' (a marker in the log).
 MARK="heapsnoop kmatrix: tests begin"

@@ -14,7 +14,8 @@
 # release binaries, linked with no shared library.
 # KMATRIX_TESTS: the tests to run in each guest (default: all of them,
 # "semantics attach unwind syswide ringbuf sampling fork", and "python" in
-# the kernels of KMATRIX_PY_KERNELS, default "5.10 6.1"). This machine's own kernel has
+# the kernels of KMATRIX_PY_KERNELS, default "5.10 6.1", "lua" in those of
+# KMATRIX_LUA_KERNELS, default "5.10"). This machine's own kernel has
 # no image to boot; it is covered by the native tests of `make check`.
 # Exits non-zero if a kernel failed, could not be fetched or booted.
 set -u
@@ -26,13 +27,16 @@ read -ra MAIN_TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbu
 # Python frames (test_python: ~4 minutes a guest) on the oldest kernel and
 # the next one, whose verifiers check the walk's programs; KMATRIX_PY_KERNELS.
 read -ra PY_KERNELS <<< "${KMATRIX_PY_KERNELS-5.10 6.1}"
+# Lua frames (test_lua: Debian's lua5.4 and lua5.1 from the build
+# directory) on the oldest kernel, whose verifier checks the Lua walk.
+read -ra LUA_KERNELS <<< "${KMATRIX_LUA_KERNELS-5.10}"
 # Under TCG everything is some 10 times slower: the tests' waits for a line
 # get 5 minutes instead of one (they still end at the line, not later), a
 # kernel 15 minutes before its guest is killed as hung (it takes some 3-4).
 export HS_TEST_TIMEOUT=${HS_TEST_TIMEOUT:-300} KMATRIX_TIMEOUT=${KMATRIX_TIMEOUT:-900}
 for f in heapsnoop heapdecode tests/prog_semantics tests/prog_waiter tests/prog_nofp \
 		tests/prog_sys_a tests/prog_sys_b tests/prog_sys_short tests/prog_fork tests/prog_threads \
-		tests/prog_slotexit tests/libexitcall.so tests/python3.11; do
+		tests/prog_slotexit tests/libexitcall.so tests/python3.11 tests/lua5.4 tests/lua5.1; do
 	[ -x "$OUT/$f" ] || { echo "kmatrix: $OUT/$f missing: make check (or make kmatrix) builds it" >&2; exit 2; }
 done
 
@@ -49,6 +53,7 @@ failed=() total_start=$SECONDS
 for k in "${KERNELS[@]}"; do
 	TESTS=("${MAIN_TESTS[@]}") env=()
 	[ -z "${KMATRIX_TESTS:-}" ] && [[ " ${PY_KERNELS[*]} " == *" $k "* ]] && TESTS+=(python)
+	[ -z "${KMATRIX_TESTS:-}" ] && [[ " ${LUA_KERNELS[*]} " == *" $k "* ]] && TESTS+=(lua)
 	case $k in
 	*+preempt) TESTS=(threads) env=(KMATRIX_APPEND=preempt=full KMATRIX_SMP=1) ;;
 	esac

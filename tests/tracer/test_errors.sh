@@ -38,7 +38,7 @@ fi
 # Interpreter frames: a kind heapsnoop does not know; -a, which reads none.
 "$HS" --interp python,perl -- /bin/true > /dev/null 2> "$T/ei"
 check "--interp perl: exit 1, the kinds there are" \
-	bash -c "test $? -eq 1 && grep -q \"\\--interp 'perl': give python, or none\" '$T/ei'"
+	bash -c "test $? -eq 1 && grep -q \"\\--interp 'perl': give python, lua (a comma list), or none\" '$T/ei'"
 "$HS" -a --interp python -o /dev/null > /dev/null 2> "$T/ea"
 check "-a --interp: exit 1, why" \
 	bash -c "test $? -eq 1 && grep -q -- '--interp goes with -p or a command' '$T/ea'"

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * mapset.h - the executable file mappings of one process: what heapsnoop
+ * mapset.h - the executable mappings of one process: what heapsnoop
  * writes as `map` records (docs/OUTPUT.md) and what the unwinder and the
  * symbolizer need to turn an address into (module, file offset, ELF
- * address), here or on another machine. Filled from /proc (procmaps.h),
+ * address), here or on another machine; and the anonymous executable
+ * ones, where JIT compilers put their code (MAPPING_ANON: no file, no
+ * CFI, frames named by the perf map). Filled from /proc (procmaps.h),
  * from the kernel's mapping records (mmaprec.h) or from `map` records
  * (records.h).
  */
@@ -21,8 +23,18 @@ struct mapping {
 	uint64_t offset;	/* file offset of start */
 	uint64_t dev, ino;	/* the file's st_dev, st_ino; 0 if not known */
 	char build_id[BUILD_ID_HEX_SIZE];	/* hex, or "-" */
-	char *path;		/* as the process sees it */
+	char *path;		/* as the process sees it; MAPPING_ANON: "[anon]" */
+	uint32_t flags;		/* MAPPING_* */
 };
+
+/*
+ * Anonymous executable memory (JIT code: V8, LuaJIT's traces): no file,
+ * no CFI. Its path is MAPPING_ANON_PATH, or the name the process gave it
+ * (PR_SET_VMA_ANON_NAME: "[anon:NAME]").
+ */
+#define MAPPING_ANON		(1u << 0)
+#define MAPPING_ANON_PATH	"[anon]"
+
 
 struct mapset {
 	pid_t pid;

@@ -91,10 +91,16 @@ static const char usage_text[] =
 "      --seed N           --preload: the sampler's seed (repeatable runs)\n"
 "      --interp KINDS     interpreters whose frames go among the native ones,\n"
 "                         each function at its file:line (a comma list;\n"
-"                         default python): python, CPython 3.11 to 3.13, with\n"
-"                         -p or a command (a command's Python runs with\n"
+"                         default python,lua), with -p or a command: python,\n"
+"                         CPython 3.11 to 3.13 (a command's Python runs with\n"
 "                         PYTHONMALLOC=malloc unless set, so each object is a\n"
-"                         live block); none or --no-interp: native frames only\n"
+"                         live block); lua, Lua 5.4 and 5.1 (named as Lua's\n"
+"                         traceback names them, coroutines followed to their\n"
+"                         resumers); none or --no-interp: native frames only\n"
+"      --no-perf-map      leave JIT code's frames unnamed: no process's\n"
+"                         /tmp/perf-PID.map is read (node --perf-basic-prof\n"
+"                         writes one; by default its lines name the frames and\n"
+"                         go into the log as jit records)\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
@@ -153,7 +159,7 @@ enum {
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
-	OPT_INTERP, OPT_NO_INTERP,
+	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP,
 };
 
 static const struct option longopts[] = {
@@ -189,6 +195,7 @@ static const struct option longopts[] = {
 	{ "max-peak", required_argument, NULL, OPT_MAX_PEAK },
 	{ "interp", required_argument, NULL, OPT_INTERP },
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
+	{ "no-perf-map", no_argument, NULL, OPT_NO_PERF_MAP },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -385,8 +392,10 @@ static int parse_interp(char *arg, struct options *o)
 	for (char *tok = strtok_r(arg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		if (!strcmp(tok, "python")) {
 			o->interp |= OPT_INTERP_PYTHON;
+		} else if (!strcmp(tok, "lua")) {
+			o->interp |= OPT_INTERP_LUA;
 		} else if (strcmp(tok, "none")) {
-			elog("--interp '%s': give python, or none", tok);
+			elog("--interp '%s': give python, lua (a comma list), or none", tok);
 			return -EINVAL;
 		}
 	}
@@ -415,6 +424,7 @@ static int parse_one(int c, char *arg, struct options *o)
 		o->interp_asked = true;
 		return parse_interp(arg, o);
 	case OPT_NO_INTERP: o->interp = 0; return 0;
+	case OPT_NO_PERF_MAP: o->no_perf_map = true; return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
 	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK:
@@ -515,7 +525,7 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .thread_slots = HS_THREAD_SLOTS, .uid = -1, .max_size = UINT64_MAX,
-			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON };
+			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON | OPT_INTERP_LUA };
 	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;

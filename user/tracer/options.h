@@ -14,6 +14,7 @@
 
 #define OPTIONS_MAX_PIDS 64	/* --pid-filter */
 #define OPT_INTERP_PYTHON (1u << 0)	/* --interp python */
+#define OPT_INTERP_LUA (1u << 1)	/* --interp lua */
 
 struct options {
 	pid_t pid;		/* -p, or the launched command's once started */
@@ -48,6 +49,7 @@ struct options {
 	/* --interp: the interpreters whose frames are read (OPT_INTERP_*) */
 	unsigned int interp;
 	bool interp_asked;	/* --interp was given (not the default) */
+	bool no_perf_map;	/* --no-perf-map: JIT frames not named */
 	/* --fail-on-leak, --suppressions, --max-peak (gate.h) */
 	struct leakgate_opts gate;
 };

@@ -177,7 +177,8 @@ static int ring_peek(void *ctx, uint64_t from,
  */
 static uint64_t frame_addr(void *ctx, pid_t pid, const struct interp_frame *f)
 {
-	static const char *const kinds[HS_INTERP__MAX] = { [HS_INTERP_PYTHON] = "python" };
+	static const char *const kinds[HS_INTERP__MAX] = { [HS_INTERP_PYTHON] = "python",
+								    [HS_INTERP_LUA] = "lua" };
 	struct session *s = ctx;
 	uint64_t addr;
 
@@ -195,10 +196,16 @@ static void interp_record(void *ictx, const struct hs_event *ev, size_t len, uin
 }
 
 static uint32_t interp_splice(void *ictx, const struct hs_event *ev, uint64_t seq,
-			      const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
-			      uint32_t max, uint32_t *flags)
+			      const uint64_t *native, uint32_t n, bool native_cut,
+			      const struct unwind_grab *grab, uint64_t *out, uint32_t max,
+			      uint32_t *flags)
 {
-	return interp__splice(ictx, ev, seq, native, n, native_cut, out, max, flags);
+	return interp__splice(ictx, ev, seq, native, n, native_cut, grab, out, max, flags);
+}
+
+static bool interp_grab(void *ictx, pid_t pid, uint64_t *lo, uint64_t *hi)
+{
+	return interp__grab(ictx, pid, lo, hi);
 }
 
 /*
@@ -221,6 +228,7 @@ static int start_tracing(struct session *s)
 	if (o->interp && !o->all) {
 		s->interp = interp__new(&(struct interp_opts){
 			.skel = s->skel, .python = o->interp & OPT_INTERP_PYTHON,
+			.lua = o->interp & OPT_INTERP_LUA,
 			.follow_forks = o->follow_forks, .verbose = o->verbose,
 			.peek = ring_peek, .head = session__ring_head, .frame_addr = frame_addr,
 			.ctx = s });
@@ -236,6 +244,7 @@ static int start_tracing(struct session *s)
 						    .snip_post = o->snip_post,
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
+						    .no_jit_names = o->no_perf_map,
 						    .sample_bytes = o->sample_bytes,
 						    .on_exit = o->leaks_at_exit || s->gate ?
 							       session__on_proc_exit : NULL,
@@ -244,6 +253,7 @@ static int start_tracing(struct session *s)
 						    .ctx = s,
 						    .interp_record = s->interp ? interp_record : NULL,
 						    .interp_splice = s->interp ? interp_splice : NULL,
+						    .interp_grab = s->interp ? interp_grab : NULL,
 						    .ictx = s->interp });
 	if (!s->trace) {
 		elog("out of memory");

@@ -264,6 +264,83 @@ static void test_user_stacks(void **state)
 	trace__free(t);
 }
 
+#ifdef __x86_64__
+/*
+ * JIT code (V8's): anonymous executable memory, no CFI, frames chained by
+ * %rbp. The call site and its caller are in an anonymous mapping; the
+ * walk goes through them by frame pointer into main (this executable's
+ * CFI), whose caller is 0: a complete stack. Without the anonymous
+ * mapping, the first frame-pointer step has nowhere to land: a fault.
+ * The frames in JIT code are named by the perf map of the process (this
+ * one's, written here), the line that named one kept for the dumps.
+ */
+static void test_jit_frames(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true, .unwind = true });
+	const uint64_t sp = 0x7ff000000000, jit = 0x10000000;
+	const uint32_t pid = (uint32_t)getpid();
+	struct perf_map_entry pe;
+	char perfmap[64];
+	FILE *f;
+	uint64_t ret = (uint64_t)(uintptr_t)main + 1, *w;
+	struct mapping anon = { .start = jit, .end = jit + 0x1000, .build_id = "-",
+				.path = MAPPING_ANON_PATH, .flags = MAPPING_ANON };
+	struct hs_user_stack *us;
+	struct ustack_event e;
+	struct mapset *self;
+	struct unwind_stats st;
+	struct cfi_stats cs;
+	const struct stack *s;
+	size_t len;
+
+	(void)state;
+	snprintf(perfmap, sizeof(perfmap), "/tmp/perf-%u.map", pid);
+	f = fopen(perfmap, "w");
+	assert_non_null(f);
+	fprintf(f, "%llx 80 JS:*outer /srv/app.js:1:1\n%llx 20 JS:*leaf /srv/app.js:9:1\n",
+		(unsigned long long)jit + 0xc0, (unsigned long long)jit);
+	fclose(f);
+	assert_int_equal(proc_maps__load_files(getpid(), &self), 0);
+	assert_int_equal(trace__map_add(t, pid, mapset__find(self, ret)), 0);
+	for (int with_anon = 0; with_anon < 2; with_anon++) {
+		if (with_anon)
+			assert_int_equal(trace__map_add(t, pid, &anon), 0);
+		len = ustack_event(&e, pid, jit + 0x10, sp, 256);
+		us = (void *)((char *)&e.ev + HS_EVENT_HDR_SIZE);
+		us->regs[HS_UREG_BP] = sp + 0x10;
+		w = (uint64_t *)us->data;
+		w[2] = sp + 0x40;		/* the JIT frame's record: its caller's %rbp */
+		w[3] = jit + 0x100;		/* ... and return address, JIT code again */
+		w[8] = 0;			/* the next record: main's */
+		w[9] = ret;
+		w[10] = 0;			/* main's caller (its CFA - 8): none */
+		feed(t, &e, len);
+	}
+	s = stacks__get(trace__find_proc(t, pid)->stacks, 0);
+	assert_int_equal(s->depth, 1);
+	assert_int_equal(s->flags, STACK_FAULT);
+	s = stacks__get(trace__find_proc(t, pid)->stacks, 1);
+	assert_int_equal(s->depth, 3);
+	assert_int_equal(s->frames[1], jit + 0x100);
+	assert_int_equal(s->frames[2], ret);
+	assert_int_equal(s->flags, 0);
+	assert_int_equal(trace__unwind_stats(t, &st, &cs), 0);
+	assert_int_equal(st.complete, 1);
+	assert_int_equal(st.fp_frames, 2);
+	assert_int_equal(st.jit_frames, 1);
+	/* Named: the call site by the second line, its caller by the first. */
+	assert_int_equal(trace__stats(t)->jit_frames, 2);
+	assert_int_equal(trace__stats(t)->jit_named, 2);
+	assert_int_equal(jit_names__find(trace__find_proc(t, pid)->jit, jit + 0x10, &pe), 0);
+	assert_string_equal(pe.name, "JS:*leaf /srv/app.js:9:1");
+	assert_int_equal(jit_names__find(trace__find_proc(t, pid)->jit, jit + 0x100, &pe), 0);
+	assert_string_equal(pe.name, "JS:*outer /srv/app.js:1:1");
+	unlink(perfmap);
+	mapset__free(self);
+	trace__free(t);
+}
+#endif
+
 /* An allocation (or free, @size unused) by thread @tid from frame @site. */
 static void send_at(struct trace *t, uint32_t type, uint32_t tid, uint64_t site, uint64_t addr,
 		    uint64_t size)
@@ -444,6 +521,9 @@ int main(void)
 		cmocka_unit_test(test_exec_drops_old_heap),
 		cmocka_unit_test(test_mapping_records),
 		cmocka_unit_test(test_user_stacks),
+#ifdef __x86_64__
+		cmocka_unit_test(test_jit_frames),
+#endif
 		cmocka_unit_test(test_accounting),
 		cmocka_unit_test(test_final_count),
 		cmocka_unit_test(test_record_sizes),

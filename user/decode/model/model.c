@@ -490,11 +490,15 @@ void hd_model__lookup(struct hd_model *m, uint32_t pid, uint64_t addr, struct sy
 		symbolizer__lookup_elf(m->sym, m->opts.elf, addr, true, f);
 		return;
 	}
-	/* A file mapping first; else JIT code, this dump's or the baseline's. */
-	map = hd_model__mapping(m, pid, addr);
-	if (!map && (frametab__symbolize(m->frames, pid, addr, f) ||
-		     (m->base && frametab__symbolize(m->base->frames, pid, addr, f))))
+	/*
+	 * JIT code, this dump's or the baseline's, before the mappings: its
+	 * ranges lie in anonymous memory, which the tracer's map records
+	 * name "[anon]" (a file's code is never in a jit record's range).
+	 */
+	if (frametab__symbolize(m->frames, pid, addr, f) ||
+	    (m->base && frametab__symbolize(m->base->frames, pid, addr, f)))
 		return;
+	map = hd_model__mapping(m, pid, addr);
 	symbolizer__lookup(m->sym, map, addr, true, f);
 }
 

@@ -82,11 +82,14 @@ void interp__reset(struct interp *ip, struct iproc *p)
 	p->pending = NULL;
 	free_deaths(p->deaths);
 	p->deaths = NULL;
+	lua_proc__free(p->lua);
+	p->lua = NULL;
 	if (p->state == IP_ON && ip->nregistered) {
 		ip->nregistered--;
 		ip->o.skel->bss->interp_procs_n = ip->nregistered;
 	}
 	p->state = IP_OFF;
+	p->kind = HS_INTERP_NONE;
 	p->looked = false;
 }
 
@@ -162,6 +165,10 @@ static void forked(struct interp *ip, pid_t parent, pid_t child)
 	if (!pp || pp->state != IP_ON || !(c = interp__get_proc(ip, child)))
 		return;
 	interp__reset(ip, c);
+	if (pp->kind == HS_INTERP_LUA) {
+		interp__forked_lua(ip, pp, c);
+		return;
+	}
 	c->img = pp->img;
 	c->bias = pp->bias;
 	snprintf(c->exe, sizeof(c->exe), "%s", pp->exe);
@@ -175,6 +182,7 @@ static void forked(struct interp *ip, pid_t parent, pid_t child)
 		return;
 	}
 	c->state = IP_ON;
+	c->kind = HS_INTERP_PYTHON;
 	c->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
 	ip->nregistered++;
 	ip->o.skel->bss->interp_procs_n = ip->nregistered;
@@ -293,7 +301,7 @@ static uint32_t name_frames(struct interp *ip, struct iproc *p, const struct hs_
 	return k;
 }
 
-static uint32_t copy_native(const uint64_t *native, uint32_t n, uint64_t *out, uint32_t max)
+uint32_t interp__copy_native(const uint64_t *native, uint32_t n, uint64_t *out, uint32_t max)
 {
 	n = n < max ? n : max;
 	memcpy(out, native, n * sizeof(*out));
@@ -301,8 +309,8 @@ static uint32_t copy_native(const uint64_t *native, uint32_t n, uint64_t *out, u
 }
 
 uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t seq,
-			const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
-			uint32_t max, uint32_t *flags)
+			const uint64_t *native, uint32_t n, bool native_cut,
+			const struct unwind_grab *grab, uint64_t *out, uint32_t max, uint32_t *flags)
 {
 	struct iproc *p = interp__find_proc(ip, (pid_t)ev->pid);
 	struct pending *pd;
@@ -311,40 +319,43 @@ uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t s
 	bool cut = false;
 
 	*flags = 0;
-	if (!ip->o.python)
-		return copy_native(native, n, out, max);
+	if (!ip->o.python && !ip->o.lua)
+		return interp__copy_native(native, n, out, max);
 	/* -p after an exec, -f's children: looked at (again) lazily. */
 	if (!p || (p->state != IP_ON && (!p->looked || p->state == IP_WAIT_LIBC))) {
 		interp__look(ip, (pid_t)ev->pid, INTERP_RUNNING);
 		p = interp__find_proc(ip, (pid_t)ev->pid);
 	}
 	if (!p || p->state != IP_ON)
-		return copy_native(native, n, out, max);
+		return interp__copy_native(native, n, out, max);
 	ip->c.allocs++;
 	/* Made before an exec stop registered the image there now: not its frames. */
 	if ((ev->flags & HS_EVF_INTERP) && seq - 1 < p->since) {
 		ip->c.lost++;
 		*flags = STACK_FAULT;
-		return copy_native(native, n, out, max);
+		return interp__copy_native(native, n, out, max);
 	}
 	if (ev->flags & HS_EVF_INTERP_LOST) {
 		ip->c.lost++;
 		*flags = STACK_FAULT;
-		return copy_native(native, n, out, max);
+		return interp__copy_native(native, n, out, max);
 	}
 	pd = (ev->flags & HS_EVF_INTERP) ?
 	     htab__find(p->pending, key_hash(ev->tid), ev->tid) : NULL;
 	if ((ev->flags & HS_EVF_INTERP) && (!pd || pd->nr != ev->interp_frames)) {
 		ip->c.mismatch++;
 		*flags = STACK_FAULT;
-		return copy_native(native, n, out, max);
+		return interp__copy_native(native, n, out, max);
 	}
+	if (p->kind == HS_INTERP_LUA)
+		return interp__lua_splice(ip, p, ev, pd, native, n, native_cut, grab, out, max,
+					  flags);
 	if (!pd) {
 		/* Not a Python thread (yet): no frames; an eval frame then is not placed. */
 		ip->c.no_frames++;
 		if (any_eval(p, native, n))
 			*flags = STACK_ORDER;
-		return copy_native(native, n, out, max);
+		return interp__copy_native(native, n, out, max);
 	}
 	in = (struct splice_in){ .native = native, .nnative = n, .native_cut = native_cut,
 				 .iframes = ip->iframes, .seg_end = ip->seg_end,
@@ -397,4 +408,7 @@ void interp__stats(const struct interp *ip, FILE *out)
 	     PRIu64 " cache hits, %zu kept; %" PRIu64 " deaths, %" PRIu64 " seen ahead",
 	     cs.reads, cs.from_death + cs.live_lost, cs.live_lost, cs.gone, cs.hits, cs.entries,
 	     ip->c.deaths, ip->c.deaths_ahead);
+	if (ip->o.lua)
+		flog(out, "Lua: %" PRIu64 " states found, %" PRIu64 " frames whose prototype could "
+		     "not be read (named \"?\")", ip->c.lua_states, ip->c.lua_stale);
 }

@@ -22,6 +22,7 @@
 
 #include "heapsnoop/event.h"
 #include "heapsnoop/interp.h"
+#include "unwind/unwind.h"
 
 struct heapsnoop_bpf;
 struct interp;
@@ -37,6 +38,7 @@ struct interp_frame {
 struct interp_opts {
 	struct heapsnoop_bpf *skel;	/* its interp_procs map, its interp_code_gone program */
 	bool python;			/* --interp: CPython's frames */
+	bool lua;			/* ... Lua's */
 	bool follow_forks;		/* -f: a destructor's probe for every process */
 	bool verbose;
 	unsigned int max_frames;	/* <= HS_INTERP_MAX_FRAMES */
@@ -85,8 +87,15 @@ void interp__record(struct interp *ip, const struct hs_event *ev, size_t len, ui
  * frames as they are.
  */
 uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t seq,
-			const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
-			uint32_t max, uint32_t *flags);
+			const uint64_t *native, uint32_t n, bool native_cut,
+			const struct unwind_grab *grab, uint64_t *out, uint32_t max, uint32_t *flags);
+
+/*
+ * The native frame whose registers interp__splice() wants of process
+ * @pid's allocations (Lua's interpreter loop: it keeps the running
+ * function's exact position in one) as [*@lo, *@hi); false: none.
+ */
+bool interp__grab(struct interp *ip, pid_t pid, uint64_t *lo, uint64_t *hi);
 
 /* -v: what was read and named, and how. */
 void interp__stats(const struct interp *ip, FILE *out);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * interp_int.h - what interp.c, look.c and ahead.c share (user/tracer/interp/):
+ * interp_int.h - what interp.c, look.c, ahead.c and luainterp.c share (user/tracer/interp/):
  * a traced process's interpreter state, the code objects' deaths seen
  * ahead in the ring, and the loader's interpreter object. interp.h is the
  * outside's API.
@@ -15,8 +15,12 @@
 
 #include "htab.h"
 #include "interp/interp.h"
+#include "interp/luaproc.h"
 #include "interp/pycache.h"
 #include "interp/pyfind.h"
+
+struct bpf_program;
+struct mapset;
 
 enum iproc_state {
 	IP_OFF,		/* no interpreter whose frames are read (or not looked at yet) */
@@ -42,6 +46,9 @@ struct pending {
 struct iproc {
 	pid_t pid;
 	enum iproc_state state;
+	enum hs_interp_kind kind;	/* what it runs, once IP_ON */
+	struct lua_proc *lua;		/* HS_INTERP_LUA */
+	bool lua_refused;		/* a Lua VM refused (said) in this image */
 	bool looked;		/* this image was looked at (lazily: once) */
 	uint64_t since;		/* the ring's head when registered */
 	char exe[PATH_MAX];	/* the binary, as the process names it */
@@ -64,6 +71,7 @@ struct probe {
 
 struct interp_counts {
 	uint64_t registered, refused;
+	uint64_t lua_states, lua_stale;	/* Lua: states found; frames not named ("?") */
 	uint64_t allocs, frames, named, gone, incomplete;
 	uint64_t lost, mismatch, order, truncated, no_frames, deaths, deaths_ahead;
 };
@@ -105,5 +113,31 @@ const struct hs_interp_code *interp__ahead(void *ctx, pid_t pid, uint64_t addr, 
  * handled: its looks up to it forgotten, and its name in @p's cache.
  */
 void interp__death_handled(struct iproc *p, uint64_t addr, uint64_t pos);
+
+/*
+ * look.c: program @prog on @path at file offset @off (a uretprobe if
+ * @ret) for @p, or every process with -f: once per (file, pid). Returns
+ * 0 or a negative errno.
+ */
+int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *prog, bool ret,
+		     const char *path, uint64_t off);
+
+/* interp.c: @n native frames as they are into @out (at most @max); returns how many. */
+uint32_t interp__copy_native(const uint64_t *native, uint32_t n, uint64_t *out, uint32_t max);
+
+/*
+ * luainterp.c: Lua's part. interp__look_lua: a Lua VM in @p's executable
+ * or a liblua it maps (@pm: its files), registered with the BPF side;
+ * true if there is one (read, or refused and said). interp__forked_lua:
+ * -f's child @c of Lua process @pp. interp__lua_splice: an allocation of
+ * Lua process @p (@pd its frames, or NULL) as interp__splice() says.
+ */
+bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *pm,
+		      enum interp_when when);
+void interp__forked_lua(struct interp *ip, struct iproc *pp, struct iproc *c);
+uint32_t interp__lua_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
+			    struct pending *pd, const uint64_t *native, uint32_t n, bool native_cut,
+			    const struct unwind_grab *grab, uint64_t *out, uint32_t max,
+			    uint32_t *flags);
 
 #endif /* HEAPSNOOP_INTERP_INT_H */

@@ -124,8 +124,8 @@ static void say_allocator(struct iproc *p, bool running)
 	     "(heapsnoop sets it for a command it starts)", p->pid, v, how);
 }
 
-/* The destructor's probe for @p's binary @path, once per (file, pid). */
-static int probe_destructor(struct interp *ip, struct iproc *p, const char *path)
+int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *prog, bool ret,
+		     const char *path, uint64_t off)
 {
 	pid_t pid = ip->o.follow_forks ? -1 : p->pid;
 	struct bpf_link *link;
@@ -138,8 +138,7 @@ static int probe_destructor(struct interp *ip, struct iproc *p, const char *path
 		if (ip->probes[i].dev == st.st_dev && ip->probes[i].ino == st.st_ino &&
 		    (ip->probes[i].pid == pid || ip->probes[i].pid == -1))
 			return 0;
-	link = bpf_program__attach_uprobe(ip->o.skel->progs.interp_code_gone, false, pid, path,
-					  (size_t)p->img.code_dealloc_off);
+	link = bpf_program__attach_uprobe(prog, ret, pid, path, (size_t)off);
 	if (!link)
 		return -errno;
 	v = realloc(ip->probes, (ip->nprobes + 1) * sizeof(*v));
@@ -150,6 +149,13 @@ static int probe_destructor(struct interp *ip, struct iproc *p, const char *path
 	ip->probes = v;
 	ip->probes[ip->nprobes++] = (struct probe){ st.st_dev, st.st_ino, pid, link };
 	return 0;
+}
+
+/* The destructor's probe for @p's binary @path, once per (file, pid). */
+static int probe_destructor(struct interp *ip, struct iproc *p, const char *path)
+{
+	return interp__probe_at(ip, p, ip->o.skel->progs.interp_code_gone, false, path,
+				p->img.code_dealloc_off);
 }
 
 /* What the BPF walk needs of @p (include/heapsnoop/interp.h). */
@@ -211,6 +217,7 @@ static int turn_on(struct interp *ip, struct iproc *p, const struct libc_tsd *ts
 		return -errno;
 	p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
 	p->state = IP_ON;
+	p->kind = HS_INTERP_PYTHON;
 	ip->nregistered++;
 	ip->o.skel->bss->interp_procs_n = ip->nregistered;
 	ip->c.registered++;
@@ -226,7 +233,7 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	char path[PATH_MAX], libc[PATH_MAX], why[512], v[32];
 	int err;
 
-	if (!p || !ip->o.python)
+	if (!p || (!ip->o.python && !ip->o.lua))
 		return;
 	/* An exec stop: the old image is gone (BPF forgot it at the exec). */
 	if (when == INTERP_AT_EXEC && p->state != IP_OFF) {
@@ -238,8 +245,11 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
 		return;
+	if (ip->o.lua && interp__look_lua(ip, p, pm, when))
+		goto out;
 	err = -ENOENT;
-	for (int i = 0, n = python_mappings(pid, pm, cand); i < n && err == -ENOENT; i++) {
+	for (int i = 0, n = ip->o.python ? python_mappings(pid, pm, cand) : 0;
+	     i < n && err == -ENOENT; i++) {
 		m = cand[i];
 		if (proc_maps__reach(pid, m, path, sizeof(path))) {
 			elog("pid %d: %s cannot be reached from here: its Python frames are not read",

@@ -37,6 +37,15 @@ static int parse_line(char *line, struct mapping *m, char *perms, const char **p
 	return 0;
 }
 
+/*
+ * Is the mapping of @path anonymous memory (no file: an empty path, or a
+ * name given by PR_SET_VMA_ANON_NAME)? proc(5); "[anon:" since Linux 5.17.
+ */
+static bool is_anon(const char *path, const struct mapping *m)
+{
+	return !m->ino && (!path[0] || !strncmp(path, "[anon:", 6));
+}
+
 /* Through map_files: the mapped file itself, whatever its path is now. */
 static void read_build_id(pid_t pid, struct mapping *m, struct buildid_cache *bc)
 {
@@ -117,8 +126,16 @@ static int load(pid_t pid, bool build_ids, struct buildid_cache *bc, struct maps
 			*nl = '\0';
 		if (parse_line(line, &m, perms, &path) || perms[2] != 'x')
 			continue;
-		if (path[0] != '/' && strcmp(path, "[vdso]"))
+		if (is_anon(path, &m)) {
+			/* JIT code: kept for the unwinder's frame-pointer steps. */
+			if (!build_ids)
+				continue;
+			m.flags = MAPPING_ANON;
+			if (!path[0])
+				path = MAPPING_ANON_PATH;
+		} else if (path[0] != '/' && strcmp(path, "[vdso]")) {
 			continue;
+		}
 		if (pm->n == vcap) {
 			struct mapping *v;
 

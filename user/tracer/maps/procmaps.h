@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * procmaps.h - the executable file mappings of a live process, read from
+ * procmaps.h - the executable mappings of a live process, read from
  * /proc/PID/maps into a mapping set (mapset.h), with each file's GNU
  * build ID (read through /proc/PID/map_files, so it is the mapped file's
  * even if the path has since been replaced or deleted); the files a
@@ -18,12 +18,13 @@
 #include "mapset.h"
 
 /*
- * Read the executable file-backed mappings of @pid (and [vdso]), build IDs
- * through the cache @bc (each file read once).
- * Returns 0; -ESRCH if the process is gone; -EACCES; -ENOMEM.
+ * Read the executable mappings of @pid: its files' (build IDs through the
+ * cache @bc, each file read once), [vdso], and anonymous memory
+ * (MAPPING_ANON: JIT code, which the unwinder steps through by frame
+ * pointer). Returns 0; -ESRCH if the process is gone; -EACCES; -ENOMEM.
  */
 int proc_maps__load(pid_t pid, struct buildid_cache *bc, struct mapset **out);
-/* The same without build IDs (build_id ""): cheap, for scanning. */
+/* The files and [vdso] only, without build IDs (build_id ""): cheap, for scanning. */
 int proc_maps__load_files(pid_t pid, struct mapset **out);
 
 /*

@@ -279,7 +279,10 @@ static void print_frame(struct frametab *ft, const struct proc *p, struct symbol
 {
 	const struct mapping *m = p->maps ? mapset__find(p->maps, s->frames[i]) : NULL;
 	struct sym_frame f;
-	/* A frame that is not native code is named by its table, the others by their file. */
+	/*
+	 * A frame that is not native code (an interpreter's, or JIT code its
+	 * perf map named) is named by its table, the others by their file.
+	 */
 	bool named = frametab__symbolize(ft, (uint32_t)p->pid, s->frames[i], &f) ||
 		     (sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f));
 

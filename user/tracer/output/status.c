@@ -149,6 +149,11 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	if (s->truncated_stacks || s->stack_faults)
 		flog(out, "%" PRIu64 " allocations had a truncated stack, %" PRIu64
 			" a stack with an unreadable frame", s->truncated_stacks, s->stack_faults);
+	if (s->jit_frames > s->jit_named)
+		flog(out, "%" PRIu64 " of %" PRIu64 " frames in JIT code (anonymous executable "
+			"memory) have no name: their process wrote no perf map, /tmp/perf-PID.map "
+			"(node: --perf-basic-prof, and --interpreted-frames-native-stack for its "
+			"interpreted functions)", s->jit_frames - s->jit_named, s->jit_frames);
 	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
 		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
 			"stack (--stack-copy): rerun with a larger one for them", us.cut);
@@ -191,8 +196,9 @@ void status__unwind(FILE *out, const struct trace *t)
 	flog(out, "unwinding: %" PRIu64 " stacks, %" PRIu64 " complete, %" PRIu64
 		" cut at --stack-copy, %" PRIu64 " deeper than kept, %" PRIu64 " with a frame "
 		"not recovered; %" PRIu64 " caller frames, %" PRIu64 " of them by frame pointer "
-		"(no CFI), %" PRIu64 " by DWARF expression", us.stacks, us.complete, us.cut,
-		us.depth, us.fault, us.frames, us.fp_frames, us.slow_frames);
+		"(no CFI; %" PRIu64 " into JIT code), %" PRIu64 " by DWARF expression", us.stacks,
+		us.complete, us.cut, us.depth, us.fault, us.frames, us.fp_frames, us.jit_frames,
+		us.slow_frames);
 	if (us.paged)
 		flog(out, "unwinding: %" PRIu64 " stacks copied page by page, around %" PRIu64
 			" pages never touched (read as holes)", us.paged, us.holes);

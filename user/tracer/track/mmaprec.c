@@ -72,16 +72,24 @@ static bool parse_mmap2(const struct perf_event_header *h, struct rec *r)
 	size_t room = h->size - sizeof(*m) - sizeof(struct sample_id);
 
 	if (h->size < sizeof(*m) + sizeof(struct sample_id) ||
-	    (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) ||
-	    m->filename[0] != '/' || !memchr(m->filename, '\0', room))
-		return false;	/* anonymous or special: nothing to symbolize */
+	    (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) || !memchr(m->filename, '\0', room))
+		return false;
+	/* The kernel's name for anonymous executable memory: JIT code. */
+	if (!strcmp(m->filename, "//anon")) {
+		r->map.flags = MAPPING_ANON;
+		strcpy(r->map.build_id, "-");
+	} else if (m->filename[0] != '/') {
+		return false;	/* special ([vdso] is read from /proc): nothing to symbolize */
+	}
 	r->pid = (pid_t)m->pid;
 	r->map.start = m->addr;
 	r->map.end = m->addr + m->len;
 	r->map.offset = m->pgoff;
-	r->map.dev = makedev(m->maj, m->min);
-	r->map.ino = m->ino;
-	r->map.path = strdup(m->filename);
+	if (!r->map.flags) {
+		r->map.dev = makedev(m->maj, m->min);
+		r->map.ino = m->ino;
+	}
+	r->map.path = strdup(r->map.flags ? MAPPING_ANON_PATH : m->filename);
 	return r->map.path != NULL;
 }
 

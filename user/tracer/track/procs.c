@@ -19,6 +19,7 @@
 void trace__free_proc(struct proc *p)
 {
 	mapset__free(p->maps);
+	jit_names__free(p->jit);
 	tracker__free(p->live);
 	stacks__free(p->stacks);
 	acct__fini(&p->acct);

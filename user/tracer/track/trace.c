@@ -112,12 +112,69 @@ static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr
 		t->stats.realloc_races++;
 }
 
+/* Is return address @ra in JIT code (anonymous executable memory)? */
+static bool in_jit(const struct proc *p, uint64_t ra)
+{
+	const struct mapping *m = p->maps ? mapset__find(p->maps, ra - 1) : NULL;
+
+	return m && (m->flags & MAPPING_ANON);
+}
+
+struct jit_kept_ctx {
+	struct trace *t;
+	uint32_t pid;
+};
+
+/* A perf map line that names a frame, first kept: into the frame table, for the dumps. */
+static int jit_kept(const struct perf_map_entry *e, void *ctx)
+{
+	const struct jit_kept_ctx *c = ctx;
+	int err = frametab__add_jit(c->t->frames, c->pid, e->start, e->end, e->name);
+
+	/* A range past FRAMETAB_MAX_JIT stays unnamed in the dumps, not a failure. */
+	return err == -ENOMEM ? err : 0;
+}
+
+/*
+ * A new stack: its frames in JIT code named from the process's perf map
+ * now, while the process lives (the map is in its root, which goes with
+ * it in a container), and the lines kept for the dumps (the frame
+ * table's jit records: heapdecode needs nothing of the machine).
+ */
+static void note_jit(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n)
+{
+	struct jit_names_stats before, after;
+
+	if (!p->jit) {
+		uint32_t i = 0;
+
+		while (i < n && !in_jit(p, frames[i]))
+			i++;
+		if (i == n)
+			return;
+		p->jit = jit_names__new(p->pid);
+		if (!p->jit) {
+			t->stats.no_memory++;
+			return;
+		}
+	}
+	jit_names__stats(p->jit, &before);
+	if (jit_names__note(p->jit, p->maps, frames, n, jit_kept,
+			    &(struct jit_kept_ctx){ t, (uint32_t)p->pid }) < 0)
+		t->stats.no_memory++;
+	jit_names__stats(p->jit, &after);
+	t->stats.jit_frames += after.frames - before.frames;
+	t->stats.jit_named += after.named - before.named;
+}
+
 /*
  * An allocation of process @p with @n frames (walked by BPF, or unwound
- * here) and @evflags (HS_EVF_*).
+ * here) and @evflags (HS_EVF_*); @grab: the registers of the native frame
+ * the interpreter hooks asked for (NULL: none).
  */
 static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event *ev,
-			 const uint64_t *frames, uint32_t n, uint32_t evflags)
+			 const uint64_t *frames, uint32_t n, uint32_t evflags,
+			 const struct unwind_grab *grab)
 {
 	uint32_t flags = 0;
 	struct live_alloc a, old;
@@ -141,7 +198,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		uint32_t iflags;
 
 		n = t->opts.interp_splice(t->opts.ictx, ev, t->seq, frames, n,
-					  flags & (STACK_TRUNCATED | STACK_FAULT), t->spliced,
+					  flags & (STACK_TRUNCATED | STACK_FAULT), grab, t->spliced,
 					  TRACE_SPLICED_MAX, &iflags);
 		frames = t->spliced;
 		flags |= iflags;
@@ -168,6 +225,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	if (!t->opts.map_records && !(evflags & HS_EVF_USER_STACK) &&
 	    stacks__count(p->stacks) != before)
 		check_coverage(t, p, frames, n);
+	if (stacks__count(p->stacks) != before && !t->opts.no_jit_names)
+		note_jit(t, p, frames, n);
 
 	if (ev->old_addr) {
 		if (ev->old_addr == ev->addr) {
@@ -248,6 +307,8 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
 	p->live_estimate = 0;
+	jit_names__free(p->jit);
+	p->jit = NULL;
 	if (!t->opts.map_records) {
 		p->comm[0] = '\0';
 		trace__read_maps(t, p);
@@ -284,6 +345,7 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 	const uint64_t *frames = (const uint64_t *)ev->frames;
 	struct unwind_ctx c = { .t = t };
 	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
+	struct unwind_grab grab = { 0 }, *g = NULL;
 	int err;
 
 	if (!ev->addr || (!(ev->flags & HS_EVF_USER_STACK) &&
@@ -299,11 +361,15 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 	}
 	if (ev->flags & HS_EVF_USER_STACK) {
 		tracker__prefetch(c.p->live, ev->addr);
-		err = unwind__stack(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
-				    (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
-				    len - HS_EVENT_HDR_SIZE, t->unwound,
-				    trace_max_frames(t->opts.snip_pre, t->opts.snip_post, false),
-				    &uflags);
+		/* An interpreter's loop keeps the running function's position in a register. */
+		if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
+		    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &grab.lo, &grab.hi))
+			g = &grab;
+		err = unwind__stack_grab(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
+					 (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
+					 len - HS_EVENT_HDR_SIZE, t->unwound,
+					 trace_max_frames(t->opts.snip_pre, t->opts.snip_post, false),
+					 &uflags, g);
 		if (err < 0) {
 			t->stats.bad_events++;
 			return;
@@ -316,7 +382,7 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 			evflags |= HS_EVF_STACK_FAULT;
 	}
 	t->stats.allocs++;
-	handle_alloc(t, c.p, ev, frames, n, evflags);
+	handle_alloc(t, c.p, ev, frames, n, evflags, g);
 }
 
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)

@@ -25,6 +25,7 @@
 
 #include "acct.h"
 #include "heapsnoop/event.h"
+#include "maps/jitnames.h"
 #include "maps/procmaps.h"
 #include "stacks.h"
 #include "tracker.h"
@@ -38,6 +39,8 @@ struct trace_opts {
 	bool map_records;	/* mappings from trace__map_* (system-wide) */
 	/* Records carry stacks to unwind (--unwind dwarf): unwind.c. */
 	bool unwind;
+	/* --no-perf-map: frames in JIT code left unnamed (maps/jitnames.h). */
+	bool no_jit_names;
 	/*
 	 * --sample-bytes: the mean; live blocks keep their real sizes, the
 	 * whole-run counts (acct) and live_estimate estimates (sampling.h);
@@ -70,8 +73,14 @@ struct trace_opts {
 	 */
 	void (*interp_record)(void *ictx, const struct hs_event *ev, size_t len, uint64_t seq);
 	uint32_t (*interp_splice)(void *ictx, const struct hs_event *ev, uint64_t seq,
-				  const uint64_t *native, uint32_t n, bool native_cut, uint64_t *out,
-				  uint32_t max, uint32_t *flags);
+				  const uint64_t *native, uint32_t n, bool native_cut,
+				  const struct unwind_grab *grab, uint64_t *out, uint32_t max,
+				  uint32_t *flags);
+	/*
+	 * The native frame of process @pid whose registers @interp_splice
+	 * wants (unwind.h's unwind_grab: [*@lo, *@hi)); false: none.
+	 */
+	bool (*interp_grab)(void *ictx, pid_t pid, uint64_t *lo, uint64_t *hi);
 	void *ictx;
 };
 
@@ -86,6 +95,8 @@ struct trace_stats {
 	uint64_t no_memory;		/* events dropped: out of memory */
 	uint64_t truncated_stacks;	/* allocations with a cut stack */
 	uint64_t stack_faults;		/* ... with a frame that could not be read */
+	uint64_t jit_frames;		/* frames of new stacks in JIT code */
+	uint64_t jit_named;		/* ... named by their process's perf map */
 	uint64_t procs_seen;		/* processes that allocated while traced */
 	uint64_t exits;			/* of those, ended while traced */
 	uint64_t execs;			/* images replaced by exec while traced */
@@ -97,6 +108,7 @@ struct proc {
 	pid_t pid;
 	char comm[16];			/* name, "" if not known */
 	struct mapset *maps;		/* last known, or NULL */
+	struct jit_names *jit;		/* its JIT frames' names, once it has any */
 	uint64_t maps_read_ns;
 	uint64_t maps_read_seq;		/* records above it may be newer than the maps */
 	bool gone;			/* exited; maps are the last known */

@@ -188,15 +188,40 @@ static enum step step_rule(struct unwinder *u, struct cfi_module *mod, uint64_t 
 }
 
 /*
+ * The process's mappings during one walk: read again once, the first time
+ * an address falls in none of them (a module mapped, or JIT code made,
+ * since they were read).
+ */
+struct walk_maps {
+	unwind_maps_fn fn;
+	void *ctx;
+	const struct mapset *pm;
+	bool refreshed;
+};
+
+static const struct mapping *walk_find(struct walk_maps *w, uint64_t addr)
+{
+	const struct mapping *m = w->pm ? mapset__find(w->pm, addr) : NULL;
+
+	if (m || w->refreshed)
+		return m;
+	w->refreshed = true;
+	w->pm = w->fn(w->ctx, true);
+	return w->pm ? mapset__find(w->pm, addr) : NULL;
+}
+
+/*
  * One step by the frame pointer, where there is no CFI: it points at the
  * frame record, the saved frame pointer and the return address above it
- * (x86-64's %rbp, arm64's x29). The return address must be in a mapping,
- * or the register was not a frame pointer.
+ * (x86-64's %rbp, arm64's x29). The return address must be in an
+ * executable mapping, a file's or JIT code's (anonymous), or the register
+ * was not a frame pointer.
  */
-static enum step step_fp(struct unwinder *u, const struct mapset *pm,
-			 const struct stack_copy *s, struct regs *r)
+static enum step step_fp(struct unwinder *u, struct walk_maps *w, const struct stack_copy *s,
+			 struct regs *r)
 {
 	uint64_t bp = r->v[CFI_REG_FP], saved, ra;
+	const struct mapping *m;
 
 	if (!(r->known & BIT(CFI_REG_FP)) || !bp || (bp & 7) || bp < r->v[CFI_REG_SP])
 		return STEP_FAIL;
@@ -205,8 +230,11 @@ static enum step step_fp(struct unwinder *u, const struct mapset *pm,
 	ra &= HS_RA_MASK;
 	if (!ra)
 		return STEP_END;
-	if (!pm || !mapset__find(pm, ra - 1))
+	m = walk_find(w, ra - 1);
+	if (!m)
 		return STEP_FAIL;
+	if (m->flags & MAPPING_ANON)
+		u->st.jit_frames++;
 	r->v[CFI_REG_FP] = saved;
 	r->v[CFI_REG_RA] = ra;
 	r->v[CFI_REG_SP] = ARCH_FP_RECORD_SP(bp);
@@ -261,10 +289,16 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		  const struct hs_user_stack *us, size_t len, uint64_t *frames, unsigned int max,
 		  uint32_t *flags)
 {
-	const struct mapset *pm = maps(ctx, false);
+	return unwind__stack_grab(u, pid, maps, ctx, us, len, frames, max, flags, NULL);
+}
+
+int unwind__stack_grab(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
+		       const struct hs_user_stack *us, size_t len, uint64_t *frames,
+		       unsigned int max, uint32_t *flags, struct unwind_grab *grab)
+{
+	struct walk_maps w = { .fn = maps, .ctx = ctx, .pm = maps(ctx, false) };
 	struct stack_copy s;
 	struct regs r = { 0 };
-	bool refreshed = false;
 	unsigned int n = 0;
 	enum step step;
 
@@ -296,19 +330,19 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 	for (;;) {
 		/* A return address is after its call: look up the call. */
 		uint64_t pc = r.v[CFI_REG_RA] - (n > 1);
-		const struct pc_entry *e = pc_lookup(u, pid, pm, pc);
+		const struct pc_entry *e = pc_lookup(u, pid, w.pm, pc);
 
-		if (!e && !refreshed) {
-			refreshed = true;
-			pm = maps(ctx, true);
-			e = pc_lookup(u, pid, pm, pc);
+		if (!e && !w.refreshed) {
+			w.refreshed = true;
+			w.pm = maps(ctx, true);
+			e = pc_lookup(u, pid, w.pm, pc);
 		}
 		if (e && !e->err)
 			step = step_rule(u, e->mod, e->off, &e->rule, &s, &r);
 		else if (is_loader(e ? e->m : NULL) && (r.known & BIT(CFI_REG_FP)) && !r.v[CFI_REG_FP])
 			step = STEP_END;
 		else
-			step = step_fp(u, pm, &s, &r);
+			step = step_fp(u, &w, &s, &r);
 		if (step == STEP_OK && !r.v[CFI_REG_RA])
 			step = STEP_END;
 		if (step != STEP_OK)
@@ -319,6 +353,12 @@ int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		}
 		frames[n++] = r.v[CFI_REG_RA];
 		u->st.frames++;
+		if (grab && !grab->found && r.v[CFI_REG_RA] - 1 >= grab->lo &&
+		    r.v[CFI_REG_RA] - 1 < grab->hi) {
+			memcpy(grab->regs, r.v, sizeof(grab->regs));
+			grab->known = r.known;
+			grab->found = true;
+		}
 	}
 	if (step == STEP_CUT)
 		*flags |= UNWIND_CUT;

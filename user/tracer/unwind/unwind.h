@@ -3,8 +3,10 @@
  * unwind.h - the frames of an allocation's stack from the registers and
  * the top of the stack the BPF side copied (struct hs_user_stack,
  * --unwind dwarf), by each module's CFI (cfi.c), with frame pointers
- * where a module or an address has none. Address to module by the
- * process's mappings (mapset.h).
+ * where a module or an address has none: JIT code in anonymous
+ * executable memory (V8 keeps its frame pointer chain through every kind
+ * of frame), a library built without unwind tables. Address to module
+ * by the process's mappings (mapset.h), anonymous ones included.
  *
  * The walk is framehop's or perf's: per frame, find the rule for the
  * return address (minus one, so a call at a function's end finds its own
@@ -35,6 +37,7 @@ struct unwind_stats {
 	uint64_t cut, depth, fault;	/* ended early (UNWIND_*) */
 	uint64_t frames;	/* recovered, beyond each call site */
 	uint64_t fp_frames;	/* of those, by frame pointer (no CFI there) */
+	uint64_t jit_frames;	/* ... into anonymous executable memory (JIT code) */
 	uint64_t slow_frames;	/* ... by a row with DWARF expressions */
 	uint64_t paged;		/* stacks copied page by page (a page not there) */
 	uint64_t holes;		/* ... the pages not there, in all of them */
@@ -62,6 +65,24 @@ typedef const struct mapset *(*unwind_maps_fn)(void *ctx, bool stale);
 int unwind__stack(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
 		  const struct hs_user_stack *us, size_t len, uint64_t *frames, unsigned int max,
 		  uint32_t *flags);
+
+/*
+ * A frame whose registers a caller wants (an interpreter's loop keeps the
+ * running function's exact position in one): the first frame, past the
+ * call site, whose return address (minus one) is in [@lo, @hi); its
+ * registers (DWARF numbering) and which are known, set by the walk.
+ */
+struct unwind_grab {
+	uint64_t lo, hi;
+	uint64_t regs[CFI_NREGS];
+	uint32_t known;		/* bit r: regs[r] is known */
+	bool found;
+};
+
+/* unwind__stack() that also fills @grab (NULL: the same as unwind__stack). */
+int unwind__stack_grab(struct unwinder *u, pid_t pid, unwind_maps_fn maps, void *ctx,
+		       const struct hs_user_stack *us, size_t len, uint64_t *frames,
+		       unsigned int max, uint32_t *flags, struct unwind_grab *grab);
 
 /* Unwinding counts so far, and the CFI tables' (-v). */
 void unwinder__stats(const struct unwinder *u, struct unwind_stats *st, struct cfi_stats *cst);

@@ -1,0 +1,145 @@
+#!/bin/bash
+# luaframes.sh - what reading Lua's frames adds to an allocation: the
+# same Lua workload (bench/luaalloc.lua: a table constructor in a loop,
+# one malloc a turn and the collector's frees, at a fixed depth of Lua
+# frames) on Debian's /usr/bin/lua5.4 (LUABENCH_LUA: lua5.1 too),
+# untraced, traced by heapsnoop -p --interp none (native frames only)
+# and by heapsnoop -p --interp lua (the Lua walker on), the modes taking
+# turns round after round in one run (this machine is shared), best of
+# the rounds. Per mode and depth: the CPU ns per call (Lua's os.clock()
+# around the loop: the process's CPU, the probes' kernel time included),
+# alloc_exit's ns per run by the kernel's statistics
+# (kernel.bpf_stats_enabled: the walk runs there), and the loader's
+# user+system CPU per allocation and free record.
+#   usage: bench/luaframes.sh [BUILD_DIR]
+#   LUABENCH_OPS (1000000) calls a run, LUABENCH_ROUNDS (3),
+#   LUABENCH_DEPTHS ("1 10 30 60") Lua frames above the allocation,
+#   LUABENCH_LUA (/usr/bin/lua5.4) the interpreter.
+set -eu
+OUT=${1:-build}
+cd "$(dirname "$0")/.."
+N=${LUABENCH_OPS:-1000000}
+ROUNDS=${LUABENCH_ROUNDS:-3}
+DEPTHS=${LUABENCH_DEPTHS:-1 10 30 60}
+LUA=${LUABENCH_LUA:-/usr/bin/lua5.4}
+T=$(mktemp -d)
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+trap 'sysctl -q kernel.bpf_stats_enabled="$old_stats"; rm -rf "$T"' EXIT
+[ -x "$LUA" ] || { echo "luaframes: $LUA missing: scripts/install-deps.sh installs it" >&2; exit 1; }
+sysctl -q kernel.bpf_stats_enabled=1
+
+# name: heapsnoop's options ("-": untraced)
+declare -A MODE=([untraced]="-" [native]="--interp none" [lua]="--interp lua")
+ORDER="untraced native lua"
+
+# PID: "name run_cnt run_time_ns" of each BPF program process PID holds.
+prog_stats() {
+	local ids
+	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+	bpftool -j prog show | python3 -c '
+import json, sys
+ids = set(int(i) for i in sys.argv[1].split())
+for p in json.load(sys.stdin):
+	if p["id"] in ids:
+		print(p["name"], p.get("run_cnt", 0), p.get("run_time_ns", 0))
+' "$ids"
+}
+
+# NAME DEPTH ROUND: one run; its figures into $T/NAME.DEPTH.ROUND.*.
+run_mode() {
+	local d=$2 r=$3 opts=${MODE[$1]} line hs drain f=$T/$1.$2.$3
+	mkfifo "$T/lua.in" "$T/lua.out" "$T/hs.err"
+	"$LUA" bench/luaalloc.lua "$N" "$d" < "$T/lua.in" > "$T/lua.out" &
+	local lp=$!
+	exec {to_lua}> "$T/lua.in" {from_lua}< "$T/lua.out"
+	read -r line <&"$from_lua"	# ready
+	if [ "$opts" != "-" ]; then
+		# shellcheck disable=SC2086 # the mode's options, word-split
+		/usr/bin/time -f '%U %S' -o "$T/time" "$OUT/heapsnoop" -v -o /dev/null $opts -p "$lp" \
+			2> "$T/hs.err" {to_lua}>&- {from_lua}<&- &
+		hs=$!
+		exec {from_hs}< "$T/hs.err"
+		while read -r line <&"$from_hs"; do
+			case $line in *"heapsnoop: tracing "*) break ;; esac
+		done
+		cat <&"$from_hs" > "$f.err" {to_lua}>&- {from_lua}<&- &
+		drain=$!
+	fi
+	echo go >&"$to_lua"
+	read -r line <&"$from_lua"
+	echo "$line" | sed -n 's/^luaalloc: .* \([0-9.]*\) ns per call$/\1/p' > "$f.wall"
+	[ "$opts" != "-" ] && prog_stats "$(pgrep -P "$hs")" > "$f.progs"
+	echo release >&"$to_lua"
+	exec {to_lua}>&-
+	wait "$lp"
+	exec {from_lua}<&-
+	if [ "$opts" != "-" ]; then
+		wait "$hs" || true
+		wait "$drain"
+		exec {from_hs}<&-
+		cp "$T/time" "$f.time"
+	fi
+	rm -f "$T/lua.in" "$T/lua.out" "$T/hs.err"
+}
+
+echo "Lua frames: $N allocations a run at each depth, $LUA, modes in turn, best of $ROUNDS"
+for r in $(seq "$ROUNDS"); do
+	for d in $DEPTHS; do
+		for m in $ORDER; do
+			run_mode "$m" "$d" "$r"
+		done
+	done
+done
+grep -h "EVENTS LOST\|FRAMES LOST\|not placed\|cut" "$T"/lua.*.err 2>/dev/null | sort | uniq -c | head || true
+
+# shellcheck disable=SC2086 # the depths and modes, one word each
+python3 - "$T" "$ROUNDS" "$DEPTHS" $ORDER <<'EOF'
+import sys, os
+T, rounds, depths, order = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
+def read(path):
+	try:
+		return open(path).read().split()
+	except OSError:
+		return []
+print("  %-6s %-9s %9s %9s %12s %12s" % ("depth", "mode", "cpu ns", "+untraced", "alloc_exit ns",
+      "loader ns/ev"))
+for d in depths:
+	best = {}
+	for m in order:
+		b = {}
+		for r in range(1, rounds + 1):
+			f = f"{T}/{m}.{d}.{r}"
+			w = read(f + ".wall")
+			if not w:
+				continue
+			v = {"wall": float(w[0])}
+			progs = {}
+			for line in open(f + ".progs") if os.path.exists(f + ".progs") else []:
+				name, cnt, ns = line.split()
+				progs[name] = (int(cnt), int(ns))
+			ex = [progs[n] for n in ("alloc_exit", "alloc_exit_compat") if n in progs]
+			if ex and sum(c for c, _ in ex):
+				v["exit"] = sum(ns for _, ns in ex) / sum(c for c, _ in ex)
+			t = read(f + ".time")
+			runs = sum(c for c, _ in ex) + progs.get("free_enter", (0, 0))[0]
+			if t and runs:
+				v["loader"] = (float(t[0]) + float(t[1])) * 1e9 / runs
+			for k, x in v.items():
+				b[k] = min(b.get(k, x), x)
+		best[m] = b
+	u = best.get("untraced", {}).get("wall")
+	for m in order:
+		b = best[m]
+		f = lambda k, fmt: fmt % b[k] if k in b else "-"
+		print("  %-6s %-9s %9s %9s %12s %12s" % (d, m, f("wall", "%.1f"),
+		      "%+.1f" % (b["wall"] - u) if u and "wall" in b else "-", f("exit", "%.0f"),
+		      f("loader", "%.0f")))
+	n, p = best.get("native", {}), best.get("lua", {})
+	if "exit" in n and "exit" in p:
+		print("  %-6s walker: alloc_exit %+.0f ns (%.1f ns a Lua frame), cpu %+.1f ns a call"
+		      % (d, p["exit"] - n["exit"], (p["exit"] - n["exit"]) / int(d),
+			 p.get("wall", 0) - n.get("wall", 0)))
+print("  (cpu: Lua's os.clock() around the loop, a call = one {}: a malloc, its free by the collector;")
+print("   alloc_exit: the kernel's run_time_ns/run_cnt of the program the walk runs in;")
+print("   loader: heapsnoop's user+system ns per allocation and free record)")
+EOF

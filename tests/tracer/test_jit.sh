@@ -1,0 +1,99 @@
+#!/bin/bash
+# test_jit.sh - JIT code: node's (V8's) frames in anonymous executable
+# memory, which have no CFI. The DWARF walk goes through them by frame
+# pointer (V8 keeps the %rbp chain through builtins, interpreted,
+# baseline and optimized code) to the C library's start of main; the perf
+# map node writes (--perf-basic-prof; --interpreted-frames-native-stack
+# gives interpreted functions code of their own to be named by) names
+# them: tests/tracer/js/jitchain.js's outer -> middle -> leaf, in that
+# order under node's ArrayBuffer allocator; the log carries the map's
+# lines (jit records), so heapdecode names them with the map gone.
+# Launched, and attached (-p)
+# to a node already running. Without the perf map the frames are walked
+# through all the same, unnamed, and the closing accounting says why.
+set -u
+. "$(dirname "$0")/lib.sh"
+if ! command -v node > /dev/null; then
+	echo "skip test_jit.sh: no node (Debian's nodejs)"
+	exit 0
+fi
+JS=$(realpath "$(dirname "$0")/js/jitchain.js")
+NODE_FLAGS="--perf-basic-prof --interpreted-frames-native-stack"
+# node leaves its /tmp/perf-PID.map behind: each traced node's goes at the end.
+trap 'for r in "$T"/rec "$T"/prec; do [ -f "$r" ] && sed -n "s/^heapsnoop: map pid=\([0-9]*\) .*/\1/p" "$r" | sort -u | while read -r p; do rm -f "/tmp/perf-$p.map"; done; done; rm -rf "$T"; jobs -p | xargs -r kill 2>/dev/null' EXIT
+# The chain in heapsnoop's summary: leaf, middle, outer in that order
+# (optimized *, baseline ^ or interpreted ~), after node's allocator.
+chain_re() { # FILE -> 0 if a stack shows the chain
+	awk -v js="$JS" '
+		/^    [0-9]+ bytes in / { state = 0; alloc = 0 }
+		/CreateUnsafeArrayBuffer/ { alloc = 1 }
+		alloc && index($0, " JS:") && index($0, js ":") {
+			if (state == 0 && $0 ~ / JS:[*^~]?leaf /) state = 1
+			else if (state == 1 && $0 ~ / JS:[*^~]?middle /) state = 2
+			else if (state == 2 && $0 ~ / JS:[*^~]?outer /) { found = 1 }
+		}
+		END { exit !found }' "$1"
+}
+
+# node runs in $T: it writes its isolate-*.log where it runs.
+cd "$T" || exit 1
+
+# Launched: 3000 times through the chain, then SIGKILL (the buffers stay live).
+"$HS" -q -v -s --min-size 65536 -o "$T/rec" -- node $NODE_FLAGS "$JS" 3000 > "$T/out" 2> "$T/err"
+check "launched: node ran the chain" grep -qx DONE "$T/out"
+check "launched: leaf, middle, outer named by the perf map, in order, under the allocator" \
+	chain_re "$T/err"
+check "... the walk through JIT code reached the start of main" \
+	bash -c "grep -q '__libc_start_call_main' '$T/err' || grep -q 'stack truncated' '$T/err'"
+check "-v: frames were unwound into JIT code by frame pointer" \
+	grep -qE 'by frame pointer \(no CFI; [1-9][0-9]* into JIT code\)' "$T/err"
+check "-v: no stack lost a frame" grep -qE ' 0 with a frame not recovered;' "$T/err"
+check "every JIT frame was named" bash -c "! grep -q 'frames in JIT code .* have no name' '$T/err'"
+# The log carries the perf map's lines its stacks need (jit records):
+# heapdecode names the chain with the map gone.
+NPID=$(sed -n 's/^heapsnoop: map pid=\([0-9]*\) .*/\1/p' "$T/rec" | sort -u | head -1)
+rm -f "/tmp/perf-$NPID.map"
+check "the log's jit records: leaf, middle and outer's lines, each once" \
+	bash -c "grep '^heapsnoop: jit pid=$NPID ' '$T/rec' | grep -E 'name=JS:[*^~]?(leaf|middle|outer)%20' |
+		sort | uniq -d | grep -q . && exit 1
+		for f in leaf middle outer; do grep -qE \"^heapsnoop: jit pid=$NPID .*name=JS:[*^~]?\$f%20\" '$T/rec' || exit 1; done"
+"$HD" -s "$T/rec" 2> /dev/null | awk '/^heapsnoop: live / { print "    1 bytes in" } /^    #/' > "$T/hd"
+check "heapdecode, the perf map gone: leaf, middle, outer named from the log, in order, under the allocator" \
+	chain_re "$T/hd"
+check "... each JIT frame of a live block named ([jit])" \
+	bash -c "! grep -q '\[module file not found\] (\[anon\])' '$T/hd' && grep -q '\[jit+0x' '$T/hd'"
+
+# Attached to a node already running, which then runs the chain.
+coproc N { exec node $NODE_FLAGS "$JS" wait 3000; }
+wait_line "${N[0]}" '^READY' || exit 1
+mkfifo "$T/errpipe"
+"$HS" -q -s --min-size 65536 -p "$N_PID" -o "$T/prec" 2> "$T/errpipe" &
+hs=$!
+exec 5< "$T/errpipe"
+check "-p: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $N_PID" "$T/perr"
+cat <&5 >> "$T/perr" &
+drain=$!
+echo go >&"${N[1]}"
+wait_line "${N[0]}" '^DONE' || exit 1
+kill -INT "$hs"
+wait "$hs"
+wait "$drain"
+check "-p: leaf, middle, outer named by the perf map, in order" chain_re "$T/perr"
+echo end >&"${N[1]}"
+wait "$N_PID" 2> /dev/null
+
+# No perf map: walked through all the same; the frames unnamed, said.
+"$HS" -q -v -s --min-size 65536 -o "$T/nrec" -- node "$JS" 3000 > /dev/null 2> "$T/nerr"
+check "no perf map: no stack lost a frame" grep -qE ' 0 with a frame not recovered;' "$T/nerr"
+check "no perf map: the closing accounting says the JIT frames have no name, and why" \
+	grep -qE 'frames in JIT code \(anonymous executable memory\) have no name: their process wrote no perf map' "$T/nerr"
+
+# --no-perf-map: the map node writes is not read; walked through all the same.
+"$HS" -q -v -s --no-perf-map --min-size 65536 -o "$T/orec" -- node $NODE_FLAGS "$JS" 3000 \
+	> /dev/null 2> "$T/oerr"
+check "--no-perf-map: no stack lost a frame" grep -qE ' 0 with a frame not recovered;' "$T/oerr"
+check "--no-perf-map: no frame named by the map, no jit record" \
+	bash -c "! grep -q ' JS:' '$T/oerr' && ! grep -q '^heapsnoop: jit ' '$T/orec'"
+sed -n 's/^heapsnoop: map pid=\([0-9]*\) .*/\1/p' "$T/orec" | sort -u | while read -r p; do
+	rm -f "/tmp/perf-$p.map"; done
+finish

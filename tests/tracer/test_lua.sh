@@ -1,0 +1,190 @@
+#!/bin/bash
+# test_lua.sh - Lua frames among the native ones, on Debian's real lua5.4
+# and lua5.1, launched and attached (-p): tests/interp/lua/chain.lua's
+# known chain (a metamethod, a C function calling back into Lua, pcall, a
+# method, a coroutine and its resumer) allocates a string
+# (ALLOC_STRING) and a table (ALLOC_TABLE) and keeps the last 64 of
+# each; at a dump taken while it waits, every one of those live blocks
+# names each Lua function as Lua's own traceback does (the one the
+# script prints of the same chain), with its chunk and line, in order,
+# the coroutine's resumer after it (Tarantool's order), each function
+# where the interpreter loop's native frame was, the native frames
+# between them kept, the stack whole to _start. The table is at its own
+# line: its allocation runs before the VM saves its pc (OP_NEWTABLE),
+# which the interpreter loop's register gives. Then lua5.4 again with no
+# debug files to be seen (a mount namespace with /usr/lib/debug empty):
+# the interpreter loop found by its FDE, the same frames. The walker off
+# (--interp python): no Lua frame. LuaJIT: said once, not read.
+# HS_LUA54, HS_LUA51: other copies of Debian's interpreters (the kernel
+# matrix's guests run the build directory's).
+set -u
+. "$(dirname "$0")/lib.sh"
+CHAIN=$(realpath "$(dirname "$0")/../interp/lua/chain.lua")
+# Debian's interpreters; the kernel matrix's guests run copies (in-guest.sh).
+LUA54=${HS_LUA54:-/usr/bin/lua5.4}
+LUA51=${HS_LUA51:-/usr/bin/lua5.1}
+N=200
+
+line_of() { grep -n -- "$1" "$CHAIN" | head -1 | cut -d: -f1; }
+L_STR=$(line_of '-- ALLOC_STRING$')
+L_TAB=$(line_of '-- ALLOC_TABLE$')
+L_RESUME=$(line_of 'coroutine.resume(co, s)')
+L_LOOP=$(line_of 'for i = 1, count do top')
+
+# The Lua frames of each live record of heapdecode -s's output FILE, one
+# record a line: "SIZE|frame|frame|..." (a frame: "function [lua] file:line").
+lua_frames() { # FILE
+	awk '/^heapsnoop: live / { if (r != "") print r; r = ""; n = 0
+			if (match($0, /~b#size: [0-9]+/)) r = substr($0, RSTART + 9, RLENGTH - 9); next }
+		/^heapsnoop: / { if (r != "") print r; r = ""; next }
+		/ \[lua\] / && r != "" { sub(/^    #[0-9]+ +0x[0-9a-f]+ /, ""); r = r "|" $0 }
+		END { if (r != "") print r }' "$1"
+}
+
+# The chain's frames below leaf as Lua's traceback says them (the script's
+# "TB" lines, leaf's own first), then the resumer's: coroutine.resume,
+# top, the main chunk, lua.c's pmain.
+expected_rest() { # OUT RESUME_NAME
+	sed -n 's/^TB \t//p' "$1" | sed 1d | awk '{
+		if ($0 ~ /^\[C\]: \?$/) { print "? [lua] [C]"; next }
+		i = index($0, ": in "); where = substr($0, 1, i - 1); fn = substr($0, i + 5)
+		if (where ~ /:$/) where = substr(where, 1, length(where) - 1)
+		print fn " [lua] " where }' | paste -sd'|' | tr -d '\n'
+	printf '|%s [lua] [C]|function '"'"'top'"'"' [lua] %s:%s|main chunk [lua] %s:%s|? [lua] [C]\n' \
+		"$2" "$CHAIN" "$L_RESUME" "$CHAIN" "$L_LOOP"
+}
+
+# NAME LUA OUT REC: every kept string and table of the chain named as Lua names it.
+check_chain() {
+	local name=$1 lua=$2 out=$3 rec=$4 leaf resume rest
+	"$HD" -s "$rec" > "$rec.s" 2> "$rec.s.err"
+	lua_frames "$rec.s" > "$rec.lua"
+	case $lua in *5.1) leaf="function 'leaf'"; resume="function 'resume'" ;;
+		*) leaf="upvalue 'leaf'"; resume="function 'coroutine.resume'" ;; esac
+	rest=$(expected_rest "$out" "$resume")
+	# 528 bytes: a TString's 24 and "alpha" x 100 .. n (n 137 to 200) with
+	# its NUL, in both; 5.1's string table, grown there too, is not one.
+	expect_eq "$name: the 64 kept strings, each at leaf's line $L_STR, then Lua's traceback's frames and the resumer's" \
+		"$(grep "^528|" "$rec.lua" | grep -F "|$leaf [lua] $CHAIN:$L_STR|$rest" | wc -l)" 64
+	# keep's own array part, grown to 64 slots there, is the 129th.
+	expect_eq "$name: the 64 kept tables, their arrays and keep's at leaf's line $L_TAB (OP_NEWTABLE: the loop's pc)" \
+		"$(grep -cF "|$leaf [lua] $CHAIN:$L_TAB|$rest" "$rec.lua")" 129
+	if ! grep -qF "|$leaf [lua] $CHAIN:$L_STR|$rest" "$rec.lua"; then
+		echo "     want: |$leaf [lua] $CHAIN:$L_STR|$rest"
+		grep -F "$leaf" "$rec.lua" | sort | uniq -c | sort -rn | head -3 | sed 's/^/     got: /'
+	fi
+	# The string's record: natives between the Lua frames, to _start, no cut.
+	awk -v leaf="$leaf [lua] $CHAIN:$L_STR" '
+		/^heapsnoop: live / { in_r = 0; seen = 0 }
+		index($0, leaf) { in_r = 1 }
+		in_r && / \[lua\] .*chainmod.lua:5$/ { seen = 1 }
+		in_r && !seen && /metamethod|function <|index/ { m = 1 }
+		in_r && m && !seen && !/\[lua\]/ && /^    #/ { between++ }
+		END { exit !(between > 0) }' "$rec.s"
+	check "$name: native frames kept between the metamethod and the function it calls" test $? -eq 0
+	check "$name: no interpreter loop frame left (each replaced by its Lua frames)" \
+		bash -c "! grep -F '$leaf' -A60 '$rec.s' | grep -q 'luaV_execute'"
+	# Whole: no cut= on any kept string's record, its outermost frame in
+	# the interpreter's executable (_start, named where its debug file is).
+	check "$name: the strings' stacks whole to the executable's start, not cut" \
+		bash -c "test \$(grep -c '^heapsnoop: live .*~b#size: 528,' '$rec.s') -eq 64 &&
+			! grep '^heapsnoop: live .*~b#size: 528,' '$rec.s' | grep -q ' cut=' &&
+			awk '/^heapsnoop: live .*size: 528,/ { r = 1; next } r && /^    #/ { last = \$0; next }
+			     r { if (last !~ / \\($(basename "$lua")\\)/) bad = 1; r = 0 }
+			     END { if (r && last !~ / \\($(basename "$lua")\\)/) bad = 1; exit bad }' '$rec.s'"
+}
+
+# NAME LUA [WRAPPER...]: launched, a SIGUSR1 dump once the chain ran.
+launched() {
+	local name=$1 lua=$2 hs; shift 2
+	rm -f "$T/in" "$T/outp" "$T/recs"
+	mkfifo "$T/in" "$T/outp" "$T/recs"
+	"$@" "$HS" -q -o "$T/recs" -- "$lua" "$CHAIN" loop "$N" < "$T/in" > "$T/outp" 2> "$T/err" &
+	hs=$!
+	exec 6> "$T/in" 8< "$T/outp" 7< "$T/recs"
+	: > "$T/out"
+	# Once the script says DONE, its allocations are in the ring: a dump.
+	wait_line 8 '^DONE' "$T/out" || echo "FAIL $name: the script did not finish"
+	kill -USR1 "$hs"
+	: > "$T/rec"
+	wait_line 7 '^heapsnoop: end-dump' "$T/rec" || echo "FAIL $name: no dump"
+	echo >&6
+	exec 6>&-
+	cat <&7 > /dev/null
+	cat <&8 > /dev/null
+	exec 7<&- 8<&-
+	wait "$hs"
+	check "$name: heapsnoop said it reads the Lua frames" grep -q 'runs Lua 5\.[14] .* its frames are read' "$T/err"
+	check_chain "$name" "$lua" "$T/out" "$T/rec"
+}
+
+# NAME LUA: attached (-p) to the interpreter waiting before the chain.
+attached() {
+	local name=$1 lua=$2 hs drain
+	rm -f "$T/recs" "$T/errpipe"
+	mkfifo "$T/recs" "$T/errpipe"
+	coproc L { exec "$lua" "$CHAIN" wait "$N"; }
+	wait_line "${L[0]}" '^READY' || return
+	"$HS" -q -p "$L_PID" -o "$T/recs" 2> "$T/errpipe" &
+	hs=$!
+	exec 5< "$T/errpipe" 7< "$T/recs"
+	check "$name: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $L_PID" "$T/perr"
+	cat <&5 >> "$T/perr" &
+	drain=$!
+	echo go >&"${L[1]}"
+	: > "$T/pout"
+	wait_line "${L[0]}" '^DONE' "$T/pout" || return
+	kill -USR1 "$hs"
+	: > "$T/prec"
+	wait_line 7 '^heapsnoop: end-dump' "$T/prec" || echo "FAIL $name: no dump"
+	echo end >&"${L[1]}"
+	wait "$L_PID" 2> /dev/null
+	cat <&7 > /dev/null
+	wait "$hs"
+	wait "$drain"
+	exec 5<&- 7<&-
+	check "$name: heapsnoop found the state and reads the frames" \
+		grep -q 'runs Lua 5\.[14] .* its frames are read' "$T/perr"
+	check_chain "$name" "$lua" "$T/pout" "$T/prec"
+}
+
+for lua in "$LUA54" "$LUA51"; do
+	if [ ! -x "$lua" ]; then
+		echo "skip $lua: not installed (scripts/install-deps.sh installs it)"
+		continue
+	fi
+	v=$(basename "$lua")
+	launched "$v launched" "$lua"
+	# How heapsnoop found lua5.4's loop: by its debug file's symbol, or not.
+	[ "$lua" = "$LUA54" ] && cp "$T/err" "$T/err54"
+	attached "$v -p" "$lua"
+done
+# No debug files: the interpreter loop by the largest FDE (where there are some).
+if [ -x "$LUA54" ] && [ -d /usr/lib/debug/.build-id ] && unshare -m true 2> /dev/null; then
+	launched "lua5.4 without debug files" "$LUA54" unshare -m --propagation private \
+		sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$@"' sh
+	check "... the interpreter loop found by its FDE" grep -q 'by the largest FDE' "$T/err"
+fi
+# LuaJIT: found, said once, not read (its objects are its own allocator's).
+if [ -x /usr/bin/luajit ]; then
+	"$HS" -q -o "$T/lj" -- /usr/bin/luajit "$CHAIN" loop 20 < /dev/null > /dev/null 2> "$T/ljerr"
+	expect_eq "luajit: said once that its frames are not read, and why" \
+		"$(grep -c "runs LuaJIT (/usr/bin/luajit): its Lua frames are not read .* its own allocator, not malloc" "$T/ljerr")" 1
+fi
+# The walker off (--interp python): the interpreter loop's frames as they are.
+if [ -x "$LUA54" ]; then
+	"$HS" -q --interp python -o "$T/off" -- "$LUA54" "$CHAIN" loop 20 < /dev/null \
+		> /dev/null 2> "$T/offerr"
+	"$HD" -s "$T/off" > "$T/off.s" 2> /dev/null
+	check "--interp python: Lua's frames not read, not said" \
+		bash -c "! grep -q 'runs Lua' '$T/offerr' && ! grep -q ' \[lua\] ' '$T/off.s'"
+	# The loop's native frames, by name where the interpreter's debug file is.
+	if grep -q "its debug file's symbol" "$T/err54" 2> /dev/null; then
+		check "... the run's stacks through luaV_execute's native frames" \
+			grep -q ' luaV_execute+' "$T/off.s"
+	else
+		check "... the run's stacks through the interpreter's native frames" \
+			grep -q "^    #[0-9]* .* ($(basename "$LUA54"))" "$T/off.s"
+	fi
+fi
+finish
