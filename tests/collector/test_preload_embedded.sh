@@ -56,14 +56,19 @@ expect_eq "embedded: a program sh ran and the one it exec'd, both traced" \
 # A program exec'd as another user cannot open heapsnoop's /proc/PID/fd/N
 # (ld.so ignores the preload): said, exit status 3; the library as a
 # file beside heapsnoop keeps it traced (test_death.sh runs that one).
+# The program, and heapsnoop with the library beside it, copied where uid
+# 65534 can run and read them: the checkout may be where it cannot go (a
+# clone in root's own home, mode 0700, as on a fresh machine).
 if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	chmod 711 "$T" && mkdir -m 755 "$T/pub" && cp "$PC" "$HS" "$OUT/libheapsnoop_preload.so" "$T/pub/" &&
+		chmod 711 "$T/alone" "$T/alone/bin" || exit 1
 	"$ALONE" --preload -o "$T/su" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$PC" deep 3 > /dev/null 2> "$T/su.err"
+		"$T/pub/prog_collect" deep 3 > /dev/null 2> "$T/su.err"
 	expect_eq "embedded, exec'd as another user: exit status 3" "$?" 3
 	check "embedded, exec'd as another user: NOT TRACED said, with why" \
 		grep -q 'another user.*NOT TRACED' "$T/su.err"
-	"$HS" --preload -o "$T/suf" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
-		"$PC" deep 3 > /dev/null 2> "$T/suf.err"
+	"$T/pub/heapsnoop" --preload -o "$T/suf" -- setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$T/pub/prog_collect" deep 3 > /dev/null 2> "$T/suf.err"
 	expect_eq "the library a file, exec'd as another user: exit 0" "$?" 0
 	fold "$T/suf"
 	expect_eq "the library a file, exec'd as another user: traced" \
