@@ -90,53 +90,5 @@ done
 grep -h "EVENTS LOST\|FRAMES LOST\|not placed\|cut" "$T"/python.*.err 2>/dev/null | sort | uniq -c | head || true
 
 # shellcheck disable=SC2086 # the depths and modes, one word each
-python3 - "$T" "$ROUNDS" "$DEPTHS" $ORDER <<'EOF'
-import sys, os
-T, rounds, depths, order = sys.argv[1], int(sys.argv[2]), sys.argv[3].split(), sys.argv[4:]
-def read(path):
-	try:
-		return open(path).read().split()
-	except OSError:
-		return []
-print("  %-6s %-9s %9s %9s %12s %12s" % ("depth", "mode", "wall ns", "+untraced", "alloc_exit ns",
-      "loader ns/ev"))
-for d in depths:
-	best = {}
-	for m in order:
-		b = {}
-		for r in range(1, rounds + 1):
-			f = f"{T}/{m}.{d}.{r}"
-			w = read(f + ".wall")
-			if not w:
-				continue
-			v = {"wall": float(w[0])}
-			progs = {}
-			for line in open(f + ".progs") if os.path.exists(f + ".progs") else []:
-				name, cnt, ns = line.split()
-				progs[name] = (int(cnt), int(ns))
-			ex = [progs[n] for n in ("alloc_exit", "alloc_exit_compat") if n in progs]
-			if ex and sum(c for c, _ in ex):
-				v["exit"] = sum(ns for _, ns in ex) / sum(c for c, _ in ex)
-			t = read(f + ".time")
-			runs = sum(c for c, _ in ex) + progs.get("free_enter", (0, 0))[0]
-			if t and runs:
-				v["loader"] = (float(t[0]) + float(t[1])) * 1e9 / runs
-			for k, x in v.items():
-				b[k] = min(b.get(k, x), x)
-		best[m] = b
-	u = best.get("untraced", {}).get("wall")
-	for m in order:
-		b = best[m]
-		f = lambda k, fmt: fmt % b[k] if k in b else "-"
-		print("  %-6s %-9s %9s %9s %12s %12s" % (d, m, f("wall", "%.1f"),
-		      "%+.1f" % (b["wall"] - u) if u and "wall" in b else "-", f("exit", "%.0f"),
-		      f("loader", "%.0f")))
-	n, p = best.get("native", {}), best.get("python", {})
-	if "exit" in n and "exit" in p:
-		print("  %-6s walker: alloc_exit %+.0f ns (%.1f ns a Python frame), wall %+.1f ns a call"
-		      % (d, p["exit"] - n["exit"], (p["exit"] - n["exit"]) / int(d),
-			 p.get("wall", 0) - n.get("wall", 0)))
-print("  (wall: Python's clock around the loop, a call = one bytes(200): a malloc and a free;")
-print("   alloc_exit: the kernel's run_time_ns/run_cnt of the program the walk runs in;")
-print("   loader: heapsnoop's user+system ns per allocation and free record)")
-EOF
+python3 bench/framecost.py "$T" "$ROUNDS" "$DEPTHS" python Python wall \
+	"Python's clock around the loop, a call = one bytes(200): a malloc and a free" $ORDER
