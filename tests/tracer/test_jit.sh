@@ -21,16 +21,19 @@ JS=$(realpath "$(dirname "$0")/js/jitchain.js")
 NODE_FLAGS="--perf-basic-prof --interpreted-frames-native-stack"
 # node leaves its /tmp/perf-PID.map behind: each traced node's goes at the end.
 trap 'for r in "$T"/rec "$T"/prec; do [ -f "$r" ] && sed -n "s/^heapsnoop: map pid=\([0-9]*\) .*/\1/p" "$r" | sort -u | while read -r p; do rm -f "/tmp/perf-$p.map"; done; done; rm -rf "$T"; jobs -p | xargs -r kill 2>/dev/null' EXIT
+# How V8's perf map names a JavaScript function: "JS:" since V8 11 (node
+# 20), "LazyCompile:" or "Function:" before (Debian 12's node 18).
+JSK='(JS|LazyCompile|Function):'
 # The chain in heapsnoop's summary: leaf, middle, outer in that order
 # (optimized *, baseline ^ or interpreted ~), after node's allocator.
 chain_re() { # FILE -> 0 if a stack shows the chain
-	awk -v js="$JS" '
+	awk -v js="$JS" -v jsk="$JSK" '
 		/^    [0-9]+ bytes in / { state = 0; alloc = 0 }
-		/CreateUnsafeArrayBuffer/ { alloc = 1 }
-		alloc && index($0, " JS:") && index($0, js ":") {
-			if (state == 0 && $0 ~ / JS:[*^~]?leaf /) state = 1
-			else if (state == 1 && $0 ~ / JS:[*^~]?middle /) state = 2
-			else if (state == 2 && $0 ~ / JS:[*^~]?outer /) { found = 1 }
+		/CreateUnsafeArrayBuffer|ArrayBufferAllocator::Allocate/ { alloc = 1 }
+		alloc && $0 ~ " " jsk && index($0, js ":") {
+			if (state == 0 && $0 ~ " " jsk "[*^~]?leaf ") state = 1
+			else if (state == 1 && $0 ~ " " jsk "[*^~]?middle ") state = 2
+			else if (state == 2 && $0 ~ " " jsk "[*^~]?outer ") { found = 1 }
 		}
 		END { exit !found }' "$1"
 }
@@ -58,9 +61,9 @@ check "every JIT frame was named" bash -c "! grep -q 'frames in JIT code .* have
 NPID=$(sed -n 's/^heapsnoop: map pid=\([0-9]*\) .*/\1/p' "$T/rec" | sort -u | head -1)
 rm -f "/tmp/perf-$NPID.map"
 check "the log's jit records: leaf, middle and outer's lines, each once" \
-	bash -c "grep '^heapsnoop: jit pid=$NPID ' '$T/rec' | grep -E 'name=JS:[*^~]?(leaf|middle|outer)%20' |
+	bash -c "grep '^heapsnoop: jit pid=$NPID ' '$T/rec' | grep -E 'name=$JSK[*^~]?(leaf|middle|outer)%20' |
 		sort | uniq -d | grep -q . && exit 1
-		for f in leaf middle outer; do grep -qE \"^heapsnoop: jit pid=$NPID .*name=JS:[*^~]?\$f%20\" '$T/rec' || exit 1; done"
+		for f in leaf middle outer; do grep -qE \"^heapsnoop: jit pid=$NPID .*name=$JSK[*^~]?\$f%20\" '$T/rec' || exit 1; done"
 "$HD" -s "$T/rec" 2> /dev/null | awk '/^heapsnoop: live / { print "    1 bytes in" } /^    #/' > "$T/hd"
 check "heapdecode, the perf map gone: leaf, middle, outer named from the log, in order, under the allocator" \
 	chain_re "$T/hd"
@@ -97,7 +100,7 @@ check "no perf map: the closing accounting says the JIT frames have no name, and
 	> /dev/null 2> "$T/oerr"
 check "--no-perf-map: no stack lost a frame" grep -qE ' 0 with a frame not recovered;' "$T/oerr"
 check "--no-perf-map: no frame named by the map, no jit record" \
-	bash -c "! grep -q ' JS:' '$T/oerr' && ! grep -q '^heapsnoop: jit ' '$T/orec'"
+	bash -c "! grep -qE ' $JSK' '$T/oerr' && ! grep -q '^heapsnoop: jit ' '$T/orec'"
 sed -n 's/^heapsnoop: map pid=\([0-9]*\) .*/\1/p' "$T/orec" | sort -u | while read -r p; do
 	rm -f "/tmp/perf-$p.map"; done
 finish
