@@ -38,7 +38,7 @@ for d in depths:
 			ex = [progs[n] for n in ("alloc_exit", "alloc_exit_compat") if n in progs]
 			if ex and sum(c for c, _ in ex):
 				v["exit"] = sum(ns for _, ns in ex) / sum(c for c, _ in ex)
-			t = read(f + ".time")
+			t = read(f + ".time")[-2:]	# after "Command exited with ..." if said
 			runs = sum(c for c, _ in ex) + progs.get("free_enter", (0, 0))[0]
 			if t and runs:
 				v["loader"] = (float(t[0]) + float(t[1])) * 1e9 / runs
