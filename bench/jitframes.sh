@@ -19,6 +19,7 @@
 set -eu
 OUT=${1:-build}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 N=${JITBENCH_OPS:-100000}
 ROUNDS=${JITBENCH_ROUNDS:-3}
 JS=$PWD/tests/tracer/js/jitchain.js
@@ -32,18 +33,6 @@ sysctl -q kernel.bpf_stats_enabled=1
 declare -A MODE=([untraced]="-" [unnamed]="--no-perf-map" [named]="")
 ORDER="untraced unnamed named"
 
-# PID: "name run_cnt run_time_ns" of each BPF program process PID holds.
-prog_stats() {
-	local ids
-	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
-	bpftool -j prog show | python3 -c '
-import json, sys
-ids = set(int(i) for i in sys.argv[1].split())
-for p in json.load(sys.stdin):
-	if p["id"] in ids:
-		print(p["name"], p.get("run_cnt", 0), p.get("run_time_ns", 0))
-' "$ids"
-}
 
 now_ns() { date +%s%N; }
 

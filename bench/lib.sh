@@ -1,6 +1,6 @@
 # lib.sh - helpers of the benchmarks that time bench/workload.c (sourced by
-# run.sh, unwind.sh, collector.sh and kfeatures.sh; $T is the caller's
-# scratch directory).
+# run.sh, unwind.sh, collector.sh, kfeatures.sh, progcost.sh and the
+# interpreter benches; $T is the caller's scratch directory).
 
 # The ns per call a workload run printed in FILE.
 ns_of() { sed -n 's/^workload: .* \([0-9.]*\) ns per call$/\1/p' "$1"; }
@@ -52,4 +52,19 @@ bcc_headers() { # OUT
 		cp -a "$common"/. "$kh"/ && cp -a "$arch"/. "$kh"/ && touch "$kh/.done"
 	fi
 	export BCC_KERNEL_SOURCE=$PWD/$kh
+}
+
+# PID: "name run_cnt run_time_ns" of each BPF program process PID holds:
+# its ids from /proc/PID/fdinfo (this bpftool lists no owning pids), the
+# figures from bpftool prog show (kernel.bpf_stats_enabled=1).
+prog_stats() {
+	local ids
+	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
+	bpftool -j prog show | python3 -c '
+import json, sys
+ids = set(int(i) for i in sys.argv[1].split())
+for p in json.load(sys.stdin):
+	if p["id"] in ids:
+		print(p["name"], p.get("run_cnt", 0), p.get("run_time_ns", 0))
+' "$ids"
 }

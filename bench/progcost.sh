@@ -28,6 +28,7 @@
 set -eu
 OUT=${1:-build}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 N=${PROGCOST_OPS:-1000000}
 ROUNDS=${PROGCOST_ROUNDS:-3}
 T=$(mktemp -d)
@@ -67,20 +68,6 @@ for b in $BUILDS; do
 	done
 done
 
-# PID: "name run_cnt run_time_ns" of each program process PID holds: its
-# ids from /proc/PID/fdinfo (this bpftool lists no owning pids), the
-# figures from bpftool prog show.
-prog_stats() {
-	local ids
-	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
-	bpftool -j prog show | python3 -c '
-import json, sys
-ids = set(int(i) for i in sys.argv[1].split())
-for p in json.load(sys.stdin):
-	if p["id"] in ids:
-		print(p["name"], p.get("run_cnt", 0), p.get("run_time_ns", 0))
-' "$ids"
-}
 
 # NAME ROUND: one run of mode NAME; its figures into $T/NAME.ROUND.*.
 run_mode() {

@@ -15,6 +15,7 @@
 set -eu
 OUT=${1:-build}
 cd "$(dirname "$0")/.."
+. bench/lib.sh
 N=${PYBENCH_OPS:-1000000}
 ROUNDS=${PYBENCH_ROUNDS:-3}
 DEPTHS=${PYBENCH_DEPTHS:-1 10 30 60}
@@ -29,18 +30,6 @@ sysctl -q kernel.bpf_stats_enabled=1
 declare -A MODE=([untraced]="-" [native]="--no-interp" [python]="")
 ORDER="untraced native python"
 
-# PID: "name run_cnt run_time_ns" of each BPF program process PID holds.
-prog_stats() {
-	local ids
-	ids=$(grep -h '^prog_id:' /proc/"$1"/fdinfo/* 2>/dev/null | awk '{ print $2 }' | sort -u)
-	bpftool -j prog show | python3 -c '
-import json, sys
-ids = set(int(i) for i in sys.argv[1].split())
-for p in json.load(sys.stdin):
-	if p["id"] in ids:
-		print(p["name"], p.get("run_cnt", 0), p.get("run_time_ns", 0))
-' "$ids"
-}
 
 # NAME DEPTH ROUND: one run; its figures into $T/NAME.DEPTH.ROUND.*.
 run_mode() {
