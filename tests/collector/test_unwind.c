@@ -111,7 +111,11 @@ static void test_mixed(void **state)
 	expect_chain();
 }
 
-/* A rule is parsed once: the same walk again parses nothing. */
+/*
+ * A rule is parsed once: the same walk again parses only what it put out
+ * of the cache itself (two of its pcs on one entry: the cache is mapped
+ * directly, and where the libraries land decides).
+ */
 static void test_cache(void **state)
 {
 	struct localstack_stats a, b;
@@ -126,7 +130,7 @@ static void test_cache(void **state)
 		expect_chain();
 	}
 	assert_int_equal(b.walks, a.walks + 1);
-	assert_int_equal(b.parsed, a.parsed);
+	assert_int_equal(b.parsed - a.parsed, b.evicted - a.evicted);
 }
 
 /*

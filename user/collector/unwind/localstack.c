@@ -65,7 +65,7 @@ static struct entry cache[CACHE_SIZE];
 /* The loader's count of unloads when the epoch last moved for them. */
 static _Atomic uint32_t seen_subs;
 /* Per thread: a shared counter would be a cache line every walk fights for. */
-static __thread uint64_t st_walks, st_parsed;
+static __thread uint64_t st_walks, st_parsed, st_evicted;
 
 /*
  * A rule as the cache's two words, so that the walk reads its fields
@@ -134,7 +134,11 @@ static inline bool cache_get(uintptr_t pc, uint64_t key, uint32_t epoch, uint64_
 	return hit && !(s & 1) && atomic_load_explicit(&e->seq, memory_order_relaxed) == s;
 }
 
-/* @w as @key's rule under @epoch, if the entry is free and the epoch still @epoch. */
+/*
+ * @w as @key's rule under @epoch, in place of what the entry held (counted
+ * as evicted if that was another pc's rule of this epoch), unless the
+ * entry is being written or the epoch moved on.
+ */
 static void cache_put(uintptr_t pc, uint64_t key, uint32_t epoch, const uint64_t w[2])
 {
 	struct entry *e = slot(pc);
@@ -144,6 +148,10 @@ static void cache_put(uintptr_t pc, uint64_t key, uint32_t epoch, const uint64_t
 	    !atomic_compare_exchange_strong_explicit(&e->seq, &s, s + 1, memory_order_relaxed,
 						     memory_order_relaxed))
 		return;
+	if (atomic_load_explicit(&e->epoch, memory_order_relaxed) == epoch &&
+	    atomic_load_explicit(&e->key, memory_order_relaxed) &&
+	    atomic_load_explicit(&e->key, memory_order_relaxed) != key)
+		st_evicted++;
 	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(&e->key, key, memory_order_relaxed);
 	atomic_store_explicit(&e->epoch, epoch, memory_order_relaxed);
@@ -417,6 +425,7 @@ void localstack__stats(struct localstack_stats *st)
 {
 	st->walks = st_walks;
 	st->parsed = st_parsed;
+	st->evicted = st_evicted;
 	st->epochs = atomic_load(&localstack_epoch);
 }
 

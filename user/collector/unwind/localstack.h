@@ -44,6 +44,7 @@ int localstack__walk_fp(void **ip, int max);
 struct localstack_stats {
 	uint64_t walks;		/* stacks walked */
 	uint64_t parsed;	/* ... not in the cache: found in .eh_frame */
+	uint64_t evicted;	/* rules of this epoch put out of the cache by another pc's */
 	uint64_t epochs;	/* times the cache was emptied (modules unloaded) */
 };
 
@@ -83,8 +84,8 @@ void localstack__unloaded(void);
 int localstack__walk(void **ip, int max, bool *broken);
 
 /*
- * The rule cache's counts so far: the calling thread's walks and
- * parses, and the changes of epoch any thread saw.
+ * The rule cache's counts so far: the calling thread's walks, parses
+ * and evictions, and the changes of epoch any thread saw.
  */
 void localstack__stats(struct localstack_stats *st);
 
