@@ -9,8 +9,7 @@
 # `stack` records and in every output of heapdecode (-s, --report,
 # --folded, --json, --speedscope, --pprof read by `go tool pprof`) and in
 # heapsnoop's own -s summary; no record is cut. The same under the
-# collector (--preload, its CFI walk and --unwind fp; no --json, which
-# reports the `stack` records it does not write). Past what is kept:
+# collector (--preload, its CFI walk and --unwind fp). Past what is kept:
 # dwarf's 1024 frames of a record (deep 1100), fp's BPF walk of 128 (deep
 # 200), the innermost kept, in order, cut=depth. A kernel whose verifier
 # refuses fp's walk of 128 (Linux 5.10, 6.1) gets 31, said; the test then
@@ -62,9 +61,14 @@ frames_folded() { # LOG
 }
 frames_json() { # LOG
 	"$HD" --json "$1" | python3 -c 'import json, sys
-for s in json.load(sys.stdin)["stacks"]:
-	if s["live_bytes"] == 1234:
-		print("\n".join(f["function"] for f in s["frames"]))' | bare
+d = json.load(sys.stdin)
+live = [s for s in d["live"] if s["live_bytes"] == 1234]
+run = [s for s in d["stacks"] if s["live_bytes"] == 1234]
+# The tracer writes `stack` records too: the whole run has the same frames.
+if run and [f["addr"] for f in run[0]["frames"]] != [f["addr"] for f in live[0]["frames"]]:
+	sys.exit("the whole-run stack and the live one differ")
+for s in live:
+	print("\n".join(f["function"] for f in s["frames"]))' | bare
 }
 frames_speedscope() { # LOG
 	"$HD" --speedscope "$1.ss" "$1" && python3 - "$1.ss" <<'EOF'
@@ -94,7 +98,7 @@ traced() { # LABEL STATUS ERR
 
 # Every output of LOG (and heapsnoop's summary ERR) against the names WANT
 # (a file, innermost first); -s and pprof against their source lines too.
-# JSON: the whole-run report, from `stack` records (the tracer's only).
+# JSON: the live set, and the whole run's `stack` records where there are.
 expect_frames() { # LABEL LOG ERR WANT [OUTPUTS]
 	local label=$1 log=$2 err=$3 want=$4 outputs=${5:-report folded json speedscope} o lines
 	lines=$(sed "s/^deep_a\$/deep_a prog_deep.c:$line_a/; s/^deep_b\$/deep_b prog_deep.c:$line_b/;
@@ -163,12 +167,12 @@ fi
 check "--preload, deep 60: collected (exit 0)" test $? -eq 0
 expect_eq "--preload, deep 60: depth=64 in three tokens; no record cut" \
 	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* depth=64 ~m#[^ ]* ~m#[^ ]* ~m#[^ ]*$' pl60) $(grep -c ' cut=' pl60)" "1 0"
-expect_frames "--preload, deep 60" pl60 "" want60 "report folded speedscope"
+expect_frames "--preload, deep 60" pl60 "" want60 "report folded json speedscope"
 "$HS" --preload --unwind fp -o plfp60 -- "$PD" 60 > /dev/null 2> plerrfp60
 check "--preload --unwind fp, deep 60: collected (exit 0)" test $? -eq 0
 expect_eq "--preload --unwind fp, deep 60: depth=62 in two tokens; no record cut" \
 	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* depth=62 ~m#[^ ]* ~m#[^ ]*$' plfp60) $(grep -c ' cut=' plfp60)" "1 0"
-expect_frames "--preload --unwind fp, deep 60" plfp60 "" wantfp60 "report folded speedscope"
+expect_frames "--preload --unwind fp, deep 60" plfp60 "" wantfp60 "report folded json speedscope"
 
 # Past a record's 1024 frames (dwarf): the innermost 1024, in order, said.
 "$HS" -q --stack-copy 65536 -o rec1100 -- "$PD" 1100 > /dev/null 2> err1100

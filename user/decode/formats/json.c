@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdlib.h>
 
 #include "analyses/top.h"
@@ -35,14 +36,45 @@ static void json_frames(struct hd_model *m, const struct stack *s, FILE *out)
 	fputc(']', out);
 }
 
+/* A stack's pid, frames and cut mark: the fields both arrays begin with. */
+static void json_stack_head(struct hd_model *m, const struct stack *s, bool first, FILE *out)
+{
+	fprintf(out, "%s\n  {\"pid\": %u, ", first ? "" : ",", s->pid);
+	json_frames(m, s, out);
+	/* An incomplete stack says how, as every report marks it. */
+	fputs(", \"incomplete\": ", out);
+	json_string(out, *framefmt__cut(s->flags) ? framefmt__cut(s->flags) : NULL);
+}
+
+/*
+ * The described dump's live set, as -s and --report show it: every log
+ * has one, the collector's (no `stack` or `proc` records) too.
+ */
+static void json_live(struct hd_model *m, struct stack **v, size_t n, FILE *out)
+{
+	uint64_t bytes, count;
+
+	hd_model__totals(m, &bytes, &count);
+	fprintf(out, "\n], \"live_bytes\": %" PRId64 ", \"live_count\": %" PRId64
+		", \"live\": [", (int64_t)bytes, (int64_t)count);
+	for (size_t i = 0; i < n; i++) {
+		json_stack_head(m, v[i], !i, out);
+		fprintf(out, ", \"live_bytes\": %" PRId64 ", \"live_count\": %" PRId64 "}",
+			v[i]->live_bytes, v[i]->live_count);
+	}
+	fputs("\n]", out);
+}
+
 int hd_json__write(struct hd_model *m, FILE *out)
 {
-	size_t np, ns;
+	size_t np, ns, nl;
 	struct rs_proc **procs = hd_model__procs(m, &np);
 	struct stack **v = hd_model__run_stacks(m, &ns);
+	struct stack **live = hd_model__live_stacks(m, &nl);
 
-	if (!v || (!procs && np)) {
+	if (!v || !live || (!procs && np)) {
 		free(v);
+		free(live);
 		return -ENOMEM;
 	}
 	/* Signed: with --base, every count is a difference. */
@@ -62,16 +94,13 @@ int hd_json__write(struct hd_model *m, FILE *out)
 			p->peak_time_ms / 1000, (int)(p->peak_time_ms % 1000), p->allocs,
 			p->allocated, p->frees, p->temporary, p->bytes, p->live);
 	}
-	fputs("\n], \"stacks\": [", out);
+	json_live(m, live, nl, out);
+	fputs(", \"stacks\": [", out);
 	hd_top__sort(v, ns, HD_SORT_PEAK);
 	for (size_t i = 0; i < ns; i++) {
 		const struct stack *s = v[i];
 
-		fprintf(out, "%s\n  {\"pid\": %u, ", i ? "," : "", s->pid);
-		json_frames(m, s, out);
-		/* An incomplete stack says how, as every report marks it. */
-		fputs(", \"incomplete\": ", out);
-		json_string(out, *framefmt__cut(s->flags) ? framefmt__cut(s->flags) : NULL);
+		json_stack_head(m, s, !i, out);
 		fprintf(out, ", \"live_bytes\": %" PRId64 ", \"live_count\": %" PRId64
 			", \"allocations\": %" PRId64 ", \"allocated_bytes\": %" PRId64
 			", \"frees\": %" PRId64 ", \"temporary\": %" PRId64
@@ -81,5 +110,6 @@ int hd_json__write(struct hd_model *m, FILE *out)
 	}
 	fputs("\n]}\n", out);
 	free(v);
+	free(live);
 	return 0;
 }
