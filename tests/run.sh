@@ -1,17 +1,18 @@
 #!/bin/bash
 # run.sh - every test of heapsnoop; `make check` runs it (and .ci/run).
-# Ends with the line "N passed, N failed" and exits non-zero on any failure.
+# Ends with the line "tests: N passed, N failed, in N s" and exits non-zero on any failure.
 set -u
 OUT=${1:-build}
 cd "$(dirname "$0")/.." || exit 2
 pass=0 fail=0
+# Each test's time is said: the whole must stay under CI's 30 minutes.
 run() {
-	local name=$1; shift
+	local name=$1 t0=$SECONDS; shift
 	echo "=== $name"
 	if "$@"; then
-		pass=$((pass + 1)); echo "--- ok: $name"
+		pass=$((pass + 1)); echo "--- ok: $name ($((SECONDS - t0)) s)"
 	else
-		fail=$((fail + 1)); echo "--- FAILED: $name"
+		fail=$((fail + 1)); echo "--- FAILED: $name ($((SECONDS - t0)) s)"
 	fi
 }
 run "repository root: only the project's files" tests/check_root.sh
@@ -86,5 +87,5 @@ else
 	echo "=== arm64 in qemu skipped: KMATRIX_ARM64=0"
 fi
 echo
-echo "tests: $pass passed, $fail failed"
+echo "tests: $pass passed, $fail failed, in $SECONDS s"
 [ "$fail" -eq 0 ]
