@@ -472,7 +472,7 @@ dist: all man
 TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
 	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model \
-	test_pylines test_pyfind test_splice test_perfmap test_lua test_luafind test_luasegs test_luabpf)
+	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf)
 -include $(UNIT_TESTS:=.d)
 
 $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
@@ -587,6 +587,12 @@ $(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/
 # A process's perf map read as it grows (maps/perfmap.c).
 $(OUTPUT)/tests/test_perfmap: tests/tracer/maps/test_perfmap.c $(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# A process's jitdump: its records, its mapping, merged with its perf map (maps/jitdump*.c, jitnames.c).
+$(OUTPUT)/tests/test_jitdump: tests/tracer/maps/test_jitdump.c \
+		$(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
