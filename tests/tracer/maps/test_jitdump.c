@@ -384,6 +384,9 @@ static void hostile(void **state)
 	rec_end(&b, at);
 	debug(&b, 0x9000, (const struct entry[]){ { 0, 1, "f" } }, 1);
 	load(&b, 0xa000, 0x10, 10, "after");
+	/* A file name that is not text (node 20 has written freed bytes there): no lines. */
+	debug(&b, 0xc000, (const struct entry[]){ { 0, 18, "Q\xb8\xff:" } }, 1);
+	load(&b, 0xc000, 0x10, 12, "no lines");
 	/* Short records of each kind. */
 	at = rec_begin(&b, 0);
 	rec_end(&b, at);
@@ -391,14 +394,22 @@ static void hostile(void **state)
 	rec_end(&b, at);
 	at = rec_begin(&b, 2);
 	rec_end(&b, at);
-	assert_int_equal(jit_dump__feed(jd, b.b, b.n), 3);
+	assert_int_equal(jit_dump__feed(jd, b.b, b.n), 4);
 	assert_string_equal(name_at(jd, 0x1000), "kept");
+	{
+		struct jit_code c;
+
+		assert_int_equal(jit_dump__find(jd, 0xc008, &c), 0);
+		assert_null(c.file);
+		assert_int_equal(c.line, 0);
+		assert_true(c.lstart == 0xc000 && c.lend == 0xc010);
+	}
 	assert_string_equal(name_at(jd, 0x6000), "abc");
 	assert_string_equal(name_at(jd, 0xa000), "after");
 	assert_null(name_at(jd, 0x5000));
 	assert_null(name_at(jd, 0x8000));
 	jit_dump__stats(jd, &st);
-	assert_int_equal(st.bad, 10);
+	assert_int_equal(st.bad, 11);
 	assert_int_equal(st.state, JIT_DUMP_OK);
 	/* A record shorter than its own prefix: nothing past it can be framed. */
 	at = rec_begin(&b, 0);

@@ -219,7 +219,7 @@ int rec_parse_jit(const char *p, struct record *r)
 		n = 0;
 		if (sscanf(p, " code=%llx%n", &c, &n) < 1 || !n || !jit_code_ok(c, s))
 			return -EINVAL;
-		r->addr = c;
+		r->addr = c == s ? 0 : c;	/* its own start: as if not written */
 		p += n;
 	}
 	if (!strncmp(p, " line=", 6)) {

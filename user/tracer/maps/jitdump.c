@@ -264,19 +264,10 @@ static int load(struct jit_dump *jd, jit_dump_read_fn rd, void *ctx, uint32_t to
 		goto out;
 	nlen = strnlen((const char *)jd->buf, nlen);
 	id = perf_map__add(jd->codes, start, start + size, (const char *)jd->buf, nlen);
-	if (id == -ENOSPC) {
-		jd->st.capped = true;
-		err = 0;
+	jd->st.capped |= id == -ENOSPC;
+	err = id == -ENOSPC ? 0 : id < 0 ? (int)id : index_code(jd, index, id);
+	if (id < 0 || err)
 		goto out;
-	}
-	if (id < 0) {
-		err = (int)id;
-		goto out;
-	}
-	if (index_code(jd, index, id)) {
-		err = -ENOMEM;
-		goto out;
-	}
 	jd->st.loads++;
 	if (d && jd->pending_addr == start) {
 		/* Entries past the code name none of it. */
@@ -332,12 +323,9 @@ static int move(struct jit_dump *jd, jit_dump_read_fn rd, void *ctx, uint32_t to
 	if (to + size < to || to + size > USER_END)
 		goto bad;
 	nid = perf_map__add(jd->codes, to, to + size, e.name, strlen(e.name));
-	if (nid == -ENOSPC) {
-		jd->st.capped = true;
-		return 0;
-	}
+	jd->st.capped |= nid == -ENOSPC;
 	if (nid < 0)
-		return (int)nid;
+		return nid == -ENOSPC ? 0 : (int)nid;
 	if (index_code(jd, index, nid) ||
 	    (id - 1 < jd->ndbg && jd->dbg[id - 1] && set_dbg(jd, (uint32_t)nid, jd->dbg[id - 1])))
 		return -ENOMEM;
@@ -368,6 +356,21 @@ static const char *intern(struct jit_dump *jd, const char *s, size_t len)
 		return NULL;
 	}
 	return k;
+}
+
+/* Is @s (@n bytes) text: UTF-8 (not overlong), no control characters? */
+static bool is_text(const uint8_t *s, size_t n)
+{
+	for (size_t i = 0, k; i < n; i += k + 1) {
+		k = s[i] < 0x80 ? 0 : s[i] >= 0xc2 && s[i] < 0xe0 ? 1 : s[i] >= 0xe0 && s[i] < 0xf0 ?
+		    2 : s[i] >= 0xf0 && s[i] < 0xf5 ? 3 : 4;
+		if (k == 4 || n - i <= k || (!k && (s[i] < 0x20 || s[i] == 0x7f)))
+			return false;
+		for (size_t c = 1; c <= k; c++)
+			if ((s[i + c] & 0xc0) != 0x80)
+				return false;
+	}
+	return true;
 }
 
 static int by_off(const void *a, const void *b)
@@ -405,7 +408,9 @@ static int debug_info(struct jit_dump *jd, size_t len)
 		size_t nlen;
 
 		nul = end - p >= ENTRY_MIN ? memchr(name, 0, (size_t)(end - name)) : NULL;
-		if (!nul) {
+		/* Not text: the record is not to be trusted (node 20 under
+		 * --always-sparkplug writes freed bytes there, misframed after). */
+		if (!nul || !is_text(name, (size_t)(nul - name) - (nul - name == 1 && *name == 0xff))) {
 			free(d);
 			jd->st.bad++;
 			return 0;
@@ -522,10 +527,7 @@ int jit_dump__parse(struct jit_dump *jd, jit_dump_read_fn rd, void *ctx, uint64_
 	return taken;
 }
 
-struct mem {
-	const uint8_t *p;
-	size_t len;
-};
+struct mem { const uint8_t *p; size_t len; };
 
 static int mem_read(void *ctx, uint64_t off, void *buf, size_t n)
 {
