@@ -16,7 +16,9 @@
  * are written before the allocations, jitted_inner's after them (the
  * writer's buffer written out late: heapsnoop names it at the last dump),
  * then a record cut in half at the file's end, which is never read.
- * Usage: prog_jitdump
+ * With "swapped", the header's magic is in the other byte order (a file
+ * from a big-endian machine): heapsnoop refuses the file, and says so.
+ * Usage: prog_jitdump [swapped]
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -128,8 +130,9 @@ static void code_load(uint64_t code, uint64_t index, const char *name)
 	put(thunk, sizeof(thunk));
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	int swapped = argc > 1 && !strcmp(argv[1], "swapped");
 	char path[64];
 	uint8_t *code;
 	jit_fn outer, inner;
@@ -140,7 +143,7 @@ int main(void)
 		perror("prog_jitdump: jit-PID.dump");
 		return 1;
 	}
-	put32(0x4A695444);	/* "JiTD" */
+	put32(swapped ? 0x4454694A : 0x4A695444);	/* "JiTD" */
 	put32(1);
 	put32(40);
 	put32(EM);

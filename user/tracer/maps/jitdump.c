@@ -408,8 +408,8 @@ static int debug_info(struct jit_dump *jd, size_t len)
 		size_t nlen;
 
 		nul = end - p >= ENTRY_MIN ? memchr(name, 0, (size_t)(end - name)) : NULL;
-		/* Not text: the record is not to be trusted (node 20 under
-		 * --always-sparkplug writes freed bytes there, misframed after). */
+		/* Not text: the record is not to be trusted (node 20 writes a
+		 * long script path's name from freed memory, misframed after). */
 		if (!nul || !is_text(name, (size_t)(nul - name) - (nul - name == 1 && *name == 0xff))) {
 			free(d);
 			jd->st.bad++;
