@@ -101,13 +101,15 @@ static uint64_t age(const struct ages *a, uint32_t id)
 static int stamp(struct jit_names *j, struct ages *a, uint32_t count, uint64_t resets)
 {
 	if (resets != a->resets) {
+		struct htab *used = htab__new(64, NULL, NULL);
+
+		if (!used)
+			return -ENOMEM;
+		htab__free(j->used);
+		j->used = used;
+		j->st.used = 0;
 		a->n = 0;
 		a->resets = resets;
-		htab__free(j->used);
-		j->used = htab__new(64, NULL, NULL);
-		j->st.used = 0;
-		if (!j->used)
-			return -ENOMEM;
 	}
 	if (count <= (a->n ? a->upto[a->n - 1] : 0))
 		return 0;
