@@ -179,11 +179,11 @@ check "jitdump: each jit record once" \
 # bytes as a long script path's file name in most runs, untraced too, and
 # such a record is dropped whole (prog_jitdump above is the deterministic
 # check of lines).
-if grep -qE "^heapsnoop: jit pid=$JPID .*name=$JSK[*^]middle%20.* line=" "$T/jrec"; then
+if grep -qE "^heapsnoop: jit pid=$JPID .*name=${JSK}[*^]middle%20.* line=" "$T/jrec"; then
 	check "jitdump: middle's jit record: its call at line=$MIDLINE, its file" \
-		grep -qE "^heapsnoop: jit pid=$JPID .*name=$JSK[*^]middle%20.* code=0x[0-9a-f]+ line=$MIDLINE file=.*jitchain.js\$" "$T/jrec"
+		grep -qE "^heapsnoop: jit pid=$JPID .*name=${JSK}[*^]middle%20.* code=0x[0-9a-f]+ line=$MIDLINE file=.*jitchain.js\$" "$T/jrec"
 	check "jitdump: -s shows middle's call of leaf at its line" \
-		grep -qE " $JSK[*^]middle .*\\[jit\\+0x[0-9a-f]+\\] $JS:$MIDLINE\$" "$T/jerr"
+		grep -qE " ${JSK}[*^]middle .*\\[jit\\+0x[0-9a-f]+\\] $JS:$MIDLINE\$" "$T/jerr"
 else
 	echo "skip jitdump: middle's line: V8 wrote no usable debug info for it this run"
 fi
