@@ -472,7 +472,7 @@ dist: all man
 TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
 	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model \
-	test_pylines test_pyfind test_splice test_perfmap test_lua test_luafind test_luasegs test_luabpf)
+	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf)
 -include $(UNIT_TESTS:=.d)
 
 $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
@@ -587,6 +587,12 @@ $(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/
 # A process's perf map read as it grows (maps/perfmap.c).
 $(OUTPUT)/tests/test_perfmap: tests/tracer/maps/test_perfmap.c $(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# A process's jitdump: its records, its mapping, merged with its perf map (maps/jitdump*.c, jitnames.c).
+$(OUTPUT)/tests/test_jitdump: tests/tracer/maps/test_jitdump.c \
+		$(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
@@ -731,7 +737,13 @@ $(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(call libs,$(OUTPUT)/fuz
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-fuzz: $(OUTPUT)/fuzz/fuzz_decode $(OUTPUT)/fuzz/fuzz_records
+# The jitdump reader: a traced process's file, hostile (tests/fuzz/fuzz_jitdump.c).
+$(OUTPUT)/fuzz/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(TRACER)/maps/jitdump.c \
+		$(TRACER)/maps/perfmap.c $(COMMON)/htab.c | $(OUTPUT)/fuzz
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(TRACER) $^ -o $@
+
+fuzz: $(OUTPUT)/fuzz/fuzz_decode $(OUTPUT)/fuzz/fuzz_records $(OUTPUT)/fuzz/fuzz_jitdump
 
 # fuzz-run: the decoder for FUZZ_SECONDS; fuzz-run-records: the record
 # parser for FUZZ_RECORDS_SECONDS (a smaller grammar).
@@ -741,6 +753,13 @@ fuzz-run: $(OUTPUT)/fuzz/fuzz_decode
 	$(Q)rm -rf $(OUTPUT)/fuzz/corpus && mkdir -p $(OUTPUT)/fuzz/corpus
 	$(Q)$< -max_total_time=$(FUZZ_SECONDS) -timeout=5 -print_final_stats=1 \
 		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/corpus tests/fuzz/seeds
+
+FUZZ_JITDUMP_SECONDS ?= 10
+.PHONY: fuzz-run-jitdump
+fuzz-run-jitdump: $(OUTPUT)/fuzz/fuzz_jitdump
+	$(Q)rm -rf $(OUTPUT)/fuzz/jitdump-corpus && mkdir -p $(OUTPUT)/fuzz/jitdump-corpus
+	$(Q)$< -max_total_time=$(FUZZ_JITDUMP_SECONDS) -timeout=5 -print_final_stats=1 \
+		-artifact_prefix=$(OUTPUT)/fuzz/ $(OUTPUT)/fuzz/jitdump-corpus tests/fuzz/jitdump-seeds
 
 fuzz-run-records: $(OUTPUT)/fuzz/fuzz_records
 	$(Q)rm -rf $(OUTPUT)/fuzz/records-corpus && mkdir -p $(OUTPUT)/fuzz/records-corpus
@@ -772,6 +791,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
+		$(OUTPUT)/tests/test_jitdump \
 		$(OUTPUT)/tests/test_pylines $(OUTPUT)/tests/test_splice $(OUTPUT)/tests/test_pyfind \
 		$(OUTPUT)/tests/test_lua $(OUTPUT)/tests/test_luabpf $(OUTPUT)/tests/test_luafind \
 		$(OUTPUT)/tests/test_luasegs \

@@ -6,8 +6,11 @@
 # (--perf-basic-prof --interpreted-frames-native-stack), untraced, traced
 # by heapsnoop -p --no-perf-map (the frames walked, not named) and by
 # heapsnoop -p (each new stack's JIT frames named from the map as it
-# grows, the lines kept for the dumps), the modes taking turns round
-# after round in one run (this machine is shared), best of the rounds.
+# grows, the lines kept for the dumps); and node writing its jitdump
+# instead (--perf-prof --interpreted-frames-native-stack, jit-PID.dump),
+# untraced and traced by heapsnoop -p (named from the jitdump, its lines
+# too), the modes taking turns round after round in one run (this
+# machine is shared), best of the rounds.
 # Per mode: node's wall ns per allocation (the chain's run, from the line
 # that starts it to its DONE), alloc_exit's ns per run by the kernel's
 # statistics, and the loader's user+system CPU per allocation record.
@@ -30,8 +33,12 @@ trap 'sysctl -q kernel.bpf_stats_enabled="$old_stats"; rm -rf "$T"' EXIT
 command -v node > /dev/null || { echo "jitframes: no node: scripts/install-deps.sh installs nodejs" >&2; exit 1; }
 sysctl -q kernel.bpf_stats_enabled=1
 
-declare -A MODE=([untraced]="-" [unnamed]="--no-perf-map" [named]="")
-ORDER="untraced unnamed named"
+declare -A MODE=([untraced]="-" [unnamed]="--no-perf-map" [named]="" [jd-untraced]="-"
+	[jitdump]="")
+declare -A FLAGS=([untraced]="$NODE_FLAGS" [unnamed]="$NODE_FLAGS" [named]="$NODE_FLAGS"
+	[jd-untraced]="--perf-prof --interpreted-frames-native-stack"
+	[jitdump]="--perf-prof --interpreted-frames-native-stack")
+ORDER="untraced unnamed named jd-untraced jitdump"
 
 
 now_ns() { date +%s%N; }
@@ -40,7 +47,8 @@ now_ns() { date +%s%N; }
 run_mode() {
 	local r=$2 opts=${MODE[$1]} line hs drain t0 t1 f=$T/$1.$2
 	mkfifo "$T/in" "$T/out" "$T/err"
-	(cd "$T" && exec node $NODE_FLAGS "$JS" wait "$N") < "$T/in" > "$T/out" &
+	# shellcheck disable=SC2086 # the mode's node flags, word-split
+	(cd "$T" && exec node ${FLAGS[$1]} "$JS" wait "$N") < "$T/in" > "$T/out" &
 	local np=$!
 	exec {to}> "$T/in" {from}< "$T/out"
 	read -r line <&"$from"	# READY
@@ -73,7 +81,7 @@ run_mode() {
 		exec {herr}<&-
 		cp "$T/time" "$f.time"
 	fi
-	rm -f "$T/in" "$T/out" "$T/err" "/tmp/perf-$np.map"
+	rm -f "$T/in" "$T/out" "$T/err" "/tmp/perf-$np.map" "$T/jit-$np.dump" "$T"/isolate-*.log
 }
 
 echo "JIT frames: $N allocations a run (node $(node --version), jitchain.js), modes in turn, best of $ROUNDS"
@@ -93,7 +101,7 @@ def read(path):
 		return open(path).read().split()
 	except OSError:
 		return []
-print("  %-9s %9s %10s %13s %13s" % ("mode", "wall ns", "+untraced", "alloc_exit ns", "loader ns/ev"))
+print("  %-11s %9s %10s %13s %13s" % ("mode", "wall ns", "+untraced", "alloc_exit ns", "loader ns/ev"))
 best = {}
 for m in order:
 	b = {}
@@ -117,13 +125,14 @@ for m in order:
 		for k, x in v.items():
 			b[k] = min(b.get(k, x), x)
 	best[m] = b
-u = best.get("untraced", {}).get("wall")
 for m in order:
 	b = best[m]
+	u = best.get("jd-untraced" if m.startswith("j") else "untraced", {}).get("wall")
 	f = lambda k, fmt: fmt % b[k] if k in b else "-"
-	print("  %-9s %9s %10s %13s %13s" % (m, f("wall", "%.0f"),
+	print("  %-11s %9s %10s %13s %13s" % (m, f("wall", "%.0f"),
 	      "%+.0f" % (b["wall"] - u) if u and "wall" in b else "-", f("exit", "%.0f"),
 	      f("loader", "%.0f")))
-print("  (wall: node's ns per allocation, the chain's whole run; alloc_exit: the kernel's")
+print("  (wall: node's ns per allocation, the chain's whole run, +untraced: over node untraced")
+print("   writing the same file; alloc_exit: the kernel's")
 print("   run_time_ns/run_cnt; loader: heapsnoop's user+system ns per allocation and free record)")
 EOF

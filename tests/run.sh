@@ -29,6 +29,7 @@ run "tracker and stacks unit tests (cmocka)" "$OUT/tests/test_tracker"
 run "the loader's pace between ring buffer reads unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_pace"
 run "the per-CPU free logs' reader unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_freelog"
 run "the perf map reader unit tests: lines, the newest name, hostile content, the real file (cmocka, ASan+UBSan)" "$OUT/tests/test_perfmap"
+run "the jitdump reader unit tests: records, lines, a growing file, other byte order, garbage; found by its mapping; merged with the perf map (cmocka, ASan+UBSan)" "$OUT/tests/test_jitdump"
 run "Lua frames read from outside and named against lua5.4's and lua5.1's own tracebacks (cmocka, ASan+UBSan)" "$OUT/tests/test_lua" "$PWD/tests/interp/lua/chain.lua"
 run "the BPF side's Lua walk (bpf/lua.h) word for word against the loader's, lua5.4 and lua5.1 (cmocka, BPF)" "$OUT/tests/test_luabpf" "$PWD/tests/interp/lua/chain.lua"
 run "Lua VMs found in Debian's files: the VM, lua_newstate, luaV_execute by its debug symbol and by the largest FDE, alike (cmocka, ASan+UBSan)" "$OUT/tests/test_luafind"
@@ -58,6 +59,9 @@ run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \
 run "fuzz record parser (${FUZZ_RECORDS_SECONDS:-10}s)" \
 	make --no-print-directory fuzz-run-records OUTPUT="$OUT" \
 	FUZZ_RECORDS_SECONDS="${FUZZ_RECORDS_SECONDS:-10}"
+run "fuzz jitdump reader (${FUZZ_JITDUMP_SECONDS:-10}s)" \
+	make --no-print-directory fuzz-run-jitdump OUTPUT="$OUT" \
+	FUZZ_JITDUMP_SECONDS="${FUZZ_JITDUMP_SECONDS:-10}"
 for t in tests/collector/test_*.sh; do
 	run "collector: $(basename "$t" .sh)" "$t" "$OUT"
 done

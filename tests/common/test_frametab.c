@@ -165,8 +165,63 @@ static void test_dump_and_read(void **state)
 	assert_string_equal(f.func, "JS:*leaf /x/alloc.js:5:14");
 	assert_string_equal(f.module, "[jit]");
 	assert_true(f.func_off == 0x10);
-	assert_false(frametab__symbolize(ft, 7, 0x7f0000001400, &f));
+	/* A return address is looked up by its call, the byte before. */
+	assert_true(frametab__symbolize(ft, 7, 0x7f0000001400, &f));
+	assert_false(frametab__symbolize(ft, 7, 0x7f0000001000, &f));
+	assert_false(frametab__symbolize(ft, 7, 0x7f0000001401, &f));
 	assert_false(frametab__symbolize(ft, 8, 0x7f0000001010, &f));
+	frametab__free(ft);
+}
+
+/*
+ * A jitdump's code named piecewise by its lines: each piece's record
+ * carries its file:line and its function's start, back through the log,
+ * and names a frame with them (its offset from the function's start).
+ */
+static void test_jit_lines(void **state)
+{
+	struct frametab *ft = frametab__new(), *rd;
+	uint64_t s1[3] = { 0x401000, 0x7f0000001058, 0x7f0000001071 };
+	const uint64_t *stacks[] = { s1 };
+	const uint32_t depths[] = { 3 };
+	struct sym_frame f;
+	char *text;
+
+	(void)state;
+	assert_int_equal(frametab__add_jit_line(ft, 5, 0x7f0000001040, 0x7f0000001058,
+						"JS:*leaf /x/a.js:5:14", "/x/a.js", 7,
+						0x7f0000001000), 0);
+	assert_int_equal(frametab__add_jit_line(ft, 5, 0x7f0000001060, 0x7f0000001080,
+						"JS:*leaf /x/a.js:5:14", "/x/a.js", 9,
+						0x7f0000001000), 0);
+	/* A piece before its function's start: refused. */
+	assert_int_equal(frametab__add_jit_line(ft, 5, 0x7f0000002000, 0x7f0000002010, "x",
+						"f", 1, 0x7f0000002001), -EINVAL);
+	text = dump_of(ft, 5, stacks, depths, 1);
+	assert_string_equal(text,
+		"heapsnoop: jit pid=5 start=0x7f0000001040 end=0x7f0000001058 "
+		"name=JS:*leaf%20/x/a.js:5:14 code=0x7f0000001000 line=7 file=/x/a.js\n"
+		"heapsnoop: jit pid=5 start=0x7f0000001060 end=0x7f0000001080 "
+		"name=JS:*leaf%20/x/a.js:5:14 code=0x7f0000001000 line=9 file=/x/a.js\n");
+	rd = read_back(text);
+	for (int i = 0; i < 2; i++) {
+		struct frametab *t = i ? rd : ft;
+
+		/* The call ending the first piece: named by it, not the next. */
+		assert_true(frametab__symbolize(t, 5, 0x7f0000001058, &f));
+		assert_string_equal(f.func, "JS:*leaf /x/a.js:5:14");
+		assert_string_equal(f.kind, "jit");
+		assert_string_equal(f.file, "/x/a.js");
+		assert_int_equal(f.line, 7);
+		assert_true(f.func_off == 0x58);
+		assert_true(frametab__symbolize(t, 5, 0x7f0000001071, &f));
+		assert_int_equal(f.line, 9);
+		assert_true(f.func_off == 0x71);
+		/* Between the pieces: no line was given for it. */
+		assert_false(frametab__symbolize(t, 5, 0x7f000000105c, &f));
+	}
+	frametab__free(rd);
+	free(text);
 	frametab__free(ft);
 }
 
@@ -284,6 +339,7 @@ int main(void)
 		cmocka_unit_test(test_intern),
 		cmocka_unit_test(test_dump_and_read),
 		cmocka_unit_test(test_jit_overlap),
+		cmocka_unit_test(test_jit_lines),
 		cmocka_unit_test(test_repeated_records),
 		cmocka_unit_test(test_texts),
 	};

@@ -343,6 +343,15 @@ static void test_malformed(void **state)
 		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=", REC_JIT },
 		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000", REC_JIT },
 		{ "heapsnoop: jit pid=1 start=0x2000 end=0x4000000000000001 name=x", REC_JIT },
+		/* jit's line: code= at most start, line= with file=, in that order. */
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=x code=0x2001", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=x code=0xzz", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=x line=4", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=x line= file=a", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=x line=4 file=", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=x line=4 file=a%00", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=x line=-4 file=a", REC_JIT },
+		{ "heapsnoop: jit pid=1 start=0x2000 end=0x3000 name=x code=0x1000x", REC_JIT },
 	};
 	struct record r;
 
@@ -598,6 +607,40 @@ static void test_frame_records(void **state)
 			"function=100%25%0A\n"
 			"heapsnoop: jit pid=7 start=0x1000 end=0x1040 name=JS:*leaf%20/x/alloc.js:5:14\n");
 		free(text);
+	}
+	/* A jit record's line (a jitdump's debug info) and code start: written, back. */
+	{
+		struct record j = { .type = REC_JIT, .pid = 9, .start = 0x7f0000001040,
+				    .end = 0x7f0000001058, .function = "JS:*leaf /x/a b.js:5:14",
+				    .file = "/x/a b.js", .line = 7, .addr = 0x7f0000001000 };
+		char *t = roundtrip("", &j, &back);
+
+		assert_string_equal(t, "heapsnoop: jit pid=9 start=0x7f0000001040 "
+			"end=0x7f0000001058 name=JS:*leaf%20/x/a%20b.js:5:14 code=0x7f0000001000 "
+			"line=7 file=/x/a%20b.js");
+		assert_true(back.start == j.start && back.end == j.end && back.addr == j.addr);
+		assert_int_equal(back.line, 7);
+		assert_int_equal(records__text(&back.file_esc, buf, sizeof(buf)), 9);
+		assert_string_equal(buf, "/x/a b.js");
+		free(t);
+		/* Without a line, or its code starting at start: neither written. */
+		j.file = NULL;
+		j.line = 0;
+		j.addr = j.start;
+		t = roundtrip("", &j, &back);
+		assert_null(strstr(t, "code="));
+		assert_null(strstr(t, "line="));
+		assert_true(back.addr == 0 && back.line == 0);
+		assert_int_equal(records__text(&back.file_esc, buf, sizeof(buf)), 0);
+		free(t);
+		/* A code start past the range's start: refused. */
+		j.addr = j.start + 1;
+		assert_int_equal(records__write(stdout, &j), -EINVAL);
+		/* A field a later writer adds after them: read past, as an older
+		 * reader reads past code= and line= after the name. */
+		assert_int_equal(records__parse("heapsnoop: jit pid=1 start=0x10 end=0x20 name=n "
+						"code=0x8 line=3 file=f later=1", &back), 0);
+		assert_true(back.addr == 8 && back.line == 3);
 	}
 	/* A text decoded into too small a buffer: refused. */
 	assert_int_equal(records__parse("heapsnoop: jit pid=1 start=0x1 end=0x2 name=abc", &back),

@@ -49,7 +49,8 @@ static char fa[REC_FILE_MAX + 1], fb[REC_FILE_MAX + 1], na[REC_NAME_MAX + 1],
 static void decode_texts(struct record *r, char *file, char *name)
 {
 	file[0] = name[0] = '\0';
-	if (r->type == REC_FRAME && records__text(&r->file_esc, file, REC_FILE_MAX + 1) < 0)
+	if ((r->type == REC_FRAME || r->type == REC_JIT) &&
+	    records__text(&r->file_esc, file, REC_FILE_MAX + 1) < 0)
 		abort();
 	if ((r->type == REC_FRAME || r->type == REC_JIT) &&
 	    records__text(&r->function_esc, name, REC_NAME_MAX + 1) < 0)
@@ -100,8 +101,10 @@ static void check_frametab(const struct record *r)
 	}
 	if (frametab__take(ft, r) < 0)
 		return;
-	if (!frametab__symbolize(ft, (uint32_t)r->pid, r->type == REC_FRAME ? r->addr : r->start,
-				 &f) || f.status != SYM_OK)
+	/* A JIT range's first return address: its call is its first byte. */
+	if (!frametab__symbolize(ft, (uint32_t)r->pid,
+				 r->type == REC_FRAME ? r->addr : r->start + 1, &f) ||
+	    f.status != SYM_OK)
 		abort();
 	check_printable(f.func);
 	check_printable(f.file);

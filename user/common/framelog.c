@@ -56,7 +56,8 @@ int frametab__need(struct frametab *ft, uint32_t pid, const uint64_t *frames, ui
 			f->gen = ft->gen;
 			p->need[p->nneed++] = f;
 		} else if (p->jit.n) {
-			struct jrange *r = ft_range_at(ft, p, frames[i]);
+			/* A return address: its call is the byte before. */
+			struct jrange *r = frames[i] ? ft_range_at(ft, p, frames[i] - 1) : NULL;
 
 			if (r)
 				r->gen = ft->gen;
@@ -86,7 +87,8 @@ int frametab__write(struct frametab *ft, uint32_t pid, FILE *out)
 	for (size_t i = 0; i < p->jit.n; i++) {
 		const struct jrange *j = &p->jit.v[i];
 		struct record r = { .type = REC_JIT, .pid = (int)pid, .start = j->start,
-				    .end = j->end, .function = j->name };
+				    .end = j->end, .function = j->name, .file = j->file,
+				    .line = j->line, .addr = j->code };
 
 		if (j->gen == ft->gen && records__write(out, &r))
 			err = -EIO;
@@ -140,7 +142,7 @@ nomem:
 int frametab__take(struct frametab *ft, const struct record *r)
 {
 	struct fproc *p;
-	char *name;
+	char *name, *file;
 	int err;
 
 	if (r->type == REC_FRAME)
@@ -149,12 +151,17 @@ int frametab__take(struct frametab *ft, const struct record *r)
 		return 1;
 	p = ft_proc_of(ft, (uint32_t)r->pid, true);
 	name = p ? malloc(r->function_esc.len + 1) : NULL;
-	if (!name || records__text(&r->function_esc, name, r->function_esc.len + 1) < 0) {
+	file = name ? malloc(r->file_esc.len + 1) : NULL;
+	if (!file || records__text(&r->function_esc, name, r->function_esc.len + 1) < 0 ||
+	    records__text(&r->file_esc, file, r->file_esc.len + 1) < 0) {
 		free(name);
+		free(file);
 		return -ENOMEM;
 	}
-	err = ft_add_range(ft, p, r->start, r->end, name);
-	if (err)
+	err = ft_add_range(ft, p, r->start, r->end, name, file, r->line, r->addr);
+	if (err) {
 		free(name);
+		free(file);
+	}
 	return err;
 }

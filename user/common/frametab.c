@@ -186,7 +186,9 @@ static void free_proc(struct fproc *p)
 		free_frame(f);
 	for (size_t i = 0; i < p->jit.n; i++) {
 		free_printable(p->jit.v[i].pname, p->jit.v[i].name);
+		free_printable(p->jit.v[i].pfile, p->jit.v[i].file);
 		free(p->jit.v[i].name);
+		free(p->jit.v[i].file);
 	}
 	free(p->jit.v);
 	free(p->need);
@@ -342,7 +344,8 @@ static int by_start(const void *a, const void *b)
 
 static bool same_range(const struct jrange *a, const struct jrange *b)
 {
-	return a->start == b->start && a->end == b->end && !strcmp(a->name, b->name);
+	return a->start == b->start && a->end == b->end && !strcmp(a->name, b->name) &&
+	       !strcmp(a->file, b->file) && a->line == b->line && a->code == b->code;
 }
 
 /*
@@ -365,6 +368,7 @@ void ft_merge_jit(struct frametab *ft, struct jset *js)
 			struct jrange *gone = newer ? last : r;
 
 			drop_texts(ft, gone->name, gone->pname);
+			drop_texts(ft, gone->file, gone->pfile);
 			if (newer)
 				*last = *r;
 			continue;
@@ -375,8 +379,9 @@ void ft_merge_jit(struct frametab *ft, struct jset *js)
 }
 
 int ft_add_range(struct frametab *ft, struct fproc *p, uint64_t start, uint64_t end,
-		     char *name)
+		 char *name, char *file, uint32_t line, uint64_t code)
 {
+	size_t bytes = sizeof(struct jrange) + strlen(name) + strlen(file) + 2;
 	struct jset *js = &p->jit;
 
 	if (js->n >= FRAMETAB_MAX_JIT) {
@@ -393,28 +398,42 @@ int ft_add_range(struct frametab *ft, struct fproc *p, uint64_t start, uint64_t 
 		js->v = v;
 		js->cap = cap;
 	}
-	js->v[js->n++] = (struct jrange){ start, end, ft->seq++, name, NULL, ft->gen - 1 };
-	p->memory += sizeof(struct jrange) + strlen(name) + 1;
-	ft->memory += sizeof(struct jrange) + strlen(name) + 1;
+	js->v[js->n++] = (struct jrange){ .start = start, .end = end, .seq = ft->seq++,
+					  .name = name, .file = file, .line = line,
+					  .code = code && code <= start ? code : start,
+					  .gen = ft->gen - 1 };
+	p->memory += bytes;
+	ft->memory += bytes;
 	return 0;
 }
 
 int frametab__add_jit(struct frametab *ft, uint32_t pid, uint64_t start, uint64_t end,
 		      const char *name)
 {
+	return frametab__add_jit_line(ft, pid, start, end, name, NULL, 0, start);
+}
+
+int frametab__add_jit_line(struct frametab *ft, uint32_t pid, uint64_t start, uint64_t end,
+			   const char *name, const char *file, uint32_t line, uint64_t code)
+{
 	struct fproc *p;
-	char *n;
+	char *n, *f;
 	int err;
 
-	if (start >= end || end > REC_FRAME_BASE || !name)
+	if (start >= end || end > REC_FRAME_BASE || !name || code > start)
 		return -EINVAL;
 	p = ft_proc_of(ft, pid, true);
 	n = p ? dup_cut(name, REC_NAME_MAX) : NULL;
-	if (!n)
-		return -ENOMEM;
-	err = ft_add_range(ft, p, start, end, n);
-	if (err)
+	f = n ? dup_cut(file, REC_FILE_MAX) : NULL;
+	if (!f) {
 		free(n);
+		return -ENOMEM;
+	}
+	err = ft_add_range(ft, p, start, end, n, f, line, code);
+	if (err) {
+		free(n);
+		free(f);
+	}
 	return err;
 }
 
@@ -468,7 +487,8 @@ bool frametab__symbolize(struct frametab *ft, uint32_t pid, uint64_t addr, struc
 		f->line = (int)(fr->line <= INT32_MAX ? fr->line : 0);
 		return true;
 	}
-	r = p && p->jit.n ? ft_range_at(ft, p, addr) : NULL;
+	/* A return address: its call is the byte before (the range's last, maybe). */
+	r = p && p->jit.n && addr ? ft_range_at(ft, p, addr - 1) : NULL;
 	if (!r)
 		return false;
 	memset(f, 0, sizeof(*f));
@@ -476,7 +496,9 @@ bool frametab__symbolize(struct frametab *ft, uint32_t pid, uint64_t addr, struc
 	f->kind = jit_kind.name;
 	f->module = jit_kind.module;
 	f->func = printable(&r->pname, r->name);
-	f->func_off = addr - r->start;
+	f->func_off = addr - r->code;
+	f->file = *r->file ? printable(&r->pfile, r->file) : NULL;
+	f->line = (int)(r->line <= INT32_MAX ? r->line : 0);
 	return true;
 }
 

@@ -73,6 +73,16 @@ int frametab__intern(struct frametab *ft, uint32_t pid, const char *kind, const 
 int frametab__add_jit(struct frametab *ft, uint32_t pid, uint64_t start, uint64_t end,
 		      const char *name);
 
+/*
+ * The same for a part of a function's code: [@start, @end) is @name's
+ * code from @code on (@code <= @start; func_off counts from there), at
+ * source @file (NULL or "": none, cut at REC_FILE_MAX) line @line (0:
+ * none), as a jitdump's debug info says. Returns as frametab__add_jit();
+ * -EINVAL also for @code past @start.
+ */
+int frametab__add_jit_line(struct frametab *ft, uint32_t pid, uint64_t start, uint64_t end,
+			   const char *name, const char *file, uint32_t line, uint64_t code);
+
 /* Process @pid ended or exec'd: its frames and ranges forgotten. */
 void frametab__forget(struct frametab *ft, uint32_t pid);
 
@@ -107,7 +117,8 @@ int frametab__take(struct frametab *ft, const struct record *r);
  * Name @addr of @pid if it is not native code, into @f: a synthetic
  * address (its function, file:line, kind, module "[KIND]"; or
  * SYM_NO_FRAME without its record), or an address in a JIT range (its
- * name, the offset into it, kind and module "jit", "[jit]"). Strings are
+ * name, the offset into its function's code, its file:line where the
+ * range has one, kind and module "jit", "[jit]"). Strings are
  * printable (text.h text_printable()) and live until the table is freed.
  * Returns true if it named @addr, false for native code (@f untouched).
  */

@@ -32,6 +32,9 @@ struct jrange {
 	uint64_t start, end;
 	uint64_t seq;			/* added after every lower one */
 	char *name, *pname;		/* as given; printable, when asked */
+	char *file, *pfile;		/* its source file ("": none), the same */
+	uint32_t line;			/* ... and line, 0: none */
+	uint64_t code;			/* its function's code starts here (<= start) */
 	uint32_t gen;
 };
 
@@ -86,10 +89,11 @@ struct fframe *ft_frame_at(struct fproc *p, uint64_t addr);
 /* @js's ranges added since the last merge sorted in, overlaps resolved
  * for the newer range. */
 void ft_merge_jit(struct frametab *ft, struct jset *js);
-/* A JIT range [@start, @end) of @p named @name (taken): 0, -ENOSPC (a
- * process's ranges at their limit) or -ENOMEM. */
+/* A JIT range [@start, @end) of @p named @name, at @file (taken, "" for
+ * none):@line, in the code from @code on: 0, -ENOSPC (a process's ranges
+ * at their limit) or -ENOMEM. */
 int ft_add_range(struct frametab *ft, struct fproc *p, uint64_t start, uint64_t end,
-		 char *name);
+		 char *name, char *file, uint32_t line, uint64_t code);
 /* The range of @p holding @addr, or NULL. */
 struct jrange *ft_range_at(struct frametab *ft, struct fproc *p, uint64_t addr);
 

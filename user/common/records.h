@@ -85,7 +85,7 @@ enum record_type {
 			 * bytes= peak= peak_count= [cut=WHY] [depth=N] ~m#TOKEN... */
 	REC_SAMPLE,	/* sample pid= time= live= bytes= */
 	REC_FRAME,	/* frame pid= addr= kind= line= file= function= */
-	REC_JIT,	/* jit pid= start= end= name= */
+	REC_JIT,	/* jit pid= start= end= name= [code=] [line= file=] */
 };
 
 /*
@@ -149,10 +149,15 @@ struct record {
 	uint32_t ntokens;		/* parsed: how many tokens */
 	uint64_t size;			/* ... unencodable: its size in bytes */
 	const char *error;		/* ... and why, to the end of the line */
-	/* frame: a synthetic address (rec_is_frame_addr) naming ... */
+	/*
+	 * frame: a synthetic address (rec_is_frame_addr) naming ...; jit:
+	 * where the function's code starts, when the range is a part of it
+	 * (code=, at most start; 0 or start: the range is the function's)
+	 */
 	uint64_t addr;
 	char kind[REC_KIND_MAX + 1];	/* ... a frame of this interpreter: python, lua */
-	uint32_t line;			/* ... at this source line, 0: unknown */
+	uint32_t line;			/* ... at this source line, 0: unknown (frame;
+					 * jit: the range's code's, with file) */
 	/*
 	 * ... in this function of this source file (frame; jit: the range's
 	 * name in function). Written: the text itself, NUL-terminated, NULL
@@ -160,7 +165,11 @@ struct record {
 	 */
 	const char *function, *file;
 	struct rec_text function_esc, file_esc;
-	/* jit: start, end: a range of JIT code, named in function */
+	/*
+	 * jit: start, end: a range of JIT code, named in function; its
+	 * source file and line in file and line (none: file NULL or "" and
+	 * line 0, no line= file= written); addr: code=
+	 */
 };
 
 /*

@@ -163,9 +163,22 @@ static bool jit_range_ok(uint64_t start, uint64_t end)
 	return start < end && end <= REC_FRAME_BASE;
 }
 
+/* A jit record's code=: where the function's code starts, the range in it (0: none). */
+static bool jit_code_ok(uint64_t code, uint64_t start)
+{
+	return code <= start;
+}
+
+/* Has a jit record a source line to write (line= file=)? */
+static bool jit_has_line(const struct record *r)
+{
+	return r->line || (r->file && *r->file);
+}
+
 int rec_check_jit(const struct record *r)
 {
-	return jit_range_ok(r->start, r->end) && text_ok(r->function, REC_NAME_MAX) ? 0 : -EINVAL;
+	return jit_range_ok(r->start, r->end) && jit_code_ok(r->addr, r->start) &&
+	       text_ok(r->function, REC_NAME_MAX) && text_ok(r->file, REC_FILE_MAX) ? 0 : -EINVAL;
 }
 
 int rec_write_jit(FILE *out, const struct record *r)
@@ -173,12 +186,22 @@ int rec_write_jit(FILE *out, const struct record *r)
 	if (fprintf(out, "jit pid=%d start=%#" PRIx64 " end=%#" PRIx64, r->pid, r->start,
 		    r->end) < 0 || write_text(out, "name", r->function))
 		return -EIO;
+	if (r->addr && r->addr != r->start && fprintf(out, " code=%#" PRIx64, r->addr) < 0)
+		return -EIO;
+	if (jit_has_line(r) && (fprintf(out, " line=%" PRIu32, r->line) < 0 ||
+				write_text(out, "file", r->file)))
+		return -EIO;
 	return fputc('\n', out) == EOF ? -EIO : 0;
 }
 
+/*
+ * The fields after name= that a later writer added: code=, then line=
+ * and file= together; a reader older than them stops at the name (a
+ * blank ends it), so they are added at the end, each optional.
+ */
 int rec_parse_jit(const char *p, struct record *r)
 {
-	unsigned long long s, e;
+	unsigned long long s, e, c;
 	int n = 0, k;
 
 	if (sscanf(p, "pid=%d start=%llx end=%llx name=%n", &r->pid, &s, &e, &n) < 3 || !n ||
@@ -186,7 +209,25 @@ int rec_parse_jit(const char *p, struct record *r)
 		return -EINVAL;
 	r->start = s;
 	r->end = e;
-	if ((k = parse_text(p + n, REC_NAME_MAX, &r->function_esc)) < 0 || !at_end(p + n + k))
+	r->addr = 0;
+	r->line = 0;
+	r->file_esc = (struct rec_text){ "-", 1 };
+	if ((k = parse_text(p += n, REC_NAME_MAX, &r->function_esc)) < 0)
 		return -EINVAL;
-	return 0;
+	p += k;
+	if (!strncmp(p, " code=0x", 8)) {
+		n = 0;
+		if (sscanf(p, " code=%llx%n", &c, &n) < 1 || !n || !jit_code_ok(c, s))
+			return -EINVAL;
+		r->addr = c == s ? 0 : c;	/* its own start: as if not written */
+		p += n;
+	}
+	if (!strncmp(p, " line=", 6)) {
+		if ((k = rec_parse_u32(p += 6, &r->line)) < 0 || strncmp(p += k, " file=", 6))
+			return -EINVAL;
+		if ((k = parse_text(p += 6, REC_FILE_MAX, &r->file_esc)) < 0)
+			return -EINVAL;
+		p += k;
+	}
+	return at_end(p) ? 0 : -EINVAL;
 }

@@ -169,23 +169,15 @@ static bool hex(const char **p, const char *end, uint64_t *v)
 	return true;
 }
 
-/* One line, without its newline: taken, or counted as bad. */
-static int take_line(struct perf_map *pm, const char *s, const char *end)
+/* Line @pm->n: [@start, @end) is the @len bytes at @s. Returns its id. */
+static int64_t add(struct perf_map *pm, uint64_t start, uint64_t end, const char *s, size_t len)
 {
-	uint64_t start, size;
-	struct line *l;
 	const char *name;
+	struct line *l;
 
-	if (end > s && end[-1] == '\r')
-		end--;
-	if (!hex(&s, end, &start) || !hex(&s, end, &size) || s == end || !size ||
-	    start + size < start) {
-		pm->st.bad_lines++;
-		return 0;
-	}
 	if (pm->n == PERF_MAP_MAX_ENTRIES) {
 		pm->st.capped = true;
-		return 0;
+		return -ENOSPC;
 	}
 	if (pm->n % CHUNK_ENTRIES == 0) {
 		struct line **v = realloc(pm->chunks, (pm->nchunks + 1) * sizeof(*v));
@@ -198,13 +190,28 @@ static int take_line(struct perf_map *pm, const char *s, const char *end)
 			return -ENOMEM;
 		pm->nchunks++;
 	}
-	name = keep_name(pm, s, (size_t)(end - s));
+	name = keep_name(pm, s, len);
 	if (!name)
 		return -ENOMEM;
 	l = line_at(pm, pm->n++);
-	*l = (struct line){ .start = start, .end = start + size, .name = name };
+	*l = (struct line){ .start = start, .end = end, .name = name };
 	pm->st.entries++;
-	return 0;
+	return pm->n - 1;
+}
+
+/* One line, without its newline: taken, or counted as bad. */
+static int take_line(struct perf_map *pm, const char *s, const char *end)
+{
+	uint64_t start, size;
+
+	if (end > s && end[-1] == '\r')
+		end--;
+	if (!hex(&s, end, &start) || !hex(&s, end, &size) || s == end || !size ||
+	    start + size < start) {
+		pm->st.bad_lines++;
+		return 0;
+	}
+	return add(pm, start, start + size, s, (size_t)(end - s)) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /*
@@ -358,8 +365,7 @@ size_t perf_map__feed(struct perf_map *pm, const char *buf, size_t len)
 	return (size_t)(p - buf);
 }
 
-/* The last field of /proc/PID/status's NSpid: its pid in its own namespace. */
-static pid_t ns_pid(pid_t pid)
+pid_t perf_map__ns_pid(pid_t pid)
 {
 	char fn[64], line[256];
 	pid_t ns = pid;
@@ -403,7 +409,7 @@ static int open_map(pid_t pid, struct stat *st)
 	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return -ENOENT;
-	snprintf(name, sizeof(name), "tmp/perf-%d.map", ns_pid(pid));
+	snprintf(name, sizeof(name), "tmp/perf-%d.map", perf_map__ns_pid(pid));
 	fd = (int)syscall(SYS_openat2, dfd, name, &how, sizeof(how));
 	close(dfd);
 	if (fd < 0)
@@ -481,6 +487,29 @@ static int refresh(struct perf_map *pm, uint64_t retry_ns)
 int perf_map__read(struct perf_map *pm)
 {
 	return refresh(pm, 0);
+}
+
+int perf_map__refresh(struct perf_map *pm, uint64_t retry_ns)
+{
+	return refresh(pm, retry_ns);
+}
+
+int64_t perf_map__add(struct perf_map *pm, uint64_t start, uint64_t end, const char *name,
+		      size_t len)
+{
+	int64_t id;
+
+	if (start >= end || len >= PERF_MAP_LINE)
+		return -EINVAL;
+	id = add(pm, start, end, name, len);
+	if (id >= 0 && pm->n - pm->swept >= PENDING_MAX && sweep(pm))
+		return -ENOMEM;
+	return id;
+}
+
+uint32_t perf_map__count(const struct perf_map *pm)
+{
+	return pm->n;
 }
 
 /* The newest line holding @addr, or -1. */

@@ -79,6 +79,22 @@ int perf_map__entry(const struct perf_map *pm, uint32_t id, struct perf_map_entr
  */
 int perf_map__read(struct perf_map *pm);
 
+/* perf_map__read() when the file is open, or was looked for @retry_ns ago or more. */
+int perf_map__refresh(struct perf_map *pm, uint64_t retry_ns);
+
+/*
+ * A line that is not the file's: [@start, @end) is the @len bytes at
+ * @name (jitdump.c keeps its code's names so, and has them named the
+ * same way: the newest wins). Returns its id; -EINVAL (an empty range, a
+ * name of PERF_MAP_LINE bytes or more), -ENOSPC (PERF_MAP_MAX_ENTRIES
+ * lines), -ENOMEM.
+ */
+int64_t perf_map__add(struct perf_map *pm, uint64_t start, uint64_t end, const char *name,
+		      size_t len);
+
+/* Lines taken (ids 0 to this, less one), since the last reset. */
+uint32_t perf_map__count(const struct perf_map *pm);
+
 /*
  * Parse @len bytes of the file's content as read at its offset @pm has
  * reached (whole lines only: returns how many bytes it took, the last
@@ -86,6 +102,10 @@ int perf_map__read(struct perf_map *pm);
  * perf_map__read().
  */
 size_t perf_map__feed(struct perf_map *pm, const char *buf, size_t len);
+
+/* @pid in its own pid namespace (/proc/PID/status's NSpid's last field): the
+ * pid its files are named by; @pid itself when it cannot be read. */
+pid_t perf_map__ns_pid(pid_t pid);
 
 void perf_map__stats(const struct perf_map *pm, struct perf_map_stats *st);
 

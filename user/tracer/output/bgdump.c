@@ -85,6 +85,8 @@ static int start(struct bgdump *b, struct trace *t, FILE *out, const char *reaso
 		     "written in the foreground", strerror(errno));
 		return err;
 	}
+	/* JIT frames named late: in the loader, so the next dump need not again. */
+	trace__retry_jit(t, NULL);
 	fflush(out);
 	fflush(stderr);
 	pid = fork();

@@ -221,6 +221,7 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 		if (tracker__count(v[i]->live) || acct_changed(v[i]))
 			write_maps(v[i], out);
 	/* Then the frames that are not native code its stacks name. */
+	trace__retry_jit(t, NULL);
 	frametab__dump_begin(trace__frames(t));
 	for (size_t i = 0; i < n; i++) {
 		if (!tracker__count(v[i]->live) && !acct_changed(v[i]))
@@ -261,6 +262,7 @@ int report__exit(struct trace *t, struct proc *p, FILE *out)
 	set_time(&r);
 	records__write(out, &r);
 	write_maps(p, out);
+	trace__retry_jit(t, p);
 	frametab__dump_begin(trace__frames(t));
 	need_frames(trace__frames(t), p, acct_changed(p));
 	err = frametab__write(trace__frames(t), (uint32_t)p->pid, out) ? -EIO : 0;

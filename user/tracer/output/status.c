@@ -151,9 +151,11 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 			" a stack with an unreadable frame", s->truncated_stacks, s->stack_faults);
 	if (s->jit_frames > s->jit_named)
 		flog(out, "%" PRIu64 " of %" PRIu64 " frames in JIT code (anonymous executable "
-			"memory) have no name: their process wrote no perf map, /tmp/perf-PID.map "
-			"(node: --perf-basic-prof, and --interpreted-frames-native-stack for its "
-			"interpreted functions)", s->jit_frames - s->jit_named, s->jit_frames);
+			"memory) have no name: their process wrote no perf map, /tmp/perf-PID.map, "
+			"nor a jitdump that names them (node: --perf-basic-prof or --perf-prof, and "
+			"--interpreted-frames-native-stack for its interpreted functions; a "
+			"jitdump's last records are lost with a process killed by a signal)",
+			s->jit_frames - s->jit_named, s->jit_frames);
 	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
 		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
 			"stack (--stack-copy): rerun with a larger one for them", us.cut);

@@ -125,11 +125,15 @@ struct jit_kept_ctx {
 	uint32_t pid;
 };
 
-/* A perf map line that names a frame, first kept: into the frame table, for the dumps. */
-static int jit_kept(const struct perf_map_entry *e, void *ctx)
+/*
+ * A name that names a frame (a perf map's line, a jitdump's code or a
+ * line of it), first kept: into the frame table, for the dumps.
+ */
+static int jit_kept(const struct jit_name *e, void *ctx)
 {
 	const struct jit_kept_ctx *c = ctx;
-	int err = frametab__add_jit(c->t->frames, c->pid, e->start, e->end, e->name);
+	int err = frametab__add_jit_line(c->t->frames, c->pid, e->start, e->end, e->name,
+					 e->file, e->line, e->code);
 
 	/* A range past FRAMETAB_MAX_JIT stays unnamed in the dumps, not a failure. */
 	return err == -ENOMEM ? err : 0;
@@ -165,6 +169,28 @@ static void note_jit(struct trace *t, struct proc *p, const uint64_t *frames, ui
 	jit_names__stats(p->jit, &after);
 	t->stats.jit_frames += after.frames - before.frames;
 	t->stats.jit_named += after.named - before.named;
+}
+
+void trace__retry_jit(struct trace *t, struct proc *only)
+{
+	size_t n = 0;
+	struct proc **v = only ? NULL : trace__procs(t, &n);
+	struct proc **each = only ? &only : v;
+
+	for (size_t i = 0; i < (only ? 1 : n); i++) {
+		struct proc *p = each[i];
+		int named;
+
+		if (!p->jit)
+			continue;
+		named = jit_names__retry(p->jit, jit_kept,
+					 &(struct jit_kept_ctx){ t, (uint32_t)p->pid });
+		if (named < 0)
+			t->stats.no_memory++;
+		else
+			t->stats.jit_named += (uint64_t)named;
+	}
+	free(v);
 }
 
 /*

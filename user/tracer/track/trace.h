@@ -96,7 +96,7 @@ struct trace_stats {
 	uint64_t truncated_stacks;	/* allocations with a cut stack */
 	uint64_t stack_faults;		/* ... with a frame that could not be read */
 	uint64_t jit_frames;		/* frames of new stacks in JIT code */
-	uint64_t jit_named;		/* ... named by their process's perf map */
+	uint64_t jit_named;		/* ... named by their process's perf map or jitdump */
 	uint64_t procs_seen;		/* processes that allocated while traced */
 	uint64_t exits;			/* of those, ended while traced */
 	uint64_t execs;			/* images replaced by exec while traced */
@@ -205,6 +205,14 @@ const struct trace_stats *trace__stats(const struct trace *t);
 /* --unwind dwarf: the unwinder's counts and its tables'; -ENOENT if off. */
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst);
 struct proc *trace__find_proc(const struct trace *t, pid_t pid);
+
+/*
+ * A dump is written: the JIT frames of @only (NULL: of every process)
+ * that no perf map or jitdump named yet looked up again, the files read
+ * as they have grown (jitnames.h jit_names__retry()); what they name
+ * goes into the frame table, for the dump's jit records.
+ */
+void trace__retry_jit(struct trace *t, struct proc *only);
 
 /*
  * The processes known now, most live bytes first (then lowest pid), as a
