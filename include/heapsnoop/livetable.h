@@ -79,7 +79,83 @@ struct lt_header {
 	uint64_t forks;			/* fork()s begun: each child says hello (LT_HELLO_FORK) */
 	int32_t exec_pending;		/* the pid of an exec under way in this image, 0 */
 	uint32_t reserved;
+	/*
+	 * A CPython whose frames the collector reads (heapsnoop --preload
+	 * --interp python; 0: none): its PY_VERSION_HEX and the address of
+	 * its eval loop (_PyEval_EvalFrameDefault), by which heapsnoop finds
+	 * the binary to read (its .cold part, its layout) in the process's
+	 * mappings. Written once, before any stack holds LT_PY_* words.
+	 */
+	uint32_t py_version;
+	uint32_t py_reserved;
+	uint64_t py_eval;
 };
+
+/*
+ * A stack's Python frames (docs/COLLECTOR.md, "Python frames"): after its
+ * native frames, the thread's chain of CPython frames, innermost first,
+ * two words each, every word >= 2^63 (no native frame is):
+ *   code word  LT_PY_WORD | [LT_PY_ENTRY] | [LT_PY_MORE] | the code object's address
+ *   pos word   LT_PY_WORD | LT_PY_POS | fingerprint << 24 | code unit index (24 bits, signed)
+ * ENTRY: 3.11's is_entry (the frame ends its eval loop's segment); MORE:
+ * the chain went on past this frame (not kept). The fingerprint
+ * (lt_py_fingerprint()) ties the frame to the code object the address
+ * held then: a reader that finds another there names nothing.
+ */
+/*
+ * A code object's record (docs/COLLECTOR.md, "Python frames"): a record
+ * of the stacks' region that no entry names, written by the collector
+ * before the first stack that holds the code object, so that its frames
+ * are named from the table alone, after the process's death too. Its
+ * words: LT_PY_CODEREC; the code object's address; fingerprint |
+ * co_firstlineno << 32; _co_firsttraceable (32 bits) | the location
+ * table's bytes kept << 32; the name's characters (24 bits) | their size
+ * (1, 2, 4) << 24 | the file's characters << 32 | their size << 56; the
+ * location table's whole length; then the name's, the file's and the
+ * table's bytes, packed, to the record's end.
+ */
+#define LT_PY_CODEREC	0xf00000004f434f44ull	/* no frame word: bits 61, 62 and 60 together */
+#define LT_PY_CODEREC_WORDS 6
+
+#define LT_PY_WORD	(1ull << 63)
+#define LT_PY_POS	(1ull << 60)
+#define LT_PY_ENTRY	(1ull << 62)
+#define LT_PY_MORE	(1ull << 61)
+#define LT_PY_ADDR	((1ull << 47) - 1)
+#define LT_PY_INDEX_BAD	(-(1 << 23))
+
+static inline uint64_t lt_py_pos(uint32_t fp, int32_t index)
+{
+	if (index < -(1 << 23) + 1 || index >= (1 << 23))
+		index = LT_PY_INDEX_BAD;
+	return LT_PY_WORD | LT_PY_POS | (uint64_t)fp << 24 | ((uint32_t)index & 0xffffffu);
+}
+
+static inline int32_t lt_py_index(uint64_t pos)
+{
+	return (int32_t)((uint32_t)pos << 8) >> 8;
+}
+
+static inline uint32_t lt_py_fp(uint64_t pos)
+{
+	return (uint32_t)(pos >> 24);
+}
+
+/*
+ * A code object's fingerprint: its qualified name's, file's and location
+ * table's addresses, its first line and its size in code units, mixed.
+ */
+static inline uint32_t lt_py_fingerprint(uint64_t qualname, uint64_t file, uint64_t table,
+					 uint32_t firstline, uint64_t units)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+
+	h = (h ^ qualname) * 0xff51afd7ed558ccdull;
+	h = (h ^ file) * 0xff51afd7ed558ccdull;
+	h = (h ^ table) * 0xc4ceb9fe1a85ec53ull;
+	h = (h ^ ((uint64_t)firstline << 32 | (units & 0xffffffffu))) * 0xff51afd7ed558ccdull;
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
 
 /* A tracked live block (seq odd) or a free slot (seq even): 32 bytes. */
 struct lt_entry {
