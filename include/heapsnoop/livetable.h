@@ -143,17 +143,22 @@ static inline uint32_t lt_py_fp(uint64_t pos)
 
 /*
  * A code object's fingerprint: its qualified name's, file's and location
- * table's addresses, its first line and its size in code units, mixed.
+ * table's addresses, its first line and its size in code units, folded
+ * (rotations and xors: independent of each other, no multiply on the
+ * walk's chain of loads). It tells a code object from another made at
+ * its address later, not a hash of its contents.
  */
+static inline uint64_t lt_py_rotl(uint64_t v, unsigned int k)
+{
+	return v << k | v >> (64 - k);
+}
+
 static inline uint32_t lt_py_fingerprint(uint64_t qualname, uint64_t file, uint64_t table,
 					 uint32_t firstline, uint64_t units)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ull;
+	uint64_t h = (qualname >> 3) ^ lt_py_rotl(file >> 3, 21) ^ lt_py_rotl(table >> 3, 42) ^
+		     ((uint64_t)firstline << 32 | (units & 0xffffffffu));
 
-	h = (h ^ qualname) * 0xff51afd7ed558ccdull;
-	h = (h ^ file) * 0xff51afd7ed558ccdull;
-	h = (h ^ table) * 0xc4ceb9fe1a85ec53ull;
-	h = (h ^ ((uint64_t)firstline << 32 | (units & 0xffffffffu))) * 0xff51afd7ed558ccdull;
 	return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }
 
