@@ -143,21 +143,44 @@ static inline uint32_t lt_py_fp(uint64_t pos)
 
 /*
  * A code object's fingerprint: its qualified name's, file's and location
- * table's addresses, its first line and its size in code units, folded
- * (rotations and xors: independent of each other, no multiply on the
- * walk's chain of loads). It tells a code object from another made at
- * its address later, not a hash of its contents.
+ * table's addresses, its first line and its size in code units, and
+ * some of their contents: the last 8 bytes of the name's and the file's
+ * characters (their data as CPython keeps it) and the table's length and
+ * first 8 bytes (lt_py_bytes8(): fewer, zero-padded), folded (rotations
+ * and xors: no multiply on the walk's chain of loads). It tells a code
+ * object from another made at its address later, whose name, file or
+ * lines differ, though they took the old strings' addresses too.
  */
 static inline uint64_t lt_py_rotl(uint64_t v, unsigned int k)
 {
 	return v << k | v >> (64 - k);
 }
 
-static inline uint32_t lt_py_fingerprint(uint64_t qualname, uint64_t file, uint64_t table,
-					 uint32_t firstline, uint64_t units)
+/* Up to 8 bytes at @p as a little-endian word, the rest 0. */
+static inline uint64_t lt_py_bytes8(const unsigned char *p, uint64_t n)
 {
-	uint64_t h = (qualname >> 3) ^ lt_py_rotl(file >> 3, 21) ^ lt_py_rotl(table >> 3, 42) ^
-		     ((uint64_t)firstline << 32 | (units & 0xffffffffu));
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < 8 && i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+struct lt_py_code_id {
+	uint64_t qualname, file, table;	/* the objects' addresses */
+	uint32_t firstline;
+	uint64_t units;
+	uint64_t name_tail, file_tail;	/* the last 8 bytes of their characters' data */
+	uint64_t table_len, table_head;	/* the table's bytes, and its first 8 */
+};
+
+static inline uint32_t lt_py_fingerprint(const struct lt_py_code_id *c)
+{
+	uint64_t h = (c->qualname >> 3) ^ lt_py_rotl(c->file >> 3, 21) ^
+		     lt_py_rotl(c->table >> 3, 42) ^
+		     ((uint64_t)c->firstline << 32 | (c->units & 0xffffffffu)) ^
+		     lt_py_rotl(c->name_tail, 7) ^ lt_py_rotl(c->file_tail, 29) ^
+		     lt_py_rotl(c->table_head, 51) ^ lt_py_rotl(c->table_len, 13);
 
 	return (uint32_t)(h >> 32) ^ (uint32_t)h;
 }

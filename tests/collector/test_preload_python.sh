@@ -9,6 +9,7 @@
 #     os._exit (chain_a.py); the eval loop re-entered from C three ways
 #     (interleave.py); 60 Python frames deep, whole (deep.py); exact
 #     counts of blocks of known sizes under their chains (plcounts.py);
+#     a forked child's, in its exit section (plfork.py);
 #     code exec()'d again and again, each frame named after the code that
 #     ran, none "<code gone>" (execloop.py); a thread that released the
 #     GIL (threads.py);
@@ -24,6 +25,7 @@ set -u
 PY=${HS_PYTHON:-/usr/bin/python3.11}
 SCRIPTS=$(cd "$(dirname "$0")/../tracer/py" && pwd)
 COUNTS=$(cd "$(dirname "$0")/py" && pwd)/plcounts.py
+FORK=$(cd "$(dirname "$0")/py" && pwd)/plfork.py
 [ -x "$PY" ] || { echo "FAIL $PY is not there: scripts/install-deps.sh installs Debian's python3.11"; exit 1; }
 echo "python: $PY ($("$PY" -c 'import sys; print(sys.version.split()[0])'))"
 
@@ -76,6 +78,17 @@ expect_eq "counts: 50 bytes objects (4033 bytes) under make_bytes <- run <- <mod
 	"$(count_under "$T/counts" 4033 "make_bytes plcounts.py:21, run plcounts.py:28, <module> plcounts.py:31")" 50
 expect_eq "counts: no other block of those sizes" \
 	"$("$HD" -s "$T/counts" | grep -c '^heapsnoop: live .*~b#size: \(54322\|4033\),')" 150
+
+# A forked child: its own table, a copy of its parent's (the code objects'
+# records too), its exit section named as the parent's final dump.
+"$HS" --preload -o "$T/fork" -- "$PY" "$FORK" > /dev/null 2> "$T/fork.err"
+check "fork: heapsnoop exits 0" test $? -eq 0
+expect_eq "fork: the child's 3 blocks (33334 bytes) in its exit section under child_leaf <- child_main <- <module>" \
+	"$(count_under "$T/fork" 33334 "child_leaf plfork.py:15, child_main plfork.py:20, <module> plfork.py:26")" 3
+expect_eq "fork: the parent's block (22223 bytes) under parent_leaf <- <module>" \
+	"$(count_under "$T/fork" 22223 "parent_leaf plfork.py:31, <module> plfork.py:34")" 1
+check "fork: no stack cut=order, no frame <code gone>" \
+	bash -c "! grep -q 'cut=.*order' '$T/fork' && ! '$HD' -s '$T/fork' | grep -q '<code gone>'"
 
 # Each exec'd code object dies at once and the next takes its memory: the
 # collector's record of each (its name, file, table) names its frames.

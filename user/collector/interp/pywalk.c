@@ -26,10 +26,15 @@
 #include "ltstacks.h"
 #include "pywalk.h"
 
-#define SEEN_SLOTS (1u << 16)	/* code objects recorded: 512 KiB, sparse */
+#define SEEN_SLOTS (1u << 16)	/* code objects recorded: 1 MiB, sparse */
 
 bool pywalk_on;
-static uint64_t *seen;		/* (code, fingerprint) keys, 0: empty; private memory */
+/* Code objects recorded: (address, fingerprint); code 0: empty. Private memory. */
+struct seen_slot {
+	uint64_t code;
+	uint32_t fp, ready;
+};
+static struct seen_slot *seen;
 static struct py_layout L;
 static void *(*this_tstate)(void);	/* PyGILState_GetThisThreadState */
 
@@ -70,24 +75,70 @@ int pywalk__init(void)
 	return 0;
 }
 
+/*
+ * lt_py_bytes8() of the @n bytes at @p, in one load where it cannot
+ * cross a page (the bytes past @n are another object's, masked off).
+ */
+static inline uint64_t mem8(uint64_t p, uint64_t n)
+{
+	if (n >= 8)
+		return u64_at(p);
+	if (!n)
+		return 0;
+	if ((p & 4095) <= 4096 - 8)
+		return u64_at(p) & (~0ull >> (64 - 8 * n));
+	return lt_py_bytes8((const unsigned char *)(uintptr_t)p, n);
+}
+
+/* The last 8 bytes of the compact str @s's characters (lt_py_bytes8()), 0 if not one. */
+static inline uint64_t str_tail(uint64_t s)
+{
+	uint32_t state, kind;
+	uint64_t n, data;
+
+	if (!s || (s & 7))
+		return 0;
+	state = u32_at(s + L.str_state);
+	kind = PY_STR_KIND(state);
+	if (!(state & PY_STR_COMPACT))
+		return 0;
+	n = u64_at(s + L.str_length) * kind;
+	data = s + ((state & PY_STR_ASCII) ? L.str_ascii : L.str_compact);
+	return n >= 8 ? u64_at(data + n - 8) : mem8(data, n);
+}
+
+/* Code object @code's fingerprint (livetable.h), from its memory in place. */
+static inline uint32_t fingerprint(uint64_t code)
+{
+	struct lt_py_code_id id = {
+		.qualname = u64_at(code + L.co_qualname), .file = u64_at(code + L.co_filename),
+		.table = u64_at(code + L.co_linetable), .firstline = u32_at(code + L.co_firstlineno),
+		/* ob_size (a PyVarObject's, at bytes_size as a bytes object's): its code units */
+		.units = u64_at(code + L.bytes_size),
+	};
+
+	id.name_tail = str_tail(id.qualname);
+	id.file_tail = str_tail(id.file);
+	if (id.table && !(id.table & 7)) {
+		id.table_len = u64_at(id.table + L.bytes_size);
+		id.table_head = mem8(id.table + L.bytes_data, id.table_len);
+	}
+	return lt_py_fingerprint(&id);
+}
+
 /* A frame's fields, and its code object's fingerprint: 2 words into @w. */
 static inline bool frame_words(uint64_t frame, uint64_t *w, uint64_t *prev)
 {
 	uint64_t code = u64_at(frame + L.fr_code), instr = u64_at(frame + L.fr_instr);
 	bool entry = *(const uint8_t *)(uintptr_t)(frame + (uint32_t)L.fr_entry);
 	int64_t index;
-	uint32_t fp;
 
 	if (!code || (code & 7) || code > LT_PY_ADDR)
 		return false;
 	index = (int64_t)(instr - code - L.co_code) >> 1;
-	/* ob_size (a PyVarObject's, at bytes_size as a bytes object's): its code units. */
-	fp = lt_py_fingerprint(u64_at(code + L.co_qualname), u64_at(code + L.co_filename),
-			       u64_at(code + L.co_linetable), u32_at(code + L.co_firstlineno),
-			       u64_at(code + L.bytes_size));
 	w[0] = LT_PY_WORD | (entry ? LT_PY_ENTRY : 0) | code;
-	w[1] = lt_py_pos(fp, index < INT32_MIN || index > INT32_MAX ? LT_PY_INDEX_BAD :
-			 (int32_t)index);
+	w[1] = lt_py_pos(fingerprint(code), index < INT32_MIN || index > INT32_MAX ?
+			 LT_PY_INDEX_BAD : (int32_t)index);
 	*prev = u64_at(frame + L.fr_previous);
 	return true;
 }
@@ -97,25 +148,29 @@ static inline bool frame_words(uint64_t frame, uint64_t *w, uint64_t *prev)
 #define NAME_BYTES 1024		/* a name's bytes kept (frametab.h cuts there too) */
 #define FILE_BYTES 2048		/* ... a file's */
 
-static inline uint64_t seen_key(uint64_t code, uint32_t fp)
+/*
+ * Is (@code, @fp) recorded? @add: say it is now. A slot is taken by its
+ * code word (compare-and-exchange from 0), then its fingerprint, then
+ * made ready: a slot half made is not a match (a record written twice,
+ * which heapsnoop takes once); a full table forgets nothing (records
+ * written again).
+ */
+static bool seen_has(uint64_t code, uint32_t fp, bool add)
 {
-	uint64_t h = (code ^ (uint64_t)fp << 47) * 0x9e3779b97f4a7c15ull;
+	uint64_t h = (code >> 3) * 0x9e3779b97f4a7c15ull ^ fp;
 
-	return (h ^ h >> 29) | 1;
-}
+	for (uint32_t i = 0, k = (uint32_t)(h >> 40); i < 64; i++, k++) {
+		struct seen_slot *sl = &seen[k & (SEEN_SLOTS - 1)];
+		uint64_t v = __atomic_load_n(&sl->code, __ATOMIC_RELAXED);
 
-/* Is @key recorded? @add: recorded now (a full table forgets nothing: a record again). */
-static bool seen_has(uint64_t key, bool add)
-{
-	for (uint32_t i = 0, k = (uint32_t)(key >> 40); i < 64; i++, k++) {
-		uint64_t *slot = &seen[k & (SEEN_SLOTS - 1)], v = __atomic_load_n(slot, __ATOMIC_RELAXED);
-
-		if (v == key)
+		if (v == code && __atomic_load_n(&sl->ready, __ATOMIC_ACQUIRE) && sl->fp == fp)
 			return true;
 		if (!v) {
-			if (add)
-				__atomic_compare_exchange_n(slot, &v, key, false, __ATOMIC_RELAXED,
-							    __ATOMIC_RELAXED);
+			if (add && __atomic_compare_exchange_n(&sl->code, &v, code, false,
+							       __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+				sl->fp = fp;
+				__atomic_store_n(&sl->ready, 1, __ATOMIC_RELEASE);
+			}
 			return false;
 		}
 	}
@@ -158,13 +213,13 @@ static void str_of(uint64_t s, uint32_t max, struct str_view *v)
  */
 static void code_record(uint64_t code, uint32_t fp)
 {
-	uint64_t key = seen_key(code, fp), table, tlen = 0, *w;
+	uint64_t table, tlen = 0, *w;
 	struct str_view name, file;
 	size_t nb, fb, keep, room;
 	uint32_t words, id;
 	char *b;
 
-	if (seen_has(key, false))
+	if (seen_has(code, fp, false))
 		return;
 	str_of(u64_at(code + L.co_qualname), NAME_BYTES, &name);
 	str_of(u64_at(code + L.co_filename), FILE_BYTES, &file);
@@ -192,7 +247,7 @@ static void code_record(uint64_t code, uint32_t fp)
 	if (keep)
 		memcpy(b + nb + fb, (const void *)(uintptr_t)(table + L.bytes_data), keep);
 	ltstacks__commit(id, words);
-	seen_has(key, true);
+	seen_has(code, fp, true);
 }
 
 /* A new stack's code objects recorded, each once (@buf[@depth..@n): its pairs). */

@@ -59,19 +59,50 @@ static uint64_t word_at(const uint8_t *b, uint32_t off)
 	return v;
 }
 
+/* Up to 8 bytes at @addr as lt_py_bytes8() makes them; 0 if unreadable. */
+static uint64_t bytes8_at(struct plpy_image *pi, uint64_t addr, uint64_t n)
+{
+	unsigned char b[8];
+
+	n = n < 8 ? n : 8;
+	return vm_read(pi, addr, b, n) ? 0 : lt_py_bytes8(b, n);
+}
+
+/* The last 8 bytes of the compact str @s's characters, as pywalk.c's str_tail(). */
+static uint64_t str_tail(struct plpy_image *pi, uint64_t s)
+{
+	const struct py_layout *l = &pi->img.layout;
+	uint32_t state;
+	uint64_t n;
+
+	if (!s || (s & 7) || vm_read(pi, s + l->str_state, &state, sizeof(state)) ||
+	    !(state & PY_STR_COMPACT) || vm_read(pi, s + l->str_length, &n, sizeof(n)))
+		return 0;
+	n *= PY_STR_KIND(state);
+	s += (state & PY_STR_ASCII) ? l->str_ascii : l->str_compact;
+	return n >= 8 ? bytes8_at(pi, s + n - 8, 8) : bytes8_at(pi, s, n);
+}
+
 /* Is the code object at @addr, read now, the one of fingerprint @fp? */
 static bool still_it(struct plpy_image *pi, uint64_t addr, uint32_t fp)
 {
 	const struct py_layout *l = &pi->img.layout;
+	struct lt_py_code_id id;
 	uint8_t head[256];
 
-	if (l->co_code > sizeof(head) || vm_read(pi, addr, head, l->co_code))
+	if (l->co_code > sizeof(head) || vm_read(pi, addr, head, l->co_code) ||
+	    word_at(head, l->ob_type) != pi->code_type)
 		return false;
-	return word_at(head, l->ob_type) == pi->code_type &&
-	       lt_py_fingerprint(word_at(head, l->co_qualname), word_at(head, l->co_filename),
-				 word_at(head, l->co_linetable),
-				 (uint32_t)word_at(head, l->co_firstlineno),
-				 word_at(head, l->bytes_size)) == fp;
+	id = (struct lt_py_code_id){ .qualname = word_at(head, l->co_qualname),
+		.file = word_at(head, l->co_filename), .table = word_at(head, l->co_linetable),
+		.firstline = (uint32_t)word_at(head, l->co_firstlineno),
+		.units = word_at(head, l->bytes_size) };
+	id.name_tail = str_tail(pi, id.qualname);
+	id.file_tail = str_tail(pi, id.file);
+	if (id.table && !(id.table & 7) &&
+	    !vm_read(pi, id.table + l->bytes_size, &id.table_len, sizeof(id.table_len)))
+		id.table_head = bytes8_at(pi, id.table + l->bytes_data, id.table_len);
+	return lt_py_fingerprint(&id) == fp;
 }
 
 /* The code object @addr of fingerprint @fp: read once, kept (NULL: no memory). */

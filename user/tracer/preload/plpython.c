@@ -257,30 +257,99 @@ void plpy__hook(struct plpy *py, struct lt_out *o)
 
 /* --- images --------------------------------------------------------------- */
 
-/* The binary holding the eval loop at @eval in @pi's process, read: 0 or -errno. */
-static int find_binary(struct plpy_image *pi, uint64_t eval, char *why, size_t cap)
+/* @pi's binary read from @path, mapped at @start from file offset @off: 0 or -errno. */
+static int read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+		       uint64_t eval, char *why, size_t cap)
+{
+	int err = py_image__read(path, &pi->img, why, cap);
+
+	if (err)
+		return err;
+	pi->bias = pi->img.pie ? start - off - pi->img.vaddr_off : 0;
+	pi->code_type = pi->img.code_type + pi->bias;
+	if (!py_image__in_eval(&pi->img, eval - pi->bias)) {
+		snprintf(why, cap, "its eval loop is not where its collector found it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct mod_find {
+	uint64_t eval;
+	struct lt_mod m;
+	bool found;
+};
+
+static int mod_of(void *arg, const struct lt_mod *m)
+{
+	struct mod_find *f = arg;
+
+	if (f->eval < m->start || f->eval >= m->end)
+		return 0;
+	f->m = *m;
+	f->found = true;
+	return 1;
+}
+
+/*
+ * The process has ended (a child that lived less than heapsnoop's look):
+ * the binary by the table's own module records, in its root if that is
+ * still there, else as the path says.
+ */
+static int binary_by_table(struct plpy_image *pi, int memfd, uint64_t size, uint64_t eval,
+			   char *why, size_t cap)
+{
+	struct mod_find f = { .eval = eval };
+	char path[PATH_MAX + 32];
+	struct lt_view v;
+	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_NORESERVE, memfd, 0);
+	int err = -ENOENT;
+
+	if (map == MAP_FAILED)
+		return -errno;
+	if (!lt_view__open(&v, map, size))
+		lt_modules(&v, mod_of, &f);
+	munmap(map, size);
+	if (!f.found)
+		return err;
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pi->pid, f.m.path);
+	err = read_binary(pi, path, f.m.start, f.m.off, eval, why, cap);
+	if (err == -ENOENT || err == -ESRCH || err == -EACCES)
+		err = read_binary(pi, f.m.path, f.m.start, f.m.off, eval, why, cap);
+	return err;
+}
+
+/*
+ * The binary holding the eval loop at @eval in @pi's process, read: a
+ * fork child's is its parent's (@parent, as its header says); else by
+ * the process's mappings, or its table's when it has ended already.
+ * Returns 0 or -errno.
+ */
+static int find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t size,
+		       uint64_t eval, char *why, size_t cap)
 {
 	char path[PATH_MAX];
 	const struct mapping *m;
 	struct mapset *ms = NULL;
-	int err = proc_maps__load_files(pi->pid, &ms);
+	int err;
 
-	if (err)
-		return err;
-	m = mapset__find(ms, eval);
-	err = !m ? -ENOENT : proc_maps__reach(pi->pid, m, path, sizeof(path));
-	if (!err)
-		err = py_image__read(path, &pi->img, why, cap);
-	if (!err) {
-		pi->bias = pi->img.pie ? m->start - m->offset - pi->img.vaddr_off : 0;
-		pi->code_type = pi->img.code_type + pi->bias;
-		if (!py_image__in_eval(&pi->img, eval - pi->bias)) {
-			snprintf(why, cap, "its eval loop is not where its collector found it");
-			err = -EINVAL;
+	for (struct plpy_image *o = pi->py->images; parent && o; o = o->next)
+		if (o->pid == parent && o->named && o->h->py_eval == eval) {
+			pi->img = o->img;
+			pi->bias = o->bias;
+			pi->code_type = o->code_type;
+			return 0;
 		}
+	err = proc_maps__load_files(pi->pid, &ms);
+	if (!err) {
+		m = mapset__find(ms, eval);
+		err = !m ? -ENOENT : proc_maps__reach(pi->pid, m, path, sizeof(path));
+		if (!err)
+			err = read_binary(pi, path, m->start, m->offset, eval, why, cap);
+		mapset__free(ms);
+		return err;
 	}
-	mapset__free(ms);
-	return err;
+	return binary_by_table(pi, memfd, size, eval, why, cap);
 }
 
 struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int memfd,
@@ -302,7 +371,7 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 	pi->h = h;
 	pi->scanned = 8;	/* id 0 is no stack */
 	pi->stk_cap = h->stk_cap;
-	err = find_binary(pi, h->py_eval, why, sizeof(why));
+	err = find_binary(pi, h->parent, memfd, size, h->py_eval, why, sizeof(why));
 	if (!err && pi->img.version != version) {
 		snprintf(why, sizeof(why), "its collector says %s", py_layout__version_str(version, v,
 			 sizeof(v)));
