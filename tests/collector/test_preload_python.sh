@@ -44,7 +44,7 @@ check "chain: heapsnoop exits with python's status (0, after os._exit)" test $? 
 check "chain: PYTHONMALLOC=malloc for the command" \
 	grep -q "PYTHONMALLOC=malloc for the command" "$T/chain.err"
 check "chain: it says it names Python 3.11's frames" \
-	grep -q "pid [0-9]*: Python 3\.11\.[0-9]*, its frames named" "$T/chain.err"
+	grep -q "pid [0-9]*: Python 3\.11\.[0-9]*, its frames read by its collector" "$T/chain.err"
 stack_of "$T/chain" 777778 > "$T/chain.stack"
 expect_chain "chain" "$T/chain.stack" "$CHAIN, <module> chain_a.py:30"
 check "chain: the dump names its frames (frame records, kind=python)" \

@@ -403,8 +403,8 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 	py->images = pi;
 	py->images_n++;
 	if (py->verbose)
-		elog("pid %d: Python %s, its frames named from its memory", (int)pid,
-		     py_layout__version_str(version, v, sizeof(v)));
+		elog("pid %d: Python %s, its frames read by its collector and named here",
+		     (int)pid, py_layout__version_str(version, v, sizeof(v)));
 	return pi;
 }
 
