@@ -10,7 +10,9 @@
 # around the loop, ns per call, and what each traced mode adds to it.
 #   usage: bench/plpyframes.sh [BUILD_DIR]
 #   PYBENCH_OPS (1000000) calls a run, PYBENCH_ROUNDS (5),
-#   PYBENCH_DEPTHS ("1 10 30 60") Python frames above the allocation.
+#   PYBENCH_DEPTHS ("1 10 30 60") Python frames above the allocation;
+#   PLPY_BASE_LIB=FILE: one mode more, "base": the walk on, with that
+#   build's libheapsnoop_preload.so (another version's walk, A/B).
 set -eu
 OUT=$(realpath "${1:-build}")
 cd "$(dirname "$0")/.."
@@ -25,6 +27,10 @@ trap 'rm -rf "$T"' EXIT
 # name: how it runs ("-": untraced); PYTHONMALLOC=malloc in every mode.
 declare -A MODE=([untraced]="-" [native]="--no-interp" [python]="--interp python")
 ORDER="untraced native python"
+if [ -n "${PLPY_BASE_LIB:-}" ]; then
+	MODE[base]="--interp python"
+	ORDER="$ORDER base"
+fi
 
 # NAME DEPTH: one run; the best ns per call of NAME at DEPTH so far into $T/NAME.DEPTH.
 run_mode() {
@@ -33,7 +39,9 @@ run_mode() {
 		printf 'go\nrelease\n' | PYTHONMALLOC=malloc "$PY" bench/pyalloc.py "$N" "$2" > "$T/run"
 	else
 		# shellcheck disable=SC2086 # the mode's options, word-split
-		printf 'go\nrelease\n' | PYTHONMALLOC=malloc "$OUT/heapsnoop" --preload -q $opts \
+		printf 'go\nrelease\n' | PYTHONMALLOC=malloc \
+			HEAPSNOOP_PRELOAD_LIB=$([ "$1" = base ] && echo "$PLPY_BASE_LIB" || echo "$OUT/libheapsnoop_preload.so") \
+			"$OUT/heapsnoop" --preload -q $opts \
 			-o /dev/null -- "$PY" bench/pyalloc.py "$N" "$2" > "$T/run"
 	fi
 	v=$(sed -n 's/^pyalloc: .* \([0-9.]*\) ns per call$/\1/p' "$T/run")
@@ -56,4 +64,11 @@ for d in $DEPTHS; do
 	awk -v d="$d" -v u="$u" -v n="$n" -v p="$p" 'BEGIN {
 		printf "%-6s %10.1f %10.1f %10.1f %12.1f %12.1f %14.2f\n", d, u, n, p, n - u, p - n, (p - n) / (d + 1) }'
 done
+if [ -n "${PLPY_BASE_LIB:-}" ]; then
+	echo "base ($PLPY_BASE_LIB), the walk on:"
+	for d in $DEPTHS; do
+		awk -v d="$d" -v n="$(cat "$T/native.$d")" -v b="$(cat "$T/base.$d")" \
+			'BEGIN { printf "%-6s %10.1f  adds %10.1f  %8.2f a frame\n", d, b, b - n, (b - n) / (d + 1) }'
+	done
+fi
 echo "(ns per call by Python's clock; the Python frames a stack holds: depth + 1, <module> included)"
