@@ -121,7 +121,7 @@ struct lt_header {
 #define LT_PY_POS	(1ull << 60)
 #define LT_PY_ENTRY	(1ull << 62)
 #define LT_PY_MORE	(1ull << 61)
-#define LT_PY_ADDR	((1ull << 47) - 1)
+#define LT_PY_ADDR	((1ull << 57) - 1)	/* any user-space address (5-level paging, 52-bit arm64) */
 #define LT_PY_INDEX_BAD	(-(1 << 23))
 
 static inline uint64_t lt_py_pos(uint32_t fp, int32_t index)
