@@ -9,7 +9,8 @@
 #     os._exit (chain_a.py); the eval loop re-entered from C three ways
 #     (interleave.py); 60 Python frames deep, whole (deep.py); exact
 #     counts of blocks of known sizes under their chains (plcounts.py);
-#     a forked child's, in its exit section (plfork.py);
+#     a forked child's, in its exit section (plfork.py); a Python that
+#     ended before heapsnoop took its hello (plquick.py);
 #     code exec()'d again and again, each frame named after the code that
 #     ran, none "<code gone>" (execloop.py); a thread that released the
 #     GIL (threads.py);
@@ -26,6 +27,7 @@ PY=${HS_PYTHON:-/usr/bin/python3.11}
 SCRIPTS=$(cd "$(dirname "$0")/../tracer/py" && pwd)
 COUNTS=$(cd "$(dirname "$0")/py" && pwd)/plcounts.py
 FORK=$(cd "$(dirname "$0")/py" && pwd)/plfork.py
+QUICK=$(cd "$(dirname "$0")/py" && pwd)/plquick.py
 [ -x "$PY" ] || { echo "FAIL $PY is not there: scripts/install-deps.sh installs Debian's python3.11"; exit 1; }
 echo "python: $PY ($("$PY" -c 'import sys; print(sys.version.split()[0])'))"
 
@@ -89,6 +91,28 @@ expect_eq "fork: the parent's block (22223 bytes) under parent_leaf <- <module>"
 	"$(count_under "$T/fork" 22223 "parent_leaf plfork.py:31, <module> plfork.py:34")" 1
 check "fork: no stack cut=order, no frame <code gone>" \
 	bash -c "! grep -q 'cut=.*order' '$T/fork' && ! '$HD' -s '$T/fork' | grep -q '<code gone>'"
+
+# A Python that ended before heapsnoop took its hello (heapsnoop stopped
+# meanwhile): its binary by its table's module records, its frames by the
+# table's records, as if it had been seen running.
+mkfifo "$T/go"
+coproc LATE { exec "$HS" --preload -v -o "$T/late" -- sh -c "echo \$\$; read x < '$T/go'; exec '$PY' '$QUICK'" \
+	2> "$T/late.err"; }
+hs_pid=$LATE_PID
+read -r -t 60 py_pid <&"${LATE[0]}"
+kill -STOP "$hs_pid"
+echo go > "$T/go"
+wait_line "${LATE[0]}" '^done' &&
+	python3 -c "import os, select; select.select([os.pidfd_open($py_pid)], [], [], 60)"
+check "ended first: python is a zombie while heapsnoop is stopped" \
+	bash -c "[ \"\$(awk '{ print \$3 }' /proc/$py_pid/stat)\" = Z ]"
+kill -CONT "$hs_pid"
+wait "$hs_pid"
+check "ended first: heapsnoop exits 0" test $? -eq 0
+expect_eq "ended first: its block under quick_leaf <- <module>" \
+	"$(count_under "$T/late" 44445 "quick_leaf plquick.py:10, <module> plquick.py:13")" 1
+check "ended first: its frames not said unnamed, no cut=order" \
+	bash -c "! grep -q 'not named' '$T/late.err' && ! grep -q 'cut=.*order' '$T/late'"
 
 # Each exec'd code object dies at once and the next takes its memory: the
 # collector's record of each (its name, file, table) names its frames.

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 #include "frametab.h"
 #include "htab.h"
@@ -97,11 +98,14 @@ static uint32_t name_pairs(struct plpy_image *pi, const uint64_t *f, uint32_t n,
 		}
 		c = plpy_code__of(pi, w & LT_PY_ADDR, lt_py_fp(pos));
 		if (c && c->ok) {
-			if (index < 0 || (c->c.firsttraceable >= 0 && index < c->c.firsttraceable))
+			bool known = index != LT_PY_INDEX_BAD;	/* else too far to say: line 0 */
+
+			if (known && (index < 0 || (c->c.firsttraceable >= 0 &&
+						    index < c->c.firsttraceable)))
 				goto next;	/* not started yet */
 			name = c->c.name;
 			file = c->c.file;
-			line = py_code__line(&c->c, index);
+			line = known ? py_code__line(&c->c, index) : 0;
 			line = line > 0 ? line : 0;
 		} else {
 			pi->gone++;
@@ -302,6 +306,7 @@ static int binary_by_table(struct plpy_image *pi, int memfd, uint64_t size, uint
 	struct mod_find f = { .eval = eval };
 	char path[PATH_MAX + 32];
 	struct lt_view v;
+	struct stat st;
 	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_NORESERVE, memfd, 0);
 	int err = -ENOENT;
 
@@ -312,11 +317,13 @@ static int binary_by_table(struct plpy_image *pi, int memfd, uint64_t size, uint
 	munmap(map, size);
 	if (!f.found)
 		return err;
+	/* A path the table names: a regular file only (never a FIFO that blocks). */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pi->pid, f.m.path);
-	err = read_binary(pi, path, f.m.start, f.m.off, eval, why, cap);
-	if (err == -ENOENT || err == -ESRCH || err == -EACCES)
-		err = read_binary(pi, f.m.path, f.m.start, f.m.off, eval, why, cap);
-	return err;
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		snprintf(path, sizeof(path), "%s", f.m.path);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -ENOENT;
+	return read_binary(pi, path, f.m.start, f.m.off, eval, why, cap);
 }
 
 /*
@@ -341,15 +348,15 @@ static int find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t 
 			return 0;
 		}
 	err = proc_maps__load_files(pi->pid, &ms);
-	if (!err) {
-		m = mapset__find(ms, eval);
-		err = !m ? -ENOENT : proc_maps__reach(pi->pid, m, path, sizeof(path));
+	m = err ? NULL : mapset__find(ms, eval);
+	if (m) {
+		err = proc_maps__reach(pi->pid, m, path, sizeof(path));
 		if (!err)
 			err = read_binary(pi, path, m->start, m->offset, eval, why, cap);
-		mapset__free(ms);
-		return err;
 	}
-	return binary_by_table(pi, memfd, size, eval, why, cap);
+	mapset__free(ms);
+	/* Ended already (a zombie has no mappings): its table says where it was. */
+	return m ? err : binary_by_table(pi, memfd, size, eval, why, cap);
 }
 
 struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int memfd,
