@@ -10,9 +10,12 @@
  * frames cannot change under it while it allocates). Each frame keeps
  * its code object, its instruction's index in the code units, 3.11's
  * is_entry, and a fingerprint of the code object (livetable.h,
- * lt_py_fingerprint()) that heapsnoop checks against what it reads
- * later at that address: a code object freed and another made there
- * meanwhile is never named after the new one.
+ * lt_py_fingerprint(): some of its addresses and contents). The first
+ * new stack that holds a code object copies it into the table (its
+ * name, file and location table: LT_PY_CODEREC), which heapsnoop names
+ * its frames by, after the process's death too; a code object freed and
+ * another made at its address has another fingerprint, another record.
+ * docs/COLLECTOR.md, "Python frames".
  */
 #include <dlfcn.h>
 #include <errno.h>
