@@ -17,7 +17,8 @@
 #   8. the in-process collector (--preload, sampling) against all of the
 #      above, interleaved round by round (bench/collector.sh);
 #   9. Python frames: the walker on against off on Debian's python3.11, by
-#      depth (bench/pyframes.sh).
+#      depth (bench/pyframes.sh), and the collector's under --preload
+#      (bench/plpyframes.sh).
 #  10. Lua frames: the walker on against off on Debian's lua5.4, by depth
 #      (bench/luaframes.sh);
 #  11. JIT frames: node's named by its perf map against not named
@@ -85,6 +86,8 @@ echo
 bench/progcost.sh "$OUT"
 echo
 bench/pyframes.sh "$OUT"
+echo
+bench/plpyframes.sh "$OUT"
 echo
 bench/luaframes.sh "$OUT"
 echo

@@ -29,6 +29,12 @@
  */
 #define HS_ENV_SOCK		"HEAPSNOOP_SOCK"
 #define HS_ENV_TOKEN		"HEAPSNOOP_TOKEN"
+/*
+ * heapsnoop --preload --interp python (the default): the collector reads
+ * a CPython's frames at each allocation it records ("python"; unset or
+ * anything else: native frames only).
+ */
+#define HS_ENV_INTERP		"HEAPSNOOP_INTERP"
 /* The live table's room, in live blocks (docs/COLLECTOR.md): for tests and tight address spaces. */
 #define HS_ENV_TABLE_ENTRIES	"HEAPSNOOP_TABLE_ENTRIES"
 /* --preload: the collector library to load, before any other place. */

@@ -93,6 +93,9 @@ int lt_modules(const struct lt_view *v, int (*fn)(void *arg, const struct lt_mod
 /* A deep stack's continuation tokens, " ~m#B[ ~m#C...]", at most. */
 #define LT_TAIL_BUF ((LT_MAX_DEPTH + HS_MAX_DEPTH - 1) / HS_MAX_DEPTH * (HS_TOKEN_BUF + 1))
 
+struct lt_snap;
+struct lt_item;
+
 /* Lines into a buffer, written to @fd when it fills: no stdio, no malloc. */
 struct lt_out {
 	int fd;
@@ -100,12 +103,25 @@ struct lt_out {
 	uint64_t lines;			/* lines put so far */
 	void (*tick)(void *arg);	/* called every 4096 lines (heapsnoop's socket), or NULL */
 	void *tick_arg;
+	/*
+	 * heapsnoop --preload's, NULL in the collector (lt_out__init()): a
+	 * block's stack as written, its interpreter frames named (synthetic
+	 * addresses, docs/OUTPUT.md `frame`) into *@depth frames and REC_CUT_*
+	 * *@cut, or NULL for the table's own; and the `frame` records a
+	 * snapshot's stacks need, put after its `map` lines.
+	 */
+	const uint64_t *(*xlate)(void *arg, const struct lt_snap *s, const struct lt_item *it,
+				 uint32_t *depth, uint32_t *cut);
+	void (*names)(void *arg, struct lt_out *o, const struct lt_snap *s);
+	void *xarg;
 	size_t len;
 	char buf[LT_OUT_BUF];
 	char tail[LT_TAIL_BUF];		/* the live lines' stack's continuation tokens */
 };
 
 void lt_out__init(struct lt_out *o, int fd);
+/* @n bytes of whole lines put as they are (records written elsewhere). */
+void lt_out__put(struct lt_out *o, const char *s, size_t n);
 /* Write what is buffered; returns 0 or -errno (the first failure, kept in o->err). */
 int lt_out__flush(struct lt_out *o);
 

@@ -79,7 +79,111 @@ struct lt_header {
 	uint64_t forks;			/* fork()s begun: each child says hello (LT_HELLO_FORK) */
 	int32_t exec_pending;		/* the pid of an exec under way in this image, 0 */
 	uint32_t reserved;
+	/*
+	 * A CPython whose frames the collector reads (heapsnoop --preload
+	 * --interp python; 0: none): its PY_VERSION_HEX and the address of
+	 * its eval loop (_PyEval_EvalFrameDefault), by which heapsnoop finds
+	 * the binary to read (its .cold part, its layout) in the process's
+	 * mappings. Written once, before any stack holds LT_PY_* words.
+	 */
+	uint32_t py_version;
+	uint32_t py_reserved;
+	uint64_t py_eval;
 };
+
+/*
+ * A stack's Python frames (docs/COLLECTOR.md, "Python frames"): after its
+ * native frames, the thread's chain of CPython frames, innermost first,
+ * two words each, every word >= 2^63 (no native frame is):
+ *   code word  LT_PY_WORD | [LT_PY_ENTRY] | [LT_PY_MORE] | the code object's address
+ *   pos word   LT_PY_WORD | LT_PY_POS | fingerprint << 24 | code unit index (24 bits, signed)
+ * ENTRY: 3.11's is_entry (the frame ends its eval loop's segment); MORE:
+ * the chain went on past this frame (not kept). The fingerprint
+ * (lt_py_fingerprint()) ties the frame to the code object the address
+ * held then: a reader that finds another there names nothing.
+ */
+/*
+ * A code object's record (docs/COLLECTOR.md, "Python frames"): a record
+ * of the stacks' region that no entry names, written by the collector
+ * before the first stack that holds the code object, so that its frames
+ * are named from the table alone, after the process's death too. Its
+ * words: LT_PY_CODEREC; the code object's address; fingerprint |
+ * co_firstlineno << 32; _co_firsttraceable (32 bits) | the location
+ * table's bytes kept << 32; the name's characters (24 bits) | their size
+ * (1, 2, 4) << 24 | the file's characters << 32 | their size << 56; the
+ * location table's whole length; then the name's, the file's and the
+ * table's bytes, packed, to the record's end.
+ */
+#define LT_PY_CODEREC	0xf00000004f434f44ull	/* no frame word: bits 61, 62 and 60 together */
+#define LT_PY_CODEREC_WORDS 6
+
+#define LT_PY_WORD	(1ull << 63)
+#define LT_PY_POS	(1ull << 60)
+#define LT_PY_ENTRY	(1ull << 62)
+#define LT_PY_MORE	(1ull << 61)
+#define LT_PY_ADDR	((1ull << 57) - 1)	/* any user-space address (5-level paging, 52-bit arm64) */
+#define LT_PY_INDEX_BAD	(-(1 << 23))
+
+static inline uint64_t lt_py_pos(uint32_t fp, int32_t index)
+{
+	if (index < -(1 << 23) + 1 || index >= (1 << 23))
+		index = LT_PY_INDEX_BAD;
+	return LT_PY_WORD | LT_PY_POS | (uint64_t)fp << 24 | ((uint32_t)index & 0xffffffu);
+}
+
+static inline int32_t lt_py_index(uint64_t pos)
+{
+	return (int32_t)((uint32_t)pos << 8) >> 8;
+}
+
+static inline uint32_t lt_py_fp(uint64_t pos)
+{
+	return (uint32_t)(pos >> 24);
+}
+
+/*
+ * A code object's fingerprint: its qualified name's, file's and location
+ * table's addresses, its first line and its size in code units, and
+ * some of their contents: the last 8 bytes of the name's and the file's
+ * characters (their data as CPython keeps it) and the table's length and
+ * first 8 bytes (lt_py_bytes8(): fewer, zero-padded), folded (rotations
+ * and xors: no multiply on the walk's chain of loads). It tells a code
+ * object from another made at its address later, whose name, file or
+ * lines differ, though they took the old strings' addresses too.
+ */
+static inline uint64_t lt_py_rotl(uint64_t v, unsigned int k)
+{
+	return v << k | v >> (64 - k);
+}
+
+/* Up to 8 bytes at @p as a little-endian word, the rest 0. */
+static inline uint64_t lt_py_bytes8(const unsigned char *p, uint64_t n)
+{
+	uint64_t v = 0;
+
+	for (unsigned int i = 0; i < 8 && i < n; i++)
+		v |= (uint64_t)p[i] << (8 * i);
+	return v;
+}
+
+struct lt_py_code_id {
+	uint64_t qualname, file, table;	/* the objects' addresses */
+	uint32_t firstline;
+	uint64_t units;
+	uint64_t name_tail, file_tail;	/* the last 8 bytes of their characters' data */
+	uint64_t table_len, table_head;	/* the table's bytes, and its first 8 */
+};
+
+static inline uint32_t lt_py_fingerprint(const struct lt_py_code_id *c)
+{
+	uint64_t h = (c->qualname >> 3) ^ lt_py_rotl(c->file >> 3, 21) ^
+		     lt_py_rotl(c->table >> 3, 42) ^
+		     ((uint64_t)c->firstline << 32 | (c->units & 0xffffffffu)) ^
+		     lt_py_rotl(c->name_tail, 7) ^ lt_py_rotl(c->file_tail, 29) ^
+		     lt_py_rotl(c->table_head, 51) ^ lt_py_rotl(c->table_len, 13);
+
+	return (uint32_t)(h >> 32) ^ (uint32_t)h;
+}
 
 /* A tracked live block (seq odd) or a free slot (seq even): 32 bytes. */
 struct lt_entry {

@@ -27,50 +27,12 @@
 # HS_PY_MILLION: the small objects' count (default 1000000).
 set -u
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pylib.sh"
 PY=${HS_PYTHON:-/usr/bin/python3.11}
 SCRIPTS=$(cd "$(dirname "$0")/py" && pwd)
 MILLION=${HS_PY_MILLION:-1000000}
 [ -x "$PY" ] || { echo "FAIL $PY is not there: scripts/install-deps.sh installs Debian's python3.11"; exit 1; }
 echo "python: $PY ($("$PY" -c 'import sys; print(sys.version.split()[0])'))"
-
-# The frames of LOG's `live` records of SIZE bytes (heapdecode -s),
-# innermost first, one a line: "py FUNCTION FILE:LINE" (FILE's last
-# component) or "c NAME"; a line "--" after each record's.
-stacks_of() { # LOG SIZE
-	"$HD" -s "$1" | awk -v size="$2" '
-		function end() { if (on) print "--"; on = 0 }
-		/^heapsnoop: live / { end(); on = index($0, "~b#size: " size ",") > 0; next }
-		on && /^ *#[0-9]+ +0x/ {
-			if ($4 == "[python]") {
-				f = substr($0, index($0, "[python] ") + 9); sub(/.*\//, "", f)
-				print "py " $3 " " f
-			} else print "c " $3
-			next
-		}
-		{ end() }
-		END { end() }'
-}
-
-# The first such record's frames (stacks_of's, without the "--").
-stack_of() { # LOG SIZE
-	stacks_of "$1" "$2" | awk '/^--$/ { exit } { print }'
-}
-
-# The Python frames of a stack (stack_of's), in order, on one line.
-py_frames() { # STACKFILE
-	awk '$1 == "py" { printf "%s%s", n++ ? ", " : "", substr($0, 4) } END { print "" }' "$1"
-}
-
-# A chain's checks: its Python frames are WANT, native frames come before
-# the first and after the last, and no eval-loop frame is left.
-expect_chain() { # NAME STACKFILE WANT
-	expect_eq "$1: the Python frames in order" "$(py_frames "$2")" "$3"
-	check "$1: native frames before and after them" \
-		awk '$1 == "py" { p = 1 } $1 == "c" && !p { before = 1 } $1 == "c" && p { after = 1 }
-		     END { exit !(before && after) }' "$2"
-	check "$1: no _PyEval_EvalFrameDefault frame left" \
-		bash -c "! grep -q '_PyEval_EvalFrameDefault' '$2'"
-}
 
 CHAIN="f5 chain_a.py:20, f4 chain_b.py:11, f3 chain_a.py:16, f2 chain_b.py:7, f1 chain_a.py:12, main chain_a.py:24"
 DEEP="rec deep.py:10$(for _ in $(seq 57); do printf ', rec deep.py:11'; done), main deep.py:15"

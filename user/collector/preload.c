@@ -32,6 +32,7 @@
 #include "records.h"
 #include "sampler.h"
 #include "plstate.h"
+#include "pywalk.h"
 #include "teststop.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -153,6 +154,14 @@ static inline unsigned int rec_cut(unsigned int cut)
 	       (cut & LOCALSTACK_CUT_UNREADABLE ? REC_CUT_UNREADABLE : 0);
 }
 
+/* A stack interned, a CPython thread's frames after it (interp/pywalk.c). */
+static inline uint32_t intern(const uint64_t *frames, uint32_t depth, uint32_t cut)
+{
+	if (pywalk_on)
+		return pywalk__intern(frames, depth, cut);
+	return ltstacks__intern(frames, depth, cut);
+}
+
 /*
  * A stack deeper than one token (31 frames): walked again, whole up to
  * LT_MAX_DEPTH, in a frame of its own so that only such an allocation
@@ -166,7 +175,7 @@ static __attribute__((noinline)) uint32_t deep_stack(void)
 	unsigned int cut;
 	int depth = localstack__capture(buf, LT_MAX_DEPTH, &frames, &cut);
 
-	return ltstacks__intern(frames, (uint32_t)depth, rec_cut(cut));
+	return intern(frames, (uint32_t)depth, rec_cut(cut));
 }
 
 /*
@@ -188,7 +197,7 @@ static inline __attribute__((always_inline)) uint32_t this_stack(void)
 	if (unlikely(cut & LOCALSTACK_CUT_DEPTH))
 		id = deep_stack();
 	else
-		id = ltstacks__intern(frames, (uint32_t)depth, rec_cut(cut));
+		id = intern(frames, (uint32_t)depth, rec_cut(cut));
 	lt_section_exit();
 	return id;
 }

@@ -24,6 +24,7 @@
 #include "localstack.h"
 #include "ltstacks.h"
 #include "plstate.h"
+#include "pywalk.h"
 #include "teststop.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -59,6 +60,7 @@ static unsigned long long env_num(const char *name, unsigned long long dflt)
 static void alone(int err, const char *what)
 {
 	supervised = false;
+	pywalk_on = false;	/* its words are heapsnoop's to name (a fork child's) */
 	lastdump__init(0, 0);
 	dprintf(2, "heapsnoop-preload: pid %d: %s %s (%s): this process writes its own dumps "
 		"(to %s)\n", (int)getpid(), what, hello__name(), strerror(err), lastdump__path());
@@ -101,7 +103,7 @@ EXPORT pid_t fork(void)
 
 __attribute__((constructor)) static void collector_init(void)
 {
-	const char *unwind = getenv(HS_ENV_UNWIND);
+	const char *unwind = getenv(HS_ENV_UNWIND), *interp = getenv(HS_ENV_INTERP);
 	char comm[17] = "";
 	int fd, err;
 
@@ -126,6 +128,13 @@ __attribute__((constructor)) static void collector_init(void)
 		goto out;
 	}
 	supervised = hello__init();
+	/*
+	 * Python frames only where heapsnoop names them (it reads the
+	 * process): said in the header before the hello, so heapsnoop knows
+	 * at once; a hello that fails turns the walk off (alone()).
+	 */
+	if (supervised && interp && strstr(interp, "python"))
+		pywalk__init();
 	if (supervised) {
 		err = fd >= 0 ? -hello__send(fd, LT_HELLO_IMAGE, 0) : lt_memfd_err;
 		if (err)

@@ -145,16 +145,23 @@ static void write_lives(struct lt_out *o, const struct lt_snap *s)
 	for (uint64_t i = 0; i < s->n; i++) {
 		const struct lt_item *it = &s->items[i];
 		struct record r = { .type = REC_LIVE, .pid = s->pid, .ptr = it->addr, .cut = it->cut };
-		uint32_t depth = it->frames ? it->depth : 0;
+		uint32_t depth = it->frames ? it->depth : 0, xdepth, xcut;
+		const uint64_t *frames = it->frames, *x;
 		char tok[HS_TOKEN_BUF];
 		int n;
 
+		/* heapsnoop --preload: interpreter frames named (the same for a stack id). */
+		if (o->xlate && frames && (x = o->xlate(o->xarg, s, it, &xdepth, &xcut))) {
+			frames = x;
+			depth = xdepth;
+			r.cut = xcut;
+		}
 		if (!it->stack || it->stack != sb_id) {
-			sb_err = hs_stack_bits_encode(it->frames, depth > HS_MAX_DEPTH ? HS_MAX_DEPTH : depth,
+			sb_err = hs_stack_bits_encode(frames, depth > HS_MAX_DEPTH ? HS_MAX_DEPTH : depth,
 						      &sb);
 			tail_len = 0;
 			if (!sb_err && depth > HS_MAX_DEPTH) {
-				tail_len = tail_tokens(it->frames, depth, o->tail, sizeof(o->tail));
+				tail_len = tail_tokens(frames, depth, o->tail, sizeof(o->tail));
 				sb_err = tail_len < 0 ? tail_len : 0;
 			}
 			sb_id = sb_err ? 0 : it->stack;
@@ -201,6 +208,8 @@ int lt_out__dump(struct lt_out *o, struct lt_snap *const *s, size_t n, const cha
 	ltfmt__record(o, &r);
 	for (size_t i = 0; i < n; i++)
 		write_maps(o, s[i]);
+	for (size_t i = 0; o->names && i < n; i++)
+		o->names(o->xarg, o, s[i]);
 	for (size_t i = 0; i < n; i++)
 		write_lives(o, s[i]);
 	r = (struct record){ .type = REC_END_DUMP, .live = r.live };
@@ -216,6 +225,8 @@ int lt_out__exit(struct lt_out *o, const struct lt_snap *s, const char *comm)
 	now(&r);
 	ltfmt__record(o, &r);
 	write_maps(o, s);
+	if (o->names)
+		o->names(o->xarg, o, s);
 	write_lives(o, s);
 	r = (struct record){ .type = REC_END_EXIT, .pid = s->pid, .live = s->n };
 	ltfmt__record(o, &r);

@@ -18,6 +18,9 @@ void lt_out__init(struct lt_out *o, int fd)
 	o->lines = 0;
 	o->tick = NULL;
 	o->tick_arg = NULL;
+	o->xlate = NULL;
+	o->names = NULL;
+	o->xarg = NULL;
 	o->len = 0;
 }
 
@@ -51,6 +54,11 @@ static void put(struct lt_out *o, const char *s, size_t n)
 		if (o->len == sizeof(o->buf))
 			lt_out__flush(o);
 	}
+}
+
+void lt_out__put(struct lt_out *o, const char *s, size_t n)
+{
+	put(o, s, n);
 }
 
 static void puts_(struct lt_out *o, const char *s)

@@ -174,6 +174,34 @@ static uint32_t chain_find(uint32_t id, uint32_t stop, uint32_t hash, uint32_t c
 	return 0;
 }
 
+uint32_t ltstacks__find(const uint64_t *f, uint32_t depth, uint32_t cut)
+{
+	uint32_t hash = hash_frames(f, depth, cut), commit = LT_STK_OK | cut << 16 | depth;
+
+	return chain_find(__atomic_load_n(&buckets[hash & (NBUCKETS - 1)], __ATOMIC_ACQUIRE), 0,
+			  hash, commit, f, depth);
+}
+
+uint64_t *ltstacks__reserve(uint32_t n, uint32_t *id)
+{
+	uint64_t len = sizeof(struct lt_stack) + n * sizeof(uint64_t), off;
+
+	if (n > LT_MAX_DEPTH)
+		return NULL;
+	off = __atomic_fetch_add(&lt.h->stk_used, len, __ATOMIC_RELAXED);
+	if (off + len > lt.h->stk_cap || off / 8 > UINT32_MAX) {
+		__atomic_fetch_add(&lt.h->lost_stacks, 1, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	*id = (uint32_t)(off / 8);
+	return stack_at(*id)->frames;
+}
+
+void ltstacks__commit(uint32_t id, uint32_t n)
+{
+	__atomic_store_n(&stack_at(id)->commit, LT_STK_OK | n, __ATOMIC_RELEASE);
+}
+
 uint32_t ltstacks__intern(const uint64_t *f, uint32_t depth, uint32_t cut)
 {
 	uint32_t hash = hash_frames(f, depth, cut), commit = LT_STK_OK | cut << 16 | depth;

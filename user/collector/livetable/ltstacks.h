@@ -30,6 +30,19 @@ int ltstacks__init(void);
  */
 uint32_t ltstacks__intern(const uint64_t *frames, uint32_t depth, uint32_t cut);
 
+/* The id of stack @frames[@depth] with cut bits @cut if it is interned already, else 0. */
+uint32_t ltstacks__find(const uint64_t *frames, uint32_t depth, uint32_t cut);
+
+/*
+ * Room for a record of @n words (at most LT_MAX_DEPTH) that no entry
+ * names, in the stacks' region (a code object's record, livetable.h
+ * LT_PY_CODEREC): its words, to fill, then ltstacks__commit(*@id, @n);
+ * NULL when the region is full (counted in lost_stacks). Inside a
+ * section.
+ */
+uint64_t *ltstacks__reserve(uint32_t n, uint32_t *id);
+void ltstacks__commit(uint32_t id, uint32_t n);
+
 /*
  * In a fork child: the module lock made anew (it is taken inside
  * sections only, so no thread held it at the fork).

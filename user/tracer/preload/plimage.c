@@ -21,6 +21,7 @@
 #include "heapsnoop/livedump.h"
 #include "msg.h"
 #include "plimage.h"
+#include "plpython.h"
 
 #ifndef F_GET_SEALS
 #define F_GET_SEALS 1034
@@ -41,6 +42,7 @@ struct plimage {
 	void *map;			/* the whole table, while a dump reads it */
 	struct lt_view view;
 	struct lt_snap snap;
+	struct plpy_image *py;		/* its Python frames (plpython.c), once its header says */
 };
 
 struct plimages {
@@ -51,6 +53,7 @@ struct plimages {
 	struct plhello pending[64];	/* hellos taken during a dump */
 	size_t npending;
 	struct lt_out *out;
+	struct plpy *py;		/* NULL: --no-interp */
 	bool verbose;
 	int write_err;
 	uint64_t hellos, fork_hellos, forks, refused, bad_tables;
@@ -59,16 +62,22 @@ struct plimages {
 };
 
 static void tick(void *arg);
+static void python_of(struct plimages *ims, struct plimage *im);
 
-struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose)
+struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose, bool python)
 {
 	struct plimages *ims = calloc(1, sizeof(*ims));
 
-	if (!ims || !(ims->out = malloc(sizeof(*ims->out)))) {
+	if (!ims || !(ims->out = malloc(sizeof(*ims->out))) ||
+	    (python && !(ims->py = plpy__new(verbose)))) {
+		if (ims)
+			free(ims->out);
 		free(ims);
 		return NULL;
 	}
 	lt_out__init(ims->out, fd);
+	if (ims->py)
+		plpy__hook(ims->py, ims->out);
 	ims->out->tick = tick;
 	ims->out->tick_arg = ims;
 	ims->sock = sock;
@@ -147,6 +156,7 @@ static void image_close(struct plimages *ims, struct plimage *im)
 	ims->lost_stacks += s;
 	ims->lost_modules += m;
 	ims->forks += __atomic_load_n(&h->forks, __ATOMIC_RELAXED);
+	plpy_image__free(im->py);
 	unmap_whole(im);
 	munmap((void *)im->hdr, LT_HDR_SIZE);
 	close(im->memfd);
@@ -260,6 +270,7 @@ static void retire_exec(struct plimages *ims, pid_t pid, uint64_t start)
  */
 static void exit_section(struct plimages *ims, struct plimage *im)
 {
+	python_of(ims, im);
 	if (snap(ims, im) && im->snap.n && lt_out__exit(ims->out, &im->snap, im->comm))
 		ims->write_err = ims->out->err;
 	image_close(ims, im);
@@ -311,6 +322,7 @@ static void hello_take(struct plimages *ims, struct plhello *h, bool keep_held)
 		     im->kind == LT_HELLO_FORK ? "forked by " : "an image",
 		     im->kind == LT_HELLO_FORK ? 1 : 0, im->kind == LT_HELLO_FORK ? im->parent : 0);
 	ims->alive[ims->n++] = im;
+	python_of(ims, im);
 }
 
 /* Hellos that came during a dump or a section, taken now. */
@@ -394,6 +406,7 @@ void plimages__ended(struct plimages *ims, size_t i)
 {
 	struct plimage *im = ims->alive[i];
 
+	plpy_image__ended(im->py);	/* gone: nothing more is read of it */
 	ims->alive[i] = ims->alive[--ims->n];
 	if (exec_untraced(ims, im))
 		return;
@@ -405,6 +418,28 @@ void plimages__ended(struct plimages *ims, size_t i)
 	 * pidfds are watched (appended: ends()'s walk down the others goes on).
 	 */
 	pending_take(ims, true);
+}
+
+/* An image whose collector reads a CPython: its frames named from now on. */
+static void python_of(struct plimages *ims, struct plimage *im)
+{
+	if (ims->py && !im->py && __atomic_load_n(&im->hdr->py_version, __ATOMIC_ACQUIRE))
+		im->py = plpy_image__new(ims->py, im->pid, im->pidfd, im->memfd, im->size, im->hdr);
+	plpy_image__scan(im->py);
+}
+
+void plimages__scan(struct plimages *ims)
+{
+	for (size_t i = 0; ims->py && i < ims->n; i++)
+		python_of(ims, ims->alive[i]);
+}
+
+bool plimages__python(const struct plimages *ims)
+{
+	for (size_t i = 0; ims->py && i < ims->n; i++)
+		if (ims->alive[i]->py)
+			return true;
+	return false;
 }
 
 static int by_bytes(const void *a, const void *b)
@@ -427,6 +462,7 @@ static void dump_of(struct plimages *ims, struct plimage **v, size_t n, const ch
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
+		python_of(ims, v[i]);
 		if (!snap(ims, v[i]))
 			continue;
 		v[i]->dumped = true;
@@ -510,6 +546,8 @@ int plimages__finish(struct plimages *ims)
 		ims->undumped += !im->dumped;
 		image_close(ims, im);
 	}
+	if (ims->py)
+		plpy__finish(ims->py);
 	/* Every image's count of forks is in now. */
 	unhelloed = ims->forks > ims->fork_hellos ? ims->forks - ims->fork_hellos : 0;
 	if (ims->write_err) {
@@ -551,6 +589,7 @@ void plimages__free(struct plimages *ims)
 		close(ims->pending[i].memfd);
 		close(ims->pending[i].pidfd);
 	}
+	plpy__free(ims->py);
 	free(ims->alive);
 	free(ims->out);
 	free(ims);

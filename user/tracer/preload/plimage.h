@@ -32,10 +32,10 @@ struct plimages;
 
 /*
  * A new set writing to @fd (records only; flushed by each section), the
- * hellos of @sock taken meanwhile by long dumps; -v's lines if @verbose.
- * NULL without memory.
+ * hellos of @sock taken meanwhile by long dumps; -v's lines if @verbose;
+ * Python frames named (plpython.h) if @python. NULL without memory.
  */
-struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose);
+struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose, bool python);
 void plimages__free(struct plimages *ims);
 
 /* Take one hello: a new image, a fork's child, or an image after exec. */
@@ -50,6 +50,14 @@ int plimages__pidfd(const struct plimages *ims, size_t i);
 
 /* The @i-th running image has ended (its pidfd is readable). */
 void plimages__ended(struct plimages *ims, size_t i);
+
+/*
+ * The running images' new stacks named (Python frames) while they run:
+ * as often as plimages__python() says it is wanted.
+ */
+void plimages__scan(struct plimages *ims);
+/* Are there images whose stacks plimages__scan() may have to name? */
+bool plimages__python(const struct plimages *ims);
 
 /* One dump of every running image, reason @reason (usr1, interval, signal). */
 void plimages__dump(struct plimages *ims, const char *reason);

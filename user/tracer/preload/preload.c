@@ -96,6 +96,23 @@ static int environment(struct run *r)
 		err |= set_num(HS_ENV_SEED, o->seed);
 	if (o->unwind_fp)
 		err |= setenv(HS_ENV_UNWIND, "fp", 1);
+	/*
+	 * Python frames (docs/COLLECTOR.md, "Python frames"): the collector
+	 * reads them, heapsnoop names them. pymalloc's objects come from its
+	 * own arenas, no malloc the collector sees: PYTHONMALLOC=malloc
+	 * unless set, as the tracer's launch mode (--interp none: left alone).
+	 */
+	unsetenv(HS_ENV_INTERP);
+	if ((o->interp & OPT_INTERP_PYTHON) && !r->standalone) {
+		err |= setenv(HS_ENV_INTERP, "python", 1);
+		if (!getenv("PYTHONMALLOC")) {
+			err |= setenv("PYTHONMALLOC", "malloc", 1);
+			if (o->verbose)
+				elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates "
+				     "each object with malloc (--interp none, or PYTHONMALLOC set, "
+				     "leaves it alone)");
+		}
+	}
 	if (r->standalone) {
 		/* Each process appends its own dumps to -o's file (or standard error). */
 		if (o->output) {
@@ -257,12 +274,16 @@ static int loop(struct run *r)
 			p[n++] = (struct pollfd){ r->tfd, POLLIN, 0 };
 		for (size_t i = 0; i < alive; i++)
 			p[n++] = (struct pollfd){ plimages__pidfd(r->ims, i), POLLIN, 0 };
-		if (poll(p, (nfds_t)n, -1) < 0 && errno != EINTR) {
+		/* New stacks named while their process lives (Python frames): every 10 ms. */
+		if (poll(p, (nfds_t)n, !r->standalone && plimages__python(r->ims) ? 10 : -1) < 0 &&
+		    errno != EINTR) {
 			elog("poll: %s", strerror(errno));
 			free(p);
 			return 1;
 		}
 		take_hellos(r);
+		if (!r->standalone)
+			plimages__scan(r->ims);
 		if (p[0].revents & POLLIN) {
 			struct signalfd_siginfo si;
 
@@ -366,7 +387,8 @@ int preload__run(const struct options *o)
 		r.out_fd = fileno(f);
 	}
 	if (!r.standalone) {
-		r.ims = plimages__new(r.out_fd, &r.sock, o->verbose);
+		r.ims = plimages__new(r.out_fd, &r.sock, o->verbose,
+				      (o->interp & OPT_INTERP_PYTHON) != 0);
 		if (!r.ims) {
 			elog("out of memory");
 			goto out;

@@ -1,0 +1,175 @@
+#!/bin/bash
+# test_preload_python.sh - Python frames under heapsnoop --preload
+# (docs/COLLECTOR.md, "Python frames"): the collector reads the frames in
+# the process, heapsnoop names them, on Debian's real interpreter,
+# /usr/bin/python3.11 (HS_PYTHON names another), with test_python.sh's
+# scripts (tests/tracer/py) and plcounts.py:
+#   a known chain across two files, each function at its file:line in
+#     order, native frames before and after, no eval frame left, ending by
+#     os._exit (chain_a.py); the eval loop re-entered from C three ways
+#     (interleave.py); 60 Python frames deep, whole (deep.py); exact
+#     counts of blocks of known sizes under their chains (plcounts.py);
+#     a forked child's, in its exit section (plfork.py); a Python that
+#     ended before heapsnoop took its hello (plquick.py);
+#     code exec()'d again and again, each frame named after the code that
+#     ran, none "<code gone>" (execloop.py); a thread that released the
+#     GIL (threads.py);
+#   kill -9 of a running one (server.py): its blocks' names, files and
+#     lines in the log all the same; the log read with the scripts gone;
+#   --no-interp: native frames only, PYTHONMALLOC left alone; a
+#     PYTHONMALLOC the user set, left alone;
+#   the collector alone (LD_PRELOAD by hand): native frames only.
+# No BPF: runs as any user. ~10 s.
+set -u
+. "$(dirname "$0")/../tracer/lib.sh"
+. "$(dirname "$0")/../tracer/pylib.sh"
+PY=${HS_PYTHON:-/usr/bin/python3.11}
+SCRIPTS=$(cd "$(dirname "$0")/../tracer/py" && pwd)
+COUNTS=$(cd "$(dirname "$0")/py" && pwd)/plcounts.py
+FORK=$(cd "$(dirname "$0")/py" && pwd)/plfork.py
+QUICK=$(cd "$(dirname "$0")/py" && pwd)/plquick.py
+[ -x "$PY" ] || { echo "FAIL $PY is not there: scripts/install-deps.sh installs Debian's python3.11"; exit 1; }
+echo "python: $PY ($("$PY" -c 'import sys; print(sys.version.split()[0])'))"
+
+CHAIN="f5 chain_a.py:20, f4 chain_b.py:11, f3 chain_a.py:16, f2 chain_b.py:7, f1 chain_a.py:12, main chain_a.py:24"
+DEEP="rec deep.py:10$(for _ in $(seq 57); do printf ', rec deep.py:11'; done), main deep.py:15"
+
+# How many of LOG's live blocks of SIZE bytes have WANT as their Python frames.
+count_under() { # LOG SIZE WANT
+	stacks_of "$1" "$2" | awk -v want="$3" '$1 == "py" { s = s (n++ ? ", " : "") substr($0, 4) }
+		/^--$/ { k += s == want; s = ""; n = 0 } END { print k + 0 }'
+}
+
+cd "$SCRIPTS" || exit 1
+"$HS" --preload -v -o "$T/chain" -- "$PY" chain_a.py > "$T/chain.out" 2> "$T/chain.err"
+check "chain: heapsnoop exits with python's status (0, after os._exit)" test $? -eq 0
+check "chain: PYTHONMALLOC=malloc for the command" \
+	grep -q "PYTHONMALLOC=malloc for the command" "$T/chain.err"
+check "chain: it says it names Python 3.11's frames" \
+	grep -q "pid [0-9]*: Python 3\.11\.[0-9]*, its frames read by its collector" "$T/chain.err"
+stack_of "$T/chain" 777778 > "$T/chain.stack"
+expect_chain "chain" "$T/chain.stack" "$CHAIN, <module> chain_a.py:30"
+check "chain: the dump names its frames (frame records, kind=python)" \
+	grep -q '^heapsnoop: frame pid=[0-9]* addr=0x4[0-9a-f]* kind=python line=20 file=.*chain_a\.py function=f5$' \
+	"$T/chain"
+check "chain: no frame <code gone>, no NOT RECORDED" \
+	bash -c "! '$HD' -s '$T/chain' | grep -q '<code gone>' && ! grep -q 'NOT RECORDED\|code gone' '$T/chain.err'"
+
+"$HS" --preload -o "$T/inter" -- "$PY" interleave.py > /dev/null 2> "$T/inter.err"
+stack_of "$T/inter" 555556 > "$T/inter.stack"
+expect_eq "re-entered: the Python frames in order" "$(py_frames "$T/inter.stack")" \
+	"leaf interleave.py:12, gen interleave.py:17, K.__init__ interleave.py:22, g interleave.py:26, main interleave.py:30, <module> interleave.py:34"
+expect_eq "re-entered: C frames between gen and K.__init__, K.__init__ and g, g and main" \
+	"$(awk '$1 == "py" { if (c && n) runs++; c = 0; n++ } $1 == "c" { c = 1 } END { print runs + 0 }' \
+	   "$T/inter.stack")" 3
+check "re-entered: no _PyEval_EvalFrameDefault frame left, no cut=" \
+	bash -c "! grep -q _PyEval_EvalFrameDefault '$T/inter.stack' &&
+		 '$HD' -s '$T/inter' | grep '^heapsnoop: live .*~b#size: 555556,' | grep -vq 'cut='"
+
+"$HS" --preload -o "$T/deep" -- "$PY" deep.py > /dev/null 2> "$T/deep.err"
+stack_of "$T/deep" 666667 > "$T/deep.stack"
+expect_chain "60 frames deep" "$T/deep.stack" "$DEEP, <module> deep.py:19"
+check "60 frames deep: the stack is whole (no cut=)" \
+	bash -c "'$HD' -s '$T/deep' | grep '^heapsnoop: live .*~b#size: 666667,' | grep -vq 'cut='"
+
+"$HS" --preload -o "$T/counts" -- "$PY" "$COUNTS" > "$T/counts.out" 2> "$T/counts.err"
+check "counts: heapsnoop exits 0" test $? -eq 0
+expect_eq "counts: 100 bytearrays' buffers (54322 bytes) under leaf <- middle <- run <- <module>" \
+	"$(count_under "$T/counts" 54322 "leaf plcounts.py:13, middle plcounts.py:17, run plcounts.py:26, <module> plcounts.py:31")" 100
+expect_eq "counts: 50 bytes objects (4033 bytes) under make_bytes <- run <- <module>" \
+	"$(count_under "$T/counts" 4033 "make_bytes plcounts.py:21, run plcounts.py:28, <module> plcounts.py:31")" 50
+expect_eq "counts: no other block of those sizes" \
+	"$("$HD" -s "$T/counts" | grep -c '^heapsnoop: live .*~b#size: \(54322\|4033\),')" 150
+
+# A forked child: its own table, a copy of its parent's (the code objects'
+# records too), its exit section named as the parent's final dump.
+"$HS" --preload -o "$T/fork" -- "$PY" "$FORK" > /dev/null 2> "$T/fork.err"
+check "fork: heapsnoop exits 0" test $? -eq 0
+expect_eq "fork: the child's 3 blocks (33334 bytes) in its exit section under child_leaf <- child_main <- <module>" \
+	"$(count_under "$T/fork" 33334 "child_leaf plfork.py:15, child_main plfork.py:20, <module> plfork.py:26")" 3
+expect_eq "fork: the parent's block (22223 bytes) under parent_leaf <- <module>" \
+	"$(count_under "$T/fork" 22223 "parent_leaf plfork.py:31, <module> plfork.py:34")" 1
+check "fork: no stack cut=order, no frame <code gone>" \
+	bash -c "! grep -q 'cut=.*order' '$T/fork' && ! '$HD' -s '$T/fork' | grep -q '<code gone>'"
+
+# A Python that ended before heapsnoop took its hello (heapsnoop stopped
+# meanwhile): its binary by its table's module records, its frames by the
+# table's records, as if it had been seen running.
+mkfifo "$T/go"
+coproc LATE { exec "$HS" --preload -v -o "$T/late" -- sh -c "echo \$\$; read x < '$T/go'; exec '$PY' '$QUICK'" \
+	2> "$T/late.err"; }
+hs_pid=$LATE_PID
+read -r -t 60 py_pid <&"${LATE[0]}"
+kill -STOP "$hs_pid"
+echo go > "$T/go"
+wait_line "${LATE[0]}" '^done' &&
+	python3 -c "import os, select; select.select([os.pidfd_open($py_pid)], [], [], 60)"
+check "ended first: python is a zombie while heapsnoop is stopped" \
+	bash -c "[ \"\$(awk '{ print \$3 }' /proc/$py_pid/stat)\" = Z ]"
+kill -CONT "$hs_pid"
+wait "$hs_pid"
+check "ended first: heapsnoop exits 0" test $? -eq 0
+expect_eq "ended first: its block under quick_leaf <- <module>" \
+	"$(count_under "$T/late" 44445 "quick_leaf plquick.py:10, <module> plquick.py:13")" 1
+check "ended first: its frames not said unnamed, no cut=order" \
+	bash -c "! grep -q 'not named' '$T/late.err' && ! grep -q 'cut=.*order' '$T/late'"
+
+# Each exec'd code object dies at once and the next takes its memory: the
+# collector's record of each (its name, file, table) names its frames.
+"$HS" --preload -v -o "$T/exec" -- "$PY" execloop.py 100 > /dev/null 2> "$T/exec.err"
+stacks_of "$T/exec" 444445 | awk '$1 == "py" { s = s substr($0, 4) ", " } /^--$/ { print s; s = "" }' |
+	sort | uniq -c > "$T/exec.stacks"
+for k in 0 1 2; do
+	want=$(( (100 - k + 2) / 3 ))
+	got=$(awk -v s="made_by_exec <exec $k>:2, <module> <exec $k>:3, <module> execloop.py:13, " \
+		'substr($0, index($0, $2)) == s { print $1 }' "$T/exec.stacks")
+	expect_eq "exec'd code: blocks named made_by_exec (<exec $k>:2) <- <module> (<exec $k>:3) <- execloop.py:13" "$got" "$want"
+done
+expect_eq "exec'd code: no frame <code gone>" "$("$HD" -s "$T/exec" | grep -c '<code gone>')" 0
+
+"$HS" --preload -o "$T/threads" -- "$PY" threads.py > /dev/null 2> "$T/threads.err"
+expect_eq "a thread that released the GIL: each of the 20 under nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
+	"$(stacks_of "$T/threads" 333333 | awk '$1 == "py" && !n++ { s = $2 " " $3 } $1 == "py" && n == 2 { s = s ", " $2 " " $3 }
+		/^--$/ { if (s == "nogil_alloc threads.py:16, run_it threads.py:21") k++; n = 0; s = "" } END { print k + 0 }')" 20
+
+# kill -9: the table holds the frames and the collector's records of their
+# code objects: names, files and lines in the log though the process is gone.
+# A copy of the scripts, removed before the log is read.
+mkdir "$T/gone" && cp server.py chain_a.py chain_b.py deep.py "$T/gone/"
+coproc SRV { cd "$T/gone" && exec "$HS" --preload -o "$T/k9" -- "$PY" -u server.py 2> "$T/k9.err"; }
+hs_pid=$SRV_PID
+wait_line "${SRV[0]}" '^ready' && echo chain >&"${SRV[1]}" && wait_line "${SRV[0]}" '^did chain' &&
+	echo chain >&"${SRV[1]}" && wait_line "${SRV[0]}" '^did chain'
+py_pid=$(pgrep -P "$hs_pid" -f server.py)
+kill -9 "$py_pid"
+wait "$hs_pid"
+check "kill -9: heapsnoop exits with 137 (the command's signal)" test $? -eq 137
+rm -rf "$T/gone"
+expect_eq "kill -9: both blocks named f5 <- ... <- main <- <module> (server.py:20), from the log alone" \
+	"$(count_under "$T/k9" 777778 "$CHAIN, <module> server.py:20")" 2
+check "kill -9: the log's final dump holds them (reason=exit)" grep -q '^heapsnoop: dump reason=exit ' "$T/k9"
+check "kill -9: no frame <code gone>" bash -c "! '$HD' -s '$T/k9' | grep -q '<code gone>'"
+
+# --no-interp: native frames (the eval loop's), PYTHONMALLOC left alone.
+"$HS" --preload --no-interp -o "$T/noi" -- "$PY" chain_a.py > /dev/null 2> "$T/noi.err"
+stack_of "$T/noi" 777778 > "$T/noi.stack"
+check "--no-interp: native frames only, _PyEval_EvalFrameDefault among them" \
+	bash -c "grep -q _PyEval_EvalFrameDefault '$T/noi.stack' && ! grep -q '^py ' '$T/noi.stack' &&
+		 ! grep -q '^heapsnoop: frame ' '$T/noi'"
+ENVPY='import os; print(os.environ.get("PYTHONMALLOC"))'
+expect_eq "--no-interp: PYTHONMALLOC left alone" \
+	"$("$HS" --preload --no-interp -o /dev/null -- "$PY" -c "$ENVPY" 2> /dev/null)" None
+expect_eq "PYTHONMALLOC the user set: left alone" \
+	"$(PYTHONMALLOC=pymalloc "$HS" --preload -o /dev/null -- "$PY" -c "$ENVPY" 2> /dev/null)" pymalloc
+expect_eq "--interp python: PYTHONMALLOC=malloc" \
+	"$("$HS" --preload --interp python -o /dev/null -- "$PY" -c "$ENVPY" 2> /dev/null)" malloc
+
+# Alone (LD_PRELOAD by hand): no heapsnoop to name frames, none read.
+HEAPSNOOP_INTERP=python HEAPSNOOP_OUTPUT=$T/alone LD_PRELOAD=$OUT/libheapsnoop_preload.so \
+	"$PY" chain_a.py > /dev/null 2> "$T/alone.err"
+stack_of "$T/alone" 777778 > "$T/alone.stack"
+check "alone: native frames only, every line encoded" \
+	bash -c "grep -q _PyEval_EvalFrameDefault '$T/alone.stack' && ! grep -q '^py ' '$T/alone.stack' &&
+		 ! grep -q 'unencodable' '$T/alone'"
+
+finish

@@ -1,0 +1,42 @@
+# pylib.sh - helpers for the tests of Python frames (sourced after lib.sh):
+# test_python.sh (the BPF tracer) and tests/collector/test_preload_python.sh
+# (heapsnoop --preload) read stacks alike.
+
+# The frames of LOG's `live` records of SIZE bytes (heapdecode -s),
+# innermost first, one a line: "py FUNCTION FILE:LINE" (FILE's last
+# component) or "c NAME"; a line "--" after each record's.
+stacks_of() { # LOG SIZE
+	"$HD" -s "$1" | awk -v size="$2" '
+		function end() { if (on) print "--"; on = 0 }
+		/^heapsnoop: live / { end(); on = index($0, "~b#size: " size ",") > 0; next }
+		on && /^ *#[0-9]+ +0x/ {
+			if ($4 == "[python]") {
+				f = substr($0, index($0, "[python] ") + 9); sub(/.*\//, "", f)
+				print "py " $3 " " f
+			} else print "c " $3
+			next
+		}
+		{ end() }
+		END { end() }'
+}
+
+# The first such record's frames (stacks_of's, without the "--").
+stack_of() { # LOG SIZE
+	stacks_of "$1" "$2" | awk '/^--$/ { exit } { print }'
+}
+
+# The Python frames of a stack (stack_of's), in order, on one line.
+py_frames() { # STACKFILE
+	awk '$1 == "py" { printf "%s%s", n++ ? ", " : "", substr($0, 4) } END { print "" }' "$1"
+}
+
+# A chain's checks: its Python frames are WANT, native frames come before
+# the first and after the last, and no eval-loop frame is left.
+expect_chain() { # NAME STACKFILE WANT
+	expect_eq "$1: the Python frames in order" "$(py_frames "$2")" "$3"
+	check "$1: native frames before and after them" \
+		awk '$1 == "py" { p = 1 } $1 == "c" && !p { before = 1 } $1 == "c" && p { after = 1 }
+		     END { exit !(before && after) }' "$2"
+	check "$1: no _PyEval_EvalFrameDefault frame left" \
+		bash -c "! grep -q '_PyEval_EvalFrameDefault' '$2'"
+}

@@ -1,0 +1,503 @@
+// SPDX-License-Identifier: MIT
+/*
+ * plpython.c - heapsnoop --preload's Python frames (see plpython.h): the
+ * table's stacks scanned as they appear, the collector's code object
+ * records taken (plpycode.c), each stack's Python words named, spliced
+ * at the eval loop's frames (the tracer's splice.c, its rule), and
+ * written as synthetic addresses and `frame` records through the dump's
+ * hooks (livedump.h, lt_out's xlate and names).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "frametab.h"
+#include "htab.h"
+#include "interp/pycode.h"
+#include "interp/pyfind.h"
+#include "interp/splice.h"
+#include "maps/procmaps.h"
+#include "mapset.h"
+#include "msg.h"
+#include "plpython.h"
+#include "plpython_int.h"
+#include "records.h"
+
+#define AS_IS UINT32_MAX	/* an xstack whose frames are the table's own */
+#define GONE "<code gone>"
+
+/* A stack as written: its frames named and spliced. */
+struct xstack {
+	uint32_t depth, cut;	/* depth AS_IS: the table's own frames */
+	uint64_t frames[];
+};
+
+struct plpy *plpy__new(bool verbose)
+{
+	struct plpy *py = calloc(1, sizeof(*py));
+
+	if (!py)
+		return NULL;
+	py->verbose = verbose;
+	py->ft = frametab__new();
+	if (!py->ft) {
+		free(py);
+		return NULL;
+	}
+	return py;
+}
+
+void plpy__free(struct plpy *py)
+{
+	if (!py)
+		return;
+	while (py->images)
+		plpy_image__free(py->images);
+	frametab__free(py->ft);
+	free(py);
+}
+
+/* --- a stack named and spliced -------------------------------------------- */
+
+static bool is_eval(void *ctx, uint64_t ra)
+{
+	const struct plpy_image *pi = ctx;
+
+	return ra > pi->bias && py_image__in_eval(&pi->img, ra - 1 - pi->bias);
+}
+
+/*
+ * The Python pairs @f[@n] named into py->iframes, cut into segments
+ * (py->seg_end: 3.11's is_entry frame ends one, as the tracer's
+ * interp.c); a frame not started yet dropped (CPython's tracebacks do).
+ * *@more: the chain went on past them; *@bad: the words are not pairs.
+ */
+static uint32_t name_pairs(struct plpy_image *pi, const uint64_t *f, uint32_t n, uint32_t *nseg,
+			   bool *more, bool *bad)
+{
+	struct plpy *py = pi->py;
+	uint32_t k = 0, s = 0;
+
+	*bad = n % 2;
+	for (uint32_t i = 0; i + 1 < n; i += 2) {
+		uint64_t w = f[i], pos = f[i + 1], addr;
+		int32_t index = lt_py_index(pos);
+		const char *name = GONE, *file = NULL;
+		struct code *c;
+		int line = 0;
+
+		if (!(w & LT_PY_WORD) || (w & LT_PY_POS) || (pos & (LT_PY_WORD | LT_PY_POS)) !=
+		    (LT_PY_WORD | LT_PY_POS)) {
+			*bad = true;
+			break;
+		}
+		c = plpy_code__of(pi, w & LT_PY_ADDR, lt_py_fp(pos));
+		if (c && c->ok) {
+			bool known = index != LT_PY_INDEX_BAD;	/* else too far to say: line 0 */
+
+			if (known && (index < 0 || (c->c.firsttraceable >= 0 &&
+						    index < c->c.firsttraceable)))
+				goto next;	/* not started yet */
+			name = c->c.name;
+			file = c->c.file;
+			line = known ? py_code__line(&c->c, index) : 0;
+			line = line > 0 ? line : 0;
+		} else {
+			pi->gone++;
+		}
+		if (frametab__intern(py->ft, (uint32_t)pi->pid, "python", name, file,
+				     (uint32_t)line, &addr)) {
+			*more = true;	/* the frame table is full: the stack ends here */
+			break;
+		}
+		py->iframes[k++] = addr;
+		py->frames++;
+next:
+		if (w & LT_PY_ENTRY)
+			py->seg_end[s++] = k;
+		if (w & LT_PY_MORE)
+			*more = true;
+	}
+	/* An open segment: the chain was cut (or ends oddly): the next eval frame's. */
+	if (k && (!s || py->seg_end[s - 1] != k))
+		py->seg_end[s++] = k;
+	*nseg = s;
+	return k;
+}
+
+/* Stack @id (@f[@depth], cut bits @cut) as written; NULL: no memory. */
+static struct xstack *resolve(struct plpy_image *pi, uint32_t id, const uint64_t *f,
+			      uint32_t depth, uint32_t cut)
+{
+	struct plpy *py = pi->py;
+	uint32_t nn = 0, n = 0, sflags = 0;
+	struct splice_in in = { 0 };
+	struct xstack *x;
+	bool more = false, bad = false, evals = false;
+
+	while (nn < depth && !(f[nn] & LT_PY_WORD))
+		nn++;
+	for (uint32_t i = 0; pi->named && i < nn && !evals; i++)
+		evals = is_eval(pi, f[i]);
+	if (nn == depth && !evals) {
+		n = AS_IS;
+	} else if (!pi->named) {
+		/* Its Python frames cannot be named: left out, the stack said not in order. */
+		memcpy(py->out, f, nn * sizeof(*f));
+		n = nn;
+		cut |= REC_CUT_ORDER;
+	} else {
+		in = (struct splice_in){ .native = f, .nnative = nn, .iframes = py->iframes,
+					 .seg_end = py->seg_end, .is_eval = is_eval, .ctx = pi,
+					 .native_cut = cut & (REC_CUT_DEPTH | REC_CUT_UNREADABLE) };
+		name_pairs(pi, f + nn, depth - nn, &in.nseg, &more, &bad);
+		in.interp_cut = more;
+		n = splice__frames(&in, py->out, LT_MAX_DEPTH, &sflags);
+		/* An eval frame with no Python frames is not placed either (the tracer's rule). */
+		if ((sflags & SPLICE_ORDER) || (evals && !in.nseg))
+			cut |= REC_CUT_ORDER;
+		if ((sflags & SPLICE_DEPTH) || more)
+			cut |= REC_CUT_DEPTH;
+		if (bad)
+			cut |= REC_CUT_UNREADABLE;
+		py->order += !!(cut & REC_CUT_ORDER);
+		py->stacks++;
+	}
+	x = malloc(sizeof(*x) + (n == AS_IS ? 0 : n) * sizeof(uint64_t));
+	if (!x)
+		return NULL;
+	x->depth = n;
+	x->cut = cut;
+	if (n != AS_IS)
+		memcpy(x->frames, py->out, n * sizeof(uint64_t));
+	if (htab__add(pi->stacks, id, id, x)) {
+		free(x);
+		return NULL;
+	}
+	return x;
+}
+
+/* Stack @id of @pi as written, named now if it was not yet. */
+static struct xstack *stack_of(struct plpy_image *pi, uint32_t id, const uint64_t *f,
+			       uint32_t depth, uint32_t cut)
+{
+	struct xstack *x = htab__find(pi->stacks, id, id);
+
+	if (x || depth > LT_MAX_DEPTH)
+		return x;
+	/* The writer's memory may change under us: its frames copied first. */
+	memcpy(pi->py->f, f, depth * sizeof(*f));
+	return resolve(pi, id, pi->py->f, depth, cut);
+}
+
+/* --- the dump's hooks ------------------------------------------------------ */
+
+static struct plpy_image *image_of(struct plpy *py, int pid)
+{
+	for (struct plpy_image *pi = py->images; pi; pi = pi->next)
+		if (pi->pid == pid)
+			return pi;
+	return NULL;
+}
+
+static const uint64_t *xlate(void *arg, const struct lt_snap *s, const struct lt_item *it,
+			     uint32_t *depth, uint32_t *cut)
+{
+	struct plpy_image *pi = image_of(arg, s->pid);
+	struct xstack *x;
+
+	if (!pi || !it->stack)
+		return NULL;
+	x = stack_of(pi, it->stack, it->frames, it->depth, it->cut);
+	if (!x || x->depth == AS_IS)
+		return NULL;
+	*depth = x->depth;
+	*cut = x->cut;
+	return x->frames;
+}
+
+/* The `frame` records @s's stacks need, after its `map` lines. */
+static void names(void *arg, struct lt_out *o, const struct lt_snap *s)
+{
+	struct plpy *py = arg;
+	struct plpy_image *pi = image_of(py, s->pid);
+	size_t len = 0;
+	char *buf = NULL;
+	bool any = false;
+	FILE *f;
+
+	if (!pi)
+		return;
+	frametab__dump_begin(py->ft);
+	for (uint64_t i = 0; i < s->n; i++) {
+		const struct lt_item *it = &s->items[i];
+		struct xstack *x = it->stack && it->frames ?
+				   stack_of(pi, it->stack, it->frames, it->depth, it->cut) : NULL;
+
+		if (x && x->depth != AS_IS) {
+			frametab__need(py->ft, (uint32_t)s->pid, x->frames, x->depth);
+			any = true;
+		}
+	}
+	if (!any || !(f = open_memstream(&buf, &len)))
+		return;
+	frametab__write(py->ft, (uint32_t)s->pid, f);
+	if (!fclose(f))
+		lt_out__put(o, buf, len);
+	free(buf);
+}
+
+void plpy__hook(struct plpy *py, struct lt_out *o)
+{
+	o->xlate = xlate;
+	o->names = names;
+	o->xarg = py;
+}
+
+/* --- images --------------------------------------------------------------- */
+
+/* @pi's binary read from @path, mapped at @start from file offset @off: 0 or -errno. */
+static int read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+		       uint64_t eval, char *why, size_t cap)
+{
+	int err = py_image__read(path, &pi->img, why, cap);
+
+	if (err)
+		return err;
+	pi->bias = pi->img.pie ? start - off - pi->img.vaddr_off : 0;
+	pi->code_type = pi->img.code_type + pi->bias;
+	if (!py_image__in_eval(&pi->img, eval - pi->bias)) {
+		snprintf(why, cap, "its eval loop is not where its collector found it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct mod_find {
+	uint64_t eval;
+	struct lt_mod m;
+	bool found;
+};
+
+static int mod_of(void *arg, const struct lt_mod *m)
+{
+	struct mod_find *f = arg;
+
+	if (f->eval < m->start || f->eval >= m->end)
+		return 0;
+	f->m = *m;
+	f->found = true;
+	return 1;
+}
+
+/*
+ * The process has ended (a child that lived less than heapsnoop's look):
+ * the binary by the table's own module records, in its root if that is
+ * still there, else as the path says.
+ */
+static int binary_by_table(struct plpy_image *pi, int memfd, uint64_t size, uint64_t eval,
+			   char *why, size_t cap)
+{
+	struct mod_find f = { .eval = eval };
+	char path[PATH_MAX + 32];
+	struct lt_view v;
+	struct stat st;
+	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_NORESERVE, memfd, 0);
+	int err = -ENOENT;
+
+	if (map == MAP_FAILED)
+		return -errno;
+	if (!lt_view__open(&v, map, size))
+		lt_modules(&v, mod_of, &f);
+	munmap(map, size);
+	if (!f.found)
+		return err;
+	/* A path the table names: a regular file only (never a FIFO that blocks). */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pi->pid, f.m.path);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		snprintf(path, sizeof(path), "%s", f.m.path);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -ENOENT;
+	return read_binary(pi, path, f.m.start, f.m.off, eval, why, cap);
+}
+
+/*
+ * The binary holding the eval loop at @eval in @pi's process, read: a
+ * fork child's is its parent's (@parent, as its header says); else by
+ * the process's mappings, or its table's when it has ended already.
+ * Returns 0 or -errno.
+ */
+static int find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t size,
+		       uint64_t eval, char *why, size_t cap)
+{
+	char path[PATH_MAX];
+	const struct mapping *m;
+	struct mapset *ms = NULL;
+	int err;
+
+	for (struct plpy_image *o = pi->py->images; parent && o; o = o->next)
+		if (o->pid == parent && o->named && o->h->py_eval == eval) {
+			pi->img = o->img;
+			pi->bias = o->bias;
+			pi->code_type = o->code_type;
+			return 0;
+		}
+	err = proc_maps__load_files(pi->pid, &ms);
+	m = err ? NULL : mapset__find(ms, eval);
+	if (m) {
+		err = proc_maps__reach(pi->pid, m, path, sizeof(path));
+		if (!err)
+			err = read_binary(pi, path, m->start, m->offset, eval, why, cap);
+	}
+	mapset__free(ms);
+	/* Ended already (a zombie has no mappings): its table says where it was. */
+	return m ? err : binary_by_table(pi, memfd, size, eval, why, cap);
+}
+
+struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int memfd,
+				   uint64_t size, const struct lt_header *h)
+{
+	uint32_t version = __atomic_load_n(&h->py_version, __ATOMIC_ACQUIRE);
+	struct plpy_image *pi;
+	char why[512] = "", v[32];
+	int err;
+
+	if (!version)
+		return NULL;
+	pi = calloc(1, sizeof(*pi));
+	if (!pi)
+		return NULL;
+	pi->py = py;
+	pi->pid = pid;
+	pi->pidfd = pidfd;
+	pi->h = h;
+	pi->scanned = 8;	/* id 0 is no stack */
+	pi->stk_cap = h->stk_cap;
+	err = find_binary(pi, h->parent, memfd, size, h->py_eval, why, sizeof(why));
+	if (!err && pi->img.version != version) {
+		snprintf(why, sizeof(why), "its collector says %s", py_layout__version_str(version, v,
+			 sizeof(v)));
+		err = -EINVAL;
+	}
+	if (!err && (h->stk_off % 4096 || h->stk_off > size || pi->stk_cap > size - h->stk_off))
+		err = -EINVAL;
+	if (!err) {
+		pi->stk = mmap(NULL, pi->stk_cap, PROT_READ, MAP_SHARED | MAP_NORESERVE, memfd,
+			       (off_t)h->stk_off);
+		if (pi->stk == MAP_FAILED) {
+			pi->stk = NULL;
+			err = -errno;
+		}
+	}
+	pi->codes = htab__new(256, plpy_code__equal, NULL);
+	pi->stacks = htab__new(256, NULL, NULL);
+	if (!pi->codes || !pi->stacks) {
+		elog("out of memory");
+		plpy_image__free(pi);
+		return NULL;
+	}
+	pi->named = !err;
+	if (err)
+		elog("pid %d: its Python frames are not named (%s%s%s): its stacks stand under "
+		     "the eval loop's C frames, cut=order", (int)pid, strerror(-err), *why ? ": " : "",
+		     why);
+	pi->next = py->images;
+	py->images = pi;
+	py->images_n++;
+	if (py->verbose)
+		elog("pid %d: Python %s, its frames read by its collector and named here",
+		     (int)pid, py_layout__version_str(version, v, sizeof(v)));
+	return pi;
+}
+
+void plpy_image__scan(struct plpy_image *pi)
+{
+	uint64_t used;
+
+	if (!pi || !pi->named || pi->scan_bad)
+		return;
+	used = __atomic_load_n(&pi->h->stk_used, __ATOMIC_ACQUIRE);
+	if (used > pi->stk_cap)
+		used = pi->stk_cap;
+	while (pi->scanned + sizeof(struct lt_stack) <= used) {
+		const struct lt_stack *st = (const struct lt_stack *)(pi->stk + pi->scanned);
+		uint32_t commit = __atomic_load_n(&st->commit, __ATOMIC_ACQUIRE);
+		uint32_t depth = LT_STK_DEPTH(commit), id = (uint32_t)(pi->scanned / 8);
+		uint64_t len = sizeof(*st) + (uint64_t)depth * 8;
+
+		if (!commit)
+			break;	/* being written: the next scan's */
+		if (!(commit & LT_STK_OK) || depth > LT_MAX_DEPTH || pi->scanned + len > pi->stk_cap ||
+		    pi->scanned / 8 > UINT32_MAX) {
+			pi->scan_bad = true;	/* a table that lies: dumps name what they can */
+			break;
+		}
+		if (depth >= LT_PY_CODEREC_WORDS && st->frames[0] == LT_PY_CODEREC) {
+			memcpy(pi->py->f, st->frames, depth * sizeof(uint64_t));
+			plpy_code__record(pi, pi->py->f, depth);
+		} else {
+			for (uint32_t i = depth; i-- > 0;)
+				if (st->frames[i] & LT_PY_WORD) {
+					stack_of(pi, id, st->frames, depth, LT_STK_CUT(commit));
+					break;
+				}
+		}
+		pi->scanned += len;
+	}
+}
+
+void plpy_image__ended(struct plpy_image *pi)
+{
+	if (pi)
+		pi->dead = true;
+}
+
+void plpy_image__free(struct plpy_image *pi)
+{
+	struct plpy_image **pp;
+	size_t pos = 0;
+	void *v;
+
+	if (!pi)
+		return;
+	for (pp = &pi->py->images; *pp; pp = &(*pp)->next)
+		if (*pp == pi) {
+			*pp = pi->next;
+			frametab__forget(pi->py->ft, (uint32_t)pi->pid);
+			break;
+		}
+	pi->py->gone += pi->gone;
+	plpy_code__free_all(pi);
+	if (pi->stacks)
+		while ((v = htab__next(pi->stacks, &pos, NULL)))
+			free(v);
+	htab__free(pi->codes);
+	htab__free(pi->stacks);
+	if (pi->stk)
+		munmap((void *)pi->stk, pi->stk_cap);
+	free(pi);
+}
+
+void plpy__finish(struct plpy *py)
+{
+	uint64_t gone = py->gone;
+
+	for (struct plpy_image *pi = py->images; pi; pi = pi->next)
+		gone += pi->gone;
+	if (!py->images_n)
+		return;
+	if (py->verbose)
+		elog("Python frames: %" PRIu64 " processes, %" PRIu64 " stacks, %" PRIu64
+		     " frames named (%" PRIu64 " code objects recorded by the collector, %" PRIu64
+		     " read), %" PRIu64 " stacks cut=order", py->images_n, py->stacks, py->frames,
+		     py->records, py->reads, py->order);
+	if (gone)
+		elog("%" PRIu64 " Python frames are named " GONE ": their code objects were "
+		     "neither recorded by the collector nor readable (docs/COLLECTOR.md, \"Python "
+		     "frames\")", gone);
+}
