@@ -29,6 +29,9 @@ TESTS=("$@")
 # shows the guest its standard library); a smaller "million" under TCG.
 [ -x /usr/bin/python3.11 ] || export HS_PYTHON=$OUT/tests/python3.11
 export HS_PY_MILLION=${HS_PY_MILLION:-100000}
+# Only the kernel's part of it (the loader's and heapdecode's run natively):
+# some 25 s a heapsnoop run under TCG.
+export HS_PY_KERNEL_ONLY=${HS_PY_KERNEL_ONLY:-1}
 # test_lua.sh: Debian's lua5.4 and lua5.1 from the build directory.
 [ -x /usr/bin/lua5.4 ] || export HS_LUA54=$OUT/tests/lua5.4
 [ -x /usr/bin/lua5.1 ] || export HS_LUA51=$OUT/tests/lua5.1
