@@ -40,3 +40,18 @@ expect_chain() { # NAME STACKFILE WANT
 	check "$1: no _PyEval_EvalFrameDefault frame left" \
 		bash -c "! grep -q '_PyEval_EvalFrameDefault' '$2'"
 }
+
+# interleave.py's record in LOG (the loop re-entered from C: map(), a
+# class call, a generator): each eval frame its segment of Python frames
+# in order, C frames between the segments, no eval frame or cut= left.
+expect_reentered() { # LOG
+	stack_of "$1" 555556 > "$1.stack"
+	expect_eq "re-entered: the Python frames in order" "$(py_frames "$1.stack")" \
+		"leaf interleave.py:12, gen interleave.py:17, K.__init__ interleave.py:22, g interleave.py:26, main interleave.py:30, <module> interleave.py:34"
+	expect_eq "re-entered: C frames between gen and K.__init__, K.__init__ and g, g and main" \
+		"$(awk '$1 == "py" { if (c && n) runs++; c = 0; n++ } $1 == "c" { c = 1 } END { print runs + 0 }' \
+		   "$1.stack")" 3
+	check "re-entered: no _PyEval_EvalFrameDefault frame left, no cut=" \
+		bash -c "! grep -q _PyEval_EvalFrameDefault '$1.stack' &&
+			 '$HD' -s '$1' | grep '^heapsnoop: live .*~b#size: 555556,' | grep -vq 'cut='"
+}
