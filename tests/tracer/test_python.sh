@@ -181,6 +181,8 @@ sys.exit(1)"
 fi
 
 "$HS" -q -o "$T/threads" -- "$PY" threads.py > /dev/null 2> "$T/threads.err"
+check "a thread that released the GIL: heapsnoop exits 0" test $? -eq 0
+check_no_loss "a thread that released the GIL: no events lost" "$T/threads.err"
 stack_of "$T/threads" 333333 > "$T/threads.stack"
 check "a thread that released the GIL: nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
 	bash -c "py_out=\$(awk '\$1 == \"py\" { print \$2, \$3 }' '$T/threads.stack' | head -n 2 | paste -sd,);
