@@ -575,9 +575,9 @@ $(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(
 
 # The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
 $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps) $(COMMON_DIRS)) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps arch) $(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -ldw -lelf -lz -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -ldw -lelf -lz -lcapstone -lcmocka -o $@
 
 $(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
 		| $(OUTPUT)/tests
