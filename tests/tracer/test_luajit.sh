@@ -14,7 +14,8 @@
 # the coroutine), then the resumer's (coroutine.resume, top, the main
 # chunk, luajit.c's pmain), each at its chunk and line, the table at its
 # own line, each run of the VM where its native frame was, the native
-# frames between them kept. With the JIT on: traced, said, no failure.
+# frames between them kept. --interp python: the allocator probed, no Lua
+# frame. With the JIT on: traced, said, no failure.
 # HS_LUAJIT: another copy of Debian's luajit. The kernel matrix's guests
 # (trixie roots) have none: skipped there.
 set -u
@@ -93,7 +94,8 @@ launched() {
 	local name=$1 hs; shift
 	rm -f "$T/in" "$T/outp" "$T/recs"
 	mkfifo "$T/in" "$T/outp" "$T/recs"
-	"$HS" -q -o "$T/recs" -- "$LUAJIT" "$@" < "$T/in" > "$T/outp" 2> "$T/err" &
+	# shellcheck disable=SC2086 # heapsnoop's extra options, word-split
+	"$HS" -q ${HS_EXTRA:-} -o "$T/recs" -- "$LUAJIT" "$@" < "$T/in" > "$T/outp" 2> "$T/err" &
 	hs=$!
 	exec 6> "$T/in" 8< "$T/outp" 7< "$T/recs"
 	: > "$T/out"
@@ -108,6 +110,7 @@ launched() {
 	exec 7<&- 8<&-
 	wait "$hs"
 	cat "$T/rec" "$T/rec.rest" > "$T/rec.all"
+	[ -n "${HS_EXTRA:-}" ] && return
 	check "$name: heapsnoop said it probes LuaJIT's allocator and reads its frames" \
 		grep -q "runs LuaJIT 2.1 ($LUAJIT): its objects are live blocks (its allocator lj_alloc_f probed); its frames are read" "$T/err"
 }
@@ -124,6 +127,15 @@ expect_eq "luajit leak: no other live block of 1028 bytes" "$(grep -c '^1028|' "
 check "luajit leak: the exit's dump read" grep -q '^heapsnoop: dump reason=exit' "$T/leak.exit"
 expect_eq "luajit leak: at exit (lua_close freed them) no 1028-byte block live" \
 	"$(grep -c '^heapsnoop: live .*~b#size: 1028,' "$T/leak.exit")" 0
+
+# The Lua walker off (--interp python): the allocator probed all the same, no Lua frame.
+HS_EXTRA="--interp python" launched "luajit --interp python" -joff ljleak.lua 500
+"$HD" -s "$T/rec" > "$T/off.s" 2> /dev/null
+check "luajit --interp python: said its objects are live blocks, its frames not read" \
+	grep -q "runs LuaJIT ($LUAJIT): its objects are live blocks (its allocator lj_alloc_f probed); its frames are not read" "$T/err"
+expect_eq "luajit --interp python: the 500 blocks of 1028 bytes live" \
+	"$(grep -c '^heapsnoop: live .*~b#size: 1028,' "$T/off.s")" 500
+check "luajit --interp python: no Lua frame" bash -c "! grep -q ' \[lua\] ' '$T/off.s'"
 
 launched "luajit launched" -joff chain.lua loop "$N"
 check_chain "luajit launched" "$T/out" "$T/rec"

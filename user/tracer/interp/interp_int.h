@@ -132,7 +132,8 @@ uint32_t interp__copy_native(const uint64_t *native, uint32_t n, uint64_t *out, 
 /*
  * luainterp.c: Lua's part. interp__look_lua: a Lua VM in @p's executable
  * or a liblua it maps (@pm: its files), registered with the BPF side;
- * true if there is one (read, or refused and said). interp__forked_lua:
+ * true if there is one (read, or refused and said). Without the Lua
+ * walker (--interp python), LuaJIT's allocator alone is probed. interp__forked_lua:
  * -f's child @c of Lua process @pp. interp__lua_splice: an allocation of
  * Lua process @p (@pd its frames, or NULL) as interp__splice() says.
  */

@@ -114,6 +114,13 @@ bool interp__look_luajit(struct interp *ip, struct iproc *p, const char *path, c
 		     err == -ENOTSUP ? "not looked for on this architecture" : strerror(-err));
 		return true;
 	}
+	if (!ip->o.lua) {
+		elog("pid %d runs LuaJIT (%s): its objects are live blocks (its allocator lj_alloc_f "
+		     "probed)%s; its frames are not read (--interp without lua)", p->pid, shown,
+		     when == INTERP_RUNNING ? ", those it allocated before tracing began not seen" :
+					      "");
+		return true;
+	}
 	err = lj_turn_on(ip, p, path, vm, bias, when);
 	if (err) {
 		ip->c.refused++;

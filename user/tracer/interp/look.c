@@ -247,7 +247,8 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
 		return;
-	if (ip->o.lua && interp__look_lua(ip, p, pm, when))
+	/* Lua's walker, or (even without it) LuaJIT's own allocator. */
+	if (interp__look_lua(ip, p, pm, when))
 		goto out;
 	err = -ENOENT;
 	for (int i = 0, n = ip->o.python ? python_mappings(pid, pm, cand) : 0;

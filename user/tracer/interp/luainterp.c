@@ -89,6 +89,9 @@ bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *p
 	}
 	if (err == -ENOENT)
 		return false;
+	/* The Lua walker off (--interp python): only LuaJIT's allocator is probed. */
+	if (!ip->o.lua && (err || vm.vm != LUA_VM_JIT))
+		return false;
 	p->lua_refused = true;	/* until it is read */
 	if (err == -ENOTSUP) {
 		elog("pid %d runs %s, a Lua heapsnoop does not read (5.2 or 5.3): its Lua frames "
