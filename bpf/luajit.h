@@ -208,7 +208,8 @@ __attribute__((noinline)) int lj_chain_step(void)
 	if (!lj_u64(base, &v) || v >> 47 != LJ_TAG_THREAD) {
 		/* A coroutine.wrap function: a C closure (ffid 1 or more), its thread its upvalue. */
 		if (bpf_probe_read_user(w->fn, sizeof(w->fn), (void *)(w->slot[0] & LJ_GCVMASK)) ||
-		    !w->fn[w->lp.lj_fn_ffid & (sizeof(w->fn) - 1)] || !w->fn[11] ||
+		    !w->fn[w->lp.lj_fn_ffid & (sizeof(w->fn) - 1)] ||
+		    !w->fn[(w->lp.lj_fn_ffid + 1) & (sizeof(w->fn) - 1)] /* nupvalues */ ||
 		    !lj_u64((w->slot[0] & LJ_GCVMASK) + w->lp.lj_fn_f + 8, &v) ||
 		    v >> 47 != LJ_TAG_THREAD)
 			return 1;

@@ -30,8 +30,9 @@ static uint64_t resumed(const struct lua_reader *rd, uint64_t L)
 		return 0;
 	if (!rd64(rd, base, &v) && v >> 47 == TAG_THREAD)
 		return v & GCVMASK;
-	if (rd->read(rd->ctx, slot[0] & GCVMASK, fn, sizeof(fn)) || !fn[LJ_FN_FFID] || !fn[11] ||
-	    rd64(rd, (slot[0] & GCVMASK) + LJ_FN_F + 8, &v) || v >> 47 != TAG_THREAD)
+	if (rd->read(rd->ctx, slot[0] & GCVMASK, fn, sizeof(fn)) || !fn[LJ_FN_FFID] ||
+	    !fn[LJ_FN_NUPVALUES] || rd64(rd, (slot[0] & GCVMASK) + LJ_FN_F + 8, &v) ||
+	    v >> 47 != TAG_THREAD)
 		return 0;
 	return v & GCVMASK;
 }

@@ -25,8 +25,8 @@
  * In @len bytes of lua_newstate's code at link-time address @addr: the
  * address lj_alloc_f is loaded from (*@allocf): the register compared
  * with LJ_ALLOCF_INTERNAL, given a %rip-relative lea (one target: two
- * different ones are no shape). Returns 0, -ENOENT (no such shape), -ENOTSUP (not on this architecture), -EINVAL
- * (capstone).
+ * different ones are no shape). Returns 0, -ENOENT (no such shape),
+ * -ENOTSUP (not on this architecture), -EINVAL (capstone).
  */
 int ljdecode__allocf(const uint8_t *code, size_t len, uint64_t addr, uint64_t *allocf);
 
