@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "interp/ljfind.h"
+#include "interp/ljproto.h"
 #include "interp/luafind.h"
 
 static void check(const char *path, enum lua_vm vm)
@@ -85,6 +86,8 @@ static void check_allocf(const char *path)
 	assert_int_equal(af.ps.offset, 3);
 	assert_true(af.ps.emulated);
 	assert_int_equal(af.site - af.ps.offset, af.addr);	/* file offset == address */
+	/* The GG_State lua_newstate allocates: GC64 2.1's, whose layout ljproto.h has. */
+	assert_int_equal(af.gg_size, LJ_GG_SIZE);
 }
 
 static void luajit_allocf(void **state)

@@ -39,6 +39,7 @@
 #define LJ_G_CUR_L	368
 #define LJ_G_JIT_BASE	376
 #define LJ_GG_G		96	/* GG_State: the main thread, then global_State */
+#define LJ_GG_SIZE	6240	/* sizeof(GG_State): what lua_newstate allocates */
 #define LJ_CF_PC	24	/* a C frame's saved pc (x86-64's CFRAME_OFS_PC; arm64's: 8) */
 #define LJ_FN_FFID	10	/* GCfunc: 0 Lua, 1 C, else a fast function's number */
 #define LJ_FN_NUPVALUES	11	/* ... its upvalues (the byte after) */

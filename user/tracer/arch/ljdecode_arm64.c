@@ -8,8 +8,9 @@
 
 #include "interp/ljdecode.h"
 
-int ljdecode__allocf(const uint8_t *code, size_t len, uint64_t addr, uint64_t *allocf)
+int ljdecode__allocf(const uint8_t *code, size_t len, uint64_t addr, uint64_t *allocf,
+		     uint32_t *gg_size)
 {
-	(void)code; (void)len; (void)addr; (void)allocf;
+	(void)code; (void)len; (void)addr; (void)allocf; (void)gg_size;
 	return -ENOTSUP;
 }

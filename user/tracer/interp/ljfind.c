@@ -39,7 +39,7 @@ int lj_find__allocf(const char *path, struct lj_allocf *out)
 		err = n < 0 ? (int)n : -EIO;
 		goto out;
 	}
-	err = ljdecode__allocf(code, (size_t)n, fn.addr, &out->addr);
+	err = ljdecode__allocf(code, (size_t)n, fn.addr, &out->addr, &out->gg_size);
 	if (err)
 		goto out;
 	err = elf_file__offset_of(ef, out->addr, &off);

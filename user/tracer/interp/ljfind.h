@@ -18,6 +18,7 @@
 struct lj_allocf {
 	uint64_t addr;		/* lj_alloc_f's link-time address */
 	uint64_t site;		/* its probe site's file offset (a uprobe's and uretprobe's) */
+	uint32_t gg_size;	/* the GG_State lua_newstate allocates (0: not seen) */
 	struct probesite ps;	/* why there, for -v */
 };
 

@@ -22,6 +22,7 @@
 #include "interp/interp_int.h"
 #include "interp/ljfind.h"
 #include "interp/ljproc.h"
+#include "interp/ljproto.h"
 #include "interp/splice.h"
 #include "msg.h"
 #include "stacks.h"
@@ -112,6 +113,14 @@ bool interp__look_luajit(struct interp *ip, struct iproc *p, const char *path, c
 		     "not with malloc); its Lua frames are not read", p->pid, shown,
 		     err == -ENOENT ? "not found in lua_newstate's code" :
 		     err == -ENOTSUP ? "not looked for on this architecture" : strerror(-err));
+		return true;
+	}
+	if (ip->o.lua && af.gg_size != LJ_GG_SIZE) {
+		ip->c.refused++;
+		elog("pid %d runs LuaJIT (%s): its objects are live blocks (its allocator lj_alloc_f "
+		     "probed); its frames are not read: its state is %u bytes, not the %u of the "
+		     "LuaJIT 2.1 (GC64) whose layout heapsnoop knows", p->pid, shown, af.gg_size,
+		     LJ_GG_SIZE);
 		return true;
 	}
 	if (!ip->o.lua) {
