@@ -27,7 +27,7 @@
  */
 static __always_inline bool needs_entry_pos(enum hs_func func)
 {
-	return func == HS_FN_REALLOC || func == HS_FN_REALLOCARRAY;
+	return func == HS_FN_REALLOC || func == HS_FN_REALLOCARRAY || func == HS_FN_LUA_ALLOCF;
 }
 
 /*
@@ -159,6 +159,21 @@ static __always_inline void alloc_result(struct call_state *st, __u64 ret, __u64
 		*size = st->args[1];
 		/* NULL with size 0 freed the block; NULL otherwise failed: old lives. */
 		if (ret || !st->args[1])
+			*old = st->args[0];
+		break;
+	case HS_FN_LUA_ALLOCF:
+		/*
+		 * lua_Alloc's rules (LuaJIT's lj_alloc_f), args (ptr, nsize):
+		 * nsize 0 frees ptr (returns NULL); ptr NULL allocates; else
+		 * a realloc, whose NULL leaves ptr live.
+		 */
+		if (!st->args[1]) {
+			*old = st->args[0];
+			break;
+		}
+		*addr = ret;
+		*size = st->args[1];
+		if (ret)
 			*old = st->args[0];
 		break;
 	case HS_FN_REALLOCARRAY:

@@ -106,6 +106,17 @@ int BPF_KPROBE(pvalloc_enter, __u64 size)
 }
 
 /*
+ * A lua_Alloc (LuaJIT's lj_alloc_f, found by the loader in lua_newstate's
+ * code: user/tracer/interp/ljfind.c): (ud, ptr, osize, nsize), ud and
+ * osize not needed.
+ */
+SEC("uprobe")
+int BPF_KPROBE(lua_allocf_enter, __u64 ud, __u64 ptr, __u64 osize, __u64 nsize)
+{
+	return gen_alloc_enter(ctx, HS_FN_LUA_ALLOCF, ptr, nsize, 0);
+}
+
+/*
  * Every allocating function returns through the same exit logic. The
  * loader loads one of the two: alloc_exit_compat where the kernel has no
  * bpf_find_vma (before 5.17).

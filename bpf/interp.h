@@ -76,6 +76,32 @@ struct {
 
 #include "python.h"
 #include "lua.h"
+#include "luajit.h"
+
+/* LuaJIT's walk (luajit.h) into @s's record, as lua_emit's below. */
+static __always_inline __u32 lj_emit(const struct hs_interp_proc *cfg, struct interp_scratch *s,
+				     __u32 max)
+{
+	struct hs_event *h = (struct hs_event *)s->rec;
+	struct hs_lj_work *w;
+	__u32 zero = 0, n;
+	__u64 bytes;
+
+	w = bpf_map_lookup_elem(&lj_work_map, &zero);
+	if (!w)
+		return 0;
+	n = lj_walk(&cfg->lua, w, max);
+	h->flags |= w->flags;
+	if (n > HS_INTERP_MAX_FRAMES)
+		n = HS_INTERP_MAX_FRAMES;
+	bytes = (__u64)n * sizeof(struct hs_interp_frame);
+	barrier_var(bytes);
+	if (bytes > sizeof(w->out))
+		bytes = sizeof(w->out);
+	if (bytes && bpf_probe_read_kernel(s->rec + HS_EVENT_HDR_SIZE, bytes, w->out.w))
+		return 0;
+	return n;
+}
 
 /*
  * Lua: the frames of the process's state into @s's record, when thread
@@ -93,6 +119,8 @@ static __always_inline __u32 lua_emit(const struct hs_interp_proc *cfg, struct i
 
 	if (!cfg->lua.main || (__u32)id != cfg->lua.owner)
 		return 0;
+	if (cfg->lua.vm == HS_LUA_VM_JIT)
+		return lj_emit(cfg, s, max < HS_LUA_MAX_FRAMES ? max : HS_LUA_MAX_FRAMES);
 	w = bpf_map_lookup_elem(&lua_work_map, &zero);
 	if (!w)
 		return 0;

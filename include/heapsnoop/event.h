@@ -52,6 +52,11 @@ enum hs_func {
 	HS_FN_PVALLOC,
 	HS_FN_XALLOCX,		/* jemalloc's resize in place: (ptr, size, extra, flags) */
 	HS_FN_FREE,
+	/*
+	 * A lua_Alloc (ud, ptr, osize, nsize), LuaJIT's lj_alloc_f: realloc's
+	 * rules on (ptr, nsize): nsize 0 frees ptr, ptr NULL allocates.
+	 */
+	HS_FN_LUA_ALLOCF,
 	HS_FN__MAX,
 };
 

@@ -35,6 +35,24 @@
 #define HS_LUA_F_HOOKED	(1ULL << 59)	/* called inside a hook */
 #define HS_LUA_F_THREAD	(1ULL << 60)	/* the first frame of a resumer: a coroutine ends above */
 #define HS_LUA_F_CCALL	(1ULL << 61)	/* 5.1/LuaJIT: called from C (a new run of the VM) */
+#define HS_LUA_F_TRACE	(1ULL << 62)	/* LuaJIT: the walk began in a compiled trace */
+#define HS_LUA_F_CORO	(1ULL << 63)	/* LuaJIT: the walk's thread is a coroutine (resumers not read) */
+/*
+ * LuaJIT: bits 56-58 (5.4's FRESH, TAIL, FIN: not LuaJIT's) hold how the
+ * frame was called, its frame link's type (lj_frame.h's FRAME_LUA,
+ * FRAME_C, FRAME_CONT, FRAME_CP, FRAME_PCALL, FRAME_PCALLH; FRAME_VARG's
+ * pseudo-frames are not sent). A fast function's pos has its entry's
+ * address where a Lua function's has its pc.
+ */
+#define HS_LJ_LINK_SHIFT	56
+#define HS_LJ_LINK(pos)		((unsigned int)((pos) >> HS_LJ_LINK_SHIFT) & 7)
+#define HS_LJ_FRAME_LUA		0
+#define HS_LJ_FRAME_C		1
+#define HS_LJ_FRAME_CONT	2
+#define HS_LJ_FRAME_VARG	3
+#define HS_LJ_FRAME_CP		5
+#define HS_LJ_FRAME_PCALL	6
+#define HS_LJ_FRAME_PCALLH	7
 
 #define HS_LUA_PC_MASK		((1ULL << 48) - 1)
 #define HS_LUA_POS(pc, kind, flags) \
@@ -52,6 +70,7 @@
 /* HS_LUA_* VMs (struct hs_lua_proc's vm) */
 #define HS_LUA_VM_54	1
 #define HS_LUA_VM_51	2
+#define HS_LUA_VM_JIT	3	/* LuaJIT 2.1, GC64 (two-slot frames) */
 
 /*
  * A Lua state in a process: what the BPF side's walk needs, set by the
@@ -75,6 +94,14 @@ struct hs_lua_proc {
 	__u8 tag_lua, tag_lcf, tag_ccl, tag_thread;	/* tags in a value */
 	__u8 thread_tt;					/* a thread object's own tt */
 	__u8 pad[7];
+	/*
+	 * LuaJIT: lua_State's glref, base, stack, cframe; global_State's
+	 * cur_L, vmstate, jit_base; a cframe's saved pc; GCfunc's ffid, pc
+	 * and C function (lualayout.h's).
+	 */
+	__u16 lj_l_g, lj_l_base, lj_l_stack, lj_l_cframe;
+	__u16 lj_g_cur_l, lj_g_vmstate, lj_g_jit_base, lj_cf_pc;
+	__u16 lj_fn_ffid, lj_fn_pc, lj_fn_f, lj_proto_size;
 };
 
 #endif /* HEAPSNOOP_LUAFRAME_H */

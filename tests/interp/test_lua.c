@@ -8,8 +8,11 @@
  * walks its frames from outside as the BPF side does (luawalk.c) and
  * tells each as luanames.c does: every line of Lua's traceback must come
  * out the same, in order, and the walk must go on past the coroutine
- * into its resumer (coroutine.resume, top, the main chunk). An
- * interpreter that is not installed is skipped, said.
+ * into its resumer (coroutine.resume, top, the main chunk). The same for
+ * Debian's luajit (-joff, run from chain.lua's folder: LuaJIT's traceback
+ * cuts a long file name): its walk (ljwalk.c) and names (ljnames.c)
+ * against LuaJIT's own traceback. An interpreter that is not installed is
+ * skipped, said.
  *
  *   test_lua CHAIN_LUA
  */
@@ -30,6 +33,9 @@
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
+#include "interp/ljnames.h"
+#include "interp/ljproto.h"
+#include "interp/ljwalk.h"
 #include "interp/luanames.h"
 #include "interp/luawalk.h"
 
@@ -62,6 +68,16 @@ static int start(const char *lua, struct child *c)
 	if (c->pid == 0) {
 		dup2(in[0], 0);
 		dup2(out[1], 1);
+		if (strstr(lua, "luajit")) {
+			/* From its folder: LuaJIT's traceback cuts a long file name. */
+			char dir[4096];
+
+			snprintf(dir, sizeof(dir), "%s", chain);
+			*strrchr(dir, '/') = '\0';
+			if (chdir(dir))
+				_exit(127);
+			execl(lua, lua, "-joff", "chain.lua", "block", (char *)NULL);
+		}
 		execl(lua, lua, chain, "block", (char *)NULL);
 		_exit(127);
 	}
@@ -226,6 +242,90 @@ static void check_vm(const char *lua, enum lua_vm vm)
 	stop(&c);
 }
 
+/* LuaJIT's state: a word of its stack that is one of its threads (ljproto.h). */
+static uint64_t find_lj_main(const struct lua_reader *rd, pid_t pid)
+{
+	char fn[64], line[512];
+	unsigned long long s = 0, e = 0;
+	uint64_t main = 0, page[512];
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", pid);
+	f = fopen(fn, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &s, &e) == 2)
+			break;
+	if (f)
+		fclose(f);
+	for (uint64_t a = s; a < e && !main; a += sizeof(page)) {
+		if (rd->read(rd->ctx, a, page, sizeof(page)))
+			continue;
+		for (int i = 0; i < 512 && !main; i++)
+			if (page[i] < 4096 || (page[i] & 7) || page[i] >> 47 ||
+			    lj_state__main(rd, page[i], &main))
+				main = 0;
+	}
+	return main;
+}
+
+static void check_luajit(const char *lua)
+{
+	struct child c;
+	char tb[64][512], got[1024];
+	struct lua_frame f[128];
+	struct lj_names *names;
+	struct lua_reader rd = { .read = read_other };
+	struct lua_where w;
+	unsigned int n = 0;
+	uint64_t main;
+	int ntb, k;
+
+	if (start(lua, &c)) {
+		printf("skip %s: not installed\n", lua);
+		return;
+	}
+	rd.ctx = &c.pid;
+	ntb = traceback(&c, tb, 64);
+	assert_true(ntb > 5);
+	assert_true(wait_in_read(c.pid));
+	main = find_lj_main(&rd, c.pid);
+	assert_true(main != 0);
+	k = lj_walk(&rd, main, f, 128, &n);
+	assert_int_equal(k, (int)n);
+	names = lj_names__new(&rd);
+	assert_non_null(names);
+	/* The innermost frame is io.read, where leaf waits: a fast function named by its caller. */
+	assert_true(n > (unsigned int)ntb + 3);
+	assert_int_equal(HS_LUA_POS_KIND(f[0].pos), HS_LUA_FAST);
+	assert_int_equal(lj_names__describe(names, f, n, 0, &w), 0);
+	assert_string_equal(w.file, "[C]");
+	assert_string_equal(w.function, "function 'read'");
+	/* Then every line of LuaJIT's own traceback, in order (it stops at the coroutine). */
+	for (k = 0; k < ntb; k++) {
+		assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 1, &w), 0);
+		tb_line(LUA_VM_JIT, &w, got, sizeof(got));
+		printf("%s: %s\n", lua, got);
+		assert_string_equal(got, tb[k]);
+	}
+	/* Past the coroutine: its resumer's frames, as the tracer tells them. */
+	k++;
+	assert_true(f[k].pos & HS_LUA_F_THREAD);
+	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k, &w), 0);
+	assert_string_equal(w.function, "function 'resume'");
+	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 1, &w), 0);
+	assert_string_equal(w.function, "function 'top'");
+	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 2, &w), 0);
+	assert_string_equal(w.function, "main chunk");
+	assert_string_equal(w.file, "chain.lua");
+	/* Last, the C function luajit.c runs the script from (pmain): "at 0x...". */
+	assert_int_equal(n, (unsigned int)k + 4);
+	assert_int_equal(lj_names__describe(names, f, n, n - 1, &w), 0);
+	assert_string_equal(w.file, "[C]");
+	assert_memory_equal(w.function, "at 0x", 5);
+	lj_names__free(names);
+	stop(&c);
+}
+
 static int kill_running(void **state)
 {
 	(void)state;
@@ -241,6 +341,12 @@ static void lua54(void **state)
 {
 	(void)state;
 	check_vm("/usr/bin/lua5.4", LUA_VM_54);
+}
+
+static void luajit(void **state)
+{
+	(void)state;
+	check_luajit("/usr/bin/luajit");
 }
 
 static void lua51(void **state)
@@ -277,6 +383,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(chunkids),
 		cmocka_unit_test_teardown(lua54, kill_running),
 		cmocka_unit_test_teardown(lua51, kill_running),
+		cmocka_unit_test_teardown(luajit, kill_running),
 	};
 
 	if (argc != 2) {

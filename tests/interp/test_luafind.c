@@ -6,7 +6,9 @@
  * (liblua5.4-0-dbg, liblua5.1-0-dbg) and, as on a machine without them,
  * by the largest FDE; where both can be had they must agree. A file not
  * installed is skipped, said; so is the symbol's way without its debug
- * file.
+ * file. LuaJIT's own allocator, lj_alloc_f (not exported), found in
+ * lua_newstate's code (ljfind.c): the start of an FDE of its own (a
+ * function), probed past its first test, on the emulated `je`.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -18,6 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "interp/ljfind.h"
+#include "interp/ljproto.h"
 #include "interp/luafind.h"
 
 static void check(const char *path, enum lua_vm vm)
@@ -63,6 +67,41 @@ static void debian_files(void **state)
 	check("/usr/lib/x86_64-linux-gnu/libluajit-5.1.so.2", LUA_VM_JIT);
 }
 
+/* lj_alloc_f in a LuaJIT file: outside the VM, in the file's code, its probe on an emulated insn. */
+static void check_allocf(const char *path)
+{
+	struct lua_vm_info vm;
+	struct lj_allocf af;
+
+	if (access(path, R_OK)) {
+		printf("skip %s: not installed\n", path);
+		return;
+	}
+	assert_int_equal(lua_find__file(path, "", &vm), 0);
+	assert_int_equal(lj_find__allocf(path, &af), 0);
+	printf("%s: lj_alloc_f at %#llx, probed at +%u (%s)\n", path,
+	       (unsigned long long)af.addr, af.ps.offset, af.ps.insn);
+	assert_true(af.addr < vm.exec_lo || af.addr >= vm.exec_hi);
+	/* Debian's: test %rcx,%rcx (nsize) then je: the je is the site, emulated. */
+	assert_int_equal(af.ps.offset, 3);
+	assert_true(af.ps.emulated);
+	assert_int_equal(af.site - af.ps.offset, af.addr);	/* file offset == address */
+	/* The GG_State lua_newstate allocates: GC64 2.1's, whose layout ljproto.h has. */
+	assert_int_equal(af.gg_size, LJ_GG_SIZE);
+}
+
+static void luajit_allocf(void **state)
+{
+	struct lj_allocf af;
+
+	(void)state;
+	check_allocf("/usr/bin/luajit");
+	check_allocf("/usr/lib/x86_64-linux-gnu/libluajit-5.1.so.2");
+	/* PUC Lua has no such shape. */
+	if (!access("/usr/bin/lua5.4", R_OK))
+		assert_int_equal(lj_find__allocf("/usr/bin/lua5.4", &af), -ENOENT);
+}
+
 static void not_lua(void **state)
 {
 	struct lua_vm_info info;
@@ -76,6 +115,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(debian_files),
+		cmocka_unit_test(luajit_allocf),
 		cmocka_unit_test(not_lua),
 	};
 

@@ -14,7 +14,8 @@
 #   Debian's python3.11 (the build directory's copy: the root has none)
 #   and the root's own python3.13 (test_python.sh)
 #   Lua frames, launched and attached, on Debian's lua5.4 and lua5.1 (the
-#   build directory's copies) (test_lua.sh)
+#   build directory's copies) (test_lua.sh), and the root's luajit
+#   (test_luajit.sh: skipped, the trixie root has none)
 # Before them, what the guest runs them on: its own Debian root, not this
 # machine's (tests/kmatrix/guest.sh), with none of heapsnoop's libraries,
 # and the release heapsnoop and heapdecode needing none (ldd).

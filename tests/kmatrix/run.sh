@@ -29,7 +29,9 @@ read -ra MAIN_TESTS <<< "${KMATRIX_TESTS:-semantics attach unwind syswide ringbu
 # (task storage, atomics), whose verifiers check the walk's programs.
 read -ra PY_KERNELS <<< "${KMATRIX_PY_KERNELS-5.10 6.1}"
 # Lua frames (test_lua: Debian's lua5.4 and lua5.1 from the build
-# directory) on the oldest kernel, whose verifier checks the Lua walk.
+# directory; test_luajit: the root's luajit, skipped where it has none,
+# as trixie's roots) on the oldest kernel, whose verifier checks the Lua
+# walks.
 read -ra LUA_KERNELS <<< "${KMATRIX_LUA_KERNELS-5.10}"
 # Under TCG everything is some 10 times slower: the tests' waits for a line
 # get 5 minutes instead of one (they still end at the line, not later), a
@@ -54,7 +56,7 @@ failed=() total_start=$SECONDS
 for k in "${KERNELS[@]}"; do
 	TESTS=("${MAIN_TESTS[@]}") env=()
 	[ -z "${KMATRIX_TESTS:-}" ] && [[ " ${PY_KERNELS[*]} " == *" $k "* ]] && TESTS+=(python)
-	[ -z "${KMATRIX_TESTS:-}" ] && [[ " ${LUA_KERNELS[*]} " == *" $k "* ]] && TESTS+=(lua)
+	[ -z "${KMATRIX_TESTS:-}" ] && [[ " ${LUA_KERNELS[*]} " == *" $k "* ]] && TESTS+=(lua luajit)
 	case $k in
 	*+preempt) TESTS=(threads) env=(KMATRIX_APPEND=preempt=full KMATRIX_SMP=1) ;;
 	esac

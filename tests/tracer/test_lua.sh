@@ -14,7 +14,7 @@
 # which the interpreter loop's register gives. Then lua5.4 again with no
 # debug files to be seen (a mount namespace with /usr/lib/debug empty):
 # the interpreter loop found by its FDE, the same frames. The walker off
-# (--interp python): no Lua frame. LuaJIT: said once, not read.
+# (--interp python): no Lua frame. LuaJIT: tests/tracer/test_luajit.sh.
 # HS_LUA54, HS_LUA51: other copies of Debian's interpreters (the kernel
 # matrix's guests run the build directory's).
 set -u
@@ -164,12 +164,6 @@ if [ -x "$LUA54" ] && [ -d /usr/lib/debug/.build-id ] && unshare -m true 2> /dev
 	launched "lua5.4 without debug files" "$LUA54" unshare -m --propagation private \
 		sh -c 'mount -t tmpfs none /usr/lib/debug && exec "$@"' sh
 	check "... the interpreter loop found by its FDE" grep -q 'by the largest FDE' "$T/err"
-fi
-# LuaJIT: found, said once, not read (its objects are its own allocator's).
-if [ -x /usr/bin/luajit ]; then
-	"$HS" -q -o "$T/lj" -- /usr/bin/luajit "$CHAIN" loop 20 < /dev/null > /dev/null 2> "$T/ljerr"
-	expect_eq "luajit: said once that its frames are not read, and why" \
-		"$(grep -c "runs LuaJIT (/usr/bin/luajit): its Lua frames are not read .* its own allocator, not malloc" "$T/ljerr")" 1
 fi
 # The walker off (--interp python): the interpreter loop's frames as they are.
 if [ -x "$LUA54" ]; then

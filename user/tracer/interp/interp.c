@@ -84,6 +84,8 @@ void interp__reset(struct interp *ip, struct iproc *p)
 	p->deaths = NULL;
 	lua_proc__free(p->lua);
 	p->lua = NULL;
+	lj_proc__free(p->lj);
+	p->lj = NULL;
 	if (p->state == IP_ON && ip->nregistered) {
 		ip->nregistered--;
 		ip->o.skel->bss->interp_procs_n = ip->nregistered;

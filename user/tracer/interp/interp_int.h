@@ -15,6 +15,7 @@
 
 #include "htab.h"
 #include "interp/interp.h"
+#include "interp/ljproc.h"
 #include "interp/luaproc.h"
 #include "interp/pycache.h"
 #include "interp/pyfind.h"
@@ -47,7 +48,8 @@ struct iproc {
 	pid_t pid;
 	enum iproc_state state;
 	enum hs_interp_kind kind;	/* what it runs, once IP_ON */
-	struct lua_proc *lua;		/* HS_INTERP_LUA */
+	struct lua_proc *lua;		/* HS_INTERP_LUA: PUC Lua */
+	struct lj_proc *lj;		/* ... LuaJIT */
 	bool lua_refused;		/* a Lua VM refused (said) in this image */
 	bool looked;		/* this image was looked at (lazily: once) */
 	uint64_t since;		/* the ring's head when registered */
@@ -62,9 +64,10 @@ struct iproc {
 	size_t nexecs;
 };
 
-/* A destructor's probe: one per (file, pid). */
+/* A probe of an interpreter's function: one per (file, offset, entry or return, pid). */
 struct probe {
-	uint64_t dev, ino;
+	uint64_t dev, ino, off;
+	bool ret;
 	pid_t pid;
 	struct bpf_link *link;
 };
@@ -116,7 +119,8 @@ void interp__death_handled(struct iproc *p, uint64_t addr, uint64_t pos);
 
 /*
  * look.c: program @prog on @path at file offset @off (a uretprobe if
- * @ret) for @p, or every process with -f: once per (file, pid). Returns
+ * @ret) for @p, or every process with -f: once per (file, offset, @ret,
+ * pid). Returns
  * 0 or a negative errno.
  */
 int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *prog, bool ret,
@@ -128,7 +132,8 @@ uint32_t interp__copy_native(const uint64_t *native, uint32_t n, uint64_t *out, 
 /*
  * luainterp.c: Lua's part. interp__look_lua: a Lua VM in @p's executable
  * or a liblua it maps (@pm: its files), registered with the BPF side;
- * true if there is one (read, or refused and said). interp__forked_lua:
+ * true if there is one (read, or refused and said). Without the Lua
+ * walker (--interp python), LuaJIT's allocator alone is probed. interp__forked_lua:
  * -f's child @c of Lua process @pp. interp__lua_splice: an allocation of
  * Lua process @p (@pd its frames, or NULL) as interp__splice() says.
  */
@@ -139,5 +144,18 @@ uint32_t interp__lua_splice(struct interp *ip, struct iproc *p, const struct hs_
 			    struct pending *pd, const uint64_t *native, uint32_t n, bool native_cut,
 			    const struct unwind_grab *grab, uint64_t *out, uint32_t max,
 			    uint32_t *flags);
+
+/*
+ * ljinterp.c: LuaJIT in @p's file @path (@shown: as the process names
+ * it; mapped with @bias), found by interp__look_lua at @when: its allocator probed, said;
+ * true (read, or refused and said).
+ */
+bool interp__look_luajit(struct interp *ip, struct iproc *p, const char *path, const char *shown,
+			 const struct lua_vm_info *vm, uint64_t bias, enum interp_when when);
+/* ljinterp.c: LuaJIT's interp__forked_lua and interp__lua_splice. */
+void interp__forked_lj(struct interp *ip, struct iproc *pp, struct iproc *c);
+uint32_t interp__lj_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
+			   struct pending *pd, const uint64_t *native, uint32_t n, bool native_cut,
+			   uint64_t *out, uint32_t max, uint32_t *flags);
 
 #endif /* HEAPSNOOP_INTERP_INT_H */

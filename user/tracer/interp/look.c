@@ -136,6 +136,7 @@ int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *pro
 		return -errno;
 	for (size_t i = 0; i < ip->nprobes; i++)
 		if (ip->probes[i].dev == st.st_dev && ip->probes[i].ino == st.st_ino &&
+		    ip->probes[i].off == off && ip->probes[i].ret == ret &&
 		    (ip->probes[i].pid == pid || ip->probes[i].pid == -1))
 			return 0;
 	link = bpf_program__attach_uprobe(prog, ret, pid, path, (size_t)off);
@@ -147,7 +148,8 @@ int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *pro
 		return -ENOMEM;
 	}
 	ip->probes = v;
-	ip->probes[ip->nprobes++] = (struct probe){ st.st_dev, st.st_ino, pid, link };
+	ip->probes[ip->nprobes++] = (struct probe){ .dev = st.st_dev, .ino = st.st_ino, .off = off,
+						    .ret = ret, .pid = pid, .link = link };
 	return 0;
 }
 
@@ -245,7 +247,8 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
 		return;
-	if (ip->o.lua && interp__look_lua(ip, p, pm, when))
+	/* Lua's walker, or (even without it) LuaJIT's own allocator. */
+	if (interp__look_lua(ip, p, pm, when))
 		goto out;
 	err = -ENOENT;
 	for (int i = 0, n = ip->o.python ? python_mappings(pid, pm, cand) : 0;

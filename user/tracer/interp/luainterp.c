@@ -89,6 +89,9 @@ bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *p
 	}
 	if (err == -ENOENT)
 		return false;
+	/* The Lua walker off (--interp python): only LuaJIT's allocator is probed. */
+	if (!ip->o.lua && (err || vm.vm != LUA_VM_JIT))
+		return false;
 	p->lua_refused = true;	/* until it is read */
 	if (err == -ENOTSUP) {
 		elog("pid %d runs %s, a Lua heapsnoop does not read (5.2 or 5.3): its Lua frames "
@@ -101,12 +104,8 @@ bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *p
 		     "frames are not read", p->pid, m->path, strerror(-err));
 		return true;
 	}
-	if (vm.vm == LUA_VM_JIT) {
-		elog("pid %d runs LuaJIT (%s): its Lua frames are not read (not yet supported); "
-		     "LuaJIT allocates its objects with its own allocator, not malloc: they are "
-		     "not live blocks here", p->pid, m->path);
-		return true;
-	}
+	if (vm.vm == LUA_VM_JIT)
+		return interp__look_luajit(ip, p, path, m->path, &vm, m->start - m->offset, when);
 	p->lua_refused = false;
 	p->lua = lua_proc__new(p->pid, &vm, m->start - m->offset);
 	if (!p->lua) {
@@ -171,8 +170,13 @@ static bool lua_state(struct interp *ip, struct iproc *p, const struct hs_event 
 /* -f: a child of a Lua process: the same state, its memory a copy, run by its one thread. */
 void interp__forked_lua(struct interp *ip, struct iproc *pp, struct iproc *c)
 {
-	const struct lua_vm_info *vm = lua_proc__vm(pp->lua);
+	const struct lua_vm_info *vm;
 
+	if (pp->lj) {
+		interp__forked_lj(ip, pp, c);
+		return;
+	}
+	vm = lua_proc__vm(pp->lua);
 	c->lua = lua_proc__new(c->pid, vm, lua_proc__bias(pp->lua));
 	c->pending = htab__new(8, NULL, NULL);
 	c->looked = true;
@@ -275,6 +279,8 @@ uint32_t interp__lua_splice(struct interp *ip, struct iproc *p, const struct hs_
 			    const struct unwind_grab *grab, uint64_t *out, uint32_t max,
 			    uint32_t *flags)
 {
+	if (p->lj)
+		return interp__lj_splice(ip, p, ev, pd, native, n, native_cut, out, max, flags);
 	if (!pd) {
 		/* Its state not known yet (-p), or not its thread: no frames, unmarked. */
 		if (!lua_state(ip, p, ev))
