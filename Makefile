@@ -261,11 +261,14 @@ LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehfr
 # the hello to heapsnoop, exec marks, the process's own dumps.
 LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(COLLECTOR)/forkcopy.c \
 	$(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
-# interp/: a CPython's frames read in the process (pywalk.c), its layout common/'s.
+# interp/: a CPython's frames read in the process (pywalk.c), a PUC Lua's (luaframes.c,
+# named with common/'s luanames.c); their layouts common/'s.
 CINTERP := $(COLLECTOR)/interp
 PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC) \
-	$(CINTERP)/pywalk.c $(COMMON)/interp/pylayout.c
+	$(CINTERP)/pywalk.c $(COMMON)/interp/pylayout.c $(CINTERP)/luaframes.c $(COMMON)/htab.c \
+	$(COMMON)/interp/lualayout.c $(COMMON)/interp/luawalk.c $(COMMON)/interp/luanames.c \
+	$(COMMON)/interp/luaproto.c $(COMMON)/interp/luacall.c $(COMMON)/interp/luaglobal.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(CINTERP) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \

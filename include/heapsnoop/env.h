@@ -30,9 +30,9 @@
 #define HS_ENV_SOCK		"HEAPSNOOP_SOCK"
 #define HS_ENV_TOKEN		"HEAPSNOOP_TOKEN"
 /*
- * heapsnoop --preload --interp python (the default): the collector reads
- * a CPython's frames at each allocation it records ("python"; unset or
- * anything else: native frames only).
+ * heapsnoop --preload --interp python,lua (the default): the collector
+ * reads a CPython's ("python") and a PUC Lua's ("lua") frames at each
+ * allocation it records (a list; unset or neither: native frames only).
  */
 #define HS_ENV_INTERP		"HEAPSNOOP_INTERP"
 /* The live table's room, in live blocks (docs/COLLECTOR.md): for tests and tight address spaces. */

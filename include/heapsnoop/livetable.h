@@ -87,8 +87,16 @@ struct lt_header {
 	 * mappings. Written once, before any stack holds LT_PY_* words.
 	 */
 	uint32_t py_version;
-	uint32_t py_reserved;
+	/*
+	 * A PUC Lua whose frames the collector reads (--interp lua; 0: none):
+	 * its enum lua_vm (user/common/interp/lualayout.h: 1 5.4, 2 5.1) and
+	 * lua_newstate's address, by which heapsnoop finds the binary that
+	 * holds the VM (its interpreter loop, lua_resume). Written once,
+	 * before any stack holds Lua words (LT_LUA_*).
+	 */
+	uint32_t lua_vm;
 	uint64_t py_eval;
+	uint64_t lua_newstate;
 };
 
 /*
@@ -116,6 +124,51 @@ struct lt_header {
  */
 #define LT_PY_CODEREC	0xf00000004f434f44ull	/* no frame word: bits 61, 62 and 60 together */
 #define LT_PY_CODEREC_WORDS 6
+
+/*
+ * A stack's Lua frames (docs/COLLECTOR.md, "Lua frames"), as its Python
+ * ones, after its native frames: luawalk.h's walk of the thread's state,
+ * innermost first, two words each:
+ *   code word  LT_PY_WORD | [LT_PY_MORE] | the Proto's (a C function's) address
+ *   pos word   LT_PY_WORD | LT_PY_POS | fingerprint << 34 | kind << 32 |
+ *              luaframe.h's flags (its pos >> 56) << 24 | the instruction's index
+ * The index is the saved pc's (the next instruction: Lua's currentpc + 1),
+ * 0 for a C function or none; the fingerprint (24 bits) ties the frame to
+ * the Proto the address held then (its source's, code's and line
+ * table's addresses, its size and first line). MORE: the walk went on.
+ *
+ * A frame's name record (LT_LUA_NAMEREC), a record of the stacks' region
+ * that no entry names, written by the collector before the first stack
+ * that holds the frame under that caller: what Lua's traceback says of
+ * it, resolved in the process as luanames.h does (the name depends on the
+ * caller's calling instruction and on package.loaded, so it is resolved
+ * at that allocation, not later). Its words: LT_LUA_NAMEREC; the frame's
+ * code and pos words; its caller's code and pos words (0 0: none, the
+ * thread's outermost frame); line (int32, -1: none) | the function
+ * text's bytes << 32 (16 bits) | LT_LUA_REC_CALLS | LT_LUA_REC_STALE; the
+ * chunk's bytes; then the function text and the chunk, packed.
+ */
+#define LT_LUA_NAMEREC	0xf00000004e41554cull	/* no frame word, as LT_PY_CODEREC */
+#define LT_LUA_NAMEREC_WORDS 7
+#define LT_LUA_REC_CALLS (1ull << 48)	/* 5.1: its instruction is OP_CALL/OP_TAILCALL */
+#define LT_LUA_REC_STALE (1ull << 49)	/* its Proto could not be read: "?" */
+#define LT_LUA_FP_MASK	0xffffffu
+
+static inline uint64_t lt_lua_pos(uint32_t fp, uint32_t kind, uint32_t flags, uint32_t index)
+{
+	return (1ull << 63) | (1ull << 60) | (uint64_t)(fp & LT_LUA_FP_MASK) << 34 |
+	       (uint64_t)(kind & 3) << 32 | (uint64_t)(flags & 0xff) << 24 | (index & 0xffffffu);
+}
+
+static inline uint32_t lt_lua_kind(uint64_t pos)
+{
+	return (uint32_t)(pos >> 32) & 3;
+}
+
+static inline uint32_t lt_lua_flags(uint64_t pos)
+{
+	return (uint32_t)(pos >> 24) & 0xff;
+}
 
 #define LT_PY_WORD	(1ull << 63)
 #define LT_PY_POS	(1ull << 60)

@@ -32,6 +32,7 @@
 #include "records.h"
 #include "sampler.h"
 #include "plstate.h"
+#include "luaframes.h"
 #include "pywalk.h"
 #include "teststop.h"
 
@@ -154,11 +155,13 @@ static inline unsigned int rec_cut(unsigned int cut)
 	       (cut & LOCALSTACK_CUT_UNREADABLE ? REC_CUT_UNREADABLE : 0);
 }
 
-/* A stack interned, a CPython thread's frames after it (interp/pywalk.c). */
+/* A stack interned, a CPython's or a Lua state's frames after it (interp/). */
 static inline uint32_t intern(const uint64_t *frames, uint32_t depth, uint32_t cut)
 {
 	if (pywalk_on)
 		return pywalk__intern(frames, depth, cut);
+	if (unlikely(luaframes_main) && luaframes_on)
+		return luaframes__intern(frames, depth, cut);
 	return ltstacks__intern(frames, depth, cut);
 }
 
@@ -359,6 +362,9 @@ EXPORT void free(void *p)
 {
 	if (!p || in_arena(p))
 		return;
+	/* lua_close's last free: this thread's Lua state is gone (interp/luaframes.c). */
+	if (unlikely((uintptr_t)p == luaframes_block))
+		luaframes_main = luaframes_block = 0;
 	if (pl_block_ours(p)) {
 		free_ours(p);
 		return;
@@ -432,10 +438,26 @@ static __attribute__((noinline)) void *realloc_slow(void *old, size_t size, bool
 	return p;
 }
 
+/* A Lua state's first block (interp/luaframes.c): lua_newstate's LG. */
+static __attribute__((noinline)) void *lua_state_block(size_t size)
+{
+	void *p = malloc(size);
+
+	if (p)
+		luaframes__newstate(p, size);
+	return p;
+}
+
 EXPORT void *realloc(void *old, size_t size)
 {
-	if (!old)
+	if (!old) {
+		/* lauxlib's l_alloc tail-calls realloc: its return is lua_newstate's. */
+		uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+
+		if (unlikely(ra - luaframes_ns_lo < luaframes_ns_hi - luaframes_ns_lo))
+			return lua_state_block(size);
 		return malloc(size);
+	}
 	if (!size) {
 		free(old);
 		return NULL;

@@ -24,6 +24,7 @@
 #include "localstack.h"
 #include "ltstacks.h"
 #include "plstate.h"
+#include "luaframes.h"
 #include "pywalk.h"
 #include "teststop.h"
 
@@ -61,6 +62,7 @@ static void alone(int err, const char *what)
 {
 	supervised = false;
 	pywalk_on = false;	/* its words are heapsnoop's to name (a fork child's) */
+	luaframes_on = false;
 	lastdump__init(0, 0);
 	dprintf(2, "heapsnoop-preload: pid %d: %s %s (%s): this process writes its own dumps "
 		"(to %s)\n", (int)getpid(), what, hello__name(), strerror(err), lastdump__path());
@@ -135,6 +137,8 @@ __attribute__((constructor)) static void collector_init(void)
 	 */
 	if (supervised && interp && strstr(interp, "python"))
 		pywalk__init();
+	if (supervised && interp && strstr(interp, "lua"))
+		luaframes__init();
 	if (supervised) {
 		err = fd >= 0 ? -hello__send(fd, LT_HELLO_IMAGE, 0) : lt_memfd_err;
 		if (err)

@@ -237,6 +237,11 @@ unsigned int lua_names__globals_gen(const struct lua_names *n)
 	return n->st.global_builds;
 }
 
+void lua_names__globals_now(struct lua_names *n)
+{
+	n->globals_ns = 0;	/* as if never walked: global_name() walks at its next miss */
+}
+
 void lua_names__tick(struct lua_names *n)
 {
 	/* The coarse clock (ticks) is cheap, and enough for 1 ms and more. */

@@ -75,6 +75,13 @@ void lua_names__stats(const struct lua_names *n, struct lua_names_stats *st);
  */
 unsigned int lua_names__globals_gen(const struct lua_names *n);
 bool lua_names__globals_due(const struct lua_names *n, unsigned int gen);
+/*
+ * Let the next function without a global name walk package.loaded at
+ * once (not at most once a second): for a reader that names a frame once,
+ * for good, as the collector does (user/collector/interp/luaframes.c).
+ */
+void lua_names__globals_now(struct lua_names *n);
+
 /* Read the clock for lua_names__globals_due(): once a stack's frames, not once a frame. */
 void lua_names__tick(struct lua_names *n);
 
