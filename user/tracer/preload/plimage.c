@@ -420,10 +420,11 @@ void plimages__ended(struct plimages *ims, size_t i)
 	pending_take(ims, true);
 }
 
-/* An image whose collector reads a CPython: its frames named from now on. */
+/* An image whose collector reads a CPython or a Lua: its frames named from now on. */
 static void python_of(struct plimages *ims, struct plimage *im)
 {
-	if (ims->py && !im->py && __atomic_load_n(&im->hdr->py_version, __ATOMIC_ACQUIRE))
+	if (ims->py && !im->py && (__atomic_load_n(&im->hdr->py_version, __ATOMIC_ACQUIRE) ||
+				   __atomic_load_n(&im->hdr->lua_vm, __ATOMIC_ACQUIRE)))
 		im->py = plpy_image__new(ims->py, im->pid, im->pidfd, im->memfd, im->size, im->hdr);
 	plpy_image__scan(im->py);
 }

@@ -5,7 +5,8 @@
  * records taken (plpycode.c), each stack's Python words named, spliced
  * at the eval loop's frames (the tracer's splice.c, its rule), and
  * written as synthetic addresses and `frame` records through the dump's
- * hooks (livedump.h, lt_out's xlate and names).
+ * hooks (livedump.h, lt_out's xlate and names). A Lua's image is one of
+ * these too, its stacks named and spliced by pllua.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -19,6 +20,7 @@
 #include "frametab.h"
 #include "htab.h"
 #include "interp/pycode.h"
+#include "interp/lualayout.h"
 #include "interp/pyfind.h"
 #include "interp/splice.h"
 #include "maps/procmaps.h"
@@ -28,14 +30,7 @@
 #include "plpython_int.h"
 #include "records.h"
 
-#define AS_IS UINT32_MAX	/* an xstack whose frames are the table's own */
 #define GONE "<code gone>"
-
-/* A stack as written: its frames named and spliced. */
-struct xstack {
-	uint32_t depth, cut;	/* depth AS_IS: the table's own frames */
-	uint64_t frames[];
-};
 
 struct plpy *plpy__new(bool verbose)
 {
@@ -192,6 +187,8 @@ static struct xstack *stack_of(struct plpy_image *pi, uint32_t id, const uint64_
 		return x;
 	/* The writer's memory may change under us: its frames copied first. */
 	memcpy(pi->py->f, f, depth * sizeof(*f));
+	if (pi->lua)
+		return pllua__resolve(pi, id, pi->py->f, depth, cut);
 	return resolve(pi, id, pi->py->f, depth, cut);
 }
 
@@ -265,8 +262,11 @@ void plpy__hook(struct plpy *py, struct lt_out *o)
 static int read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
 		       uint64_t eval, char *why, size_t cap)
 {
-	int err = py_image__read(path, &pi->img, why, cap);
+	int err;
 
+	if (pi->h->lua_vm && !pi->h->py_version)
+		return pllua__read_binary(pi, path, start, off, why, cap);
+	err = py_image__read(path, &pi->img, why, cap);
 	if (err)
 		return err;
 	pi->bias = pi->img.pie ? start - off - pi->img.vaddr_off : 0;
@@ -341,7 +341,9 @@ static int find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t 
 	int err;
 
 	for (struct plpy_image *o = pi->py->images; parent && o; o = o->next)
-		if (o->pid == parent && o->named && o->h->py_eval == eval) {
+		if (o->pid == parent && o->named && o->lua && o->h->lua_newstate == eval) {
+			return pllua__copy(pi, o);
+		} else if (o->pid == parent && o->named && !o->lua && o->h->py_eval == eval) {
 			pi->img = o->img;
 			pi->bias = o->bias;
 			pi->code_type = o->code_type;
@@ -363,11 +365,12 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 				   uint64_t size, const struct lt_header *h)
 {
 	uint32_t version = __atomic_load_n(&h->py_version, __ATOMIC_ACQUIRE);
+	uint32_t lua = version ? 0 : __atomic_load_n(&h->lua_vm, __ATOMIC_ACQUIRE);
 	struct plpy_image *pi;
 	char why[512] = "", v[32];
 	int err;
 
-	if (!version)
+	if (!version && !lua)
 		return NULL;
 	pi = calloc(1, sizeof(*pi));
 	if (!pi)
@@ -378,8 +381,13 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 	pi->h = h;
 	pi->scanned = 8;	/* id 0 is no stack */
 	pi->stk_cap = h->stk_cap;
-	err = find_binary(pi, h->parent, memfd, size, h->py_eval, why, sizeof(why));
-	if (!err && pi->img.version != version) {
+	err = find_binary(pi, h->parent, memfd, size, lua ? h->lua_newstate : h->py_eval, why,
+			  sizeof(why));
+	if (lua && !pi->lua) {
+		free(pi);
+		return NULL;
+	}
+	if (!err && !lua && pi->img.version != version) {
 		snprintf(why, sizeof(why), "its collector says %s", py_layout__version_str(version, v,
 			 sizeof(v)));
 		err = -EINVAL;
@@ -403,11 +411,19 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 	}
 	pi->named = !err;
 	if (err)
-		elog("pid %d: its Python frames are not named (%s%s%s): its stacks stand under "
-		     "the eval loop's C frames, cut=order", (int)pid, strerror(-err), *why ? ": " : "",
-		     why);
+		elog("pid %d: its %s frames are not named (%s%s%s): its stacks stand under "
+		     "the %s's C frames, cut=order", (int)pid, lua ? "Lua" : "Python",
+		     strerror(-err), *why ? ": " : "", why, lua ? "interpreter loop" : "eval loop");
 	pi->next = py->images;
 	py->images = pi;
+	if (lua) {
+		py->lua_images++;
+		if (py->verbose)
+			elog("pid %d: %s, its frames read and named by its collector",
+			     (int)pid, lua_layout__of((enum lua_vm)lua) ?
+			     lua_layout__of((enum lua_vm)lua)->name : "Lua");
+		return pi;
+	}
 	py->images_n++;
 	if (py->verbose)
 		elog("pid %d: Python %s, its frames read by its collector and named here",
@@ -437,7 +453,10 @@ void plpy_image__scan(struct plpy_image *pi)
 			pi->scan_bad = true;	/* a table that lies: dumps name what they can */
 			break;
 		}
-		if (depth >= LT_PY_CODEREC_WORDS && st->frames[0] == LT_PY_CODEREC) {
+		if (depth >= LT_LUA_NAMEREC_WORDS && st->frames[0] == LT_LUA_NAMEREC) {
+			memcpy(pi->py->f, st->frames, depth * sizeof(uint64_t));
+			pllua__record(pi, pi->py->f, depth);
+		} else if (depth >= LT_PY_CODEREC_WORDS && st->frames[0] == LT_PY_CODEREC) {
 			memcpy(pi->py->f, st->frames, depth * sizeof(uint64_t));
 			plpy_code__record(pi, pi->py->f, depth);
 		} else {
@@ -471,7 +490,8 @@ void plpy_image__free(struct plpy_image *pi)
 			frametab__forget(pi->py->ft, (uint32_t)pi->pid);
 			break;
 		}
-	pi->py->gone += pi->gone;
+	*(pi->lua ? &pi->py->lua_gone : &pi->py->gone) += pi->gone;
+	pllua__free(pi);
 	plpy_code__free_all(pi);
 	if (pi->stacks)
 		while ((v = htab__next(pi->stacks, &pos, NULL)))
@@ -485,10 +505,16 @@ void plpy_image__free(struct plpy_image *pi)
 
 void plpy__finish(struct plpy *py)
 {
-	uint64_t gone = py->gone;
+	uint64_t gone = py->gone, lgone = py->lua_gone;
 
 	for (struct plpy_image *pi = py->images; pi; pi = pi->next)
-		gone += pi->gone;
+		*(pi->lua ? &lgone : &gone) += pi->gone;
+	if (py->lua_images && py->verbose)
+		elog("Lua frames: %" PRIu64 " processes, %" PRIu64 " stacks, %" PRIu64 " names "
+		     "recorded by the collector", py->lua_images, py->lua_stacks, py->lua_records);
+	if (lgone)
+		elog("%" PRIu64 " Lua frames are named \"?\": the collector recorded no name for "
+		     "them (a stack cut, a table full: docs/COLLECTOR.md, \"Lua frames\")", lgone);
 	if (!py->images_n)
 		return;
 	if (py->verbose)

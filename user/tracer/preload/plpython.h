@@ -15,6 +15,9 @@
  * code object freed, and another, or nothing, at its address) is named
  * "<code gone>", counted and said: never a name the frame did not have.
  * docs/COLLECTOR.md, "Python frames".
+ *
+ * Its images are a Lua's too (the header's lua_vm set): their frames
+ * named by the collector's own name records and spliced by pllua.c.
  */
 #ifndef HEAPSNOOP_PLPYTHON_H
 #define HEAPSNOOP_PLPYTHON_H

@@ -2,7 +2,8 @@
 /*
  * plpython_int.h - what plpython.c (stacks named and spliced, the images)
  * and plpycode.c (code objects: the collector's records, or read from the
- * process) share.
+ * process) share, and pllua.c (a Lua's images: the same images, stacks
+ * and frame table, its own names and splice).
  */
 #ifndef HEAPSNOOP_PLPYTHON_INT_H
 #define HEAPSNOOP_PLPYTHON_INT_H
@@ -23,7 +24,18 @@ struct code {
 	struct py_code c;
 };
 
+#define AS_IS UINT32_MAX	/* an xstack whose frames are the table's own */
+
+/* A stack as written: its frames named and spliced. */
+struct xstack {
+	uint32_t depth, cut;	/* depth AS_IS: the table's own frames */
+	uint64_t frames[];
+};
+
+struct pllua;
+
 struct plpy_image {
+	struct pllua *lua;	/* a Lua's image (pllua.c); NULL: a Python's */
 	struct plpy *py;
 	struct plpy_image *next;
 	pid_t pid;
@@ -45,6 +57,7 @@ struct plpy {
 	struct frametab *ft;
 	struct plpy_image *images;
 	uint64_t images_n, stacks, frames, gone, order, reads, records;
+	uint64_t lua_images, lua_stacks, lua_records, lua_gone;
 	uint64_t iframes[LT_MAX_DEPTH], out[LT_MAX_DEPTH], f[LT_MAX_DEPTH];
 	uint32_t seg_end[LT_MAX_DEPTH + 1];
 };
@@ -67,5 +80,20 @@ void plpy_code__record(struct plpy_image *pi, const uint64_t *w, uint32_t n);
 
 /* Every code object of @pi freed. */
 void plpy_code__free_all(struct plpy_image *pi);
+
+/*
+ * pllua.c: @pi's Lua VM read from its binary @path (mapped at @start
+ * from file offset @off): 0 or -errno (*@why says), pi->lua made either
+ * way; a fork child's copied from its @parent's.
+ */
+int pllua__read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+		       char *why, size_t cap);
+int pllua__copy(struct plpy_image *pi, const struct plpy_image *parent);
+/* A frame's name record (LT_LUA_NAMEREC) @w[@n], copied out, kept. */
+void pllua__record(struct plpy_image *pi, const uint64_t *w, uint32_t n);
+/* Stack @id (@f[@depth], cut bits @cut) named and spliced, kept in pi->stacks; NULL: no memory. */
+struct xstack *pllua__resolve(struct plpy_image *pi, uint32_t id, const uint64_t *f,
+			      uint32_t depth, uint32_t cut);
+void pllua__free(struct plpy_image *pi);
 
 #endif /* HEAPSNOOP_PLPYTHON_INT_H */

@@ -103,8 +103,11 @@ static int environment(struct run *r)
 	 * unless set, as the tracer's launch mode (--interp none: left alone).
 	 */
 	unsetenv(HS_ENV_INTERP);
+	/* Lua frames (docs/COLLECTOR.md, "Lua frames"): the collector reads and names them. */
+	if ((o->interp & (OPT_INTERP_PYTHON | OPT_INTERP_LUA)) && !r->standalone)
+		err |= setenv(HS_ENV_INTERP, !(o->interp & OPT_INTERP_LUA) ? "python" :
+			      !(o->interp & OPT_INTERP_PYTHON) ? "lua" : "python,lua", 1);
 	if ((o->interp & OPT_INTERP_PYTHON) && !r->standalone) {
-		err |= setenv(HS_ENV_INTERP, "python", 1);
 		if (!getenv("PYTHONMALLOC")) {
 			err |= setenv("PYTHONMALLOC", "malloc", 1);
 			if (o->verbose)
@@ -388,7 +391,7 @@ int preload__run(const struct options *o)
 	}
 	if (!r.standalone) {
 		r.ims = plimages__new(r.out_fd, &r.sock, o->verbose,
-				      (o->interp & OPT_INTERP_PYTHON) != 0);
+				      (o->interp & (OPT_INTERP_PYTHON | OPT_INTERP_LUA)) != 0);
 		if (!r.ims) {
 			elog("out of memory");
 			goto out;
