@@ -20,7 +20,8 @@
 #      depth (bench/pyframes.sh), and the collector's under --preload
 #      (bench/plpyframes.sh).
 #  10. Lua frames: the walker on against off on Debian's lua5.4, by depth
-#      (bench/luaframes.sh);
+#      (bench/luaframes.sh), and the collector's under --preload
+#      (bench/plluaframes.sh);
 #  11. JIT frames: node's named by its perf map against not named
 #      (bench/jitframes.sh).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
@@ -90,5 +91,7 @@ echo
 bench/plpyframes.sh "$OUT"
 echo
 bench/luaframes.sh "$OUT"
+echo
+bench/plluaframes.sh "$OUT"
 echo
 bench/jitframes.sh "$OUT"

@@ -16,7 +16,7 @@
 #   os.exit(0, false) (the state not closed): the 10 strings of 1025
 #     bytes under inner <- outer <- the main chunk, exactly;
 #   --no-interp, and the collector alone: native frames only.
-# No BPF: runs as any user. ~3 s.
+# No BPF: runs as any user. ~1 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 . "$(dirname "$0")/../tracer/lualib.sh"
