@@ -347,6 +347,12 @@ $(OUTPUT)/tests/prog_death: tests/collector/prog_death.c tests/collector/ownlist
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) -Iinclude -I$(COLLECTOR) $< -o $@
 
+# Two Lua states on two threads (tests/collector/test_preload_lua.sh), on
+# Debian's liblua5.4.so.0 (its C API declared in the program: no -dev package).
+$(OUTPUT)/tests/prog_luastates: tests/collector/prog_luastates.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -l:liblua5.4.so.0 -pthread -o $@
+
 $(OUTPUT)/tests/check_death: tests/collector/check_death.c tests/collector/ownlist.h \
 		$(RECORDS_SRC) $(CODEC_SRC) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -378,7 +384,8 @@ COLLECTOR_ARM64_PROGS := prog_death check_death test_livetable_torture libheapsn
 	prog_static
 COLLECTOR_TESTS := $(OUTPUT)/tests/test_livetable $(OUTPUT)/tests/test_livetable_torture \
 	$(OUTPUT)/fuzz/fuzz_livetable \
-	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so
+	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so \
+	$(OUTPUT)/tests/prog_luastates
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)

@@ -15,6 +15,9 @@
 #     luaV_execute frame left, whole to the executable's start;
 #   os.exit(0, false) (the state not closed): the 10 strings of 1025
 #     bytes under inner <- outer <- the main chunk, exactly;
+#   two states on two threads of an embedder (prog_luastates, the VM in
+#     liblua5.4.so.0): each thread's 10 strings under its chain, its
+#     global named from its own state, both named at once;
 #   --no-interp, and the collector alone: native frames only.
 # No BPF: runs as any user. ~1 s.
 set -u
@@ -99,6 +102,19 @@ expect_eq "os.exit(0, false): the 10 strings (1025 bytes) under inner <- outer <
 	"$(lua_frames "$T/exit.s" | grep -cxF "1025|upvalue 'inner' [lua] $EXIT:$X_ALLOC|function 'outer' [lua] $EXIT:$X_OUTER|main chunk [lua] $EXIT:$X_MAIN|? [lua] [C]")" 10
 expect_eq "os.exit(0, false): no other live string of 1025 bytes" \
 	"$(grep -c '^heapsnoop: live .*~b#size: 1025,' "$T/exit.s")" 10
+
+# Two states on two threads (prog_luastates: an embedder on liblua5.4.so.0),
+# their first stacks named at once: each named from its own state's
+# package.loaded (work: `function 'work'` in both, not `global 'work'`).
+echo | "$HS" --preload -o "$T/states" -- "$PROGS/prog_luastates" > "$T/states.out" 2> "$T/states.err"
+check "two states: heapsnoop exits with 0" test $? -eq 0
+"$HD" -s "$T/states" > "$T/states.s" 2> /dev/null
+for sz in 700 800; do
+	expect_eq "two states: the 10 strings of $sz bytes under string.rep <- leaf <- work <- the chunk" \
+		"$(lua_frames "$T/states.s" | grep -cxF "$sz|function 'string.rep' [lua] [C]|upvalue 'leaf' [lua] states:3|function 'work' [lua] states:6|main chunk [lua] states:9")" 10
+done
+expect_eq "two states: no other live block of 700 or 800 bytes" \
+	"$(grep -c '^heapsnoop: live .*~b#size: [78]00,' "$T/states.s")" 20
 
 # --no-interp: native frames (the interpreter loop's), no frame record.
 "$HS" --preload --no-interp -o "$T/noi" -- "$LUA54" "$EXIT" > /dev/null 2> "$T/noi.err"
