@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # lualib.sh - helpers for the tests of Lua frames (sourced after lib.sh):
 # test_lua.sh (the BPF tracer) and tests/collector/test_preload_lua.sh
 # (heapsnoop --preload) read tests/interp/lua/chain.lua's stacks alike.
