@@ -77,19 +77,66 @@ for r in ${DISTRO_ROOTS-bullseye trixie}; do
 	run "Debian $r root: the release binaries alone in it trace its perl (tests/distro)" \
 		tests/distro/run.sh "$OUT" "$r"
 done
-# The kernel matrix: the main tracer tests inside other Debian kernels booted
-# in qemu, each kernel one pass or fail (tests/kmatrix, docs/KERNELS.md).
-# KMATRIX_KERNELS="6.12" runs only that one; set and empty, none.
+# The guests: the kernel matrix, the main tracer tests inside other Debian
+# kernels booted in qemu, each kernel one pass or fail (tests/kmatrix,
+# docs/KERNELS.md; KMATRIX_KERNELS="6.12" runs only that one; set and
+# empty, none), and 64-bit Arm, the arm64 build's tracer tests in
+# qemu-system-aarch64, logs symbolized across architectures (tests/arm64,
+# docs/ARCH.md; KMATRIX_ARM64=0: not run). Each qemu runs its guest on one
+# host thread (TCG), so KMATRIX_LANES of them run at once (default: the
+# CPUs, 4 at most), the longest first; their kernels and roots fetched
+# before, one at a time. Each guest's output is shown whole when it ends.
+guest_names=() guest_cmds=() guest_cost=()
 for k in ${KMATRIX_KERNELS-5.10 6.1 6.12 6.12+preempt}; do
-	run "kernel $k in qemu: tracer tests (tests/kmatrix)" tests/kmatrix/run.sh "$OUT" "$k"
+	guest_names+=("kernel $k in qemu: tracer tests (tests/kmatrix)")
+	guest_cmds+=("tests/kmatrix/run.sh $OUT $k")
+	# Seconds each took in a run here (Python in 5.10's and 6.1's).
+	case $k in 6.1) c=430 ;; 5.10) c=330 ;; 6.12) c=140 ;; *) c=40 ;; esac
+	guest_cost+=("$c")
 done
 [ -n "${KMATRIX_KERNELS-x}" ] || echo "=== kernel matrix skipped: KMATRIX_KERNELS is set and empty"
-# 64-bit Arm: the arm64 build's tracer tests in qemu-system-aarch64, logs
-# symbolized across architectures (tests/arm64, docs/ARCH.md). KMATRIX_ARM64=0: not run.
 if [ "${KMATRIX_ARM64:-1}" != 0 ]; then
-	run "arm64 in qemu: tracer tests, logs across architectures (tests/arm64)" tests/arm64/run.sh "$OUT"
+	guest_names+=("arm64 in qemu: tracer tests, logs across architectures (tests/arm64)")
+	guest_cmds+=("tests/arm64/run.sh $OUT")
+	guest_cost+=(250)
 else
 	echo "=== arm64 in qemu skipped: KMATRIX_ARM64=0"
+fi
+if [ ${#guest_names[@]} -gt 0 ]; then
+	G=$(mktemp -d) || exit 2
+	lanes=${KMATRIX_LANES:-$(nproc)}
+	[ "$lanes" -ge 1 ] 2> /dev/null || lanes=1
+	[ "$lanes" -le 4 ] || lanes=4
+	echo "=== the guests' kernels and roots (fetched once, cached)"
+	for k in ${KMATRIX_KERNELS-5.10 6.1 6.12 6.12+preempt}; do
+		tests/kmatrix/fetch-kernel.sh "${k%%+*}" > /dev/null
+	done
+	[ "${KMATRIX_ARM64:-1}" = 0 ] || tests/kmatrix/fetch-kernel.sh 6.1-arm64 > /dev/null
+	tests/distro/make-root.sh trixie > /dev/null
+	[ "${KMATRIX_ARM64:-1}" = 0 ] || tests/distro/make-root.sh trixie-arm64 > /dev/null
+	# The queue, longest first: each lane takes the next index under a lock.
+	for i in "${!guest_names[@]}"; do echo "${guest_cost[$i]} $i"; done | sort -rn |
+		awk '{ print $2 }' > "$G/queue"
+	echo 0 > "$G/next"
+	echo "=== the guests, $lanes at a time: ${#guest_names[@]} of them"
+	for ((l = 0; l < lanes; l++)); do
+		while i=$(flock "$G/next" sh -c 'n=$(cat "$1/next"); sed -n "$((n + 1))p" "$1/queue";
+			echo $((n + 1)) > "$1/next"' sh "$G") && [ -n "$i" ]; do
+			t0=$SECONDS
+			${guest_cmds[$i]} > "$G/$i.log" 2>&1
+			rc=$?
+			echo "$rc" > "$G/$i.rc"
+			[ "$rc" = 0 ] && st=ok || st=FAILED
+			flock "$G/next" sh -c 'echo "=== $2"; cat "$1"; echo "--- $3: $2 ($4 s)"' \
+				sh "$G/$i.log" "${guest_names[$i]}" "$st" "$((SECONDS - t0))"
+		done &
+	done
+	wait
+	for i in "${!guest_names[@]}"; do
+		read -r rc < "$G/$i.rc" 2> /dev/null || rc=1
+		if [ "$rc" = 0 ]; then pass=$((pass + 1)); else fail=$((fail + 1)); fi
+	done
+	rm -rf "$G"
 fi
 echo
 echo "tests: $pass passed, $fail failed, in $SECONDS s"
