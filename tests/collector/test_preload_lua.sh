@@ -14,7 +14,10 @@
 #     under the same chain; native frames kept between the Lua ones, no
 #     luaV_execute frame left, whole to the executable's start;
 #   os.exit(0, false) (the state not closed): the 10 strings of 1025
-#     bytes under inner <- outer <- the main chunk, exactly;
+#     bytes under inner <- outer <- the main chunk, exactly; and so when
+#     it ended before heapsnoop took its hello (heapsnoop stopped): its
+#     binary and names by its table alone; and when it ends while
+#     heapsnoop reads its binary (gdb holds heapsnoop in lua_find__file);
 #   two states on two threads of an embedder (prog_luastates, the VM in
 #     liblua5.4.so.0): each thread's 10 strings under its chain, its
 #     global named from its own state, both named at once;
@@ -101,6 +104,51 @@ expect_eq "os.exit(0, false): the 10 strings (1025 bytes) under inner <- outer <
 	"$(lua_frames "$T/exit.s" | grep -cxF "1025|upvalue 'inner' [lua] $EXIT:$X_ALLOC|function 'outer' [lua] $EXIT:$X_OUTER|main chunk [lua] $EXIT:$X_MAIN|? [lua] [C]")" 10
 expect_eq "os.exit(0, false): no other live string of 1025 bytes" \
 	"$(grep -c '^heapsnoop: live .*~b#size: 1025,' "$T/exit.s")" 10
+check "os.exit(0, false): no frames said unnamed" bash -c "! grep -q 'not named' '$T/exit.err'"
+
+# A Lua that ended before heapsnoop took its hello (heapsnoop stopped
+# meanwhile; a zombie has no mappings): its binary by its table's module
+# records, its frames by the table's name records, as if seen running.
+# The same route names one that dies while its binary is read (its
+# map_files gone between two opens: 2 runs of 6 on a loaded machine).
+mkfifo "$T/go"
+coproc LATE { exec "$HS" --preload -v -o "$T/late" -- sh -c "echo \$\$; read x < '$T/go'; exec '$LUA54' '$EXIT'" \
+	2> "$T/late.err"; }
+hs_pid=$LATE_PID
+read -r -t 60 lua_pid <&"${LATE[0]}"
+kill -STOP "$hs_pid"
+echo go > "$T/go"
+wait_line "${LATE[0]}" '^made' &&
+	python3 -c "import os, select; select.select([os.pidfd_open($lua_pid)], [], [], 60)"
+check "ended first: lua is a zombie while heapsnoop is stopped" \
+	bash -c "[ \"\$(awk '{ print \$3 }' /proc/$lua_pid/stat)\" = Z ]"
+kill -CONT "$hs_pid"
+wait "$hs_pid"
+check "ended first: heapsnoop exits 0" test $? -eq 0
+"$HD" -s "$T/late" > "$T/late.s" 2> /dev/null
+expect_eq "ended first: the 10 strings (1025 bytes) under inner <- outer <- the main chunk <- pmain" \
+	"$(lua_frames "$T/late.s" | grep -cxF "1025|upvalue 'inner' [lua] $EXIT:$X_ALLOC|function 'outer' [lua] $EXIT:$X_OUTER|main chunk [lua] $EXIT:$X_MAIN|? [lua] [C]")" 10
+check "ended first: its frames read and named, not said unnamed, no cut=order" \
+	bash -c "grep -q 'pid $lua_pid: Lua 5\.4, its frames read and named' '$T/late.err' &&
+		 ! grep -q 'not named' '$T/late.err' && ! grep -q 'cut=.*order' '$T/late'"
+
+# One that dies while heapsnoop reads its binary: heapsnoop held by gdb in
+# lua_find__file (its mappings read, the file not opened yet) while the
+# interpreter runs plexit.lua to its end; its map_files are gone then:
+# its binary by its table, its frames named (before: "not named", 2 runs
+# of 6 on a loaded machine).
+mkfifo "$T/go2"
+printf 'echo $$ > %s\nexec %s -e "io.open(\\"%s\\"):read()" %s\n' "$T/rpid" "$LUA54" "$T/go2" "$EXIT" > "$T/race.sh"
+gdb -batch -nx -ex "set args --preload -v -o $T/race -- sh $T/race.sh > /dev/null 2> $T/race.err" \
+	-ex 'tbreak lua_find__file' -ex run \
+	-ex "shell echo go > $T/go2 && python3 -c \"import os, select; select.select([os.pidfd_open(\$(cat $T/rpid))], [], [], 60)\"" \
+	-ex continue "$HS" > "$T/gdb.out" 2>&1
+check "died while read: heapsnoop held in lua_find__file, the interpreter gone meanwhile" \
+	grep -q 'Temporary breakpoint 1, lua_find__file' "$T/gdb.out"
+"$HD" -s "$T/race" > "$T/race.s" 2> /dev/null
+expect_eq "died while read: the 10 strings (1025 bytes) under inner <- outer <- the main chunk <- pmain" \
+	"$(lua_frames "$T/race.s" | grep -cxF "1025|upvalue 'inner' [lua] $EXIT:$X_ALLOC|function 'outer' [lua] $EXIT:$X_OUTER|main chunk [lua] $EXIT:$X_MAIN|? [lua] [C]")" 10
+check "died while read: its frames not said unnamed" bash -c "! grep -q 'not named' '$T/race.err'"
 
 # Two states on two threads (prog_luastates: an embedder on liblua5.4.so.0),
 # their first stacks named at once: each named from its own state's

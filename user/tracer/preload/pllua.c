@@ -57,18 +57,22 @@ static uint64_t key_hash(const uint64_t *k)
 	return htab_hash2(htab_hash2(k[0], k[1]), htab_hash2(k[2], k[3]));
 }
 
+int pllua__new(struct plpy_image *pi)
+{
+	pllua__free(pi);
+	pi->lua = calloc(1, sizeof(*pi->lua));
+	if (!pi->lua)
+		return -ENOMEM;
+	pi->lua->names = htab__new(256, lname_equal, NULL);
+	return pi->lua->names ? 0 : -ENOMEM;
+}
+
 int pllua__read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
 		       char *why, size_t cap)
 {
 	char root[64];
 	int err;
 
-	pi->lua = calloc(1, sizeof(*pi->lua));
-	if (!pi->lua)
-		return -ENOMEM;
-	pi->lua->names = htab__new(256, lname_equal, NULL);
-	if (!pi->lua->names)
-		return -ENOMEM;
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pi->pid);
 	err = lua_find__file(path, root, &pi->lua->vm);
 	if (err) {
@@ -85,13 +89,9 @@ int pllua__read_binary(struct plpy_image *pi, const char *path, uint64_t start, 
 
 int pllua__copy(struct plpy_image *pi, const struct plpy_image *parent)
 {
-	pi->lua = calloc(1, sizeof(*pi->lua));
-	if (!pi->lua)
-		return -ENOMEM;
 	pi->lua->vm = parent->lua->vm;
 	pi->lua->bias = parent->lua->bias;
-	pi->lua->names = htab__new(256, lname_equal, NULL);
-	return pi->lua->names ? 0 : -ENOMEM;
+	return 0;
 }
 
 void pllua__record(struct plpy_image *pi, const uint64_t *w, uint32_t n)

@@ -10,12 +10,11 @@
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 
 #include "frametab.h"
 #include "htab.h"
@@ -23,8 +22,6 @@
 #include "interp/lualayout.h"
 #include "interp/pyfind.h"
 #include "interp/splice.h"
-#include "maps/procmaps.h"
-#include "mapset.h"
 #include "msg.h"
 #include "plpython.h"
 #include "plpython_int.h"
@@ -230,6 +227,11 @@ static void names(void *arg, struct lt_out *o, const struct lt_snap *s)
 
 	if (!pi)
 		return;
+	if (pi->pending && !pi->said) {
+		pi->said = true;
+		elog("pid %d: its %s frames are not named in this dump (%s): its binary is read "
+		     "again when it ends", (int)pi->pid, pi->lua ? "Lua" : "Python", pi->why);
+	}
 	frametab__dump_begin(py->ft);
 	for (uint64_t i = 0; i < s->n; i++) {
 		const struct lt_item *it = &s->items[i];
@@ -258,107 +260,94 @@ void plpy__hook(struct plpy *py, struct lt_out *o)
 
 /* --- images --------------------------------------------------------------- */
 
-/* @pi's binary read from @path, mapped at @start from file offset @off: 0 or -errno. */
-static int read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
-		       uint64_t eval, char *why, size_t cap)
+/* Has @pidfd's process ended (a zombie, or reaped)? Its table then holds all it will. */
+static bool ended(int pidfd)
 {
+	struct pollfd p = { pidfd, POLLIN, 0 };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
+}
+
+/* @pi's binary found and read, its stacks' region mapped: 0 or -errno (@why says). */
+static int settle(struct plpy_image *pi, char *why, size_t cap)
+{
+	const struct lt_header *h = pi->h;
+	char v[32];
 	int err;
 
-	if (pi->h->lua_vm && !pi->h->py_version)
-		return pllua__read_binary(pi, path, start, off, why, cap);
-	err = py_image__read(path, &pi->img, why, cap);
-	if (err)
-		return err;
-	pi->bias = pi->img.pie ? start - off - pi->img.vaddr_off : 0;
-	pi->code_type = pi->img.code_type + pi->bias;
-	if (!py_image__in_eval(&pi->img, eval - pi->bias)) {
-		snprintf(why, cap, "its eval loop is not where its collector found it");
-		return -EINVAL;
+	*why = '\0';
+	err = pi->lua ? pllua__new(pi) : 0;
+	if (!err)
+		err = plpy_image__find_binary(pi, h->parent, pi->memfd, pi->size,
+					      pi->lua ? h->lua_newstate : h->py_eval, why, cap);
+	if (!err && !pi->lua && pi->img.version != pi->version) {
+		snprintf(why, cap, "its collector says %s", py_layout__version_str(pi->version, v,
+			 sizeof(v)));
+		err = -EINVAL;
 	}
-	return 0;
-}
-
-struct mod_find {
-	uint64_t eval;
-	struct lt_mod m;
-	bool found;
-};
-
-static int mod_of(void *arg, const struct lt_mod *m)
-{
-	struct mod_find *f = arg;
-
-	if (f->eval < m->start || f->eval >= m->end)
-		return 0;
-	f->m = *m;
-	f->found = true;
-	return 1;
-}
-
-/*
- * The process has ended (a child that lived less than heapsnoop's look):
- * the binary by the table's own module records, in its root if that is
- * still there, else as the path says.
- */
-static int binary_by_table(struct plpy_image *pi, int memfd, uint64_t size, uint64_t eval,
-			   char *why, size_t cap)
-{
-	struct mod_find f = { .eval = eval };
-	char path[PATH_MAX + 32];
-	struct lt_view v;
-	struct stat st;
-	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_NORESERVE, memfd, 0);
-	int err = -ENOENT;
-
-	if (map == MAP_FAILED)
-		return -errno;
-	if (!lt_view__open(&v, map, size))
-		lt_modules(&v, mod_of, &f);
-	munmap(map, size);
-	if (!f.found)
-		return err;
-	/* A path the table names: a regular file only (never a FIFO that blocks). */
-	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pi->pid, f.m.path);
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		snprintf(path, sizeof(path), "%s", f.m.path);
-	if (stat(path, &st) || !S_ISREG(st.st_mode))
-		return -ENOENT;
-	return read_binary(pi, path, f.m.start, f.m.off, eval, why, cap);
-}
-
-/*
- * The binary holding the eval loop at @eval in @pi's process, read: a
- * fork child's is its parent's (@parent, as its header says); else by
- * the process's mappings, or its table's when it has ended already.
- * Returns 0 or -errno.
- */
-static int find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t size,
-		       uint64_t eval, char *why, size_t cap)
-{
-	char path[PATH_MAX];
-	const struct mapping *m;
-	struct mapset *ms = NULL;
-	int err;
-
-	for (struct plpy_image *o = pi->py->images; parent && o; o = o->next)
-		if (o->pid == parent && o->named && o->lua && o->h->lua_newstate == eval) {
-			return pllua__copy(pi, o);
-		} else if (o->pid == parent && o->named && !o->lua && o->h->py_eval == eval) {
-			pi->img = o->img;
-			pi->bias = o->bias;
-			pi->code_type = o->code_type;
-			return 0;
+	if (!err && (h->stk_off % 4096 || h->stk_off > pi->size ||
+		     pi->stk_cap > pi->size - h->stk_off))
+		err = -EINVAL;
+	if (!err) {
+		pi->stk = mmap(NULL, pi->stk_cap, PROT_READ, MAP_SHARED | MAP_NORESERVE, pi->memfd,
+			       (off_t)h->stk_off);
+		if (pi->stk == MAP_FAILED) {
+			pi->stk = NULL;
+			err = -errno;
 		}
-	err = proc_maps__load_files(pi->pid, &ms);
-	m = err ? NULL : mapset__find(ms, eval);
-	if (m) {
-		err = proc_maps__reach(pi->pid, m, path, sizeof(path));
-		if (!err)
-			err = read_binary(pi, path, m->start, m->offset, eval, why, cap);
 	}
-	mapset__free(ms);
-	/* Ended already (a zombie has no mappings): its table says where it was. */
-	return m ? err : binary_by_table(pi, memfd, size, eval, why, cap);
+	return err;
+}
+
+/*
+ * @pi settled for good (@err, @why): named, or said and counted. The
+ * stacks a dump named while it was pending are named anew.
+ */
+static void settled(struct plpy_image *pi, int err, const char *why)
+{
+	struct plpy *py = pi->py;
+	struct htab *fresh;
+	size_t pos = 0;
+	void *x;
+	char v[32];
+
+	pi->pending = false;
+	pi->named = !err;
+	if (htab__next(pi->stacks, &pos, NULL) && (fresh = htab__new(256, NULL, NULL))) {
+		for (pos = 0; (x = htab__next(pi->stacks, &pos, NULL));)
+			free(x);
+		htab__free(pi->stacks);
+		pi->stacks = fresh;
+	}
+	if (err) {
+		py->unnamed++;
+		elog("pid %d: its %s frames are not named (%s%s%s): its stacks stand under "
+		     "the %s's C frames, cut=order", (int)pi->pid, pi->lua ? "Lua" : "Python",
+		     strerror(-err), *why ? ": " : "", why,
+		     pi->lua ? "interpreter loop" : "eval loop");
+	} else if (py->verbose && pi->lua) {
+		const struct lua_layout *l = lua_layout__of((enum lua_vm)pi->h->lua_vm);
+
+		elog("pid %d: %s, its frames read and named by its collector", (int)pi->pid,
+		     l ? l->name : "Lua");
+	} else if (py->verbose) {
+		elog("pid %d: Python %s, its frames read by its collector and named here",
+		     (int)pi->pid, py_layout__version_str(pi->version, v, sizeof(v)));
+	}
+}
+
+/*
+ * Its binary found once more: a process that died while it was read (its
+ * /proc/PID/map_files gone between two opens) is found by its table now.
+ */
+static void settle_again(struct plpy_image *pi)
+{
+	char why[512];
+
+	if (pi->stk)
+		munmap((void *)pi->stk, pi->stk_cap);
+	pi->stk = NULL;
+	settled(pi, settle(pi, why, sizeof(why)), why);
 }
 
 struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int memfd,
@@ -367,67 +356,43 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 	uint32_t version = __atomic_load_n(&h->py_version, __ATOMIC_ACQUIRE);
 	uint32_t lua = version ? 0 : __atomic_load_n(&h->lua_vm, __ATOMIC_ACQUIRE);
 	struct plpy_image *pi;
-	char why[512] = "", v[32];
+	char why[512];
 	int err;
 
 	if (!version && !lua)
 		return NULL;
 	pi = calloc(1, sizeof(*pi));
-	if (!pi)
+	if (!pi || !(pi->codes = htab__new(256, plpy_code__equal, NULL)) ||
+	    !(pi->stacks = htab__new(256, NULL, NULL)) || (lua && pllua__new(pi))) {
+		elog("out of memory: pid %d's interpreter frames are not named", (int)pid);
+		py->unnamed++;
+		if (pi) {
+			pi->py = py;
+			plpy_image__free(pi);
+		}
 		return NULL;
+	}
 	pi->py = py;
 	pi->pid = pid;
 	pi->pidfd = pidfd;
+	pi->memfd = memfd;
+	pi->size = size;
+	pi->version = version;
 	pi->h = h;
 	pi->scanned = 8;	/* id 0 is no stack */
 	pi->stk_cap = h->stk_cap;
-	err = find_binary(pi, h->parent, memfd, size, lua ? h->lua_newstate : h->py_eval, why,
-			  sizeof(why));
-	if (lua && !pi->lua) {
-		free(pi);
-		return NULL;
-	}
-	if (!err && !lua && pi->img.version != version) {
-		snprintf(why, sizeof(why), "its collector says %s", py_layout__version_str(version, v,
-			 sizeof(v)));
-		err = -EINVAL;
-	}
-	if (!err && (h->stk_off % 4096 || h->stk_off > size || pi->stk_cap > size - h->stk_off))
-		err = -EINVAL;
-	if (!err) {
-		pi->stk = mmap(NULL, pi->stk_cap, PROT_READ, MAP_SHARED | MAP_NORESERVE, memfd,
-			       (off_t)h->stk_off);
-		if (pi->stk == MAP_FAILED) {
-			pi->stk = NULL;
-			err = -errno;
-		}
-	}
-	pi->codes = htab__new(256, plpy_code__equal, NULL);
-	pi->stacks = htab__new(256, NULL, NULL);
-	if (!pi->codes || !pi->stacks) {
-		elog("out of memory");
-		plpy_image__free(pi);
-		return NULL;
-	}
-	pi->named = !err;
-	if (err)
-		elog("pid %d: its %s frames are not named (%s%s%s): its stacks stand under "
-		     "the %s's C frames, cut=order", (int)pid, lua ? "Lua" : "Python",
-		     strerror(-err), *why ? ": " : "", why, lua ? "interpreter loop" : "eval loop");
 	pi->next = py->images;
 	py->images = pi;
-	if (lua) {
-		py->lua_images++;
-		if (py->verbose)
-			elog("pid %d: %s, its frames read and named by its collector",
-			     (int)pid, lua_layout__of((enum lua_vm)lua) ?
-			     lua_layout__of((enum lua_vm)lua)->name : "Lua");
+	*(lua ? &py->lua_images : &py->images_n) += 1;
+	err = settle(pi, why, sizeof(why));
+	if (err && !ended(pidfd)) {
+		/* Running, or dying (its mappings gone first): tried again when it has ended. */
+		pi->pending = true;
+		snprintf(pi->why, sizeof(pi->why), "%s%s%.120s", strerror(-err), *why ? ": " : "",
+			 why);
 		return pi;
 	}
-	py->images_n++;
-	if (py->verbose)
-		elog("pid %d: Python %s, its frames read by its collector and named here",
-		     (int)pid, py_layout__version_str(version, v, sizeof(v)));
+	settled(pi, err, why);	/* ended: its table was read too (plbinary.c) */
 	return pi;
 }
 
@@ -435,6 +400,8 @@ void plpy_image__scan(struct plpy_image *pi)
 {
 	uint64_t used;
 
+	if (pi && pi->pending && ended(pi->pidfd))
+		settle_again(pi);
 	if (!pi || !pi->named || pi->scan_bad)
 		return;
 	used = __atomic_load_n(&pi->h->stk_used, __ATOMIC_ACQUIRE);
@@ -472,8 +439,11 @@ void plpy_image__scan(struct plpy_image *pi)
 
 void plpy_image__ended(struct plpy_image *pi)
 {
-	if (pi)
-		pi->dead = true;
+	if (!pi)
+		return;
+	if (pi->pending)
+		settle_again(pi);
+	pi->dead = true;
 }
 
 void plpy_image__free(struct plpy_image *pi)
@@ -512,6 +482,10 @@ void plpy__finish(struct plpy *py)
 	if (py->lua_images && py->verbose)
 		elog("Lua frames: %" PRIu64 " processes, %" PRIu64 " stacks, %" PRIu64 " names "
 		     "recorded by the collector", py->lua_images, py->lua_stacks, py->lua_records);
+	if (py->unnamed)
+		elog("%" PRIu64 " processes' Lua or Python frames are not named (each said above): "
+		     "their stacks stand under the interpreter loop's C frames, cut=order",
+		     py->unnamed);
 	if (lgone)
 		elog("%" PRIu64 " Lua frames are named \"?\": the collector recorded no name for "
 		     "them (a stack cut, a table full: docs/COLLECTOR.md, \"Lua frames\")", lgone);

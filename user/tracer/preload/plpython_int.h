@@ -42,6 +42,11 @@ struct plpy_image {
 	int pidfd;
 	bool dead, scan_bad;
 	bool named;		/* its binary read: its frames named; else left out, cut=order */
+	bool pending, said;	/* its binary not read while it ran: read again at its end */
+	char why[160];		/* why not, while pending */
+	int memfd;		/* its table (the image's), of @size bytes */
+	uint64_t size;
+	uint32_t version;	/* py_version; 0: a Lua */
 	const struct lt_header *h;
 	struct py_image img;
 	uint64_t bias, code_type;
@@ -58,6 +63,7 @@ struct plpy {
 	struct plpy_image *images;
 	uint64_t images_n, stacks, frames, gone, order, reads, records;
 	uint64_t lua_images, lua_stacks, lua_records, lua_gone;
+	uint64_t unnamed;	/* images whose frames could not be named (each said) */
 	uint64_t iframes[LT_MAX_DEPTH], out[LT_MAX_DEPTH], f[LT_MAX_DEPTH];
 	uint32_t seg_end[LT_MAX_DEPTH + 1];
 };
@@ -82,13 +88,24 @@ void plpy_code__record(struct plpy_image *pi, const uint64_t *w, uint32_t n);
 void plpy_code__free_all(struct plpy_image *pi);
 
 /*
+ * plbinary.c: the binary holding the eval loop (or lua_newstate) at @eval
+ * in @pi's process read: a fork child's is its parent's (@parent, as its
+ * header says); else by the process's mappings, or its table's (@memfd of
+ * @size bytes) when it has ended. Returns 0 or -errno (*@why says).
+ */
+int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t size,
+			    uint64_t eval, char *why, size_t cap);
+
+/*
  * pllua.c: @pi's Lua VM read from its binary @path (mapped at @start
- * from file offset @off): 0 or -errno (*@why says), pi->lua made either
- * way; a fork child's copied from its @parent's.
+ * from file offset @off) into pi->lua (pllua__new()'s): 0 or -errno
+ * (*@why says); a fork child's copied from its @parent's.
  */
 int pllua__read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
 		       char *why, size_t cap);
 int pllua__copy(struct plpy_image *pi, const struct plpy_image *parent);
+/* pi->lua made, or made empty again (a binary read again): 0 or -ENOMEM. */
+int pllua__new(struct plpy_image *pi);
 /* A frame's name record (LT_LUA_NAMEREC) @w[@n], copied out, kept. */
 void pllua__record(struct plpy_image *pi, const uint64_t *w, uint32_t n);
 /* Stack @id (@f[@depth], cut bits @cut) named and spliced, kept in pi->stacks; NULL: no memory. */

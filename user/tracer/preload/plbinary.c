@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * plbinary.c - the binary of a --preload image's interpreter (its CPython
+ * eval loop, its Lua's lua_newstate), found and read for plpython.c and
+ * pllua.c: a fork child's is its parent's; else by the process's
+ * mappings (/proc/PID/maps, reached as the tracer reaches a mapping's
+ * file: procmaps.c); else, when the process has ended (a zombie has no
+ * mappings) or ended while its binary was read (its map_files gone
+ * between two opens), by the module records of its own table.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
+#include "heapsnoop/livedump.h"
+#include "maps/procmaps.h"
+#include "mapset.h"
+#include "plpython_int.h"
+
+/* @pi's binary read from @path, mapped at @start from file offset @off: 0 or -errno. */
+static int read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+		       uint64_t eval, char *why, size_t cap)
+{
+	int err;
+
+	if (pi->h->lua_vm && !pi->h->py_version)
+		return pllua__read_binary(pi, path, start, off, why, cap);
+	err = py_image__read(path, &pi->img, why, cap);
+	if (err)
+		return err;
+	pi->bias = pi->img.pie ? start - off - pi->img.vaddr_off : 0;
+	pi->code_type = pi->img.code_type + pi->bias;
+	if (!py_image__in_eval(&pi->img, eval - pi->bias)) {
+		snprintf(why, cap, "its eval loop is not where its collector found it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+struct mod_find {
+	uint64_t eval;
+	struct lt_mod m;
+	bool found;
+};
+
+static int mod_of(void *arg, const struct lt_mod *m)
+{
+	struct mod_find *f = arg;
+
+	if (f->eval < m->start || f->eval >= m->end)
+		return 0;
+	f->m = *m;
+	f->found = true;
+	return 1;
+}
+
+/*
+ * The process has ended (a child that lived less than heapsnoop's look):
+ * the binary by the table's own module records, in its root if that is
+ * still there, else as the path says.
+ */
+static int binary_by_table(struct plpy_image *pi, int memfd, uint64_t size, uint64_t eval,
+			   char *why, size_t cap)
+{
+	struct mod_find f = { .eval = eval };
+	char path[PATH_MAX + 32];
+	struct lt_view v;
+	struct stat st;
+	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_NORESERVE, memfd, 0);
+	int err = -ENOENT;
+
+	if (map == MAP_FAILED)
+		return -errno;
+	if (!lt_view__open(&v, map, size))
+		lt_modules(&v, mod_of, &f);
+	munmap(map, size);
+	if (!f.found)
+		return err;
+	/* A path the table names: a regular file only (never a FIFO that blocks). */
+	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pi->pid, f.m.path);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		snprintf(path, sizeof(path), "%s", f.m.path);
+	if (stat(path, &st) || !S_ISREG(st.st_mode))
+		return -ENOENT;
+	return read_binary(pi, path, f.m.start, f.m.off, eval, why, cap);
+}
+
+/*
+ * The binary holding the eval loop at @eval in @pi's process, read: a
+ * fork child's is its parent's (@parent, as its header says); else by
+ * the process's mappings, or its table's when it has ended already.
+ * Returns 0 or -errno.
+ */
+int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t size,
+		       uint64_t eval, char *why, size_t cap)
+{
+	char path[PATH_MAX];
+	const struct mapping *m;
+	struct mapset *ms = NULL;
+	int err;
+
+	for (struct plpy_image *o = pi->py->images; parent && o; o = o->next)
+		if (o->pid == parent && o->named && o->lua && o->h->lua_newstate == eval) {
+			return pllua__copy(pi, o);
+		} else if (o->pid == parent && o->named && !o->lua && o->h->py_eval == eval) {
+			pi->img = o->img;
+			pi->bias = o->bias;
+			pi->code_type = o->code_type;
+			return 0;
+		}
+	err = proc_maps__load_files(pi->pid, &ms);
+	m = err ? NULL : mapset__find(ms, eval);
+	if (m) {
+		err = proc_maps__reach(pi->pid, m, path, sizeof(path));
+		if (!err)
+			err = read_binary(pi, path, m->start, m->offset, eval, why, cap);
+	}
+	mapset__free(ms);
+	if (m && !err)
+		return 0;
+	/*
+	 * Ended already (a zombie has no mappings), or while its binary was
+	 * read (its map_files gone): its table says where it was.
+	 */
+	if (m && pi->lua && (err = pllua__new(pi)))
+		return err;
+	err = binary_by_table(pi, memfd, size, eval, why, cap);
+	if (err == -ENOENT && !*why)
+		snprintf(why, cap, "no mapping of its process nor module of its table holds "
+			 "0x%" PRIx64, eval);
+	return err;
+}
