@@ -26,6 +26,7 @@
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 . "$(dirname "$0")/../tracer/lualib.sh"
+. "$(dirname "$0")/pllib.sh"
 LUA54=${HS_LUA54:-/usr/bin/lua5.4}
 LUA51=${HS_LUA51:-/usr/bin/lua5.1}
 EXIT=$(cd "$(dirname "$0")/lua" && pwd)/plexit.lua
@@ -111,20 +112,8 @@ check "os.exit(0, false): no frames said unnamed" bash -c "! grep -q 'not named'
 # records, its frames by the table's name records, as if seen running.
 # The same route names one that dies while its binary is read (its
 # map_files gone between two opens: 2 runs of 6 on a loaded machine).
-mkfifo "$T/go"
-coproc LATE { exec "$HS" --preload -v -o "$T/late" -- sh -c "echo \$\$; read x < '$T/go'; exec '$LUA54' '$EXIT'" \
-	2> "$T/late.err"; }
-hs_pid=$LATE_PID
-read -r -t 60 lua_pid <&"${LATE[0]}"
-kill -STOP "$hs_pid"
-echo go > "$T/go"
-wait_line "${LATE[0]}" '^made' &&
-	python3 -c "import os, select; select.select([os.pidfd_open($lua_pid)], [], [], 60)"
-check "ended first: lua is a zombie while heapsnoop is stopped" \
-	bash -c "[ \"\$(awk '{ print \$3 }' /proc/$lua_pid/stat)\" = Z ]"
-kill -CONT "$hs_pid"
-wait "$hs_pid"
-check "ended first: heapsnoop exits 0" test $? -eq 0
+ended_first "$T/late" '^made' "$LUA54" "$EXIT"
+lua_pid=$late_pid
 "$HD" -s "$T/late" > "$T/late.s" 2> /dev/null
 expect_eq "ended first: the 10 strings (1025 bytes) under inner <- outer <- the main chunk <- pmain" \
 	"$(lua_frames "$T/late.s" | grep -cxF "1025|upvalue 'inner' [lua] $EXIT:$X_ALLOC|function 'outer' [lua] $EXIT:$X_OUTER|main chunk [lua] $EXIT:$X_MAIN|? [lua] [C]")" 10

@@ -23,6 +23,7 @@
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 . "$(dirname "$0")/../tracer/pylib.sh"
+. "$(dirname "$0")/pllib.sh"
 PY=${HS_PYTHON:-/usr/bin/python3.11}
 SCRIPTS=$(cd "$(dirname "$0")/../tracer/py" && pwd)
 COUNTS=$(cd "$(dirname "$0")/py" && pwd)/plcounts.py
@@ -87,20 +88,7 @@ check "fork: no stack cut=order, no frame <code gone>" \
 # A Python that ended before heapsnoop took its hello (heapsnoop stopped
 # meanwhile): its binary by its table's module records, its frames by the
 # table's records, as if it had been seen running.
-mkfifo "$T/go"
-coproc LATE { exec "$HS" --preload -v -o "$T/late" -- sh -c "echo \$\$; read x < '$T/go'; exec '$PY' '$QUICK'" \
-	2> "$T/late.err"; }
-hs_pid=$LATE_PID
-read -r -t 60 py_pid <&"${LATE[0]}"
-kill -STOP "$hs_pid"
-echo go > "$T/go"
-wait_line "${LATE[0]}" '^done' &&
-	python3 -c "import os, select; select.select([os.pidfd_open($py_pid)], [], [], 60)"
-check "ended first: python is a zombie while heapsnoop is stopped" \
-	bash -c "[ \"\$(awk '{ print \$3 }' /proc/$py_pid/stat)\" = Z ]"
-kill -CONT "$hs_pid"
-wait "$hs_pid"
-check "ended first: heapsnoop exits 0" test $? -eq 0
+ended_first "$T/late" '^done' "$PY" "$QUICK"
 expect_eq "ended first: its block under quick_leaf <- <module>" \
 	"$(count_under "$T/late" 44445 "quick_leaf plquick.py:10, <module> plquick.py:13")" 1
 check "ended first: its frames not said unnamed, no cut=order" \
