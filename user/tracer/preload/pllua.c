@@ -203,7 +203,6 @@ struct xstack *pllua__resolve(struct plpy_image *pi, uint32_t id, const uint64_t
 	uint32_t nn = 0, n = 0, nf = 0, sflags = 0, nth = 1, evals[HS_LUA_THREADS + 1] = { 0 };
 	struct splice_in in = { 0 };
 	bool more = false, bad = false, any = false;
-	struct xstack *x;
 
 	while (nn < depth && !(f[nn] & LT_PY_WORD))
 		nn++;
@@ -235,27 +234,10 @@ struct xstack *pllua__resolve(struct plpy_image *pi, uint32_t id, const uint64_t
 					   .evals = in.native_cut ? NULL : evals, .nthreads = nth },
 				   py->seg_end, LT_MAX_DEPTH + 1);
 		n = splice__frames(&in, py->out, LT_MAX_DEPTH, &sflags);
-		if ((sflags & SPLICE_ORDER) || (any && !in.nseg))
-			cut |= REC_CUT_ORDER;
-		if ((sflags & SPLICE_DEPTH) || more)
-			cut |= REC_CUT_DEPTH;
-		if (bad)
-			cut |= REC_CUT_UNREADABLE;
-		py->order += !!(cut & REC_CUT_ORDER);
+		cut = plpy__splice_cut(py, cut, sflags, any && !in.nseg, more, bad);
 		py->lua_stacks++;
 	}
-	x = malloc(sizeof(*x) + (n == AS_IS ? 0 : n) * sizeof(uint64_t));
-	if (!x)
-		return NULL;
-	x->depth = n;
-	x->cut = cut;
-	if (n != AS_IS)
-		memcpy(x->frames, py->out, n * sizeof(uint64_t));
-	if (htab__add(pi->stacks, id, id, x)) {
-		free(x);
-		return NULL;
-	}
-	return x;
+	return plpy__keep(pi, id, n, cut);
 }
 
 void pllua__free(struct plpy_image *pi)

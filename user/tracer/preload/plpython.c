@@ -129,7 +129,6 @@ static struct xstack *resolve(struct plpy_image *pi, uint32_t id, const uint64_t
 	struct plpy *py = pi->py;
 	uint32_t nn = 0, n = 0, sflags = 0;
 	struct splice_in in = { 0 };
-	struct xstack *x;
 	bool more = false, bad = false, evals = false;
 
 	while (nn < depth && !(f[nn] & LT_PY_WORD))
@@ -150,23 +149,35 @@ static struct xstack *resolve(struct plpy_image *pi, uint32_t id, const uint64_t
 		name_pairs(pi, f + nn, depth - nn, &in.nseg, &more, &bad);
 		in.interp_cut = more;
 		n = splice__frames(&in, py->out, LT_MAX_DEPTH, &sflags);
-		/* An eval frame with no Python frames is not placed either (the tracer's rule). */
-		if ((sflags & SPLICE_ORDER) || (evals && !in.nseg))
-			cut |= REC_CUT_ORDER;
-		if ((sflags & SPLICE_DEPTH) || more)
-			cut |= REC_CUT_DEPTH;
-		if (bad)
-			cut |= REC_CUT_UNREADABLE;
-		py->order += !!(cut & REC_CUT_ORDER);
+		cut = plpy__splice_cut(py, cut, sflags, evals && !in.nseg, more, bad);
 		py->stacks++;
 	}
-	x = malloc(sizeof(*x) + (n == AS_IS ? 0 : n) * sizeof(uint64_t));
+	return plpy__keep(pi, id, n, cut);
+}
+
+uint32_t plpy__splice_cut(struct plpy *py, uint32_t cut, uint32_t sflags, bool unplaced,
+			  bool more, bool bad)
+{
+	if ((sflags & SPLICE_ORDER) || unplaced)
+		cut |= REC_CUT_ORDER;
+	if ((sflags & SPLICE_DEPTH) || more)
+		cut |= REC_CUT_DEPTH;
+	if (bad)
+		cut |= REC_CUT_UNREADABLE;
+	py->order += !!(cut & REC_CUT_ORDER);
+	return cut;
+}
+
+struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32_t cut)
+{
+	struct xstack *x = malloc(sizeof(*x) + (n == AS_IS ? 0 : n) * sizeof(uint64_t));
+
 	if (!x)
 		return NULL;
 	x->depth = n;
 	x->cut = cut;
 	if (n != AS_IS)
-		memcpy(x->frames, py->out, n * sizeof(uint64_t));
+		memcpy(x->frames, pi->py->out, n * sizeof(uint64_t));
 	if (htab__add(pi->stacks, id, id, x)) {
 		free(x);
 		return NULL;

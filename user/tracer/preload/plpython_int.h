@@ -88,6 +88,21 @@ void plpy_code__record(struct plpy_image *pi, const uint64_t *w, uint32_t n);
 void plpy_code__free_all(struct plpy_image *pi);
 
 /*
+ * A spliced stack's cut bits: @cut's, with splice__frames()'s @sflags,
+ * interpreter loop frames with no interpreter frames to place
+ * (@unplaced: not in order, the tracer's rule), the walk cut by depth
+ * (@more) or unreadable (@bad); counted in py->order when not in order.
+ */
+uint32_t plpy__splice_cut(struct plpy *py, uint32_t cut, uint32_t sflags, bool unplaced,
+			  bool more, bool bad);
+
+/*
+ * Stack @id kept in pi->stacks as written: py->out[@n] (@n AS_IS: the
+ * table's own frames) with @cut. NULL: no memory.
+ */
+struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32_t cut);
+
+/*
  * plbinary.c: the binary holding the eval loop (or lua_newstate) at @eval
  * in @pi's process read: a fork child's is its parent's (@parent, as its
  * header says); else by the process's mappings, or its table's (@memfd of
