@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* ljproc.c - a process's LuaJIT state in the loader (see ljproc.h). */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -10,6 +9,7 @@
 #include "interp/ljnames.h"
 #include "interp/ljproc.h"
 #include "interp/ljproto.h"
+#include "maps/procmaps.h"
 
 /* A frame's words and its caller's: what its text depends on. */
 struct memo {
@@ -117,20 +117,12 @@ int lj_proc__find_state(struct lj_proc *lp, const uint64_t *words, size_t n, uin
 
 int lj_proc__find_state_stack(struct lj_proc *lp)
 {
-	char fn[64], line[512];
-	unsigned long long s = 0, e = 0;
-	uint64_t page[512];
-	int err = -ENOENT;
-	FILE *f;
+	uint64_t page[512], s = 0, e = 0;
+	int err = proc_maps__stack(lp->pid, &s, &e);
 
-	snprintf(fn, sizeof(fn), "/proc/%d/maps", lp->pid);
-	f = fopen(fn, "re");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &s, &e) == 2)
-			break;
-	fclose(f);
+	if (err == -ESRCH)
+		return err;
+	err = -ENOENT;
 	/* From the top: main's frames, luajit.c's pmain's, hold the state. */
 	for (uint64_t a = e; a > s && err; a -= sizeof(page)) {
 		if (read_proc(lp, a - sizeof(page), page, sizeof(page)))

@@ -231,6 +231,28 @@ int proc_maps__maps_file(pid_t pid, dev_t dev, ino_t ino)
 	return found;
 }
 
+int proc_maps__stack(pid_t pid, uint64_t *start, uint64_t *end)
+{
+	char fn[64], line[512];
+	unsigned long long s, e;
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(fn, sizeof(fn), "/proc/%d/maps", (int)pid);
+	f = fopen(fn, "re");
+	if (!f)
+		return -ESRCH;
+	while (err && fgets(line, sizeof(line), f)) {
+		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &s, &e) == 2) {
+			*start = s;
+			*end = e;
+			err = 0;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
 int proc_maps__comm(pid_t pid, char *buf, size_t cap)
 {
 	char fn[64];

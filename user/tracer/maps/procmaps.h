@@ -65,6 +65,13 @@ int proc_maps__find_libc(pid_t pid, char *path, size_t cap);
 int proc_maps__maps_file(pid_t pid, dev_t dev, ino_t ino);
 
 /*
+ * @pid's main thread's stack, its `[stack]` mapping of /proc/PID/maps:
+ * [*@start, *@end). Returns 0, -ESRCH (no such process) or -ENOENT (no
+ * such mapping).
+ */
+int proc_maps__stack(pid_t pid, uint64_t *start, uint64_t *end);
+
+/*
  * @pid's name (/proc/PID/comm, what `ps -o comm` shows: 15 bytes at most)
  * into @buf (@cap bytes, NUL-terminated, no newline). Returns 0, or -errno
  * (-ENOENT: no such process; gone meanwhile).
