@@ -97,20 +97,10 @@ check "ended first: its frames not said unnamed, no cut=order" \
 # Each exec'd code object dies at once and the next takes its memory: the
 # collector's record of each (its name, file, table) names its frames.
 "$HS" --preload -v -o "$T/exec" -- "$PY" execloop.py 100 > /dev/null 2> "$T/exec.err"
-stacks_of "$T/exec" 444445 | awk '$1 == "py" { s = s substr($0, 4) ", " } /^--$/ { print s; s = "" }' |
-	sort | uniq -c > "$T/exec.stacks"
-for k in 0 1 2; do
-	want=$(( (100 - k + 2) / 3 ))
-	got=$(awk -v s="made_by_exec <exec $k>:2, <module> <exec $k>:3, <module> execloop.py:13, " \
-		'substr($0, index($0, $2)) == s { print $1 }' "$T/exec.stacks")
-	expect_eq "exec'd code: blocks named made_by_exec (<exec $k>:2) <- <module> (<exec $k>:3) <- execloop.py:13" "$got" "$want"
-done
-expect_eq "exec'd code: no frame <code gone>" "$("$HD" -s "$T/exec" | grep -c '<code gone>')" 0
+expect_exec_named "$T/exec"
 
 "$HS" --preload -o "$T/threads" -- "$PY" threads.py > /dev/null 2> "$T/threads.err"
-expect_eq "a thread that released the GIL: each of the 20 under nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
-	"$(stacks_of "$T/threads" 333333 | awk '$1 == "py" && !n++ { s = $2 " " $3 } $1 == "py" && n == 2 { s = s ", " $2 " " $3 }
-		/^--$/ { if (s == "nogil_alloc threads.py:16, run_it threads.py:21") k++; n = 0; s = "" } END { print k + 0 }')" 20
+expect_nogil_chain "$T/threads"
 
 # kill -9: the table holds the frames and the collector's records of their
 # code objects: names, files and lines in the log though the process is gone.

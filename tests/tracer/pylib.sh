@@ -55,3 +55,25 @@ expect_reentered() { # LOG
 		bash -c "! grep -q _PyEval_EvalFrameDefault '$1.stack' &&
 			 '$HD' -s '$1' | grep '^heapsnoop: live .*~b#size: 555556,' | grep -vq 'cut='"
 }
+
+# execloop.py 100's records in LOG: each exec'd code object's blocks (a
+# third of them each) named after the code that ran, none "<code gone>".
+expect_exec_named() { # LOG
+	stacks_of "$1" 444445 | awk '$1 == "py" { s = s substr($0, 4) ", " } /^--$/ { print s; s = "" }' |
+		sort | uniq -c > "$1.stacks"
+	for k in 0 1 2; do
+		want=$(( (100 - k + 2) / 3 ))
+		got=$(awk -v s="made_by_exec <exec $k>:2, <module> <exec $k>:3, <module> execloop.py:13, " \
+			'substr($0, index($0, $2)) == s { print $1 }' "$1.stacks")
+		expect_eq "exec'd code: blocks named made_by_exec (<exec $k>:2) <- <module> (<exec $k>:3) <- execloop.py:13" "$got" "$want"
+	done
+	expect_eq "exec'd code: no frame <code gone>" "$("$HD" -s "$1" | grep -c '<code gone>')" 0
+}
+
+# threads.py's records in LOG: each of its 20 blocks under nogil_alloc
+# (threads.py:16) <- run_it (threads.py:21).
+expect_nogil_chain() { # LOG
+	expect_eq "a thread that released the GIL: each of the 20 under nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
+		"$(stacks_of "$1" 333333 | awk '$1 == "py" && !n++ { s = $2 " " $3 } $1 == "py" && n == 2 { s = s ", " $2 " " $3 }
+			/^--$/ { if (s == "nogil_alloc threads.py:16, run_it threads.py:21") k++; n = 0; s = "" } END { print k + 0 }')" 20
+}
