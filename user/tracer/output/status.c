@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 
 #include "msg.h"
 #include "status.h"
@@ -94,6 +95,7 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	struct cfi_stats cs;
 	uint64_t lost = lost_of(cnt), live_bytes = trace__live_bytes(t);
 	size_t live = trace__live_count(t), nstacks = trace__stack_count(t);
+	struct rusage ru;
 	char bytes[32];
 
 	human_bytes(live_bytes, bytes, sizeof(bytes));
@@ -109,6 +111,8 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	flog(out, "tracker memory: %zu bytes for %zu live allocations, %zu bytes "
 		"for %zu unique stacks", trace__live_memory(t), live, trace__stack_memory(t),
 		nstacks);
+	if (!getrusage(RUSAGE_SELF, &ru))
+		flog(out, "heapsnoop's own memory: %ld KiB resident at its peak", ru.ru_maxrss);
 	if (!lost && !s->bad_events && !s->no_memory) {
 		flog(out, "no events lost");
 	} else {
