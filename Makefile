@@ -123,7 +123,7 @@ HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
 HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
-HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
+HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lzstd -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library
 # inside (the BPF object is in the skeleton), so that one file runs on any
@@ -538,7 +538,7 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
 		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lzstd -lz -lstdc++ -lm -lcmocka -o $@
 
 $(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
@@ -763,9 +763,10 @@ $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c \
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(call libs,$(OUTPUT)/fuzz,$(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c \
+		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(DECODE) $^ -o $@
 
 # The jitdump reader: a traced process's file, hostile (tests/fuzz/fuzz_jitdump.c).
 $(OUTPUT)/fuzz/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(TRACER)/maps/jitdump.c \
