@@ -147,7 +147,7 @@ static void test_exec_drops_old_heap(void **state)
 	p = trace__find_proc(t, PID0);
 	assert_non_null(p);
 	assert_int_equal(tracker__bytes(p->live), 32);
-	assert_int_equal(stacks__count(p->stacks), 1);
+	assert_int_equal(stack_tree__count(p->stacks), 1);
 	trace__free(t);
 }
 
@@ -225,8 +225,9 @@ static void test_user_stacks(void **state)
 	const struct mapping *m;
 	struct unwind_stats st;
 	struct cfi_stats cs;
-	const struct stack *s;
 	struct proc *p;
+	uint64_t f[REC_MAX_DEPTH];
+	uint32_t id;
 	size_t len;
 
 	(void)state;
@@ -240,12 +241,12 @@ static void test_user_stacks(void **state)
 	memcpy(us->data, &ret, sizeof(ret));	/* the caller: main */
 	feed(t, &e, len);
 	p = trace__find_proc(t, PID0);
-	s = stacks__get(p->stacks, 0);
-	assert_non_null(s);
-	assert_int_equal(s->depth, 2);
-	assert_int_equal(s->frames[0], ip);
-	assert_int_equal(s->frames[1], ret);
-	assert_int_equal(s->flags, 0);
+	assert_int_equal(stack_tree__count(p->stacks), 1);
+	assert_true(stack_tree__next(p->stacks, &(size_t){ 0 }, false, &id));
+	assert_int_equal(stack_tree__frames(p->stacks, id, f), 2);
+	assert_int_equal(f[0], ip);
+	assert_int_equal(f[1], ret);
+	assert_int_equal(stack_tree__flags(p->stacks, id), 0);
 	assert_int_equal(trace__unwind_stats(t, &st, &cs), 0);
 	assert_int_equal(st.complete, 1);
 	assert_int_equal(cs.modules, 1);
@@ -290,8 +291,10 @@ static void test_jit_frames(void **state)
 	struct mapset *self;
 	struct unwind_stats st;
 	struct cfi_stats cs;
-	const struct stack *s;
-	size_t len;
+	struct stack_tree *tree;
+	uint64_t fr[REC_MAX_DEPTH];
+	uint32_t id, n = 0;
+	size_t len, pos = 0;
 
 	(void)state;
 	snprintf(perfmap, sizeof(perfmap), "/tmp/perf-%u.map", pid);
@@ -316,14 +319,21 @@ static void test_jit_frames(void **state)
 		w[10] = 0;			/* main's caller (its CFA - 8): none */
 		feed(t, &e, len);
 	}
-	s = stacks__get(trace__find_proc(t, pid)->stacks, 0);
-	assert_int_equal(s->depth, 1);
-	assert_int_equal(s->flags, STACK_FAULT);
-	s = stacks__get(trace__find_proc(t, pid)->stacks, 1);
-	assert_int_equal(s->depth, 3);
-	assert_int_equal(s->frames[1], jit + 0x100);
-	assert_int_equal(s->frames[2], ret);
-	assert_int_equal(s->flags, 0);
+	/* Without the mapping: the call site alone, cut; with it: the whole. */
+	tree = trace__find_proc(t, pid)->stacks;
+	assert_int_equal(stack_tree__count(tree), 2);
+	while (stack_tree__next(tree, &pos, false, &id)) {
+		if (stack_tree__frames(tree, id, fr) == 1) {
+			assert_int_equal(stack_tree__flags(tree, id), STACK_FAULT);
+		} else {
+			assert_int_equal(stack_tree__frames(tree, id, fr), 3);
+			assert_int_equal(fr[1], jit + 0x100);
+			assert_int_equal(fr[2], ret);
+			assert_int_equal(stack_tree__flags(tree, id), 0);
+		}
+		n++;
+	}
+	assert_int_equal(n, 2);
 	assert_int_equal(trace__unwind_stats(t, &st, &cs), 0);
 	assert_int_equal(st.complete, 1);
 	assert_int_equal(st.fp_frames, 2);
@@ -352,23 +362,27 @@ static void send_at(struct trace *t, uint32_t type, uint32_t tid, uint64_t site,
 	feed(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
 }
 
-/* Stack @site's values: at the peak, and whole-run. */
+/* Stack @site's values: at the peak, and whole-run (in *@s). */
 static void at_peak(struct trace *t, uint64_t site, uint64_t *count, uint64_t *bytes,
-		    struct stack **out)
+		    struct acct_counts *s)
 {
 	struct proc *p = trace__find_proc(t, PID0);
-	int id = stacks__intern(p->stacks, PID0, &site, 1, 0);
+	bool created;
+	uint32_t id;
 
-	*out = stacks__get(p->stacks, (uint32_t)id);
-	acct__at_peak(&p->acct, *out, (uint32_t)id, count, bytes);
+	assert_int_equal(stack_tree__intern(p->stacks, &site, 1, 0, &id, &created), 0);
+	assert_false(created);
+	acct__counts(&p->acct, id, s);
+	*count = s->peak_count;
+	*bytes = s->peak_bytes;
 }
 
 static void test_accounting(void **state)
 {
 	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
 	const uint64_t A = 0x401000, B = 0x402000;
+	struct acct_counts st, *s = &st;
 	uint64_t c, b;
-	struct stack *s;
 	struct proc *p;
 
 	(void)state;
@@ -379,21 +393,21 @@ static void test_accounting(void **state)
 	p = trace__find_proc(t, PID0);
 	assert_int_equal(p->acct.peak_bytes, 150);
 	assert_int_equal(p->acct.peak_count, 2);
-	at_peak(t, A, &c, &b, &s);
+	at_peak(t, A, &c, &b, s);
 	assert_true(c == 1 && b == 100);		/* changed since: kept aside */
 	assert_true(s->live_count == 0 && s->frees == 1 && s->temporary == 0);
-	at_peak(t, B, &c, &b, &s);
+	at_peak(t, B, &c, &b, s);
 	assert_true(c == 1 && b == 50);
 	assert_true(s->allocs == 2 && s->alloc_bytes == 80 && s->live_bytes == 80);
 
 	send_at(t, HS_EV_ALLOC, 1, A, 0x4000, 200);	/* a new peak: 280 */
-	at_peak(t, A, &c, &b, &s);
+	at_peak(t, A, &c, &b, s);
 	assert_true(c == 1 && b == 200);
-	at_peak(t, B, &c, &b, &s);			/* untouched since: its live */
+	at_peak(t, B, &c, &b, s);			/* untouched since: its live */
 	assert_true(c == 2 && b == 80);
 	send_at(t, HS_EV_FREE, 1, 0, 0x2000, 0);
 	send_at(t, HS_EV_FREE, 1, 0, 0x3000, 0);
-	at_peak(t, B, &c, &b, &s);
+	at_peak(t, B, &c, &b, s);
 	assert_true(c == 2 && b == 80 && s->live_count == 0);
 
 	/* Temporary: freed before its thread allocated again, per thread. */
@@ -402,7 +416,7 @@ static void test_accounting(void **state)
 	send_at(t, HS_EV_FREE, 2, 0, 0x5000, 0);	/* temporary */
 	send_at(t, HS_EV_ALLOC, 3, B, 0x7000, 8);
 	send_at(t, HS_EV_FREE, 3, 0, 0x6000, 0);	/* not: 0x7000 came between */
-	at_peak(t, B, &c, &b, &s);
+	at_peak(t, B, &c, &b, s);
 	assert_int_equal(s->temporary, 1);
 	assert_int_equal(p->acct.temporary, 1);
 	assert_int_equal(p->acct.allocs, 7);

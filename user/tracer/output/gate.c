@@ -69,8 +69,10 @@ static void lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
 void gate__proc(struct gate *g, const struct proc *p)
 {
 	struct lookup_ctx c = { g, p };
-	size_t n;
-	struct stack **v;
+	struct acct_counts v;
+	struct stack *s;
+	size_t pos = 0;
+	uint32_t id;
 
 	if (!g || !p->allocated)
 		return;
@@ -78,13 +80,23 @@ void gate__proc(struct gate *g, const struct proc *p)
 		       p->acct.peak_count);
 	if (!tracker__count(p->live))
 		return;
-	v = stacks__by_live_bytes(p->stacks, &n);
-	if (!v)
+	/* Each stack with live blocks, whole, in one stack's room. */
+	s = calloc(1, sizeof(*s) + REC_MAX_DEPTH * sizeof(*s->frames));
+	if (!s)
 		g->failed = true;
-	for (size_t i = 0; v && i < n; i++)
-		if (leakgate__stack(g->lg, v[i], p->comm, lookup, &c))
+	while (s && stack_tree__next(p->stacks, &pos, false, &id)) {
+		acct__counts(&p->acct, id, &v);
+		if (!v.live_count)
+			continue;
+		s->pid = (uint32_t)p->pid;
+		s->flags = stack_tree__flags(p->stacks, id);
+		s->live_count = v.live_count;
+		s->live_bytes = v.live_bytes;
+		s->depth = stack_tree__frames(p->stacks, id, s->frames);
+		if (leakgate__stack(g->lg, s, p->comm, lookup, &c))
 			g->failed = true;
-	free(v);
+	}
+	free(s);
 }
 
 int gate__finish(struct gate *g, struct trace *t, int status)

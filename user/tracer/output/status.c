@@ -190,6 +190,31 @@ void status__free_logs(FILE *out, uint64_t logged, uint64_t to_ring)
 		"(a log full or contended)", logged, to_ring);
 }
 
+/* @b bytes per each of @n, 0 for none. */
+static double per(size_t b, size_t n)
+{
+	return n ? (double)b / (double)n : 0;
+}
+
+void status__stacks(FILE *out, const struct trace *t)
+{
+	struct trace_stack_stats s;
+	size_t all = trace__stack_memory(t), n;
+
+	trace__stack_stats(t, &s);
+	n = s.tree.stacks;
+	flog(out, "stack tables: %zu unique stacks, a tree of %zu nodes holding %zu frames: "
+		"nodes %zu bytes (%.1f a stack; %zu in nodes, %zu bytes of counts in them, 12 a "
+		"stack), their index %zu bytes (%.1f a stack; %zu slots, %.0f%% full); %zu stacks' "
+		"counts whole beside them and %zu at-peak values kept, %zu bytes; the cache of the "
+		"last stacks %zu bytes; in all %zu bytes, %.1f bytes per unique stack", n,
+		s.tree.nodes, s.tree.frames, s.tree.arena_bytes, per(s.tree.arena_bytes, n),
+		s.tree.used_bytes, n * STACK_TREE_PAYLOAD, s.tree.index_bytes,
+		per(s.tree.index_bytes, n), s.tree.index_slots,
+		s.tree.index_slots ? 100.0 * (double)s.tree.nodes / (double)s.tree.index_slots : 0,
+		s.wide, s.snapshots, s.acct_bytes, s.cache_bytes, all, per(all, n));
+}
+
 void status__unwind(FILE *out, const struct trace *t)
 {
 	struct unwind_stats us;

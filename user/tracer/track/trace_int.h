@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "heapsnoop/interp.h"
+#include "stackcache.h"
 #include "trace.h"
 
 struct trace {
@@ -24,6 +25,7 @@ struct trace {
 	uint64_t seq;		/* the record being handled's (trace__event) */
 	uint64_t *spliced;	/* interpreter frames among the native ones */
 	struct frametab *frames;	/* frames that are not native code */
+	struct stack_cache *cache;	/* the stacks interned last */
 };
 
 /* Frames an allocation's stack has at most with its interpreter frames. */
