@@ -120,7 +120,7 @@ LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
 # with the collector's reader), linked as objects.
 TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(LIVEDUMP_SRC)
 HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec)
-HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
+HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lzstd -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
 HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
 HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lzstd -lz -lstdc++ -lm
