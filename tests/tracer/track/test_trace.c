@@ -25,6 +25,24 @@
 #include "output/status.h"
 #include "track/trace.h"
 
+/* The first stack a tree iterates: its id in *ctx, and stop (1). */
+static int first_id(void *ctx, uint32_t id)
+{
+	*(uint32_t *)ctx = id;
+	return 1;
+}
+
+/* Each stack's id, after their count in ids[0] (two at most). */
+static int all_ids(void *ctx, uint32_t id)
+{
+	uint32_t *ids = ctx;
+
+	if (ids[0] == 2)
+		return -1;
+	ids[++ids[0]] = id;
+	return 0;
+}
+
 #define PID0 50000000
 
 /* Records' ring positions + 1 (trace__event's seq): growing, as in a ring. */
@@ -242,7 +260,7 @@ static void test_user_stacks(void **state)
 	feed(t, &e, len);
 	p = trace__find_proc(t, PID0);
 	assert_int_equal(stack_tree__count(p->stacks), 1);
-	assert_true(stack_tree__next(p->stacks, &(size_t){ 0 }, false, &id));
+	assert_int_equal(stack_tree__for_each(p->stacks, false, first_id, &id), 1);
 	assert_int_equal(stack_tree__frames(p->stacks, id, f), 2);
 	assert_int_equal(f[0], ip);
 	assert_int_equal(f[1], ret);
@@ -293,8 +311,8 @@ static void test_jit_frames(void **state)
 	struct cfi_stats cs;
 	struct stack_tree *tree;
 	uint64_t fr[REC_MAX_DEPTH];
-	uint32_t id, n = 0;
-	size_t len, pos = 0;
+	uint32_t ids[3] = { 0 }, n = 0;
+	size_t len;
 
 	(void)state;
 	snprintf(perfmap, sizeof(perfmap), "/tmp/perf-%u.map", pid);
@@ -322,7 +340,10 @@ static void test_jit_frames(void **state)
 	/* Without the mapping: the call site alone, cut; with it: the whole. */
 	tree = trace__find_proc(t, pid)->stacks;
 	assert_int_equal(stack_tree__count(tree), 2);
-	while (stack_tree__next(tree, &pos, false, &id)) {
+	assert_int_equal(stack_tree__for_each(tree, false, all_ids, ids), 0);
+	for (uint32_t i = 1; i <= ids[0]; i++) {
+		uint32_t id = ids[i];
+
 		if (stack_tree__frames(tree, id, fr) == 1) {
 			assert_int_equal(stack_tree__flags(tree, id), STACK_FAULT);
 		} else {

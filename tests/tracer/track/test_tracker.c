@@ -380,6 +380,13 @@ static void test_tree_shapes(void **state)
 	stack_tree__free(st);
 }
 
+static int count_node(void *ctx, uint32_t id)
+{
+	(void)id;
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
 /*
  * A million stacks of two frames: what a stack of its own costs at
  * scale, as prog_paths makes them (the tree's nodes and index, the
@@ -389,7 +396,7 @@ static void test_tree_per_stack(void **state)
 {
 	struct stack_tree *st = stack_tree__new();
 	const uint32_t n = 1u << 20;
-	size_t nodes = 0, pos = 0;
+	size_t nodes = 0;
 	uint32_t id;
 	bool created;
 
@@ -404,8 +411,7 @@ static void test_tree_per_stack(void **state)
 		assert_int_equal(stack_tree__intern(st, f, 21, 0, &id, &created), 0);
 		assert_true(created);
 	}
-	while (stack_tree__next(st, &pos, true, &id))
-		nodes++;
+	assert_int_equal(stack_tree__for_each(st, true, count_node, &nodes), 0);
 	assert_int_equal(stack_tree__count(st), n);
 	assert_int_equal(nodes, 2 * n - 1);
 	print_message("%.1f bytes per stack\n", (double)stack_tree__memory(st) / n);

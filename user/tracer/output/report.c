@@ -45,6 +45,15 @@ static void need_live(const struct live_alloc *a, void *ctx)
 	tree_log__need(ctx, a->stack);
 }
 
+static int need_changed(void *ctx, uint32_t id)
+{
+	const struct part *pt = ctx;
+
+	if (acct__changed(&pt->p->acct, id))
+		tree_log__need(pt->tl, id);
+	return 0;
+}
+
 /*
  * @p's part: the stacks its records name (those with live allocations,
  * and with @acct those whose whole-run record is written: acct's
@@ -53,18 +62,14 @@ static void need_live(const struct live_alloc *a, void *ctx)
  */
 static int part_begin(struct part *pt, struct proc *p, bool acct, struct frametab *ft)
 {
-	size_t pos = 0;
-	uint32_t id;
-
 	pt->p = p;
 	pt->acct = acct;
 	pt->tl = tree_log__new(p->stacks);
 	if (!pt->tl)
 		return -ENOMEM;
 	tracker__for_each(p->live, need_live, pt->tl);
-	while (acct && stack_tree__next(p->stacks, &pos, false, &id))
-		if (acct__changed(&p->acct, id))
-			tree_log__need(pt->tl, id);
+	if (acct && stack_tree__for_each(p->stacks, false, need_changed, pt))
+		return -ENOMEM;
 	return tree_log__build(pt->tl, ft, (uint32_t)p->pid);
 }
 
@@ -270,16 +275,23 @@ static int write_part(const struct part *pt, FILE *out, bool mark)
 	return err;
 }
 
-/* What the dump's records of @p would mark written, marked (bgdump's parent). */
+static int mark_changed(void *ctx, uint32_t id)
+{
+	struct acct *a = ctx;
+
+	if (acct__changed(a, id))
+		acct__written(a, id);
+	return 0;
+}
+
+/*
+ * What the dump's records of @p would mark written, marked (bgdump's
+ * parent); out of memory, nothing (the stacks written again next time).
+ */
 static void mark_acct(struct proc *p)
 {
-	size_t pos = 0;
-	uint32_t id;
-
-	while (stack_tree__next(p->stacks, &pos, false, &id))
-		if (acct__changed(&p->acct, id))
-			acct__written(&p->acct, id);
-	acct__all_written(&p->acct);
+	if (!stack_tree__for_each(p->stacks, false, mark_changed, &p->acct))
+		acct__all_written(&p->acct);
 }
 
 int report__samples(struct trace *t, FILE *out)
@@ -441,31 +453,43 @@ static bool before(const struct top *a, const struct top *b)
 	return a->bytes != b->bytes ? a->bytes > b->bytes : a->count > b->count;
 }
 
+/* The @top stacks of a process with live blocks, kept in order as they go by. */
+struct tops {
+	const struct acct *a;
+	struct top *v;
+	unsigned int k, top;
+};
+
+static int keep_top(void *ctx, uint32_t id)
+{
+	struct tops *t = ctx;
+	struct acct_counts c;
+	struct top e;
+	unsigned int j;
+
+	acct__counts(t->a, id, &c);
+	e = (struct top){ c.live_bytes, c.live_count, id };
+	if (!c.live_count || (t->k == t->top && !before(&e, &t->v[t->top - 1])))
+		return 0;
+	j = t->k < t->top ? t->k++ : t->top - 1;
+	for (; j && before(&e, &t->v[j - 1]); j--)
+		t->v[j] = t->v[j - 1];
+	t->v[j] = e;
+	return 0;
+}
+
 /* One process's top stacks, @top at most; returns how many it printed. */
 static unsigned int summary_proc(struct frametab *ft, const struct proc *p,
 				 struct symbolizer *sym, FILE *out, unsigned int top)
 {
-	struct top *v = calloc(top ? top : 1, sizeof(*v));
+	struct tops t = { &p->acct, calloc(top ? top : 1, sizeof(*t.v)), 0, top };
 	uint64_t *frames = malloc(REC_MAX_DEPTH * sizeof(*frames));
-	unsigned int k = 0;
-	struct acct_counts c;
-	size_t pos = 0;
-	uint32_t id;
+	struct top *v = t.v;
+	unsigned int k;
 
-	/* The @top of them kept in order as the stacks go by. */
-	while (v && frames && stack_tree__next(p->stacks, &pos, false, &id)) {
-		struct top e;
-		unsigned int j;
-
-		acct__counts(&p->acct, id, &c);
-		e = (struct top){ c.live_bytes, c.live_count, id };
-		if (!c.live_count || (k == top && !before(&e, &v[top - 1])))
-			continue;
-		j = k < top ? k++ : top - 1;
-		for (; j && before(&e, &v[j - 1]); j--)
-			v[j] = v[j - 1];
-		v[j] = e;
-	}
+	if (!v || !frames || !top || stack_tree__for_each(p->stacks, false, keep_top, &t))
+		t.k = 0;
+	k = t.k;
 	for (unsigned int i = 0; frames && i < k; i++) {
 		uint32_t depth = stack_tree__frames(p->stacks, v[i].id, frames);
 		const char *cut = framefmt__cut(stack_tree__flags(p->stacks, v[i].id));

@@ -205,14 +205,14 @@ void status__stacks(FILE *out, const struct trace *t)
 	n = s.tree.stacks;
 	flog(out, "stack tables: %zu unique stacks, a tree of %zu nodes holding %zu frames: "
 		"nodes %zu bytes (%.1f a stack; %zu in nodes, %zu bytes of counts in them, 12 a "
-		"stack), their index %zu bytes (%.1f a stack; %zu slots, %.0f%% full); %zu stacks' "
-		"counts whole beside them and %zu at-peak values kept, %zu bytes; the cache of the "
-		"last stacks %zu bytes; in all %zu bytes, %.1f bytes per unique stack", n,
-		s.tree.nodes, s.tree.frames, s.tree.arena_bytes, per(s.tree.arena_bytes, n),
-		s.tree.used_bytes, n * STACK_TREE_PAYLOAD, s.tree.index_bytes,
-		per(s.tree.index_bytes, n), s.tree.index_slots,
-		s.tree.index_slots ? 100.0 * (double)s.tree.nodes / (double)s.tree.index_slots : 0,
-		s.wide, s.snapshots, s.acct_bytes, s.cache_bytes, all, per(all, n));
+		"stack), the index of children past a node's first two %zu bytes (%.1f a stack; "
+		"%zu of %zu slots); %zu stacks' counts whole beside them and %zu at-peak values "
+		"kept, %zu bytes; the cache of the last stacks %zu bytes; in all %zu bytes, %.1f "
+		"bytes per unique stack", n, s.tree.nodes, s.tree.frames, s.tree.arena_bytes,
+		per(s.tree.arena_bytes, n), s.tree.used_bytes, n * STACK_TREE_PAYLOAD,
+		s.tree.index_bytes, per(s.tree.index_bytes, n), s.tree.index_used,
+		s.tree.index_slots, s.wide, s.snapshots, s.acct_bytes, s.cache_bytes, all,
+		per(all, n));
 }
 
 void status__unwind(FILE *out, const struct trace *t)

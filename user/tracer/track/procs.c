@@ -240,6 +240,7 @@ void trace__stack_stats(const struct trace *t, struct trace_stack_stats *s)
 		s->tree.arena_bytes += ts.arena_bytes;
 		s->tree.used_bytes += ts.used_bytes;
 		s->tree.index_slots += ts.index_slots;
+		s->tree.index_used += ts.index_used;
 		s->tree.index_bytes += ts.index_bytes;
 		s->wide += acct__wide(&p->acct);
 		s->snapshots += acct__snapshots(&p->acct);

@@ -7,24 +7,32 @@
  * A node, packed in a byte arena at its id (its offset):
  *
  *   u32  parent     a node's id, or STACK_TREE_ROOT | cut flags
- *   u16  header     frames (11 bits), ends a stack (1), cut flags (3)
+ *   u16  header     frames (11 bits), ends a stack (1), cut flags (3),
+ *                   has children in the index (1)
+ *   u8   fp[2]      a byte of the hash of each inline child's key
+ *   u32  kid[2]     its first two children (id + 1; 0: none)
  *   [STACK_TREE_PAYLOAD bytes, if it ends a stack]
  *   its frames      each LEB128(zigzag(frame - the frame before it)),
  *                   the one before the first being its parent's last
  *                   (0 at the root)
  *
+ * A child is found by its key, (parent, its first frame's varint), or
+ * (parent, none) for a node of no frames: among its parent's two inline
+ * children by their hash bytes, so that a step down reads the one node
+ * it goes to (heaptrack's children are a sorted vector in each node);
+ * the children of a root and those past a node's second in an index:
+ * open addressing, linear probing, any number of slots (Lemire's
+ * multiply-shift puts a hash in range), at most 4/5 full, grown by half;
+ * each slot an id and a byte of its key's hash, four to a group, so a
+ * probe reads a node only when the byte matches. Keys never need a frame
+ * outside their node: splitting a node cuts its run of differences in
+ * two and re-encodes nothing (the first part becomes the parent, in the
+ * node's place under its own parent; the second keeps the id, its
+ * children and its stack).
+ *
  * The arena is a first chunk grown by doubling to CHUNK_SIZE, then
  * chunks of CHUNK_SIZE, never moved; no node straddles two; nodes start
- * at even offsets (a node is 8 bytes at least: its id halved is one). The index
- * finds a node by its key, (parent, its first frame's varint), or
- * (parent, none) for a node of no frames: open addressing, linear
- * probing, any number of slots (Lemire's multiply-shift puts a hash in
- * range), at most 4/5 full, grown by half; each slot an id and a byte of
- * its key's hash, four to a group, so a probe reads a node only when the
- * byte matches. Keys never need a frame outside their node: splitting a
- * node cuts its run of differences in two and re-encodes nothing (the
- * first part becomes the parent; the second keeps the id, its children
- * and its stack).
+ * at even offsets (the writer's bitmaps are a bit per 2 bytes).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -43,7 +51,11 @@
 #define HDR_FRAMES	0x07ffu		/* 0..2047: up to REC_MAX_DEPTH */
 #define HDR_STACK	0x0800u
 #define HDR_FLAGS_SHIFT	12
-#define NODE_HDR	6		/* parent, header */
+#define HDR_INDEXED	0x8000u		/* children past the inline two, in the index */
+#define NODE_HDR	16		/* parent, header, fp[2], kid[2] */
+#define NODE_FP		6
+#define NODE_KID	8
+#define INLINE_KIDS	2
 /* The largest node: a stack of REC_MAX_DEPTH frames, each in 10 bytes. */
 #define NODE_MAX	(NODE_HDR + STACK_TREE_PAYLOAD + REC_MAX_DEPTH * 10)
 
@@ -53,8 +65,9 @@
 
 _Static_assert(NODE_MAX < CHUNK_SIZE, "a node fits in a chunk");
 _Static_assert(REC_MAX_DEPTH <= HDR_FRAMES, "a node's frames fit in its header");
-_Static_assert(STACK_CUT_ALL < 8 && (STACK_TREE_ROOT & STACK_CUT_ALL) == 0,
-	       "a root's parent holds the cut flags");
+_Static_assert(STACK_CUT_ALL < 8 && (STACK_TREE_ROOT & STACK_CUT_ALL) == 0 &&
+	       (STACK_CUT_ALL << HDR_FLAGS_SHIFT & HDR_INDEXED) == 0,
+	       "a root's parent holds the cut flags, a header them and the index bit");
 
 struct slot_group {
 	uint32_t node[4];	/* id + 1; 0: empty */
@@ -104,6 +117,20 @@ static inline uint16_t get_hdr(const unsigned char *n)
 static inline void set_hdr(unsigned char *n, uint16_t v)
 {
 	memcpy(n + 4, &v, sizeof(v));
+}
+
+static inline uint32_t get_kid(const unsigned char *n, int j)
+{
+	uint32_t v;
+
+	memcpy(&v, n + NODE_KID + 4 * j, sizeof(v));
+	return v;
+}
+
+static inline void set_kid(unsigned char *n, int j, uint32_t v, uint8_t fp)
+{
+	memcpy(n + NODE_KID + 4 * j, &v, sizeof(v));
+	n[NODE_FP + j] = fp;
 }
 
 /* Where node @n's frames start. */
@@ -371,6 +398,78 @@ static void index_replace(struct stack_tree *st, uint32_t parent, uint64_t key, 
 	st->groups[i >> 2].node[i & 3] = id + 1;
 }
 
+/* --- a node's children ---------------------------------------------------- */
+
+/*
+ * The child of @parent of key @key (@none: of no frames), or NO_NODE: one
+ * of its two inline ones, else from the index (a root's children, those
+ * past the second). With @next, the child's own child of key @next_key
+ * asked of the memory as soon as the child is known: the walk's next
+ * step, if the child's run is of one frame, as a branch's mostly is.
+ */
+static uint32_t find_child(const struct stack_tree *st, uint32_t parent, uint64_t key, bool none,
+			   bool next, uint64_t next_key)
+{
+	const unsigned char *n;
+	uint8_t fp;
+
+	if (!stack_tree__is_node(parent))
+		return index_find(st, parent, key, none, next, next_key);
+	n = at(st, parent);
+	fp = fp_of(key_hash(parent, key));
+	for (int j = 0; j < INLINE_KIDS; j++) {
+		uint32_t v = get_kid(n, j);
+
+		if (!v || n[NODE_FP + j] != fp)
+			continue;
+		if (next)
+			__builtin_prefetch(at(st, v - 1));
+		if (key_is(st, v - 1, parent, key, none))
+			return v - 1;
+	}
+	return get_hdr(n) & HDR_INDEXED ? index_find(st, parent, key, none, next, next_key) :
+					  NO_NODE;
+}
+
+/*
+ * Node @id, of key (@parent, @key), is @parent's child: inline if it has
+ * room, else in the index (reserved: index_reserve()).
+ */
+static void add_child(struct stack_tree *st, uint32_t parent, uint64_t key, uint32_t id)
+{
+	unsigned char *n;
+
+	if (stack_tree__is_node(parent)) {
+		n = at(st, parent);
+		for (int j = 0; j < INLINE_KIDS; j++) {
+			if (!get_kid(n, j)) {
+				set_kid(n, j, id + 1, fp_of(key_hash(parent, key)));
+				return;
+			}
+		}
+		set_hdr(n, get_hdr(n) | HDR_INDEXED);
+	}
+	index_add(st, parent, key, id);
+}
+
+/* @parent's child @old is @id now, of the same key. */
+static void replace_child(struct stack_tree *st, uint32_t parent, uint64_t key, uint32_t old,
+			  uint32_t id)
+{
+	unsigned char *n;
+
+	if (stack_tree__is_node(parent)) {
+		n = at(st, parent);
+		for (int j = 0; j < INLINE_KIDS; j++) {
+			if (get_kid(n, j) == old + 1) {
+				set_kid(n, j, id + 1, n[NODE_FP + j]);
+				return;
+			}
+		}
+	}
+	index_replace(st, parent, key, old, id);
+}
+
 /* --- the tree ------------------------------------------------------------- */
 
 struct stack_tree *stack_tree__new(void)
@@ -422,10 +521,9 @@ static uint32_t add_node(struct stack_tree *st, uint32_t parent, const uint64_t 
 	if (id == NO_NODE)
 		return NO_NODE;
 	n = at(st, id);
+	memset(n, 0, NODE_HDR + (stack ? STACK_TREE_PAYLOAD : 0));
 	set_parent(n, parent);
 	set_hdr(n, (uint16_t)(k | (stack ? HDR_STACK : 0) | flags << HDR_FLAGS_SHIFT));
-	if (stack)
-		memset(n + NODE_HDR, 0, STACK_TREE_PAYLOAD);
 	e = edge_of(n);
 	for (uint32_t i = k; i-- > 0; prev = frames[i]) {
 		uint64_t z = zigzag(frames[i] - prev);
@@ -434,7 +532,7 @@ static uint32_t add_node(struct stack_tree *st, uint32_t parent, const uint64_t 
 			key = z;
 		e += put_varint(e, z);
 	}
-	index_add(st, parent, key, id);
+	add_child(st, parent, key, id);
 	st->nodes++;
 	st->frames += k;
 	st->stacks += stack;
@@ -468,19 +566,19 @@ static uint32_t split(struct stack_tree *st, uint32_t id, uint32_t k, bool stack
 		return NO_NODE;
 	n = at(st, id);		/* the first chunk may have moved */
 	yn = at(st, y);
+	memset(yn, 0, NODE_HDR + (stack ? STACK_TREE_PAYLOAD : 0));
 	set_parent(yn, parent);
-	set_hdr(yn, (uint16_t)(k | (stack ? HDR_STACK : 0) | (hdr & ~(HDR_FRAMES | HDR_STACK))));
-	if (stack)
-		memset(yn + NODE_HDR, 0, STACK_TREE_PAYLOAD);
+	set_hdr(yn, (uint16_t)(k | (stack ? HDR_STACK : 0) |
+			       (hdr & ~(HDR_FRAMES | HDR_STACK | HDR_INDEXED))));
 	e = edge_of(n);
 	memcpy(edge_of(yn), e, head);
-	index_replace(st, parent, key, id, y);
+	replace_child(st, parent, key, id, y);
 	/* @id keeps the rest of its run, under @y: its own bytes move down. */
 	memmove(e, e + head, all - head);
 	set_parent(n, y);
 	set_hdr(n, (uint16_t)((hdr & ~HDR_FRAMES) | ((hdr & HDR_FRAMES) - k)));
 	get_varint(e, &next);
-	index_add(st, y, next, id);
+	add_child(st, y, next, id);
 	st->nodes++;
 	st->stacks += stack;
 	return y;
@@ -501,7 +599,7 @@ int stack_tree__intern(struct stack_tree *st, const uint64_t *frames, uint32_t n
 		uint64_t v, pc;
 		uint32_t m, nf;
 
-		c = index_find(st, cur, zigzag(frames[i] - prev), false, i > 0,
+		c = find_child(st, cur, zigzag(frames[i] - prev), false, i > 0,
 			       i > 0 ? zigzag(frames[i - 1] - frames[i]) : 0);
 		if (c == NO_NODE) {
 			c = add_node(st, cur, frames, (uint32_t)i + 1, prev, flags, true);
@@ -543,7 +641,7 @@ int stack_tree__intern(struct stack_tree *st, const uint64_t *frames, uint32_t n
 		*id = cur;
 		return 0;
 	}
-	c = index_find(st, cur, KEY_NONE, true, false, 0);
+	c = find_child(st, cur, KEY_NONE, true, false, 0);
 	if (c == NO_NODE) {
 		c = add_node(st, cur, frames, 0, prev, flags, true);
 		if (c == NO_NODE)
@@ -602,17 +700,33 @@ uint64_t stack_tree__serial(const struct stack_tree *st)
 	return st->serial;
 }
 
-bool stack_tree__next(const struct stack_tree *st, size_t *pos, bool nodes, uint32_t *id)
+int stack_tree__for_each(const struct stack_tree *st, bool nodes,
+			 int (*fn)(void *ctx, uint32_t id), void *ctx)
 {
-	while (*pos < st->slots) {
-		uint32_t i = (uint32_t)(*pos)++, v = st->groups[i >> 2].node[i & 3];
+	/* Each node is in the index or an inline child of one node: from each in the index, down. */
+	uint32_t *way = malloc((REC_MAX_DEPTH + 2) * INLINE_KIDS * sizeof(*way));
+	int err = 0;
 
-		if (v && (nodes || (get_hdr(at(st, v - 1)) & HDR_STACK))) {
-			*id = v - 1;
-			return true;
+	if (!way)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < st->slots && !err; i++) {
+		uint32_t v = st->groups[i >> 2].node[i & 3], n = 0;
+
+		if (v)
+			way[n++] = v - 1;
+		while (n && !err) {
+			uint32_t x = way[--n];
+			const unsigned char *p = at(st, x);
+
+			if (nodes || (get_hdr(p) & HDR_STACK))
+				err = fn(ctx, x);
+			for (int j = 0; j < INLINE_KIDS; j++)
+				if (get_kid(p, j))
+					way[n++] = get_kid(p, j) - 1;
 		}
 	}
-	return false;
+	free(way);
+	return err;
 }
 
 void stack_tree__node(const struct stack_tree *st, uint32_t id, struct stack_node *n)
@@ -650,7 +764,7 @@ void stack_tree__stats(const struct stack_tree *st, struct stack_tree_stats *s)
 		.stacks = st->stacks, .nodes = st->nodes, .frames = st->frames,
 		.arena_bytes = st->nchunks ? (size_t)(st->nchunks - 1) * CHUNK_SIZE +
 			       (st->nchunks == 1 ? st->first_cap : CHUNK_SIZE) : 0,
-		.used_bytes = st->used, .index_slots = st->slots,
+		.used_bytes = st->used, .index_slots = st->slots, .index_used = st->used_slots,
 		.index_bytes = (size_t)st->slots / 4 * sizeof(struct slot_group),
 	};
 }

@@ -19,8 +19,9 @@
  * one's frames go on ends at a node of its own, of no frames, under the
  * node where it ends.
  *
- * Memory: a node is 6 bytes, its frames' varints, and the payload if it
- * ends a stack; the index by (parent, first frame) 5 bytes a slot, kept
+ * Memory: a node is 16 bytes (its parent, its first two children), its
+ * frames' varints, and the payload if it ends a stack; an index of the
+ * roots' children and those past a node's second, 5 bytes a slot, kept
  * at most 4/5 full (docs/DESIGN.md, "Stack tables", has the numbers).
  * Nothing is ever removed: a process's tree goes whole when it ends or
  * execs. Not thread-safe: the loop's thread alone touches it.
@@ -55,7 +56,8 @@ struct stack_tree_stats {
 	size_t frames;		/* frames the nodes hold */
 	size_t arena_bytes;	/* the nodes' memory, allocated */
 	size_t used_bytes;	/* ... of it in nodes */
-	size_t index_slots;	/* the index by (parent, first frame) */
+	size_t index_slots;	/* the index of children by (parent, first frame) */
+	size_t index_used;	/* ... the children in it: a root's, a node's past two */
 	size_t index_bytes;
 };
 
@@ -94,11 +96,12 @@ size_t stack_tree__count(const struct stack_tree *st);
 uint64_t stack_tree__serial(const struct stack_tree *st);
 
 /*
- * Iterate the stacks (@nodes false) or every node (true): start with
- * *@pos 0; each call gives the next id in *@id and returns true, false
- * at the end. In no particular order; no interning meanwhile.
+ * Each stack (@nodes false) or every node (true) to @fn, in no
+ * particular order, no interning meanwhile; stops at @fn's first non-zero
+ * return, which it returns. 0, or -ENOMEM.
  */
-bool stack_tree__next(const struct stack_tree *st, size_t *pos, bool nodes, uint32_t *id);
+int stack_tree__for_each(const struct stack_tree *st, bool nodes,
+			 int (*fn)(void *ctx, uint32_t id), void *ctx);
 
 /* A node as the dump's writer walks the tree (output/treelog.c). */
 struct stack_node {
