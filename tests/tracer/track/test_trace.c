@@ -445,6 +445,84 @@ static void test_accounting(void **state)
 	trace__free(t);
 }
 
+/* Stack @site's id in process PID0's tree (it exists). */
+static uint32_t id_of(struct trace *t, uint64_t site)
+{
+	struct proc *p = trace__find_proc(t, PID0);
+	bool created;
+	uint32_t id;
+
+	assert_int_equal(stack_tree__intern(p->stacks, &site, 1, 0, &id, &created), 0);
+	assert_false(created);
+	return id;
+}
+
+/*
+ * A stack's counts past what its node holds (1,500 calls; a block
+ * replaced unseen), exact, its at-peak values too; the marks that say
+ * which `stack` records a dump writes: a stack changed since written, one
+ * written with at-peak values apart from its live ones once a new peak
+ * makes its live ones the peak's, and no other.
+ */
+static void test_acct_wide_and_marks(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	const uint64_t A = 0x401000, B = 0x402000, C = 0x403000;
+	struct acct_counts c;
+	struct proc *p;
+	uint32_t a, b, cc;
+
+	(void)state;
+	for (uint64_t i = 0; i < 1500; i++)
+		send_at(t, HS_EV_ALLOC, 1, A, 0x100000 + i * 16, 5000000);
+	send_at(t, HS_EV_ALLOC, 1, B, 0x1000, 64);
+	send_at(t, HS_EV_ALLOC, 1, B, 0x1000, 32);	/* its free never seen: replaced */
+	p = trace__find_proc(t, PID0);
+	a = id_of(t, A);
+	b = id_of(t, B);
+	acct__counts(&p->acct, a, &c);
+	assert_true(c.allocs == 1500 && c.alloc_bytes == 7500000000ULL && c.live_count == 1500);
+	assert_true(c.peak_bytes == 7500000000ULL && c.peak_count == 1500);
+	acct__counts(&p->acct, b, &c);
+	assert_true(c.allocs == 2 && c.frees == 0 && c.live_count == 1 && c.live_bytes == 32);
+	assert_int_equal(acct__wide(&p->acct), 2);
+	/* Free A's past the peak: its at-peak values kept, past 32 bits. */
+	for (uint64_t i = 0; i < 1000; i++)
+		send_at(t, HS_EV_FREE, 1, 0, 0x100000 + i * 16, 0);
+	acct__counts(&p->acct, a, &c);
+	assert_true(c.live_count == 500 && c.live_bytes == 2500000000ULL && c.frees == 1000);
+	assert_true(c.peak_count == 1500 && c.peak_bytes == 7500000000ULL);
+
+	/* Marks: every stack written; none changed then. */
+	assert_true(acct__changed(&p->acct, a) && acct__changed(&p->acct, b));
+	acct__written(&p->acct, a);
+	acct__written(&p->acct, b);
+	acct__all_written(&p->acct);
+	assert_false(acct__changed(&p->acct, a) || acct__changed(&p->acct, b));
+	/*
+	 * C makes a new peak: A and B, written with at-peak values apart from
+	 * their live ones (1500 blocks; B's 64-byte block, replaced since),
+	 * change: their live ones are the peak's now.
+	 */
+	send_at(t, HS_EV_ALLOC, 1, C, 0x2000, 6000000000ULL);
+	cc = id_of(t, C);
+	assert_true(acct__changed(&p->acct, cc) && acct__changed(&p->acct, a) &&
+		    acct__changed(&p->acct, b));
+	acct__counts(&p->acct, a, &c);
+	assert_true(c.peak_count == 500 && c.peak_bytes == 2500000000ULL);
+	acct__counts(&p->acct, b, &c);
+	assert_true(c.peak_count == 1 && c.peak_bytes == 32);
+	acct__written(&p->acct, a);
+	acct__written(&p->acct, b);
+	acct__written(&p->acct, cc);
+	acct__all_written(&p->acct);
+	/* Another peak: those written with their live values as the peak's do not. */
+	send_at(t, HS_EV_ALLOC, 1, B, 0x3000, 1000);
+	assert_true(acct__changed(&p->acct, b));
+	assert_false(acct__changed(&p->acct, a) || acct__changed(&p->acct, cc));
+	trace__free(t);
+}
+
 /*
  * The closing accounting's count of lost events, what decides exit status
  * 3: a return without an entry (a call under way while the probes went in)
@@ -560,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_jit_frames),
 #endif
 		cmocka_unit_test(test_accounting),
+		cmocka_unit_test(test_acct_wide_and_marks),
 		cmocka_unit_test(test_final_count),
 		cmocka_unit_test(test_record_sizes),
 		cmocka_unit_test(test_realloc_order),

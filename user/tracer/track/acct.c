@@ -17,18 +17,25 @@ struct acct_thread {
 	uint64_t last_addr;	/* its last allocation, 0 once freed */
 };
 
-/* A stack's counts past what its node holds. */
+/* A stack's counts past what its node holds; at the peak, when its snapshot says so. */
 struct acct_wide {
 	uint64_t allocs, alloc_bytes, frees, temporary, live_count, live_bytes;
+	uint64_t peak_count, peak_bytes;
 };
 
-/* A stack's live values at the peak, taken at its first change since. */
+/*
+ * A stack's live values at the peak, taken at its first change since;
+ * SNAP_WIDE in count: they are its whole counts' (past 32 bits: a stack
+ * whose counts are whole already).
+ */
 struct acct_snap {
 	uint32_t id;
 	uint32_t gen;		/* the peak generation it is of (its low 32 bits,
 				 * never 0); another: an empty slot */
-	uint64_t count, bytes;
+	uint32_t count, bytes;
 };
+
+#define SNAP_WIDE	UINT32_MAX
 
 /*
  * The payload: bytes asked for and live, then calls, frees, temporary
@@ -207,11 +214,18 @@ static struct acct_thread *thread_of(struct acct *a, uint32_t tid, bool create)
 }
 
 /* Before stack @id's live values change: keep them if they are the peak's. */
-static void touch(struct acct *a, uint32_t id, struct small *s, const struct acct_wide *w)
+static void touch(struct acct *a, uint32_t id, struct small *s, struct acct_wide *w)
 {
 	if (!snap_find(a, id)) {
-		struct acct_snap e = { id, (uint32_t)a->peak_gen, w->live_count, w->live_bytes };
+		struct acct_snap e = { id, (uint32_t)a->peak_gen, (uint32_t)w->live_count,
+				       (uint32_t)w->live_bytes };
 
+		if (w->live_count >= SNAP_WIDE || w->live_bytes > UINT32_MAX) {
+			/* Only whole counts hold such values: kept there (put() writes them). */
+			w->peak_count = w->live_count;
+			w->peak_bytes = w->live_bytes;
+			e.count = SNAP_WIDE;
+		}
 		snap_put(a->snaps, a->snaps_cap, a->peak_gen, &e);
 		a->nsnaps++;
 	}
@@ -290,10 +304,16 @@ void acct__counts(const struct acct *a, uint32_t id, struct acct_counts *c)
 	*c = (struct acct_counts){
 		.allocs = w.allocs, .alloc_bytes = w.alloc_bytes, .frees = w.frees,
 		.temporary = w.temporary, .live_count = w.live_count,
-		.live_bytes = w.live_bytes,
-		.peak_count = snap ? snap->count : w.live_count,
-		.peak_bytes = snap ? snap->bytes : w.live_bytes,
+		.live_bytes = w.live_bytes, .peak_count = w.live_count,
+		.peak_bytes = w.live_bytes,
 	};
+	if (snap && snap->count == SNAP_WIDE) {
+		c->peak_count = w.peak_count;
+		c->peak_bytes = w.peak_bytes;
+	} else if (snap) {
+		c->peak_count = snap->count;
+		c->peak_bytes = snap->bytes;
+	}
 }
 
 bool acct__changed(const struct acct *a, uint32_t id)
@@ -316,7 +336,9 @@ void acct__written(struct acct *a, uint32_t id)
 
 	get(a, id, &s, &w);
 	s.bits &= ~(DIRTY | APART);
-	if (snap && (snap->count != w.live_count || snap->bytes != w.live_bytes))
+	if (snap && (snap->count == SNAP_WIDE ? w.peak_count != w.live_count ||
+						w.peak_bytes != w.live_bytes :
+			     snap->count != w.live_count || snap->bytes != w.live_bytes))
 		s.bits |= APART;
 	store(a, id, &s);
 }

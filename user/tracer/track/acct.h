@@ -13,7 +13,7 @@
  * payload, 12 bytes): calls, frees and temporary allocations up to 1023,
  * 1023 and 511, bytes asked for and live up to 4 GiB, no block replaced
  * unseen (its live count is its calls less its frees); a stack past any
- * of these has its counts in a table of whole ones (48 bytes) for good,
+ * of these has its counts in a table of whole ones (64 bytes) for good,
  * the node keeping their index. Two marks beside them say what the last
  * written record of the stack lacks.
  *
@@ -22,7 +22,8 @@
  * a stack's live values are copied into it the first time they change
  * after that, so a stack not in it holds its at-peak values as its live
  * ones (acct__counts). The snapshots are of the stacks changed since the
- * peak, each once: none while a process's heap grows.
+ * peak, each once, 16 bytes (32-bit values; a stack's past them in its
+ * whole counts): none while a process's heap grows.
  */
 #ifndef HEAPSNOOP_ACCT_H
 #define HEAPSNOOP_ACCT_H
