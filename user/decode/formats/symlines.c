@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * symlines.c - heapdecode -s (see symlines.h). The `~b#` text is the
- * codec's (docs/FORMAT.md), the frame lines framefmt.h's.
+ * codec's (docs/FORMAT.md), a `node=` record's stack after it as the
+ * filter writes it (treescan.h), the frame lines framefmt.h's.
  */
 #include <inttypes.h>
 #include <stdbool.h>

@@ -8,8 +8,8 @@
  * node there, which its `live` and `stack` records name.
  *
  * Made in the dump's writer (a forked child's snapshot, or the loop at
- * the last dump): its memory is the writer's, 12 bytes a node of the tree
- * beside two bitmaps of a bit per 2 bytes of the tree's arena.
+ * the last dump): its memory is the writer's, 8 bytes a node of the tree
+ * it keeps beside two bitmaps of a bit per 2 bytes of the tree's arena.
  */
 #ifndef HEAPSNOOP_TREELOG_H
 #define HEAPSNOOP_TREELOG_H
