@@ -70,10 +70,12 @@ expect_eq "-s: each block's frames its path's bits, its size the path's, each pa
 expect_eq "the old form: a token for each live and stack record, no node=" \
 	"$(grep -c '^heapsnoop: \(live\|stack\) .* ~m#[A-Za-z0-9+/=]*$' "$T/old.log") $(grep -c 'node=' "$T/old.log")" \
 	"$((2 * (N + 1))) 0"
-same() { # LABEL ARGS...: heapdecode ARGS on both forms, the same
+same() { # LABEL ARGS...: heapdecode ARGS on both forms, the same, its exit status too
 	local label=$1; shift
 	"$HD" "$@" "$T/log.zst" > "$T/new.out" 2>&1
+	echo "exit $?" >> "$T/new.out"
 	"$HD" "$@" "$T/old.log" > "$T/old.out" 2>&1
+	echo "exit $?" >> "$T/old.out"
 	check "old and new forms alike: $label" cmp -s "$T/new.out" "$T/old.out"
 }
 same "--report" --report
@@ -85,6 +87,7 @@ same "--folded --sort peak" --folded --sort peak
 same "--json" --json
 same "--growth" --growth
 same "--fail-on-leak (exit status 23, the stacks that broke it)" --fail-on-leak
+same "--max-peak (exit status 24)" --max-peak 1000
 # The outputs that name their input: each read as "log" in a folder of its own
 # (the compressed one too: heapdecode tells it by its bytes, not its name).
 mkdir "$T/new" "$T/old"
