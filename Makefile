@@ -257,10 +257,11 @@ AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stac
 CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
 	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
-# The table written: its slots, stacks and modules, a fork child's copy,
-# the hello to heapsnoop, exec marks, the process's own dumps.
-LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(COLLECTOR)/forkcopy.c \
-	$(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
+# The table written: its slots and segments, stacks (their private index)
+# and modules, a fork child's copy, the hello to heapsnoop, exec marks,
+# the process's own dumps.
+LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLIVE)/ltmods.c \
+	$(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
 # interp/: a CPython's frames read in the process (pywalk.c), a PUC Lua's (luaframes.c,
 # named with common/'s luanames.c); their layouts common/'s.
 CINTERP := $(COLLECTOR)/interp
@@ -357,6 +358,11 @@ $(OUTPUT)/tests/check_death: tests/collector/check_death.c tests/collector/ownli
 		$(RECORDS_SRC) $(CODEC_SRC) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) -o $@
+
+# The last dump of prog_paths under heapsnoop --preload, exactly (tests/collector/test_table_grows.sh).
+$(OUTPUT)/tests/check_paths: tests/collector/check_paths.c $(RECORDS_SRC) $(CODEC_SRC) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(filter %.c,$^) -o $@
 
 $(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/teststop.c $(COLLECTOR_HDR) \
 		| $(OUTPUT)/tests

@@ -185,16 +185,27 @@ struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32
 	return x;
 }
 
-/* Stack @id of @pi as written, named now if it was not yet. */
+/*
+ * Stack @id of @pi as written, named now if it was not yet: its words
+ * @f[@depth] and cut bits @cut if the caller has them (@f NULL: rebuilt
+ * from the table).
+ */
 static struct xstack *stack_of(struct plpy_image *pi, uint32_t id, const uint64_t *f,
 			       uint32_t depth, uint32_t cut)
 {
 	struct xstack *x = htab__find(pi->stacks, id, id);
 
-	if (x || depth > LT_MAX_DEPTH)
+	if (x)
 		return x;
-	/* The writer's memory may change under us: its frames copied first. */
-	memcpy(pi->py->f, f, depth * sizeof(*f));
+	if (!f) {
+		if (lt_stack__words(pi->view, id, pi->py->f, &depth, &cut))
+			return NULL;
+	} else if (depth > LT_MAX_DEPTH) {
+		return NULL;
+	} else if (f != pi->py->f) {
+		/* The writer's memory may change under us: its frames copied first. */
+		memcpy(pi->py->f, f, depth * sizeof(*f));
+	}
 	if (pi->lua)
 		return pllua__resolve(pi, id, pi->py->f, depth, cut);
 	return resolve(pi, id, pi->py->f, depth, cut);
@@ -210,15 +221,15 @@ static struct plpy_image *image_of(struct plpy *py, int pid)
 	return NULL;
 }
 
-static const uint64_t *xlate(void *arg, const struct lt_snap *s, const struct lt_item *it,
-			     uint32_t *depth, uint32_t *cut)
+static const uint64_t *xlate(void *arg, const struct lt_snap *s, uint32_t id,
+			     const uint64_t *words, uint32_t *depth, uint32_t *cut)
 {
 	struct plpy_image *pi = image_of(arg, s->pid);
 	struct xstack *x;
 
-	if (!pi || !it->stack)
+	if (!pi || !id)
 		return NULL;
-	x = stack_of(pi, it->stack, it->frames, it->depth, it->cut);
+	x = stack_of(pi, id, words, *depth, *cut);
 	if (!x || x->depth == AS_IS)
 		return NULL;
 	*depth = x->depth;
@@ -246,8 +257,7 @@ static void names(void *arg, struct lt_out *o, const struct lt_snap *s)
 	frametab__dump_begin(py->ft);
 	for (uint64_t i = 0; i < s->n; i++) {
 		const struct lt_item *it = &s->items[i];
-		struct xstack *x = it->stack && it->frames ?
-				   stack_of(pi, it->stack, it->frames, it->depth, it->cut) : NULL;
+		struct xstack *x = it->stack ? stack_of(pi, it->stack, NULL, 0, 0) : NULL;
 
 		if (x && x->depth != AS_IS) {
 			frametab__need(py->ft, (uint32_t)s->pid, x->frames, x->depth);
@@ -279,7 +289,7 @@ static bool ended(int pidfd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
 }
 
-/* @pi's binary found and read, its stacks' region mapped: 0 or -errno (@why says). */
+/* @pi's binary found and read: 0 or -errno (@why says). */
 static int settle(struct plpy_image *pi, char *why, size_t cap)
 {
 	const struct lt_header *h = pi->h;
@@ -289,23 +299,12 @@ static int settle(struct plpy_image *pi, char *why, size_t cap)
 	*why = '\0';
 	err = pi->lua ? pllua__new(pi) : 0;
 	if (!err)
-		err = plpy_image__find_binary(pi, h->parent, pi->memfd, pi->size,
-					      pi->lua ? h->lua_newstate : h->py_eval, why, cap);
+		err = plpy_image__find_binary(pi, h->parent, pi->lua ? h->lua_newstate : h->py_eval,
+					      why, cap);
 	if (!err && !pi->lua && pi->img.version != pi->version) {
 		snprintf(why, cap, "its collector says %s", py_layout__version_str(pi->version, v,
 			 sizeof(v)));
 		err = -EINVAL;
-	}
-	if (!err && (h->stk_off % 4096 || h->stk_off > pi->size ||
-		     pi->stk_cap > pi->size - h->stk_off))
-		err = -EINVAL;
-	if (!err) {
-		pi->stk = mmap(NULL, pi->stk_cap, PROT_READ, MAP_SHARED | MAP_NORESERVE, pi->memfd,
-			       (off_t)h->stk_off);
-		if (pi->stk == MAP_FAILED) {
-			pi->stk = NULL;
-			err = -errno;
-		}
 	}
 	return err;
 }
@@ -355,15 +354,13 @@ static void settle_again(struct plpy_image *pi)
 {
 	char why[512];
 
-	if (pi->stk)
-		munmap((void *)pi->stk, pi->stk_cap);
-	pi->stk = NULL;
 	settled(pi, settle(pi, why, sizeof(why)), why);
 }
 
-struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int memfd,
-				   uint64_t size, const struct lt_header *h)
+struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
+				   const struct lt_view *view)
 {
+	const struct lt_header *h = view->h;
 	uint32_t version = __atomic_load_n(&h->py_version, __ATOMIC_ACQUIRE);
 	uint32_t lua = version ? 0 : __atomic_load_n(&h->lua_vm, __ATOMIC_ACQUIRE);
 	struct plpy_image *pi;
@@ -386,12 +383,10 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 	pi->py = py;
 	pi->pid = pid;
 	pi->pidfd = pidfd;
-	pi->memfd = memfd;
-	pi->size = size;
+	pi->view = view;
 	pi->version = version;
 	pi->h = h;
 	pi->scanned = 8;	/* id 0 is no stack */
-	pi->stk_cap = h->stk_cap;
 	pi->next = py->images;
 	py->images = pi;
 	*(lua ? &py->lua_images : &py->images_n) += 1;
@@ -409,43 +404,38 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 
 void plpy_image__scan(struct plpy_image *pi)
 {
-	uint64_t used;
+	struct lt_node n;
+	uint64_t *f;
+	int r;
 
 	if (pi && pi->pending && ended(pi->pidfd))
 		settle_again(pi);
 	if (!pi || !pi->named || pi->scan_bad)
 		return;
-	used = __atomic_load_n(&pi->h->stk_used, __ATOMIC_ACQUIRE);
-	if (used > pi->stk_cap)
-		used = pi->stk_cap;
-	while (pi->scanned + sizeof(struct lt_stack) <= used) {
-		const struct lt_stack *st = (const struct lt_stack *)(pi->stk + pi->scanned);
-		uint32_t commit = __atomic_load_n(&st->commit, __ATOMIC_ACQUIRE);
-		uint32_t depth = LT_STK_DEPTH(commit), id = (uint32_t)(pi->scanned / 8);
-		uint64_t len = sizeof(*st) + (uint64_t)depth * 8;
+	f = pi->py->f;
+	while ((r = lt_stack__next(pi->view, pi->scanned, &n)) == 1) {
+		uint32_t depth, cut;
 
-		if (!commit)
-			break;	/* being written: the next scan's */
-		if (!(commit & LT_STK_OK) || depth > LT_MAX_DEPTH || pi->scanned + len > pi->stk_cap ||
-		    pi->scanned / 8 > UINT32_MAX) {
-			pi->scan_bad = true;	/* a table that lies: dumps name what they can */
-			break;
-		}
-		if (depth >= LT_LUA_NAMEREC_WORDS && st->frames[0] == LT_LUA_NAMEREC) {
-			memcpy(pi->py->f, st->frames, depth * sizeof(uint64_t));
-			pllua__record(pi, pi->py->f, depth);
-		} else if (depth >= LT_PY_CODEREC_WORDS && st->frames[0] == LT_PY_CODEREC) {
-			memcpy(pi->py->f, st->frames, depth * sizeof(uint64_t));
-			plpy_code__record(pi, pi->py->f, depth);
-		} else {
+		if (n.commit == LT_STK_PAD || (!n.parent && !(n.commit & LT_STK_LEAF))) {
+			/* A record: its words copied (the writer's memory), then read. */
+			memcpy(f, n.words, n.n * sizeof(uint64_t));
+			if (n.n >= LT_LUA_NAMEREC_WORDS && f[0] == LT_LUA_NAMEREC)
+				pllua__record(pi, f, n.n);
+			else if (n.n >= LT_PY_CODEREC_WORDS && f[0] == LT_PY_CODEREC)
+				plpy_code__record(pi, f, n.n);
+		} else if ((n.commit & LT_STK_LEAF) &&
+			   !lt_stack__words(pi->view, n.id, f, &depth, &cut)) {
+			/* A new stack (its outer nodes are others' too): named while the process lives. */
 			for (uint32_t i = depth; i-- > 0;)
-				if (st->frames[i] & LT_PY_WORD) {
-					stack_of(pi, id, st->frames, depth, LT_STK_CUT(commit));
+				if (f[i] & LT_PY_WORD) {
+					stack_of(pi, n.id, f, depth, cut);
 					break;
 				}
 		}
-		pi->scanned += len;
+		pi->scanned = n.next;
 	}
+	if (r < 0)
+		pi->scan_bad = true;	/* a table that lies: dumps name what they can */
 }
 
 void plpy_image__ended(struct plpy_image *pi)
@@ -479,8 +469,6 @@ void plpy_image__free(struct plpy_image *pi)
 			free(v);
 	htab__free(pi->codes);
 	htab__free(pi->stacks);
-	if (pi->stk)
-		munmap((void *)pi->stk, pi->stk_cap);
 	free(pi);
 }
 
