@@ -372,6 +372,15 @@ $(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/tests
 		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
 		$(PRELOAD_SRC) $(COLLECTOR)/teststop.c -ldl -lm -o $@
 
+# The preload with 4 KiB first segments (livetable.h, LT_SMALL_SEGS), so
+# that its tables grow within a few blocks (tests/collector/test_table_grows.sh).
+$(OUTPUT)/tests/libheapsnoop_preload_smallseg.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(PRELOAD_SYSROOT_SH); \
+	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -DLT_SMALL_SEGS -shared -fvisibility=hidden \
+		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
+		$(PRELOAD_SRC) -ldl -lm -o $@
+
 # libFuzzer on the reader of a hostile live table (tests/fuzz/fuzz_livetable.c).
 $(OUTPUT)/fuzz/fuzz_livetable: tests/fuzz/fuzz_livetable.c $(LIVEDUMP_SRC) $(RECORDS_SRC) \
 		$(COMMON)/sampling.c $(CODEC_SRC) | $(OUTPUT)/fuzz
@@ -391,7 +400,8 @@ COLLECTOR_ARM64_PROGS := prog_death check_death test_livetable_torture libheapsn
 COLLECTOR_TESTS := $(OUTPUT)/tests/test_livetable $(OUTPUT)/tests/test_livetable_torture \
 	$(OUTPUT)/fuzz/fuzz_livetable \
 	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so \
-	$(OUTPUT)/tests/prog_luastates
+	$(OUTPUT)/tests/prog_luastates $(OUTPUT)/tests/check_paths \
+	$(OUTPUT)/tests/libheapsnoop_preload_smallseg.so
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)

@@ -16,7 +16,7 @@
 #   -i dumps while threads churn (each whole, then the end exact); a
 #   second signal's dump of a program at rest, exact; what is
 #   not recorded said with exit status 3 (a table too small, a refused
-#   hello, a fork child killed before its hello, an exec into a static
+#   hello, a collector of another version, a fork child killed before its hello, an exec into a static
 #   program, another network namespace); a table under RLIMIT_AS;
 #   2000 threads one after the other in a small table; alone, a dump
 #   that cannot be written said (_exit, SIGSEGV, SIGABRT, SIGBUS, SIGFPE);
@@ -284,6 +284,11 @@ ours H bad badhello
 expect_eq "a hello with a wrong token: exit status 3" "$?" 3
 check "a hello with a wrong token: said" grep -q 'refused' "$T/bad.err"
 checked "a hello with a wrong token: the program's own table still exact" "$T/bad.list" "$T/bad.rec"
+ours H badv badversion
+expect_eq "a hello of version 2 (another heapsnoop's collector): exit status 3" "$?" 3
+check "a hello of version 2: said as one" \
+	grep -q 'its collector is of version 2, this heapsnoop reads version 3' "$T/badv.err"
+checked "a hello of version 2: the program's own table still exact" "$T/badv.list" "$T/badv.rec"
 rm -f "$T/fs".*
 mkfifo "$T/fs.fifo"
 HEAPSNOOP_PRELOAD_LIB=$PS "$HS" --preload -o "$T/fs.rec" -- env HEAPSNOOP_TEST_STOP=5:1 \
