@@ -53,6 +53,16 @@ static inline uint32_t ltindex__find(uint64_t key, bool (*match)(const void *arg
 	return 0;
 }
 
+/* The slots keys @key[@n] start at, asked of the memory now (a hint). */
+static inline void ltindex__prefetch(const uint64_t *key, uint32_t n)
+{
+	const struct ltindex_table *t = __atomic_load_n(&ltindex_cur, __ATOMIC_ACQUIRE);
+	uint64_t mask = t ? __atomic_load_n(&t->mask, __ATOMIC_RELAXED) : 0;
+
+	for (uint32_t i = 0; t && i < n; i++)
+		__builtin_prefetch(&t->slot[(key[i] >> 32) & mask]);
+}
+
 /*
  * @id (not 0) stored under @key, its node whole before (the store is a
  * release). The caller holds its lock: one adder at a time. A full table

@@ -196,7 +196,7 @@ uint32_t ltstacks__find(const uint64_t *f, uint32_t depth, uint32_t cut)
 /* Take the lock of adding nodes: false if this thread holds it (a signal's allocation in it). */
 static bool add_lock_take(void)
 {
-	int me = (int)syscall(SYS_gettid), free_ = 0;
+	int me = lt_tls.tid ? (int)lt_tls.tid : (int)syscall(SYS_gettid), free_ = 0;
 
 	while (!__atomic_compare_exchange_n(&add_lock, &free_, me, false, __ATOMIC_ACQUIRE,
 					    __ATOMIC_RELAXED)) {
@@ -219,6 +219,8 @@ uint32_t ltstacks__intern(const uint64_t *f, uint32_t depth, uint32_t cut)
 	if (id)
 		return id;
 	lt_section_enter();
+	/* Each node's slot asked for at once: their misses overlap (a new stack's are cold). */
+	ltindex__prefetch(w.key, w.m - 1);
 	/* Every module its frames may be in, recorded before an entry names it. */
 	ltmods__refresh();
 	/* The nodes there already, from the outer end. */
