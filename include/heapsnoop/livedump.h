@@ -77,11 +77,12 @@ uint64_t lt_view__hwm(const struct lt_view *v);
 
 /*
  * Stack @id whole into @out (LT_MAX_DEPTH words of room): its node's
- * frames, then its parent's, and so on; *@depth words, *@cut its node's
- * REC_CUT_* bits. Each node committed, inside the stacks reserved and a
- * segment held, its parent's id below its own (no cycle), at most
- * LT_MAX_DEPTH frames in all. Returns 0, or -EINVAL for an id that
- * names no whole stack (0 included).
+ * frames, then its parent's, and so on (a JOIN node: its parent's chain,
+ * then its word's); *@depth words, *@cut its node's REC_CUT_* bits. Each
+ * node committed, inside the stacks reserved and a segment held, its
+ * parent's id below its own (no cycle), at most LT_MAX_DEPTH frames in
+ * all. Returns 0, or -EINVAL for an id that names no whole stack (0
+ * included).
  */
 int lt_stack__words(const struct lt_view *v, uint32_t id, uint64_t *out, uint32_t *depth,
 		    uint32_t *cut);

@@ -299,17 +299,21 @@ struct lt_entry {
  * frames (call site first): the stack it stands for is these, then its
  * parent's stack (at most LT_MAX_DEPTH in all). Cut bits are a stack's,
  * on the node an entry names. A node with no frames has no parent (an
- * empty stack). PAD (with OK, no frames) ends its segment: the next
- * node is at the next segment's start.
+ * empty stack). A JOIN node (n = 1) stands for two stacks end to end: its
+ * parent's, then the stack its word names (both ids below its own, neither
+ * a JOIN): an interpreter's stack, its native frames and its interpreter
+ * words each shared with other stacks. PAD (with OK, no frames) ends its
+ * segment: the next node is at the next segment's start.
  */
 struct lt_stack {
-	uint32_t commit;		/* LT_STK_OK | [LEAF] | cut << 16 | n; or LT_STK_PAD; 0 until whole */
+	uint32_t commit;		/* LT_STK_OK | [LEAF] | [JOIN] | cut << 16 | n; or LT_STK_PAD; 0 until whole */
 	uint32_t parent;		/* the id of the node of its outer frames; 0: none */
 	uint64_t frames[];		/* return addresses, call site first */
 };
 #define LT_STK_OK		0x80000000u
 #define LT_STK_LEAF		0x40000000u	/* made as a whole stack; else an outer part or a record */
 #define LT_STK_PAD		(LT_STK_OK | 0x20000000u)
+#define LT_STK_JOIN		0x10000000u	/* two stacks end to end: its parent's, its word's */
 #define LT_STK_WORDS(c)		((c) & 0xffffu)
 #define LT_STK_CUT(c)		(((c) >> 16) & 3u)	/* records.h's REC_CUT_* bits */
 

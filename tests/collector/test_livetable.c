@@ -342,8 +342,9 @@ static void test_walk(void **state)
 /*
  * Stacks of nodes: the frames of a node, then its parent's; a parent at
  * or past its child (a loop), an empty node inside a chain, more than
- * LT_MAX_DEPTH frames in all, a parent past the mark or uncommitted, a
- * PAD named as a node: each none.
+ * LT_MAX_DEPTH frames in all, a parent past the mark or uncommitted: each
+ * none. JOIN nodes: two chains end to end; a join of a join, of a chain
+ * past it, of none, of two words, of more than LT_MAX_DEPTH frames: none.
  */
 static void test_nodes(void **state)
 {
@@ -400,8 +401,39 @@ static void test_nodes(void **state)
 	t.h->stk_used = (uint64_t)late * 8;
 	assert_int_equal(lt_stack__words(&v, leaf, out, &d, &c), 0);
 	assert_int_equal(lt_stack__words(&v, late, out, &d, &c), -EINVAL);
+	/*
+	 * A JOIN: its parent's chain, then its word's (an interpreter's
+	 * stack: native frames, then its words); one naming a JOIN, one
+	 * whose chain is past it or none, one of two words: none.
+	 */
+	t.h->stk_used = (uint64_t)late * 8 + 32;	/* late under the mark again, JOINs after it */
+	{
+		uint64_t w[1], two[2] = { other, leaf };
+		uint32_t py = tbl_node(&t, 0, f + 200, 6, 0), jn, jj, jfar, j0, j2;
+
+		w[0] = py;
+		jn = tbl_node(&t, leaf, w, 1, LT_STK_LEAF | LT_STK_JOIN | REC_CUT_DEPTH << 16);
+		assert_int_equal(lt_stack__words(&v, jn, out, &d, &c), 0);
+		assert_int_equal(d, 26);
+		assert_int_equal(c, REC_CUT_DEPTH);
+		assert_memory_equal(out, f, 20 * 8);
+		assert_memory_equal(out + 20, f + 200, 6 * 8);
+		w[0] = jn;
+		jj = tbl_node(&t, leaf, w, 1, LT_STK_LEAF | LT_STK_JOIN);
+		assert_int_equal(lt_stack__words(&v, jj, out, &d, &c), -EINVAL);
+		w[0] = jn + 1000;
+		jfar = tbl_node(&t, leaf, w, 1, LT_STK_LEAF | LT_STK_JOIN);
+		assert_int_equal(lt_stack__words(&v, jfar, out, &d, &c), -EINVAL);
+		w[0] = 0;
+		j0 = tbl_node(&t, leaf, w, 1, LT_STK_LEAF | LT_STK_JOIN);
+		assert_int_equal(lt_stack__words(&v, j0, out, &d, &c), -EINVAL);
+		j2 = tbl_node(&t, leaf, two, 2, LT_STK_LEAF | LT_STK_JOIN);
+		assert_int_equal(lt_stack__words(&v, j2, out, &d, &c), -EINVAL);
+		w[0] = big;
+		jfar = tbl_node(&t, over, w, 1, LT_STK_LEAF | LT_STK_JOIN);	/* past 1024 in all */
+		assert_int_equal(lt_stack__words(&v, jfar, out, &d, &c), -EINVAL);
+	}
 	/* The walk hands each over whole, the bad ones without a stack. */
-	t.h->stk_used = (uint64_t)late * 8 + 32;
 	tbl_live(&t, 0, 0x1000, 1, leaf, 0);
 	tbl_live(&t, 1, 0x2000, 2, other, 0);
 	tbl_live(&t, 2, 0x3000, 3, loop, 0);

@@ -8,7 +8,7 @@
  * count and length read from it is checked against what is mapped before
  * it is used, and each is read once (heapprofd's rule for the shared
  * ring it reads: copy, then check); a node's parent must lie below it,
- * so no chain of them loops. Async-signal-safe.
+ * so no chain of them loops, and a join's two chains are chains. Async-signal-safe.
  */
 #include <errno.h>
 #include <string.h>
@@ -235,25 +235,51 @@ int lt_stack__next(const struct lt_view *v, uint64_t off, struct lt_node *n)
 	return 1;
 }
 
-int lt_stack__words(const struct lt_view *v, uint32_t id, uint64_t *out, uint32_t *depth,
-		    uint32_t *cut)
+/*
+ * The chain of nodes from @id (no JOIN) appended to @out at *@d: each
+ * committed, its parent below it, every node but the first with frames,
+ * at most LT_MAX_DEPTH in all. *@c0: its first node's commit word.
+ */
+static int chain_words(const struct lt_view *v, uint32_t id, uint64_t *out, uint32_t *d,
+		       uint32_t *c0)
 {
-	uint32_t d = 0, c0 = 0;
 	struct lt_node n;
 
 	for (uint32_t node = id, hops = 0; node; node = n.parent, hops++) {
 		if (lt_stack__next(v, (uint64_t)node * 8, &n) != 1 || n.commit == LT_STK_PAD ||
-		    d + n.n > LT_MAX_DEPTH || n.parent >= node || (!n.n && (n.parent || hops)))
+		    (n.commit & LT_STK_JOIN) || *d + n.n > LT_MAX_DEPTH || n.parent >= node ||
+		    (!n.n && (n.parent || hops)))
 			return -EINVAL;
 		if (!hops)
-			c0 = n.commit;
+			*c0 = n.commit;
 		/* Copied one by one: a hostile writer may change them under us. */
 		for (uint32_t i = 0; i < n.n; i++)
-			out[d + i] = LOAD(&n.words[i]);
-		d += n.n;
+			out[*d + i] = LOAD(&n.words[i]);
+		*d += n.n;
 	}
-	if (!id)
+	return id ? 0 : -EINVAL;
+}
+
+int lt_stack__words(const struct lt_view *v, uint32_t id, uint64_t *out, uint32_t *depth,
+		    uint32_t *cut)
+{
+	uint32_t d = 0, c0 = 0, c;
+	struct lt_node n;
+	uint64_t b;
+
+	if (lt_stack__next(v, (uint64_t)id * 8, &n) != 1 || !id)
 		return -EINVAL;
+	if (n.commit == LT_STK_PAD || !(n.commit & LT_STK_JOIN)) {
+		if (chain_words(v, id, out, &d, &c0))
+			return -EINVAL;
+	} else {
+		/* Two chains end to end, both below it. */
+		b = n.n == 1 ? LOAD(&n.words[0]) : 0;
+		c0 = n.commit;
+		if (n.n != 1 || !n.parent || n.parent >= id || !b || b >= id ||
+		    chain_words(v, n.parent, out, &d, &c) || chain_words(v, (uint32_t)b, out, &d, &c))
+			return -EINVAL;
+	}
 	*depth = d;
 	*cut = LT_STK_CUT(c0);
 	return 0;

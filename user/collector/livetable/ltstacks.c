@@ -170,8 +170,11 @@ static struct lt_stack *room(uint32_t n, uint32_t *id)
 	return node_at(*id);
 }
 
-/* Node @j of @w under @parent appended and committed: its id, 0 if no room. */
-static uint32_t node_add(const struct want *w, uint32_t j, uint32_t parent)
+/*
+ * Node @j of @w under @parent appended and committed: its id, 0 if no
+ * room. The last one has the cut bits, and LEAF if @leaf (a whole stack).
+ */
+static uint32_t node_add(const struct want *w, uint32_t j, uint32_t parent, bool leaf)
 {
 	uint32_t n = node_hi(w, j) - w->lo[j], id, last = j == w->m - 1;
 	struct lt_stack *s = room(n, &id);
@@ -180,17 +183,9 @@ static uint32_t node_add(const struct want *w, uint32_t j, uint32_t parent)
 		return 0;
 	s->parent = parent;
 	memcpy(s->frames, w->f + w->lo[j], n * sizeof(uint64_t));
-	__atomic_store_n(&s->commit, LT_STK_OK | (last ? LT_STK_LEAF : 0) |
+	__atomic_store_n(&s->commit, LT_STK_OK | (last && leaf ? LT_STK_LEAF : 0) |
 			 (last ? w->cut : 0) << 16 | n, __ATOMIC_RELEASE);
 	return id;
-}
-
-uint32_t ltstacks__find(const uint64_t *f, uint32_t depth, uint32_t cut)
-{
-	struct want w;
-
-	want_keys(&w, f, depth, cut);
-	return ltindex__find(w.key[w.m - 1], match_whole, &w);
 }
 
 /* Take the lock of adding nodes: false if this thread holds it (a signal's allocation in it). */
@@ -208,48 +203,171 @@ static bool add_lock_take(void)
 	return true;
 }
 
-uint32_t ltstacks__intern(const uint64_t *f, uint32_t depth, uint32_t cut)
+static void add_lock_drop(bool locked)
 {
-	struct want w;
-	uint32_t id, j;
+	if (locked)
+		__atomic_store_n(&add_lock, 0, __ATOMIC_RELEASE);
+}
+
+/* Chain @w (its keys made) if it is there: its last node's id, else 0. */
+static inline uint32_t chain_find(const struct want *w)
+{
+	return ltindex__find(w->key[w->m - 1], match_whole, w);
+}
+
+/*
+ * Chain @w added where it is not there yet, inside a section: its last
+ * node's id (LEAF if @leaf: a whole stack), 0 if there was no room.
+ */
+static uint32_t chain_add(struct want *w, bool leaf)
+{
+	uint32_t id = 0;
 	bool locked;
 
-	want_keys(&w, f, depth, cut);
-	id = ltindex__find(w.key[w.m - 1], match_whole, &w);
-	if (id)
-		return id;
-	lt_section_enter();
 	/* Each node's slot asked for at once: their misses overlap (a new stack's are cold). */
-	ltindex__prefetch(w.key, w.m - 1);
-	/* Every module its frames may be in, recorded before an entry names it. */
-	ltmods__refresh();
+	ltindex__prefetch(w->key, w->m - 1);
 	/* The nodes there already, from the outer end. */
-	for (w.j = 0, w.parent = 0; w.j < w.m; w.j++) {
-		id = ltindex__find(w.key[w.j], match_one, &w);
+	for (w->j = 0, w->parent = 0; w->j < w->m; w->j++) {
+		id = ltindex__find(w->key[w->j], match_one, w);
 		if (!id)
 			break;
-		w.parent = id;
+		w->parent = id;
 	}
+	if (w->j == w->m)
+		return id;
 	/*
 	 * The rest added, each looked for again under the lock. A thread
 	 * that holds the lock already (a signal's allocation inside its
 	 * own) adds them without the index: a second copy, never a wrong one.
 	 */
 	locked = add_lock_take();
-	for (j = w.j; j < w.m; j++) {
-		w.j = j;
-		id = locked ? ltindex__find(w.key[j], match_one, &w) : 0;
+	for (uint32_t j = w->j; j < w->m; j++) {
+		w->j = j;
+		id = locked ? ltindex__find(w->key[j], match_one, w) : 0;
 		if (!id) {
-			id = node_add(&w, j, w.parent);
+			id = node_add(w, j, w->parent, leaf);
 			if (!id)
 				break;
 			if (locked)
-				ltindex__add(w.key[j], id);
+				ltindex__add(w->key[j], id);
 		}
-		w.parent = id;
+		w->parent = id;
 	}
-	if (locked)
-		__atomic_store_n(&add_lock, 0, __ATOMIC_RELEASE);
+	add_lock_drop(locked);
+	return id;
+}
+
+/*
+ * An interpreter's stack: two chains, its native frames (f[0, nn)) and
+ * the interpreter's words after them, each shared with the stacks that
+ * share it, joined by a node of one word (include/heapsnoop/livetable.h,
+ * LT_STK_JOIN). Found by one probe (the two chains' keys and the cut
+ * bits, mixed), compared chain by chain.
+ */
+struct join {
+	struct want a, b;
+	uint32_t cut;
+	uint32_t ida, idb;		/* the chains' ids once known (0: compare their frames) */
+	uint64_t key;
+};
+
+/* Where @f[@depth]'s interpreter words begin (LT_PY_WORD: no native frame has bit 63). */
+static inline uint32_t native_end(const uint64_t *f, uint32_t depth)
+{
+	uint32_t nn = 0;
+
+	while (nn < depth && !(f[nn] & LT_PY_WORD))
+		nn++;
+	return nn;
+}
+
+static inline void join_keys(struct join *jn, const uint64_t *f, uint32_t nn, uint32_t depth,
+			     uint32_t cut)
+{
+	uint64_t b;
+
+	want_keys(&jn->a, f, nn, 0);
+	want_keys(&jn->b, f + nn, depth - nn, 0);
+	b = jn->b.key[jn->b.m - 1];
+	jn->cut = cut;
+	jn->ida = jn->idb = 0;
+	jn->key = mix(jn->a.key[jn->a.m - 1] ^ (b << 17 | b >> 47) ^ (0x200 | cut));
+}
+
+/* Node @id joins @arg's two chains. */
+static bool match_join(const void *arg, uint32_t id)
+{
+	const struct join *jn = arg;
+	const struct lt_stack *s = node_at(id);
+	uint32_t c = __atomic_load_n(&s->commit, __ATOMIC_ACQUIRE);
+
+	if (c != (LT_STK_OK | LT_STK_LEAF | LT_STK_JOIN | jn->cut << 16 | 1))
+		return false;
+	if (jn->ida)
+		return s->parent == jn->ida && s->frames[0] == jn->idb;
+	return match_whole(&jn->a, s->parent) && match_whole(&jn->b, (uint32_t)s->frames[0]);
+}
+
+/* The join of @jn's two chains (their ids known) added if not there: its id, 0 if no room. */
+static uint32_t join_add(struct join *jn)
+{
+	bool locked = add_lock_take();
+	uint32_t id = locked ? ltindex__find(jn->key, match_join, jn) : 0;
+	struct lt_stack *s;
+
+	if (!id && (s = room(1, &id))) {
+		s->parent = jn->ida;
+		s->frames[0] = jn->idb;
+		__atomic_store_n(&s->commit, LT_STK_OK | LT_STK_LEAF | LT_STK_JOIN | jn->cut << 16 | 1,
+				 __ATOMIC_RELEASE);
+		if (locked)
+			ltindex__add(jn->key, id);
+	}
+	add_lock_drop(locked);
+	return id;
+}
+
+uint32_t ltstacks__find(const uint64_t *f, uint32_t depth, uint32_t cut)
+{
+	uint32_t nn = native_end(f, depth);
+	struct join jn;
+
+	if (!nn || nn == depth) {
+		want_keys(&jn.a, f, depth, cut);
+		return chain_find(&jn.a);
+	}
+	join_keys(&jn, f, nn, depth, cut);
+	return ltindex__find(jn.key, match_join, &jn);
+}
+
+uint32_t ltstacks__intern(const uint64_t *f, uint32_t depth, uint32_t cut)
+{
+	uint32_t nn = native_end(f, depth), id;
+	struct join jn;
+
+	if (!nn || nn == depth) {
+		want_keys(&jn.a, f, depth, cut);
+		id = chain_find(&jn.a);
+	} else {
+		join_keys(&jn, f, nn, depth, cut);
+		id = ltindex__find(jn.key, match_join, &jn);
+	}
+	if (id)
+		return id;
+	lt_section_enter();
+	/* Every module its frames may be in, recorded before an entry names it. */
+	ltmods__refresh();
+	if (!nn || nn == depth) {
+		id = chain_add(&jn.a, true);
+	} else {
+		jn.ida = chain_find(&jn.a);
+		if (!jn.ida)
+			jn.ida = chain_add(&jn.a, false);
+		jn.idb = jn.ida ? chain_find(&jn.b) : 0;
+		if (jn.ida && !jn.idb)
+			jn.idb = chain_add(&jn.b, false);
+		id = jn.idb ? join_add(&jn) : 0;
+	}
 	lt_section_exit();
 	if (!id)
 		__atomic_fetch_add(&lt.h->lost_stacks, 1, __ATOMIC_RELAXED);

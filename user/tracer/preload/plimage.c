@@ -179,6 +179,27 @@ static void missing(struct plimages *ims, struct plimage *im)
 	     "they held is not in its dump", (int)im->pid, n);
 }
 
+/* -v: what its table holds, in bytes, nodes and stacks (the docs' numbers). */
+static void say_table(const struct plimage *im)
+{
+	const struct lt_header *h = im->hdr;
+	uint64_t off = 8, nodes = 0, stacks = 0;
+	struct lt_node n;
+
+	while (lt_stack__next(&im->view, off, &n) == 1) {
+		nodes += n.commit != LT_STK_PAD;
+		stacks += !!(n.commit & LT_STK_LEAF);
+		off = n.next;
+	}
+	elog("pid %d: its live table: %" PRIu64 " bytes of stacks (%" PRIu64 " nodes, %" PRIu64
+	     " made as whole stacks), %" PRIu64 " of entries (%" PRIu64 " slots), %" PRIu64
+	     " of modules; %u segments beside its memfd", (int)im->pid,
+	     __atomic_load_n(&h->stk_used, __ATOMIC_RELAXED), nodes, stacks,
+	     __atomic_load_n(&h->ent_hwm, __ATOMIC_RELAXED) * sizeof(struct lt_entry),
+	     __atomic_load_n(&h->ent_hwm, __ATOMIC_RELAXED),
+	     __atomic_load_n(&h->mod_used, __ATOMIC_RELAXED), im->nsegs);
+}
+
 /* Its counts taken into the run's, its descriptors closed. */
 static void image_close(struct plimages *ims, struct plimage *im)
 {
@@ -192,12 +213,7 @@ static void image_close(struct plimages *ims, struct plimage *im)
 		     " modules: its live table could not grow (out of memory or address space, "
 		     "or HEAPSNOOP_TABLE_ENTRIES: docs/COLLECTOR.md)", (int)im->pid, e, s, m);
 	if (ims->verbose)
-		elog("pid %d: its live table: %" PRIu64 " bytes of stacks, %" PRIu64 " of entries (%"
-		     PRIu64 " slots), %" PRIu64 " of modules; %u segments beside its memfd",
-		     (int)im->pid, __atomic_load_n(&h->stk_used, __ATOMIC_RELAXED),
-		     __atomic_load_n(&h->ent_hwm, __ATOMIC_RELAXED) * sizeof(struct lt_entry),
-		     __atomic_load_n(&h->ent_hwm, __ATOMIC_RELAXED),
-		     __atomic_load_n(&h->mod_used, __ATOMIC_RELAXED), im->nsegs);
+		say_table(im);
 	ims->lost_entries += e;
 	ims->lost_stacks += s;
 	ims->lost_modules += m;
