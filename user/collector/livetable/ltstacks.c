@@ -17,6 +17,14 @@
  * codec costs more than unwinding, and a dump encodes a stack once for
  * all its blocks).
  *
+ * An interpreter's stack (its native frames, then its Python or Lua
+ * words) is two such chains, each shared with the stacks that share it,
+ * and a JOIN node of one word under the native chain naming the words'
+ * chain: its key mixes the two chains' keys and the cut bits, so it too
+ * is one probe when seen before. One chain for the whole would copy every
+ * native frame under each new innermost Python frame (an import-heavy
+ * Python run: 808 bytes a stack, 56 with JOINs).
+ *
  * Room: a node is reserved by moving stk_used on (compare-and-exchange);
  * one that would cross its segment's end leaves LT_STK_PAD there and is
  * reserved at the next segment's start (made if need be:
@@ -271,13 +279,17 @@ struct join {
 	uint64_t key;
 };
 
-/* Where @f[@depth]'s interpreter words begin (LT_PY_WORD: no native frame has bit 63). */
+/*
+ * Where @f[@depth]'s interpreter words begin: they are its last ones
+ * (LT_PY_WORD: no native frame has bit 63), so a native stack costs one
+ * test.
+ */
 static inline uint32_t native_end(const uint64_t *f, uint32_t depth)
 {
-	uint32_t nn = 0;
+	uint32_t nn = depth;
 
-	while (nn < depth && !(f[nn] & LT_PY_WORD))
-		nn++;
+	while (nn && (f[nn - 1] & LT_PY_WORD))
+		nn--;
 	return nn;
 }
 
