@@ -232,6 +232,13 @@ int livetable__grow(unsigned int r, unsigned int k)
 		return -ENOSPC;
 	if (lt_made(r, k))
 		return 0;
+	/*
+	 * A vfork child shares its parent's memory, not its pid: a segment
+	 * it handed over would be named another process's. What needed it
+	 * is counted in the parent's header.
+	 */
+	if (getpid() != lt.h->pid)
+		return -EPERM;
 	me = (int)syscall(SYS_gettid);
 	while (!__atomic_compare_exchange_n(&grow_lock, &free_, me, false, __ATOMIC_ACQUIRE,
 					    __ATOMIC_RELAXED)) {

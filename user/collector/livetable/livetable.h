@@ -202,8 +202,9 @@ int livetable__create(uint64_t entries, uint64_t sample, const char *comm);
  * header), each once whoever asks; for the writers, inside a section.
  * Returns 0, or -errno: ENOSPC (@k past the region's last), ENOMEM (no
  * memory or address space: RLIMIT_AS), EDEADLK (this thread is making
- * one already: a signal's allocation), or the hand-over's (heapsnoop
- * gone); said once per region. What needed it is counted as not
+ * one already: a signal's allocation), EPERM (a vfork child, another
+ * pid than the table's), or the hand-over's (heapsnoop gone); said once
+ * per region. What needed it is counted as not
  * recorded by the caller.
  */
 int livetable__grow(unsigned int r, unsigned int k);

@@ -60,8 +60,8 @@ struct plimages {
 	size_t n, cap;
 	struct plimage *held;		/* the last image to end, not yet written */
 	struct plsock *sock;
-	struct plhello pending[64];	/* messages taken during a dump, handled after, in order */
-	size_t npending;
+	struct plhello *pending;	/* messages taken during a dump, handled after, in order */
+	size_t npending, pending_cap;
 	struct lt_out *out;
 	struct plpy *py;		/* NULL: --no-interp */
 	bool verbose;
@@ -473,14 +473,22 @@ static bool message_in(struct plimages *ims)
 
 /*
  * Every message waiting on the socket taken (a dump's view then has
- * every segment sent before). Returns true if it stopped with pending
- * full (more may wait), false once the socket is empty.
+ * every segment sent before): pending grows as it must. Returns true if
+ * it stopped without memory for more (they wait in the socket), false
+ * once the socket is empty.
  */
 static bool drain(struct plimages *ims)
 {
 	while (ims->sock) {
-		if (ims->npending == sizeof(ims->pending) / sizeof(ims->pending[0]))
-			return true;
+		if (ims->npending == ims->pending_cap) {
+			size_t cap = ims->pending_cap ? 2 * ims->pending_cap : 64;
+			struct plhello *p = realloc(ims->pending, cap * sizeof(*p));
+
+			if (!p)
+				return true;
+			ims->pending = p;
+			ims->pending_cap = cap;
+		}
 		if (!message_in(ims))
 			return false;
 	}
@@ -498,14 +506,20 @@ static void take_all(struct plimages *ims, bool keep_held)
 	} while (more);
 }
 
-/* Messages that came during a dump or a section, taken now, in order. */
+/*
+ * Messages that came during a dump or a section, taken now, in order
+ * (each copied out first: a section written meanwhile may take more, and
+ * move the array).
+ */
 static void pending_take(struct plimages *ims, bool keep_held)
 {
 	for (size_t i = 0; i < ims->npending; i++) {
-		if (ims->pending[i].h.kind == LT_HELLO_SEGMENT)
-			seg_message(ims, &ims->pending[i]);
+		struct plhello h = ims->pending[i];
+
+		if (h.h.kind == LT_HELLO_SEGMENT)
+			seg_message(ims, &h);
 		else
-			hello_take(ims, &ims->pending[i], keep_held);
+			hello_take(ims, &h, keep_held);
 	}
 	ims->npending = 0;
 }
@@ -762,6 +776,7 @@ void plimages__free(struct plimages *ims)
 		image_close(ims, ims->alive[--ims->n]);
 	for (size_t i = 0; i < ims->npending; i++)
 		plhello__close(&ims->pending[i]);
+	free(ims->pending);
 	plpy__free(ims->py);
 	free(ims->alive);
 	free(ims->out);
