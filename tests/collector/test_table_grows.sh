@@ -18,8 +18,8 @@
 #     4 threads killed mid-call, 100 forks while they churn (each child's
 #     table as the fork left it, its segments its own), alone with a
 #     SIGSEGV on a thread mid-call: each exact (check_death);
-#   a table that cannot grow (HEAPSNOOP_TABLE_ENTRIES): counted, said,
-#     exit status 3.
+#   a table that may not grow (HEAPSNOOP_TABLE_ENTRIES) or cannot
+#     (RLIMIT_AS): counted, said, exit status 3, the program run to its end.
 # No sleeps: the programs say "ready"/"done" first.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
@@ -41,9 +41,10 @@ paths_exact() { # NAME LOG
 "$HS" --preload -v -o "$T/paths.rec" -- "$PP" "$L" > /dev/null 2> "$T/paths.err"
 expect_eq "prog_paths $L: heapsnoop's status" "$?" 0
 check "prog_paths $L: nothing NOT RECORDED" sh -c "! grep -q 'NOT RECORDED' '$T/paths.err'"
+# 2^L entries of 32 bytes and 2^L stacks from 1 MiB segments 0, doubling (20: 11, 22: 14)
 segs=$(sed -n 's/^heapsnoop: \([0-9]*\) segments of live tables taken.*/\1/p' "$T/paths.err")
-check "prog_paths $L: the table grew by segments handed over (${segs:-none})" \
-	test "${segs:-0}" -ge 8
+check "prog_paths $L: the table grew by segments handed over (${segs:-0}, at least $((L >= 16 ? L - 14 : 0)))" \
+	test "${segs:-0}" -ge $((L >= 16 ? L - 14 : 0))
 paths_exact "prog_paths $L" "$T/paths.rec"
 
 # --- killed by kill -9 once the blocks are there ----------------------------------
@@ -143,5 +144,14 @@ HEAPSNOOP_TABLE_ENTRIES=64 "$HS" --preload -o "$T/cap.rec" -- "$PP" 12 > /dev/nu
 expect_eq "HEAPSNOOP_TABLE_ENTRIES=64: status 3" "$?" 3
 check "HEAPSNOOP_TABLE_ENTRIES=64: the blocks without an entry said" \
 	grep -q 'NOT RECORDED: [0-9]* allocations' "$T/cap.err"
+# An address space too small for its segments (RLIMIT_AS of 250 MB; prog_paths
+# 20's own blocks fit, 127 MiB of stack segments and 63 of entries do not).
+"$HS" --preload -o "$T/as.rec" -- sh -c "ulimit -v 250000; exec '$PP' 20" > /dev/null 2> "$T/as.err"
+expect_eq "RLIMIT_AS of 250 MB: status 3" "$?" 3
+check "RLIMIT_AS of 250 MB: the collector says what cannot grow" \
+	grep -q 'heapsnoop-preload: pid [0-9]*: the live table.s [a-z]* cannot grow to [0-9]* MiB' "$T/as.err"
+check "RLIMIT_AS of 250 MB: heapsnoop says what is not recorded, the program ran to its end" \
+	sh -c "grep -q 'NOT RECORDED: [1-9][0-9]* allocations' '$T/as.err' &&
+	       grep -q \"the command's own status: exit 0\" '$T/as.err'"
 
 finish
