@@ -64,6 +64,89 @@ static bool is_eval(void *ctx, uint64_t ra)
 }
 
 /*
+ * A Python frame as named once: its code object (address, fingerprint)
+ * at an instruction, its synthetic address; skip: not started yet (left
+ * out); gone: its code object neither recorded nor readable. Each is
+ * named once for the image (the outer frames of a program's stacks are
+ * the same in thousands of them): the code object's line table decoded
+ * and the frame interned (frametab's hash of its strings) once.
+ */
+struct named {
+	uint64_t code;
+	uint32_t fp;
+	int32_t index;
+	uint64_t addr;
+	bool skip, gone;
+};
+
+static bool named_equal(uintptr_t stored, uintptr_t probe, void *ctx)
+{
+	const struct named *a = (const struct named *)stored, *b = (const struct named *)probe;
+
+	(void)ctx;
+	return a->code == b->code && a->fp == b->fp && a->index == b->index;
+}
+
+/*
+ * Code object @code (fingerprint @fp) at instruction @index, named: the
+ * image's kept one, else named into *@tmp and kept; NULL when the frame
+ * table is full.
+ */
+static const struct named *named_of(struct plpy_image *pi, uint64_t code, uint32_t fp,
+				    int32_t index, struct named *tmp)
+{
+	struct named key = { .code = code, .fp = fp, .index = index }, *nm;
+	uint64_t hash = htab_hash2(code, (uint64_t)fp << 32 | (uint32_t)index);
+	const char *name = GONE, *file = NULL;
+	struct code *c;
+	int line = 0;
+
+	nm = pi->named_frames ? htab__find(pi->named_frames, hash, (uintptr_t)&key) : NULL;
+	if (nm)
+		return nm;
+	*tmp = key;
+	c = plpy_code__of(pi, code, fp);
+	if (c && c->ok) {
+		bool known = index != LT_PY_INDEX_BAD;	/* else too far to say: line 0 */
+
+		if (known && (index < 0 || (c->c.firsttraceable >= 0 && index < c->c.firsttraceable))) {
+			tmp->skip = true;	/* not started yet */
+		} else {
+			name = c->c.name;
+			file = c->c.file;
+			line = known ? py_code__line(&c->c, index) : 0;
+			line = line > 0 ? line : 0;
+		}
+	} else {
+		tmp->gone = true;
+	}
+	if (!tmp->skip && frametab__intern(pi->py->ft, (uint32_t)pi->pid, "python", name, file,
+					   (uint32_t)line, &tmp->addr))
+		return NULL;
+	nm = pi->named_frames ? malloc(sizeof(*nm)) : NULL;
+	if (nm) {
+		*nm = *tmp;
+		if (htab__add(pi->named_frames, hash, (uintptr_t)nm, nm)) {
+			free(nm);
+			nm = NULL;
+		}
+	}
+	return nm ? nm : tmp;
+}
+
+/* Every named frame of @pi forgotten (its binary read again: names made anew). */
+static void named_free(struct plpy_image *pi)
+{
+	size_t pos = 0;
+	void *v;
+
+	while (pi->named_frames && (v = htab__next(pi->named_frames, &pos, NULL)))
+		free(v);
+	htab__free(pi->named_frames);
+	pi->named_frames = NULL;
+}
+
+/*
  * The Python pairs @f[@n] named into py->iframes, cut into segments
  * (py->seg_end: 3.11's is_entry frame ends one, as the tracer's
  * interp.c); a frame not started yet dropped (CPython's tracebacks do).
@@ -77,39 +160,25 @@ static uint32_t name_pairs(struct plpy_image *pi, const uint64_t *f, uint32_t n,
 
 	*bad = n % 2;
 	for (uint32_t i = 0; i + 1 < n; i += 2) {
-		uint64_t w = f[i], pos = f[i + 1], addr;
-		int32_t index = lt_py_index(pos);
-		const char *name = GONE, *file = NULL;
-		struct code *c;
-		int line = 0;
+		uint64_t w = f[i], pos = f[i + 1];
+		const struct named *nm;
+		struct named tmp;
 
 		if (!(w & LT_PY_WORD) || (w & LT_PY_POS) || (pos & (LT_PY_WORD | LT_PY_POS)) !=
 		    (LT_PY_WORD | LT_PY_POS)) {
 			*bad = true;
 			break;
 		}
-		c = plpy_code__of(pi, w & LT_PY_ADDR, lt_py_fp(pos));
-		if (c && c->ok) {
-			bool known = index != LT_PY_INDEX_BAD;	/* else too far to say: line 0 */
-
-			if (known && (index < 0 || (c->c.firsttraceable >= 0 &&
-						    index < c->c.firsttraceable)))
-				goto next;	/* not started yet */
-			name = c->c.name;
-			file = c->c.file;
-			line = known ? py_code__line(&c->c, index) : 0;
-			line = line > 0 ? line : 0;
-		} else {
-			pi->gone++;
-		}
-		if (frametab__intern(py->ft, (uint32_t)pi->pid, "python", name, file,
-				     (uint32_t)line, &addr)) {
+		nm = named_of(pi, w & LT_PY_ADDR, lt_py_fp(pos), lt_py_index(pos), &tmp);
+		if (!nm) {
 			*more = true;	/* the frame table is full: the stack ends here */
 			break;
 		}
-		py->iframes[k++] = addr;
-		py->frames++;
-next:
+		pi->gone += nm->gone;
+		if (!nm->skip) {
+			py->iframes[k++] = nm->addr;
+			py->frames++;
+		}
 		if (w & LT_PY_ENTRY)
 			py->seg_end[s++] = k;
 		if (w & LT_PY_MORE)
@@ -323,6 +392,8 @@ static void settled(struct plpy_image *pi, int err, const char *why)
 
 	pi->pending = false;
 	pi->named = !err;
+	named_free(pi);
+	pi->named_frames = htab__new(256, named_equal, NULL);
 	if (htab__next(pi->stacks, &pos, NULL) && (fresh = htab__new(256, NULL, NULL))) {
 		for (pos = 0; (x = htab__next(pi->stacks, &pos, NULL));)
 			free(x);
@@ -464,6 +535,7 @@ void plpy_image__free(struct plpy_image *pi)
 	*(pi->lua ? &pi->py->lua_gone : &pi->py->gone) += pi->gone;
 	pllua__free(pi);
 	plpy_code__free_all(pi);
+	named_free(pi);
 	if (pi->stacks)
 		while ((v = htab__next(pi->stacks, &pos, NULL)))
 			free(v);

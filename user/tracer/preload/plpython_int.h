@@ -52,6 +52,7 @@ struct plpy_image {
 	uint64_t scanned;	/* the stacks' region's offset scanned up to */
 	struct htab *codes;	/* (address, fingerprint) -> struct code */
 	struct htab *stacks;	/* stack id -> struct xstack */
+	struct htab *named_frames;	/* (address, fingerprint, index) -> a frame as named */
 	uint64_t gone;
 };
 
