@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * plpython.c - heapsnoop --preload's Python frames (see plpython.h): the
- * table's stacks scanned as they appear, the collector's code object
- * records taken (plpycode.c), each stack's Python words named, spliced
- * at the eval loop's frames (the tracer's splice.c, its rule), and
+ * table's stack nodes scanned in order as they appear, the collector's
+ * code object records taken (plpycode.c), each new whole stack's Python
+ * words named (each frame, a code object at an instruction, once an
+ * image), spliced at the eval loop's frames (the tracer's splice.c, its
+ * rule), and
  * written as synthetic addresses and `frame` records through the dump's
  * hooks (livedump.h, lt_out's xlate and names). A Lua's image is one of
  * these too, its stacks named and spliced by pllua.c.
