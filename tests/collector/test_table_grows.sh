@@ -118,10 +118,8 @@ checked "small segments, fork: the child (its copy of the grown table)" \
 checked "small segments, fork: the parent" "$T/ss-fork.list" "$T/ss-fork.rec"
 killed H ss-kill kill
 checked "small segments, kill -9 at rest" "$T/ss-kill.list" "$T/ss-kill.rec"
-for k in 1 2; do
-	killed H ss-thr threads 4
-	checked "small segments, 4 threads killed mid-call (round $k)" "$T/ss-thr.list" "$T/ss-thr.rec"
-done
+killed H ss-thr threads 4
+checked "small segments, 4 threads killed mid-call" "$T/ss-thr.list" "$T/ss-thr.rec"
 killed H ss-cow threads-forkcow 4 100
 expect_eq "small segments, 100 forks while 4 threads churn: 100 children's sections" \
 	"$(grep -c '^heapsnoop: exit ' "$T/ss-cow.rec")" 100
