@@ -169,7 +169,7 @@ int session__drain(struct session *s)
 static int wait_events(struct session *s)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = reader__epoll_fd(s->rd), .events = POLLIN },
+		{ .fd = reader__poll_fd(s->rd), .events = POLLIN },
 		/* The launched command stopped (its exec, its loader's calls). */
 		{ .fd = s->launched ? s->child.wake_fd : -1, .events = POLLIN },
 	};

@@ -220,7 +220,8 @@ static int start_tracing(struct session *s)
 	/* Before the first /proc maps read, which notes the producer's position. */
 	err = reader__open(bpf_map__fd(s->skel->maps.events), o->ringbuf_mb << 20,
 			   s->skel->rodata->have_free_log ? bpf_map__fd(s->skel->maps.free_logs) : -1,
-			   bpf_map__max_entries(s->skel->maps.free_logs), session__on_record, s, &s->rd);
+			   bpf_map__max_entries(s->skel->maps.free_logs),
+			   &(struct reader_opts){ .fn = session__on_record, .ctx = s }, &s->rd);
 	if (err) {
 		elog("cannot map the ring buffer or the free logs: %s", strerror(-err));
 		return err;

@@ -59,7 +59,7 @@ struct trace_opts {
 	 */
 	void (*sync_maps)(void *ctx);
 	/*
-	 * The ring buffer's producer position now (ringpos__head()): records
+	 * The ring buffer's producer position now (ring__head(), stream/ring.h): records
 	 * reserved after it have a higher seq. NULL: the last record's seq.
 	 */
 	uint64_t (*ring_head)(void *ctx);
@@ -156,7 +156,7 @@ void trace__free(struct trace *t);
 
 /*
  * Handle one ring buffer record of @len bytes; @seq is its position in the
- * ring's stream + 1 (ringpos.h), which orders it against the positions
+ * ring's stream + 1 (stream/ring.h), which orders it against the positions
  * realloc records carry (HS_EV_FREE), so it must grow from record to
  * record. Returns 0 (never fails).
  */
