@@ -28,6 +28,7 @@
 #include "output/report.h"
 #include "output/status.h"
 #include "session_int.h"
+#include "stream/flow.h"
 #include "stream/reader.h"
 #include "track/mmaprec.h"
 #include "track/trace.h"
@@ -100,6 +101,15 @@ int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq)
 	if (s->mr && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT)
 		mmaprec__drain(s->mr);
 	return trace__event(s->trace, data, len, seq);
+}
+
+/* reader_opts.flow: the traced processes wait while the backlog is high. */
+void session__on_backlog(void *ctx, uint64_t backlog)
+{
+	struct session *s = ctx;
+
+	if (s->flow)
+		flow__backlog(s->flow, backlog);
 }
 
 /* trace_opts.ring_head: the ring buffer producer's position now. */

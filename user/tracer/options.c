@@ -105,6 +105,12 @@ static const char usage_text[] =
 "                         has them, and go into the log as jit records)\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
+"      --on-full hold|drop  when heapsnoop falls behind the traced program:\n"
+"                         hold (default) makes its processes wait, frozen\n"
+"                         by a cgroup of heapsnoop's (cgroup v2), until it\n"
+"                         catches up, so nothing is lost; drop drops events\n"
+"                         (counted, exit status 3) and never slows them.\n"
+"                         -a always drops\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
 "                         2048 (default 64)\n"
 "      --thread-slots N   in-flight calls kept in N slots by thread id, a\n"
@@ -161,7 +167,7 @@ enum {
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
-	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP,
+	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL,
 };
 
 static const struct option longopts[] = {
@@ -185,6 +191,7 @@ static const struct option longopts[] = {
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 	{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
 	{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
+	{ "on-full", required_argument, NULL, OPT_ON_FULL },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "thread-slots", required_argument, NULL, OPT_THREAD_SLOTS },
 	{ "empty-probes", optional_argument, NULL, OPT_EMPTY },
@@ -427,6 +434,14 @@ static int parse_one(int c, char *arg, struct options *o)
 		return parse_interp(arg, o);
 	case OPT_NO_INTERP: o->interp = 0; return 0;
 	case OPT_NO_PERF_MAP: o->no_perf_map = true; return 0;
+	case OPT_ON_FULL:
+		if (strcmp(arg, "hold") && strcmp(arg, "drop")) {
+			elog("--on-full '%s': give hold (the traced processes wait) or drop "
+			     "(events are dropped, counted)", arg);
+			return -EINVAL;
+		}
+		o->on_full = strcmp(arg, "drop") ? OPT_ON_FULL_HOLD : OPT_ON_FULL_DROP;
+		return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
 	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK:
@@ -511,6 +526,11 @@ static int validate(const struct options *o)
 		return -EINVAL;
 	if (o->all && o->interp_asked && o->interp) {
 		elog("--interp goes with -p or a command: -a reads native frames only (for now)");
+		return -EINVAL;
+	}
+	if (o->all && o->on_full == OPT_ON_FULL_HOLD) {
+		elog("--on-full hold goes with -p or a command: -a cannot make every process "
+		     "on the machine wait");
 		return -EINVAL;
 	}
 	if (o->min_size > o->max_size) {

@@ -60,9 +60,11 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 	/*
 	 * The loader reads at a pace that finds some 1/8 of the ring waiting
 	 * (pace.h), at least every 10 ms (the session's SESSION_POLL_MS);
-	 * woken only when that falls behind: at half full.
+	 * woken only when that falls behind: at half full; or, when the
+	 * traced processes wait for it (o->hold: stream/flow.h), at the
+	 * quarter where they are made to.
 	 */
-	skel->rodata->wakeup_bytes = o->ringbuf_bytes / 2;
+	skel->rodata->wakeup_bytes = o->ringbuf_bytes / (o->hold ? 4 : 2);
 	skel->rodata->free_wakeup_bytes = o->ringbuf_bytes / 2;
 	skel->rodata->filter_comm = o->comm != NULL;
 	if (o->comm)

@@ -6,8 +6,10 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
+#include "attach/hold.h"
 #include "msg.h"
 #include "status.h"
 
@@ -112,7 +114,10 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 		"for %zu unique stacks", trace__live_memory(t), live, trace__stack_memory(t),
 		nstacks);
 	if (!getrusage(RUSAGE_SELF, &ru))
-		flog(out, "heapsnoop's own memory: %ld KiB resident at its peak", ru.ru_maxrss);
+		flog(out, "heapsnoop's own memory: %ld KiB resident at its peak; its CPU time: "
+		     "%.2f s user, %.2f s system", ru.ru_maxrss,
+		     ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	if (!lost && !s->bad_events && !s->no_memory) {
 		flog(out, "no events lost");
 	} else {
@@ -211,4 +216,18 @@ void status__unwind(FILE *out, const struct trace *t)
 	flog(out, "unwind tables: %zu modules (%zu without CFI), %zu bytes of CFI "
 		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits", cs.modules,
 		cs.no_cfi, cs.cfi_bytes, cs.cache_bytes, cs.lookups, hit);
+}
+
+void status__hold(FILE *out, const struct hold *h, int err)
+{
+	struct hold_stats st;
+
+	hold__stats(h, &st);
+	if (st.holds)
+		flog(out, "the traced processes waited %" PRIu64 " time%s for heapsnoop to catch "
+		     "up, %.1f ms in all (the longest %.1f ms)", st.holds, st.holds == 1 ? "" : "s",
+		     st.held_ns / 1e6, st.longest_ns / 1e6);
+	if (err)
+		flog(out, "making the traced processes wait failed: %s (events may have been "
+		     "lost: counted above)", strerror(-err));
 }

@@ -53,4 +53,13 @@ void status__free_logs(FILE *out, uint64_t logged, uint64_t to_ring);
  */
 void status__unwind(FILE *out, const struct trace *t);
 
+struct hold;
+
+/*
+ * --on-full hold: how often and how long the traced processes waited for
+ * heapsnoop (attach/hold.h), and @err, the first error holding them
+ * (0: none; events may then have been lost, counted above).
+ */
+void status__hold(FILE *out, const struct hold *h, int err);
+
 #endif /* HEAPSNOOP_STATUS_H */

@@ -8,9 +8,9 @@
 #include "ring.h"
 
 /* The kernel's record header (BPF_RINGBUF_HDR_SZ) and its bits. */
-#define RING_HDR	8
-#define RING_BUSY	(1u << 31)
-#define RING_DISCARD	(1u << 30)
+#define HDR_SIZE	8
+#define HDR_BUSY	(1u << 31)
+#define HDR_DISCARD	(1u << 30)
 
 struct ring {
 	int fd;
@@ -86,15 +86,15 @@ int ring__at(const struct ring *r, uint64_t pos, const void **data, uint32_t *le
 	hdr = (const uint32_t *)(r->data + (pos & r->mask));
 	/* Pairs with the commit's release of the header (bpf_ringbuf_commit). */
 	w = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
-	if (w & RING_BUSY)
+	if (w & HDR_BUSY)
 		return RING_BUSY;
-	n = w & ~RING_DISCARD;
-	if (n > r->size - RING_HDR)
+	n = w & ~HDR_DISCARD;
+	if (n > r->size - HDR_SIZE)
 		return -EPROTO;
-	*next = pos + ((n + RING_HDR + 7) & ~7ull);
-	if (w & RING_DISCARD)
+	*next = pos + ((n + HDR_SIZE + 7) & ~7ull);
+	if (w & HDR_DISCARD)
 		return RING_SKIP;
-	*data = (const char *)hdr + RING_HDR;
+	*data = (const char *)hdr + HDR_SIZE;
 	*len = n;
 	return RING_DATA;
 }
@@ -118,15 +118,15 @@ int ring__peek(const struct ring *r, uint64_t from,
 	while (pos < head) {
 		const uint32_t *hdr = (const uint32_t *)(r->data + (pos & r->mask));
 		uint32_t w = __atomic_load_n(hdr, __ATOMIC_ACQUIRE);
-		uint32_t len = w & ~(RING_BUSY | RING_DISCARD);
+		uint32_t len = w & ~(HDR_BUSY | HDR_DISCARD);
 
-		if (len > r->size - RING_HDR)
+		if (len > r->size - HDR_SIZE)
 			return -EPROTO;
-		if (!(w & (RING_BUSY | RING_DISCARD))) {
-			fn(ctx, (const char *)hdr + RING_HDR, len, pos);
+		if (!(w & (HDR_BUSY | HDR_DISCARD))) {
+			fn(ctx, (const char *)hdr + HDR_SIZE, len, pos);
 			n++;
 		}
-		pos += (len + RING_HDR + 7) & ~7ull;
+		pos += (len + HDR_SIZE + 7) & ~7ull;
 	}
 	*to = pos > head ? pos : head;
 	return n;
