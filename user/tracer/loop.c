@@ -103,6 +103,18 @@ int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq)
 	return trace__event(s->trace, data, len, seq);
 }
 
+/* reader_opts.ahead: an allocation's stack unwound on the pool meanwhile. */
+bool session__on_ahead(void *ctx, const void *data, size_t len, uint64_t seq)
+{
+	struct session *s = ctx;
+	const struct hs_event *ev = data;
+
+	/* heapsnoop's own dump writers' records (-a) are dropped in turn. */
+	if (len >= HS_EVENT_FREE_SIZE && bgdump__owns(s->bg, (pid_t)ev->pid))
+		return ev->type != HS_EV_EXIT;
+	return trace__ahead(s->trace, data, len, seq);
+}
+
 /* reader_opts.flow: the traced processes wait while the backlog is high. */
 void session__on_backlog(void *ctx, uint64_t backlog)
 {

@@ -77,6 +77,9 @@ static const char usage_text[] =
 "                         without frame pointers (Debian's) has complete\n"
 "                         stacks; fp follows %rbp in BPF (less loader CPU),\n"
 "                         complete only where every frame keeps %rbp\n"
+"      --unwind-threads N dwarf: unwind stacks on N threads beside the event\n"
+"                         loop's (default: one per CPU but one, up to 16;\n"
+"                         0: the loop's thread alone)\n"
 "      --stack-copy BYTES dwarf: the most stack copied per allocation, a\n"
 "                         power of two from 512 to 65536 (default 16384);\n"
 "                         deeper stacks are cut and counted as truncated\n"
@@ -167,7 +170,7 @@ enum {
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
-	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL,
+	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL, OPT_UNWIND_THREADS,
 };
 
 static const struct option longopts[] = {
@@ -189,6 +192,7 @@ static const struct option longopts[] = {
 	{ "allocator", required_argument, NULL, OPT_ALLOCATOR },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
+	{ "unwind-threads", required_argument, NULL, OPT_UNWIND_THREADS },
 	{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
 	{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
 	{ "on-full", required_argument, NULL, OPT_ON_FULL },
@@ -311,6 +315,11 @@ static int parse_stack(int c, const char *arg, struct options *o)
 			return -EINVAL;
 		}
 		o->unwind_fp = !strcmp(arg, "fp");
+		return 0;
+	case OPT_UNWIND_THREADS:
+		if (parse_uint(arg, "thread count", 256, &v))
+			return -EINVAL;
+		o->unwind_threads = (int)v;
 		return 0;
 	case OPT_STACK_COPY:
 		if (parse_pow2(arg, "stack-copy", "stack copy size", "bytes", HS_USER_STACK_MIN,
@@ -453,6 +462,7 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_COMM: case OPT_PID_FILTER: case OPT_UID: case OPT_MIN_SIZE: case OPT_MAX_SIZE:
 		return parse_filter(c, arg, o);
 	case OPT_UNWIND: case OPT_STACK_COPY: case OPT_SNIP_PRE: case OPT_SNIP_POST:
+	case OPT_UNWIND_THREADS:
 		return parse_stack(c, arg, o);
 	case 'p': case 'o': case 'i': case 's': case OPT_RINGBUF: case OPT_SAMPLE_MS:
 	case OPT_THREAD_SLOTS:
@@ -547,7 +557,8 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .thread_slots = HS_THREAD_SLOTS, .uid = -1, .max_size = UINT64_MAX,
-			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON | OPT_INTERP_LUA };
+			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON | OPT_INTERP_LUA,
+			       .unwind_threads = -1 };
 	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;

@@ -34,6 +34,8 @@ struct options {
 	bool empty_read;	/* --empty-probes=read */
 	bool unwind_fp;		/* --unwind fp; default dwarf */
 	unsigned int stack_copy;	/* --stack-copy bytes */
+	/* --unwind-threads: beside the loop's; -1: one per CPU but one, up to 16 */
+	int unwind_threads;
 	/*
 	 * --on-full: when heapsnoop falls behind, the traced processes wait
 	 * (hold: -p and a command by default, attach/hold.h) or events are

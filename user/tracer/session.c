@@ -259,6 +259,16 @@ static int start_hold(struct session *s)
 	return 0;
 }
 
+/* --unwind-threads, or one per CPU but the loop's, up to 16. */
+static unsigned int unwind_threads(const struct options *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+
+	if (o->unwind_threads >= 0)
+		return (unsigned int)o->unwind_threads;
+	return n < 1 ? 1 : n > 16 ? 16 : (unsigned int)n;
+}
+
 /*
  * The trace, the command held (launch mode), the probes, the ring buffer.
  * Returns 0 or -errno, said; a held command is ended on failure.
@@ -266,6 +276,7 @@ static int start_hold(struct session *s)
 static int start_tracing(struct session *s)
 {
 	struct options *o = &s->o;
+	unsigned int threads = o->unwind_fp ? 0 : unwind_threads(o);
 	int err;
 
 	/* Before the first /proc maps read, which notes the producer's position. */
@@ -273,6 +284,7 @@ static int start_tracing(struct session *s)
 			   s->skel->rodata->have_free_log ? bpf_map__fd(s->skel->maps.free_logs) : -1,
 			   bpf_map__max_entries(s->skel->maps.free_logs),
 			   &(struct reader_opts){ .fn = session__on_record,
+						  .ahead = threads ? session__on_ahead : NULL,
 						  .flow = session__on_backlog, .ctx = s }, &s->rd);
 	if (err) {
 		elog("cannot map the ring buffer or the free logs: %s", strerror(-err));
@@ -297,6 +309,7 @@ static int start_tracing(struct session *s)
 						    .snip_post = o->snip_post,
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
+						    .unwind_threads = threads,
 						    .no_jit_names = o->no_perf_map,
 						    .sample_bytes = o->sample_bytes,
 						    .on_exit = o->leaks_at_exit || s->gate ?

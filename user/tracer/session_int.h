@@ -87,6 +87,7 @@ void session__catch_stop(void);
  */
 int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq);
 void session__on_backlog(void *ctx, uint64_t backlog);
+bool session__on_ahead(void *ctx, const void *data, size_t len, uint64_t seq);
 uint64_t session__ring_head(void *ctx);
 void session__sync_maps(void *ctx);
 void session__on_proc_exit(struct proc *p, void *ctx);

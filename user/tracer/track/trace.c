@@ -18,6 +18,7 @@
 #include "sampling.h"
 #include "trace.h"
 #include "trace_int.h"
+#include "unwind/pool.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
 #define MAPS_REFRESH_NS 200000000ULL
@@ -33,9 +34,14 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->build_ids = buildid_cache__new();
 	t->frames = frametab__new();
 	if (opts->unwind) {
-		t->unwinder = unwinder__new();
-		t->unwound = malloc(trace_max_frames(opts->snip_pre, opts->snip_post, false) *
-				    sizeof(*t->unwound));
+		unsigned int max = trace_max_frames(opts->snip_pre, opts->snip_post, false);
+
+		if (opts->unwind_threads &&
+		    !unwind_pool__new(opts->unwind_threads, TRACE_POOL_DEPTH, max, &t->pool))
+			t->unwinder = unwind_pool__own(t->pool);
+		else
+			t->unwinder = unwinder__new();
+		t->unwound = malloc(max * sizeof(*t->unwound));
 	}
 	if (opts->interp_splice)
 		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
@@ -48,6 +54,77 @@ struct trace *trace__new(const struct trace_opts *opts)
 	return t;
 }
 
+/* The oldest job back: its mappings unpinned, its slot freed. */
+static void job_done(struct trace *t)
+{
+	struct unwind_job *j = unwind_pool__oldest(t->pool);
+
+	if (j->maps)
+		mapset__unpin(j->maps);
+	unwind_pool__done(t->pool);
+}
+
+/*
+ * The job of the record of sequence @seq, done; NULL when it has none.
+ * Older jobs are taken back on the way: records the session did not hand
+ * over (heapsnoop's own dump writers' under -a).
+ */
+static struct unwind_job *take_job(struct trace *t, uint64_t seq)
+{
+	uint64_t s;
+
+	while (t->pool && unwind_pool__oldest_seq(t->pool, &s)) {
+		if (s == seq)
+			return unwind_pool__oldest(t->pool);
+		if (s > seq)
+			break;
+		job_done(t);
+	}
+	return NULL;
+}
+
+bool trace__ahead(struct trace *t, const void *data, size_t len, uint64_t seq)
+{
+	const struct hs_event *ev = data;
+	struct unwind_job *j;
+	struct proc *p;
+
+	if (!t->pool || len < HS_EVENT_FREE_SIZE || ev->type == HS_EV_FREE)
+		return true;
+	if (len < HS_EVENT_HDR_SIZE)
+		return true;	/* malformed: trace__event() counts it */
+	switch (ev->type) {
+	case HS_EV_ALLOC:
+		break;
+	case HS_EV_INTERP:
+	case HS_EV_INTERP_CODE:
+		return true;
+	default:
+		/* An exec, exit or fork: what later records are unwound against changes. */
+		return false;
+	}
+	if (!(ev->flags & HS_EVF_USER_STACK) || !ev->addr)
+		return true;
+	j = unwind_pool__next(t->pool);
+	if (!j)
+		return false;
+	p = trace__add_proc(t, (pid_t)ev->pid);
+	if (!p)
+		return true;	/* trace__event() counts it, unwinding nothing */
+	j->seq = seq;
+	j->pid = (pid_t)ev->pid;
+	j->us = (const void *)((const char *)ev + HS_EVENT_HDR_SIZE);
+	j->len = len - HS_EVENT_HDR_SIZE;
+	j->maps = p->maps;
+	if (j->maps)
+		mapset__pin(j->maps);
+	if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
+	    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &j->grab.lo, &j->grab.hi))
+		j->want_grab = true;
+	unwind_pool__submit(t->pool, j);
+	return true;
+}
+
 void trace__free(struct trace *t)
 {
 	if (!t)
@@ -55,11 +132,16 @@ void trace__free(struct trace *t)
 	struct proc *p;
 	size_t pos = 0;
 
+	/* Every job back first: they pin their processes' mappings. */
+	take_job(t, UINT64_MAX);
 	while (t->procs && (p = htab__next(t->procs, &pos, NULL)))
 		trace__free_proc(p);
 	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
-	unwinder__free(t->unwinder);
+	if (t->pool)
+		unwind_pool__free(t->pool);
+	else
+		unwinder__free(t->unwinder);
 	frametab__free(t->frames);
 	free(t->spliced);
 	free(t->unwound);
@@ -386,21 +468,36 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		return;
 	}
 	if (ev->flags & HS_EVF_USER_STACK) {
+		struct unwind_job *j = take_job(t, t->seq);
+
 		tracker__prefetch(c.p->live, ev->addr);
-		/* An interpreter's loop keeps the running function's position in a register. */
-		if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
-		    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &grab.lo, &grab.hi))
-			g = &grab;
-		err = unwind__stack_grab(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
-					 (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
-					 len - HS_EVENT_HDR_SIZE, t->unwound,
-					 trace_max_frames(t->opts.snip_pre, t->opts.snip_post, false),
-					 &uflags, g);
+		if (j && !j->stale) {
+			/* Unwound on the pool: the same walk, done ahead. */
+			if (j->want_grab) {
+				grab = j->grab;
+				g = &grab;
+			}
+			err = j->n;
+			uflags = j->flags;
+			frames = j->frames;
+		} else {
+			/* An interpreter's loop keeps the running function's position in a register. */
+			if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
+			    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &grab.lo, &grab.hi))
+				g = &grab;
+			err = unwind__stack_grab(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
+						 (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
+						 len - HS_EVENT_HDR_SIZE, t->unwound,
+						 trace_max_frames(t->opts.snip_pre, t->opts.snip_post,
+								  false), &uflags, g);
+			frames = t->unwound;
+		}
 		if (err < 0) {
 			t->stats.bad_events++;
+			if (j)
+				job_done(t);
 			return;
 		}
-		frames = t->unwound;
 		n = (uint32_t)err;
 		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
 			evflags |= HS_EVF_TRUNCATED;
@@ -409,13 +506,19 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 	}
 	t->stats.allocs++;
 	handle_alloc(t, c.p, ev, frames, n, evflags, g);
+	/* Its frames were the job's: given back once handled. */
+	if (take_job(t, t->seq))
+		job_done(t);
 }
 
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)
 {
-	if (!t->unwinder)
+	if (t->pool)
+		unwind_pool__stats(t->pool, st, cst);
+	else if (t->unwinder)
+		unwinder__stats(t->unwinder, st, cst);
+	else
 		return -ENOENT;
-	unwinder__stats(t->unwinder, st, cst);
 	return 0;
 }
 

@@ -39,6 +39,11 @@ struct trace_opts {
 	bool map_records;	/* mappings from trace__map_* (system-wide) */
 	/* Records carry stacks to unwind (--unwind dwarf): unwind.c. */
 	bool unwind;
+	/*
+	 * ... on that many threads beside the loop's (unwind/pool.h), the
+	 * records looked at ahead (trace__ahead()); 0: the loop's alone.
+	 */
+	unsigned int unwind_threads;
 	/* --no-perf-map: frames in JIT code left unnamed (maps/jitnames.h). */
 	bool no_jit_names;
 	/*
@@ -161,6 +166,16 @@ void trace__free(struct trace *t);
  * record. Returns 0 (never fails).
  */
 int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq);
+
+/*
+ * A ring record of sequence @seq (@data, @len bytes) looked at before its
+ * turn (stream/reader.h's reader_ahead_fn): an allocation's stack given
+ * to the unwinding pool, which trace__event() takes back. Returns false
+ * where looking ahead must stop: the pool is full, or the record changes
+ * what later ones are unwound against (an exec, exit or fork: handled in
+ * turn first). Always true without a pool (nothing to start).
+ */
+bool trace__ahead(struct trace *t, const void *data, size_t len, uint64_t seq);
 
 /*
  * Start tracking @pid and read its mappings now (-p and launch; in
