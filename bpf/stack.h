@@ -159,7 +159,7 @@ static __always_inline __u64 stack_end(__u64 sp, __u64 id, bool find_vma)
 			return end;
 	}
 	end = HS_THREAD_POINTER(t, have_task_btf);
-	if (sp < end && end - sp <= HS_USER_STACK_MAX * 256ULL)
+	if (sp < end && end - sp <= (64ULL << 20))
 		return end;
 	/* alloc_exit_compat: no bpf_find_vma (5.17) on this kernel. */
 	if (!find_vma || bpf_find_vma(bpf_get_current_task_btf(), sp, vma_end_cb, &c, 0))
@@ -248,7 +248,9 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 	 */
 	if (read_user_stack(us->data, n, room, sp)) {
 		if (room >= HS_PAGE_SIZE) {
-			read_user_pages(us, sp, n, room);
+			/* Its first HS_USER_STACK_PAGED bytes, in a larger class. */
+			read_user_pages(us, sp, n, room < HS_USER_STACK_PAGED ? room :
+						   HS_USER_STACK_PAGED);
 			bpf_ringbuf_submit(ev, wakeup_flags());
 			return;
 		}
@@ -283,8 +285,8 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 /*
  * --unwind dwarf: the allocation's record carries the caller's registers
  * and stack (struct hs_user_stack), copied straight into the ring buffer,
- * in the smallest size class (a power of two) that holds the stack or
- * --stack-copy.
+ * in the smallest size class (a power of two, 512 B to 1 MiB) that holds
+ * the stack or --stack-copy: by default the whole stack.
  */
 static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 						  struct call_state *st, __u64 addr, __u64 size,
@@ -307,6 +309,10 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	SIZE_CLASS(8192)
 	SIZE_CLASS(16384)
 	SIZE_CLASS(32768)
+	SIZE_CLASS(65536)
+	SIZE_CLASS(131072)
+	SIZE_CLASS(262144)
+	SIZE_CLASS(524288)
 #undef SIZE_CLASS
 	send_user_stack(ctx, id, st, addr, size, old, sp, want, n, HS_USER_STACK_MAX);
 }

@@ -201,10 +201,16 @@ struct hs_free_log {
  * caller's CFA or saved registers may be computed from any of them.
  */
 
-/* Bytes of stack --unwind dwarf copies at most (--stack-copy). */
+/*
+ * Bytes of stack --unwind dwarf copies at most (--stack-copy): by default
+ * the whole stack, up to 1 MiB (an eighth of the ring buffer at most:
+ * bpfload.c). Records of more than HS_USER_STACK_PAGED bytes that fault
+ * are read again page by page to that size only (bpf/stack.h).
+ */
 #define HS_USER_STACK_MIN 512
-#define HS_USER_STACK_MAX 65536
-#define HS_USER_STACK_DEFAULT 16384
+#define HS_USER_STACK_MAX (1u << 20)
+#define HS_USER_STACK_DEFAULT HS_USER_STACK_MAX
+#define HS_USER_STACK_PAGED 65536
 
 /*
  * --unwind dwarf: what follows the header of an HS_EV_ALLOC that has

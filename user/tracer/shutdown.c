@@ -63,6 +63,10 @@ int session__finish(struct session *s, int status)
 	s->att = NULL;
 	/* Nothing more comes: the traced processes never wait again. */
 	flow_err = s->flow ? flow__error(s->flow) : 0;
+	if (s->flow && s->o.verbose && !flow__realtime(s->flow))
+		elog("the thread that makes the traced processes wait could not run real-time "
+		     "(SCHED_FIFO: CAP_SYS_NICE): on a busy machine it may come late, and events "
+		     "be lost (counted)");
 	flow__stop(s->flow);
 	s->flow = NULL;
 	lost_maps = drain_last(s);

@@ -53,7 +53,9 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 	skel->rodata->empty_probes = o->empty_probes;
 	skel->rodata->empty_read = o->empty_read;
 	skel->rodata->unwind_dwarf = o->dwarf;
-	skel->rodata->stack_copy = o->stack_copy;
+	/* A record fits an eighth of the ring at most: others wait beside it. */
+	skel->rodata->stack_copy = o->stack_copy < o->ringbuf_bytes / 8 ? o->stack_copy :
+				   (__u32)(o->ringbuf_bytes / 8);
 	bpf_map__set_max_entries(skel->maps.events, (__u32)o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.thread_slots, o->thread_slots);
 	skel->rodata->thread_slot_mask = o->thread_slots - 1;

@@ -44,6 +44,12 @@ void flow__backlog(struct flow *f, uint64_t backlog);
 /* The processes' hold failed (hold's error): the first error, 0 if none. */
 int flow__error(const struct flow *f);
 
+/*
+ * Whether the watch thread runs real-time (SCHED_FIFO, where allowed: it
+ * reacts at once on a machine whose CPUs are busy).
+ */
+bool flow__realtime(const struct flow *f);
+
 /* Stop the watch thread, let the processes go, free @f. NULL: nothing. */
 void flow__stop(struct flow *f);
 
