@@ -216,6 +216,7 @@ static int start_guard(struct hold *h)
 int hold__new(pid_t pid, char *why, size_t cap, struct hold **out)
 {
 	char mnt[PATH_MAX], root[PATH_MAX], cg[PATH_MAX], path[PATH_MAX + 32];
+	pthread_mutexattr_t ma;
 	const char *rel;
 	struct hold *h;
 	size_t rlen;
@@ -242,7 +243,17 @@ int hold__new(pid_t pid, char *why, size_t cap, struct hold **out)
 	if (!h)
 		return -ENOMEM;
 	h->freeze_fd = h->guard_fd = -1;
-	pthread_mutex_init(&h->lock, NULL);
+	/*
+	 * Priority inheritance: the loop lets go under the lock, and the
+	 * write wakes every thread it held, which may take its CPU for a
+	 * while; the real-time watch thread (stream/flow.h) that wants to
+	 * hold them again meanwhile lends the loop its priority instead of
+	 * waiting behind them.
+	 */
+	pthread_mutexattr_init(&ma);
+	pthread_mutexattr_setprotocol(&ma, PTHREAD_PRIO_INHERIT);
+	pthread_mutex_init(&h->lock, &ma);
+	pthread_mutexattr_destroy(&ma);
 	snprintf(h->orig, sizeof(h->orig), "%s%s", mnt, strcmp(rel, "/") ? rel : "");
 	for (int i = 0;; i++) {
 		snprintf(h->dir, sizeof(h->dir), i ? "%s/heapsnoop-%d.%d" : "%s/heapsnoop-%d",
