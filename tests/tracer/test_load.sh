@@ -28,7 +28,7 @@ awk -v nt=$NT 'BEGIN { for (t = 0; t < nt; t++) for (i = 0; i < 1000; i++)
 expect_kept() {
 	"$HD" -s "$2" | awk '
 		/^heapsnoop: dump / { n = 0; delete size; delete fn }
-		/^heapsnoop: live / { n++; sub(/.*~b#size: /, ""); sub(/,.*/, ""); size[n] = $0 }
+		/^heapsnoop: live / { n++; sub(/^[^~]*~b#size: /, ""); sub(/,.*/, ""); size[n] = $0 }
 		/^    #0 / { fn[n] = $3; sub(/\+.*/, "", fn[n]) }
 		END { for (i = 1; i <= n; i++) print size[i], fn[i] }' > "$2.blocks"
 	awk '$2 == "keep_alloc" { print $1 }' "$2.blocks" | sort -n > "$2.kept"

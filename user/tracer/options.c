@@ -77,6 +77,10 @@ static const char usage_text[] =
 "                         without frame pointers (Debian's) has complete\n"
 "                         stacks; fp follows %rbp in BPF (less loader CPU),\n"
 "                         complete only where every frame keeps %rbp\n"
+"      --no-tails         dwarf: copy the whole stack at every allocation, not\n"
+"                         only what lies below the part of a deep stack the\n"
+"                         thread's last one had and still has (its words\n"
+"                         checked in place: docs/DESIGN.md); for comparison\n"
 "      --unwind-threads N dwarf: unwind stacks on N threads beside the event\n"
 "                         loop's (default: one per CPU but one, up to 16;\n"
 "                         0: the loop's thread alone)\n"
@@ -171,7 +175,7 @@ enum {
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
-	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL, OPT_UNWIND_THREADS,
+	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL, OPT_UNWIND_THREADS, OPT_NO_TAILS,
 };
 
 static const struct option longopts[] = {
@@ -194,6 +198,7 @@ static const struct option longopts[] = {
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 	{ "unwind-threads", required_argument, NULL, OPT_UNWIND_THREADS },
+	{ "no-tails", no_argument, NULL, OPT_NO_TAILS },
 	{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
 	{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
 	{ "on-full", required_argument, NULL, OPT_ON_FULL },
@@ -444,6 +449,7 @@ static int parse_one(int c, char *arg, struct options *o)
 		return parse_interp(arg, o);
 	case OPT_NO_INTERP: o->interp = 0; return 0;
 	case OPT_NO_PERF_MAP: o->no_perf_map = true; return 0;
+	case OPT_NO_TAILS: o->no_tails = true; return 0;
 	case OPT_ON_FULL:
 		if (strcmp(arg, "hold") && strcmp(arg, "drop")) {
 			elog("--on-full '%s': give hold (the traced processes wait) or drop "

@@ -34,6 +34,7 @@ struct options {
 	bool empty_read;	/* --empty-probes=read */
 	bool unwind_fp;		/* --unwind fp; default dwarf */
 	unsigned int stack_copy;	/* --stack-copy bytes */
+	bool no_tails;		/* --no-tails: the whole stack copied every time */
 	/* --unwind-threads: beside the loop's; -1: one per CPU but one, up to 16 */
 	int unwind_threads;
 	/*

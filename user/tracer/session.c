@@ -42,6 +42,7 @@
 #include "stream/reader.h"
 #include "track/mmaprec.h"
 #include "track/trace.h"
+#include "unwind/tails.h"
 
 /*
  * -a: mapping records first (nothing mapped from now on is missed), then
@@ -302,6 +303,13 @@ static int start_tracing(struct session *s)
 			return -ENOMEM;
 		}
 	}
+	/* Deep stacks copied once (bpf/tail.h): where the kernel lets the programs. */
+	if (s->skel->rodata->have_tails &&
+	    (err = tails__open(bpf_map__fd(s->skel->maps.tails), session__ring_head, s,
+			       &s->tails))) {
+		elog("cannot map the stack tails: %s", strerror(-err));
+		return err;
+	}
 	pace__init(&s->pace, o->ringbuf_mb << 20, 1, SESSION_POLL_MS);
 	pace__init(&s->log_pace, HS_FREE_LOG_ENTRIES, 1, SESSION_POLL_MS);
 	s->timeout_ms = SESSION_POLL_MS;
@@ -310,6 +318,7 @@ static int start_tracing(struct session *s)
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
 						    .unwind_threads = threads,
+						    .tails = s->tails,
 						    .no_jit_names = o->no_perf_map,
 						    .sample_bytes = o->sample_bytes,
 						    .on_exit = o->leaks_at_exit || s->gate ?
@@ -431,6 +440,7 @@ static int load_bpf(struct session *s)
 		.fallback_frames = trace_fallback_frames(o->snip_pre, o->snip_post),
 		.ringbuf_bytes = o->ringbuf_mb << 20, .thread_slots = o->thread_slots,
 		.hold = !o->all && o->on_full != OPT_ON_FULL_DROP,
+		.tails = !o->no_tails,
 		.empty_probes = o->empty_probes, .empty_read = o->empty_read,
 		.comm = o->comm, .uid = o->uid, .pids = o->pids, .npids = o->npids,
 		.min_size = o->min_size, .max_size = o->max_size,
@@ -513,6 +523,7 @@ void session__free(struct session *s)
 	interp__free(s->interp);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
+	tails__free(s->tails);	/* after the jobs that read them */
 	gate__free(s->gate);
 	launch_user__free(&s->user);
 	outfile__close(s->of);

@@ -52,6 +52,7 @@ struct session {
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
 	struct interp *interp;	/* interpreter frames (--interp); NULL: none */
+	struct tails *tails;	/* deep stacks' tails given threads (unwind/tails.h) */
 	struct hold *hold;	/* --on-full hold: the traced processes' cgroup */
 	struct flow *flow;	/* ... when they wait; NULL: never */
 	uint64_t cnt[HS_CNT__MAX];

@@ -53,6 +53,7 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 	skel->rodata->empty_probes = o->empty_probes;
 	skel->rodata->empty_read = o->empty_read;
 	skel->rodata->unwind_dwarf = o->dwarf;
+	skel->rodata->have_tails = o->dwarf && o->tails;	/* kfeatures.c: if the kernel can */
 	/* A record fits an eighth of the ring at most: others wait beside it. */
 	skel->rodata->stack_copy = o->stack_copy < o->ringbuf_bytes / 8 ? o->stack_copy :
 				   (__u32)(o->ringbuf_bytes / 8);

@@ -44,6 +44,11 @@ struct trace_opts {
 	 * records looked at ahead (trace__ahead()); 0: the loop's alone.
 	 */
 	unsigned int unwind_threads;
+	/*
+	 * Stack tails (unwind/tails.h): records' copies that stop at one,
+	 * the tails made for the threads' next stacks. NULL: none.
+	 */
+	struct tails *tails;
 	/* --no-perf-map: frames in JIT code left unnamed (maps/jitnames.h). */
 	bool no_jit_names;
 	/*

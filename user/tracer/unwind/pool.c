@@ -75,8 +75,18 @@ static const struct mapset *job_maps(void *ctx, bool stale)
 
 static void run(struct unwind_pool *p, struct unwind_job *j, struct unwinder *u)
 {
-	j->n = unwind__stack_grab(u, j->pid, job_maps, j, j->us, j->len, j->frames,
-				  p->max_frames, &j->flags, j->want_grab ? &j->grab : NULL);
+	struct unwind_req rq = { .pid = j->pid, .maps = job_maps, .ctx = j, .us = j->us,
+				 .len = j->len, .frames = j->frames, .max = p->max_frames,
+				 .grab = j->want_grab ? &j->grab : NULL, .tail = j->tail,
+				 .build = j->build, .hint = j->hint };
+
+	struct unwind_stats before;
+
+	unwinder__stats_save(u, &before);
+	unwind__run(u, &rq, &j->res);
+	/* Unwound again in turn, with newer mappings: counted there, not here. */
+	if (j->stale)
+		unwinder__stats_restore(u, &before);
 	__atomic_store_n(&j->state, JOB_DONE, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&j->waiter, __ATOMIC_SEQ_CST))
 		futex(&j->state, FUTEX_WAKE_PRIVATE, 1);
@@ -170,10 +180,12 @@ struct unwind_job *unwind_pool__next(struct unwind_pool *p)
 	if (head - p->tail > p->mask)
 		return NULL;
 	j = &p->jobs[head & p->mask];
-	j->n = 0;
-	j->flags = 0;
+	memset(&j->res, 0, sizeof(j->res));
 	j->stale = false;
 	j->want_grab = false;
+	j->tail = NULL;
+	j->build = false;
+	j->hint = 0;
 	memset(&j->grab, 0, sizeof(j->grab));
 	return j;
 }
@@ -252,9 +264,15 @@ static void add_stats(struct unwind_stats *st, struct cfi_stats *cst, const stru
 	st->slow_frames += s.slow_frames;
 	st->paged += s.paged;
 	st->holes += s.holes;
-	cst->modules += c.modules;
-	cst->no_cfi += c.no_cfi;
-	cst->cfi_bytes += c.cfi_bytes;
+	st->spliced += s.spliced;
+	st->tail_frames += s.tail_frames;
+	st->tail_missed += s.tail_missed;
+	st->tail_unknown += s.tail_unknown;
+	st->tails_built += s.tails_built;
+	/* Each thread's tables are its own: their largest, their caches' sum. */
+	cst->modules = c.modules > cst->modules ? c.modules : cst->modules;
+	cst->no_cfi = c.no_cfi > cst->no_cfi ? c.no_cfi : cst->no_cfi;
+	cst->cfi_bytes = c.cfi_bytes > cst->cfi_bytes ? c.cfi_bytes : cst->cfi_bytes;
 	cst->cache_bytes += c.cache_bytes;
 	cst->lookups += c.lookups;
 	cst->misses += c.misses;

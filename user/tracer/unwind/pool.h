@@ -40,10 +40,12 @@ struct unwind_job {
 	size_t len;			/* its bytes */
 	struct mapset *maps;		/* pinned by the loop; NULL: none */
 	bool want_grab;			/* grab.lo, grab.hi set */
-	/* Taken back (unwind_pool__take()). */
+	const struct unwind_tail *tail;	/* the record's (pinned: tails.h); NULL: none */
+	bool build;			/* a tail of this stack wanted (unwind_req.build) */
+	uint64_t hint;			/* ... starting there at the lowest (unwind_req.hint) */
+	/* Taken back (unwind_pool__oldest()). */
 	uint64_t *frames;		/* the job's own: max_frames of them */
-	int n;				/* frames, or -EINVAL (malformed) */
-	uint32_t flags;			/* UNWIND_* */
+	struct unwind_res res;		/* frames (res.n), flags, the tail's fate */
 	bool stale;			/* mappings newer than @maps were needed */
 	struct unwind_grab grab;
 	/* The pool's. */
