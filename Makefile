@@ -257,10 +257,11 @@ AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stac
 CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
 	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
-# The table written: its slots, stacks and modules, a fork child's copy,
-# the hello to heapsnoop, exec marks, the process's own dumps.
-LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(COLLECTOR)/forkcopy.c \
-	$(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
+# The table written: its slots and segments, stacks (their private index)
+# and modules, a fork child's copy, the hello to heapsnoop, exec marks,
+# the process's own dumps.
+LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLIVE)/ltmods.c \
+	$(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
 # interp/: a CPython's frames read in the process (pywalk.c), a PUC Lua's (luaframes.c,
 # named with common/'s luanames.c); their layouts common/'s.
 CINTERP := $(COLLECTOR)/interp
@@ -358,6 +359,11 @@ $(OUTPUT)/tests/check_death: tests/collector/check_death.c tests/collector/ownli
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(filter %.c,$^) -o $@
 
+# The last dump of prog_paths under heapsnoop --preload, exactly (tests/collector/test_table_grows.sh).
+$(OUTPUT)/tests/check_paths: tests/collector/check_paths.c $(RECORDS_SRC) $(CODEC_SRC) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(filter %.c,$^) -o $@
+
 $(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/teststop.c $(COLLECTOR_HDR) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -365,6 +371,15 @@ $(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/tests
 	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -DHS_TEST_STOPS -shared -fvisibility=hidden \
 		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
 		$(PRELOAD_SRC) $(COLLECTOR)/teststop.c -ldl -lm -o $@
+
+# The preload with 4 KiB first segments (livetable.h, LT_SMALL_SEGS), so
+# that its tables grow within a few blocks (tests/collector/test_table_grows.sh).
+$(OUTPUT)/tests/libheapsnoop_preload_smallseg.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(PRELOAD_SYSROOT_SH); \
+	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -DLT_SMALL_SEGS -shared -fvisibility=hidden \
+		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
+		$(PRELOAD_SRC) -ldl -lm -o $@
 
 # libFuzzer on the reader of a hostile live table (tests/fuzz/fuzz_livetable.c).
 $(OUTPUT)/fuzz/fuzz_livetable: tests/fuzz/fuzz_livetable.c $(LIVEDUMP_SRC) $(RECORDS_SRC) \
@@ -385,7 +400,8 @@ COLLECTOR_ARM64_PROGS := prog_death check_death test_livetable_torture libheapsn
 COLLECTOR_TESTS := $(OUTPUT)/tests/test_livetable $(OUTPUT)/tests/test_livetable_torture \
 	$(OUTPUT)/fuzz/fuzz_livetable \
 	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so \
-	$(OUTPUT)/tests/prog_luastates
+	$(OUTPUT)/tests/prog_luastates $(OUTPUT)/tests/check_paths \
+	$(OUTPUT)/tests/libheapsnoop_preload_smallseg.so
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
@@ -652,7 +668,7 @@ $(OUTPUT)/tests/test_freelog: tests/tracer/stream/test_freelog.c $(call libs,$(O
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
 $(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind maps arch) $(COMMON_DIRS) codec) \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind attach maps arch) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lbpf -lelf -ldw -lcmocka -lm -o $@

@@ -12,6 +12,11 @@
  *                              are ordered (a plain store), arm64's an
  *                              exchange (BPF has no store-release before
  *                              6.16)
+ *   HS_LOAD_ACQUIRE(p)         *p, before every load after it, as another
+ *                              CPU stored them: x86-64's loads are
+ *                              ordered (a plain load), arm64's a fetching
+ *                              add of 0 (BPF has no load-acquire before
+ *                              6.15; BPF atomics, 5.12)
  *   HS_THREAD_POINTER(t)       the thread pointer of task @t (a BTF or a
  *                              CO-RE-read task): x86-64's %fs base,
  *                              arm64's tpidr_el0, which glibc and musl
@@ -36,6 +41,7 @@ static __always_inline void hs_copy_uregs(__u64 *regs, const struct pt_regs *ctx
 }
 
 #define HS_STORE_RELEASE(p, v) do { barrier(); WRITE_ONCE(*(p), (v)); } while (0)
+#define HS_LOAD_ACQUIRE(p) ({ typeof(*(p)) v_ = READ_ONCE(*(p)); barrier(); v_; })
 
 #define HS_THREAD_POINTER(t, btf) ((btf) ? (t)->thread.fsbase : BPF_CORE_READ(t, thread.fsbase))
 #endif
@@ -53,6 +59,7 @@ static __always_inline void hs_copy_uregs(__u64 *regs, const struct pt_regs *ctx
 }
 
 #define HS_STORE_RELEASE(p, v) __sync_lock_test_and_set((p), (v))
+#define HS_LOAD_ACQUIRE(p) __sync_fetch_and_add((p), 0)
 
 #define HS_THREAD_POINTER(t, btf) \
 	((btf) ? (t)->thread.uw.tp_value : BPF_CORE_READ(t, thread.uw.tp_value))

@@ -66,6 +66,12 @@ const volatile bool have_slots = true;
  * BPF atomics, and not --empty-probes.
  */
 const volatile bool have_free_log = true;
+/*
+ * Stack tails (tail.h): the loader gives threads the tails of their deep
+ * stacks, and the programs copy only what lies below one still in place.
+ * --unwind dwarf, BPF atomics (arm64's acquire loads), and not --no-tails.
+ */
+const volatile bool have_tails;
 /* thread_slots' size - 1: a power of two less one (--thread-slots). */
 const volatile __u32 thread_slot_mask = HS_THREAD_SLOTS - 1;
 

@@ -9,13 +9,14 @@
  * a per-CPU scratch. No stack map: every stack travels in its record, so
  * nothing fills up silently (docs/DESIGN.md, "Stacks").
  *
- * Maps: scratch_map.
+ * Maps: scratch_map (and tail.h's tails).
  */
 #ifndef HEAPSNOOP_BPF_STACK_H
 #define HEAPSNOOP_BPF_STACK_H
 
 #include "record.h"
 #include "calls.h"
+#include "tail.h"
 
 /* The current task: a BTF pointer where the kernel has one (5.11). */
 static __always_inline struct task_struct *current_task(void)
@@ -159,7 +160,7 @@ static __always_inline __u64 stack_end(__u64 sp, __u64 id, bool find_vma)
 			return end;
 	}
 	end = HS_THREAD_POINTER(t, have_task_btf);
-	if (sp < end && end - sp <= HS_USER_STACK_MAX * 256ULL)
+	if (sp < end && end - sp <= (64ULL << 20))
 		return end;
 	/* alloc_exit_compat: no bpf_find_vma (5.17) on this kernel. */
 	if (!find_vma || bpf_find_vma(bpf_get_current_task_btf(), sp, vma_end_cb, &c, 0))
@@ -217,7 +218,7 @@ static __always_inline void read_user_pages(struct hs_user_stack *us, __u64 sp, 
  */
 static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struct call_state *st,
 					    __u64 addr, __u64 size, __u64 old, __u64 sp,
-					    __u64 want, __u64 n, const __u64 room)
+					    __u64 want, __u64 n, __u64 tail, const __u64 room)
 {
 	struct hs_user_stack *us;
 	struct hs_event *ev;
@@ -233,6 +234,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 	hs_copy_uregs(us->regs, ctx);
 	us->regs[HS_UREG_SP] = sp;
 	us->want = want > 0xffffffffULL ? 0xffffffffU : (__u32)want;
+	us->tail = tail;
 	if (n > room)
 		n = room;
 	us->skip = 0;
@@ -248,7 +250,9 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 	 */
 	if (read_user_stack(us->data, n, room, sp)) {
 		if (room >= HS_PAGE_SIZE) {
-			read_user_pages(us, sp, n, room);
+			/* Its first HS_USER_STACK_PAGED bytes, in a larger class. */
+			read_user_pages(us, sp, n, room < HS_USER_STACK_PAGED ? room :
+						   HS_USER_STACK_PAGED);
 			bpf_ringbuf_submit(ev, wakeup_flags());
 			return;
 		}
@@ -283,21 +287,25 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 /*
  * --unwind dwarf: the allocation's record carries the caller's registers
  * and stack (struct hs_user_stack), copied straight into the ring buffer,
- * in the smallest size class (a power of two) that holds the stack or
- * --stack-copy.
+ * in the smallest size class (a power of two, 512 B to 1 MiB) that holds
+ * the stack or --stack-copy: by default the whole stack.
  */
 static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 						  struct call_state *st, __u64 addr, __u64 size,
 						  __u64 old, bool find_vma)
 {
-	__u64 sp = PT_REGS_SP(ctx), end = stack_end(sp, id, find_vma), n;
-	/* Not known: as much as allowed, which may fault at the stack's end. */
-	__u64 want = end > sp ? end - sp : stack_copy;
+	__u64 sp = PT_REGS_SP(ctx), end, n, want, tail = 0, start;
 
+	/* A tail still in place: the stack up to its start (and a little over) only. */
+	if (have_tails && !(st->interp_flags & HS_EVF_INTERP))
+		tail = tail_find(id, sp, &start);
+	end = tail ? start + HS_TAIL_OVERLAP : stack_end(sp, id, find_vma);
+	/* Not known: as much as allowed, which may fault at the stack's end. */
+	want = end > sp ? end - sp : stack_copy;
 	n = want < stack_copy ? want : stack_copy;
 #define SIZE_CLASS(room)							\
 	if (n <= (room) || stack_copy <= (room)) {				\
-		send_user_stack(ctx, id, st, addr, size, old, sp, want, n, room); \
+		send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, room); \
 		return;								\
 	}
 	SIZE_CLASS(512)
@@ -307,8 +315,12 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	SIZE_CLASS(8192)
 	SIZE_CLASS(16384)
 	SIZE_CLASS(32768)
+	SIZE_CLASS(65536)
+	SIZE_CLASS(131072)
+	SIZE_CLASS(262144)
+	SIZE_CLASS(524288)
 #undef SIZE_CLASS
-	send_user_stack(ctx, id, st, addr, size, old, sp, want, n, HS_USER_STACK_MAX);
+	send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, HS_USER_STACK_MAX);
 }
 
 /*

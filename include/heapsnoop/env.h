@@ -35,7 +35,7 @@
  * allocation it records (a list; unset or neither: native frames only).
  */
 #define HS_ENV_INTERP		"HEAPSNOOP_INTERP"
-/* The live table's room, in live blocks (docs/COLLECTOR.md): for tests and tight address spaces. */
+/* The most live blocks the live table grows to (docs/COLLECTOR.md; unset: no bound): for tests. */
 #define HS_ENV_TABLE_ENTRIES	"HEAPSNOOP_TABLE_ENTRIES"
 /* --preload: the collector library to load, before any other place. */
 #define HS_ENV_PRELOAD_LIB	"HEAPSNOOP_PRELOAD_LIB"

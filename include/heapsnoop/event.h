@@ -201,10 +201,16 @@ struct hs_free_log {
  * caller's CFA or saved registers may be computed from any of them.
  */
 
-/* Bytes of stack --unwind dwarf copies at most (--stack-copy). */
+/*
+ * Bytes of stack --unwind dwarf copies at most (--stack-copy): by default
+ * the whole stack, up to 1 MiB (an eighth of the ring buffer at most:
+ * bpfload.c). Records of more than HS_USER_STACK_PAGED bytes that fault
+ * are read again page by page to that size only (bpf/stack.h).
+ */
 #define HS_USER_STACK_MIN 512
-#define HS_USER_STACK_MAX 65536
-#define HS_USER_STACK_DEFAULT 16384
+#define HS_USER_STACK_MAX (1u << 20)
+#define HS_USER_STACK_DEFAULT HS_USER_STACK_MAX
+#define HS_USER_STACK_PAGED 65536
 
 /*
  * --unwind dwarf: what follows the header of an HS_EV_ALLOC that has
@@ -225,7 +231,52 @@ struct hs_user_stack {
 	__u32 want;
 	__u32 skip;
 	__u32 holes;
+	/*
+	 * A stack tail (struct hs_tail) the program found still in place
+	 * above the copy: its id, the copy holding the stack below its start
+	 * and HS_TAIL_OVERLAP bytes above (@want is up to there); 0: none,
+	 * the copy is the whole stack.
+	 */
+	__u64 tail;
 	__u8 data[];
+};
+
+/*
+ * Stack tails (docs/DESIGN.md, "Deep stacks copied once"). A deep stack
+ * changes near its top from one allocation to the next and hardly ever
+ * further out, so the loader gives each thread the tail of the last stack
+ * it unwound: where it starts (a frame's CFA) and the words of the stack
+ * above that its frames were unwound from (return addresses, the saved
+ * registers a CFA was computed from). At the next allocation the program
+ * reads those words again; if each still holds its value, the stack
+ * above the tail's start is what the loader unwound before, and only
+ * what lies below is copied. The loader writes a thread's tail into its
+ * slot (thread id modulo HS_TAIL_SLOTS) and the programs read it, a
+ * sequence count (odd while written) telling a whole one from a torn one.
+ */
+#define HS_TAIL_SLOTS 4096	/* a power of two */
+#define HS_TAIL_WORDS 64	/* words a tail's check reads at most */
+/*
+ * Bytes copied above a tail's start: a frame across it (its caller's
+ * stack pointer differs between two of its call sites) is walked on
+ * through them to where the tail is met again.
+ */
+#define HS_TAIL_OVERLAP 256
+
+struct hs_tail_word {
+	__u32 off;		/* bytes above the tail's start */
+	__u32 pad;
+	__u64 val;		/* what it held */
+};
+
+struct hs_tail {
+	__u32 seq;		/* even: whole; odd: being written */
+	__u32 tid;		/* the thread whose stack it is the tail of */
+	__u32 pid;		/* ... and its process */
+	__u32 nwords;		/* 0: no tail */
+	__u64 id;		/* the loader's, echoed in hs_user_stack.tail */
+	__u64 start;		/* its lowest address: the CFA of the frame it begins at */
+	struct hs_tail_word w[HS_TAIL_WORDS];
 };
 
 /*
@@ -270,6 +321,12 @@ enum hs_counter {
 	HS_CNT_INTERP_LOST,
 	/* A code object's last look (HS_EV_INTERP_CODE) lost: ring buffer full. */
 	HS_CNT_INTERP_CODE_LOST,
+	/*
+	 * Not a loss: a stack tail (struct hs_tail) checked and found changed:
+	 * the whole stack copied. (Those found in place, the loader counts
+	 * from the records.)
+	 */
+	HS_CNT_TAIL_MISS,
 	HS_CNT__MAX,
 };
 

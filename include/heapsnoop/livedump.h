@@ -22,28 +22,94 @@
 
 #include "heapsnoop/livetable.h"
 
-/* A table mapped at @base, @size bytes, its header checked. */
+/*
+ * A table as a reader holds it: the image's memfd mapped at @base (@size
+ * bytes: the header and the segments placed in it), and each segment of
+ * its own that it was handed and mapped (lt_view__attach()). Segment k of
+ * region r is r[r].seg[k], NULL where not held.
+ */
 struct lt_view {
 	const char *base;
 	uint64_t size;
 	const struct lt_header *h;
-	uint64_t nslots;		/* entries its region holds */
+	struct {
+		unsigned int shift;		/* log2 of segment 0's bytes, read once */
+		const char *seg[LT_SEGS];
+	} r[LT_NREGIONS];
 };
 
 /*
  * Check the header at @base (@size bytes mapped) and fill @v: magic,
- * version, entry size, every region inside the mapping and aligned.
- * Returns 0 or -EINVAL (not a table, or one that lies about itself).
+ * version, entry size, each region's segment 0 size (a power of two,
+ * LT_SEG_MIN to LT_SEG_MAX), each segment placed in the mapping inside
+ * it and page-aligned. Returns 0, -EPROTO (a table of another version:
+ * lt_view__version() names it) or -EINVAL (not a table, or one that
+ * lies about itself).
  */
 int lt_view__open(struct lt_view *v, const void *base, uint64_t size);
 
-/* The slots handed out so far (acquire), at most the region's. */
+/* The version a table's header at @base (@size bytes) says, 0 if it is no table. */
+uint32_t lt_view__version(const void *base, uint64_t size);
+
+/*
+ * Segments placed in the mapping since the view was opened (or last
+ * refreshed) taken in; each checked as lt_view__open() does (one that
+ * does not hold is left out). For a view kept while its writer runs.
+ */
+void lt_view__refresh(struct lt_view *v);
+
+/* The bytes segment @k of region @r holds. */
+uint64_t lt_view__seg_size(const struct lt_view *v, unsigned int r, unsigned int k);
+
+/*
+ * Segment @k of region @r, a memfd of its own mapped at @p (@len bytes,
+ * at least lt_view__seg_size()), taken into @v. Returns 0, -EINVAL (@r
+ * or @k out of range, @len too short) or -EEXIST (held already).
+ */
+int lt_view__attach(struct lt_view *v, unsigned int r, unsigned int k, const void *p,
+		    uint64_t len);
+
+/* Segments the header says are made (acquire) that @v does not hold. */
+unsigned int lt_view__missing(const struct lt_view *v);
+
+/* The slots handed out so far (acquire), at most those in the segments held. */
 uint64_t lt_view__hwm(const struct lt_view *v);
+
+/*
+ * Stack @id whole into @out (LT_MAX_DEPTH words of room): its node's
+ * frames, then its parent's, and so on (a JOIN node: its parent's chain,
+ * then its word's); *@depth words, *@cut its node's REC_CUT_* bits. Each
+ * node committed, inside the stacks reserved and a segment held, its
+ * parent's id below its own (no cycle), at most LT_MAX_DEPTH frames in
+ * all. Returns 0, or -EINVAL for an id that names no whole stack (0
+ * included).
+ */
+int lt_stack__words(const struct lt_view *v, uint32_t id, uint64_t *out, uint32_t *depth,
+		    uint32_t *cut);
+
+/* One node of the stacks' region, as lt_stack__next() finds it. */
+struct lt_node {
+	uint32_t id;			/* its offset / 8 */
+	uint32_t commit;		/* LT_STK_PAD, or LT_STK_OK | ... */
+	uint32_t parent;
+	uint32_t n;			/* its own words */
+	const uint64_t *words;		/* in the mapping (the writer may still be writing: copy first) */
+	uint64_t next;			/* the next node's offset */
+};
+
+/*
+ * The node at offset @off of the stacks' region (8: the first), for a
+ * reader that goes through them all in order (a PAD's next is the next
+ * segment's start). Returns 1 (*@n filled), 0 if there is none there
+ * yet (past the mark, not committed, or in a segment not held), or
+ * -EINVAL if it cannot be (its words past its segment, too many).
+ */
+int lt_stack__next(const struct lt_view *v, uint64_t off, struct lt_node *n);
 
 /* One live block, as the walk hands it over. */
 struct lt_live {
 	uint64_t addr, size;
-	const uint64_t *frames;		/* in the mapping; NULL if no stack */
+	const uint64_t *frames;		/* the walk's copy, during the call; NULL if no stack */
 	uint32_t depth;			/* frames, at most LT_MAX_DEPTH */
 	uint32_t cut;			/* REC_CUT_* bits of its stack */
 	uint32_t stack;			/* its id, 0: none */
@@ -57,8 +123,8 @@ struct lt_walk_stats {
 	uint64_t retries;		/* entries read again: they changed while read */
 	uint64_t unstable;		/* ... given up on (only while the writer runs) */
 	uint64_t linked;		/* a realloc's new entry skipped: the old one still live */
-	uint64_t bad_stack;		/* a stack id outside the stacks or uncommitted */
-	uint64_t no_stack;		/* stack 0: the writer's stacks were full */
+	uint64_t bad_stack;		/* a stack id that names no whole stack (lt_stack__words()) */
+	uint64_t no_stack;		/* stack 0: the writer's stacks had no room */
 };
 
 /* Called per live block: 0 to go on, else the walk stops with that value. */
@@ -67,8 +133,9 @@ typedef int (*lt_live_fn)(void *arg, const struct lt_live *l);
 /*
  * Every live entry of slots [@from, @to) (@to 0: to the high-water mark,
  * which also bounds it), each read whole by the seqlock and the realloc
- * link rule (livetable.h), to @fn(@arg, ...). Returns 0 or @fn's value;
- * @st is added to.
+ * link rule (livetable.h), its stack rebuilt (lt_stack__words()), to
+ * @fn(@arg, ...). Returns 0 or @fn's value; @st is added to. Uses 8 KiB
+ * of stack.
  */
 int lt_walk(const struct lt_view *v, uint64_t from, uint64_t to, lt_live_fn fn, void *arg,
 	    struct lt_walk_stats *st);
@@ -83,7 +150,8 @@ struct lt_mod {
 /*
  * Each committed module record not marked gone, in order, to @fn (0 to
  * go on); the walk stops at the first record that is not whole (the one
- * the writer was writing). Returns 0 or @fn's value.
+ * the writer was writing) or in a segment not held. Returns 0 or @fn's
+ * value.
  */
 int lt_modules(const struct lt_view *v, int (*fn)(void *arg, const struct lt_mod *m), void *arg);
 
@@ -104,19 +172,22 @@ struct lt_out {
 	void (*tick)(void *arg);	/* called every 4096 lines (heapsnoop's socket), or NULL */
 	void *tick_arg;
 	/*
-	 * heapsnoop --preload's, NULL in the collector (lt_out__init()): a
-	 * block's stack as written, its interpreter frames named (synthetic
-	 * addresses, docs/OUTPUT.md `frame`) into *@depth frames and REC_CUT_*
-	 * *@cut, or NULL for the table's own; and the `frame` records a
-	 * snapshot's stacks need, put after its `map` lines.
+	 * heapsnoop --preload's, NULL in the collector (lt_out__init()): the
+	 * stack @id of @s (its frames @words, *@depth of them, cut bits *@cut)
+	 * as written, its interpreter frames named (synthetic addresses,
+	 * docs/OUTPUT.md `frame`) into *@depth frames and REC_CUT_* *@cut, or
+	 * NULL for the table's own; called once for a run of blocks of one
+	 * stack. And the `frame` records a snapshot's stacks need, put after
+	 * its `map` lines.
 	 */
-	const uint64_t *(*xlate)(void *arg, const struct lt_snap *s, const struct lt_item *it,
-				 uint32_t *depth, uint32_t *cut);
+	const uint64_t *(*xlate)(void *arg, const struct lt_snap *s, uint32_t id,
+				 const uint64_t *words, uint32_t *depth, uint32_t *cut);
 	void (*names)(void *arg, struct lt_out *o, const struct lt_snap *s);
 	void *xarg;
 	size_t len;
 	char buf[LT_OUT_BUF];
 	char tail[LT_TAIL_BUF];		/* the live lines' stack's continuation tokens */
+	uint64_t words[LT_MAX_DEPTH];	/* the live lines' stack, rebuilt */
 };
 
 void lt_out__init(struct lt_out *o, int fd);
@@ -125,11 +196,11 @@ void lt_out__put(struct lt_out *o, const char *s, size_t n);
 /* Write what is buffered; returns 0 or -errno (the first failure, kept in o->err). */
 int lt_out__flush(struct lt_out *o);
 
-/* One live block of a snapshot. */
+/* One live block of a snapshot: its stack by id (lt_stack__words()). */
 struct lt_item {
 	uint64_t addr, size;
-	const uint64_t *frames;		/* in the table's mapping */
-	uint32_t depth, cut, stack;
+	uint32_t depth, cut, stack;	/* stack 0: none (depth 0) */
+	uint32_t reserved;
 };
 
 /*

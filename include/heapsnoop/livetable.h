@@ -3,20 +3,32 @@
  * livetable.h - the preload collector's live set in shared memory: the
  * layout one process image writes (user/collector/livetable/livetable.c) and anyone
  * reads (heapsnoop --preload, the process's own last dump), while the
- * writer runs or after it died, however it died; and the one message
+ * writer runs or after it died, however it died; and the messages
  * through which an image hands its table to heapsnoop. Crosses process
  * boundaries as event.h does between BPF and the loader; docs/COLLECTOR.md
  * ("The live table") draws it and gives its protocols.
  *
- * One memfd per process image (sealed against shrinking and growing,
- * sparse: a page exists once written), mapped once at its whole size:
+ * Three regions, each a run of segments that double (segment k holds
+ * seg0 << k bytes), made as the region fills, so that the table grows
+ * with the live set and the stacks and nothing has a room of its own to
+ * fill; each region is one space of offsets ("logical": segment k starts
+ * at seg0 * (2^k - 1)), its records never across a segment's end:
  *
- *   0        header (LT_HDR_SIZE): what and whose, the regions, their
- *            high-water marks, what could not be recorded
- *   mod_off  modules: append-only `map` records (executable segments)
- *   stk_off  stacks: append-only, interned once; a stack's id is its
- *            offset / 8 from stk_off (0: none)
- *   ent_off  entries: one per tracked live block, 32 bytes, updated in place
+ *   modules  append-only `map` records (executable segments)
+ *   stacks   append-only nodes, interned once: a node is a parent id
+ *            and its own frames; a stack is a node's frames, then its
+ *            parent's, and so on (its outer frames shared: heaptrack's
+ *            trace tree, a run of frames a node); a node's id is its
+ *            offset / 8 (0: none)
+ *   entries  one per tracked live block, 32 bytes, updated in place;
+ *            slot s at offset 32 * s
+ *
+ * The image's memfd (sealed against shrinking and growing, sparse: a page
+ * exists once written) holds the header and each region's segment 0; a
+ * later segment is a memfd of its own, sealed, handed to heapsnoop
+ * (LT_HELLO_SEGMENT) before the header says it is there. A reader maps
+ * what it was handed and nothing else, so it never faults; a segment the
+ * header names that it does not hold is missing, counted.
  *
  * The writer may die between any two of its stores, and a reader of a
  * running writer sees its stores as they land:
@@ -30,13 +42,17 @@
  *    link = 1 + the old slot, frees the old one, then clears the link:
  *    a reader that finds the old slot still live skips the new entry, so
  *    a call in flight is seen before or after, never both, never neither.
- *  - stack and module records are written, then their commit word is
- *    stored (release); an entry names a stack only once it is committed,
- *    and a stack is interned only once the modules its frames are in
- *    are recorded.
+ *  - stack nodes and module records are written, then their commit word
+ *    is stored (release); a node names a parent only once that one is
+ *    committed, so a parent's id is below its child's (a reader refuses
+ *    any other: no cycle); an entry names a stack only once it is
+ *    committed, and a stack is interned only once the modules its frames
+ *    are in are recorded.
+ *  - a segment is made, then handed over, then its place in the header
+ *    stored (release); the writer uses it only after that.
  *  - high-water marks are stored with release and read with acquire;
- *    everything a reader takes from here is checked against the mapping's
- *    size (the writer may be broken or hostile:
+ *    everything a reader takes from here is checked against what it
+ *    mapped (the writer may be broken or hostile:
  *    user/collector/livetable/ltread.c).
  */
 #ifndef HEAPSNOOP_LIVETABLE_H
@@ -47,15 +63,46 @@
 #include "heapsnoop/codec.h"
 
 #define LT_MAGIC	0x3162616c65766c68ull	/* "hlvelab1" */
-#define LT_VERSION	2	/* 2: stacks of up to 1024 frames (1: 31) */
+/* 3: regions grow by segments, stacks share their outer frames (2: 1024 frames; 1: 31) */
+#define LT_VERSION	3
 #define LT_HDR_SIZE	4096u
 
 /*
- * Frames a stack record holds at most: as many as a record
+ * Frames a stack holds at most: as many as a record
  * (user/common/records.h's REC_MAX_DEPTH: 1024, in continuation tokens of
  * the codec's 31; the collector asserts they agree).
  */
 #define LT_MAX_DEPTH	1024
+
+/* The regions, in the header's region[] order. */
+enum { LT_MOD = 0, LT_STK = 1, LT_ENT = 2, LT_NREGIONS = 3 };
+
+#define LT_SEGS		32	/* segments a region has at most */
+#define LT_SEG_MIN	4096ull	/* a region's segment 0: a power of two from a page ... */
+#define LT_SEG_MAX	(1ull << 30)	/* ... to 1 GiB */
+#define LT_SEG_OWN	1ull	/* region[].seg[k]: in a memfd of its own (LT_HELLO_SEGMENT) */
+
+struct lt_region {
+	uint64_t seg0;			/* segment 0's bytes; segment k holds seg0 << k */
+	/*
+	 * Where segment k is: its offset in the image's memfd (the writer
+	 * puts segment 0 there), LT_SEG_OWN, or 0: not made yet. Stored with
+	 * release, once.
+	 */
+	uint64_t seg[LT_SEGS];
+};
+
+/* The segment that holds offset @off of a region whose segment 0 is 1 << @shift bytes. */
+static inline unsigned int lt_seg_of(uint64_t off, unsigned int shift)
+{
+	return 63u - (unsigned int)__builtin_clzll((off >> shift) + 1);
+}
+
+/* Where segment @k starts, in its region's offsets. */
+static inline uint64_t lt_seg_start(unsigned int k, unsigned int shift)
+{
+	return ((1ull << k) - 1) << shift;
+}
 
 struct lt_header {
 	uint64_t magic;			/* LT_MAGIC */
@@ -64,18 +111,15 @@ struct lt_header {
 	int32_t pid;			/* the writer's pid, in its own pid namespace */
 	int32_t parent;			/* a forked child's parent at the fork; else 0 */
 	uint64_t sample_bytes;		/* the blocks are a sample of this mean; 0: all */
-	uint64_t mod_off, mod_cap;	/* each region: its offset and size in bytes */
-	uint64_t stk_off, stk_cap;
-	uint64_t ent_off, ent_cap;
 	char comm[16];			/* the image's name at its start (exit sections) */
-	/* High-water marks: stored with release, read with acquire. */
+	/* High-water marks, in their regions' offsets: stored with release, read with acquire. */
 	uint64_t mod_used;		/* bytes of module records reserved */
-	uint64_t stk_used;		/* bytes of stack records reserved (8: none yet) */
+	uint64_t stk_used;		/* bytes of stack nodes reserved (8: none yet) */
 	uint64_t ent_hwm;		/* slots handed out: only [0, ent_hwm) may be live */
 	/* What could not be recorded (heapsnoop: NOT RECORDED, exit status 3). */
-	uint64_t lost_entries;		/* tracked blocks without an entry (entries full) */
-	uint64_t lost_stacks;		/* entries without a stack (stacks full) */
-	uint64_t lost_modules;		/* modules not recorded (modules full) */
+	uint64_t lost_entries;		/* tracked blocks without an entry (no room: the table could not grow) */
+	uint64_t lost_stacks;		/* entries without a stack (likewise) */
+	uint64_t lost_modules;		/* modules not recorded (likewise) */
 	uint64_t forks;			/* fork()s begun: each child says hello (LT_HELLO_FORK) */
 	int32_t exec_pending;		/* the pid of an exec under way in this image, 0 */
 	uint32_t reserved;
@@ -97,6 +141,7 @@ struct lt_header {
 	uint32_t lua_vm;
 	uint64_t py_eval;
 	uint64_t lua_newstate;
+	struct lt_region region[LT_NREGIONS];	/* LT_MOD, LT_STK, LT_ENT */
 };
 
 /*
@@ -111,8 +156,9 @@ struct lt_header {
  * held then: a reader that finds another there names nothing.
  */
 /*
- * A code object's record (docs/COLLECTOR.md, "Python frames"): a record
- * of the stacks' region that no entry names, written by the collector
+ * A code object's record (docs/COLLECTOR.md, "Python frames"): a node
+ * of the stacks' region that no entry names (no parent, not LEAF: its
+ * words are the record's), written by the collector
  * before the first stack that holds the code object, so that its frames
  * are named from the table alone, after the process's death too. Its
  * words: LT_PY_CODEREC; the code object's address; fingerprint |
@@ -137,8 +183,8 @@ struct lt_header {
  * the Proto the address held then (its source's, code's and line
  * table's addresses, its size and first line). MORE: the walk went on.
  *
- * A frame's name record (LT_LUA_NAMEREC), a record of the stacks' region
- * that no entry names, written by the collector before the first stack
+ * A frame's name record (LT_LUA_NAMEREC), a node of the stacks' region
+ * that no entry names (as LT_PY_CODEREC's), written by the collector before the first stack
  * that holds the frame under that caller: what Lua's traceback says of
  * it, resolved in the process as luanames.h does (the name depends on the
  * caller's calling instruction and on package.loaded, so it is resolved
@@ -248,45 +294,70 @@ struct lt_entry {
 	uint32_t link;			/* a realloc in flight: 1 + the slot it replaces */
 };
 
-/* A stack: its commit word, 12 more bytes, then depth frames. */
+/*
+ * A stack node: its commit word, its parent, then n words, its own
+ * frames (call site first): the stack it stands for is these, then its
+ * parent's stack (at most LT_MAX_DEPTH in all). Cut bits are a stack's,
+ * on the node an entry names. A node with no frames has no parent (an
+ * empty stack). A JOIN node (n = 1) stands for two stacks end to end: its
+ * parent's, then the stack its word names (both ids below its own, neither
+ * a JOIN): an interpreter's stack, its native frames and its interpreter
+ * words each shared with other stacks. PAD (with OK, no frames) ends its
+ * segment: the next node is at the next segment's start.
+ */
 struct lt_stack {
-	uint32_t commit;		/* LT_STK_OK | cut << 16 | depth; 0 until whole */
-	uint32_t hash;			/* the writer's; readers ignore it */
-	uint32_t next;			/* the writer's intern chain; readers ignore it */
-	uint32_t reserved;
+	uint32_t commit;		/* LT_STK_OK | [LEAF] | [JOIN] | cut << 16 | n; or LT_STK_PAD; 0 until whole */
+	uint32_t parent;		/* the id of the node of its outer frames; 0: none */
 	uint64_t frames[];		/* return addresses, call site first */
 };
 #define LT_STK_OK		0x80000000u
-#define LT_STK_DEPTH(c)		((c) & 0xffffu)
+#define LT_STK_LEAF		0x40000000u	/* made as a whole stack; else an outer part or a record */
+#define LT_STK_PAD		(LT_STK_OK | 0x20000000u)
+#define LT_STK_JOIN		0x10000000u	/* two stacks end to end: its parent's, its word's */
+#define LT_STK_WORDS(c)		((c) & 0xffffu)
 #define LT_STK_CUT(c)		(((c) >> 16) & 3u)	/* records.h's REC_CUT_* bits */
 
-/* An executable segment of a module, a `map` record: commit is its length. */
+/*
+ * An executable segment of a module, a `map` record: commit is its
+ * length; LT_MOD_PAD ends its segment (the next record is at the next
+ * segment's start).
+ */
 struct lt_module {
-	uint32_t commit;		/* bytes of this record, a multiple of 8; 0 until whole */
+	uint32_t commit;		/* bytes of this record, a multiple of 8; LT_MOD_PAD; 0 until whole */
 	uint32_t gone;			/* unloaded: left out of dumps */
 	uint64_t start, end, off;	/* [start, end) and the file offset of start */
 	char build_id[129];		/* hex, or "-"; NUL-terminated (text.h's BUILD_ID_HEX_SIZE) */
 	char path[];			/* NUL-terminated */
 };
+#define LT_MOD_PAD		8u
+
 
 /*
  * The message every image that loads the collector sends heapsnoop once
  * (an abstract AF_UNIX datagram socket: the name in HEAPSNOOP_SOCK), with
- * SCM_RIGHTS [its table's memfd, a pidfd of itself]: once sendmsg()
- * returned the kernel holds both for heapsnoop, whatever the sender does
- * next. heapsnoop takes the sender's pid from SCM_CREDENTIALS.
+ * SCM_RIGHTS [its table's memfd, a pidfd of itself, the memfds of its
+ * segments past the first (a fork child's copies: nsegs)]: once sendmsg()
+ * returned the kernel holds them for heapsnoop, whatever the sender does
+ * next. heapsnoop takes the sender's pid from SCM_CREDENTIALS. A segment
+ * made later comes alone (LT_HELLO_SEGMENT, SCM_RIGHTS [its memfd]), sent
+ * before the header says it is there. The version is where version 1 and
+ * 2 had it, so that a collector of another version is named as one.
  */
 #define LT_HELLO_MAGIC	0x6f6c6c65686c6800ull	/* "\0hlhello" */
-enum { LT_HELLO_IMAGE = 1, LT_HELLO_FORK = 2 };
+enum { LT_HELLO_IMAGE = 1, LT_HELLO_FORK = 2, LT_HELLO_SEGMENT = 3 };
+#define LT_HELLO_SEGS	(LT_NREGIONS * LT_SEGS)
 
 struct lt_hello {
 	uint64_t magic;			/* LT_HELLO_MAGIC */
 	uint32_t version;		/* LT_VERSION */
-	uint32_t kind;			/* LT_HELLO_IMAGE: a process's start or exec; _FORK */
+	uint32_t kind;			/* LT_HELLO_IMAGE: a process's start or exec; _FORK; _SEGMENT */
 	int32_t pid;			/* getpid(), the sender's namespace */
 	int32_t parent;			/* LT_HELLO_FORK: the parent's pid */
 	uint64_t start_ticks;		/* /proc/self/stat's starttime: kept across exec */
 	char token[40];			/* HEAPSNOOP_TOKEN: heapsnoop's, so others are refused */
+	uint32_t nsegs;			/* segment memfds in the message (_SEGMENT: 1) */
+	uint32_t reserved;
+	uint8_t segs[LT_HELLO_SEGS];	/* each one's region << 5 | its k, in the memfds' order */
 };
 
 #endif /* HEAPSNOOP_LIVETABLE_H */

@@ -17,6 +17,9 @@
  *   sigchain a SIGSEGV handler that recovers once, then one that gives up
  *   fork     the mix, then a child (its own list LIST.PID) that frees some,
  *            allocates 20 and _exits; the parent adds 10 and exits
+ *   forkpaths  the same, 600 blocks each from a call path of its own (12
+ *            levels, prog_paths' way) made before the fork: a table whose
+ *            stacks have grown
  *   threads N          N threads churning; "ready PID" once each did
  *                      20000 calls; waits to be killed
  *   threads-exit N     main _exits while they churn
@@ -30,6 +33,9 @@
  *   forkstop the mix, a fork whose child the test stops kill, the parent
  *            waits for it and exits
  *   badhello a hello with a wrong token to heapsnoop's socket, then exit
+ *   badversion  a hello of version 2 (its 72 bytes, no descriptors) with
+ *            heapsnoop's token, as a collector of another heapsnoop sends
+ *            one, then exit
  *   forklate the mix; a child holding 30000 more blocks (not in any list)
  *            _exits, then 3 children one after the other, each its own
  *            list, _exit; "ready PID", then _exit (heapsnoop, its output
@@ -182,6 +188,25 @@ static void mix(void)
 		op_realloc(0, i, 100 + (unsigned)i * 37 % 9000);
 }
 
+/*
+ * Thread 0's block @i allocated from a call path of its own: @level
+ * levels, each one of two call sites by the next bit of @bits.
+ */
+static __attribute__((noinline)) void path_alloc(int level, unsigned int bits, int i)
+{
+	if (!level) {
+		op_alloc(0, i, 16 + (size_t)i % 64);
+		return;
+	}
+	if (bits & 1) {
+		path_alloc(level - 1, bits >> 1, i);
+		__asm__ volatile("nop" ::: "memory");
+	} else {
+		path_alloc(level - 1, bits >> 1, i);
+		__asm__ volatile("nop; nop" ::: "memory");
+	}
+}
+
 static long done[65];
 static volatile int stop_all;
 static int pause_req, parked, running;
@@ -256,19 +281,24 @@ static int deep(int n)
 	return deep(n + 1) + pad[0];
 }
 
-/* A hello with a wrong token (and no table) to heapsnoop's socket. */
-static void bad_hello(void)
+/*
+ * A hello with a wrong token (and no table) to heapsnoop's socket; with
+ * @old, one of version 2 (its size, no descriptors) with the right token.
+ */
+static void bad_hello(bool old)
 {
-	const char *name = getenv("HEAPSNOOP_SOCK");
+	const char *name = getenv("HEAPSNOOP_SOCK"), *tok = getenv("HEAPSNOOP_TOKEN");
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct lt_hello h = { .magic = LT_HELLO_MAGIC, .version = LT_VERSION,
+	struct lt_hello h = { .magic = LT_HELLO_MAGIC, .version = old ? 2 : LT_VERSION,
 			      .kind = LT_HELLO_IMAGE, .pid = getpid(), .token = "not the token" };
 	int s = socket(AF_UNIX, SOCK_DGRAM, 0);
 
 	if (!name || s < 0)
 		return;
+	if (old && tok)
+		snprintf(h.token, sizeof(h.token), "%s", tok);
 	memcpy(a.sun_path + 1, name, strlen(name));
-	sendto(s, &h, sizeof(h), 0, (struct sockaddr *)&a,
+	sendto(s, &h, old ? offsetof(struct lt_hello, nsegs) : sizeof(h), 0, (struct sockaddr *)&a,
 	       (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name)));
 	close(s);
 }
@@ -387,7 +417,10 @@ int main(int argc, char **argv)
 			op_alloc(0, i, 777);
 		*(volatile int *)(uintptr_t)8 = 1;
 	}
-	if (!strcmp(c, "fork") || !strcmp(c, "forkstop")) {
+	if (!strcmp(c, "forkpaths"))
+		for (int i = 400; i < 1000; i++)
+			path_alloc(12, (unsigned int)i, i);
+	if (!strcmp(c, "fork") || !strcmp(c, "forkstop") || !strcmp(c, "forkpaths")) {
 		pid_t p;
 
 		fflush(stdout);
@@ -440,8 +473,8 @@ int main(int argc, char **argv)
 		ready();
 		_exit(0);
 	}
-	if (!strcmp(c, "badhello")) {
-		bad_hello();
+	if (!strcmp(c, "badhello") || !strcmp(c, "badversion")) {
+		bad_hello(!strcmp(c, "badversion"));
 		exit(0);
 	}
 	fprintf(stderr, "prog_death: unknown case %s\n", c);

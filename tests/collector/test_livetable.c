@@ -139,50 +139,99 @@ static void test_lines(void **state)
 
 /* --- a table made by hand ------------------------------------------------- */
 
-#define T_MOD 4096
-#define T_STK 32768	/* room for a stack of LT_MAX_DEPTH + 1 frames and more */
+/*
+ * Every region's segments placed in one buffer, 4 KiB for segment 0, as
+ * a reader may be given them: modules 2 segments (12 KiB), stacks 4 (60
+ * KiB: a node of LT_MAX_DEPTH + 1 frames fits only the last), entries 2
+ * (384 slots).
+ */
+#define T_SEG0 4096u
 #define T_SLOTS 64
+static const unsigned int t_segs[LT_NREGIONS] = { 2, 4, 2 };
 
 struct tbl {
 	char *base;
 	uint64_t size;
 	struct lt_header *h;
-	struct lt_entry *ent;
+	struct lt_view v;		/* a writer's view: to place records */
 };
+
+/* Offset @off of region @r in the buffer. */
+static void *tbl_at(struct tbl *t, unsigned int r, uint64_t off)
+{
+	unsigned int k = lt_seg_of(off, 12);
+
+	return t->base + t->h->region[r].seg[k] + (off - lt_seg_start(k, 12));
+}
+
+static struct lt_entry *tbl_ent(struct tbl *t, uint32_t slot)
+{
+	return tbl_at(t, LT_ENT, (uint64_t)slot * sizeof(struct lt_entry));
+}
 
 static void tbl_new(struct tbl *t)
 {
-	t->size = LT_HDR_SIZE + T_MOD + T_STK + T_SLOTS * sizeof(struct lt_entry);
-	t->base = aligned_alloc(4096, (t->size + 4095) & ~4095ul);
+	uint64_t off = LT_HDR_SIZE;
+
+	t->size = LT_HDR_SIZE;
+	for (unsigned int r = 0; r < LT_NREGIONS; r++)
+		t->size += lt_seg_start(t_segs[r], 12);
+	t->base = aligned_alloc(4096, t->size);
 	assert_non_null(t->base);
 	memset(t->base, 0, t->size);
 	t->h = (struct lt_header *)t->base;
 	*t->h = (struct lt_header){ .magic = LT_MAGIC, .version = LT_VERSION,
-		.entry_size = sizeof(struct lt_entry), .pid = 99, .mod_off = LT_HDR_SIZE,
-		.mod_cap = T_MOD, .stk_off = LT_HDR_SIZE + T_MOD, .stk_cap = T_STK,
-		.ent_off = LT_HDR_SIZE + T_MOD + T_STK, .ent_cap = T_SLOTS * sizeof(struct lt_entry),
-		.stk_used = 8, .comm = "hand" };
-	t->ent = (struct lt_entry *)(t->base + t->h->ent_off);
+		.entry_size = sizeof(struct lt_entry), .pid = 99, .stk_used = 8, .comm = "hand" };
+	for (unsigned int r = 0; r < LT_NREGIONS; r++) {
+		t->h->region[r].seg0 = T_SEG0;
+		for (unsigned int k = 0; k < t_segs[r]; k++) {
+			t->h->region[r].seg[k] = off;
+			off += (uint64_t)T_SEG0 << k;
+		}
+	}
 }
 
-/* A committed stack of @depth frames (@f), cut bits @cut: its id. */
+/*
+ * A committed node of @n words (@f) under @parent, commit bits @flags
+ * (LT_STK_LEAF, cut << 16): its id. One that would cross its segment's
+ * end leaves a PAD, as the writer does.
+ */
+static uint32_t tbl_node(struct tbl *t, uint32_t parent, const uint64_t *f, uint32_t n,
+			 uint32_t flags)
+{
+	uint64_t off = t->h->stk_used, len = sizeof(struct lt_stack) + (uint64_t)n * 8;
+	struct lt_stack *s;
+
+	while (off + len > lt_seg_start(lt_seg_of(off, 12) + 1, 12)) {
+		((struct lt_stack *)tbl_at(t, LT_STK, off))->commit = LT_STK_PAD;
+		off = lt_seg_start(lt_seg_of(off, 12) + 1, 12);
+	}
+	s = tbl_at(t, LT_STK, off);
+	s->parent = parent;
+	memcpy(s->frames, f, n * 8);
+	s->commit = LT_STK_OK | flags | n;
+	t->h->stk_used = off + len;
+	return (uint32_t)(off / 8);
+}
+
+/* A committed stack of @depth frames (@f) in one node, cut bits @cut: its id. */
 static uint32_t tbl_stack(struct tbl *t, const uint64_t *f, uint32_t depth, uint32_t cut)
 {
-	uint64_t off = t->h->stk_used;
-	struct lt_stack *s = (struct lt_stack *)(t->base + t->h->stk_off + off);
-
-	memcpy(s->frames, f, depth * 8);
-	s->commit = LT_STK_OK | cut << 16 | depth;
-	t->h->stk_used = off + sizeof(*s) + depth * 8;
-	return (uint32_t)(off / 8);
+	return tbl_node(t, 0, f, depth, LT_STK_LEAF | cut << 16);
 }
 
 static void tbl_module(struct tbl *t, uint64_t start, const char *path, uint32_t gone)
 {
 	size_t plen = strlen(path) + 1;
 	uint32_t len = (uint32_t)((sizeof(struct lt_module) + plen + 7) & ~7ul);
-	struct lt_module *m = (struct lt_module *)(t->base + t->h->mod_off + t->h->mod_used);
+	uint64_t off = t->h->mod_used;
+	struct lt_module *m;
 
+	while (off + len > lt_seg_start(lt_seg_of(off, 12) + 1, 12)) {
+		*(uint32_t *)tbl_at(t, LT_MOD, off) = LT_MOD_PAD;
+		off = lt_seg_start(lt_seg_of(off, 12) + 1, 12);
+	}
+	m = tbl_at(t, LT_MOD, off);
 	m->start = start;
 	m->end = start + 0x1000;
 	m->off = 0x2000;
@@ -190,20 +239,20 @@ static void tbl_module(struct tbl *t, uint64_t start, const char *path, uint32_t
 	memcpy(m->path, path, plen);
 	m->gone = gone;
 	m->commit = len;
-	t->h->mod_used += len;
+	t->h->mod_used = off + len;
 }
 
 static void tbl_live(struct tbl *t, uint32_t slot, uint64_t addr, uint64_t size, uint32_t stack,
 		     uint32_t link)
 {
-	lt_entry_publish(&t->ent[slot], addr, size, stack, 1, link);
+	lt_entry_publish(tbl_ent(t, slot), addr, size, stack, 1, link);
 	if (t->h->ent_hwm <= slot)
 		t->h->ent_hwm = slot + 1;
 }
 
 struct seen {
-	uint64_t addr[T_SLOTS], size[T_SLOTS];
-	uint32_t depth[T_SLOTS], cut[T_SLOTS], n;
+	uint64_t addr[T_SLOTS], size[T_SLOTS], first[T_SLOTS], last[T_SLOTS];
+	uint32_t depth[T_SLOTS], cut[T_SLOTS], stack[T_SLOTS], n;
 };
 
 static int see(void *arg, const struct lt_live *l)
@@ -213,6 +262,9 @@ static int see(void *arg, const struct lt_live *l)
 	s->addr[s->n] = l->addr;
 	s->size[s->n] = l->size;
 	s->depth[s->n] = l->depth;
+	s->stack[s->n] = l->stack;
+	s->first[s->n] = l->depth ? l->frames[0] : 0;
+	s->last[s->n] = l->depth ? l->frames[l->depth - 1] : 0;
 	s->cut[s->n++] = l->cut;
 	return 0;
 }
@@ -226,7 +278,7 @@ static void test_walk(void **state)
 	struct lt_view v;
 	struct tbl t;
 	uint32_t a, b, deep, full;
-	uint64_t many[LT_MAX_DEPTH + 1] = { 0 };
+	static uint64_t many[LT_MAX_DEPTH + 1];
 
 	(void)state;
 	tbl_new(&t);
@@ -234,13 +286,14 @@ static void test_walk(void **state)
 	b = tbl_stack(&t, F, 2, REC_CUT_DEPTH | REC_CUT_UNREADABLE);
 	deep = tbl_stack(&t, many, LT_MAX_DEPTH + 1, 0);	/* deeper than a record: refused */
 	full = tbl_stack(&t, many, LT_MAX_DEPTH, REC_CUT_DEPTH);	/* a record's 1024: kept */
+	assert_true(deep * 8ull >= lt_seg_start(2, 12));	/* past segments' ends: padded */
 	tbl_live(&t, 0, 0x1000, 10, a, 0);
 	tbl_live(&t, 1, 0x2000, 20, b, 0);
 	tbl_live(&t, 2, 0x3000, 30, 0, 0);		/* no stack: written without one */
-	tbl_live(&t, 3, 0x4000, 40, 9999, 0);		/* outside the stacks */
+	tbl_live(&t, 3, 0x4000, 40, 99999, 0);		/* outside the stacks */
 	tbl_live(&t, 4, 0x5000, 50, deep, 0);
 	tbl_live(&t, 5, 0x6000, 60, a, 0);
-	lt_entry_free(&t.ent[5]);			/* freed: not live */
+	lt_entry_free(tbl_ent(&t, 5));			/* freed: not live */
 	/* A realloc in flight: the new entry names slot 6, still live: only 6 counts. */
 	tbl_live(&t, 6, 0x7000, 70, a, 0);
 	tbl_live(&t, 7, 0x8000, 80, a, 6 + 1);
@@ -258,9 +311,12 @@ static void test_walk(void **state)
 	assert_int_equal(st.bad_stack, 2);
 	assert_int_equal(s.addr[0], 0x1000);
 	assert_int_equal(s.depth[0], 4);
+	assert_int_equal(s.first[0], F[0]);
+	assert_int_equal(s.last[0], F[3]);
 	assert_int_equal(s.cut[1], REC_CUT_DEPTH | REC_CUT_UNREADABLE);
 	assert_int_equal(s.depth[2], 0);
 	assert_int_equal(s.depth[3], 0);	/* a bad stack: none */
+	assert_int_equal(s.stack[3], 0);
 	assert_int_equal(s.depth[4], 0);
 	assert_int_equal(s.addr[5], 0x7000);
 	assert_int_equal(s.addr[6], 0x9000);
@@ -275,11 +331,200 @@ static void test_walk(void **state)
 	lt_walk(&v, 0, 0, see, &s, &st);
 	assert_int_equal(s.n, 10);
 	/* A stack not committed yet is none. */
-	((struct lt_stack *)(t.base + t.h->stk_off + (uint64_t)a * 8))->commit = 0;
+	((struct lt_stack *)tbl_at(&t, LT_STK, (uint64_t)a * 8))->commit = 0;
 	memset(&st, 0, sizeof(st));
 	s.n = 0;
 	lt_walk(&v, 0, 0, see, &s, &st);
 	assert_int_equal(st.bad_stack, 2 + 5);
+	free(t.base);
+}
+
+/*
+ * Stacks of nodes: the frames of a node, then its parent's; a parent at
+ * or past its child (a loop), an empty node inside a chain, more than
+ * LT_MAX_DEPTH frames in all, a parent past the mark or uncommitted: each
+ * none. JOIN nodes: two chains end to end; a join of a join, of a chain
+ * past it, of none, of two words, of more than LT_MAX_DEPTH frames: none.
+ */
+static void test_nodes(void **state)
+{
+	struct lt_walk_stats st = { 0 };
+	struct seen s = { 0 };
+	struct lt_view v;
+	struct tbl t;
+	static uint64_t f[LT_MAX_DEPTH], out[LT_MAX_DEPTH];
+	uint32_t outer, mid, leaf, other, cut, loop, empty, e2, big, over, late, d, c;
+
+	(void)state;
+	for (uint32_t i = 0; i < LT_MAX_DEPTH; i++)
+		f[i] = 0x500000 + i;
+	tbl_new(&t);
+	/* f[0..20) as outer f[12..20), mid f[4..12), leaf f[0..4); another leaf beside. */
+	outer = tbl_node(&t, 0, f + 12, 8, 0);
+	mid = tbl_node(&t, outer, f + 4, 8, 0);
+	leaf = tbl_node(&t, mid, f, 4, LT_STK_LEAF);
+	other = tbl_node(&t, mid, f + 100, 3, LT_STK_LEAF);
+	cut = tbl_node(&t, mid, f, 4, LT_STK_LEAF | REC_CUT_DEPTH << 16);
+	loop = tbl_node(&t, 0, f, 2, LT_STK_LEAF);
+	((struct lt_stack *)tbl_at(&t, LT_STK, (uint64_t)loop * 8))->parent = loop;
+	empty = tbl_node(&t, outer, f, 0, 0);		/* no frames, a parent: a loop's way */
+	e2 = tbl_node(&t, empty, f, 2, LT_STK_LEAF);
+	big = tbl_node(&t, 0, f, 1000, 0);
+	over = tbl_node(&t, big, f, 25, LT_STK_LEAF);	/* 1025 in all */
+	late = tbl_node(&t, 0, f, 3, 0);
+	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
+	assert_int_equal(lt_stack__words(&v, leaf, out, &d, &c), 0);
+	assert_int_equal(d, 20);
+	assert_int_equal(c, 0);
+	assert_memory_equal(out, f, 20 * 8);
+	assert_int_equal(lt_stack__words(&v, other, out, &d, &c), 0);
+	assert_int_equal(d, 19);
+	assert_memory_equal(out, f + 100, 3 * 8);
+	assert_memory_equal(out + 3, f + 4, 16 * 8);
+	assert_int_equal(lt_stack__words(&v, cut, out, &d, &c), 0);
+	assert_int_equal(c, REC_CUT_DEPTH);
+	assert_int_equal(lt_stack__words(&v, mid, out, &d, &c), 0);	/* an outer part is a stack too */
+	assert_int_equal(d, 16);
+	assert_int_equal(lt_stack__words(&v, loop, out, &d, &c), -EINVAL);
+	assert_int_equal(lt_stack__words(&v, e2, out, &d, &c), -EINVAL);
+	assert_int_equal(lt_stack__words(&v, over, out, &d, &c), -EINVAL);
+	assert_int_equal(lt_stack__words(&v, 0, out, &d, &c), -EINVAL);
+	/* A parent below its child but past its end, as a hostile writer may claim. */
+	((struct lt_stack *)tbl_at(&t, LT_STK, (uint64_t)leaf * 8))->parent = late;
+	assert_int_equal(lt_stack__words(&v, leaf, out, &d, &c), -EINVAL);
+	((struct lt_stack *)tbl_at(&t, LT_STK, (uint64_t)leaf * 8))->parent = mid;
+	/* An uncommitted parent: none. */
+	((struct lt_stack *)tbl_at(&t, LT_STK, (uint64_t)outer * 8))->commit = 0;
+	assert_int_equal(lt_stack__words(&v, leaf, out, &d, &c), -EINVAL);
+	((struct lt_stack *)tbl_at(&t, LT_STK, (uint64_t)outer * 8))->commit = LT_STK_OK | 8;
+	/* Past the mark: none, until the mark says it is written. */
+	t.h->stk_used = (uint64_t)late * 8;
+	assert_int_equal(lt_stack__words(&v, leaf, out, &d, &c), 0);
+	assert_int_equal(lt_stack__words(&v, late, out, &d, &c), -EINVAL);
+	/*
+	 * A JOIN: its parent's chain, then its word's (an interpreter's
+	 * stack: native frames, then its words); one naming a JOIN, one
+	 * whose chain is past it or none, one of two words: none.
+	 */
+	t.h->stk_used = (uint64_t)late * 8 + 32;	/* late under the mark again, JOINs after it */
+	{
+		uint64_t w[1], two[2] = { other, leaf };
+		uint32_t py = tbl_node(&t, 0, f + 200, 6, 0), jn, jj, jfar, j0, j2;
+
+		w[0] = py;
+		jn = tbl_node(&t, leaf, w, 1, LT_STK_LEAF | LT_STK_JOIN | REC_CUT_DEPTH << 16);
+		assert_int_equal(lt_stack__words(&v, jn, out, &d, &c), 0);
+		assert_int_equal(d, 26);
+		assert_int_equal(c, REC_CUT_DEPTH);
+		assert_memory_equal(out, f, 20 * 8);
+		assert_memory_equal(out + 20, f + 200, 6 * 8);
+		w[0] = jn;
+		jj = tbl_node(&t, leaf, w, 1, LT_STK_LEAF | LT_STK_JOIN);
+		assert_int_equal(lt_stack__words(&v, jj, out, &d, &c), -EINVAL);
+		w[0] = jn + 1000;
+		jfar = tbl_node(&t, leaf, w, 1, LT_STK_LEAF | LT_STK_JOIN);
+		assert_int_equal(lt_stack__words(&v, jfar, out, &d, &c), -EINVAL);
+		w[0] = 0;
+		j0 = tbl_node(&t, leaf, w, 1, LT_STK_LEAF | LT_STK_JOIN);
+		assert_int_equal(lt_stack__words(&v, j0, out, &d, &c), -EINVAL);
+		j2 = tbl_node(&t, leaf, two, 2, LT_STK_LEAF | LT_STK_JOIN);
+		assert_int_equal(lt_stack__words(&v, j2, out, &d, &c), -EINVAL);
+		w[0] = big;
+		jfar = tbl_node(&t, over, w, 1, LT_STK_LEAF | LT_STK_JOIN);	/* past 1024 in all */
+		assert_int_equal(lt_stack__words(&v, jfar, out, &d, &c), -EINVAL);
+	}
+	/* The walk hands each over whole, the bad ones without a stack. */
+	tbl_live(&t, 0, 0x1000, 1, leaf, 0);
+	tbl_live(&t, 1, 0x2000, 2, other, 0);
+	tbl_live(&t, 2, 0x3000, 3, loop, 0);
+	tbl_live(&t, 3, 0x4000, 4, leaf, 0);
+	tbl_live(&t, 4, 0x5000, 5, over, 0);
+	assert_int_equal(lt_walk(&v, 0, 0, see, &s, &st), 0);
+	assert_int_equal(s.n, 5);
+	assert_int_equal(st.bad_stack, 2);
+	assert_int_equal(s.depth[0], 20);
+	assert_int_equal(s.last[0], f[19]);
+	assert_int_equal(s.depth[1], 19);
+	assert_int_equal(s.first[1], f[100]);
+	assert_int_equal(s.depth[2], 0);
+	assert_int_equal(s.depth[3], 20);
+	free(t.base);
+}
+
+/*
+ * Segments: a table whose later segments are memfds of their own (the
+ * header says LT_SEG_OWN) holds nothing there until they are attached;
+ * the slots and nodes in them are not there (the mark clamped to the
+ * segments held), the missing ones counted; attached, all of it is.
+ * Nodes go through PAD to the next segment.
+ */
+static void test_segments(void **state)
+{
+	struct lt_walk_stats st = { 0 };
+	struct seen s = { 0 };
+	struct lt_view v;
+	struct lt_node nd;
+	struct tbl t;
+	uint64_t f[600], out[LT_MAX_DEPTH], off;
+	uint32_t ids[8], d, c, n = 0, pads = 0;
+	enum { NN = 8 };
+	const void *ent1, *stk3;
+
+	(void)state;
+	for (uint32_t i = 0; i < 600; i++)
+		f[i] = 0x600000 + i;
+	tbl_new(&t);
+	/* Nodes of 500 words (4008 bytes): one a segment at first, then 2, 4, ... */
+	for (uint32_t i = 0; i < NN; i++)
+		ids[i] = tbl_node(&t, 0, f + i, 500, LT_STK_LEAF);
+	assert_true(ids[NN - 1] * 8ull >= lt_seg_start(3, 12));
+	assert_true(ids[NN - 2] * 8ull < lt_seg_start(3, 12));
+	tbl_live(&t, 1, 0x1000, 1, ids[0], 0);
+	tbl_live(&t, 200, 0x2000, 2, ids[NN - 1], 0);	/* in the entries' segment 1 */
+	ent1 = t.base + t.h->region[LT_ENT].seg[1];
+	stk3 = t.base + t.h->region[LT_STK].seg[3];
+	t.h->region[LT_ENT].seg[1] = LT_SEG_OWN;
+	t.h->region[LT_STK].seg[3] = LT_SEG_OWN;
+	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
+	assert_int_equal(lt_view__missing(&v), 2);
+	assert_int_equal(lt_view__hwm(&v), 128);	/* the entries' segment 0 */
+	assert_int_equal(lt_walk(&v, 0, 0, see, &s, &st), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(lt_stack__words(&v, ids[NN - 1], out, &d, &c), -EINVAL);
+	/* The nodes in order, through the pads, up to the segment not held. */
+	for (off = 8; lt_stack__next(&v, off, &nd) == 1; off = nd.next) {
+		if (nd.commit == LT_STK_PAD)
+			pads++;
+		else
+			assert_int_equal(nd.id, ids[n++]);
+	}
+	assert_int_equal(n, NN - 1);
+	assert_int_equal(pads, 3);
+	/* Attached: too short refused, held twice refused, then all of it. */
+	assert_int_equal(lt_view__attach(&v, LT_ENT, 1, ent1, T_SEG0), -EINVAL);
+	assert_int_equal(lt_view__attach(&v, LT_ENT, 1, ent1, 2 * T_SEG0), 0);
+	assert_int_equal(lt_view__attach(&v, LT_ENT, 1, ent1, 2 * T_SEG0), -EEXIST);
+	assert_int_equal(lt_view__attach(&v, LT_STK, 3, stk3, 8 * T_SEG0), 0);
+	assert_int_equal(lt_view__attach(&v, LT_NREGIONS, 0, stk3, 8 * T_SEG0), -EINVAL);
+	assert_int_equal(lt_view__missing(&v), 0);
+	assert_int_equal(lt_view__hwm(&v), 201);
+	s.n = 0;
+	lt_walk(&v, 0, 0, see, &s, &st);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.depth[1], 500);
+	assert_int_equal(s.first[1], f[NN - 1]);
+	/* A segment placed past the buffer, or askew: the header lies. */
+	t.h->region[LT_STK].seg[3] = t.size;
+	assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
+	t.h->region[LT_STK].seg[3] = LT_HDR_SIZE + 8;
+	assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
+	/* Placed later (a view kept while its writer runs): found by a refresh. */
+	t.h->region[LT_STK].seg[3] = 0;
+	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
+	assert_int_equal(lt_stack__words(&v, ids[NN - 1], out, &d, &c), -EINVAL);
+	t.h->region[LT_STK].seg[3] = (uint64_t)((const char *)stk3 - t.base);
+	lt_view__refresh(&v);
+	assert_int_equal(lt_stack__words(&v, ids[NN - 1], out, &d, &c), 0);
 	free(t.base);
 }
 
@@ -304,13 +549,14 @@ static void test_modules(void **state)
 	tbl_module(&t, 0x400000, "/bin/prog", 0);
 	tbl_module(&t, 0x500000, "/lib/gone.so", 1);
 	tbl_module(&t, 0x600000, "/lib/libc.so.6", 0);
-	m = (struct lt_module *)(t.base + t.h->mod_off + t.h->mod_used);
+	m = tbl_at(&t, LT_MOD, t.h->mod_used);
 	tbl_module(&t, 0x700000, "/lib/torn.so", 0);
 	tbl_module(&t, 0x800000, "/lib/after.so", 0);
 	m->commit = 0;	/* the record being written when the writer stopped */
 	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
 	lt_modules(&v, mod_see, out);
 	assert_string_equal(out, "/bin/prog;/lib/libc.so.6;");
+	m->commit = (uint32_t)((sizeof(*m) + strlen("/lib/torn.so") + 1 + 7) & ~7ul);
 	/* A path with no end inside its record, a build ID with none: cut, kept in bounds. */
 	m->commit = (uint32_t)((sizeof(*m) + 16 + 7) & ~7ul);
 	memset(m->path, 'x', 64);
@@ -324,6 +570,27 @@ static void test_modules(void **state)
 	out[0] = '\0';
 	lt_modules(&v, mod_see, out);
 	assert_null(strstr(out, "xxxxxxxxx"));
+	free(t.base);
+	/* Records past segment 0's end, through its PAD; none past the segments held. */
+	tbl_new(&t);
+	for (int i = 0; i < 40; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/lib/m%02d.so", i);
+		tbl_module(&t, 0x400000 + 0x10000 * (uint64_t)i, path, 0);
+	}
+	assert_true(t.h->mod_used > T_SEG0);
+	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
+	out[0] = '\0';
+	lt_modules(&v, mod_see, out);
+	assert_non_null(strstr(out, "/lib/m00.so;"));
+	assert_non_null(strstr(out, "/lib/m39.so;"));
+	t.h->region[LT_MOD].seg[1] = LT_SEG_OWN;
+	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
+	out[0] = '\0';
+	lt_modules(&v, mod_see, out);
+	assert_non_null(strstr(out, "/lib/m00.so;"));
+	assert_null(strstr(out, "/lib/m39.so;"));
 	free(t.base);
 }
 
@@ -340,29 +607,41 @@ static void test_hostile_header(void **state)
 	assert_int_equal(lt_view__open(&v, t.base, LT_HDR_SIZE - 1), -EINVAL);
 	t.h->magic++;
 	assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
+	assert_int_equal(lt_view__version(t.base, t.size), 0);
+	*t.h = keep;
+	t.h->version = 2;		/* another version: said as one */
+	assert_int_equal(lt_view__open(&v, t.base, t.size), -EPROTO);
+	assert_int_equal(lt_view__version(t.base, t.size), 2);
 	*t.h = keep;
 	t.h->entry_size = 16;
 	assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
 	*t.h = keep;
-	t.h->ent_cap = t.size;		/* past the mapping */
+	t.h->region[LT_ENT].seg[1] = t.size - T_SEG0;	/* past the mapping */
 	assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
 	*t.h = keep;
-	t.h->stk_off = UINT64_MAX - 8;	/* wraps */
+	t.h->region[LT_STK].seg[0] = UINT64_MAX - 4095;	/* wraps */
 	assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
 	*t.h = keep;
-	t.h->ent_off += 8;		/* misaligned */
-	t.h->ent_cap -= 32;
+	t.h->region[LT_ENT].seg[0] += 8;	/* misaligned */
 	assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
 	*t.h = keep;
-	t.h->mod_off = 0;		/* over the header */
+	t.h->region[LT_MOD].seg[0] = 4096 - 4096;	/* over the header: 0 is "not made" */
+	t.h->region[LT_MOD].seg[1] = 2;		/* over the header */
 	assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
+	for (uint64_t bad = 0; bad < 4; bad++) {
+		static const uint64_t seg0[] = { 0, 2048, 4096 + 8, 1ull << 31 };
+
+		*t.h = keep;
+		t.h->region[LT_STK].seg0 = seg0[bad];	/* not a power of two from 4 KiB to 1 GiB */
+		assert_int_equal(lt_view__open(&v, t.base, t.size), -EINVAL);
+	}
 	/* Marks past their regions are clamped, never followed. */
 	*t.h = keep;
 	t.h->ent_hwm = UINT64_MAX;
 	t.h->stk_used = UINT64_MAX;
 	t.h->mod_used = UINT64_MAX;
 	assert_int_equal(lt_view__open(&v, t.base, t.size), 0);
-	assert_int_equal(lt_view__hwm(&v), T_SLOTS);
+	assert_int_equal(lt_view__hwm(&v), 3 * T_SEG0 / sizeof(struct lt_entry));
 	free(t.base);
 }
 
@@ -491,22 +770,22 @@ static void *writer(void *arg)
 	uint64_t k = ((uint64_t)w + 1) << 40;
 
 	++k;
-	lt_entry_publish(&tt.ent[cur], k, k * 3, (uint32_t)(k >> 4 & 0xffff), (uint32_t)(k & 0xffff),
+	lt_entry_publish(tbl_ent(&tt, cur), k, k * 3, (uint32_t)(k >> 4 & 0xffff), (uint32_t)(k & 0xffff),
 			 0);
 	for (int r = 0; r < rounds; r++) {
 		uint32_t next = cur == lo ? lo + 1 : lo;
 
 		for (uint32_t s = lo + 2; s < lo + W_SLOTS; s++) {
 			++k;
-			lt_entry_publish(&tt.ent[s], k, k * 3, (uint32_t)(k >> 4 & 0xffff),
+			lt_entry_publish(tbl_ent(&tt, s), k, k * 3, (uint32_t)(k >> 4 & 0xffff),
 					 (uint32_t)(k & 0xffff), 0);
-			lt_entry_free(&tt.ent[s]);
+			lt_entry_free(tbl_ent(&tt, s));
 		}
 		++k;
-		lt_entry_publish(&tt.ent[next], k, k * 3, (uint32_t)(k >> 4 & 0xffff),
+		lt_entry_publish(tbl_ent(&tt, next), k, k * 3, (uint32_t)(k >> 4 & 0xffff),
 				 (uint32_t)(k & 0xffff), cur + 1);
-		lt_entry_free(&tt.ent[cur]);
-		lt_entry_unlink(&tt.ent[next]);
+		lt_entry_free(tbl_ent(&tt, cur));
+		lt_entry_unlink(tbl_ent(&tt, next));
 		cur = next;
 	}
 	__atomic_fetch_add(&writers_done, 1, __ATOMIC_RELEASE);
@@ -563,6 +842,8 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_lines),
 		cmocka_unit_test(test_walk),
+		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_segments),
 		cmocka_unit_test(test_modules),
 		cmocka_unit_test(test_hostile_header),
 		cmocka_unit_test(test_dump),
@@ -576,6 +857,9 @@ int main(int argc, char **argv)
 		struct tbl t;
 		FILE *f = fopen(argv[2], "w");
 
+		static uint64_t big[500];
+		uint32_t outer, leaf;
+
 		tbl_new(&t);
 		tbl_module(&t, 0x400000, "/bin/prog", 0);
 		tbl_module(&t, 0x500000, "/lib/gone.so", 1);
@@ -583,6 +867,13 @@ int main(int argc, char **argv)
 		tbl_live(&t, 1, 0x2000, 20, tbl_stack(&t, F, 2, REC_CUT_DEPTH), 0);
 		tbl_live(&t, 2, 0x3000, 30, 0, 0);
 		tbl_live(&t, 3, 0x4000, 40, 2, 1 + 0);
+		/* Stacks of two nodes, one of them past a PAD in segment 1; a slot in segment 1. */
+		outer = tbl_node(&t, 0, F + 2, 2, 0);
+		leaf = tbl_node(&t, outer, F, 2, LT_STK_LEAF);
+		tbl_live(&t, 4, 0x5000, 50, leaf, 0);
+		tbl_node(&t, 0, big, 450, 0);
+		leaf = tbl_node(&t, outer, big, 60, LT_STK_LEAF);
+		tbl_live(&t, 130, 0x6000, 60, leaf, 0);
 		int bad = !f || fwrite(t.base, t.size, 1, f) != 1 || fclose(f);
 
 		free(t.base);

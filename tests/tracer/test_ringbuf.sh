@@ -1,5 +1,6 @@
 #!/bin/bash
-# test_ringbuf.sh - a full ring buffer: heapsnoop's consumer is stopped
+# test_ringbuf.sh - a full ring buffer (--on-full drop: the traced process
+# does not wait for heapsnoop): heapsnoop's consumer is stopped
 # (SIGSTOP) while the target makes 200,000 allocations into a 1 MiB ring
 # buffer. Every dropped event must be counted and the loss said plainly
 # (and in the exit status); tracing goes on afterwards; -v says the ring
@@ -11,7 +12,7 @@ coproc W { exec "$PROGS/prog_waiter"; }
 wait_line "${W[0]}" '^ready ' || exit 1
 pid=$W_PID
 mkfifo "$T/errpipe" "$T/recpipe"
-"$HS" -q -v --ringbuf-size 1 -p "$pid" > "$T/recpipe" 2> "$T/errpipe" &
+"$HS" -q -v --on-full drop --ringbuf-size 1 -p "$pid" > "$T/recpipe" 2> "$T/errpipe" &
 hs=$!
 exec 6< "$T/recpipe" 5< "$T/errpipe"
 wait_line 5 "^heapsnoop: tracing pid $pid" "$T/err" || exit 1

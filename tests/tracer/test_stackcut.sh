@@ -9,7 +9,7 @@ set -u
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
-"$HS" -q -- "$PROGS/prog_nofp" > rec 2> err
+"$HS" -q --stack-copy 16384 -- "$PROGS/prog_nofp" > rec 2> err
 check "traced" test $? -eq 0
 "$HD" rec > dec
 expect_eq "the 4444-byte block: its record says cut=depth" \

@@ -5,13 +5,14 @@
 # (frame-pointer fallback), a thread, a library dlopen()ed while traced, a
 # library constructor run by the dynamic loader (complete at its entry), a
 # stack deeper than the copy, a frame whose stack pages were never touched
-# (cut at 16 KiB, complete through the holes at 64 KiB);
+# (cut at --stack-copy 16384, complete through the holes at 64 KiB and by
+# default, the whole stack copied);
 # the same program with --unwind fp for contrast; options.
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
 
-"$HS" -q -v -s -- "$PROGS/prog_nofp" > rec 2> err
+"$HS" -q -v -s --stack-copy 16384 -- "$PROGS/prog_nofp" > rec 2> err
 check "traced (dwarf, the default)" test $? -eq 0
 fold rec
 # Folded stacks are outermost first: each must start at the process's or
@@ -79,7 +80,7 @@ fi
 "$HS" --unwind lr -- true > /dev/null 2> bad
 check "--unwind lr refused with the choices" grep -q "give fp (frame pointers) or dwarf" bad
 "$HS" --stack-copy 1000 -- true > /dev/null 2> bad
-check "--stack-copy 1000 refused" grep -q -- "--stack-copy must be a power of two (bytes), from 512 to 65536" bad
+check "--stack-copy 1000 refused" grep -q -- "--stack-copy must be a power of two (bytes), from 512 to 1048576" bad
 "$HS" -q -v --stack-copy 65536 -- "$PROGS/prog_nofp" > big 2> bigerr
 fold big
 expect_eq "--stack-copy 65536: the same chains" \
@@ -90,4 +91,13 @@ expect_eq "--stack-copy 65536: past the pages never touched, complete" \
 	"$(grep -cE '^_start;(.*;)?main;p_bigframe;lib_leaf 5555$' big.bytes)" 1
 check "... copied page by page, holes said (-v)" \
 	grep -qE 'unwinding: [1-9][0-9]* stacks copied page by page, around [1-9][0-9]* pages never touched' bigerr
+# By default the whole stack is copied: the 80 KiB one whole too.
+"$HS" -q -v -- "$PROGS/prog_nofp" > whole 2> wholeerr
+fold whole
+expect_eq "default: the 80 KiB deep stack whole, to _start" \
+	"$(grep -cE '^_start;(.*;)?p_recurse;lib_leaf 4444$' whole.bytes)" 1
+expect_eq "default: past the pages never touched, complete" \
+	"$(grep -cE '^_start;(.*;)?main;p_bigframe;lib_leaf 5555$' whole.bytes)" 1
+check "default: no stack cut (-v)" \
+	grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 0 cut at --stack-copy, 0 deeper than kept, 0 with a frame not recovered' wholeerr
 finish

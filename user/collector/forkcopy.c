@@ -17,7 +17,7 @@
  * Every change made before the close reserved its record before it
  * changed the slot, so the copy plus the log is the table at the fork;
  * a writer that finds the log closed changes the slot freely (the child
- * has its copy).
+ * has its copy). The log also holds the modules' gone flags at the fork.
  */
 #include <errno.h>
 #include <sched.h>
@@ -29,6 +29,7 @@
 
 #include "forkcopy.h"
 #include "livetable.h"
+#include "ltmods.h"
 #include "ltstacks.h"
 
 #define OPEN (1ull << 63)
@@ -40,6 +41,8 @@ struct forklog {
 	uint64_t hwm;			/* slots at the fork */
 	uint64_t *bits;			/* in this mapping */
 	struct logrec *rec;		/* in this mapping */
+	unsigned int nmods;		/* module records at the fork */
+	uint64_t *gone;			/* their gone flags then, in this mapping */
 	size_t len;
 };
 
@@ -51,7 +54,7 @@ struct logrec {
 
 static struct forklog *flog;		/* the last fork's log (the parent's) */
 static uint64_t mod_used_fork, stk_used_fork;	/* the marks at the fork */
-static uint32_t gone_fork[256];		/* ltstacks' gone flags at the fork, as bits */
+static unsigned int segs_fork[LT_NREGIONS];	/* segments made at the fork */
 
 /* The copying child is gone (exited, killed, reaped) or the log unknown. */
 static bool child_gone(const struct forklog *l)
@@ -86,10 +89,10 @@ static void previous_closed(void)
 	}
 }
 
-static struct forklog *log_new(uint64_t hwm)
+static struct forklog *log_new(uint64_t hwm, unsigned int nmods)
 {
-	size_t words = (hwm + 63) / 64;
-	size_t len = sizeof(struct forklog) + words * 8 + hwm * sizeof(struct logrec);
+	size_t words = (hwm + 63) / 64, mwords = (nmods + 63) / 64;
+	size_t len = sizeof(struct forklog) + (words + mwords) * 8 + hwm * sizeof(struct logrec);
 	struct forklog *l;
 
 	len = (len + 4095) & ~(size_t)4095;
@@ -101,7 +104,10 @@ static struct forklog *log_new(uint64_t hwm)
 	l->hwm = hwm;
 	l->parent = getpid();
 	l->bits = (uint64_t *)(l + 1);
-	l->rec = (struct logrec *)(l->bits + words);
+	l->gone = l->bits + words;
+	l->nmods = nmods;
+	l->rec = (struct logrec *)(l->gone + mwords);
+	ltmods__gone(l->gone, nmods);
 	return l;
 }
 
@@ -120,12 +126,21 @@ void forkcopy__prepare(void)
 	livetable__freeze(false);
 	if (flog)
 		munmap(flog, flog->len);
-	/* Frozen: the marks are the table's at the fork. */
+	/* Frozen: the marks and segments are the table's at the fork. */
 	mod_used_fork = __atomic_load_n(&lt.h->mod_used, __ATOMIC_ACQUIRE);
 	stk_used_fork = __atomic_load_n(&lt.h->stk_used, __ATOMIC_ACQUIRE);
 	hwm = __atomic_load_n(&lt.h->ent_hwm, __ATOMIC_ACQUIRE);
-	ltstacks__gone(gone_fork, sizeof(gone_fork) * 8);
-	flog = log_new(hwm < lt.nslots ? hwm : lt.nslots);
+	for (unsigned int r = 0; r < LT_NREGIONS; r++) {
+		unsigned int k = 0;
+
+		while (lt_made(r, k))
+			k++;
+		segs_fork[r] = k;
+	}
+	/* Slots past the entries' last segment were never handed out. */
+	if (hwm > lt_seg_start(segs_fork[LT_ENT], LT_SLOT_SHIFT))
+		hwm = lt_seg_start(segs_fork[LT_ENT], LT_SLOT_SHIFT);
+	flog = log_new(hwm, ltmods__count());
 	__atomic_fetch_add(&lt.h->forks, 1, __ATOMIC_RELAXED);
 	if (!flog)
 		return;	/* the child says it has no table */
@@ -160,7 +175,7 @@ void forkcopy__save(uint32_t s)
 	struct forklog *l = flog;
 	uint64_t st, *word, mask = 1ull << (s % 64);
 	struct logrec *r;
-	const struct lt_entry *e = &lt.ent[s];
+	const struct lt_entry *e = lt_entry_at(s);
 
 	if (!l)
 		return;
@@ -192,8 +207,8 @@ void forkcopy__save(uint32_t s)
 	__atomic_store_n(&r->commit, 1, __ATOMIC_RELEASE);
 }
 
-/* The log closed and the old entries of the slots saved put into @ent. */
-static void apply_log(struct forklog *l, struct lt_entry *ent)
+/* The log closed and the old entries of the slots saved put back (into the child's table). */
+static void apply_log(struct forklog *l)
 {
 	uint64_t st = __atomic_fetch_and(&l->state, ~OPEN, __ATOMIC_ACQ_REL) & ~OPEN;
 
@@ -211,18 +226,64 @@ static void apply_log(struct forklog *l, struct lt_entry *ent)
 			sched_yield();
 		}
 		if (__atomic_load_n(&r->commit, __ATOMIC_ACQUIRE) && r->slot < l->hwm)
-			ent[r->slot] = r->old;
+			*lt_entry_at(r->slot) = r->old;
 	}
 }
 
-int forkcopy__child(void)
+/* Bytes of region @r in use at the fork: its mark (the entries': slots * 32). */
+static uint64_t used_fork(unsigned int r, uint64_t hwm)
 {
+	return r == LT_MOD ? mod_used_fork : r == LT_STK ? stk_used_fork :
+	       hwm * sizeof(struct lt_entry);
+}
+
+/* [@from, @to) of region @r, in segment @k, copied from the parent's to @dst (the segment's copy). */
+static void copy_used(unsigned int r, unsigned int k, uint64_t used, char *dst)
+{
+	unsigned int shift = (unsigned int)__builtin_ctzll(lt.h->region[r].seg0);
+	uint64_t start = lt_seg_start(k, shift), size = lt.h->region[r].seg0 << k;
+
+	if (used > start)
+		memcpy(dst, lt.seg[r][k], used - start < size ? used - start : size);
+}
+
+struct copy {
+	char *map;
+	uint64_t size;
+	char *at;			/* where the parent's was */
+	int fd;
+};
+
+/* Every copy moved where the parent's was; false (all undone, *@err) if one cannot be. */
+static bool put_in_place(struct copy *c, unsigned int n, int *err)
+{
+	for (unsigned int i = 0; i < n; i++) {
+		if (mremap(c[i].map, c[i].size, c[i].size, MREMAP_MAYMOVE | MREMAP_FIXED, c[i].at) ==
+		    MAP_FAILED) {
+			*err = -errno;
+			/* The moved ones are the child's copies now: none of the parent's is left. */
+			for (unsigned int j = i; j < n; j++)
+				munmap(c[j].map, c[j].size);
+			for (unsigned int j = 0; j < n; j++)
+				if (c[j].fd >= 0)
+					close(c[j].fd);
+			return false;
+		}
+	}
+	return true;
+}
+
+int forkcopy__child(struct forkcopy_segs *segs)
+{
+	static struct copy c[1 + LT_HELLO_SEGS];
 	struct forklog *l = flog;
 	struct lt_header *h;
+	unsigned int n = 0;
 	uint64_t hwm;
 	char *map;
-	int fd, parent = lt.base ? lt.h->pid : 0;
+	int fd, err = 0, parent = lt.base ? lt.h->pid : 0;
 
+	segs->n = 0;
 	livetable__forked();
 	ltstacks__forked();
 	flog = NULL;
@@ -234,37 +295,38 @@ int forkcopy__child(void)
 		return -ENOMEM;
 	}
 	__atomic_store_n(&l->child, (int32_t)getpid(), __ATOMIC_RELEASE);
-	fd = lt.shared ? livetable__twin(&map) : -1;
-	if (!lt.shared) {
-		map = mmap(NULL, lt.size, PROT_READ | PROT_WRITE,
-			   MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		fd = map == MAP_FAILED ? -ENOMEM : -1;
-	}
-	if (fd < -1) {
-		__atomic_fetch_and(&l->state, ~OPEN, __ATOMIC_ACQ_REL);
-		munmap(l, l->len);
-		lt.base = NULL;
-		return fd;
-	}
-	h = (struct lt_header *)map;
 	hwm = l->hwm;
-	memcpy(map, lt.base, LT_HDR_SIZE);
-	memcpy(map + h->mod_off, lt.base + h->mod_off, mod_used_fork);
-	memcpy(map + h->stk_off, lt.base + h->stk_off,
-	       stk_used_fork < h->stk_cap ? stk_used_fork : h->stk_cap);
-	memcpy(map + h->ent_off, lt.base + h->ent_off, hwm * sizeof(struct lt_entry));
-	apply_log(l, (struct lt_entry *)(map + h->ent_off));
-	munmap(l, l->len);
-	/* Where the parent's was: every pointer into it stays good. */
-	if (mremap(map, lt.size, lt.size, MREMAP_MAYMOVE | MREMAP_FIXED, lt.base) == MAP_FAILED) {
-		int err = -errno;
-
-		munmap(map, lt.size);
-		if (fd >= 0)
-			close(fd);
-		lt.base = NULL;
-		return err;
+	/* The table's memfd (the header, each region's segment 0), then each later segment's. */
+	fd = livetable__memfd(lt.size, &map);
+	if (fd < -1) {
+		err = fd;
+		goto fail;
 	}
+	c[n++] = (struct copy){ map, lt.size, lt.base, fd };
+	memcpy(map, lt.base, LT_HDR_SIZE);
+	for (unsigned int r = 0; r < LT_NREGIONS; r++)
+		copy_used(r, 0, used_fork(r, hwm), map + lt.h->region[r].seg[0]);
+	for (unsigned int r = 0; r < LT_NREGIONS; r++) {
+		for (unsigned int k = 1; k < segs_fork[r]; k++) {
+			uint64_t size = lt.h->region[r].seg0 << k;
+			int sfd = livetable__memfd(size, &map);
+
+			if (sfd < -1) {
+				err = sfd;
+				goto undo;
+			}
+			copy_used(r, k, used_fork(r, hwm), map);
+			c[n++] = (struct copy){ map, size, lt.seg[r][k], sfd };
+			if (sfd >= 0) {
+				segs->fd[segs->n] = sfd;
+				segs->id[segs->n++] = (uint8_t)(r << 5 | k);
+			}
+		}
+	}
+	if (!put_in_place(c, n, &err))
+		goto fail;
+	/* In place: lt's pointers are the child's copies now. */
+	apply_log(l);
 	h = lt.h;
 	h->parent = parent;
 	h->pid = getpid();
@@ -274,6 +336,23 @@ int forkcopy__child(void)
 	h->lost_entries = h->lost_stacks = h->lost_modules = 0;
 	h->forks = 0;
 	h->exec_pending = 0;
-	ltstacks__restore_gone(gone_fork, sizeof(gone_fork) * 8);
-	return fd;
+	/* Segments the parent made after the fork (its header, copied since): not the child's. */
+	for (unsigned int r = 0; r < LT_NREGIONS; r++)
+		for (unsigned int k = segs_fork[r]; k < LT_SEGS; k++)
+			h->region[r].seg[k] = 0;
+	ltmods__restore_gone(l->gone, l->nmods);
+	munmap(l, l->len);
+	return c[0].fd;
+undo:
+	for (unsigned int i = 0; i < n; i++) {
+		munmap(c[i].map, c[i].size);
+		if (c[i].fd >= 0)
+			close(c[i].fd);
+	}
+fail:
+	__atomic_fetch_and(&l->state, ~OPEN, __ATOMIC_ACQ_REL);
+	munmap(l, l->len);
+	segs->n = 0;
+	lt.base = NULL;
+	return err;
 }

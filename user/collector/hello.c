@@ -6,7 +6,8 @@
  * call closefrom), so exec'd children would be lost; an abstract socket
  * is found by name by every process of the network namespace, and
  * heapsnoop checks the token it put in the environment and the sender's
- * credentials (SCM_CREDENTIALS, checked by the kernel).
+ * credentials (SCM_CREDENTIALS, checked by the kernel). A segment the
+ * table makes later is handed over the same way, alone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -71,45 +72,35 @@ static uint64_t start_ticks(void)
 	return v;
 }
 
-int hello__send(int memfd, int kind, int parent)
+/* @h with the @n descriptors @fds to heapsnoop's socket. Returns 0 or -errno. */
+static int send_fds(struct lt_hello *h, const int *fds, unsigned int n)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct lt_hello h = { .magic = LT_HELLO_MAGIC, .version = LT_VERSION, .kind = (uint32_t)kind,
-			      .pid = getpid(), .parent = parent };
 	union {
-		char buf[CMSG_SPACE(2 * sizeof(int))];
+		char buf[CMSG_SPACE((2 + LT_HELLO_SEGS) * sizeof(int))];
 		struct cmsghdr align;
 	} c;
-	struct iovec iov = { &h, sizeof(h) };
+	struct iovec iov = { h, sizeof(*h) };
 	struct msghdr m = { .msg_name = &a, .msg_iov = &iov, .msg_iovlen = 1,
-			    .msg_control = c.buf, .msg_controllen = sizeof(c.buf) };
+			    .msg_control = c.buf, .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
 	struct cmsghdr *cm;
-	size_t n = strlen(sock_name);
-	int s, pidfd, fds[2], err = 0;
+	size_t len = strlen(sock_name);
+	int s, err = 0;
 
-	if (!n)
+	if (!len)
 		return -EINVAL;
-	memcpy(a.sun_path + 1, sock_name, n);	/* abstract: a NUL first */
-	m.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n);
-	memcpy(h.token, token, sizeof(h.token));
-	h.start_ticks = start_ticks();
-	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-	if (pidfd < 0)
-		return -errno;
+	memcpy(a.sun_path + 1, sock_name, len);	/* abstract: a NUL first */
+	m.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+	memcpy(h->token, token, sizeof(h->token));
 	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0) {
-		err = -errno;
-		close(pidfd);
-		return err;
-	}
+	if (s < 0)
+		return -errno;
 	memset(c.buf, 0, sizeof(c.buf));
 	cm = CMSG_FIRSTHDR(&m);
 	cm->cmsg_level = SOL_SOCKET;
 	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(fds));
-	fds[0] = memfd;
-	fds[1] = pidfd;
-	memcpy(CMSG_DATA(cm), fds, sizeof(fds));
+	cm->cmsg_len = CMSG_LEN(n * sizeof(int));
+	memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
 	/* Blocking: a heapsnoop that is behind holds this process up, never loses it. */
 	while (sendmsg(s, &m, MSG_NOSIGNAL) < 0) {
 		if (errno != EINTR) {
@@ -118,6 +109,36 @@ int hello__send(int memfd, int kind, int parent)
 		}
 	}
 	close(s);
+	return err;
+}
+
+int hello__send(int memfd, int kind, int parent, const int *segfd, const uint8_t *segid,
+		unsigned int nsegs)
+{
+	struct lt_hello h = { .magic = LT_HELLO_MAGIC, .version = LT_VERSION, .kind = (uint32_t)kind,
+			      .pid = getpid(), .parent = parent, .nsegs = nsegs };
+	int fds[2 + LT_HELLO_SEGS], pidfd, err;
+
+	if (nsegs > LT_HELLO_SEGS)
+		return -EINVAL;
+	h.start_ticks = start_ticks();
+	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		return -errno;
+	fds[0] = memfd;
+	fds[1] = pidfd;
+	memcpy(fds + 2, segfd, nsegs * sizeof(int));
+	memcpy(h.segs, segid, nsegs);
+	err = send_fds(&h, fds, 2 + nsegs);
 	close(pidfd);
 	return err;
+}
+
+int hello__segment(int memfd, unsigned int r, unsigned int k)
+{
+	struct lt_hello h = { .magic = LT_HELLO_MAGIC, .version = LT_VERSION,
+			      .kind = LT_HELLO_SEGMENT, .pid = getpid(), .nsegs = 1 };
+
+	h.segs[0] = (uint8_t)(r << 5 | k);
+	return send_fds(&h, &memfd, 1);
 }

@@ -11,6 +11,7 @@
 #define HEAPSNOOP_COLLECTOR_HELLO_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 /*
  * Read HEAPSNOOP_SOCK and HEAPSNOOP_TOKEN (kept: a program may unset
@@ -20,12 +21,22 @@ bool hello__init(void);
 
 /*
  * Send the hello of kind @kind (LT_HELLO_IMAGE, LT_HELLO_FORK; @parent
- * the fork's parent) with @memfd. Blocks while heapsnoop is behind (a
- * hello is never dropped). Returns 0 or -errno: ECONNREFUSED or ENOENT
- * (heapsnoop has ended, or this process is in another network
- * namespace), ENOSYS (no pidfd_open: a kernel before 5.3).
+ * the fork's parent) with @memfd and the @nsegs memfds @segfd of its
+ * later segments (@segid: region << 5 | k each; a fork child's copies).
+ * Blocks while heapsnoop is behind (a hello is never dropped). Returns 0
+ * or -errno: ECONNREFUSED or ENOENT (heapsnoop has ended, or this
+ * process is in another network namespace), ENOSYS (no pidfd_open: a
+ * kernel before 5.3).
  */
-int hello__send(int memfd, int kind, int parent);
+int hello__send(int memfd, int kind, int parent, const int *segfd, const uint8_t *segid,
+		unsigned int nsegs);
+
+/*
+ * Segment @k of region @r, the memfd @memfd, handed to heapsnoop
+ * (LT_HELLO_SEGMENT), before the table uses it: lt.handover. Blocks as
+ * hello__send(). Returns 0 or -errno.
+ */
+int hello__segment(int memfd, unsigned int r, unsigned int k);
 
 /* The socket's name, for messages. */
 const char *hello__name(void);

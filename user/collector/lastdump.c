@@ -152,7 +152,7 @@ void lastdump__write(const char *reason, const char *why, bool final)
 	 * live set as its own, and leave the parent's writers held.
 	 */
 	if (!lt.base || __atomic_load_n(&lt.h->pid, __ATOMIC_RELAXED) != (int32_t)syscall(SYS_getpid) ||
-	    lt_view__open(&v, lt.base, lt.size) || !dump_turn())
+	    livetable__view(&v) || !dump_turn())
 		goto out;
 	lt_tls.freezing++;
 	moment = livetable__freeze(true);

@@ -218,7 +218,7 @@ static void *publish(char *block, size_t head, size_t asked, uint32_t stack)
 	b->slot = slot;
 	if (likely(slot != LT_NO_SLOT)) {
 		lt_will_change(slot);
-		lt_entry_publish(&lt.ent[slot], (uintptr_t)(block + head), asked, stack, lt_tls.tid, 0);
+		lt_entry_publish(lt_entry_at(slot), (uintptr_t)(block + head), asked, stack, lt_tls.tid, 0);
 	}
 	lt_section_exit();
 	if (unlikely(slot == LT_NO_SLOT))
@@ -264,7 +264,7 @@ static __attribute__((noinline)) void free_ours(void *p)
 	if (likely(s != LT_NO_SLOT) && lt.base) {
 		lt_section_enter();
 		lt_will_change(s);
-		lt_entry_free(&lt.ent[s]);
+		lt_entry_free(lt_entry_at(s));
 		TEST_STOP(4);
 		lt_slot_put(s);
 		lt_section_exit();
@@ -314,15 +314,15 @@ static void *realloc_tracked(void *old, size_t size, bool *copy)
 	b->slot = n;
 	if (likely(n != LT_NO_SLOT)) {
 		lt_will_change(n);
-		lt_entry_publish(&lt.ent[n], (uintptr_t)(nb + head), size, stack, lt_tls.tid, x + 1);
+		lt_entry_publish(lt_entry_at(n), (uintptr_t)(nb + head), size, stack, lt_tls.tid, x + 1);
 	}
 	TEST_STOP(2);
 	lt_will_change(x);
-	lt_entry_free(&lt.ent[x]);
+	lt_entry_free(lt_entry_at(x));
 	TEST_STOP(3);
 	lt_slot_put(x);
 	if (likely(n != LT_NO_SLOT))
-		lt_entry_unlink(&lt.ent[n]);
+		lt_entry_unlink(lt_entry_at(n));
 	lt_section_exit();
 	if (unlikely(n == LT_NO_SLOT))
 		__atomic_fetch_add(&lt.h->lost_entries, 1, __ATOMIC_RELAXED);

@@ -22,6 +22,7 @@
 #include "lastdump.h"
 #include "livetable.h"
 #include "localstack.h"
+#include "ltmods.h"
 #include "ltstacks.h"
 #include "plstate.h"
 #include "luaframes.h"
@@ -29,7 +30,6 @@
 #include "teststop.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define DEFAULT_ENTRIES (64ull << 20)	/* 64 M live blocks: 2 GiB of address space */
 
 void execmark__init(void);
 
@@ -61,6 +61,7 @@ static unsigned long long env_num(const char *name, unsigned long long dflt)
 static void alone(int err, const char *what)
 {
 	supervised = false;
+	lt.handover = NULL;	/* its segments are its own: nobody else reads them */
 	pywalk_on = false;	/* its words are heapsnoop's to name (a fork child's) */
 	luaframes_on = false;
 	lastdump__init(0, 0);
@@ -70,9 +71,10 @@ static void alone(int err, const char *what)
 
 static void at_fork_child(void)
 {
+	static struct forkcopy_segs segs;
 	int parent = lt.base ? lt.h->pid : 0, fd, err = 0;
 
-	fd = forkcopy__child();
+	fd = forkcopy__child(&segs);
 	if (fd < -1) {
 		dprintf(2, "heapsnoop-preload: pid %d: no live table of its own after fork (%s): "
 			"its allocations are not recorded\n", (int)getpid(), strerror(-fd));
@@ -81,12 +83,15 @@ static void at_fork_child(void)
 	}
 	TEST_STOP(5);
 	if (supervised) {
-		err = fd >= 0 ? hello__send(fd, LT_HELLO_FORK, parent) : lt_memfd_err;
+		err = fd >= 0 ? hello__send(fd, LT_HELLO_FORK, parent, segs.fd, segs.id, segs.n) :
+			lt_memfd_err;
 		if (err)
 			alone(err < 0 ? -err : err, "cannot hand its table to heapsnoop at");
 	}
 	if (fd >= 0)
 		close(fd);
+	for (unsigned int i = 0; i < segs.n; i++)
+		close(segs.fd[i]);
 	lastdump__forked();
 }
 
@@ -121,8 +126,7 @@ __attribute__((constructor)) static void collector_init(void)
 		pl_seed = (uint64_t)time(NULL) ^ ((uint64_t)getpid() << 32);
 	test_stop__init();
 	prctl(PR_GET_NAME, comm);
-	fd = livetable__create(env_num(HS_ENV_TABLE_ENTRIES, DEFAULT_ENTRIES), pl_sample_mean,
-			       comm);
+	fd = livetable__create(env_num(HS_ENV_TABLE_ENTRIES, 0), pl_sample_mean, comm);
 	if (fd < -1 || ltstacks__init()) {
 		dprintf(2, "heapsnoop-preload: pid %d: no live table (%s): nothing is recorded\n",
 			(int)getpid(), strerror(fd < -1 ? -fd : ENOMEM));
@@ -140,15 +144,19 @@ __attribute__((constructor)) static void collector_init(void)
 	if (supervised && interp && strstr(interp, "lua"))
 		luaframes__init();
 	if (supervised) {
-		err = fd >= 0 ? -hello__send(fd, LT_HELLO_IMAGE, 0) : lt_memfd_err;
+		err = fd >= 0 ? -hello__send(fd, LT_HELLO_IMAGE, 0, NULL, NULL, 0) : lt_memfd_err;
 		if (err)
 			alone(err, "cannot hand its table to heapsnoop at");
+		else
+			lt.handover = hello__segment;	/* from here, each segment made */
 	} else {
 		lastdump__init((int)env_num(HS_ENV_SIGNAL, 0),
 			       (unsigned int)env_num(HS_ENV_INTERVAL, 0));
 	}
 	if (fd >= 0)
 		close(fd);
+	/* After the hello: a segment made from here on is handed over as it is made. */
+	ltmods__refresh();
 	pthread_key_create(&thread_key, thread_end);
 	pl_thread_start();
 	localstack__init(unwind && !strcmp(unwind, "fp"));

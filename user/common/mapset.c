@@ -69,6 +69,47 @@ void mapset__free(struct mapset *pm)
 	free(pm);
 }
 
+void mapset__pin(struct mapset *pm)
+{
+	pm->pins++;
+}
+
+void mapset__unpin(struct mapset *pm)
+{
+	if (!--pm->pins && pm->retired)
+		mapset__free(pm);
+}
+
+void mapset__retire(struct mapset *pm)
+{
+	if (pm && pm->pins)
+		pm->retired = true;
+	else
+		mapset__free(pm);
+}
+
+struct mapset *mapset__clone(const struct mapset *pm)
+{
+	struct mapset *c = mapset__new(pm->pid);
+
+	if (!c)
+		return NULL;
+	c->v = calloc(pm->n ? pm->n : 1, sizeof(*c->v));
+	if (!c->v) {
+		free(c);
+		return NULL;
+	}
+	for (; c->n < pm->n; c->n++) {
+		c->v[c->n] = pm->v[c->n];
+		c->v[c->n].path = strdup(pm->v[c->n].path);
+		if (!c->v[c->n].path) {
+			mapset__free(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
 const struct mapping *mapset__find(const struct mapset *pm, uint64_t addr)
 {
 	size_t lo = 0, hi = pm->n;

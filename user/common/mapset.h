@@ -12,6 +12,7 @@
 #ifndef HEAPSNOOP_MAPSET_H
 #define HEAPSNOOP_MAPSET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -46,6 +47,13 @@ struct mapset {
 	 * the same address.
 	 */
 	uint64_t gen;
+	/*
+	 * Readers on other threads (the tracer's unwinding pool): while any
+	 * holds it, the set is neither changed nor freed by its owner, whose
+	 * thread alone counts them (mapset__pin(), mapset__retire()).
+	 */
+	uint32_t pins;
+	bool retired;		/* freed by the last unpin */
 };
 
 /* An empty set of mappings for @pid, filled by mapset__add; NULL: no memory. */
@@ -54,6 +62,19 @@ struct mapset *mapset__new(pid_t pid);
 /* Give @pm a new generation: after any change of its mappings. */
 void mapset__touch(struct mapset *pm);
 void mapset__free(struct mapset *pm);
+
+/*
+ * A set the owner's thread hands to readers on others: pinned before,
+ * unpinned once they are done with it. Retired instead of freed: at once
+ * if no reader holds it, else by the last unpin. A pinned set is not
+ * changed: mapset__clone() it, and retire the old one.
+ */
+void mapset__pin(struct mapset *pm);
+void mapset__unpin(struct mapset *pm);
+void mapset__retire(struct mapset *pm);
+
+/* A copy of @pm (its paths duplicated), not pinned; NULL: no memory. */
+struct mapset *mapset__clone(const struct mapset *pm);
 
 /*
  * Add a copy of @m (path duplicated), keeping the set sorted; a mapping

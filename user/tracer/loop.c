@@ -28,6 +28,7 @@
 #include "output/report.h"
 #include "output/status.h"
 #include "session_int.h"
+#include "stream/flow.h"
 #include "stream/reader.h"
 #include "track/mmaprec.h"
 #include "track/trace.h"
@@ -102,6 +103,27 @@ int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq)
 	return trace__event(s->trace, data, len, seq);
 }
 
+/* reader_opts.ahead: an allocation's stack unwound on the pool meanwhile. */
+bool session__on_ahead(void *ctx, const void *data, size_t len, uint64_t seq)
+{
+	struct session *s = ctx;
+	const struct hs_event *ev = data;
+
+	/* heapsnoop's own dump writers' records (-a) are dropped in turn. */
+	if (len >= HS_EVENT_FREE_SIZE && bgdump__owns(s->bg, (pid_t)ev->pid))
+		return ev->type != HS_EV_EXIT;
+	return trace__ahead(s->trace, data, len, seq);
+}
+
+/* reader_opts.flow: the traced processes wait while the backlog is high. */
+void session__on_backlog(void *ctx, uint64_t backlog)
+{
+	struct session *s = ctx;
+
+	if (s->flow)
+		flow__backlog(s->flow, backlog);
+}
+
 /* trace_opts.ring_head: the ring buffer producer's position now. */
 uint64_t session__ring_head(void *ctx)
 {
@@ -169,7 +191,7 @@ int session__drain(struct session *s)
 static int wait_events(struct session *s)
 {
 	struct pollfd pfd[2] = {
-		{ .fd = reader__epoll_fd(s->rd), .events = POLLIN },
+		{ .fd = reader__poll_fd(s->rd), .events = POLLIN },
 		/* The launched command stopped (its exec, its loader's calls). */
 		{ .fd = s->launched ? s->child.wake_fd : -1, .events = POLLIN },
 	};

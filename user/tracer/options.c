@@ -79,9 +79,17 @@ static const char usage_text[] =
 "                         without frame pointers (Debian's) has complete\n"
 "                         stacks; fp follows %rbp in BPF (less loader CPU),\n"
 "                         complete only where every frame keeps %rbp\n"
+"      --no-tails         dwarf: copy the whole stack at every allocation, not\n"
+"                         only what lies below the part of a deep stack the\n"
+"                         thread's last one had and still has (its words\n"
+"                         checked in place: docs/DESIGN.md); for comparison\n"
+"      --unwind-threads N dwarf: unwind stacks on N threads beside the event\n"
+"                         loop's (default: one per CPU but one, up to 16;\n"
+"                         0: the loop's thread alone)\n"
 "      --stack-copy BYTES dwarf: the most stack copied per allocation, a\n"
-"                         power of two from 512 to 65536 (default 16384);\n"
-"                         deeper stacks are cut and counted as truncated\n"
+"                         power of two from 512 to 1048576 (default: the\n"
+"                         whole stack up to 1 MiB, an eighth of the ring\n"
+"                         buffer at most); deeper stacks are cut and counted\n"
 "      --preload          no BPF: run COMMAND with the in-process collector\n"
 "                         (LD_PRELOAD, docs/COLLECTOR.md); -o, -i and\n"
 "                         --unwind fp carry over, SIGUSR1 asks for a dump\n"
@@ -107,6 +115,12 @@ static const char usage_text[] =
 "                         has them, and go into the log as jit records)\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
+"      --on-full hold|drop  when heapsnoop falls behind the traced program:\n"
+"                         hold (default) makes its processes wait, frozen\n"
+"                         by a cgroup of heapsnoop's (cgroup v2), until it\n"
+"                         catches up, so nothing is lost; drop drops events\n"
+"                         (counted, exit status 3) and never slows them.\n"
+"                         -a always drops\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
 "                         2048 (default 64)\n"
 "      --thread-slots N   in-flight calls kept in N slots by thread id, a\n"
@@ -163,7 +177,7 @@ enum {
 	OPT_LEAKS_AT_EXIT, OPT_COMM, OPT_PID_FILTER, OPT_UID, OPT_MIN_SIZE, OPT_MAX_SIZE,
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
-	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP,
+	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL, OPT_UNWIND_THREADS, OPT_NO_TAILS,
 };
 
 static const struct option longopts[] = {
@@ -185,8 +199,11 @@ static const struct option longopts[] = {
 	{ "allocator", required_argument, NULL, OPT_ALLOCATOR },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
+	{ "unwind-threads", required_argument, NULL, OPT_UNWIND_THREADS },
+	{ "no-tails", no_argument, NULL, OPT_NO_TAILS },
 	{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
 	{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
+	{ "on-full", required_argument, NULL, OPT_ON_FULL },
 	{ "ringbuf-size", required_argument, NULL, OPT_RINGBUF },
 	{ "thread-slots", required_argument, NULL, OPT_THREAD_SLOTS },
 	{ "empty-probes", optional_argument, NULL, OPT_EMPTY },
@@ -306,6 +323,11 @@ static int parse_stack(int c, const char *arg, struct options *o)
 			return -EINVAL;
 		}
 		o->unwind_fp = !strcmp(arg, "fp");
+		return 0;
+	case OPT_UNWIND_THREADS:
+		if (parse_uint(arg, "thread count", 256, &v))
+			return -EINVAL;
+		o->unwind_threads = (int)v;
 		return 0;
 	case OPT_STACK_COPY:
 		if (parse_pow2(arg, "stack-copy", "stack copy size", "bytes", HS_USER_STACK_MIN,
@@ -429,6 +451,15 @@ static int parse_one(int c, char *arg, struct options *o)
 		return parse_interp(arg, o);
 	case OPT_NO_INTERP: o->interp = 0; return 0;
 	case OPT_NO_PERF_MAP: o->no_perf_map = true; return 0;
+	case OPT_NO_TAILS: o->no_tails = true; return 0;
+	case OPT_ON_FULL:
+		if (strcmp(arg, "hold") && strcmp(arg, "drop")) {
+			elog("--on-full '%s': give hold (the traced processes wait) or drop "
+			     "(events are dropped, counted)", arg);
+			return -EINVAL;
+		}
+		o->on_full = strcmp(arg, "drop") ? OPT_ON_FULL_HOLD : OPT_ON_FULL_DROP;
+		return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
 	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK:
@@ -440,6 +471,7 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_COMM: case OPT_PID_FILTER: case OPT_UID: case OPT_MIN_SIZE: case OPT_MAX_SIZE:
 		return parse_filter(c, arg, o);
 	case OPT_UNWIND: case OPT_STACK_COPY: case OPT_SNIP_PRE: case OPT_SNIP_POST:
+	case OPT_UNWIND_THREADS:
 		return parse_stack(c, arg, o);
 	case 'p': case 'o': case 'i': case 's': case OPT_RINGBUF: case OPT_SAMPLE_MS:
 	case OPT_THREAD_SLOTS:
@@ -521,6 +553,11 @@ static int validate(const struct options *o)
 		elog("--interp goes with -p or a command: -a reads native frames only (for now)");
 		return -EINVAL;
 	}
+	if (o->all && o->on_full == OPT_ON_FULL_HOLD) {
+		elog("--on-full hold goes with -p or a command: -a cannot make every process "
+		     "on the machine wait");
+		return -EINVAL;
+	}
 	if (o->min_size > o->max_size) {
 		elog("--min-size %" PRIu64 " is above --max-size %" PRIu64 ": nothing would "
 		     "be traced", o->min_size, o->max_size);
@@ -535,7 +572,8 @@ int options__parse(int argc, char **argv, struct options *o)
 
 	*o = (struct options){ .ringbuf_mb = 64, .stack_copy = HS_USER_STACK_DEFAULT,
 			       .thread_slots = HS_THREAD_SLOTS, .uid = -1, .max_size = UINT64_MAX,
-			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON | OPT_INTERP_LUA };
+			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON | OPT_INTERP_LUA,
+			       .unwind_threads = -1 };
 	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
 		if (parse_one(c, optarg, o))
 			return -EINVAL;

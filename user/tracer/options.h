@@ -34,6 +34,15 @@ struct options {
 	bool empty_read;	/* --empty-probes=read */
 	bool unwind_fp;		/* --unwind fp; default dwarf */
 	unsigned int stack_copy;	/* --stack-copy bytes */
+	bool no_tails;		/* --no-tails: the whole stack copied every time */
+	/* --unwind-threads: beside the loop's; -1: one per CPU but one, up to 16 */
+	int unwind_threads;
+	/*
+	 * --on-full: when heapsnoop falls behind, the traced processes wait
+	 * (hold: -p and a command by default, attach/hold.h) or events are
+	 * dropped, counted (drop: -a always).
+	 */
+	enum { OPT_ON_FULL_DEFAULT, OPT_ON_FULL_HOLD, OPT_ON_FULL_DROP } on_full;
 	/* -a and the filters */
 	bool all, leaks_at_exit;
 	const char *comm;

@@ -12,6 +12,8 @@
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 #include "attach/attach.h"
 #include "attach/bpfload.h"
 #include "attach/execprobe.h"
+#include "attach/hold.h"
 #include "attach/libcfollow.h"
 #include "attach/libcwatch.h"
 #include "attach/target.h"
@@ -35,9 +38,11 @@
 #include "output/status.h"
 #include "session.h"
 #include "session_int.h"
+#include "stream/flow.h"
 #include "stream/reader.h"
 #include "track/mmaprec.h"
 #include "track/trace.h"
+#include "unwind/tails.h"
 
 /*
  * -a: mapping records first (nothing mapped from now on is missed), then
@@ -208,6 +213,63 @@ static bool interp_grab(void *ictx, pid_t pid, uint64_t *lo, uint64_t *hi)
 	return interp__grab(ictx, pid, lo, hi);
 }
 
+static uint64_t flow_backlog(void *ctx)
+{
+	return reader__backlog(((struct session *)ctx)->rd);
+}
+
+static int flow_hold(void *ctx, bool on)
+{
+	return hold__set(((struct session *)ctx)->hold, on);
+}
+
+/*
+ * --on-full hold (-p and a command by default): the target in a cgroup of
+ * heapsnoop's, made to wait by the freezer at a quarter of the ring
+ * buffer (where the programs wake the loop: bpfload.c), let go at a
+ * sixteenth (docs/DESIGN.md, "Nothing lost under load"). Without it
+ * (no cgroup v2, a read-only one), said: events may be lost under load,
+ * counted as with --on-full drop.
+ */
+static int start_hold(struct session *s)
+{
+	const struct options *o = &s->o;
+	uint64_t ring = (uint64_t)o->ringbuf_mb << 20;
+	char why[PATH_MAX + 128];
+	int err;
+
+	if (o->all || o->on_full == OPT_ON_FULL_DROP)
+		return 0;
+	err = hold__new(o->pid, why, sizeof(why), &s->hold);
+	if (!err)
+		err = flow__start(&(struct flow_opts){ .high = ring / 4, .low = ring / 16,
+						       .ring_fd = reader__poll_fd(s->rd),
+						       .backlog = flow_backlog, .hold = flow_hold,
+						       .ctx = s }, &s->flow);
+	else if (o->on_full == OPT_ON_FULL_DEFAULT)
+		elog("cannot make pid %d wait while heapsnoop catches up (%s): under load, "
+		     "events may be lost (counted), as with --on-full drop", o->pid, why);
+	if (err && o->on_full == OPT_ON_FULL_HOLD) {
+		elog("--on-full hold: cannot make pid %d wait (%s)", o->pid, why);
+		return err;
+	}
+	if (!err && o->verbose)
+		elog("pid %d waits while heapsnoop catches up (a backlog of %" PRIu64 " MiB, "
+		     "until %" PRIu64 " MiB): --on-full hold", o->pid, ring / 4 >> 20,
+		     ring / 16 >> 20);
+	return 0;
+}
+
+/* --unwind-threads, or one per CPU but the loop's, up to 16. */
+static unsigned int unwind_threads(const struct options *o)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+
+	if (o->unwind_threads >= 0)
+		return (unsigned int)o->unwind_threads;
+	return n < 1 ? 1 : n > 16 ? 16 : (unsigned int)n;
+}
+
 /*
  * The trace, the command held (launch mode), the probes, the ring buffer.
  * Returns 0 or -errno, said; a held command is ended on failure.
@@ -215,12 +277,16 @@ static bool interp_grab(void *ictx, pid_t pid, uint64_t *lo, uint64_t *hi)
 static int start_tracing(struct session *s)
 {
 	struct options *o = &s->o;
+	unsigned int threads = o->unwind_fp ? 0 : unwind_threads(o);
 	int err;
 
 	/* Before the first /proc maps read, which notes the producer's position. */
 	err = reader__open(bpf_map__fd(s->skel->maps.events), o->ringbuf_mb << 20,
 			   s->skel->rodata->have_free_log ? bpf_map__fd(s->skel->maps.free_logs) : -1,
-			   bpf_map__max_entries(s->skel->maps.free_logs), session__on_record, s, &s->rd);
+			   bpf_map__max_entries(s->skel->maps.free_logs),
+			   &(struct reader_opts){ .fn = session__on_record,
+						  .ahead = threads ? session__on_ahead : NULL,
+						  .flow = session__on_backlog, .ctx = s }, &s->rd);
 	if (err) {
 		elog("cannot map the ring buffer or the free logs: %s", strerror(-err));
 		return err;
@@ -237,6 +303,13 @@ static int start_tracing(struct session *s)
 			return -ENOMEM;
 		}
 	}
+	/* Deep stacks copied once (bpf/tail.h): where the kernel lets the programs. */
+	if (s->skel->rodata->have_tails &&
+	    (err = tails__open(bpf_map__fd(s->skel->maps.tails), session__ring_head, s,
+			       &s->tails))) {
+		elog("cannot map the stack tails: %s", strerror(-err));
+		return err;
+	}
 	pace__init(&s->pace, o->ringbuf_mb << 20, 1, SESSION_POLL_MS);
 	pace__init(&s->log_pace, HS_FREE_LOG_ENTRIES, 1, SESSION_POLL_MS);
 	s->timeout_ms = SESSION_POLL_MS;
@@ -244,6 +317,8 @@ static int start_tracing(struct session *s)
 						    .snip_post = o->snip_post,
 						    .map_records = o->all,
 						    .unwind = !o->unwind_fp,
+						    .unwind_threads = threads,
+						    .tails = s->tails,
 						    .no_jit_names = o->no_perf_map,
 						    .sample_bytes = o->sample_bytes,
 						    .on_exit = o->leaks_at_exit || s->gate ?
@@ -287,6 +362,9 @@ static int start_tracing(struct session *s)
 			goto abort;
 		o->pid = s->child.pid;
 	}
+	err = start_hold(s);
+	if (err)
+		goto abort;
 	/* Before the probes: no call may leave its thread's slot busy unseen. */
 	if (bpf_program__autoload(s->skel->progs.thread_exit)) {
 		s->tl.thread_exit = bpf_program__attach(s->skel->progs.thread_exit);
@@ -361,6 +439,8 @@ static int load_bpf(struct session *s)
 		.max_frames = trace_max_frames(o->snip_pre, o->snip_post, true),
 		.fallback_frames = trace_fallback_frames(o->snip_pre, o->snip_post),
 		.ringbuf_bytes = o->ringbuf_mb << 20, .thread_slots = o->thread_slots,
+		.hold = !o->all && o->on_full != OPT_ON_FULL_DROP,
+		.tails = !o->no_tails,
 		.empty_probes = o->empty_probes, .empty_read = o->empty_read,
 		.comm = o->comm, .uid = o->uid, .pids = o->pids, .npids = o->npids,
 		.min_size = o->min_size, .max_size = o->max_size,
@@ -429,6 +509,8 @@ void session__free(struct session *s)
 	if (!s)
 		return;
 	bgdump__free(s->bg);
+	flow__stop(s->flow);
+	hold__free(s->hold);
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	reader__free(s->rd);
@@ -444,6 +526,7 @@ void session__free(struct session *s)
 	interp__free(s->interp);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
+	tails__free(s->tails);	/* after the jobs that read them */
 	gate__free(s->gate);
 	launch_user__free(&s->user);
 	outfile__close(s->of);

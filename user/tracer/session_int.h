@@ -52,6 +52,9 @@ struct session {
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
 	struct interp *interp;	/* interpreter frames (--interp); NULL: none */
+	struct tails *tails;	/* deep stacks' tails given threads (unwind/tails.h) */
+	struct hold *hold;	/* --on-full hold: the traced processes' cgroup */
+	struct flow *flow;	/* ... when they wait; NULL: never */
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
@@ -79,11 +82,13 @@ void session__catch_stop(void);
 
 /*
  * loop.c, the ordering rule's hooks: the reader's callback for each ring
- * buffer record (reader.h), the trace's for the producer's position and
+ * buffer record and for the backlog (reader.h), the trace's for the producer's position and
  * for mapping records to apply (trace.h's trace_opts), and its hook for a
  * process that ends (the gates, --leaks-at-exit). @ctx is the session.
  */
 int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq);
+void session__on_backlog(void *ctx, uint64_t backlog);
+bool session__on_ahead(void *ctx, const void *data, size_t len, uint64_t seq);
 uint64_t session__ring_head(void *ctx);
 void session__sync_maps(void *ctx);
 void session__on_proc_exit(struct proc *p, void *ctx);

@@ -28,6 +28,7 @@
 #include "output/report.h"
 #include "output/status.h"
 #include "session_int.h"
+#include "stream/flow.h"
 #include "stream/reader.h"
 #include "symbolizer.h"
 #include "track/mmaprec.h"
@@ -55,10 +56,19 @@ static uint64_t drain_last(struct session *s)
 int session__finish(struct session *s, int status)
 {
 	uint64_t lost_maps, lost, untraced;
+	int flow_err;
 
 	/* Detach before writing: the target runs at full speed again. */
 	attach__free(s->att);
 	s->att = NULL;
+	/* Nothing more comes: the traced processes never wait again. */
+	flow_err = s->flow ? flow__error(s->flow) : 0;
+	if (s->flow && s->o.verbose && !flow__realtime(s->flow))
+		elog("the thread that makes the traced processes wait could not run real-time "
+		     "(SCHED_FIFO: CAP_SYS_NICE): on a busy machine it may come late, and events "
+		     "be lost (counted)");
+	flow__stop(s->flow);
+	s->flow = NULL;
 	lost_maps = drain_last(s);
 	bgdump__reap(s->bg, true);	/* a dump still written: its end */
 	if (s->o.all)
@@ -79,6 +89,8 @@ int session__finish(struct session *s, int status)
 	s->of = NULL;
 	s->out = stdout;
 	lost = status__final(stderr, s->trace, s->cnt);
+	if (s->hold)
+		status__hold(stderr, s->hold, flow_err);
 	if (s->unfollowed)
 		elog("%" PRIu64 " processes forked by the traced ones were not traced "
 		     "(-f follows them)", s->unfollowed);
@@ -93,7 +105,7 @@ int session__finish(struct session *s, int status)
 		     "then is missing", libc_follow__late(s->follow));
 	if (s->o.verbose) {
 		status__stacks(stderr, s->trace);
-		status__unwind(stderr, s->trace);
+		status__unwind(stderr, s->trace, s->cnt);
 		if (s->interp)
 			interp__stats(s->interp, stderr);
 		status__backlog(stderr, s->max_backlog, s->o.ringbuf_mb << 20);

@@ -174,6 +174,32 @@ static void a_read_with_no_claim_since_moves_the_bound_up(void **state)
 	expect_next(l, 97, 0xa1, 97);
 }
 
+/*
+ * The pending frees fill their array, some go out, and the next one taken
+ * makes room by moving the rest to the front: it must still come out in
+ * its place by stamp, before frees stamped later (a sort once skipped
+ * there handed it out after the allocations that followed it).
+ */
+static void frees_stay_in_order_when_the_pending_move_to_the_front(void **state)
+{
+	struct logs *l = *state;
+	struct hs_free_entry e;
+
+	for (uint64_t i = 0; i < 4096; i++)
+		logged(l, 0, 0x1000 + i, 1000 + 8 * i);
+	freelog__collect(l->fl, 1000 + 8 * 4096);
+	for (uint64_t i = 0; i < 100; i++)
+		expect_next(l, UINT64_MAX, 0x1000 + i, 1000 + 8 * i);
+	/* Between the 100th and the 101st. */
+	logged(l, 1, 0xb0, 1000 + 8 * 100 + 4);
+	freelog__collect(l->fl, 1000 + 8 * 4096 + 8);
+	expect_next(l, 1000 + 8 * 100, 0x1000 + 100, 1000 + 8 * 100);
+	expect_next(l, 1000 + 8 * 100 + 4, 0xb0, 1000 + 8 * 100 + 4);
+	for (uint64_t i = 101; i < 4096; i++)
+		expect_next(l, UINT64_MAX, 0x1000 + i, 1000 + 8 * i);
+	assert_false(freelog__next(l->fl, UINT64_MAX, &e));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -188,6 +214,9 @@ int main(void)
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(a_read_with_no_claim_since_moves_the_bound_up,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			frees_stay_in_order_when_the_pending_move_to_the_front,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

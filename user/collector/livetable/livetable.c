@@ -1,15 +1,24 @@
 // SPDX-License-Identifier: MIT
 /*
- * livetable.c - this image's live table (see livetable.h): made, its
- * slots handed to threads, its writers frozen for a moment.
+ * livetable.c - this image's live table (see livetable.h): made, grown
+ * by segments, its slots handed to threads, its writers frozen for a
+ * moment.
+ *
+ * Growth: a region that fills gets its next segment, twice the last
+ * (livetable.h, include/heapsnoop/livetable.h): a new memfd, sealed,
+ * mapped, handed to heapsnoop, then named in the header. Nothing moves,
+ * no pointer goes stale, no reader sees a table half moved; a program
+ * that closes every descriptor it did not open (closefrom, daemons) takes
+ * nothing from the table, which keeps none open. One thread makes a
+ * segment at a time (a spinlock: a few system calls, a handful of times
+ * in a run); one that cannot be made (no memory, RLIMIT_AS, heapsnoop
+ * gone) is said once, and what needed it counted (lost_*), never waited on.
  *
  * Slots: each thread caches free slots (a list through the private
- * lt_next_free, 4 bytes a slot), takes 64 at once from a global pool
- * under a spinlock, or a fresh run of 64 past the high-water mark, and
- * gives 64 back when it holds 128: no lock on the common path. The table
- * is mapped once at its whole size, sparse, so it grows by touching
- * pages: nothing moves, no pointer goes stale, no reader sees a table
- * half moved. A region that is full is counted (lost_*), never waited on.
+ * next_free, 4 bytes a slot, in segments as the entries'), takes 64 at
+ * once from a global pool under a spinlock, or a fresh run of 64 past
+ * the high-water mark, and gives 64 back when it holds 128: no lock on
+ * the common path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -39,9 +48,9 @@
 #endif
 
 #define BATCH 64
-#define MOD_CAP (4ull << 20)		/* module records: thousands of modules */
-#define STK_CAP (512ull << 20)		/* stacks: ~2 M of 31 frames */
-#define MIN_CAP (1ull << 20)
+#define MAX_SLOTS ((uint64_t)LT_NO_SLOT - BATCH)
+
+_Static_assert((1ull << LT_SLOT_SHIFT) % BATCH == 0, "a batch of slots is in one segment");
 
 #if defined(__x86_64__)
 #define cpu_relax() __builtin_ia32_pause()
@@ -57,8 +66,9 @@ __thread struct lt_thread lt_tls __attribute__((tls_model("initial-exec")));
 uint32_t lt_ctl;
 bool lt_membarrier;
 
-static uint32_t *lt_next_free;		/* private: each free slot's successor */
 static int pool_lock, reg_lock;		/* spinlocks: 0 free, 1 held */
+static int grow_lock;			/* 0 free, else the tid of the thread making a segment */
+static int grow_said[LT_NREGIONS];
 static uint32_t pool_head, pool_n;	/* slots given back by threads */
 static struct lt_thread *reg_head;	/* threads that changed the table */
 
@@ -79,6 +89,8 @@ static void spin_unlock(int *l)
 }
 
 /* --- the table ------------------------------------------------------------ */
+
+static const uint64_t seg0[LT_NREGIONS] = { LT_MOD_SEG0, LT_STK_SEG0, LT_ENT_SEG0 };
 
 static int memfd_new(uint64_t size)
 {
@@ -107,85 +119,166 @@ static void *map_table(int fd, uint64_t size, void *at)
 		    (at ? MAP_FIXED : 0), fd, 0);
 }
 
-int livetable__create(uint64_t entries, uint64_t sample, const char *comm)
+static void *map_private(uint64_t size)
 {
-	uint64_t ent = entries * sizeof(struct lt_entry), stk = STK_CAP, size;
-	bool halved = false;
-	void *base = MAP_FAILED, *next = MAP_FAILED;
-	int fd = -1;
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
 
-	if (!syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
-		lt_membarrier = true;
-	/* The address space to reserve may be limited (RLIMIT_AS, sanitizers): halve. */
-	for (;;) {
-		size = LT_HDR_SIZE + MOD_CAP + stk + ent;
-		fd = memfd_new(size);
-		if (fd < 0) {
-			/* No memfd (before 3.17, out of files): this process's own dumps only. */
-			lt_memfd_err = -fd;
-			fd = -1;
-		}
-		base = map_table(fd, size, NULL);
-		next = base == MAP_FAILED ? MAP_FAILED :
-			mmap(NULL, ent / sizeof(struct lt_entry) * 4, PROT_READ | PROT_WRITE,
-			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-		if (next != MAP_FAILED)
-			break;
-		if (base != MAP_FAILED)
-			munmap(base, size);
-		if (fd >= 0)
-			close(fd);
-		if (ent <= MIN_CAP && stk <= MIN_CAP)
-			return -ENOMEM;
-		ent = ent > MIN_CAP ? ent / 2 : ent;
-		stk = stk > MIN_CAP ? stk / 2 : stk;
-		halved = true;
-	}
-	if (halved)
-		dprintf(2, "heapsnoop-preload: pid %d: the live table reserved %llu MiB of address "
-			"space, not its whole size (RLIMIT_AS?): room for %llu live blocks\n",
-			(int)getpid(), (unsigned long long)(size >> 20),
-			(unsigned long long)(ent / sizeof(struct lt_entry)));
-	lt.base = base;
-	lt.size = size;
-	lt.h = base;
-	lt.shared = fd >= 0;
-	lt_next_free = next;
-	lt.h->magic = LT_MAGIC;
-	lt.h->version = LT_VERSION;
-	lt.h->entry_size = sizeof(struct lt_entry);
-	lt.h->pid = getpid();
-	lt.h->sample_bytes = sample;
-	lt.h->mod_off = LT_HDR_SIZE;
-	lt.h->mod_cap = MOD_CAP;
-	lt.h->stk_off = LT_HDR_SIZE + MOD_CAP;
-	lt.h->stk_cap = stk;
-	lt.h->ent_off = lt.h->stk_off + stk;
-	lt.h->ent_cap = ent;
-	strncpy(lt.h->comm, comm, sizeof(lt.h->comm) - 1);
-	__atomic_store_n(&lt.h->stk_used, 8, __ATOMIC_RELEASE);	/* id 0: no stack */
-	lt.ent = (struct lt_entry *)(lt.base + lt.h->ent_off);
-	lt.nslots = ent / sizeof(struct lt_entry);
-	return fd;
+	return p == MAP_FAILED ? NULL : p;
 }
 
-int livetable__twin(char **map)
+int livetable__memfd(uint64_t size, char **map)
 {
-	int fd = memfd_new(lt.size);
+	int fd = lt.shared ? memfd_new(size) : -1;
 	void *p;
 
-	if (fd < 0)
+	if (fd < -1)
 		return fd;
-	p = map_table(fd, lt.size, NULL);
+	p = map_table(fd, size, NULL);
 	if (p == MAP_FAILED) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
 		return -ENOMEM;
 	}
 	*map = p;
 	return fd;
 }
 
+int livetable__create(uint64_t entries, uint64_t sample, const char *comm)
+{
+	uint64_t off = LT_HDR_SIZE;
+	void *base, *next;
+	int fd;
+
+	if (!syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
+		lt_membarrier = true;
+	lt.size = LT_HDR_SIZE + LT_MOD_SEG0 + LT_STK_SEG0 + LT_ENT_SEG0;
+	fd = memfd_new(lt.size);
+	if (fd < 0) {
+		/* No memfd (before 3.17, out of files): this process's own dumps only. */
+		lt_memfd_err = -fd;
+		fd = -1;
+	}
+	base = map_table(fd, lt.size, NULL);
+	next = base == MAP_FAILED ? NULL : map_private((LT_ENT_SEG0 / sizeof(struct lt_entry)) * 4);
+	if (!next) {
+		if (base != MAP_FAILED)
+			munmap(base, lt.size);
+		if (fd >= 0)
+			close(fd);
+		return -ENOMEM;
+	}
+	lt.base = base;
+	lt.h = base;
+	lt.shared = fd >= 0;
+	lt.max_slots = entries && entries < MAX_SLOTS ? entries : MAX_SLOTS;
+	lt.next_free[0] = next;
+	lt.h->magic = LT_MAGIC;
+	lt.h->version = LT_VERSION;
+	lt.h->entry_size = sizeof(struct lt_entry);
+	lt.h->pid = getpid();
+	lt.h->sample_bytes = sample;
+	strncpy(lt.h->comm, comm, sizeof(lt.h->comm) - 1);
+	for (unsigned int r = 0; r < LT_NREGIONS; r++) {
+		lt.h->region[r].seg0 = seg0[r];
+		lt.h->region[r].seg[0] = off;
+		lt.seg[r][0] = lt.base + off;
+		off += seg0[r];
+	}
+	__atomic_store_n(&lt.h->stk_used, 8, __ATOMIC_RELEASE);	/* id 0: no stack */
+	return fd;
+}
+
+/* Region @r's segment @k made: mapped, handed over, named in the header. Under grow_lock. */
+static int seg_make(unsigned int r, unsigned int k)
+{
+	uint64_t size = seg0[r] << k;
+	uint32_t *next = NULL;
+	char *p;
+	int fd, err = 0;
+
+	if (r == LT_ENT && !(next = map_private((size / sizeof(struct lt_entry)) * 4)))
+		return -ENOMEM;
+	fd = livetable__memfd(size, &p);
+	if (fd < -1) {
+		err = fd;
+	} else if (fd >= 0 && lt.handover) {
+		/* Before anyone uses it: heapsnoop reads nothing it does not hold. */
+		err = lt.handover(fd, r, k);
+		if (err)
+			munmap(p, size);
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err) {
+		if (next)
+			munmap(next, (size / sizeof(struct lt_entry)) * 4);
+		return err;
+	}
+	if (next)
+		__atomic_store_n(&lt.next_free[k], next, __ATOMIC_RELEASE);
+	__atomic_store_n(&lt.seg[r][k], p, __ATOMIC_RELEASE);
+	__atomic_store_n(&lt.h->region[r].seg[k], LT_SEG_OWN, __ATOMIC_RELEASE);
+	return 0;
+}
+
+int livetable__grow(unsigned int r, unsigned int k)
+{
+	static const char *const names[] = { "modules", "stacks", "entries" };
+	int me, free_ = 0, err = 0;
+	uint64_t bytes = 0;
+
+	if (k >= LT_SEGS)
+		return -ENOSPC;
+	if (lt_made(r, k))
+		return 0;
+	/*
+	 * A vfork child shares its parent's memory, not its pid: a segment
+	 * it handed over would be named another process's. What needed it
+	 * is counted in the parent's header.
+	 */
+	if (getpid() != lt.h->pid)
+		return -EPERM;
+	me = (int)syscall(SYS_gettid);
+	while (!__atomic_compare_exchange_n(&grow_lock, &free_, me, false, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED)) {
+		if (free_ == me)
+			return -EDEADLK;	/* a signal's allocation inside this thread's own */
+		free_ = 0;
+		sched_yield();
+	}
+	for (unsigned int j = 0; j <= k && !err; j++) {
+		if (!lt_made(r, j))
+			err = seg_make(r, j);
+		bytes += seg0[r] << j;
+	}
+	__atomic_store_n(&grow_lock, 0, __ATOMIC_RELEASE);
+	if (err && !__atomic_exchange_n(&grow_said[r], 1, __ATOMIC_RELAXED))
+		dprintf(2, "heapsnoop-preload: pid %d: the live table's %s cannot grow to %llu MiB "
+			"(%s): what does not fit is counted, not recorded\n", (int)getpid(), names[r],
+			(unsigned long long)(bytes >> 20), strerror(-err));
+	return err;
+}
+
+int livetable__view(struct lt_view *v)
+{
+	int err = lt_view__open(v, lt.base, lt.size);
+
+	for (unsigned int r = 0; !err && r < LT_NREGIONS; r++)
+		for (unsigned int k = 1; k < LT_SEGS && lt_made(r, k); k++)
+			lt_view__attach(v, r, k, lt.seg[r][k], seg0[r] << k);
+	return err;
+}
+
 /* --- slots ---------------------------------------------------------------- */
+
+/* Slot @s's successor in a free list (its segment made). */
+static inline uint32_t *next_of(uint32_t s)
+{
+	unsigned int k = lt_seg_of(s, LT_SLOT_SHIFT);
+
+	return lt.next_free[k] + (s - lt_seg_start(k, LT_SLOT_SHIFT));
+}
 
 static __attribute__((noinline)) uint32_t slot_refill(void)
 {
@@ -197,12 +290,12 @@ static __attribute__((noinline)) uint32_t slot_refill(void)
 		uint32_t s = pool_head, take = pool_n < BATCH ? pool_n : BATCH, last = s;
 
 		for (uint32_t i = 1; i < take; i++)
-			last = lt_next_free[last];
-		pool_head = lt_next_free[last];
+			last = *next_of(last);
+		pool_head = *next_of(last);
 		pool_n -= take;
 		spin_unlock(&pool_lock);
-		lt_next_free[last] = t->head;
-		t->head = lt_next_free[s];
+		*next_of(last) = t->head;
+		t->head = *next_of(s);
 		t->n += take - 1;
 		return s;
 	}
@@ -210,10 +303,15 @@ static __attribute__((noinline)) uint32_t slot_refill(void)
 	if (t->bump < t->bump_end)
 		return (uint32_t)t->bump++;
 	b = __atomic_fetch_add(&lt.h->ent_hwm, BATCH, __ATOMIC_RELEASE);
-	if (b + BATCH > lt.nslots || b + BATCH >= LT_NO_SLOT) {
-		/* Full: the mark stays at the region's end (readers clamp it). */
+	/*
+	 * Past the bound, or no segment for it: the mark stays past what
+	 * is made (readers clamp it); those slots are never handed out.
+	 */
+	if (b + BATCH > lt.max_slots)
 		return LT_NO_SLOT;
-	}
+	if (unlikely(!lt_made(LT_ENT, lt_seg_of(b, LT_SLOT_SHIFT))) &&
+	    livetable__grow(LT_ENT, lt_seg_of(b, LT_SLOT_SHIFT)))
+		return LT_NO_SLOT;
 	t->bump = b + 1;
 	t->bump_end = b + BATCH;
 	return (uint32_t)b;
@@ -226,7 +324,7 @@ uint32_t lt_slot_get(void)
 
 	if (likely(t->n)) {
 		s = t->head;
-		t->head = lt_next_free[s];
+		t->head = *next_of(s);
 		t->n--;
 		return s;
 	}
@@ -240,11 +338,11 @@ static __attribute__((noinline)) void slot_spill(void)
 	uint32_t first = t->head, last = first;
 
 	for (uint32_t i = 1; i < BATCH; i++)
-		last = lt_next_free[last];
-	t->head = lt_next_free[last];
+		last = *next_of(last);
+	t->head = *next_of(last);
 	t->n -= BATCH;
 	spin_lock(&pool_lock);
-	lt_next_free[last] = pool_head;
+	*next_of(last) = pool_head;
 	pool_head = first;
 	pool_n += BATCH;
 	spin_unlock(&pool_lock);
@@ -254,7 +352,7 @@ void lt_slot_put(uint32_t s)
 {
 	struct lt_thread *t = &lt_tls;
 
-	lt_next_free[s] = t->head;
+	*next_of(s) = t->head;
 	t->head = s;
 	if (unlikely(++t->n > 2 * BATCH))
 		slot_spill();
@@ -288,7 +386,7 @@ static void slots_return(struct lt_thread *t)
 	while (t->bump < t->bump_end) {
 		uint32_t s = (uint32_t)t->bump++;
 
-		lt_next_free[s] = first;
+		*next_of(s) = first;
 		first = s;
 		if (last == LT_NO_SLOT)
 			last = s;
@@ -297,8 +395,8 @@ static void slots_return(struct lt_thread *t)
 	for (; t->n; t->n--) {
 		uint32_t s = t->head;
 
-		t->head = lt_next_free[s];
-		lt_next_free[s] = first;
+		t->head = *next_of(s);
+		*next_of(s) = first;
 		first = s;
 		if (last == LT_NO_SLOT)
 			last = s;
@@ -307,7 +405,7 @@ static void slots_return(struct lt_thread *t)
 	if (!n)
 		return;
 	spin_lock(&pool_lock);
-	lt_next_free[last] = pool_head;
+	*next_of(last) = pool_head;
 	pool_head = first;
 	pool_n += n;
 	spin_unlock(&pool_lock);
@@ -342,6 +440,7 @@ void livetable__forked(void)
 
 	pool_lock = 0;
 	reg_lock = 0;
+	grow_lock = 0;
 	t->tid = (uint32_t)syscall(SYS_gettid);
 	t->next = t->prev = NULL;
 	t->busy = 0;

@@ -2,8 +2,9 @@
 /*
  * livetable.h - the writer's side of this process image's live table
  * (include/heapsnoop/livetable.h: the layout and its protocol): the
- * table's memfd and mapping, slots handed to threads, and the stores
- * that publish and free an entry, inline for the allocator's path.
+ * table's memfd and mapping, its segments made as its regions fill,
+ * slots handed to threads, and the stores that publish and free an
+ * entry, inline for the allocator's path.
  *
  * Every change to the table is a section: the thread's busy count raised,
  * then the control word read; a freeze (fork, the process's own dump)
@@ -23,10 +24,33 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "heapsnoop/livedump.h"
 #include "heapsnoop/livetable.h"
 #include "teststop.h"
 
 #define LT_NO_SLOT UINT32_MAX
+
+/*
+ * Each region's segment 0, in the image's memfd with the header; segment
+ * k holds these << k, each a memfd of its own. Small, so that a small
+ * program's table is small (2.1 MiB of address space, sparse); doubling,
+ * so that 2^22 live blocks take 8 segments of entries. LT_SMALL_SEGS (a
+ * test build): 4 KiB each, so that a table grows within a few blocks.
+ */
+#ifdef LT_SMALL_SEGS
+#define LT_MOD_SHIFT	12
+#define LT_STK_SHIFT	12
+#define LT_SLOT_SHIFT	7
+#else
+#define LT_MOD_SHIFT	16
+#define LT_STK_SHIFT	20
+#define LT_SLOT_SHIFT	15	/* slots in segment 0 of the entries: 2^15 */
+#endif
+#define LT_MOD_SEG0	(1ull << LT_MOD_SHIFT)
+#define LT_STK_SEG0	(1ull << LT_STK_SHIFT)
+#define LT_ENT_SEG0	((uint64_t)sizeof(struct lt_entry) << LT_SLOT_SHIFT)
+/* Stack ids are 32 bits of offset / 8: the stacks' region ends at 32 GiB. */
+#define LT_STK_END	(8ull << 32)
 
 #ifndef likely
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -35,15 +59,42 @@
 
 /* This image's table: set once by livetable__create(), moved by a fork child. */
 struct lt_self {
-	char *base;			/* NULL: no table (nothing is recorded) */
+	char *base;			/* the memfd mapped: header, segments 0; NULL: no table */
 	uint64_t size;
 	struct lt_header *h;
-	struct lt_entry *ent;
-	uint64_t nslots;
-	bool shared;			/* a memfd (handed over); else anonymous memory */
+	/* Each segment made, mapped (stored with release, once; a fork child's in place). */
+	char *seg[LT_NREGIONS][LT_SEGS];
+	uint32_t *next_free[LT_SEGS];	/* private: each free slot's successor, by segment */
+	uint64_t max_slots;		/* HEAPSNOOP_TABLE_ENTRIES, else as many as slot numbers allow */
+	bool shared;			/* memfds (handed over); else anonymous memory */
+	/* heapsnoop's: a segment's memfd handed over before it is used (hello.c); NULL: none */
+	int (*handover)(int memfd, unsigned int region, unsigned int k);
 };
 extern struct lt_self lt;
 extern int lt_memfd_err;	/* why the table is not a memfd (errno), 0 */
+
+/* Entry @s (a slot handed out: its segment is made). */
+static inline struct lt_entry *lt_entry_at(uint32_t s)
+{
+	unsigned int k = lt_seg_of(s, LT_SLOT_SHIFT);
+
+	return (struct lt_entry *)__atomic_load_n(&lt.seg[LT_ENT][k], __ATOMIC_RELAXED) +
+	       (s - lt_seg_start(k, LT_SLOT_SHIFT));
+}
+
+/* Offset @off of region @r (its segment made: lt_made()). */
+static inline char *lt_at(unsigned int r, unsigned int shift, uint64_t off)
+{
+	unsigned int k = lt_seg_of(off, shift);
+
+	return __atomic_load_n(&lt.seg[r][k], __ATOMIC_RELAXED) + (off - lt_seg_start(k, shift));
+}
+
+/* Is segment @k of region @r made (acquire)? */
+static inline bool lt_made(unsigned int r, unsigned int k)
+{
+	return k < LT_SEGS && __atomic_load_n(&lt.seg[r][k], __ATOMIC_ACQUIRE);
+}
 
 /* Each thread's part: its free slots, its section flag, its registry links. */
 struct lt_thread {
@@ -137,20 +188,40 @@ static inline void lt_entry_unlink(struct lt_entry *e)
 /*
  * A new table for this image: a sealed sparse memfd (or, without memfds,
  * anonymous shared memory, which nobody else can take: lt_memfd_err says
- * why) of @entries slots, mapped into lt; sample mean @sample, name
- * @comm. A region that cannot be reserved whole is halved until it can
- * (said on standard error). Returns the memfd (the caller hands it over
- * and closes it), -1 for anonymous memory, or -ENOMEM (no table: nothing
- * is recorded).
+ * why) holding the header and each region's segment 0, mapped into lt;
+ * at most @entries live blocks (0: no bound but the slot numbers'),
+ * sample mean @sample, name @comm. Returns the memfd (the caller hands
+ * it over and closes it), -1 for anonymous memory, or -ENOMEM (no table:
+ * nothing is recorded).
  */
 int livetable__create(uint64_t entries, uint64_t sample, const char *comm);
 
 /*
- * A table of the same regions as lt's, empty, as a memfd and a mapping
- * (not yet lt's): a fork child's (forkcopy.c). Returns the memfd and
- * *@map, or -errno.
+ * Region @r's segments up to @k made, in order (each a new sealed memfd,
+ * mapped, handed over through lt.handover, then its place stored in the
+ * header), each once whoever asks; for the writers, inside a section.
+ * Returns 0, or -errno: ENOSPC (@k past the region's last), ENOMEM (no
+ * memory or address space: RLIMIT_AS), EDEADLK (this thread is making
+ * one already: a signal's allocation), EPERM (a vfork child, another
+ * pid than the table's), or the hand-over's (heapsnoop gone); said once
+ * per region. What needed it is counted as not
+ * recorded by the caller.
  */
-int livetable__twin(char **map);
+int livetable__grow(unsigned int r, unsigned int k);
+
+/*
+ * @size bytes of new shared memory mapped at *@map, sparse: a sealed
+ * memfd where the table is one (lt.shared), else anonymous: a fork
+ * child's copy of the table and of each segment (forkcopy.c). Returns
+ * the memfd, -1 for anonymous memory, or -errno.
+ */
+int livetable__memfd(uint64_t size, char **map);
+
+/*
+ * This image's own table as a reader sees it (the process's own dumps):
+ * its memfd's mapping and every segment made. Returns lt_view__open()'s.
+ */
+int livetable__view(struct lt_view *v);
 
 /* A free slot for the calling thread, LT_NO_SLOT if the table is full. Inside a section. */
 uint32_t lt_slot_get(void);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * ltdump.c - a live table written out as heapsnoop's records (see
- * livedump.h): its live set copied out by one walk, then the dump's
- * lines from the copy, each stack's `~m#` tokens made by the codec from
- * the table's frames (once for a run of blocks of the same stack; a
- * stack deeper than one token's 31 frames says depth= and goes on in
- * continuation tokens, docs/OUTPUT.md). The
+ * livedump.h): its live set copied out by one walk (each block's stack
+ * by id), then the dump's lines from the copy, each stack rebuilt from
+ * the table's nodes and its `~m#` tokens made by the codec (once for a
+ * run of blocks of the same stack; a stack deeper than one token's 31
+ * frames says depth= and goes on in continuation tokens,
+ * docs/OUTPUT.md). The
  * lines are ltfmt.c's; the order and the totals docs/OUTPUT.md's (every
  * `map` line of a dump before its first `live` line). Async-signal-safe.
  */
@@ -42,7 +43,7 @@ static int take_one(void *arg, const struct lt_live *l)
 	if (c->s->n == c->cap)
 		return 1;	/* more live than slots a moment ago: a changing writer */
 	c->s->items[c->s->n++] = (struct lt_item){ .addr = l->addr, .size = l->size,
-		.frames = l->frames, .depth = l->depth, .cut = l->cut, .stack = l->stack };
+		.depth = l->depth, .cut = l->cut, .stack = l->stack };
 	c->s->bytes += estimate(l->size, c->sample);
 	return 0;
 }
@@ -132,31 +133,36 @@ static int tail_tokens(const uint64_t *frames, uint32_t depth, char *out, size_t
 }
 
 /*
- * Every live line of @s; a stack's bits (its first 31 frames) and a deep
- * one's continuation tokens (in o->tail) are encoded once for a run of
- * it.
+ * Every live line of @s; a stack's words (rebuilt from its nodes into
+ * o->words), bits (its first 31 frames) and a deep one's continuation
+ * tokens (in o->tail) are made once for a run of it.
  */
 static void write_lives(struct lt_out *o, const struct lt_snap *s)
 {
 	struct hs_stack_bits sb;
-	uint32_t sb_id = 0;
+	const uint64_t *frames = NULL;
+	uint32_t sb_id = 0, depth = 0, cut = 0;
 	int sb_err = 0, tail_len = 0;
 
 	for (uint64_t i = 0; i < s->n; i++) {
 		const struct lt_item *it = &s->items[i];
-		struct record r = { .type = REC_LIVE, .pid = s->pid, .ptr = it->addr, .cut = it->cut };
-		uint32_t depth = it->frames ? it->depth : 0, xdepth, xcut;
-		const uint64_t *frames = it->frames, *x;
+		struct record r = { .type = REC_LIVE, .pid = s->pid, .ptr = it->addr };
 		char tok[HS_TOKEN_BUF];
 		int n;
 
-		/* heapsnoop --preload: interpreter frames named (the same for a stack id). */
-		if (o->xlate && frames && (x = o->xlate(o->xarg, s, it, &xdepth, &xcut))) {
-			frames = x;
-			depth = xdepth;
-			r.cut = xcut;
-		}
 		if (!it->stack || it->stack != sb_id) {
+			const uint64_t *x;
+
+			frames = o->words;
+			depth = 0;
+			cut = it->cut;
+			/* A stack the walk rebuilt whole: again (its nodes never change). */
+			if (it->stack && lt_stack__words(s->v, it->stack, o->words, &depth, &cut))
+				depth = 0;
+			/* heapsnoop --preload: interpreter frames named (the same for a stack id). */
+			if (o->xlate && it->stack &&
+			    (x = o->xlate(o->xarg, s, it->stack, o->words, &depth, &cut)))
+				frames = x;
 			sb_err = hs_stack_bits_encode(frames, depth > HS_MAX_DEPTH ? HS_MAX_DEPTH : depth,
 						      &sb);
 			tail_len = 0;
@@ -166,6 +172,7 @@ static void write_lives(struct lt_out *o, const struct lt_snap *s)
 			}
 			sb_id = sb_err ? 0 : it->stack;
 		}
+		r.cut = cut;
 		n = sb_err ? sb_err : hs_token_encode_stack(&sb, it->size, tok, sizeof(tok));
 		if (n < 0) {
 			r.size = it->size;

@@ -53,16 +53,21 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 	skel->rodata->empty_probes = o->empty_probes;
 	skel->rodata->empty_read = o->empty_read;
 	skel->rodata->unwind_dwarf = o->dwarf;
-	skel->rodata->stack_copy = o->stack_copy;
+	skel->rodata->have_tails = o->dwarf && o->tails;	/* kfeatures.c: if the kernel can */
+	/* A record fits an eighth of the ring at most: others wait beside it. */
+	skel->rodata->stack_copy = o->stack_copy < o->ringbuf_bytes / 8 ? o->stack_copy :
+				   (__u32)(o->ringbuf_bytes / 8);
 	bpf_map__set_max_entries(skel->maps.events, (__u32)o->ringbuf_bytes);
 	bpf_map__set_max_entries(skel->maps.thread_slots, o->thread_slots);
 	skel->rodata->thread_slot_mask = o->thread_slots - 1;
 	/*
 	 * The loader reads at a pace that finds some 1/8 of the ring waiting
 	 * (pace.h), at least every 10 ms (the session's SESSION_POLL_MS);
-	 * woken only when that falls behind: at half full.
+	 * woken only when that falls behind: at half full; or, when the
+	 * traced processes wait for it (o->hold: stream/flow.h), at the
+	 * quarter where they are made to.
 	 */
-	skel->rodata->wakeup_bytes = o->ringbuf_bytes / 2;
+	skel->rodata->wakeup_bytes = o->ringbuf_bytes / (o->hold ? 4 : 2);
 	skel->rodata->free_wakeup_bytes = o->ringbuf_bytes / 2;
 	skel->rodata->filter_comm = o->comm != NULL;
 	if (o->comm)

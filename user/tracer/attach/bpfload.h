@@ -28,6 +28,8 @@ struct bpfload_opts {
 	unsigned int fallback_frames;	/* --unwind fp: the walk for a verifier that
 					 * refuses max_frames' (0: none) */
 	unsigned long ringbuf_bytes;	/* --ringbuf-size */
+	bool hold;			/* the traced processes wait at a quarter of it */
+	bool tails;			/* dwarf: deep stacks' tails checked in place (tail.h) */
 	unsigned int thread_slots;	/* --thread-slots, a power of two */
 	bool empty_probes, empty_read;	/* --empty-probes[=read] */
 	const char *comm;		/* --comm, or NULL */

@@ -251,6 +251,15 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 		return nlogs;
 	bpf_map__set_max_entries(skel->maps.free_logs, (__u32)nlogs);
 	/*
+	 * Stack tails' sequence count is read acquire on arm64, by an atomic
+	 * add of 0 (bpf/arch.h): atomics again. The loader asked for them
+	 * (dwarf, not --no-tails) by setting have_tails already.
+	 */
+	skel->rodata->have_tails = skel->rodata->have_tails && skel->rodata->have_slots &&
+				   !skel->rodata->empty_probes;
+	if (!skel->rodata->have_tails)
+		bpf_map__set_max_entries(skel->maps.tails, 1);
+	/*
 	 * The slots' overflow is the LRU hash, whose update is safe under
 	 * preemption, where task storage's creation is not (heapsnoop.bpf.c).
 	 */

@@ -6,8 +6,10 @@
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 
+#include "attach/hold.h"
 #include "msg.h"
 #include "status.h"
 
@@ -52,7 +54,8 @@ static void human_bytes(uint64_t b, char *buf, size_t cap)
  * its return hooked and no entry): untraced, like any allocation made
  * before tracing began, and said apart. A call kept in the LRU hash, a
  * thread that ended inside a call, and a free sent to the ring buffer
- * because its CPU's log was full, lose nothing. Interpreter frames not
+ * because its CPU's log was full, a stack tail found or not (only what
+ * the copy held changed), lose nothing. Interpreter frames not
  * sent lose no allocation: its stack says so (cut=unreadable), and the
  * accounting says how many.
  */
@@ -60,7 +63,7 @@ static bool is_loss(int k)
 {
 	return k != HS_CNT_UNMATCHED_RETURN && k != HS_CNT_SPILLED && k != HS_CNT_DIED_IN_CALL &&
 	       k != HS_CNT_FREE_LOG_FULL && k != HS_CNT_INTERP_LOST &&
-	       k != HS_CNT_INTERP_CODE_LOST;
+	       k != HS_CNT_INTERP_CODE_LOST && k != HS_CNT_TAIL_MISS;
 }
 
 static uint64_t lost_of(const uint64_t *cnt)
@@ -112,7 +115,10 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 		"for %zu unique stacks", trace__live_memory(t), live, trace__stack_memory(t),
 		nstacks);
 	if (!getrusage(RUSAGE_SELF, &ru))
-		flog(out, "heapsnoop's own memory: %ld KiB resident at its peak", ru.ru_maxrss);
+		flog(out, "heapsnoop's own memory: %ld KiB resident at its peak; its CPU time: "
+		     "%.2f s user, %.2f s system", ru.ru_maxrss,
+		     ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		     ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
 	if (!lost && !s->bad_events && !s->no_memory) {
 		flog(out, "no events lost");
 	} else {
@@ -163,6 +169,12 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
 		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
 			"stack (--stack-copy): rerun with a larger one for them", us.cut);
+	if (us.tail_missed || us.tail_unknown)
+		flog(out, "%" PRIu64 " stacks were cut where their copy stopped, at the part "
+			"of the thread's stack heapsnoop found in place and had unwound before "
+			"(%" PRIu64 " did not meet it there, %" PRIu64 " named one no longer "
+			"kept): rerun with --no-tails to copy them whole",
+			us.tail_missed + us.tail_unknown, us.tail_missed, us.tail_unknown);
 	/*
 	 * The exit status's count. lost_of() leaves out the returns without an
 	 * entry: a call in flight when its probe was attached (-a probing a
@@ -216,7 +228,7 @@ void status__stacks(FILE *out, const struct trace *t)
 		s.tree.arena_bytes - s.tree.used_bytes, s.cache_bytes, all, per(all, n));
 }
 
-void status__unwind(FILE *out, const struct trace *t)
+void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt)
 {
 	struct unwind_stats us;
 	struct cfi_stats cs;
@@ -234,7 +246,30 @@ void status__unwind(FILE *out, const struct trace *t)
 	if (us.paged)
 		flog(out, "unwinding: %" PRIu64 " stacks copied page by page, around %" PRIu64
 			" pages never touched (read as holes)", us.paged, us.holes);
+	if (us.tails_built || us.spliced)
+		flog(out, "stack tails: %" PRIu64 " made for threads' next stacks; %" PRIu64
+			" stacks copied up to one still in place, %" PRIu64 " frames of theirs "
+			"from it (%.1f a stack), %" PRIu64 " copied whole (a word of the tail "
+			"changed); %" PRIu64 " did not meet it, %" PRIu64 " named one no longer "
+			"kept (both cut there)", us.tails_built, us.spliced, us.tail_frames,
+			us.spliced ? (double)us.tail_frames / us.spliced : 0, cnt[HS_CNT_TAIL_MISS],
+			us.tail_missed, us.tail_unknown);
 	flog(out, "unwind tables: %zu modules (%zu without CFI), %zu bytes of CFI "
-		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits", cs.modules,
-		cs.no_cfi, cs.cfi_bytes, cs.cache_bytes, cs.lookups, hit);
+		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits (each unwinding "
+		"thread its own tables and cache: the most modules one holds, the caches' sum)",
+		cs.modules, cs.no_cfi, cs.cfi_bytes, cs.cache_bytes, cs.lookups, hit);
+}
+
+void status__hold(FILE *out, const struct hold *h, int err)
+{
+	struct hold_stats st;
+
+	hold__stats(h, &st);
+	if (st.holds)
+		flog(out, "the traced processes waited %" PRIu64 " time%s for heapsnoop to catch "
+		     "up, %.1f ms in all (the longest %.1f ms)", st.holds, st.holds == 1 ? "" : "s",
+		     st.held_ns / 1e6, st.longest_ns / 1e6);
+	if (err)
+		flog(out, "making the traced processes wait failed: %s (events may have been "
+		     "lost: counted above)", strerror(-err));
 }

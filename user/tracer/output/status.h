@@ -56,8 +56,18 @@ void status__stacks(FILE *out, const struct trace *t);
 
 /*
  * --unwind dwarf, for -v: how the stacks ended (complete or why not), how
- * their frames were found, and the unwind tables' size (unwind.h).
+ * their frames were found, the stack tails (@cnt: the programs' counters,
+ * HS_CNT_TAIL_MISS), and the unwind tables' size (unwind.h).
  */
-void status__unwind(FILE *out, const struct trace *t);
+void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt);
+
+struct hold;
+
+/*
+ * --on-full hold: how often and how long the traced processes waited for
+ * heapsnoop (attach/hold.h), and @err, the first error holding them
+ * (0: none; events may then have been lost, counted above).
+ */
+void status__hold(FILE *out, const struct hold *h, int err);
 
 #endif /* HEAPSNOOP_STATUS_H */

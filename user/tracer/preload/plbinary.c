@@ -13,7 +13,6 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 
 #include "heapsnoop/livedump.h"
@@ -63,23 +62,15 @@ static int mod_of(void *arg, const struct lt_mod *m)
  * the binary by the table's own module records, in its root if that is
  * still there, else as the path says.
  */
-static int binary_by_table(struct plpy_image *pi, int memfd, uint64_t size, uint64_t eval,
-			   char *why, size_t cap)
+static int binary_by_table(struct plpy_image *pi, uint64_t eval, char *why, size_t cap)
 {
 	struct mod_find f = { .eval = eval };
 	char path[PATH_MAX + 32];
-	struct lt_view v;
 	struct stat st;
-	void *map = mmap(NULL, size, PROT_READ, MAP_SHARED | MAP_NORESERVE, memfd, 0);
-	int err = -ENOENT;
 
-	if (map == MAP_FAILED)
-		return -errno;
-	if (!lt_view__open(&v, map, size))
-		lt_modules(&v, mod_of, &f);
-	munmap(map, size);
+	lt_modules(pi->view, mod_of, &f);
 	if (!f.found)
-		return err;
+		return -ENOENT;
 	/* A path the table names: a regular file only (never a FIFO that blocks). */
 	snprintf(path, sizeof(path), "/proc/%d/root%s", (int)pi->pid, f.m.path);
 	if (stat(path, &st) || !S_ISREG(st.st_mode))
@@ -95,8 +86,8 @@ static int binary_by_table(struct plpy_image *pi, int memfd, uint64_t size, uint
  * the process's mappings, or its table's when it has ended already.
  * Returns 0 or -errno.
  */
-int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t size,
-		       uint64_t eval, char *why, size_t cap)
+int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, uint64_t eval, char *why,
+			    size_t cap)
 {
 	char path[PATH_MAX];
 	const struct mapping *m;
@@ -128,7 +119,7 @@ int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint
 	 */
 	if (m && pi->lua && (err = pllua__new(pi)))
 		return err;
-	err = binary_by_table(pi, memfd, size, eval, why, cap);
+	err = binary_by_table(pi, eval, why, cap);
 	if (err == -ENOENT && !*why)
 		snprintf(why, cap, "no mapping of its process nor module of its table holds "
 			 "0x%" PRIx64, eval);

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * plimage.c - the images heapsnoop --preload holds and the records it
- * writes of them (see plimage.h). A table is mapped whole only while a
- * dump reads it (each is gigabytes of address space, sparse); its header
- * page stays mapped for the exec mark and the counts. Everything read
- * from a table is checked (livedump.h): the program that wrote it may be
- * broken or hostile.
+ * writes of them (see plimage.h). A table is mapped from its hello to
+ * its image's end: its memfd (the header, each region's segment 0: 2.1
+ * MiB of address space, sparse) and each later segment as its message
+ * comes (mapped, then its descriptor closed: the mapping holds it), so
+ * that the view holds what the table held when its process died, kill
+ * -9 included. Everything read from a table is checked (livedump.h): the
+ * program that wrote it may be broken or hostile.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +30,11 @@
 #define F_SEAL_SHRINK 0x0002
 #endif
 
+struct segmap {
+	void *p;
+	uint64_t len;
+};
+
 struct plimage {
 	pid_t pid;			/* ours (the hello's credentials) */
 	int32_t own_pid;		/* its own, as its header and exec mark say */
@@ -35,12 +42,15 @@ struct plimage {
 	int32_t parent;
 	uint64_t start;			/* its start time: the same across exec */
 	int memfd, pidfd;
-	uint64_t size;
-	const struct lt_header *hdr;	/* the header page, read-only */
+	uint64_t size;			/* its memfd's */
+	const struct lt_header *hdr;	/* the header, in map */
 	char comm[16];
 	bool dumped;			/* in a dump of the running images */
-	void *map;			/* the whole table, while a dump reads it */
-	struct lt_view view;
+	bool seg_said;			/* a segment refused, said */
+	void *map;			/* its memfd, read-only */
+	struct lt_view view;		/* it and each segment handed over */
+	struct segmap segs[LT_HELLO_SEGS];
+	unsigned int nsegs;
 	struct lt_snap snap;
 	struct plpy_image *py;		/* its Python frames (plpython.c), once its header says */
 };
@@ -50,13 +60,14 @@ struct plimages {
 	size_t n, cap;
 	struct plimage *held;		/* the last image to end, not yet written */
 	struct plsock *sock;
-	struct plhello pending[64];	/* hellos taken during a dump */
-	size_t npending;
+	struct plhello *pending;	/* messages taken during a dump, handled after, in order */
+	size_t npending, pending_cap;
 	struct lt_out *out;
 	struct plpy *py;		/* NULL: --no-interp */
 	bool verbose;
 	int write_err;
-	uint64_t hellos, fork_hellos, forks, refused, bad_tables;
+	uint64_t hellos, fork_hellos, forks, refused, bad_tables, other_versions;
+	uint64_t segments, bad_segments, missing_segments;
 	uint64_t exec_dropped, exec_dropped_live, untraced_execs, untraced_live;
 	uint64_t lost_entries, lost_stacks, lost_modules, unstable, undumped;
 };
@@ -87,43 +98,56 @@ struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose, bool p
 
 /* --- an image's table ----------------------------------------------------- */
 
-/* The whole table mapped and checked for a dump; false if it cannot be. */
-static bool map_whole(struct plimages *ims, struct plimage *im)
+static bool drain(struct plimages *ims);
+static void pending_take(struct plimages *ims, bool keep_held);
+static void plimages__other_version(struct plimages *ims, struct plhello *h);
+
+/*
+ * Segment @id (region << 5 | k) of @im, the memfd @fd (closed here):
+ * mapped and taken into its view, if it is one (sealed against
+ * shrinking: a read inside it never faults; the size its header says);
+ * else counted and said once.
+ */
+static void segment_take(struct plimages *ims, struct plimage *im, uint8_t id, int fd)
 {
-	if (im->map)
-		return true;
-	im->map = mmap(NULL, im->size, PROT_READ, MAP_SHARED | MAP_NORESERVE, im->memfd, 0);
-	if (im->map == MAP_FAILED) {
-		im->map = NULL;
-		elog("pid %d: cannot map its live table (%s): its live set is not written",
-		     (int)im->pid, strerror(errno));
-		ims->bad_tables++;
-		return false;
+	unsigned int r = id >> 5, k = id & 31;
+	int seals = fcntl(fd, F_GET_SEALS);
+	uint64_t len = r < LT_NREGIONS ? lt_view__seg_size(&im->view, r, k) : 0;
+	struct stat st;
+	void *p = MAP_FAILED;
+	int err = -EINVAL;
+
+	if (r < LT_NREGIONS && seals >= 0 && (seals & F_SEAL_SHRINK) && !fstat(fd, &st) &&
+	    (uint64_t)st.st_size >= len && im->nsegs < LT_HELLO_SEGS) {
+		p = mmap(NULL, len, PROT_READ, MAP_SHARED | MAP_NORESERVE, fd, 0);
+		err = p == MAP_FAILED ? -errno : lt_view__attach(&im->view, r, k, p, len);
 	}
-	if (lt_view__open(&im->view, im->map, im->size)) {
-		elog("pid %d: its live table does not hold together (a header that lies about "
-		     "itself): its live set is not written", (int)im->pid);
-		munmap(im->map, im->size);
-		im->map = NULL;
-		ims->bad_tables++;
-		return false;
+	close(fd);
+	if (!err) {
+		im->segs[im->nsegs++] = (struct segmap){ p, len };
+		ims->segments++;
+		return;
 	}
-	return true;
+	if (p != MAP_FAILED)
+		munmap(p, len);
+	ims->bad_segments++;
+	if (!im->seg_said) {
+		im->seg_said = true;
+		elog("pid %d: a segment of its live table refused (%s): what it holds is not "
+		     "written", (int)im->pid, strerror(-err));
+	}
 }
 
-static void unmap_whole(struct plimage *im)
-{
-	lt_snap__free(&im->snap);
-	if (im->map)
-		munmap(im->map, im->size);
-	im->map = NULL;
-}
-
-/* Its copy-out for a dump, and what the walk met, said with -v. */
+/*
+ * Its copy-out for a dump, and what the walk met, said with -v. First
+ * the messages on the socket (a segment sent before its process ended,
+ * or before this dump, is in it then) and the segments placed in its
+ * memfd since.
+ */
 static bool snap(struct plimages *ims, struct plimage *im)
 {
-	if (!map_whole(ims, im))
-		return false;
+	drain(ims);
+	lt_view__refresh(&im->view);
 	if (lt_snap__take(&im->snap, &im->view, (int)im->pid)) {
 		elog("pid %d: no memory to copy its live set out: it is not written", (int)im->pid);
 		ims->bad_tables++;
@@ -140,6 +164,42 @@ static bool snap(struct plimages *ims, struct plimage *im)
 	return true;
 }
 
+/*
+ * An ended image's segments that never came (its header names them):
+ * what they hold is in no dump. Counted, said.
+ */
+static void missing(struct plimages *ims, struct plimage *im)
+{
+	unsigned int n = lt_view__missing(&im->view);
+
+	if (!n)
+		return;
+	ims->missing_segments += n;
+	elog("pid %d: NOT RECORDED: %u segments of its live table were never handed over: what "
+	     "they held is not in its dump", (int)im->pid, n);
+}
+
+/* -v: what its table holds, in bytes, nodes and stacks (the docs' numbers). */
+static void say_table(const struct plimage *im)
+{
+	const struct lt_header *h = im->hdr;
+	uint64_t off = 8, nodes = 0, stacks = 0;
+	struct lt_node n;
+
+	while (lt_stack__next(&im->view, off, &n) == 1) {
+		nodes += n.commit != LT_STK_PAD;
+		stacks += !!(n.commit & LT_STK_LEAF);
+		off = n.next;
+	}
+	elog("pid %d: its live table: %" PRIu64 " bytes of stacks (%" PRIu64 " nodes, %" PRIu64
+	     " made as whole stacks), %" PRIu64 " of entries (%" PRIu64 " slots), %" PRIu64
+	     " of modules; %u segments beside its memfd", (int)im->pid,
+	     __atomic_load_n(&h->stk_used, __ATOMIC_RELAXED), nodes, stacks,
+	     __atomic_load_n(&h->ent_hwm, __ATOMIC_RELAXED) * sizeof(struct lt_entry),
+	     __atomic_load_n(&h->ent_hwm, __ATOMIC_RELAXED),
+	     __atomic_load_n(&h->mod_used, __ATOMIC_RELAXED), im->nsegs);
+}
+
 /* Its counts taken into the run's, its descriptors closed. */
 static void image_close(struct plimages *ims, struct plimage *im)
 {
@@ -149,16 +209,20 @@ static void image_close(struct plimages *ims, struct plimage *im)
 	uint64_t m = __atomic_load_n(&h->lost_modules, __ATOMIC_RELAXED);
 
 	if (e || s || m)
-		elog("pid %d: NOT RECORDED: %" PRIu64 " allocations (its live table was full), %"
-		     PRIu64 " stacks, %" PRIu64 " modules (HEAPSNOOP_TABLE_ENTRIES, docs/"
-		     "COLLECTOR.md)", (int)im->pid, e, s, m);
+		elog("pid %d: NOT RECORDED: %" PRIu64 " allocations, %" PRIu64 " stacks, %" PRIu64
+		     " modules: its live table could not grow (out of memory or address space, "
+		     "or HEAPSNOOP_TABLE_ENTRIES: docs/COLLECTOR.md)", (int)im->pid, e, s, m);
+	if (ims->verbose)
+		say_table(im);
 	ims->lost_entries += e;
 	ims->lost_stacks += s;
 	ims->lost_modules += m;
 	ims->forks += __atomic_load_n(&h->forks, __ATOMIC_RELAXED);
 	plpy_image__free(im->py);
-	unmap_whole(im);
-	munmap((void *)im->hdr, LT_HDR_SIZE);
+	lt_snap__free(&im->snap);
+	for (unsigned int i = 0; i < im->nsegs; i++)
+		munmap(im->segs[i].p, im->segs[i].len);
+	munmap(im->map, im->size);
 	close(im->memfd);
 	close(im->pidfd);
 	free(im);
@@ -171,7 +235,7 @@ static uint64_t live_now(struct plimages *ims, struct plimage *im)
 
 	if (snap(ims, im))
 		n = im->snap.n;
-	unmap_whole(im);
+	lt_snap__free(&im->snap);
 	return n;
 }
 
@@ -211,25 +275,32 @@ static bool pidfd_of(int pidfd, pid_t pid)
 	return ok;
 }
 
-/* @im from @h: its table checked (a sealed memfd, a header that holds). */
-static int image_open(struct plimage *im, const struct plhello *h)
+/*
+ * @im from @h: its table checked (a sealed memfd, a header that holds)
+ * and mapped, a fork child's segments taken. Returns 0, -EPROTO (a table
+ * of another version: *@version says which) or -errno.
+ */
+static int image_open(struct plimages *ims, struct plimage *im, struct plhello *h,
+		      uint32_t *version)
 {
-	struct lt_view v;
 	struct stat st;
-	int seals = fcntl(h->memfd, F_GET_SEALS);
+	int seals = fcntl(h->memfd, F_GET_SEALS), err;
 
 	/* Sealed against shrinking: a read inside its size never faults. */
 	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(h->memfd, &st) ||
 	    st.st_size < (off_t)LT_HDR_SIZE || !pidfd_of(h->pidfd, h->pid))
 		return -EBADF;
-	im->hdr = mmap(NULL, LT_HDR_SIZE, PROT_READ, MAP_SHARED, h->memfd, 0);
-	if (im->hdr == MAP_FAILED)
-		return -errno;
 	im->size = (uint64_t)st.st_size;
-	if (lt_view__open(&v, im->hdr, im->size)) {
-		munmap((void *)im->hdr, LT_HDR_SIZE);
-		return -EINVAL;
+	im->map = mmap(NULL, im->size, PROT_READ, MAP_SHARED | MAP_NORESERVE, h->memfd, 0);
+	if (im->map == MAP_FAILED)
+		return -errno;
+	err = lt_view__open(&im->view, im->map, im->size);
+	if (err) {
+		*version = lt_view__version(im->map, im->size);
+		munmap(im->map, im->size);
+		return err;
 	}
+	im->hdr = im->view.h;
 	im->pid = h->pid;
 	im->own_pid = __atomic_load_n(&im->hdr->pid, __ATOMIC_RELAXED);
 	im->kind = h->h.kind;
@@ -237,10 +308,14 @@ static int image_open(struct plimage *im, const struct plhello *h)
 	im->start = h->h.start_ticks;
 	im->memfd = h->memfd;
 	im->pidfd = h->pidfd;
+	h->memfd = h->pidfd = -1;
 	memcpy(im->comm, im->hdr->comm, sizeof(im->comm) - 1);
 	for (char *c = im->comm; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = '?';
+	for (uint32_t i = 0; i < h->h.nsegs; i++)
+		segment_take(ims, im, h->h.segs[i], h->segfd[i]);
+	h->h.nsegs = 0;
 	return 0;
 }
 
@@ -273,6 +348,7 @@ static void exit_section(struct plimages *ims, struct plimage *im)
 	python_of(ims, im);
 	if (snap(ims, im) && im->snap.n && lt_out__exit(ims->out, &im->snap, im->comm))
 		ims->write_err = ims->out->err;
+	missing(ims, im);
 	image_close(ims, im);
 }
 
@@ -284,10 +360,11 @@ static void exit_section(struct plimages *ims, struct plimage *im)
  */
 static void hello_take(struct plimages *ims, struct plhello *h, bool keep_held)
 {
-	struct plimage *im = calloc(1, sizeof(*im));
-	int err = im ? image_open(im, h) : -ENOMEM;
+	struct plimage *im = NULL;
+	uint32_t version = 0;
+	int err = 0;
 
-	if (!err && ims->n == ims->cap) {
+	if (ims->n == ims->cap) {
 		size_t cap = ims->cap ? 2 * ims->cap : 16;
 		struct plimage **v = realloc(ims->alive, cap * sizeof(*v));
 
@@ -296,13 +373,22 @@ static void hello_take(struct plimages *ims, struct plhello *h, bool keep_held)
 		else
 			ims->alive = v, ims->cap = cap;
 	}
-	if (err) {
+	if (!err)
+		im = calloc(1, sizeof(*im));
+	err = err ? err : im ? image_open(ims, im, h, &version) : -ENOMEM;
+	if (err == -EPROTO) {
+		elog("pid %d: its live table is of version %u, this heapsnoop reads version %d (a "
+		     "collector of another heapsnoop: HEAPSNOOP_PRELOAD_LIB, or LD_PRELOAD set by "
+		     "hand?): its allocations are not recorded", (int)h->pid, version, LT_VERSION);
+		ims->other_versions++;
+	} else if (err) {
 		elog("pid %d: its live table refused (%s): its allocations are not recorded",
 		     (int)h->pid, strerror(-err));
-		close(h->memfd);
-		close(h->pidfd);
-		free(im);
 		ims->refused++;
+	}
+	if (err) {
+		plhello__close(h);
+		free(im);
 		return;
 	}
 	ims->hellos++;
@@ -325,33 +411,137 @@ static void hello_take(struct plimages *ims, struct plhello *h, bool keep_held)
 	python_of(ims, im);
 }
 
-/* Hellos that came during a dump or a section, taken now. */
-static void pending_take(struct plimages *ims, bool keep_held)
+/* The image a segment's message from @pid is for: the running one of that pid, else the held. */
+static struct plimage *image_of(struct plimages *ims, pid_t pid)
+{
+	for (size_t i = 0; i < ims->n; i++)
+		if (ims->alive[i]->pid == pid)
+			return ims->alive[i];
+	return ims->held && ims->held->pid == pid ? ims->held : NULL;
+}
+
+/* A hello of @pid waits in pending: a message of @pid after it is that image's. */
+static bool hello_pending(const struct plimages *ims, pid_t pid)
 {
 	for (size_t i = 0; i < ims->npending; i++)
-		hello_take(ims, &ims->pending[i], keep_held);
+		if (ims->pending[i].pid == pid && ims->pending[i].h.kind != LT_HELLO_SEGMENT)
+			return true;
+	return false;
+}
+
+/* A segment's message taken into its image; one of no image held is refused, counted. */
+static void seg_message(struct plimages *ims, struct plhello *h)
+{
+	struct plimage *im = image_of(ims, h->pid);
+
+	if (!im) {
+		plhello__close(h);
+		ims->bad_segments++;
+		elog("pid %d: a segment of a live table heapsnoop does not hold: refused",
+		     (int)h->pid);
+		return;
+	}
+	segment_take(ims, im, h->h.segs[0], h->segfd[0]);
+	h->h.nsegs = 0;
+}
+
+/*
+ * A message off the socket (pending has room): a segment for an image
+ * held, taken now (it changes no list: a dump may be under way);
+ * anything else (a hello, a segment of an image whose hello waits) into
+ * pending, in order. False when there was none.
+ */
+static bool message_in(struct plimages *ims)
+{
+	struct plhello *h = &ims->pending[ims->npending];
+	int r = plsock__recv(ims->sock, h);
+
+	if (!r)
+		return false;
+	if (r == -EPROTO) {
+		plimages__other_version(ims, h);
+	} else if (r < 0) {
+		plimages__refused(ims);
+	} else if (h->h.kind == LT_HELLO_SEGMENT && !hello_pending(ims, h->pid) &&
+		   image_of(ims, h->pid)) {
+		seg_message(ims, h);
+	} else {
+		ims->npending++;
+	}
+	return true;
+}
+
+/*
+ * Every message waiting on the socket taken (a dump's view then has
+ * every segment sent before): pending grows as it must. Returns true if
+ * it stopped without memory for more (they wait in the socket), false
+ * once the socket is empty.
+ */
+static bool drain(struct plimages *ims)
+{
+	while (ims->sock) {
+		if (ims->npending == ims->pending_cap) {
+			size_t cap = ims->pending_cap ? 2 * ims->pending_cap : 64;
+			struct plhello *p = realloc(ims->pending, cap * sizeof(*p));
+
+			if (!p)
+				return true;
+			ims->pending = p;
+			ims->pending_cap = cap;
+		}
+		if (!message_in(ims))
+			return false;
+	}
+	return false;
+}
+
+/* Every message waiting taken and handled, in order (@keep_held: pending_take()'s). */
+static void take_all(struct plimages *ims, bool keep_held)
+{
+	bool more;
+
+	do {
+		more = drain(ims);
+		pending_take(ims, keep_held);
+	} while (more);
+}
+
+/*
+ * Messages that came during a dump or a section, taken now, in order
+ * (each copied out first: a section written meanwhile may take more, and
+ * move the array).
+ */
+static void pending_take(struct plimages *ims, bool keep_held)
+{
+	for (size_t i = 0; i < ims->npending; i++) {
+		struct plhello h = ims->pending[i];
+
+		if (h.h.kind == LT_HELLO_SEGMENT)
+			seg_message(ims, &h);
+		else
+			hello_take(ims, &h, keep_held);
+	}
 	ims->npending = 0;
 }
 
-/* During a long dump: hellos taken off the socket (senders wait), handled after. */
+/* During a long dump: messages taken off the socket (senders wait), hellos handled after. */
 static void tick(void *arg)
 {
-	struct plimages *ims = arg;
-	int r;
-
-	while (ims->npending < sizeof(ims->pending) / sizeof(ims->pending[0]) &&
-	       (r = plsock__recv(ims->sock, &ims->pending[ims->npending])) != 0) {
-		if (r > 0)
-			ims->npending++;
-		else
-			ims->refused++;
-	}
+	drain(arg);
 }
 
-void plimages__hello(struct plimages *ims, struct plhello *h)
+void plimages__take(struct plimages *ims)
 {
-	pending_take(ims, false);
-	hello_take(ims, h, false);
+	take_all(ims, false);
+}
+
+static void plimages__other_version(struct plimages *ims, struct plhello *h)
+{
+	elog("pid %d: its collector is of version %u, this heapsnoop reads version %d (a "
+	     "libheapsnoop_preload.so of another heapsnoop: HEAPSNOOP_PRELOAD_LIB, or "
+	     "LD_PRELOAD set by hand?): its allocations are not recorded", (int)h->pid,
+	     h->h.version, LT_VERSION);
+	ims->other_versions++;
 }
 
 void plimages__refused(struct plimages *ims)
@@ -425,7 +615,7 @@ static void python_of(struct plimages *ims, struct plimage *im)
 {
 	if (ims->py && !im->py && (__atomic_load_n(&im->hdr->py_version, __ATOMIC_ACQUIRE) ||
 				   __atomic_load_n(&im->hdr->lua_vm, __ATOMIC_ACQUIRE)))
-		im->py = plpy_image__new(ims->py, im->pid, im->pidfd, im->memfd, im->size, im->hdr);
+		im->py = plpy_image__new(ims->py, im->pid, im->pidfd, &im->view);
 	plpy_image__scan(im->py);
 }
 
@@ -477,7 +667,7 @@ static void dump_of(struct plimages *ims, struct plimage **v, size_t n, const ch
 	if (ims->verbose)
 		elog("%s dump written: %zu processes", reason, k);
 	for (size_t i = 0; i < n; i++)
-		unmap_whole(v[i]);
+		lt_snap__free(&v[i]->snap);
 	free(s);
 	pending_take(ims, false);
 }
@@ -504,17 +694,8 @@ void plimages__dump(struct plimages *ims, const char *reason)
  */
 static void late_hellos(struct plimages *ims)
 {
-	struct plhello h;
-	int r;
-
 	do {
-		pending_take(ims, true);
-		while (ims->sock && (r = plsock__recv(ims->sock, &h)) != 0) {
-			if (r > 0)
-				hello_take(ims, &h, true);
-			else
-				plimages__refused(ims);
-		}
+		take_all(ims, true);
 		for (size_t i = ims->n; i-- > 0;) {
 			struct plimage *im = ims->alive[i];
 
@@ -537,6 +718,7 @@ int plimages__finish(struct plimages *ims)
 	ims->held = NULL;
 	if (last) {
 		dump_of(ims, &last, 1, "exit");
+		missing(ims, last);
 		image_close(ims, last);
 	}
 	late_hellos(ims);	/* any taken during the last dump: written after it */
@@ -561,9 +743,14 @@ int plimages__finish(struct plimages *ims)
 	if (unhelloed)
 		elog("NOT RECORDED: %" PRIu64 " forked processes ended before handing their live "
 		     "tables over", unhelloed);
-	if (ims->refused || ims->bad_tables)
+	if (ims->refused || ims->bad_tables || ims->other_versions)
 		elog("NOT RECORDED: %" PRIu64 " processes' live tables were refused or could not be "
-		     "read (said above)", ims->refused + ims->bad_tables);
+		     "read (said above)", ims->refused + ims->bad_tables + ims->other_versions);
+	if (ims->bad_segments || ims->missing_segments)
+		elog("NOT RECORDED: %" PRIu64 " segments of live tables were refused or never "
+		     "handed over (said above)", ims->bad_segments + ims->missing_segments);
+	if (ims->verbose)
+		elog("%" PRIu64 " segments of live tables taken beside their memfds", ims->segments);
 	if (ims->unstable)
 		elog("%" PRIu64 " live entries changed on every reading of a running table: not in "
 		     "their dump", ims->unstable);
@@ -574,7 +761,8 @@ int plimages__finish(struct plimages *ims)
 		elog("NOT RECORDED: %" PRIu64 " running processes handed their live tables over "
 		     "after the last dump", ims->undumped);
 	lost = ims->lost_entries + ims->lost_stacks + ims->lost_modules + unhelloed +
-	       ims->refused + ims->bad_tables + ims->untraced_execs + !ims->hellos + ims->undumped;
+	       ims->refused + ims->bad_tables + ims->other_versions + ims->bad_segments +
+	       ims->missing_segments + ims->untraced_execs + !ims->hellos + ims->undumped;
 	return lost ? 3 : 0;
 }
 
@@ -586,10 +774,9 @@ void plimages__free(struct plimages *ims)
 		image_close(ims, ims->held);
 	while (ims->n)
 		image_close(ims, ims->alive[--ims->n]);
-	for (size_t i = 0; i < ims->npending; i++) {
-		close(ims->pending[i].memfd);
-		close(ims->pending[i].pidfd);
-	}
+	for (size_t i = 0; i < ims->npending; i++)
+		plhello__close(&ims->pending[i]);
+	free(ims->pending);
 	plpy__free(ims->py);
 	free(ims->alive);
 	free(ims->out);

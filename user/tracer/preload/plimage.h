@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * plimage.h - the process images heapsnoop --preload holds: each one's
- * live table (a read-only mapping of the memfd its hello brought) and its
- * pidfd, from its hello to its end; and the records written of them
+ * live table (read-only mappings of the memfd its hello brought and of
+ * each segment handed over since) and its pidfd, from its hello to its
+ * end; and the records written of them
  * (docs/OUTPUT.md), through the same async-signal-safe writer the
  * collector's own last dumps use (livedump.h):
  *   - an image that ends with live blocks gets an exit section at once
@@ -15,9 +16,11 @@
  *   - an image replaced by exec (its pid says hello again) is dropped,
  *     as the tracer drops it; one that exec'd into a program without the
  *     collector (it ends with its exec mark set) is said and counted;
- *   - what no table holds is counted: entries, stacks or modules that
- *     did not fit, forked children that ended before their hello,
- *     hellos refused, images not traced: exit status 3.
+ *   - what no table holds is counted: entries, stacks or modules for
+ *     which a table could not grow, forked children that ended before
+ *     their hello, hellos refused (a collector of another version said
+ *     as one), segments refused or never handed over, images not
+ *     traced: exit status 3.
  */
 #ifndef HEAPSNOOP_PLIMAGE_H
 #define HEAPSNOOP_PLIMAGE_H
@@ -38,8 +41,12 @@ struct plimages;
 struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose, bool python);
 void plimages__free(struct plimages *ims);
 
-/* Take one hello: a new image, a fork's child, or an image after exec. */
-void plimages__hello(struct plimages *ims, struct plhello *h);
+/*
+ * Every message on the socket taken: hellos (a new image, a fork's
+ * child, an image after exec), segments of the images' tables; one of
+ * another version said and counted, one refused counted and said once.
+ */
+void plimages__take(struct plimages *ims);
 
 /* A message refused by the socket: counted, said once. */
 void plimages__refused(struct plimages *ims);

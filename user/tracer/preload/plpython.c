@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * plpython.c - heapsnoop --preload's Python frames (see plpython.h): the
- * table's stacks scanned as they appear, the collector's code object
- * records taken (plpycode.c), each stack's Python words named, spliced
- * at the eval loop's frames (the tracer's splice.c, its rule), and
+ * table's stack nodes scanned in order as they appear, the collector's
+ * code object records taken (plpycode.c), each new whole stack's Python
+ * words named (each frame, a code object at an instruction, once an
+ * image), spliced at the eval loop's frames (the tracer's splice.c, its
+ * rule), and
  * written as synthetic addresses and `frame` records through the dump's
  * hooks (livedump.h, lt_out's xlate and names). A Lua's image is one of
  * these too, its stacks named and spliced by pllua.c.
@@ -64,6 +66,89 @@ static bool is_eval(void *ctx, uint64_t ra)
 }
 
 /*
+ * A Python frame as named once: its code object (address, fingerprint)
+ * at an instruction, its synthetic address; skip: not started yet (left
+ * out); gone: its code object neither recorded nor readable. Each is
+ * named once for the image (the outer frames of a program's stacks are
+ * the same in thousands of them): the code object's line table decoded
+ * and the frame interned (frametab's hash of its strings) once.
+ */
+struct named {
+	uint64_t code;
+	uint32_t fp;
+	int32_t index;
+	uint64_t addr;
+	bool skip, gone;
+};
+
+static bool named_equal(uintptr_t stored, uintptr_t probe, void *ctx)
+{
+	const struct named *a = (const struct named *)stored, *b = (const struct named *)probe;
+
+	(void)ctx;
+	return a->code == b->code && a->fp == b->fp && a->index == b->index;
+}
+
+/*
+ * Code object @code (fingerprint @fp) at instruction @index, named: the
+ * image's kept one, else named into *@tmp and kept; NULL when the frame
+ * table is full.
+ */
+static const struct named *named_of(struct plpy_image *pi, uint64_t code, uint32_t fp,
+				    int32_t index, struct named *tmp)
+{
+	struct named key = { .code = code, .fp = fp, .index = index }, *nm;
+	uint64_t hash = htab_hash2(code, (uint64_t)fp << 32 | (uint32_t)index);
+	const char *name = GONE, *file = NULL;
+	struct code *c;
+	int line = 0;
+
+	nm = pi->named_frames ? htab__find(pi->named_frames, hash, (uintptr_t)&key) : NULL;
+	if (nm)
+		return nm;
+	*tmp = key;
+	c = plpy_code__of(pi, code, fp);
+	if (c && c->ok) {
+		bool known = index != LT_PY_INDEX_BAD;	/* else too far to say: line 0 */
+
+		if (known && (index < 0 || (c->c.firsttraceable >= 0 && index < c->c.firsttraceable))) {
+			tmp->skip = true;	/* not started yet */
+		} else {
+			name = c->c.name;
+			file = c->c.file;
+			line = known ? py_code__line(&c->c, index) : 0;
+			line = line > 0 ? line : 0;
+		}
+	} else {
+		tmp->gone = true;
+	}
+	if (!tmp->skip && frametab__intern(pi->py->ft, (uint32_t)pi->pid, "python", name, file,
+					   (uint32_t)line, &tmp->addr))
+		return NULL;
+	nm = pi->named_frames ? malloc(sizeof(*nm)) : NULL;
+	if (nm) {
+		*nm = *tmp;
+		if (htab__add(pi->named_frames, hash, (uintptr_t)nm, nm)) {
+			free(nm);
+			nm = NULL;
+		}
+	}
+	return nm ? nm : tmp;
+}
+
+/* Every named frame of @pi forgotten (its binary read again: names made anew). */
+static void named_free(struct plpy_image *pi)
+{
+	size_t pos = 0;
+	void *v;
+
+	while (pi->named_frames && (v = htab__next(pi->named_frames, &pos, NULL)))
+		free(v);
+	htab__free(pi->named_frames);
+	pi->named_frames = NULL;
+}
+
+/*
  * The Python pairs @f[@n] named into py->iframes, cut into segments
  * (py->seg_end: 3.11's is_entry frame ends one, as the tracer's
  * interp.c); a frame not started yet dropped (CPython's tracebacks do).
@@ -77,39 +162,25 @@ static uint32_t name_pairs(struct plpy_image *pi, const uint64_t *f, uint32_t n,
 
 	*bad = n % 2;
 	for (uint32_t i = 0; i + 1 < n; i += 2) {
-		uint64_t w = f[i], pos = f[i + 1], addr;
-		int32_t index = lt_py_index(pos);
-		const char *name = GONE, *file = NULL;
-		struct code *c;
-		int line = 0;
+		uint64_t w = f[i], pos = f[i + 1];
+		const struct named *nm;
+		struct named tmp;
 
 		if (!(w & LT_PY_WORD) || (w & LT_PY_POS) || (pos & (LT_PY_WORD | LT_PY_POS)) !=
 		    (LT_PY_WORD | LT_PY_POS)) {
 			*bad = true;
 			break;
 		}
-		c = plpy_code__of(pi, w & LT_PY_ADDR, lt_py_fp(pos));
-		if (c && c->ok) {
-			bool known = index != LT_PY_INDEX_BAD;	/* else too far to say: line 0 */
-
-			if (known && (index < 0 || (c->c.firsttraceable >= 0 &&
-						    index < c->c.firsttraceable)))
-				goto next;	/* not started yet */
-			name = c->c.name;
-			file = c->c.file;
-			line = known ? py_code__line(&c->c, index) : 0;
-			line = line > 0 ? line : 0;
-		} else {
-			pi->gone++;
-		}
-		if (frametab__intern(py->ft, (uint32_t)pi->pid, "python", name, file,
-				     (uint32_t)line, &addr)) {
+		nm = named_of(pi, w & LT_PY_ADDR, lt_py_fp(pos), lt_py_index(pos), &tmp);
+		if (!nm) {
 			*more = true;	/* the frame table is full: the stack ends here */
 			break;
 		}
-		py->iframes[k++] = addr;
-		py->frames++;
-next:
+		pi->gone += nm->gone;
+		if (!nm->skip) {
+			py->iframes[k++] = nm->addr;
+			py->frames++;
+		}
 		if (w & LT_PY_ENTRY)
 			py->seg_end[s++] = k;
 		if (w & LT_PY_MORE)
@@ -185,16 +256,27 @@ struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32
 	return x;
 }
 
-/* Stack @id of @pi as written, named now if it was not yet. */
+/*
+ * Stack @id of @pi as written, named now if it was not yet: its words
+ * @f[@depth] and cut bits @cut if the caller has them (@f NULL: rebuilt
+ * from the table).
+ */
 static struct xstack *stack_of(struct plpy_image *pi, uint32_t id, const uint64_t *f,
 			       uint32_t depth, uint32_t cut)
 {
 	struct xstack *x = htab__find(pi->stacks, id, id);
 
-	if (x || depth > LT_MAX_DEPTH)
+	if (x)
 		return x;
-	/* The writer's memory may change under us: its frames copied first. */
-	memcpy(pi->py->f, f, depth * sizeof(*f));
+	if (!f) {
+		if (lt_stack__words(pi->view, id, pi->py->f, &depth, &cut))
+			return NULL;
+	} else if (depth > LT_MAX_DEPTH) {
+		return NULL;
+	} else if (f != pi->py->f) {
+		/* The writer's memory may change under us: its frames copied first. */
+		memcpy(pi->py->f, f, depth * sizeof(*f));
+	}
 	if (pi->lua)
 		return pllua__resolve(pi, id, pi->py->f, depth, cut);
 	return resolve(pi, id, pi->py->f, depth, cut);
@@ -210,15 +292,15 @@ static struct plpy_image *image_of(struct plpy *py, int pid)
 	return NULL;
 }
 
-static const uint64_t *xlate(void *arg, const struct lt_snap *s, const struct lt_item *it,
-			     uint32_t *depth, uint32_t *cut)
+static const uint64_t *xlate(void *arg, const struct lt_snap *s, uint32_t id,
+			     const uint64_t *words, uint32_t *depth, uint32_t *cut)
 {
 	struct plpy_image *pi = image_of(arg, s->pid);
 	struct xstack *x;
 
-	if (!pi || !it->stack)
+	if (!pi || !id)
 		return NULL;
-	x = stack_of(pi, it->stack, it->frames, it->depth, it->cut);
+	x = stack_of(pi, id, words, *depth, *cut);
 	if (!x || x->depth == AS_IS)
 		return NULL;
 	*depth = x->depth;
@@ -246,8 +328,7 @@ static void names(void *arg, struct lt_out *o, const struct lt_snap *s)
 	frametab__dump_begin(py->ft);
 	for (uint64_t i = 0; i < s->n; i++) {
 		const struct lt_item *it = &s->items[i];
-		struct xstack *x = it->stack && it->frames ?
-				   stack_of(pi, it->stack, it->frames, it->depth, it->cut) : NULL;
+		struct xstack *x = it->stack ? stack_of(pi, it->stack, NULL, 0, 0) : NULL;
 
 		if (x && x->depth != AS_IS) {
 			frametab__need(py->ft, (uint32_t)s->pid, x->frames, x->depth);
@@ -279,7 +360,7 @@ static bool ended(int pidfd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
 }
 
-/* @pi's binary found and read, its stacks' region mapped: 0 or -errno (@why says). */
+/* @pi's binary found and read: 0 or -errno (@why says). */
 static int settle(struct plpy_image *pi, char *why, size_t cap)
 {
 	const struct lt_header *h = pi->h;
@@ -289,23 +370,12 @@ static int settle(struct plpy_image *pi, char *why, size_t cap)
 	*why = '\0';
 	err = pi->lua ? pllua__new(pi) : 0;
 	if (!err)
-		err = plpy_image__find_binary(pi, h->parent, pi->memfd, pi->size,
-					      pi->lua ? h->lua_newstate : h->py_eval, why, cap);
+		err = plpy_image__find_binary(pi, h->parent, pi->lua ? h->lua_newstate : h->py_eval,
+					      why, cap);
 	if (!err && !pi->lua && pi->img.version != pi->version) {
 		snprintf(why, cap, "its collector says %s", py_layout__version_str(pi->version, v,
 			 sizeof(v)));
 		err = -EINVAL;
-	}
-	if (!err && (h->stk_off % 4096 || h->stk_off > pi->size ||
-		     pi->stk_cap > pi->size - h->stk_off))
-		err = -EINVAL;
-	if (!err) {
-		pi->stk = mmap(NULL, pi->stk_cap, PROT_READ, MAP_SHARED | MAP_NORESERVE, pi->memfd,
-			       (off_t)h->stk_off);
-		if (pi->stk == MAP_FAILED) {
-			pi->stk = NULL;
-			err = -errno;
-		}
 	}
 	return err;
 }
@@ -324,6 +394,8 @@ static void settled(struct plpy_image *pi, int err, const char *why)
 
 	pi->pending = false;
 	pi->named = !err;
+	named_free(pi);
+	pi->named_frames = htab__new(256, named_equal, NULL);
 	if (htab__next(pi->stacks, &pos, NULL) && (fresh = htab__new(256, NULL, NULL))) {
 		for (pos = 0; (x = htab__next(pi->stacks, &pos, NULL));)
 			free(x);
@@ -355,15 +427,13 @@ static void settle_again(struct plpy_image *pi)
 {
 	char why[512];
 
-	if (pi->stk)
-		munmap((void *)pi->stk, pi->stk_cap);
-	pi->stk = NULL;
 	settled(pi, settle(pi, why, sizeof(why)), why);
 }
 
-struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int memfd,
-				   uint64_t size, const struct lt_header *h)
+struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
+				   const struct lt_view *view)
 {
+	const struct lt_header *h = view->h;
 	uint32_t version = __atomic_load_n(&h->py_version, __ATOMIC_ACQUIRE);
 	uint32_t lua = version ? 0 : __atomic_load_n(&h->lua_vm, __ATOMIC_ACQUIRE);
 	struct plpy_image *pi;
@@ -386,12 +456,10 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 	pi->py = py;
 	pi->pid = pid;
 	pi->pidfd = pidfd;
-	pi->memfd = memfd;
-	pi->size = size;
+	pi->view = view;
 	pi->version = version;
 	pi->h = h;
 	pi->scanned = 8;	/* id 0 is no stack */
-	pi->stk_cap = h->stk_cap;
 	pi->next = py->images;
 	py->images = pi;
 	*(lua ? &py->lua_images : &py->images_n) += 1;
@@ -409,43 +477,38 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int me
 
 void plpy_image__scan(struct plpy_image *pi)
 {
-	uint64_t used;
+	struct lt_node n;
+	uint64_t *f;
+	int r;
 
 	if (pi && pi->pending && ended(pi->pidfd))
 		settle_again(pi);
 	if (!pi || !pi->named || pi->scan_bad)
 		return;
-	used = __atomic_load_n(&pi->h->stk_used, __ATOMIC_ACQUIRE);
-	if (used > pi->stk_cap)
-		used = pi->stk_cap;
-	while (pi->scanned + sizeof(struct lt_stack) <= used) {
-		const struct lt_stack *st = (const struct lt_stack *)(pi->stk + pi->scanned);
-		uint32_t commit = __atomic_load_n(&st->commit, __ATOMIC_ACQUIRE);
-		uint32_t depth = LT_STK_DEPTH(commit), id = (uint32_t)(pi->scanned / 8);
-		uint64_t len = sizeof(*st) + (uint64_t)depth * 8;
+	f = pi->py->f;
+	while ((r = lt_stack__next(pi->view, pi->scanned, &n)) == 1) {
+		uint32_t depth, cut;
 
-		if (!commit)
-			break;	/* being written: the next scan's */
-		if (!(commit & LT_STK_OK) || depth > LT_MAX_DEPTH || pi->scanned + len > pi->stk_cap ||
-		    pi->scanned / 8 > UINT32_MAX) {
-			pi->scan_bad = true;	/* a table that lies: dumps name what they can */
-			break;
-		}
-		if (depth >= LT_LUA_NAMEREC_WORDS && st->frames[0] == LT_LUA_NAMEREC) {
-			memcpy(pi->py->f, st->frames, depth * sizeof(uint64_t));
-			pllua__record(pi, pi->py->f, depth);
-		} else if (depth >= LT_PY_CODEREC_WORDS && st->frames[0] == LT_PY_CODEREC) {
-			memcpy(pi->py->f, st->frames, depth * sizeof(uint64_t));
-			plpy_code__record(pi, pi->py->f, depth);
-		} else {
+		if (n.commit == LT_STK_PAD || (!n.parent && !(n.commit & LT_STK_LEAF))) {
+			/* A record: its words copied (the writer's memory), then read. */
+			memcpy(f, n.words, n.n * sizeof(uint64_t));
+			if (n.n >= LT_LUA_NAMEREC_WORDS && f[0] == LT_LUA_NAMEREC)
+				pllua__record(pi, f, n.n);
+			else if (n.n >= LT_PY_CODEREC_WORDS && f[0] == LT_PY_CODEREC)
+				plpy_code__record(pi, f, n.n);
+		} else if ((n.commit & LT_STK_LEAF) &&
+			   !lt_stack__words(pi->view, n.id, f, &depth, &cut)) {
+			/* A new stack (its outer nodes are others' too): named while the process lives. */
 			for (uint32_t i = depth; i-- > 0;)
-				if (st->frames[i] & LT_PY_WORD) {
-					stack_of(pi, id, st->frames, depth, LT_STK_CUT(commit));
+				if (f[i] & LT_PY_WORD) {
+					stack_of(pi, n.id, f, depth, cut);
 					break;
 				}
 		}
-		pi->scanned += len;
+		pi->scanned = n.next;
 	}
+	if (r < 0)
+		pi->scan_bad = true;	/* a table that lies: dumps name what they can */
 }
 
 void plpy_image__ended(struct plpy_image *pi)
@@ -474,13 +537,12 @@ void plpy_image__free(struct plpy_image *pi)
 	*(pi->lua ? &pi->py->lua_gone : &pi->py->gone) += pi->gone;
 	pllua__free(pi);
 	plpy_code__free_all(pi);
+	named_free(pi);
 	if (pi->stacks)
 		while ((v = htab__next(pi->stacks, &pos, NULL)))
 			free(v);
 	htab__free(pi->codes);
 	htab__free(pi->stacks);
-	if (pi->stk)
-		munmap((void *)pi->stk, pi->stk_cap);
 	free(pi);
 }
 

@@ -42,13 +42,13 @@ void plpy__free(struct plpy *py);
 void plpy__hook(struct plpy *py, struct lt_out *o);
 
 /*
- * The image @pid (its pidfd @pidfd, its table's @memfd of @size bytes,
- * header @h) if its collector reads a CPython's frames (the header's
- * py_version set): its binary read (pyfind), its stacks' region mapped.
- * NULL: not (yet) a Python, or refused (said once).
+ * The image @pid (its pidfd @pidfd, its table's @view, which its caller
+ * keeps and adds segments to) if its collector reads a CPython's or a
+ * Lua's frames (the header's py_version or lua_vm set): its binary read
+ * (pyfind). NULL: not (yet) one, or refused (said once).
  */
-struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd, int memfd,
-				   uint64_t size, const struct lt_header *h);
+struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
+				   const struct lt_view *view);
 
 /* The stacks new in the table since the last scan named, while the process lives. */
 void plpy_image__scan(struct plpy_image *pi);

@@ -44,16 +44,15 @@ struct plpy_image {
 	bool named;		/* its binary read: its frames named; else left out, cut=order */
 	bool pending, said;	/* its binary not read while it ran: read again at its end */
 	char why[160];		/* why not, while pending */
-	int memfd;		/* its table (the image's), of @size bytes */
-	uint64_t size;
+	const struct lt_view *view;	/* its table (the image's: segments added as they come) */
 	uint32_t version;	/* py_version; 0: a Lua */
 	const struct lt_header *h;
 	struct py_image img;
 	uint64_t bias, code_type;
-	const char *stk;	/* the stacks' region, mapped read-only */
-	uint64_t stk_cap, scanned;
+	uint64_t scanned;	/* the stacks' region's offset scanned up to */
 	struct htab *codes;	/* (address, fingerprint) -> struct code */
 	struct htab *stacks;	/* stack id -> struct xstack */
+	struct htab *named_frames;	/* (address, fingerprint, index) -> a frame as named */
 	uint64_t gone;
 };
 
@@ -105,11 +104,11 @@ struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32
 /*
  * plbinary.c: the binary holding the eval loop (or lua_newstate) at @eval
  * in @pi's process read: a fork child's is its parent's (@parent, as its
- * header says); else by the process's mappings, or its table's (@memfd of
- * @size bytes) when it has ended. Returns 0 or -errno (*@why says).
+ * header says); else by the process's mappings, or its table's module
+ * records (pi->view) when it has ended. Returns 0 or -errno (*@why says).
  */
-int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, int memfd, uint64_t size,
-			    uint64_t eval, char *why, size_t cap);
+int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, uint64_t eval, char *why,
+			    size_t cap);
 
 /*
  * pllua.c: @pi's Lua VM read from its binary @path (mapped at @start

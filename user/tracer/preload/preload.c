@@ -194,17 +194,8 @@ static void reap(struct run *r)
 
 static void take_hellos(struct run *r)
 {
-	struct plhello h;
-	int k;
-
-	if (r->standalone)
-		return;
-	while ((k = plsock__recv(&r->sock, &h)) != 0) {
-		if (k > 0)
-			plimages__hello(r->ims, &h);
-		else
-			plimages__refused(r->ims);
-	}
+	if (!r->standalone)
+		plimages__take(r->ims);
 }
 
 static void on_signal(struct run *r, const struct signalfd_siginfo *si)

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * reader.c - the ring buffer's records and the per-CPU logs' frees, in
- * the order they were made. See reader.h.
+ * the order they were made, each ring record looked at ahead of its
+ * turn. See reader.h.
  */
-#include <bpf/libbpf.h>
 #include <errno.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -13,22 +13,16 @@
 #include "heapsnoop/event.h"
 #include "msg.h"
 #include "reader.h"
-#include "ringpos.h"
+#include "ring.h"
 
 struct reader {
-	struct ring_buffer *rb;
-	struct ringpos *rp;
+	struct ring *ring;
 	struct freelog *fl;	/* NULL: every free is in the ring */
-	reader_fn fn;
-	void *ctx;
-	uint64_t limit;		/* ring records at or above it wait */
-	/* The ring record read at or above the limit, copied: the next one. */
-	void *held;
-	size_t held_len, held_cap;
-	uint64_t held_pos;
-	bool have_held;
-	int err;		/* @fn's, which stopped the ring's reading */
-	int handed;		/* ring records handed over in this drain */
+	struct reader_opts o;
+	uint64_t limit;		/* ring records at or above it wait (the logs') */
+	uint64_t cons;		/* the next ring record to hand over */
+	uint64_t scan;		/* the next one to look at ahead (>= cons) */
+	bool said_proto;
 	struct hs_event free_ev;	/* a logged free as a record: its first fields */
 };
 
@@ -43,86 +37,58 @@ static int hand_frees(struct reader *r, uint64_t seq)
 		r->free_ev.pid = (__u32)(e.id >> 32);
 		r->free_ev.tid = (__u32)e.id;
 		r->free_ev.addr = e.addr;
-		err = r->fn(r->ctx, &r->free_ev, HS_EVENT_FREE_SIZE, e.stamp);
+		err = r->o.fn(r->o.ctx, &r->free_ev, HS_EVENT_FREE_SIZE, e.stamp);
 		if (err < 0)
 			return err;
 	}
 	return 0;
 }
 
-/* Ring record @data at position @pos, after the frees before it. */
-static int hand(struct reader *r, const void *data, size_t len, uint64_t pos)
+static int proto(struct reader *r)
 {
-	int err = hand_frees(r, pos + 1);
-
-	if (err < 0)
-		return err;
-	r->handed++;
-	return r->fn(r->ctx, data, len, pos + 1);
+	if (!r->said_proto)
+		elog("a ring buffer record's length does not fit the ring: its records cannot be "
+		     "followed (please report this with heapsnoop -V and the kernel's version)");
+	r->said_proto = true;
+	return -EPROTO;
 }
 
-static int keep(struct reader *r, const void *data, size_t len, uint64_t pos)
+/* Look at the records after the last one looked at, as far as ahead takes them. */
+static int look_ahead(struct reader *r)
 {
-	if (len > r->held_cap) {
-		void *p = realloc(r->held, len);
+	if (!r->o.ahead)
+		return 0;
+	for (;;) {
+		const void *data;
+		uint32_t len;
+		uint64_t next;
+		int k = ring__at(r->ring, r->scan, &data, &len, &next);
 
-		if (!p)
-			return -ENOMEM;
-		r->held = p;
-		r->held_cap = len;
+		if (k < 0)
+			return proto(r);
+		if (k == RING_NONE || k == RING_BUSY)
+			return 0;
+		if (k == RING_DATA && !r->o.ahead(r->o.ctx, data, len, r->scan + 1))
+			return 0;
+		r->scan = next;
 	}
-	memcpy(r->held, data, len);
-	r->held_len = len;
-	r->held_pos = pos;
-	r->have_held = true;
-	return 0;
-}
-
-/*
- * libbpf's callback. It consumes the record it hands over whatever this
- * returns, so a record at or above the limit is copied and kept.
- */
-static int on_sample(void *ctx, void *data, size_t len)
-{
-	struct reader *r = ctx;
-	uint64_t pos = ringpos__of(r->rp, data);
-	int err;
-
-	if (pos == UINT64_MAX) {
-		elog("a record lies outside the ring buffer's data area as heapsnoop expects "
-		     "libbpf to map it: records cannot be ordered (please report this with "
-		     "heapsnoop -V and libbpf's version)");
-		return r->err = -EPROTO;
-	}
-	if (pos >= r->limit) {
-		err = keep(r, data, len, pos);
-		return err ? (r->err = err) : -EAGAIN;
-	}
-	err = hand(r, data, len, pos);
-	return err < 0 ? (r->err = err) : 0;
 }
 
 int reader__open(int ring_fd, size_t ring_size, int logs_fd, unsigned int ncpus,
-		 reader_fn fn, void *ctx, struct reader **out)
+		 const struct reader_opts *opts, struct reader **out)
 {
 	struct reader *r = calloc(1, sizeof(*r));
 	int err;
 
 	if (!r)
 		return -ENOMEM;
-	r->fn = fn;
-	r->ctx = ctx;
+	r->o = *opts;
 	r->limit = UINT64_MAX;
 	r->free_ev.type = HS_EV_FREE;
 	r->free_ev.func = HS_FN_FREE;
-	err = ringpos__open(ring_fd, ring_size, &r->rp);
+	err = ring__open(ring_fd, ring_size, &r->ring);
 	if (!err && logs_fd >= 0)
 		err = freelog__open(logs_fd, ncpus, &r->fl);
-	if (!err) {
-		r->rb = ring_buffer__new(ring_fd, on_sample, r, NULL);
-		if (!r->rb)
-			err = -errno;
-	}
 	if (err) {
 		reader__free(r);
 		return err;
@@ -133,45 +99,64 @@ int reader__open(int ring_fd, size_t ring_size, int logs_fd, unsigned int ncpus,
 
 int reader__drain(struct reader *r)
 {
-	uint64_t next;
-	int err, n;
+	int handed = 0, err = 0;
 
-	r->handed = 0;
-	r->err = 0;
+	if (r->o.flow)
+		r->o.flow(r->o.ctx, ring__backlog(r->ring));
 	if (r->fl)
-		r->limit = freelog__collect(r->fl, ringpos__head(r->rp));
-	if (r->have_held) {
-		if (r->held_pos >= r->limit)
-			goto frees;
-		r->have_held = false;
-		err = hand(r, r->held, r->held_len, r->held_pos);
-		if (err < 0)
-			return err;
+		r->limit = freelog__collect(r->fl, ring__head(r->ring));
+	err = look_ahead(r);
+	while (!err && r->cons < r->limit) {
+		const void *data;
+		uint32_t len;
+		uint64_t next, pos = r->cons;
+		int k = ring__at(r->ring, pos, &data, &len, &next);
+
+		if (k < 0) {
+			err = proto(r);
+			break;
+		}
+		if (k == RING_NONE || k == RING_BUSY)
+			break;
+		if (k == RING_DATA) {
+			err = hand_frees(r, pos + 1);
+			if (!err)
+				err = r->o.fn(r->o.ctx, data, len, pos + 1);
+			if (err < 0)
+				break;
+			handed++;
+		}
+		r->cons = next;
+		if (r->scan < next)
+			r->scan = next;
+		/* Its bytes back to the producer: nothing below reads them again. */
+		ring__release(r->ring, next);
+		if (!(handed % READER_FLOW_EVERY) && r->o.flow)
+			r->o.flow(r->o.ctx, ring__backlog(r->ring));
+		err = look_ahead(r);
 	}
-	/* Stopped by a record kept (-EAGAIN), by @fn, or failed itself. */
-	n = ring_buffer__consume(r->rb);
-	if (n < 0 && (r->err || !r->have_held))
-		return r->err ? r->err : n;
-frees:
-	/* The first ring record not handed over lies at @next. */
-	next = r->have_held ? r->held_pos : ringpos__tail(r->rp);
-	err = hand_frees(r, next + 1);
-	return err < 0 ? err : r->handed;
+	if (err < 0)
+		return err;
+	/* The frees that belong before the first ring record not handed over. */
+	err = hand_frees(r, r->cons + 1);
+	if (r->o.flow)
+		r->o.flow(r->o.ctx, ring__backlog(r->ring));
+	return err < 0 ? err : handed;
 }
 
-int reader__epoll_fd(const struct reader *r)
+int reader__poll_fd(const struct reader *r)
 {
-	return ring_buffer__epoll_fd(r->rb);
+	return ring__fd(r->ring);
 }
 
 uint64_t reader__head(const struct reader *r)
 {
-	return ringpos__head(r->rp);
+	return ring__head(r->ring);
 }
 
 uint64_t reader__backlog(const struct reader *r)
 {
-	return ringpos__backlog(r->rp);
+	return ring__backlog(r->ring);
 }
 
 uint64_t reader__logged_frees(const struct reader *r)
@@ -183,16 +168,14 @@ int reader__peek(const struct reader *r, uint64_t from,
 		 void (*fn)(void *ctx, const void *data, size_t len, uint64_t pos), void *ctx,
 		 uint64_t *to)
 {
-	return ringpos__peek(r->rp, from, fn, ctx, to);
+	return ring__peek(r->ring, from, fn, ctx, to);
 }
 
 void reader__free(struct reader *r)
 {
 	if (!r)
 		return;
-	ring_buffer__free(r->rb);
 	freelog__free(r->fl);
-	ringpos__free(r->rp);
-	free(r->held);
+	ring__free(r->ring);
 	free(r);
 }

@@ -18,7 +18,7 @@
 
 void trace__free_proc(struct proc *p)
 {
-	mapset__free(p->maps);
+	mapset__retire(p->maps);	/* the unwinding pool may still read it */
 	jit_names__free(p->jit);
 	tracker__free(p->live);
 	acct__fini(&p->acct);
@@ -57,7 +57,7 @@ void trace__read_maps(struct trace *t, struct proc *p)
 	if (!p->comm[0] && proc_maps__comm(p->pid, p->comm, sizeof(p->comm)))
 		p->comm[0] = '\0';
 	if (proc_maps__load(p->pid, t->build_ids, &pm) == 0) {
-		mapset__free(p->maps);
+		mapset__retire(p->maps);
 		p->maps = pm;
 	}
 }
@@ -123,6 +123,15 @@ int trace__map_add(struct trace *t, pid_t pid, const struct mapping *m)
 		return -ENOMEM;
 	if (!copy.build_id[0])
 		proc_maps__build_id(pid, &copy, t->build_ids);
+	if (p->maps && p->maps->pins) {
+		/* Being read by the unwinding pool: changed in a copy. */
+		struct mapset *c = mapset__clone(p->maps);
+
+		if (!c)
+			return -ENOMEM;
+		mapset__retire(p->maps);
+		p->maps = c;
+	}
 	if (!p->maps)
 		p->maps = mapset__new(pid);
 	return p->maps ? mapset__add(p->maps, &copy) : -ENOMEM;
@@ -139,7 +148,7 @@ int trace__map_fork(struct trace *t, pid_t ppid, pid_t pid)
 	if (!p)
 		return -ENOMEM;
 	memcpy(p->comm, parent->comm, sizeof(p->comm));
-	mapset__free(p->maps);
+	mapset__retire(p->maps);
 	p->maps = mapset__new(pid);
 	if (!p->maps)
 		return -ENOMEM;
@@ -156,7 +165,7 @@ int trace__map_exec(struct trace *t, pid_t pid)
 
 	if (!p)
 		return -ENOMEM;
-	mapset__free(p->maps);
+	mapset__retire(p->maps);
 	p->maps = mapset__new(pid);
 	return p->maps ? 0 : -ENOMEM;
 }

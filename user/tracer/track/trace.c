@@ -18,6 +18,8 @@
 #include "sampling.h"
 #include "trace.h"
 #include "trace_int.h"
+#include "unwind/pool.h"
+#include "unwind/tails.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
 #define MAPS_REFRESH_NS 200000000ULL
@@ -34,9 +36,14 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->frames = frametab__new();
 	t->cache = stack_cache__new();
 	if (opts->unwind) {
-		t->unwinder = unwinder__new();
-		t->unwound = malloc(trace_max_frames(opts->snip_pre, opts->snip_post, false) *
-				    sizeof(*t->unwound));
+		unsigned int max = trace_max_frames(opts->snip_pre, opts->snip_post, false);
+
+		if (opts->unwind_threads &&
+		    !unwind_pool__new(opts->unwind_threads, TRACE_POOL_DEPTH, max, &t->pool))
+			t->unwinder = unwind_pool__own(t->pool);
+		else
+			t->unwinder = unwinder__new();
+		t->unwound = malloc(max * sizeof(*t->unwound));
 	}
 	if (opts->interp_splice)
 		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
@@ -49,6 +56,143 @@ struct trace *trace__new(const struct trace_opts *opts)
 	return t;
 }
 
+/* The oldest job back: what it pinned unpinned, a tail it made and no one took freed. */
+static void job_done(struct trace *t)
+{
+	struct unwind_job *j = unwind_pool__oldest(t->pool);
+
+	if (j->maps)
+		mapset__unpin(j->maps);
+	if (j->tail)
+		tails__unpin(t->opts.tails, j->tail);
+	free(j->res.built);
+	j->res.built = NULL;
+	unwind_pool__done(t->pool);
+}
+
+/* An allocation record's stack, or NULL when it is too short for one. */
+static const struct hs_user_stack *user_stack(const struct hs_event *ev, size_t len)
+{
+	if (!(ev->flags & HS_EVF_USER_STACK) || len < HS_EVENT_HDR_SIZE + sizeof(struct hs_user_stack))
+		return NULL;
+	return (const void *)((const char *)ev + HS_EVENT_HDR_SIZE);
+}
+
+/*
+ * The tail the record's copy stops at (tails.h), pinned; NULL: none, or
+ * one no longer kept (the stack is then cut where the copy ends).
+ */
+static const struct unwind_tail *record_tail(struct trace *t, const struct hs_event *ev,
+					     const struct hs_user_stack *us)
+{
+	if (!t->opts.tails || !us || !us->tail)
+		return NULL;
+	return tails__find(t->opts.tails, (pid_t)ev->pid, (pid_t)ev->tid, us->tail);
+}
+
+/*
+ * Make a tail of this stack for the thread's next ones? Where the copy is
+ * the whole stack (none of its tails was in place), and not where an
+ * interpreter's frames are read (the registers they are found by are not
+ * in a tail's check).
+ */
+static bool tail_wanted(const struct trace *t, const struct hs_event *ev,
+			const struct hs_user_stack *us)
+{
+	return t->opts.tails && us && !us->tail && !(ev->flags & HS_EVF_INTERP);
+}
+
+/*
+ * In turn, the record's thread noted (how old the tails it might name
+ * are, how shallow its stacks go), and what the unwind says of its tail:
+ * a new one, or none.
+ */
+static void tail_results(struct trace *t, const struct hs_event *ev,
+			 const struct hs_user_stack *us, struct unwind_res *rs)
+{
+	if (!t->opts.tails || !us)
+		return;
+	tails__note(t->opts.tails, (pid_t)ev->pid, (pid_t)ev->tid, t->seq, us->regs[HS_UREG_SP],
+		    !us->tail);
+	if (rs->built) {
+		tails__give(t->opts.tails, (pid_t)ev->pid, (pid_t)ev->tid, rs->built);
+		rs->built = NULL;
+	}
+	if (rs->tail_missed)
+		tails__withdraw(t->opts.tails, (pid_t)ev->pid, (pid_t)ev->tid);
+}
+
+/* Where a tail of this record's stack should start at the lowest. */
+static uint64_t tail_hint(struct trace *t, const struct hs_event *ev)
+{
+	return t->opts.tails ? tails__hint(t->opts.tails, (pid_t)ev->pid, (pid_t)ev->tid) : 0;
+}
+
+/*
+ * The job of the record of sequence @seq, done; NULL when it has none.
+ * Older jobs are taken back on the way: records the session did not hand
+ * over (heapsnoop's own dump writers' under -a).
+ */
+static struct unwind_job *take_job(struct trace *t, uint64_t seq)
+{
+	uint64_t s;
+
+	while (t->pool && unwind_pool__oldest_seq(t->pool, &s)) {
+		if (s == seq)
+			return unwind_pool__oldest(t->pool);
+		if (s > seq)
+			break;
+		job_done(t);
+	}
+	return NULL;
+}
+
+bool trace__ahead(struct trace *t, const void *data, size_t len, uint64_t seq)
+{
+	const struct hs_event *ev = data;
+	struct unwind_job *j;
+	struct proc *p;
+
+	if (!t->pool || len < HS_EVENT_FREE_SIZE || ev->type == HS_EV_FREE)
+		return true;
+	if (len < HS_EVENT_HDR_SIZE)
+		return true;	/* malformed: trace__event() counts it */
+	switch (ev->type) {
+	case HS_EV_ALLOC:
+		break;
+	case HS_EV_INTERP:
+	case HS_EV_INTERP_CODE:
+		return true;
+	default:
+		/* An exec, exit or fork: what later records are unwound against changes. */
+		return false;
+	}
+	if (!(ev->flags & HS_EVF_USER_STACK) || !ev->addr)
+		return true;
+	j = unwind_pool__next(t->pool);
+	if (!j)
+		return false;
+	p = trace__add_proc(t, (pid_t)ev->pid);
+	if (!p)
+		return true;	/* trace__event() counts it, unwinding nothing */
+	j->seq = seq;
+	j->pid = (pid_t)ev->pid;
+	j->us = (const void *)((const char *)ev + HS_EVENT_HDR_SIZE);
+	j->len = len - HS_EVENT_HDR_SIZE;
+	j->maps = p->maps;
+	if (j->maps)
+		mapset__pin(j->maps);
+	/* Tails are given in turn, before any record can name one: known by now. */
+	j->tail = record_tail(t, ev, user_stack(ev, len));
+	j->build = tail_wanted(t, ev, user_stack(ev, len));
+	j->hint = tail_hint(t, ev);
+	if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
+	    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &j->grab.lo, &j->grab.hi))
+		j->want_grab = true;
+	unwind_pool__submit(t->pool, j);
+	return true;
+}
+
 void trace__free(struct trace *t)
 {
 	if (!t)
@@ -56,11 +200,16 @@ void trace__free(struct trace *t)
 	struct proc *p;
 	size_t pos = 0;
 
+	/* Every job back first: they pin their processes' mappings. */
+	take_job(t, UINT64_MAX);
 	while (t->procs && (p = htab__next(t->procs, &pos, NULL)))
 		trace__free_proc(p);
 	htab__free(t->procs);
 	buildid_cache__free(t->build_ids);
-	unwinder__free(t->unwinder);
+	if (t->pool)
+		unwind_pool__free(t->pool);
+	else
+		unwinder__free(t->unwinder);
 	frametab__free(t->frames);
 	stack_cache__free(t->cache);
 	free(t->spliced);
@@ -385,7 +534,6 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 	struct unwind_ctx c = { .t = t };
 	uint32_t evflags = ev->flags, uflags, n = ev->nr_frames;
 	struct unwind_grab grab = { 0 }, *g = NULL;
-	int err;
 
 	if (!ev->addr || (!(ev->flags & HS_EVF_USER_STACK) &&
 			  ev->nr_frames > (len - HS_EVENT_HDR_SIZE) / sizeof(uint64_t)) ||
@@ -399,22 +547,50 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		return;
 	}
 	if (ev->flags & HS_EVF_USER_STACK) {
+		struct unwind_job *j = take_job(t, t->seq);
+		const struct hs_user_stack *us = user_stack(ev, len);
+		struct unwind_res rs;
+
 		tracker__prefetch(c.p->live, ev->addr);
-		/* An interpreter's loop keeps the running function's position in a register. */
-		if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
-		    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &grab.lo, &grab.hi))
-			g = &grab;
-		err = unwind__stack_grab(t->unwinder, (pid_t)ev->pid, unwind_maps, &c,
-					 (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
-					 len - HS_EVENT_HDR_SIZE, t->unwound,
-					 trace_max_frames(t->opts.snip_pre, t->opts.snip_post, false),
-					 &uflags, g);
-		if (err < 0) {
+		if (j && !j->stale) {
+			/* Unwound on the pool: the same walk, done ahead. */
+			if (j->want_grab) {
+				grab = j->grab;
+				g = &grab;
+			}
+			rs = j->res;
+			j->res.built = NULL;
+			frames = j->frames;
+		} else {
+			const struct unwind_tail *tail = record_tail(t, ev, us);
+			struct unwind_req rq = {
+				.pid = (pid_t)ev->pid, .maps = unwind_maps, .ctx = &c,
+				.us = (const void *)((const char *)ev + HS_EVENT_HDR_SIZE),
+				.len = len - HS_EVENT_HDR_SIZE, .frames = t->unwound,
+				.max = trace_max_frames(t->opts.snip_pre, t->opts.snip_post, false),
+				.tail = tail, .build = tail_wanted(t, ev, us),
+				.hint = tail_hint(t, ev),
+			};
+
+			/* An interpreter's loop keeps the running function's position in a register. */
+			if ((ev->flags & HS_EVF_INTERP) && t->opts.interp_grab &&
+			    t->opts.interp_grab(t->opts.ictx, (pid_t)ev->pid, &grab.lo, &grab.hi))
+				rq.grab = g = &grab;
+			unwind__run(t->unwinder, &rq, &rs);
+			if (tail)
+				tails__unpin(t->opts.tails, tail);
+			frames = t->unwound;
+		}
+		if (rs.n < 0) {
 			t->stats.bad_events++;
+			free(rs.built);
+			if (j)
+				job_done(t);
 			return;
 		}
-		frames = t->unwound;
-		n = (uint32_t)err;
+		tail_results(t, ev, us, &rs);
+		n = (uint32_t)rs.n;
+		uflags = rs.flags;
 		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
 			evflags |= HS_EVF_TRUNCATED;
 		if (uflags & UNWIND_FAULT)
@@ -422,13 +598,19 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 	}
 	t->stats.allocs++;
 	handle_alloc(t, c.p, ev, frames, n, evflags, g);
+	/* Its frames were the job's: given back once handled. */
+	if (take_job(t, t->seq))
+		job_done(t);
 }
 
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)
 {
-	if (!t->unwinder)
+	if (t->pool)
+		unwind_pool__stats(t->pool, st, cst);
+	else if (t->unwinder)
+		unwinder__stats(t->unwinder, st, cst);
+	else
 		return -ENOENT;
-	unwinder__stats(t->unwinder, st, cst);
 	return 0;
 }
 

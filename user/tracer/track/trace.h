@@ -40,6 +40,16 @@ struct trace_opts {
 	bool map_records;	/* mappings from trace__map_* (system-wide) */
 	/* Records carry stacks to unwind (--unwind dwarf): unwind.c. */
 	bool unwind;
+	/*
+	 * ... on that many threads beside the loop's (unwind/pool.h), the
+	 * records looked at ahead (trace__ahead()); 0: the loop's alone.
+	 */
+	unsigned int unwind_threads;
+	/*
+	 * Stack tails (unwind/tails.h): records' copies that stop at one,
+	 * the tails made for the threads' next stacks. NULL: none.
+	 */
+	struct tails *tails;
 	/* --no-perf-map: frames in JIT code left unnamed (maps/jitnames.h). */
 	bool no_jit_names;
 	/*
@@ -60,7 +70,7 @@ struct trace_opts {
 	 */
 	void (*sync_maps)(void *ctx);
 	/*
-	 * The ring buffer's producer position now (ringpos__head()): records
+	 * The ring buffer's producer position now (ring__head(), stream/ring.h): records
 	 * reserved after it have a higher seq. NULL: the last record's seq.
 	 */
 	uint64_t (*ring_head)(void *ctx);
@@ -157,11 +167,21 @@ void trace__free(struct trace *t);
 
 /*
  * Handle one ring buffer record of @len bytes; @seq is its position in the
- * ring's stream + 1 (ringpos.h), which orders it against the positions
+ * ring's stream + 1 (stream/ring.h), which orders it against the positions
  * realloc records carry (HS_EV_FREE), so it must grow from record to
  * record. Returns 0 (never fails).
  */
 int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq);
+
+/*
+ * A ring record of sequence @seq (@data, @len bytes) looked at before its
+ * turn (stream/reader.h's reader_ahead_fn): an allocation's stack given
+ * to the unwinding pool, which trace__event() takes back. Returns false
+ * where looking ahead must stop: the pool is full, or the record changes
+ * what later ones are unwound against (an exec, exit or fork: handled in
+ * turn first). Always true without a pool (nothing to start).
+ */
+bool trace__ahead(struct trace *t, const void *data, size_t len, uint64_t seq);
 
 /*
  * Start tracking @pid and read its mappings now (-p and launch; in

@@ -20,13 +20,17 @@ struct trace {
 	struct trace_stats stats;
 	struct htab *procs;	/* pid -> struct proc */
 	struct buildid_cache *build_ids;
-	struct unwinder *unwinder;	/* opts.unwind */
+	struct unwinder *unwinder;	/* opts.unwind: the loop's own (the pool's, with one) */
+	struct unwind_pool *pool;	/* opts.unwind_threads */
 	uint64_t *unwound;	/* ... a stack it unwound (trace_max_frames()) */
 	uint64_t seq;		/* the record being handled's (trace__event) */
 	uint64_t *spliced;	/* interpreter frames among the native ones */
 	struct frametab *frames;	/* frames that are not native code */
 	struct stack_cache *cache;	/* the stacks interned last */
 };
+
+/* Unwinding jobs in flight at most: records looked at ahead (unwind/pool.h). */
+#define TRACE_POOL_DEPTH 256
 
 /* Frames an allocation's stack has at most with its interpreter frames. */
 #define TRACE_SPLICED_MAX (REC_MAX_DEPTH + HS_INTERP_MAX_FRAMES)

@@ -49,6 +49,8 @@ struct cfi_cache *cfi_cache__new(void)
 
 	if (!c)
 		return NULL;
+	/* libelf's one global setting, made before threads use it (pool.h). */
+	elf_version(EV_CURRENT);
 	c->mods = fileid_map__new();
 	c->rules = calloc(RULE_CACHE, sizeof(*c->rules));
 	if (!c->mods || !c->rules) {
