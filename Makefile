@@ -120,10 +120,10 @@ LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
 # with the collector's reader), linked as objects.
 TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(LIVEDUMP_SRC)
 HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec)
-HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lz -lstdc++ -lm
+HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lzstd -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
 HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
-HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lz -lstdc++ -lm
+HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lzstd -lz -lstdc++ -lm
 # The release binaries (README, "One binary for every Linux"): heapsnoop
 # and heapdecode linked static-pie, every library above and the C library
 # inside (the BPF object is in the skeleton), so that one file runs on any
@@ -554,7 +554,7 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 $(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
 		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lz -lstdc++ -lm -lcmocka -o $@
+	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lzstd -lz -lstdc++ -lm -lcmocka -o $@
 
 $(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
@@ -668,7 +668,7 @@ $(OUTPUT)/tests/test_freelog: tests/tracer/stream/test_freelog.c $(call libs,$(O
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
 $(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind maps arch) $(COMMON_DIRS) codec) \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind attach maps arch) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lbpf -lelf -ldw -lcmocka -lm -o $@
@@ -779,9 +779,10 @@ $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c \
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
-$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c $(call libs,$(OUTPUT)/fuzz,$(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
+$(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c \
+		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(DECODE) $^ -o $@
 
 # The jitdump reader: a traced process's file, hostile (tests/fuzz/fuzz_jitdump.c).
 $(OUTPUT)/fuzz/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(TRACER)/maps/jitdump.c \

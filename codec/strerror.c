@@ -20,6 +20,8 @@ static const char *const msgs[HS__ERR_MAX] = {
 	[HS_ECONT] = "continuation token not of size 0, or short of 31 frames before the last",
 	[HS_EDEPTHSUM] = "the tokens' frames do not add up to the record's depth=",
 	[HS_ERECORD] = "heapsnoop record with malformed fields",
+	[HS_ENODE] = "node= names no node of its process's tree record before it",
+	[HS_ETREE] = "node record that does not fit its tree record (its level, the tree's count, over 1024 frames)",
 };
 
 const char *hs_strerror(int err)

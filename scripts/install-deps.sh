@@ -51,7 +51,7 @@ lua5.4 lua5.1 luajit liblua5.4-0 liblua5.1-0 libluajit-5.1-2 liblua5.4-0-dbg lib
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
 qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
-zlib1g-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libcapstone-dev:arm64
+zlib1g-dev:arm64 libzstd-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libcapstone-dev:arm64
 libprotobuf-c-dev:arm64
 libcmocka-dev:arm64"
 SUDO=

@@ -66,6 +66,8 @@ enum hs_err {
 	HS_ECONT,		/* a continuation token with a size, or a short one before the last */
 	HS_EDEPTHSUM,		/* the tokens' frames are not the record's depth= */
 	HS_ERECORD,		/* a `live` or `stack` record whose fields are malformed */
+	HS_ENODE,		/* a record's node= that no `tree` before it defines */
+	HS_ETREE,		/* a `node` record that does not fit its `tree` */
 	HS__ERR_MAX,
 };
 

@@ -654,6 +654,161 @@ static void test_frame_records(void **state)
 	assert_string_equal(buf, "a-b");
 }
 
+/*
+ * The tree form: a `tree`, its `node` records of one frame to the
+ * deepest, any 64-bit frame; `live` and `stack` records by node= (a size
+ * past 2^63 too, which no token holds; node=^, the node just before),
+ * cut= or not; written as
+ * docs/OUTPUT.md shows them, parsed back the same; and what does not
+ * fit the grammar refused whole.
+ */
+static void test_tree_records(void **state)
+{
+	static uint64_t frames[REC_MAX_DEPTH], back[REC_MAX_DEPTH];
+	static const uint32_t counts[] = { 1, 2, 31, 100, REC_MAX_DEPTH };
+	struct record tree = { .type = REC_TREE, .pid = 7, .nodes = UINT32_MAX }, p;
+	struct record live = { .type = REC_LIVE, .pid = 7, .ptr = 0x55d0c3a52a40,
+			       .has_node = true, .node = 123, .size = UINT64_MAX };
+	struct record stack = { .type = REC_STACK, .pid = 7, .allocs = 1, .allocated = 2,
+				.frees = 3, .temporary = 4, .live = 5, .bytes = 6, .peak = 7,
+				.peak_count = 8, .cut = REC_CUT_DEPTH | REC_CUT_ORDER,
+				.has_node = true, .node = UINT32_MAX - 1 };
+	char *t, *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	t = roundtrip("log: ", &tree, &p);
+	assert_int_equal(p.pid, 7);
+	assert_int_equal(p.nodes, UINT32_MAX);
+	free(t);
+	deep_frames(frames, REC_MAX_DEPTH);
+	frames[0] = 0;
+	frames[1] = UINT64_MAX;
+	frames[2] = 1ULL << 63;
+	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++) {
+		struct record node = { .type = REC_NODE, .pid = 7, .level = (uint32_t)i * 255,
+				       .frames = frames, .nframes = counts[i] };
+
+		t = roundtrip("", &node, &p);
+		assert_int_equal(p.level, node.level);
+		assert_int_equal(p.nframes, counts[i]);
+		assert_int_equal(records__frames(&p, back, REC_MAX_DEPTH), (int)counts[i]);
+		assert_memory_equal(back, frames, counts[i] * sizeof(*back));
+		assert_int_equal(records__frames(&p, back, counts[i] - 1), -ENOSPC);
+		free(t);
+	}
+	for (int cut = 0; cut < 2; cut++) {
+		live.cut = cut ? REC_CUT_UNREADABLE : 0;
+		t = roundtrip("", &live, &p);
+		assert_true(p.has_node && !p.token && p.node == 123 && p.size == UINT64_MAX);
+		assert_true(p.ptr == live.ptr && p.cut == live.cut);
+		free(t);
+	}
+	t = roundtrip("", &stack, &p);
+	assert_true(p.has_node && !p.token && p.node == UINT32_MAX - 1 && p.cut == stack.cut);
+	free(t);
+	stack.node = REC_NODE_PREV;
+	t = roundtrip("", &stack, &p);
+	assert_true(p.has_node && p.node == REC_NODE_PREV);
+	assert_true(p.allocs == 1 && p.allocated == 2 && p.peak_count == 8);
+	free(t);
+
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	tree.nodes = 3;
+	assert_int_equal(records__write(f, &tree), 0);
+	assert_int_equal(records__write(f, &(struct record){ .type = REC_NODE, .pid = 7,
+		.level = 0, .frames = (const uint64_t[]){ 0x401131, 0x7f0a1c02a305 },
+		.nframes = 2 }), 0);
+	assert_int_equal(records__write(f, &(struct record){ .type = REC_NODE, .pid = 7,
+		.level = 1, .frames = (const uint64_t[]){ 0x4013a5 }, .nframes = 1 }), 0);
+	live.cut = 0;
+	live.size = 40;
+	live.node = 1;
+	assert_int_equal(records__write(f, &live), 0);
+	stack.cut = 0;
+	stack.node = 1;
+	assert_int_equal(records__write(f, &stack), 0);
+	live.node = REC_NODE_PREV;
+	assert_int_equal(records__write(f, &live), 0);
+	live.node = 1;
+	/* Refused whole: nothing written. */
+	assert_int_equal(records__write(f, &(struct record){ .type = REC_NODE, .pid = 7,
+		.frames = frames, .nframes = 0 }), -EINVAL);
+	assert_int_equal(records__write(f, &(struct record){ .type = REC_NODE, .pid = 7,
+		.frames = frames, .nframes = REC_MAX_DEPTH + 1 }), -EINVAL);
+	assert_int_equal(records__write(f, &(struct record){ .type = REC_NODE, .pid = 7,
+		.level = REC_MAX_DEPTH, .frames = frames, .nframes = 1 }), -EINVAL);
+	live.token = "~m#AAA";
+	live.token_len = 6;
+	assert_int_equal(records__write(f, &live), -EINVAL);	/* both forms */
+	fclose(f);
+	assert_string_equal(text,
+		"heapsnoop: tree pid=7 nodes=3\n"
+		"heapsnoop: node pid=7 level=0 frames=0x401131,0x7f0a1c02a305\n"
+		"heapsnoop: node pid=7 level=1 frames=0x4013a5\n"
+		"heapsnoop: live pid=7 ptr=0x55d0c3a52a40 size=40 node=1\n"
+		"heapsnoop: stack pid=7 allocs=1 allocated=2 frees=3 temporary=4 live=5 bytes=6 "
+		"peak=7 peak_count=8 node=1\n"
+		"heapsnoop: live pid=7 ptr=0x55d0c3a52a40 size=40 node=^\n");
+	free(text);
+}
+
+static void test_tree_malformed(void **state)
+{
+	static const struct { const char *line; enum record_type type; } bad[] = {
+		{ "heapsnoop: tree pid=7", REC_TREE },
+		{ "heapsnoop: tree pid=7 nodes=4294967296", REC_TREE },
+		{ "heapsnoop: tree pid=-7 nodes=1", REC_TREE },
+		{ "heapsnoop: node pid=7 level=0 frames=", REC_NODE },
+		{ "heapsnoop: node pid=7 level=0 frames=0x", REC_NODE },
+		{ "heapsnoop: node pid=7 level=0 frames=401000", REC_NODE },
+		{ "heapsnoop: node pid=7 level=0 frames=0x1,", REC_NODE },
+		{ "heapsnoop: node pid=7 level=0 frames=0x1,,0x2", REC_NODE },
+		{ "heapsnoop: node pid=7 level=0 frames=0x11112222333344445", REC_NODE },
+		{ "heapsnoop: node pid=7 level=0 frames=0x1g", REC_NODE },
+		{ "heapsnoop: node pid=7 level=1024 frames=0x1", REC_NODE },
+		{ "heapsnoop: node pid=7 level=x frames=0x1", REC_NODE },
+		{ "heapsnoop: node pid=7 frames=0x1", REC_NODE },
+		{ "heapsnoop: live pid=1 ptr=0x10 size=5 node=", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 size=5 node=4294967296", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 size=18446744073709551616 node=1", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 size=5 node=1x", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 size=5 node=^1", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 size=5 node=4294967295", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 node=1", REC_LIVE },
+		{ "heapsnoop: stack pid=1 allocs=1 allocated=1 frees=0 temporary=0 live=1 bytes=1 "
+		  "peak=1 peak_count=1 size=1 node=1", REC_STACK },
+		{ "heapsnoop: stack pid=1 allocs=1 allocated=1 frees=0 temporary=0 live=1 bytes=1 "
+		  "peak=1 peak_count=1 node=-1", REC_STACK },
+	};
+	char list[REC_MAX_DEPTH * 4 + 64];
+	struct record r;
+	size_t n;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(records__parse(bad[i].line, &r), -EINVAL);
+		assert_int_equal(r.type, bad[i].type);
+	}
+	/* The deepest list, and one frame more. */
+	n = (size_t)snprintf(list, sizeof(list), "heapsnoop: node pid=7 level=0 frames=0x1");
+	for (int i = 1; i < REC_MAX_DEPTH; i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, ",0x1");
+	assert_int_equal(records__parse(list, &r), 0);
+	assert_int_equal(r.nframes, REC_MAX_DEPTH);
+	snprintf(list + n, sizeof(list) - n, ",0x1");
+	assert_int_equal(records__parse(list, &r), -EINVAL);
+	/* A later writer's fields after a blank: read past. */
+	assert_int_equal(records__parse("heapsnoop: node pid=7 level=2 frames=0xA,0xb later=1",
+					&r), 0);
+	assert_int_equal(r.nframes, 2);
+	assert_int_equal(records__parse("heapsnoop: live pid=1 ptr=0x10 size=5 node=9 later=1",
+					&r), 0);
+	assert_true(r.has_node && r.node == 9 && r.size == 5);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -665,6 +820,8 @@ int main(void)
 		cmocka_unit_test(test_write_refused),
 		cmocka_unit_test(test_broken_continuation),
 		cmocka_unit_test(test_frame_records),
+		cmocka_unit_test(test_tree_records),
+		cmocka_unit_test(test_tree_malformed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

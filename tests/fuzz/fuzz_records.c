@@ -5,9 +5,12 @@
  * that parses, written again, parses to the same values (a `frame` or
  * `jit` record's texts decoded, written escaped again, decode the same);
  * a `live` or `stack` record's tokens put together into a stack without
- * fault, the same from the line written again; a `frame` or `jit`
+ * fault, the same from the line written again (a `node` record's frames
+ * alike); a `frame` or `jit`
  * record taken into a frame table (frametab.c) as heapdecode takes it,
- * and the frame it names looked up, its texts printable. Build: `make
+ * and the frame it names looked up, its texts printable; a `tree`,
+ * `node` record taken into a table of trees (nodetab.c) and a node=
+ * looked up there, lines of the inputs one after another. Build: `make
  * fuzz`; run: `make fuzz-run-records`.
  */
 #include <stdint.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "frametab.h"
+#include "input/nodetab.h"
 #include "records.h"
 
 static int str_eq(const char *a, const char *b)
@@ -38,7 +42,8 @@ static void check_same(const struct record *a, const struct record *b)
 	    a->peak_count != b->peak_count || a->peak_time_s != b->peak_time_s ||
 	    a->peak_time_ms != b->peak_time_ms || a->depth != b->depth ||
 	    a->ntokens != b->ntokens || a->addr != b->addr || strcmp(a->kind, b->kind) ||
-	    a->line != b->line)
+	    a->line != b->line || a->has_node != b->has_node || a->node != b->node ||
+	    a->nodes != b->nodes || a->level != b->level || a->nframes != b->nframes)
 		abort();
 }
 
@@ -67,6 +72,13 @@ static void check_stacks(const struct record *r, const struct record *back)
 	uint32_t d1, d2;
 	int e1, e2;
 
+	if (r->type == REC_NODE) {
+		if (records__frames(r, f1, REC_MAX_DEPTH) != (int)r->nframes ||
+		    records__frames(back, f2, REC_MAX_DEPTH) != (int)r->nframes ||
+		    memcmp(f1, f2, r->nframes * sizeof(*f1)))
+			abort();
+		return;
+	}
 	if ((r->type != REC_LIVE && r->type != REC_STACK) || !r->token)
 		return;
 	e1 = records__stack(r, &s1, f1, &d1);
@@ -110,6 +122,32 @@ static void check_frametab(const struct record *r)
 	check_printable(f.file);
 }
 
+/*
+ * @r taken into a table of trees, as heapdecode does (each input a line
+ * of one log), and a record's node= looked up: never past what was taken,
+ * never deeper than a stack is.
+ */
+static void check_nodetab(const struct record *r)
+{
+	static struct nodetab *nt;
+	static unsigned int uses;
+	static uint64_t f[REC_MAX_DEPTH];
+	uint64_t size;
+	uint32_t depth;
+
+	if (!nt || ++uses % 65536 == 0) {
+		nodetab__free(nt);
+		nt = nodetab__new();
+		if (!nt)
+			abort();
+	}
+	if (nodetab__take(nt, r) < 0 && r->type != REC_NODE && r->type != REC_TREE)
+		abort();
+	if ((r->type == REC_LIVE || r->type == REC_STACK) && r->has_node &&
+	    !nodetab__record(nt, r, &size, f, &depth) && (!depth || depth > REC_MAX_DEPTH))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *line = malloc(size + 1), *text = NULL;
@@ -123,7 +161,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	line[size] = '\0';
 	line[strcspn(line, "\n")] = '\0';	/* one line, as its readers give it */
 	if (records__parse(line, &r) == 0) {
+		static uint64_t nf[REC_MAX_DEPTH];
+
 		decode_texts(&r, fa, na);
+		/* A node record is written from its frames. */
+		if (r.type == REC_NODE) {
+			if (records__frames(&r, nf, REC_MAX_DEPTH) != (int)r.nframes)
+				abort();
+			r.frames = nf;
+		}
 		f = open_memstream(&text, &len);
 		if (!f || records__write(f, &r) || fclose(f) || !len)
 			abort();
@@ -136,6 +182,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		check_stacks(&r, &back);
 		check_frametab(&back);
+		check_nodetab(&back);
 		free(text);
 	}
 	free(line);

@@ -27,9 +27,11 @@ awk -v nt=$NT 'BEGIN { for (t = 0; t < nt; t++) for (i = 0; i < 1000; i++)
 # threads' (churn_alloc, churn_grow).
 expect_kept() {
 	"$HD" -s "$2" | awk '
+		/^heapsnoop: / { on = 0 }
 		/^heapsnoop: dump / { n = 0; delete size; delete fn }
-		/^heapsnoop: live / { n++; sub(/^[^~]*~b#size: /, ""); sub(/,.*/, ""); size[n] = $0 }
-		/^    #0 / { fn[n] = $3; sub(/\+.*/, "", fn[n]) }
+		/^heapsnoop: live / { n++; on = 1; sub(/^[^~]*~b#size: /, ""); sub(/,.*/, "")
+			size[n] = $0 }
+		on && /^    #0 / { fn[n] = $3; sub(/\+.*/, "", fn[n]) }
 		END { for (i = 1; i <= n; i++) print size[i], fn[i] }' > "$2.blocks"
 	awk '$2 == "keep_alloc" { print $1 }' "$2.blocks" | sort -n > "$2.kept"
 	expect_eq "$1: blocks from keep_alloc" "$(wc -l < "$2.kept")" $((NT * 1000))

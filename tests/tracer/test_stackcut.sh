@@ -13,15 +13,15 @@ cd "$T" || exit 1
 check "traced" test $? -eq 0
 "$HD" rec > dec
 expect_eq "the 4444-byte block: its record says cut=depth" \
-	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* cut=depth ~b#size: 4444,' dec)" 1
+	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* cut=depth size=4444 node=[0-9^]* ~b#size: 4444,' dec)" 1
 expect_eq "the 5555-byte block (a 32 KiB frame, deeper than the copy): cut=depth" \
-	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* cut=depth ~b#size: 5555,' dec)" 1
+	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* cut=depth size=5555 node=[0-9^]* ~b#size: 5555,' dec)" 1
 expect_eq "no other live record is marked" "$(grep -c '^heapsnoop: live .* cut=' dec)" 2
-expect_eq "... and their stacks' whole-run records are, as theirs" "$(grep -c '^heapsnoop: stack .* cut=depth ~b#size: 0,' dec)" 2
+expect_eq "... and their stacks' whole-run records are, as theirs" "$(grep -c '^heapsnoop: stack .* cut=depth node=[0-9^]* ~b#size: 0,' dec)" 2
 
 # The unreadable mark, on the same record: the 4444-byte block's line
 # (the filter keeps line numbers) with cut=unreadable.
-n=$(grep -n 'cut=depth ~b#size: 4444,' dec | cut -d: -f1)
+n=$(grep -n 'cut=depth size=4444 node=[0-9^]* ~b#size: 4444,' dec | cut -d: -f1)
 sed "${n}s/ cut=depth / cut=unreadable /" rec > unr
 "$HD" -s rec > sym
 "$HD" -s unr > usym
@@ -30,9 +30,10 @@ after_frames() { # REGEX FILE
 	awk -v re="$1" 'on && !/^    #/ { print; exit } $0 ~ re { on = 1 }' "$2"
 }
 expect_eq "-s: the mark after the cut stack's frames" \
-	"$(after_frames 'cut=depth ~b#size: 4444,' sym)" "    (stack truncated)"
+	"$(after_frames 'cut=depth size=4444 node=[0-9^]* ~b#size: 4444,' sym)" "    (stack truncated)"
 expect_eq "-s: ... and after an unreadable one's" \
-	"$(after_frames 'cut=unreadable ~b#size: 4444,' usym)" "    (stack unreadable past here)"
+	"$(after_frames 'cut=unreadable size=4444 node=[0-9^]* ~b#size: 4444,' usym)" \
+	"    (stack unreadable past here)"
 "$HD" --report rec > rep
 "$HD" --report unr > urep
 check "--report: the cut stack's header" \

@@ -61,7 +61,8 @@ expect_eq "-e: frames compared with addr2line (leaf_alloc middle outer main _sta
 
 # -s: records decoded in place, frames after them, inlined functions shown.
 "$HS" -q -- "$PROGS/prog_inline" 2> /dev/null | "$HD" -s > inl
-check "-s: the record line is decoded in place" grep -q 'live pid=[0-9]* ptr=0x[0-9a-f]* ~b#size: 42, ' inl
+check "-s: the record line is decoded in place" \
+	grep -q 'live pid=[0-9]* ptr=0x[0-9a-f]* size=42 node=[0-9^]* ~b#size: 42, ' inl
 check "-s: inlined chain innermost first, as eu-addr2line -i" awk '
 	/#0 .* inner \(inlined\) .*prog_inline.c:11$/ { s = 1; next }
 	s == 1 && /#0 .* mid \(inlined\) .*prog_inline.c:12$/ { s = 2; next }

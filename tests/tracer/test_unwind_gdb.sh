@@ -42,8 +42,9 @@ wait $hs_pid
 check "heapsnoop traced sqlite3" test $? -eq 0
 
 # The live allocations' records only (a dump's `stack` records carry
-# whole-run counts, docs/OUTPUT.md).
-grep '^heapsnoop: live ' rec | "$HD" | sed -n 's/.*~b#size: \([0-9]*\), /\1 /p' > hs.txt
+# whole-run counts, docs/OUTPUT.md), their stacks as the filter writes them
+# (after the tree the records name them by).
+"$HD" rec | grep '^heapsnoop: live ' | sed -n 's/.*~b#size: \([0-9]*\), /\1 /p' > hs.txt
 awk 'NR == FNR { seen[$0] = 1; next }
 {	key = $1; ok = 0
 	for (i = 2; i <= NF && !ok; i++) { key = key " " $i; ok = key in seen }

@@ -37,6 +37,11 @@ static int need_room(struct fproc *p)
 	return 0;
 }
 
+bool frametab__has(struct frametab *ft, uint32_t pid)
+{
+	return ft_proc_of(ft, pid, false) != NULL;
+}
+
 int frametab__need(struct frametab *ft, uint32_t pid, const uint64_t *frames, uint32_t depth)
 {
 	struct fproc *p = ft_proc_of(ft, pid, false);

@@ -93,6 +93,9 @@ void frametab__forget(struct frametab *ft, uint32_t pid);
  */
 void frametab__dump_begin(struct frametab *ft);
 
+/* Has @pid frames or ranges of its own (else frametab__need() has nothing to mark)? */
+bool frametab__has(struct frametab *ft, uint32_t pid);
+
 /*
  * The @depth @frames of a stack of @pid are written in this dump: mark the
  * frames and JIT ranges they name. Returns 0 or -ENOMEM.

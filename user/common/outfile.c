@@ -5,6 +5,15 @@
  * anything runs, and truncated only by outfile__start(), once the
  * command started (heapsnoop) or the report is ready (heapdecode); a
  * file opened to append is never truncated.
+ *
+ * A compressed file is a stdio stream over a cookie (fopencookie(3))
+ * whose every write is one whole zstd frame (ZSTD_compress2()): stdio's
+ * buffer, OUT_ZSTD_BUF bytes, makes a frame at most, and each fflush()
+ * one more. No state is left between two writes, so a child forked after
+ * a flush (a dump written in the background) and its parent each write
+ * whole frames, a killed writer leaves whole frames behind, and frames
+ * appended (-A) to a file of frames are one stream (RFC 8878: a zstd
+ * stream is its frames one after another).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -14,15 +23,112 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zstd.h>
+
 #include "msg.h"
 #include "outfile.h"
+
+/* stdio's buffer of a compressed file: what one frame holds at most. */
+#define OUT_ZSTD_BUF	(4u << 20)
+#define OUT_ZSTD_LEVEL	3
 
 struct outfile {
 	const char *path;
 	int fd;
 	bool append;	/* never truncated, its mode kept */
+	bool zstd;	/* written compressed (outfile__compress()) */
 	FILE *f;	/* once started */
 };
+
+/* A compressed file's cookie: its descriptor, stdio's buffer, a frame's room. */
+struct zout {
+	int fd;
+	ZSTD_CCtx *cctx;
+	char *text;		/* OUT_ZSTD_BUF bytes: glibc sizes none it does not own */
+	char *frame;
+	size_t cap;
+};
+
+static ssize_t zout_write(void *cookie, const char *buf, size_t n)
+{
+	struct zout *z = cookie;
+	size_t len, done = 0;
+
+	if (ZSTD_compressBound(n) > z->cap) {
+		char *v = realloc(z->frame, ZSTD_compressBound(n));
+
+		if (!v) {
+			errno = ENOMEM;
+			return -1;
+		}
+		z->frame = v;
+		z->cap = ZSTD_compressBound(n);
+	}
+	len = ZSTD_compress2(z->cctx, z->frame, z->cap, buf, n);
+	if (ZSTD_isError(len)) {
+		errno = EIO;
+		return -1;
+	}
+	while (done < len) {
+		ssize_t w = write(z->fd, z->frame + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		done += (size_t)w;
+	}
+	return (ssize_t)n;
+}
+
+static int zout_close(void *cookie)
+{
+	struct zout *z = cookie;
+	int err = close(z->fd);
+
+	ZSTD_freeCCtx(z->cctx);
+	free(z->frame);
+	free(z->text);
+	free(z);
+	return err;
+}
+
+/* @fd as a stream of zstd frames; NULL (errno set) if out of memory. */
+static FILE *zout_open(int fd)
+{
+	static const cookie_io_functions_t io = { .write = zout_write, .close = zout_close };
+	struct zout *z = calloc(1, sizeof(*z));
+	FILE *f = NULL;
+
+	if (z) {
+		z->fd = fd;
+		z->cctx = ZSTD_createCCtx();
+		z->text = malloc(OUT_ZSTD_BUF);
+	}
+	if (z && z->cctx && z->text &&
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_compressionLevel,
+						 OUT_ZSTD_LEVEL)) &&
+	    !ZSTD_isError(ZSTD_CCtx_setParameter(z->cctx, ZSTD_c_checksumFlag, 1)))
+		f = fopencookie(z, "w", io);
+	if (!f) {
+		if (z) {
+			ZSTD_freeCCtx(z->cctx);
+			free(z->text);
+		}
+		free(z);
+		errno = ENOMEM;
+		return NULL;
+	}
+	setvbuf(f, z->text, _IOFBF, OUT_ZSTD_BUF);
+	return f;
+}
+
+bool outfile__zstd_name(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 4 && !strcmp(path + n - 4, ".zst");
+}
 
 static struct outfile *open_file(const char *path, int flags)
 {
@@ -59,6 +165,11 @@ struct outfile *outfile__open_append(const char *path)
 	return open_file(path, O_APPEND);
 }
 
+void outfile__compress(struct outfile *of)
+{
+	of->zstd = true;
+}
+
 FILE *outfile__start(struct outfile *of)
 {
 	struct stat st;
@@ -70,7 +181,7 @@ FILE *outfile__start(struct outfile *of)
 		elog("cannot truncate %s: %s", of->path, strerror(errno));
 		return NULL;
 	}
-	of->f = fdopen(of->fd, "w");
+	of->f = of->zstd ? zout_open(of->fd) : fdopen(of->fd, "w");
 	if (!of->f)
 		elog("cannot write %s: %s", of->path, strerror(errno));
 	return of->f;

@@ -4,11 +4,15 @@
  * heapdecode --flamegraph), created safely: never through a symbolic link
  * (O_NOFOLLOW), never inherited by a command (O_CLOEXEC), new files mode
  * 0600 (they hold the traced processes' address layouts), and an existing
- * file left untouched until the run is known to go ahead.
+ * file left untouched until the run is known to go ahead. heapsnoop's
+ * records to a file named *.zst are written zstd-compressed
+ * (docs/OUTPUT.md says why the name decides), a whole frame per buffer of
+ * text.
  */
 #ifndef HEAPSNOOP_OUTFILE_H
 #define HEAPSNOOP_OUTFILE_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct outfile;
@@ -27,12 +31,18 @@ struct outfile *outfile__open(const char *path);
  */
 struct outfile *outfile__open_append(const char *path);
 
+/* Does @path name a zstd file (it ends in ".zst")? */
+bool outfile__zstd_name(const char *path);
+
+/* Before outfile__start(): @of is written zstd-compressed. */
+void outfile__compress(struct outfile *of);
+
 /*
  * The run goes ahead: truncate a regular file to zero bytes and set its
  * mode to 0600 (the records it gets hold address layouts), unless it was
  * opened to append; other files (a FIFO, /dev/null) are written as they
- * are. Returns the stream to
- * write, or NULL after saying why.
+ * are. Returns the stream to write (one that compresses, for a ".zst"
+ * name: each fflush() ends a frame), or NULL after saying why.
  */
 FILE *outfile__start(struct outfile *of);
 

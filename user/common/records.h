@@ -2,12 +2,14 @@
 /*
  * records.h - the one home of heapsnoop's record lines (docs/OUTPUT.md):
  * `dump`, `map`, `live`, `end-dump`, `exit`, `end-exit`, the whole-run
- * accounting's `proc`, `stack` and `sample`, and the `frame` and `jit`
- * records that name frames that are not native code, each written by
- * records__write() and read back by records__parse(), here and nowhere
- * else; and the stack of a `live` or `stack` record, deeper than one
- * `~m#` token holds, split into tokens and put back together
- * (records__tokens(), records__stack()). heapsnoop writes them
+ * accounting's `proc`, `stack` and `sample`, the `frame` and `jit`
+ * records that name frames that are not native code, and the `tree` and
+ * `node` records of a process's stacks as a tree of frames, each written
+ * by records__write() and read back by records__parse(), here and
+ * nowhere else; the frames of a `node` record (records__frames()); and
+ * the stack of a `live` or `stack` record of the form with tokens,
+ * deeper than one `~m#` token holds, split into tokens and put back
+ * together (records__tokens(), records__stack()). heapsnoop writes them
  * (output/report.c), heapdecode and the tests read them;
  * tests/common/test_records.c checks that what is written parses back to
  * the same values, tests/fuzz/fuzz_records.c that any line parses safely.
@@ -19,6 +21,7 @@
 #ifndef HEAPSNOOP_RECORDS_H
 #define HEAPSNOOP_RECORDS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -67,6 +70,9 @@ static inline int rec_is_frame_addr(uint64_t addr)
 #define REC_FILE_MAX		4096	/* a source file's path */
 #define REC_KIND_MAX		15	/* an interpreter's: [a-z][a-z0-9_]* */
 
+/* node=^: the node of the `node` record just before (no node= has this number). */
+#define REC_NODE_PREV		UINT32_MAX
+
 /* Every record line starts with this, anywhere in a line of a log. */
 #define RECORDS_PREFIX "heapsnoop: "
 
@@ -74,18 +80,21 @@ enum record_type {
 	REC_NONE,	/* no record keyword in the line */
 	REC_DUMP,	/* dump reason= time= live= bytes= stacks= [sample-bytes=] */
 	REC_MAP,	/* map pid= start= end= off= buildid= path= */
-	REC_LIVE,	/* live pid= ptr= [cut=WHY] [depth=N] ~m#TOKEN... (or size=
-			 * unencodable: ERROR) */
+	REC_LIVE,	/* live pid= ptr= [cut=WHY] size= node=, or [depth=N]
+			 * ~m#TOKEN... (or size= unencodable: ERROR) */
 	REC_END_DUMP,	/* end-dump live= */
 	REC_EXIT,	/* exit pid= time= live= bytes= comm= */
 	REC_END_EXIT,	/* end-exit pid= live= */
 	REC_PROC,	/* proc pid= peak= peak_count= peak_time= allocs= allocated=
 			 * frees= temporary= live= bytes= comm= */
 	REC_STACK,	/* stack pid= allocs= allocated= frees= temporary= live=
-			 * bytes= peak= peak_count= [cut=WHY] [depth=N] ~m#TOKEN... */
+			 * bytes= peak= peak_count= [cut=WHY] node=, or [depth=N]
+			 * ~m#TOKEN... */
 	REC_SAMPLE,	/* sample pid= time= live= bytes= */
 	REC_FRAME,	/* frame pid= addr= kind= line= file= function= */
 	REC_JIT,	/* jit pid= start= end= name= [code=] [line= file=] */
+	REC_TREE,	/* tree pid= nodes= */
+	REC_NODE,	/* node pid= level= frames=0xA[,0xB...] */
 };
 
 /*
@@ -147,8 +156,28 @@ struct record {
 	const char *tail;
 	size_t tail_len;
 	uint32_t ntokens;		/* parsed: how many tokens */
-	uint64_t size;			/* ... unencodable: its size in bytes */
+	/*
+	 * live, stack, the form without tokens (has_node, token NULL): the
+	 * stack is node @node of its process's last `tree` record, with the
+	 * nodes above it (docs/OUTPUT.md), REC_NODE_PREV (node=^) the node of
+	 * the last `node` record before it; live: its size in @size.
+	 */
+	bool has_node;
+	uint32_t node;
+	uint64_t size;			/* ... or unencodable: its size in bytes */
 	const char *error;		/* ... and why, to the end of the line */
+	uint32_t nodes;			/* tree: the `node` records that follow */
+	/*
+	 * node: its level (0: at the root; L + 1: under the last node of
+	 * level L before it) and its frames, outermost first, 1 to
+	 * REC_MAX_DEPTH: written from @frames, parsed in @frames_text
+	 * ("0xA,0xB", frames_len bytes) for records__frames()
+	 */
+	uint32_t level;
+	uint32_t nframes;
+	const uint64_t *frames;
+	const char *frames_text;
+	size_t frames_len;
 	/*
 	 * frame: a synthetic address (rec_is_frame_addr) naming ...; jit:
 	 * where the function's code starts, when the range is a part of it
@@ -222,6 +251,13 @@ int records__tail_tokens(const uint64_t *frames, uint32_t depth, char *out, size
  * gave, a stack to be marked cut, never to be shown whole.
  */
 int records__stack(const struct record *r, uint64_t *size, uint64_t *frames, uint32_t *depth);
+
+/*
+ * The frames of parsed `node` record @r (r->nframes of them, outermost
+ * first) into @out (@cap entries, REC_MAX_DEPTH always enough). Returns
+ * how many, or -ENOSPC.
+ */
+int records__frames(const struct record *r, uint64_t *out, uint32_t cap);
 
 /*
  * The bytes of parsed text @t (valid: records__parse checked it) into

@@ -23,6 +23,7 @@
 #include "hdargs.h"
 #include "heapsnoop/exit.h"
 #include "input/logread.h"
+#include "input/recconv.h"
 #include "model/model.h"
 #include "msg.h"
 #include "outfile.h"
@@ -195,26 +196,34 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 	return status ? status : gate;
 }
 
-/* The default mode: every file through the scanner to standard output. */
+/*
+ * The default mode: every file through the scanner to standard output;
+ * decoding, a log's stacks by node= written after their records too.
+ */
 static int run_filter(const struct tokscan_ops *ops, char *const *files, int nfiles)
 {
 	struct tokscan *ts = tokscan__new(ops, NULL, stdout, true);
+	struct treescan *tr = ts && ops == &recconv_decode_ops ? treescan__new(ts, stdout) : NULL;
+	unsigned long malformed;
 	int status = 0;
 
-	if (!ts) {
+	if (!ts || (ops == &recconv_decode_ops && !tr)) {
 		elog("out of memory");
+		tokscan__free(ts);
 		return HD_EXIT_ERROR;
 	}
-	if (hd_input__scan(ts, files, nfiles))
+	if (hd_input__scan(ts, tr, files, nfiles))
 		status = HD_EXIT_ERROR;
 	if (fflush(stdout) == EOF) {
 		elog("error writing output: %s", strerror(errno));
 		status = HD_EXIT_ERROR;
 	}
-	if (!status && tokscan__malformed(ts)) {
-		elog("%lu malformed record(s) left unchanged", tokscan__malformed(ts));
+	malformed = tokscan__malformed(ts) + (tr ? treescan__malformed(tr) : 0);
+	if (!status && malformed) {
+		elog("%lu malformed record(s) left unchanged", malformed);
 		status = HD_EXIT_MALFORMED;
 	}
+	treescan__free(tr);
 	tokscan__free(ts);
 	return status;
 }

@@ -16,6 +16,7 @@
 #include "heapsnoop/codec.h"
 #include "heapsnoop/event.h"
 #include "msg.h"
+#include "outfile.h"
 #include "options.h"
 #include "version.h"
 
@@ -54,7 +55,8 @@ static const char usage_text[] =
 "  -o, --output FILE      write records to FILE (default: standard output);\n"
 "                         a new FILE is mode 0600, an existing one set to\n"
 "                         0600 and emptied only once tracing has started;\n"
-"                         never written through a symbolic link\n"
+"                         never written through a symbolic link; a FILE\n"
+"                         named *.zst is written zstd-compressed\n"
 "  -A, --append           with -o: append to FILE, keeping its content and\n"
 "                         mode (a new FILE is 0600); heapdecode reads the\n"
 "                         last dump unless told otherwise\n"
@@ -532,6 +534,12 @@ static int validate(const struct options *o)
 	}
 	if (o->preload && !o->argv) {
 		elog("--preload runs a command: give -- COMMAND");
+		return -EINVAL;
+	}
+	if (o->preload && o->output && outfile__zstd_name(o->output)) {
+		elog("-o %s: a compressed log (a name ending in .zst) is the BPF tracer's; "
+		     "--preload writes plain records (give another name, and compress it after)",
+		     o->output);
 		return -EINVAL;
 	}
 	if (o->seed && !o->preload) {

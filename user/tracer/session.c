@@ -477,6 +477,9 @@ struct session *session__new(const struct options *o)
 	if (o->output && !(s->of = o->append ? outfile__open_append(o->output) :
 			   outfile__open(o->output)))
 		goto fail;
+	/* A *.zst log is written zstd-compressed (docs/OUTPUT.md). */
+	if (s->of && outfile__zstd_name(o->output))
+		outfile__compress(s->of);
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->tty = stderr;
 	if (load_bpf(s) || start_tracing(s))

@@ -104,6 +104,7 @@ int session__finish(struct session *s, int status)
 		     "them, or not at all (said above): what those processes allocated until "
 		     "then is missing", libc_follow__late(s->follow));
 	if (s->o.verbose) {
+		status__stacks(stderr, s->trace);
 		status__unwind(stderr, s->trace, s->cnt);
 		if (s->interp)
 			interp__stats(s->interp, stderr);

@@ -951,6 +951,162 @@ static void test_frames(void **state)
 	log_free(&lb);
 }
 
+/* A `node` record of @pid at @level: @n frames, outermost first. */
+static void node(struct log *l, int pid, uint32_t level, const uint64_t *frames, uint32_t n)
+{
+	put(l, &(struct record){ .type = REC_NODE, .pid = pid, .level = level, .frames = frames,
+				 .nframes = n });
+}
+
+/* A `live` or `stack` record of the tree form: its stack, node @id (REC_NODE_PREV: ^). */
+static void live_node(struct log *l, int pid, uint64_t size, uint32_t id, uint32_t cut)
+{
+	put(l, &(struct record){ .type = REC_LIVE, .pid = pid, .ptr = 0x2000 + size, .cut = cut,
+				 .has_node = true, .node = id, .size = size });
+}
+
+static void stack_node(struct log *l, int pid, uint64_t allocs, uint64_t bytes, uint32_t id)
+{
+	put(l, &(struct record){ .type = REC_STACK, .pid = pid, .allocs = allocs,
+				 .allocated = bytes, .live = 1, .bytes = bytes, .peak = bytes,
+				 .peak_count = allocs, .has_node = true, .node = id });
+}
+
+/*
+ * S1, S2, S3 and S4 as the tracer writes them in the tree form: pid 10's
+ * tree (S1 and S2 share 0x403030, 0x402020; S3 at a root of its own; S1
+ * cut too: the same frames), pid 11's; the exit section's tree, its own.
+ */
+static void tree_log(struct log *l)
+{
+	const uint64_t root[] = { 0x403030, 0x402020 }, a[] = { 0x401010 }, b[] = { 0x401110 },
+		       c[] = { 0x401210 }, d[] = { 0x7f0000002000, 0x7f0000001000 };
+
+	log_open(l);
+	dump(l, 0);
+	put(l, &(struct record){ .type = REC_TREE, .pid = 10, .nodes = 4 });
+	node(l, 10, 0, root, 2);				/* 0 */
+	node(l, 10, 1, a, 1);					/* 1: S1 */
+	live_node(l, 10, 100, REC_NODE_PREV, 0);
+	live_node(l, 10, 28, REC_NODE_PREV, 0);
+	live_node(l, 10, 7, 1, REC_CUT_DEPTH);
+	stack_node(l, 10, 3, 135, REC_NODE_PREV);
+	node(l, 10, 1, b, 1);					/* 2: S2 */
+	live_node(l, 10, 500, REC_NODE_PREV, 0);
+	node(l, 10, 0, c, 1);					/* 3: S3 */
+	stack_node(l, 10, 1, 9, 3);
+	put(l, &(struct record){ .type = REC_TREE, .pid = 11, .nodes = 1 });
+	node(l, 11, 0, d, 2);
+	live_node(l, 11, 128, 0, 0);
+	end_dump(l);
+	put(l, &(struct record){ .type = REC_EXIT, .pid = 12, .time_s = 1795600001,
+				 .live = 1, .bytes = 24, .comm = "gone" });
+	put(l, &(struct record){ .type = REC_TREE, .pid = 12, .nodes = 1 });
+	node(l, 12, 0, d, 1);
+	live_node(l, 12, 24, REC_NODE_PREV, 0);
+	put(l, &(struct record){ .type = REC_END_EXIT, .pid = 12, .live = 1 });
+	dump(l, 0);
+	put(l, &(struct record){ .type = REC_TREE, .pid = 10, .nodes = 2 });
+	node(l, 10, 0, root, 2);
+	node(l, 10, 1, b, 1);
+	live_node(l, 10, 50, 1, 0);
+	end_dump(l);
+}
+
+/*
+ * The tree form read as the form with tokens is: the same stacks, the
+ * same sums, whole-run stacks alike; an exit section's tree taken again
+ * with it after each dump header; a stack ending where another's run
+ * goes on (S1 and S2's common part) a stack of its own.
+ */
+static void test_tree_form(void **state)
+{
+	const uint64_t d1[] = { 0x7f0000002000 };
+	struct hd_model *m;
+	struct stack **run;
+	struct log l;
+	size_t n;
+
+	(void)state;
+	tree_log(&l);
+	m = model_of(&l, 1, NULL, NULL);
+	/* The exit section after dump 1, read before dump 2 begins, is in it. */
+	assert_live(m, (struct want[]){
+		{ 10, 500, 1, 0, S2, N(S2) },
+		{ 10, 128, 2, 0, S1, N(S1) },
+		{ 11, 128, 1, 0, S4, N(S4) },
+		{ 12, 24, 1, 0, d1, 1 },
+		{ 10, 7, 1, STACK_TRUNCATED, S1, N(S1) },
+	}, 5);
+	run = hd_model__run_stacks(m, &n);
+	assert_int_equal(n, 2);
+	assert_int_equal(run[0]->depth + run[1]->depth, N(S1) + N(S3));
+	for (size_t i = 0; i < n; i++)
+		if (run[i]->depth == N(S1))
+			assert_memory_equal(run[i]->frames, S1, sizeof(S1));
+		else
+			assert_memory_equal(run[i]->frames, S3, sizeof(S3));
+	free(run);
+	hd_model__free(m);
+	log_free(&l);
+
+	tree_log(&l);
+	m = model_of(&l, 0, NULL, NULL);
+	assert_live(m, (struct want[]){
+		{ 10, 50, 1, 0, S2, N(S2) },
+		{ 12, 24, 1, 0, d1, 1 },
+	}, 2);
+	hd_model__free(m);
+	log_free(&l);
+}
+
+/* What does not fit a tree: refused, said; never a stack named by a wrong node. */
+static void test_tree_broken(void **state)
+{
+	struct hd_model_opts o = { 0 };
+	struct hd_model *m = hd_model__new(&o, NULL);
+	struct hd_line hl = { .text = "x\0y", .parsed = HD_LINE_UNREAD };
+
+	(void)state;
+	assert_int_equal(take_one(m, "heapsnoop: dump reason=exit time=1.000 live=1 bytes=1 "
+				  "stacks=1", false), 0);
+	/* A node before its tree; a node= with no tree. */
+	assert_int_equal(take_one(m, "heapsnoop: node pid=3 level=0 frames=0x10", false),
+			 -HS_ETREE);
+	assert_int_equal(take_one(m, "heapsnoop: live pid=3 ptr=0x10 size=1 node=0", false),
+			 -HS_ENODE);
+	assert_int_equal(take_one(m, "heapsnoop: tree pid=3 nodes=2", false), 0);
+	assert_int_equal(take_one(m, "heapsnoop: live pid=3 ptr=0x10 size=1 node=^", false),
+			 -HS_ENODE);
+	assert_int_equal(take_one(m, "heapsnoop: node pid=3 level=1 frames=0x10", false),
+			 -HS_ETREE);	/* level 1 with no node at level 0 */
+	/* Once refused, the tree takes no more: the next would be numbered wrong. */
+	assert_int_equal(take_one(m, "heapsnoop: node pid=3 level=0 frames=0x10", false),
+			 -HS_ETREE);
+	assert_int_equal(take_one(m, "heapsnoop: live pid=3 ptr=0x10 size=1 node=0", false),
+			 -HS_ENODE);
+	/* More nodes than the tree said; a stack over 1024 frames. */
+	assert_int_equal(take_one(m, "heapsnoop: tree pid=4 nodes=1", false), 0);
+	assert_int_equal(take_one(m, "heapsnoop: node pid=4 level=0 frames=0x10,0x20", false), 0);
+	assert_int_equal(take_one(m, "heapsnoop: node pid=4 level=0 frames=0x30", false),
+			 -HS_ETREE);
+	assert_int_equal(take_one(m, "heapsnoop: live pid=4 ptr=0x10 size=5 node=0", false), 0);
+	assert_int_equal(take_one(m, "heapsnoop: live pid=4 ptr=0x10 size=5 node=^", false),
+			 -HS_ENODE);
+	assert_totals(m, 5, 1);
+	/* A line not read (a NUL byte): no node after it names a stack. */
+	assert_int_equal(take_one(m, "heapsnoop: tree pid=5 nodes=3", false), 0);
+	assert_int_equal(take_one(m, "heapsnoop: node pid=5 level=0 frames=0x10", false), 0);
+	assert_int_equal(hd_model__take(m, &hl), 0);
+	assert_int_equal(take_one(m, "heapsnoop: node pid=5 level=0 frames=0x30", false),
+			 -HS_ETREE);
+	assert_int_equal(take_one(m, "heapsnoop: live pid=5 ptr=0x10 size=5 node=0", false), 0);
+	assert_int_equal(take_one(m, "heapsnoop: live pid=5 ptr=0x10 size=5 node=1", false),
+			 -HS_ENODE);
+	assert_totals(m, 10, 2);
+	hd_model__free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -970,6 +1126,8 @@ int main(void)
 		cmocka_unit_test(test_deep_stacks),
 		cmocka_unit_test(test_broken_records),
 		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_tree_form),
+		cmocka_unit_test(test_tree_broken),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,6 +25,24 @@
 #include "output/status.h"
 #include "track/trace.h"
 
+/* The first stack a tree iterates: its id in *ctx, and stop (1). */
+static int first_id(void *ctx, uint32_t id)
+{
+	*(uint32_t *)ctx = id;
+	return 1;
+}
+
+/* Each stack's id, after their count in ids[0] (two at most). */
+static int all_ids(void *ctx, uint32_t id)
+{
+	uint32_t *ids = ctx;
+
+	if (ids[0] == 2)
+		return -1;
+	ids[++ids[0]] = id;
+	return 0;
+}
+
 #define PID0 50000000
 
 /* Records' ring positions + 1 (trace__event's seq): growing, as in a ring. */
@@ -147,7 +165,7 @@ static void test_exec_drops_old_heap(void **state)
 	p = trace__find_proc(t, PID0);
 	assert_non_null(p);
 	assert_int_equal(tracker__bytes(p->live), 32);
-	assert_int_equal(stacks__count(p->stacks), 1);
+	assert_int_equal(stack_tree__count(p->stacks), 1);
 	trace__free(t);
 }
 
@@ -225,8 +243,9 @@ static void test_user_stacks(void **state)
 	const struct mapping *m;
 	struct unwind_stats st;
 	struct cfi_stats cs;
-	const struct stack *s;
 	struct proc *p;
+	uint64_t f[REC_MAX_DEPTH];
+	uint32_t id;
 	size_t len;
 
 	(void)state;
@@ -240,12 +259,12 @@ static void test_user_stacks(void **state)
 	memcpy(us->data, &ret, sizeof(ret));	/* the caller: main */
 	feed(t, &e, len);
 	p = trace__find_proc(t, PID0);
-	s = stacks__get(p->stacks, 0);
-	assert_non_null(s);
-	assert_int_equal(s->depth, 2);
-	assert_int_equal(s->frames[0], ip);
-	assert_int_equal(s->frames[1], ret);
-	assert_int_equal(s->flags, 0);
+	assert_int_equal(stack_tree__count(p->stacks), 1);
+	assert_int_equal(stack_tree__for_each(p->stacks, false, first_id, &id), 1);
+	assert_int_equal(stack_tree__frames(p->stacks, id, f), 2);
+	assert_int_equal(f[0], ip);
+	assert_int_equal(f[1], ret);
+	assert_int_equal(stack_tree__flags(p->stacks, id), 0);
 	assert_int_equal(trace__unwind_stats(t, &st, &cs), 0);
 	assert_int_equal(st.complete, 1);
 	assert_int_equal(cs.modules, 1);
@@ -290,7 +309,9 @@ static void test_jit_frames(void **state)
 	struct mapset *self;
 	struct unwind_stats st;
 	struct cfi_stats cs;
-	const struct stack *s;
+	struct stack_tree *tree;
+	uint64_t fr[REC_MAX_DEPTH];
+	uint32_t ids[3] = { 0 }, n = 0;
 	size_t len;
 
 	(void)state;
@@ -316,14 +337,24 @@ static void test_jit_frames(void **state)
 		w[10] = 0;			/* main's caller (its CFA - 8): none */
 		feed(t, &e, len);
 	}
-	s = stacks__get(trace__find_proc(t, pid)->stacks, 0);
-	assert_int_equal(s->depth, 1);
-	assert_int_equal(s->flags, STACK_FAULT);
-	s = stacks__get(trace__find_proc(t, pid)->stacks, 1);
-	assert_int_equal(s->depth, 3);
-	assert_int_equal(s->frames[1], jit + 0x100);
-	assert_int_equal(s->frames[2], ret);
-	assert_int_equal(s->flags, 0);
+	/* Without the mapping: the call site alone, cut; with it: the whole. */
+	tree = trace__find_proc(t, pid)->stacks;
+	assert_int_equal(stack_tree__count(tree), 2);
+	assert_int_equal(stack_tree__for_each(tree, false, all_ids, ids), 0);
+	for (uint32_t i = 1; i <= ids[0]; i++) {
+		uint32_t id = ids[i];
+
+		if (stack_tree__frames(tree, id, fr) == 1) {
+			assert_int_equal(stack_tree__flags(tree, id), STACK_FAULT);
+		} else {
+			assert_int_equal(stack_tree__frames(tree, id, fr), 3);
+			assert_int_equal(fr[1], jit + 0x100);
+			assert_int_equal(fr[2], ret);
+			assert_int_equal(stack_tree__flags(tree, id), 0);
+		}
+		n++;
+	}
+	assert_int_equal(n, 2);
 	assert_int_equal(trace__unwind_stats(t, &st, &cs), 0);
 	assert_int_equal(st.complete, 1);
 	assert_int_equal(st.fp_frames, 2);
@@ -352,23 +383,27 @@ static void send_at(struct trace *t, uint32_t type, uint32_t tid, uint64_t site,
 	feed(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
 }
 
-/* Stack @site's values: at the peak, and whole-run. */
+/* Stack @site's values: at the peak, and whole-run (in *@s). */
 static void at_peak(struct trace *t, uint64_t site, uint64_t *count, uint64_t *bytes,
-		    struct stack **out)
+		    struct acct_counts *s)
 {
 	struct proc *p = trace__find_proc(t, PID0);
-	int id = stacks__intern(p->stacks, PID0, &site, 1, 0);
+	bool created;
+	uint32_t id;
 
-	*out = stacks__get(p->stacks, (uint32_t)id);
-	acct__at_peak(&p->acct, *out, (uint32_t)id, count, bytes);
+	assert_int_equal(stack_tree__intern(p->stacks, &site, 1, 0, &id, &created), 0);
+	assert_false(created);
+	acct__counts(&p->acct, id, s);
+	*count = s->peak_count;
+	*bytes = s->peak_bytes;
 }
 
 static void test_accounting(void **state)
 {
 	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
 	const uint64_t A = 0x401000, B = 0x402000;
+	struct acct_counts st, *s = &st;
 	uint64_t c, b;
-	struct stack *s;
 	struct proc *p;
 
 	(void)state;
@@ -379,21 +414,21 @@ static void test_accounting(void **state)
 	p = trace__find_proc(t, PID0);
 	assert_int_equal(p->acct.peak_bytes, 150);
 	assert_int_equal(p->acct.peak_count, 2);
-	at_peak(t, A, &c, &b, &s);
+	at_peak(t, A, &c, &b, s);
 	assert_true(c == 1 && b == 100);		/* changed since: kept aside */
 	assert_true(s->live_count == 0 && s->frees == 1 && s->temporary == 0);
-	at_peak(t, B, &c, &b, &s);
+	at_peak(t, B, &c, &b, s);
 	assert_true(c == 1 && b == 50);
 	assert_true(s->allocs == 2 && s->alloc_bytes == 80 && s->live_bytes == 80);
 
 	send_at(t, HS_EV_ALLOC, 1, A, 0x4000, 200);	/* a new peak: 280 */
-	at_peak(t, A, &c, &b, &s);
+	at_peak(t, A, &c, &b, s);
 	assert_true(c == 1 && b == 200);
-	at_peak(t, B, &c, &b, &s);			/* untouched since: its live */
+	at_peak(t, B, &c, &b, s);			/* untouched since: its live */
 	assert_true(c == 2 && b == 80);
 	send_at(t, HS_EV_FREE, 1, 0, 0x2000, 0);
 	send_at(t, HS_EV_FREE, 1, 0, 0x3000, 0);
-	at_peak(t, B, &c, &b, &s);
+	at_peak(t, B, &c, &b, s);
 	assert_true(c == 2 && b == 80 && s->live_count == 0);
 
 	/* Temporary: freed before its thread allocated again, per thread. */
@@ -402,11 +437,89 @@ static void test_accounting(void **state)
 	send_at(t, HS_EV_FREE, 2, 0, 0x5000, 0);	/* temporary */
 	send_at(t, HS_EV_ALLOC, 3, B, 0x7000, 8);
 	send_at(t, HS_EV_FREE, 3, 0, 0x6000, 0);	/* not: 0x7000 came between */
-	at_peak(t, B, &c, &b, &s);
+	at_peak(t, B, &c, &b, s);
 	assert_int_equal(s->temporary, 1);
 	assert_int_equal(p->acct.temporary, 1);
 	assert_int_equal(p->acct.allocs, 7);
 	assert_int_equal(p->acct.frees, 5);
+	trace__free(t);
+}
+
+/* Stack @site's id in process PID0's tree (it exists). */
+static uint32_t id_of(struct trace *t, uint64_t site)
+{
+	struct proc *p = trace__find_proc(t, PID0);
+	bool created;
+	uint32_t id;
+
+	assert_int_equal(stack_tree__intern(p->stacks, &site, 1, 0, &id, &created), 0);
+	assert_false(created);
+	return id;
+}
+
+/*
+ * A stack's counts past what its node holds (1,500 calls; a block
+ * replaced unseen), exact, its at-peak values too; the marks that say
+ * which `stack` records a dump writes: a stack changed since written, one
+ * written with at-peak values apart from its live ones once a new peak
+ * makes its live ones the peak's, and no other.
+ */
+static void test_acct_wide_and_marks(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	const uint64_t A = 0x401000, B = 0x402000, C = 0x403000;
+	struct acct_counts c;
+	struct proc *p;
+	uint32_t a, b, cc;
+
+	(void)state;
+	for (uint64_t i = 0; i < 1500; i++)
+		send_at(t, HS_EV_ALLOC, 1, A, 0x100000 + i * 16, 5000000);
+	send_at(t, HS_EV_ALLOC, 1, B, 0x1000, 64);
+	send_at(t, HS_EV_ALLOC, 1, B, 0x1000, 32);	/* its free never seen: replaced */
+	p = trace__find_proc(t, PID0);
+	a = id_of(t, A);
+	b = id_of(t, B);
+	acct__counts(&p->acct, a, &c);
+	assert_true(c.allocs == 1500 && c.alloc_bytes == 7500000000ULL && c.live_count == 1500);
+	assert_true(c.peak_bytes == 7500000000ULL && c.peak_count == 1500);
+	acct__counts(&p->acct, b, &c);
+	assert_true(c.allocs == 2 && c.frees == 0 && c.live_count == 1 && c.live_bytes == 32);
+	assert_int_equal(acct__wide(&p->acct), 2);
+	/* Free A's past the peak: its at-peak values kept, past 32 bits. */
+	for (uint64_t i = 0; i < 1000; i++)
+		send_at(t, HS_EV_FREE, 1, 0, 0x100000 + i * 16, 0);
+	acct__counts(&p->acct, a, &c);
+	assert_true(c.live_count == 500 && c.live_bytes == 2500000000ULL && c.frees == 1000);
+	assert_true(c.peak_count == 1500 && c.peak_bytes == 7500000000ULL);
+
+	/* Marks: every stack written; none changed then. */
+	assert_true(acct__changed(&p->acct, a) && acct__changed(&p->acct, b));
+	acct__written(&p->acct, a);
+	acct__written(&p->acct, b);
+	acct__all_written(&p->acct);
+	assert_false(acct__changed(&p->acct, a) || acct__changed(&p->acct, b));
+	/*
+	 * C makes a new peak: A and B, written with at-peak values apart from
+	 * their live ones (1500 blocks; B's 64-byte block, replaced since),
+	 * change: their live ones are the peak's now.
+	 */
+	send_at(t, HS_EV_ALLOC, 1, C, 0x2000, 6000000000ULL);
+	cc = id_of(t, C);
+	assert_true(acct__changed(&p->acct, cc) && acct__changed(&p->acct, a) &&
+		    acct__changed(&p->acct, b));
+	acct__counts(&p->acct, a, &c);
+	assert_true(c.peak_count == 500 && c.peak_bytes == 2500000000ULL);
+	acct__counts(&p->acct, b, &c);
+	assert_true(c.peak_count == 1 && c.peak_bytes == 32);
+	acct__written(&p->acct, a);
+	acct__written(&p->acct, b);
+	acct__written(&p->acct, cc);
+	acct__all_written(&p->acct);
+	/* Another peak: those written with their live values as the peak's do not. */
+	send_at(t, HS_EV_ALLOC, 1, B, 0x3000, 1000);
+	assert_true(acct__changed(&p->acct, b));
+	assert_false(acct__changed(&p->acct, a) || acct__changed(&p->acct, cc));
 	trace__free(t);
 }
 
@@ -525,6 +638,7 @@ int main(void)
 		cmocka_unit_test(test_jit_frames),
 #endif
 		cmocka_unit_test(test_accounting),
+		cmocka_unit_test(test_acct_wide_and_marks),
 		cmocka_unit_test(test_final_count),
 		cmocka_unit_test(test_record_sizes),
 		cmocka_unit_test(test_realloc_order),

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_tracker.c - unit tests of the live-allocation table
- * (user/tracer/track/tracker.c) and the unique-stack table
- * (user/common/stacks.c): random operations checked against a plain
- * reference array (one table per process, and a table growing step by
- * step), the realloc ordering rule, and 10 million live allocations, all
- * still there.
+ * (user/tracer/track/tracker.c) and the tree of unique stacks
+ * (user/tracer/track/stacktree.c): random operations checked against a
+ * plain reference array (one table per process, and a table growing step
+ * by step), the realloc ordering rule, and 10 million live allocations,
+ * all still there; stacks against a reference, each shape of the tree,
+ * and a million of them in 64 bytes each at most.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,7 +17,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "records.h"
 #include "stacks.h"
+#include "track/stacktree.h"
 #include "track/tracker.h"
 
 static uint64_t rng = 0x243f6a8885a308d3ULL;
@@ -231,75 +234,189 @@ static void test_ten_million(void **state)
 	tracker__free(t);
 }
 
-static void test_stacks_intern(void **state)
+/* A stack of the reference: its frames, flags and the id the tree gave it. */
+struct ref_stack {
+	uint32_t depth, flags, id;
+	uint64_t frames[40];
+};
+
+static int by_content(const void *a, const void *b)
 {
-	struct stacks *st = stacks__new();
-	uint64_t a[3] = { 0x401000, 0x402000, 0x403000 };
-	char tok[HS_TOKEN_BUF], ref[HS_TOKEN_BUF];
-	struct hs_record rec = { .size = 4096, .depth = 3 };
-	int id;
+	const struct ref_stack *x = a, *y = b;
 
-	(void)state;
-	id = stacks__intern(st, 1, a, 3, 0);
-	assert_true(id >= 0);
-	assert_int_equal(stacks__intern(st, 1, a, 3, 0), id);
-	assert_int_not_equal(stacks__intern(st, 2, a, 3, 0), id);	/* other pid */
-	assert_int_not_equal(stacks__intern(st, 1, a, 2, 0), id);	/* shorter */
-	for (int i = 0; i < 100000; i++) {
-		uint64_t f[2] = { (uint64_t)i, 7 };
-
-		assert_true(stacks__intern(st, 1, f, 2, 0) >= 0);
-	}
-	assert_int_equal(stacks__intern(st, 1, a, 3, 0), id);
-	assert_int_equal(stacks__count(st), 3 + 100000);
-	/* The per-stack token equals the codec's for the same record. */
-	memcpy(rec.frames, a, sizeof(a));
-	assert_true(stacks__token(st, (uint32_t)id, 4096, tok, sizeof(tok)) > 0);
-	assert_true(hs_token_encode(&rec, ref, sizeof(ref)) > 0);
-	assert_string_equal(tok, ref);
-	stacks__free(st);
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return memcmp(x->frames, y->frames, x->depth * sizeof(*x->frames));
 }
 
-/* A stack of any depth: its record's tokens are records.h's, for every size. */
-static void test_stacks_deep(void **state)
+/*
+ * Stacks drawn from a few frames, so that they share their roots, end
+ * inside others' runs, go on from others' ends, and repeat: each
+ * interned twice gets one id; equal stacks (frames and cut flags) one
+ * id, others another; each reads back its frames and flags; each
+ * payload stays its own through the splits and the index's growth.
+ */
+static void test_tree_against_reference(void **state)
 {
-	static uint64_t f[REC_MAX_DEPTH + 1], back[REC_MAX_DEPTH];
-	static char tok[REC_TOKENS_BUF], ref[REC_TOKENS_BUF];
-	struct stacks *st = stacks__new();
-	struct record r = { .type = REC_LIVE };
-	uint64_t size;
-	uint32_t depth;
-	int id;
+	static struct ref_stack ref[60000];
+	static const uint64_t alphabet[] = { 0, 1, 0x401000, 0x401005, 0x7f0000001234,
+					     0x7f0000001200, 1ULL << 62 | 7, UINT64_MAX,
+					     1ULL << 63 };
+	const size_t n = sizeof(ref) / sizeof(ref[0]);
+	struct stack_tree *st = stack_tree__new();
+	uint64_t back[REC_MAX_DEPTH];
+	bool created;
+	uint32_t id;
+	size_t distinct = 0;
 
 	(void)state;
-	for (uint32_t i = 0; i <= REC_MAX_DEPTH; i++)
-		f[i] = 0x55d0c3a4b000 + i * 0x31;
-	assert_int_equal(stacks__intern(st, 1, f, REC_MAX_DEPTH + 1, 0), -EINVAL);
-	id = stacks__intern(st, 1, f, 60, STACK_TRUNCATED | STACK_ORDER);
-	assert_true(id >= 0);
-	for (uint64_t sz = 1; sz < 1 << 20; sz <<= 7) {
-		assert_int_equal(stacks__record(st, (uint32_t)id, sz, &r, tok, sizeof(tok)), 0);
-		assert_int_equal(r.depth, 60);
-		assert_int_equal(r.cut, REC_CUT_DEPTH | REC_CUT_ORDER);
-		assert_int_equal(records__tokens(f, 60, sz, ref, sizeof(ref)), (int)r.token_len);
-		assert_memory_equal(r.token, ref, r.token_len);
+	assert_non_null(st);
+	for (size_t i = 0; i < n; i++) {
+		struct ref_stack *r = &ref[i];
+		/* Long shared roots (the first frames drawn are the outermost). */
+		uint32_t shared = (uint32_t)(rnd() % 30);
+
+		r->depth = (uint32_t)(rnd() % 40);
+		r->flags = rnd() % 8 == 0 ? (uint32_t)(rnd() % 8) : 0;
+		for (uint32_t k = 0; k < r->depth; k++) {
+			uint32_t from_root = r->depth - 1 - k;
+
+			r->frames[k] = from_root < shared ? 0x55d0c3a4b000ULL + from_root * 0x40ULL :
+				       alphabet[rnd() % (rnd() % 4 ? 3 : 9)];
+		}
+		assert_int_equal(stack_tree__intern(st, r->frames, r->depth, r->flags, &r->id,
+						    &created), 0);
+		if (created) {
+			unsigned char *pl = stack_tree__payload(st, r->id);
+
+			for (int k = 0; k < STACK_TREE_PAYLOAD; k++)
+				assert_int_equal(pl[k], 0);
+			memcpy(pl, &r->id, sizeof(r->id));
+			distinct++;
+		}
+		assert_int_equal(stack_tree__intern(st, r->frames, r->depth, r->flags, &id,
+						    &created), 0);
+		assert_false(created);
+		assert_int_equal(id, r->id);
 	}
-	r.ntokens = 2;
-	assert_int_equal(records__stack(&r, &size, back, &depth), 0);
-	assert_int_equal(depth, 60);
-	assert_memory_equal(back, f, 60 * sizeof(*f));
-	/* Too small a buffer: said, no record. */
-	assert_int_equal(stacks__record(st, (uint32_t)id, 1, &r, tok, 40), -HS_ENOSPC);
-	assert_null(r.token);
-	/* At most 31 frames: one token, no depth=. */
-	id = stacks__intern(st, 1, f, 31, 0);
-	assert_int_equal(stacks__record(st, (uint32_t)id, 8, &r, tok, HS_TOKEN_BUF), 0);
-	assert_int_equal(r.depth, 0);
-	assert_null(strchr(r.token, ' '));
-	id = stacks__intern(st, 1, f, REC_MAX_DEPTH, 0);
-	assert_int_equal(stacks__record(st, (uint32_t)id, 8, &r, tok, sizeof(tok)), 0);
-	assert_int_equal(r.depth, REC_MAX_DEPTH);
-	stacks__free(st);
+	assert_int_equal(stack_tree__count(st), distinct);
+	qsort(ref, n, sizeof(*ref), by_content);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t depth = stack_tree__frames(st, ref[i].id, back), mark;
+
+		assert_int_equal(depth, ref[i].depth);
+		assert_memory_equal(back, ref[i].frames, depth * sizeof(*back));
+		assert_int_equal(stack_tree__flags(st, ref[i].id), ref[i].flags);
+		memcpy(&mark, stack_tree__payload(st, ref[i].id), sizeof(mark));
+		assert_int_equal(mark, ref[i].id);
+		if (i)
+			assert_int_equal(by_content(&ref[i - 1], &ref[i]) == 0,
+					 ref[i - 1].id == ref[i].id);
+	}
+	stack_tree__free(st);
+}
+
+/*
+ * The shapes one at a time: a stack inside another's run (the run cut,
+ * the new stack its first part), one that goes on from another's end,
+ * one that ends where two runs part (a node of no frames), the empty
+ * stack, the same frames cut; the deepest stack; too deep, bad flags.
+ */
+static void test_tree_shapes(void **state)
+{
+	static uint64_t deep[REC_MAX_DEPTH + 1], back[REC_MAX_DEPTH];
+	const uint64_t abc[] = { 0x30, 0x20, 0x10 };	/* innermost first: root 0x10 */
+	const uint64_t abd[] = { 0x31, 0x20, 0x10 };
+	struct stack_tree *st = stack_tree__new();
+	struct stack_tree_stats ts;
+	uint32_t id[8], x;
+	bool created;
+
+	(void)state;
+	assert_int_equal(stack_tree__intern(st, abc, 3, 0, &id[0], &created), 0);
+	assert_true(created);
+	/* [0x20, 0x10]: ends inside abc's run. */
+	assert_int_equal(stack_tree__intern(st, abc + 1, 2, 0, &id[1], &created), 0);
+	assert_true(created);
+	assert_int_equal(stack_tree__frames(st, id[1], back), 2);
+	assert_int_equal(back[0], 0x20);
+	assert_int_equal(stack_tree__frames(st, id[0], back), 3);
+	assert_int_equal(back[0], 0x30);
+	/* abd parts from abc after 0x20, where [0x20, 0x10] ends. */
+	assert_int_equal(stack_tree__intern(st, abd, 3, 0, &id[2], &created), 0);
+	assert_true(created);
+	/* [0x10]: ends where nothing did: a node of no frames under it. */
+	assert_int_equal(stack_tree__intern(st, abc + 2, 1, 0, &id[3], &created), 0);
+	assert_true(created);
+	assert_int_equal(stack_tree__frames(st, id[3], back), 1);
+	assert_int_equal(stack_tree__intern(st, abc + 2, 1, 0, &x, &created), 0);
+	assert_int_equal(x, id[3]);
+	/* No frames; and abc cut: stacks of their own. */
+	assert_int_equal(stack_tree__intern(st, abc, 0, 0, &id[4], &created), 0);
+	assert_int_equal(stack_tree__frames(st, id[4], back), 0);
+	assert_int_equal(stack_tree__intern(st, abc, 0, STACK_FAULT, &id[5], &created), 0);
+	assert_int_not_equal(id[5], id[4]);
+	assert_int_equal(stack_tree__intern(st, abc, 3, STACK_TRUNCATED, &id[6], &created), 0);
+	assert_int_not_equal(id[6], id[0]);
+	assert_int_equal(stack_tree__flags(st, id[6]), STACK_TRUNCATED);
+	assert_int_equal(stack_tree__count(st), 7);
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < i; j++)
+			assert_int_not_equal(id[i], id[j]);
+	/* The deepest, and one past it. */
+	for (uint32_t i = 0; i <= REC_MAX_DEPTH; i++)
+		deep[i] = 0x55d0c3a4b000 + (i % 7) * 0x31 + (i % 3) * 0x1000000;
+	assert_int_equal(stack_tree__intern(st, deep, REC_MAX_DEPTH + 1, 0, &x, &created), -EINVAL);
+	assert_int_equal(stack_tree__intern(st, deep, 3, 8, &x, &created), -EINVAL);
+	assert_int_equal(stack_tree__intern(st, deep, REC_MAX_DEPTH, 0, &id[7], &created), 0);
+	assert_int_equal(stack_tree__frames(st, id[7], back), REC_MAX_DEPTH);
+	assert_memory_equal(back, deep, REC_MAX_DEPTH * sizeof(*back));
+	stack_tree__stats(st, &ts);
+	assert_int_equal(ts.stacks, 8);
+	assert_true(ts.frames >= REC_MAX_DEPTH + 5);
+	assert_true(stack_tree__memory(st) >= ts.used_bytes + ts.index_bytes);
+	stack_tree__free(st);
+}
+
+static int count_node(void *ctx, uint32_t id)
+{
+	(void)id;
+	(*(size_t *)ctx)++;
+	return 0;
+}
+
+/*
+ * A million stacks of two frames: what a stack of its own costs at
+ * scale, as prog_paths makes them (the tree's nodes and index, the
+ * payload), at most 64 bytes.
+ */
+static void test_tree_per_stack(void **state)
+{
+	struct stack_tree *st = stack_tree__new();
+	const uint32_t n = 1u << 20;
+	size_t nodes = 0;
+	uint32_t id;
+	bool created;
+
+	(void)state;
+	for (uint32_t i = 0; i < n; i++) {
+		/* A binary tree 20 deep of two call sites, as prog_paths's. */
+		uint64_t f[21];
+
+		for (int k = 0; k < 20; k++)
+			f[k] = 0x55d0c3a4b244 + (i >> k & 1) * 0x18;
+		f[20] = 0x55d0c3a4b3a5;
+		assert_int_equal(stack_tree__intern(st, f, 21, 0, &id, &created), 0);
+		assert_true(created);
+	}
+	assert_int_equal(stack_tree__for_each(st, true, count_node, &nodes), 0);
+	assert_int_equal(stack_tree__count(st), n);
+	assert_int_equal(nodes, 2 * n - 1);
+	print_message("%.1f bytes per stack\n", (double)stack_tree__memory(st) / n);
+	assert_true(stack_tree__memory(st) <= 64ULL * n);
+	stack_tree__free(st);
 }
 
 int main(void)
@@ -309,8 +426,9 @@ int main(void)
 		cmocka_unit_test(test_growth_against_reference),
 		cmocka_unit_test(test_release_before),
 		cmocka_unit_test(test_ten_million),
-		cmocka_unit_test(test_stacks_intern),
-		cmocka_unit_test(test_stacks_deep),
+		cmocka_unit_test(test_tree_against_reference),
+		cmocka_unit_test(test_tree_shapes),
+		cmocka_unit_test(test_tree_per_stack),
 	};
 
 	return cmocka_run_group_tests_name("tracker", tests, NULL, NULL);

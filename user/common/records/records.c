@@ -7,7 +7,8 @@
  * a record the grammar cannot hold is refused whole, never half a line.
  * This file: the records of dumps, mappings, exits and the whole-run
  * accounting, and the table by type; a stack's tokens and the live record
- * are rectoken.c's, the frame and jit records rectext.c's (records_int.h).
+ * are rectoken.c's, the frame and jit records rectext.c's, the tree and
+ * node records and a record's node= rectree.c's (records_int.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +24,7 @@ static const char *const keywords[] = {
 	[REC_DUMP] = "dump ", [REC_MAP] = "map ", [REC_LIVE] = "live ",
 	[REC_END_DUMP] = "end-dump ", [REC_EXIT] = "exit ", [REC_END_EXIT] = "end-exit ",
 	[REC_PROC] = "proc ", [REC_STACK] = "stack ", [REC_SAMPLE] = "sample ",
-	[REC_FRAME] = "frame ", [REC_JIT] = "jit ",
+	[REC_FRAME] = "frame ", [REC_JIT] = "jit ", [REC_TREE] = "tree ", [REC_NODE] = "node ",
 };
 
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
@@ -229,7 +230,7 @@ static int write_stack(FILE *out, const struct record *r)
 	    fprintf(out, " peak=%" PRIu64 " peak_count=%" PRIu64, r->peak, r->peak_count) < 0 ||
 	    rec_write_cut(out, r->cut & REC_CUT_ALL))
 		return -EIO;
-	return rec_write_tokens(out, r);
+	return r->has_node ? rec_write_ref(out, r) : rec_write_tokens(out, r);
 }
 
 static int parse_stack(const char *p, struct record *r)
@@ -249,7 +250,7 @@ static int parse_stack(const char *p, struct record *r)
 	c = rec_parse_cut(p, &r->cut);
 	if (c < 0)
 		return -EINVAL;
-	return rec_parse_tokens(p + c, r);
+	return strncmp(p + c, "node=", 5) ? rec_parse_tokens(p + c, r) : rec_parse_ref(p + c, r);
 }
 
 static int write_sample(FILE *out, const struct record *r)
@@ -290,12 +291,13 @@ static int (*const writers[])(FILE *out, const struct record *r) = {
 	[REC_END_DUMP] = write_end_dump, [REC_EXIT] = write_exit,
 	[REC_END_EXIT] = write_end_exit, [REC_PROC] = write_proc, [REC_STACK] = write_stack,
 	[REC_SAMPLE] = write_sample, [REC_FRAME] = rec_write_frame, [REC_JIT] = rec_write_jit,
+	[REC_TREE] = rec_write_tree, [REC_NODE] = rec_write_node,
 };
 
 /* What a writer's fields must be before anything is written (NULL: any). */
 static int (*const checkers[])(const struct record *r) = {
 	[REC_LIVE] = rec_check_tokens, [REC_STACK] = rec_check_tokens, [REC_FRAME] = rec_check_frame,
-	[REC_JIT] = rec_check_jit,
+	[REC_JIT] = rec_check_jit, [REC_TREE] = rec_check_tree, [REC_NODE] = rec_check_node,
 };
 
 static int (*const parsers[])(const char *p, struct record *r) = {
@@ -303,6 +305,7 @@ static int (*const parsers[])(const char *p, struct record *r) = {
 	[REC_END_DUMP] = parse_end_dump, [REC_EXIT] = parse_exit,
 	[REC_END_EXIT] = parse_end_exit, [REC_PROC] = parse_proc, [REC_STACK] = parse_stack,
 	[REC_SAMPLE] = parse_sample, [REC_FRAME] = rec_parse_frame, [REC_JIT] = rec_parse_jit,
+	[REC_TREE] = rec_parse_tree, [REC_NODE] = rec_parse_node,
 };
 
 int records__write(FILE *out, const struct record *r)

@@ -2,7 +2,9 @@
 /*
  * records_int.h - what the record lines' three files share (records.c:
  * the table by type; rectoken.c: a stack's tokens and the live record;
- * rectext.c: the frame and jit records). Each writer writes its record's
+ * rectext.c: the frame and jit records; rectree.c: the tree and node
+ * records, a live or stack record's node=, numbers read and written by
+ * hand). Each writer writes its record's
  * fields after "heapsnoop: " and returns 0 or -EIO; each parser reads them
  * from just past "heapsnoop: KEYWORD " into @r and returns 0 or -EINVAL;
  * each check says whether @r's fields fit the grammar (0, -EINVAL) before
@@ -32,6 +34,20 @@ int rec_parse_tokens(const char *p, struct record *r);
 
 int rec_write_live(FILE *out, const struct record *r);
 int rec_parse_live(const char *p, struct record *r);
+
+/* A decimal number of 64 bits, digits only; "0x" and hex digits: the characters taken, or -EINVAL. */
+int rec_parse_u64(const char *p, uint64_t *v);
+int rec_parse_hex(const char *p, uint64_t *v);
+
+int rec_check_tree(const struct record *r);
+int rec_write_tree(FILE *out, const struct record *r);
+int rec_parse_tree(const char *p, struct record *r);
+int rec_check_node(const struct record *r);
+int rec_write_node(FILE *out, const struct record *r);
+int rec_parse_node(const char *p, struct record *r);
+/* " size=N node=ID" (live) or " node=ID" (stack), the newline; and read back. */
+int rec_write_ref(FILE *out, const struct record *r);
+int rec_parse_ref(const char *p, struct record *r);
 
 int rec_check_frame(const struct record *r);
 int rec_write_frame(FILE *out, const struct record *r);

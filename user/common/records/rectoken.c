@@ -109,6 +109,9 @@ int rec_check_tokens(const struct record *r)
 	size_t len, tlen = 0;
 	uint32_t n;
 
+	/* Or the stack as a node of its process's tree: no token then. */
+	if (r->has_node)
+		return r->token || r->tail || r->depth ? -EINVAL : 0;
 	if (!r->token)
 		return r->type == REC_LIVE && !r->depth && !r->tail ? 0 : -EINVAL;
 	if (!depth_ok(r->depth))
@@ -164,6 +167,8 @@ int rec_write_live(FILE *out, const struct record *r)
 	if (fprintf(out, "live pid=%d ptr=%#" PRIx64, r->pid, r->ptr) < 0 ||
 	    rec_write_cut(out, r->cut & REC_CUT_ALL))
 		return -EIO;
+	if (r->has_node)
+		return rec_write_ref(out, r);
 	/* Only a size >= 2^63 has no token; say so, never guess. */
 	if (!r->token)
 		return fprintf(out, " size=%" PRIu64 " unencodable: %s\n", r->size, r->error);
@@ -185,6 +190,8 @@ int rec_parse_live(const char *p, struct record *r)
 	p += c;
 	if (strncmp(p, "size=", 5))
 		return rec_parse_tokens(p, r);
+	if (!strstr(p, " unencodable: "))
+		return rec_parse_ref(p, r);
 	if (sscanf(p, "size=%llu unencodable: %n", &size, &m) < 1 || !m)
 		return -EINVAL;
 	r->size = size;

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * symlines.c - heapdecode -s (see symlines.h). The `~b#` text is the
- * codec's (docs/FORMAT.md), the frame lines framefmt.h's.
+ * codec's (docs/FORMAT.md), a `node=` record's stack after it as the
+ * filter writes it (treescan.h), the frame lines framefmt.h's.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -11,6 +12,7 @@
 #include "formats/textout.h"
 #include "framefmt.h"
 #include "heapsnoop/codec.h"
+#include "input/treescan.h"
 #include "records.h"
 
 /* A sampled block's estimate, after its frames. */
@@ -44,16 +46,18 @@ int hd_symlines__line(struct hd_model *m, const struct hd_line *l, FILE *out)
 	const char *p, *tok, *line = l->text;
 	size_t len, end = strlen(line);
 	bool record = (l->rec.type == REC_LIVE || l->rec.type == REC_STACK) && !l->parsed &&
-		      l->rec.token;
+		      (l->rec.token || l->rec.has_node);
 	struct hs_record rec;
 	char bl[HS_BLINE_BUF];
 	uint64_t size = 0;
 	uint32_t pid, cut, depth = 0;
 	int err = hd_model__follow(m, l);
 
+	if (l->parsed == HD_LINE_UNREAD)
+		return 0;	/* copied by the reader */
 	/* A record that does not hold, or a token that does not decode: unchanged. */
 	if (!err && record)
-		err = records__stack(&l->rec, &size, frames, &depth);
+		err = hd_model__stack_of(m, l, &size, frames, &depth);
 	for (p = line; !err && (tok = hs_token_find(p, end - (size_t)(p - line), &len));
 	     p = tok + len)
 		err = hs_token_decode(tok, len, &rec);
@@ -68,7 +72,11 @@ int hd_symlines__line(struct hd_model *m, const struct hd_line *l, FILE *out)
 		if (hs_bline_format(&rec, bl, sizeof(bl)) > 0)
 			fputs(bl, out);
 	}
-	fprintf(out, "%s\n", p);
+	fputs(p, out);
+	/* A stack by node=: after its record, as the filter writes it (treescan.h). */
+	if (record && l->rec.has_node)
+		treescan__blines(out, size, frames, depth);
+	putc('\n', out);
 	if (record) {
 		write_record_stack(m, l, frames, depth, size, out);
 		return 0;

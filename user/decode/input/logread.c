@@ -10,6 +10,7 @@
 
 #include "heapsnoop/codec.h"
 #include "input/logread.h"
+#include "input/zread.h"
 #include "msg.h"
 #include "stacks.h"
 
@@ -37,17 +38,28 @@ uint32_t hd_line__cut(const struct hd_line *l)
 	return l->rec.cut & STACK_CUT_ALL;
 }
 
-/* @path, or standard input for "-"; NULL after saying why not. */
+/* @path as messages name it. */
+static const char *input_name(const char *path)
+{
+	return strcmp(path, "-") ? path : "<stdin>";
+}
+
+/*
+ * @path, or standard input for "-", as text (decompressed if it is zstd:
+ * zread.h); NULL after saying why not.
+ */
 static FILE *open_input(const char *path)
 {
-	FILE *in;
+	FILE *in = strcmp(path, "-") ? fopen(path, "r") : stdin, *text;
 
-	if (!strcmp(path, "-"))
-		return stdin;
-	in = fopen(path, "r");
-	if (!in)
+	if (!in) {
 		elog("cannot open %s: %s", path, strerror(errno));
-	return in;
+		return NULL;
+	}
+	text = zread__open(in, input_name(path));
+	if (!text && in != stdin)
+		fclose(in);
+	return text;
 }
 
 /* Close @in (unless stdin); -1 after saying so if reading it failed. */
@@ -56,7 +68,7 @@ static int close_input(FILE *in, const char *path)
 	int ret = 0;
 
 	if (ferror(in)) {
-		elog("error reading %s: %s", path, strerror(errno));
+		elog("error reading %s: %s", input_name(path), strerror(errno));
 		ret = -1;
 	}
 	if (in != stdin)
@@ -64,8 +76,8 @@ static int close_input(FILE *in, const char *path)
 	return ret;
 }
 
-/* @path through @ts. */
-static int scan_file(struct tokscan *ts, const char *path)
+/* @path through @ts, or through @tr's lines to it. */
+static int scan_file(struct tokscan *ts, struct treescan *tr, const char *path)
 {
 	static char buf[1 << 16];
 	FILE *in = open_input(path);
@@ -73,10 +85,20 @@ static int scan_file(struct tokscan *ts, const char *path)
 
 	if (!in)
 		return -1;
-	tokscan__begin(ts, in == stdin ? "<stdin>" : path);
-	while ((n = fread_unlocked(buf, 1, sizeof(buf), in)) > 0)
-		tokscan__feed(ts, buf, n);
-	tokscan__end(ts);
+	if (tr)
+		treescan__begin(tr, input_name(path));
+	else
+		tokscan__begin(ts, input_name(path));
+	while ((n = fread_unlocked(buf, 1, sizeof(buf), in)) > 0) {
+		if (tr)
+			treescan__feed(tr, buf, n);
+		else
+			tokscan__feed(ts, buf, n);
+	}
+	if (tr)
+		treescan__end(tr);
+	else
+		tokscan__end(ts);
 	return close_input(in, path);
 }
 
@@ -85,7 +107,7 @@ static int read_lines(const char *path, hd_line_fn take, void *ctx, FILE *copy,
 		      unsigned long *malformed)
 {
 	FILE *in = open_input(path);
-	const char *name = in == stdin ? "<stdin>" : path;
+	const char *name = input_name(path);
 	char *line = NULL;
 	size_t cap = 0;
 	unsigned long lineno = 0;
@@ -113,6 +135,8 @@ static int read_lines(const char *path, hd_line_fn take, void *ctx, FILE *copy,
 				fwrite(line, 1, (size_t)n, copy);
 				putc('\n', copy);
 			}
+			l = (struct hd_line){ .text = line, .parsed = HD_LINE_UNREAD };
+			take(ctx, &l);
 			continue;
 		}
 		hd_line__parse(&l, line);
@@ -145,14 +169,14 @@ int hd_input__lines(char *const *files, int nfiles, hd_line_fn take, void *ctx, 
 	return status;
 }
 
-int hd_input__scan(struct tokscan *ts, char *const *files, int nfiles)
+int hd_input__scan(struct tokscan *ts, struct treescan *tr, char *const *files, int nfiles)
 {
 	int status = 0;
 
-	if (nfiles == 0 && scan_file(ts, "-"))
+	if (nfiles == 0 && scan_file(ts, tr, "-"))
 		status = -1;
 	for (int i = 0; i < nfiles; i++)
-		if (scan_file(ts, files[i]))
+		if (scan_file(ts, tr, files[i]))
 			status = -1;
 	return status;
 }

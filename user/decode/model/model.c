@@ -8,7 +8,9 @@
  * process that ended) belong to every later live set, so they are kept
  * and taken again after each dump header. The `frame` and `jit` records
  * of every dump up to the one described are kept (frametab.h): a
- * whole-run stack written in an earlier dump is named by them.
+ * whole-run stack written in an earlier dump is named by them. A dump's
+ * `tree` and `node` records (nodetab.h) give the stacks its records name
+ * by node=, each turned into its frames as it is read.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,6 +23,7 @@
 #include "heapsnoop/codec.h"
 #include "htab.h"
 #include "input/logread.h"
+#include "input/nodetab.h"
 #include "model/join.h"
 #include "model/livecount.h"
 #include "model/maptree.h"
@@ -44,6 +47,7 @@ struct hd_model {
 	struct runstats *rs;	/* the whole run */
 	struct join *join;	/* both, made when first asked for */
 	struct frametab *frames;	/* `frame` and `jit` records, every dump's */
+	struct nodetab *nodes;	/* the dump's trees of stacks */
 	uint64_t *fbuf;		/* a record's stack, decoded (REC_MAX_DEPTH) */
 	int kept_err;		/* a line's record kept cut: its positive hs_err */
 };
@@ -59,11 +63,13 @@ struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symboliz
 	m->stacks = stacks__new();
 	m->rs = runstats__new();
 	m->frames = frametab__new();
+	m->nodes = nodetab__new();
 	m->fbuf = malloc(REC_MAX_DEPTH * sizeof(*m->fbuf));
-	if (!m->stacks || !m->rs || !m->frames || !m->fbuf) {
+	if (!m->stacks || !m->rs || !m->frames || !m->nodes || !m->fbuf) {
 		stacks__free(m->stacks);
 		runstats__free(m->rs);
 		frametab__free(m->frames);
+		nodetab__free(m->nodes);
 		free(m->fbuf);
 		free(m);
 		return NULL;
@@ -106,6 +112,7 @@ void hd_model__free(struct hd_model *m)
 	stacks__free(m->stacks);
 	runstats__free(m->rs);
 	frametab__free(m->frames);
+	nodetab__free(m->nodes);
 	free(m->fbuf);
 	free(m);
 }
@@ -179,6 +186,7 @@ static int take_dump(struct hd_model *m, const struct record *rec)
 	if (runstats__dump_time(m->rs, m->ndumps, rec->time_s * 1000 + rec->time_ms))
 		return -HS_ENOSPC;
 	reset(m);
+	nodetab__reset(m->nodes);
 	/* Its live blocks (and the exit sections before it): sampled? */
 	livecount__reset(&m->lc, rec->sample_bytes);
 	m->replaying = true;
@@ -214,9 +222,13 @@ static int take_meta(struct hd_model *m, const struct hd_line *l)
 		return -HS_ENOSPC;
 	if (l->parsed)
 		return 0;
+	if (rec->type == REC_TREE || rec->type == REC_NODE) {
+		err = nodetab__take(m->nodes, rec);
+		return err < 0 ? err : 1;
+	}
 	if (rec->type == REC_PROC || rec->type == REC_STACK || rec->type == REC_SAMPLE) {
 		/* Whole-run counts, not live blocks: never grouped as such. */
-		err = runstats__take(m->rs, rec, m->ndumps);
+		err = runstats__take(m->rs, rec, m->ndumps, m->nodes);
 		if (err > 0)
 			m->kept_err = err;
 		return err < 0 ? err : 1;
@@ -244,17 +256,18 @@ static bool malformed_record(const struct hd_line *l)
 
 	if (l->parsed != -EINVAL)
 		return false;
-	if (t == REC_FRAME || t == REC_JIT)
+	if (t == REC_FRAME || t == REC_JIT || t == REC_TREE || t == REC_NODE)
 		return true;
-	return (t == REC_LIVE || t == REC_STACK) && strstr(l->text, "~m#");
+	return (t == REC_LIVE || t == REC_STACK) &&
+	       (strstr(l->text, "~m#") || strstr(l->text, " node="));
 }
 
-/* One live block: @l's `live` record, its tokens one stack. */
+/* One live block: @l's `live` record, its tokens (or its node=) one stack. */
 static int take_live(struct hd_model *m, const struct hd_line *l)
 {
 	uint32_t flags = hd_line__cut(l), depth, id;
 	uint64_t size;
-	int err = records__stack(&l->rec, &size, m->fbuf, &depth), n;
+	int err = nodetab__record(m->nodes, &l->rec, &size, m->fbuf, &depth), n;
 
 	if (err < 0)
 		return err;
@@ -283,13 +296,17 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 		return 0;
 	forget_join(m);
 	m->kept_err = 0;
+	if (l->parsed == HD_LINE_UNREAD) {
+		nodetab__stop(m->nodes);
+		return 0;
+	}
 	err = take_meta(m, l);
 	if (err)
 		return err < 0 ? err : m->kept_err;
 	if (malformed_record(l))
 		return -HS_ERECORD;
 	if (l->rec.type == REC_LIVE && !l->parsed)
-		return l->rec.token ? take_live(m, l) : 0;
+		return l->rec.token || l->rec.has_node ? take_live(m, l) : 0;
 	pid = hd_line__pid(l);
 	flags = hd_line__cut(l);
 	/* Every `~m#` token of the line is a live block of @pid. */
@@ -313,12 +330,22 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 	return 0;
 }
 
+int hd_model__stack_of(const struct hd_model *m, const struct hd_line *l, uint64_t *size,
+		       uint64_t *frames, uint32_t *depth)
+{
+	return nodetab__record(m->nodes, &l->rec, size, frames, depth);
+}
+
 int hd_model__follow(struct hd_model *m, const struct hd_line *l)
 {
 	int err;
 
 	forget_join(m);
 	m->kept_err = 0;
+	if (l->parsed == HD_LINE_UNREAD) {
+		nodetab__stop(m->nodes);
+		return 0;
+	}
 	err = take_meta(m, l);
 	if (!err && malformed_record(l))
 		return -HS_ERECORD;

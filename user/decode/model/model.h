@@ -69,6 +69,14 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l);
 int hd_model__follow(struct hd_model *m, const struct hd_line *l);
 
 /*
+ * The stack of @l's `live` or `stack` record (r->token or r->has_node),
+ * in either form: a node= named through the `tree` and `node` records
+ * taken so far. As nodetab__record() (records__stack()'s values).
+ */
+int hd_model__stack_of(const struct hd_model *m, const struct hd_line *l, uint64_t *size,
+		       uint64_t *frames, uint32_t *depth);
+
+/*
  * --base: subtract @base's live set and whole-run counts (matched by pid
  * and addresses: a dump of the same process) from @m's. Every value then
  * is a difference: growth positive, shrinkage negative (read as int64_t).

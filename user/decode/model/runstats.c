@@ -11,6 +11,7 @@
 
 #include "heapsnoop/codec.h"
 #include "htab.h"
+#include "input/nodetab.h"
 #include "runstats.h"
 
 struct rs_hist {
@@ -159,13 +160,14 @@ static struct rs_hist *hist_of(struct runstats *rs, size_t id)
 	return h;
 }
 
-static int take_stack(struct runstats *rs, const struct record *r, unsigned int dump)
+static int take_stack(struct runstats *rs, const struct record *r, unsigned int dump,
+		      const struct nodetab *nt)
 {
 	struct rs_hist *h;
 	struct stack *s;
 	uint64_t size;
 	uint32_t depth, flags = r->cut & STACK_CUT_ALL;
-	int err = records__stack(r, &size, rs->frames, &depth), id;
+	int err = nodetab__record(nt, r, &size, rs->frames, &depth), id;
 
 	if (err < 0)
 		return err;
@@ -191,13 +193,14 @@ static int take_stack(struct runstats *rs, const struct record *r, unsigned int 
 	return err;
 }
 
-int runstats__take(struct runstats *rs, const struct record *rec, unsigned int dump)
+int runstats__take(struct runstats *rs, const struct record *rec, unsigned int dump,
+		   const struct nodetab *nt)
 {
 	switch (rec->type) {
 	case REC_PROC:
 		return take_proc(rs, rec);
 	case REC_STACK:
-		return take_stack(rs, rec, dump);
+		return take_stack(rs, rec, dump, nt);
 	case REC_SAMPLE:
 		return take_sample(rs, rec);
 	default:

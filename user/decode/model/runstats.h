@@ -38,19 +38,22 @@ struct rs_point {
 };
 
 struct runstats;
+struct nodetab;
 
 struct runstats *runstats__new(void);
 void runstats__free(struct runstats *rs);
 
 /*
  * Take a parsed `proc`, `stack` or `sample` record @rec, read in dump
- * number @dump (1 for the first dump's lines; 0 before any). Other
- * types are ignored. Returns 0, a negative hs_err for a malformed
- * token, or -HS_ENOSPC; a positive hs_err for a stack whose
- * continuation token broke (records__stack()): taken with the frames
- * before it, marked cut (STACK_TRUNCATED).
+ * number @dump (1 for the first dump's lines; 0 before any), a `stack`
+ * record's node= named through @nt. Other types are ignored. Returns 0,
+ * a negative hs_err for a malformed token or a node= that names none,
+ * or -HS_ENOSPC; a positive hs_err for a stack whose continuation token
+ * broke (records__stack()): taken with the frames before it, marked cut
+ * (STACK_TRUNCATED).
  */
-int runstats__take(struct runstats *rs, const struct record *rec, unsigned int dump);
+int runstats__take(struct runstats *rs, const struct record *rec, unsigned int dump,
+		   const struct nodetab *nt);
 
 /*
  * --base: subtract @base's values from @rs's, stack by stack (pid and

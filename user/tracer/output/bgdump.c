@@ -42,10 +42,11 @@ void bgdump__free(struct bgdump *b)
 	free(b);
 }
 
-/* The dump and the summary, in the child or here; 0 or -EIO. */
-static int write_dump(struct trace *t, FILE *out, const char *reason, unsigned int summary)
+/* The dump and the summary, in the child (@copy) or here; 0 or -EIO. */
+static int write_dump(struct trace *t, FILE *out, const char *reason, unsigned int summary,
+		      bool copy)
 {
-	int err = report__dump(t, out, reason);
+	int err = copy ? report__dump_copy(t, out, reason) : report__dump(t, out, reason);
 
 	if (summary) {
 		struct symbolizer *sym = symbolizer__new(NULL);
@@ -65,7 +66,7 @@ static void __attribute__((noreturn)) child(struct trace *t, FILE *out, const ch
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGUSR1, SIG_IGN);
-	err = write_dump(t, out, reason, summary);
+	err = write_dump(t, out, reason, summary, true);
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
 	_exit(err ? 1 : 0);
@@ -126,7 +127,7 @@ int bgdump__dump(struct bgdump *b, struct trace *t, FILE *out, const char *reaso
 		return -EBUSY;
 	if (!start(b, t, out, reason, summary))
 		report__dump_written(t);
-	else if (write_dump(t, out, reason, summary))
+	else if (write_dump(t, out, reason, summary, false))
 		err = -EIO;
 	if (err)
 		elog("writing records failed: %s", strerror(errno));

@@ -66,11 +66,33 @@ static void lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
 		*f = (struct sym_frame){ .status = SYM_NO_SYMBOL };
 }
 
+struct stack_ctx {
+	struct gate *g;
+	const struct proc *p;
+	struct stack *s;	/* one stack's room, REC_MAX_DEPTH frames */
+};
+
+/* A stack with live blocks, whole, to the leak gate. */
+static int gate_stack(void *ctx, uint32_t id)
+{
+	struct stack_ctx *c = ctx;
+	struct lookup_ctx lc = { c->g, c->p };
+	struct acct_counts v;
+
+	acct__counts(&c->p->acct, id, &v);
+	if (!v.live_count)
+		return 0;
+	c->s->pid = (uint32_t)c->p->pid;
+	c->s->flags = stack_tree__flags(c->p->stacks, id);
+	c->s->live_count = v.live_count;
+	c->s->live_bytes = v.live_bytes;
+	c->s->depth = stack_tree__frames(c->p->stacks, id, c->s->frames);
+	return leakgate__stack(c->g->lg, c->s, c->p->comm, lookup, &lc);
+}
+
 void gate__proc(struct gate *g, const struct proc *p)
 {
-	struct lookup_ctx c = { g, p };
-	size_t n;
-	struct stack **v;
+	struct stack_ctx c = { g, p, NULL };
 
 	if (!g || !p->allocated)
 		return;
@@ -78,13 +100,10 @@ void gate__proc(struct gate *g, const struct proc *p)
 		       p->acct.peak_count);
 	if (!tracker__count(p->live))
 		return;
-	v = stacks__by_live_bytes(p->stacks, &n);
-	if (!v)
+	c.s = calloc(1, sizeof(*c.s) + REC_MAX_DEPTH * sizeof(*c.s->frames));
+	if (!c.s || stack_tree__for_each(p->stacks, false, gate_stack, &c))
 		g->failed = true;
-	for (size_t i = 0; v && i < n; i++)
-		if (leakgate__stack(g->lg, v[i], p->comm, lookup, &c))
-			g->failed = true;
-	free(v);
+	free(c.s);
 }
 
 int gate__finish(struct gate *g, struct trace *t, int status)

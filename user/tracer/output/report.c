@@ -2,8 +2,10 @@
 /*
  * report.c - the dump, the exit records and the summary (see report.h;
  * line grammar in docs/OUTPUT.md). A dump repeats the mapping records each
- * time so that any one dump, cut out of a log, can be symbolized on its own.
- * Everything is written process by process, most live bytes first.
+ * time, and each process's stacks as a tree (treelog.c), so that any one
+ * dump, cut out of a log, can be read and symbolized on its own. Everything
+ * is written process by process, most live bytes first; a process's live
+ * records stack by stack in its tree's order, each stack's by address.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -17,31 +19,14 @@
 #include "msg.h"
 #include "records.h"
 #include "report.h"
+#include "treelog.h"
 
-struct dump_ctx {
-	struct stacks *stacks;
-	int pid;
-	FILE *out;
-	int err;
+/* One process's part of a dump: the tree of the stacks its records name. */
+struct part {
+	struct proc *p;
+	struct tree_log *tl;
+	bool acct;	/* its whole-run records are in the dump */
 };
-
-static void dump_one(const struct live_alloc *a, void *arg)
-{
-	struct dump_ctx *d = arg;
-	static char tok[REC_TOKENS_BUF];
-	struct record r = { .type = REC_LIVE, .pid = d->pid, .ptr = a->addr };
-	/* Its tokens (deeper than one: depth=), and cut= if incomplete (docs/OUTPUT.md). */
-	int n = stacks__record(d->stacks, a->stack, a->size, &r, tok, sizeof(tok));
-
-	if (n < 0) {
-		r.size = a->size;
-		r.error = hs_strerror(n);
-		records__write(d->out, &r);
-		return;
-	}
-	if (records__write(d->out, &r))
-		d->err = -EIO;
-}
 
 static void write_maps(const struct proc *p, FILE *out)
 {
@@ -55,38 +40,62 @@ static void write_maps(const struct proc *p, FILE *out)
 	}
 }
 
-/*
- * The frames that are not native code (frametab.h) of @p's stacks this
- * dump writes: those with live allocations, and with @acct those whose
- * whole-run record is written (write_acct's choice).
- */
-static void need_frames(struct frametab *ft, struct proc *p, bool acct)
+static void need_live(const struct live_alloc *a, void *ctx)
 {
-	for (uint32_t id = 0; id < stacks__count(p->stacks); id++) {
-		const struct stack *s = stacks__get(p->stacks, id);
-		const struct acct_stack *m;
-		uint64_t pc, pb;
-
-		if (!s->live_count && acct) {
-			m = acct__stack(&p->acct, id);
-			if (!m)
-				continue;	/* nothing was ever charged to it */
-			acct__at_peak(&p->acct, s, id, &pc, &pb);
-			if (!m->dirty && pc == m->written_peak_count && pb == m->written_peak_bytes)
-				continue;
-		} else if (!s->live_count) {
-			continue;
-		}
-		frametab__need(ft, (uint32_t)p->pid, s->frames, s->depth);
-	}
+	tree_log__need(ctx, a->stack);
 }
 
-static int write_live(struct proc *p, FILE *out)
+static int need_changed(void *ctx, uint32_t id)
 {
-	struct dump_ctx d = { .stacks = p->stacks, .pid = p->pid, .out = out };
+	const struct part *pt = ctx;
 
-	tracker__for_each(p->live, dump_one, &d);
-	return d.err;
+	if (acct__changed(&pt->p->acct, id))
+		tree_log__need(pt->tl, id);
+	return 0;
+}
+
+/*
+ * @p's part: the stacks its records name (those with live allocations,
+ * and with @acct those whose whole-run record is written: acct's
+ * choice), their tree numbered, the frames in it that are not native
+ * code marked in @ft. 0 or -ENOMEM.
+ */
+static int part_begin(struct part *pt, struct proc *p, bool acct, struct frametab *ft)
+{
+	pt->p = p;
+	pt->acct = acct;
+	pt->tl = tree_log__new(p->stacks);
+	if (!pt->tl)
+		return -ENOMEM;
+	tracker__for_each(p->live, need_live, pt->tl);
+	if (acct && stack_tree__for_each(p->stacks, false, need_changed, pt))
+		return -ENOMEM;
+	return tree_log__build(pt->tl, ft, (uint32_t)p->pid);
+}
+
+/*
+ * A stack's part of a `live` or `stack` record @r: its node in the dump's
+ * tree (node=^ if it is the one just written, @last) and its cut=; a
+ * stack of no frames, which has no node, as a token of no frames into
+ * @tok (REC_TOKENS_BUF). Returns 0, or a negative hs_err for a size a
+ * token cannot hold (r->token NULL then).
+ */
+static int stack_part(const struct part *pt, uint32_t id, uint32_t node, bool last,
+		      uint64_t size, struct record *r, char *tok)
+{
+	int n;
+
+	r->cut = stack_tree__flags(pt->p->stacks, id);
+	if (node != TREE_LOG_NONE) {
+		r->has_node = true;
+		r->node = last ? REC_NODE_PREV : node;
+		r->size = size;
+		return 0;
+	}
+	n = records__tokens(&size, 0, size, tok, REC_TOKENS_BUF);	/* no frame read */
+	r->token = n < 0 ? NULL : tok;
+	r->token_len = n < 0 ? 0 : (size_t)n;
+	return n < 0 ? n : 0;
 }
 
 /* A dump's or an exit's time: the wall clock now. */
@@ -119,13 +128,116 @@ static bool acct_changed(const struct proc *p)
 	return p->allocated && p->acct.dirty;
 }
 
+/* A live block as the dump sorts them: by its stack, then by address. */
+struct blk {
+	uint64_t addr, size;
+};
+
+/* A process's records by stack, as its tree's walk writes them. */
+struct stack_ctx {
+	const struct part *pt;
+	FILE *out;
+	bool mark;		/* note the `stack` records as written (acct.h) */
+	uint32_t *start;	/* each stack's blocks: by tree_log__index, from start[] */
+	struct blk *v;
+	bool place;
+	int err;
+};
+
+static void count_live(const struct live_alloc *a, void *ctx)
+{
+	struct stack_ctx *c = ctx;
+	uint32_t k = tree_log__index(c->pt->tl, a->stack);
+
+	if (c->place)
+		c->v[c->start[k]++] = (struct blk){ a->addr, a->size };
+	else
+		c->start[k + 2]++;
+}
+
+static int by_addr(const void *a, const void *b)
+{
+	const struct blk *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 /*
- * @p's `proc` record, then a `stack` record for each stack whose counts
- * or at-peak values changed since last written (all, the first time):
- * a log of -i dumps over days stays proportional to what changes.
- * @out NULL: only mark them written (another process wrote them).
+ * @c's blocks by stack (a counting sort on the stacks' indexes), each
+ * stack's by address: in the records of the dump, a stack's blocks one
+ * after another, what compresses (neighbours share their numbers'
+ * digits). 0 or -ENOMEM.
  */
-static int write_acct(struct proc *p, FILE *out)
+static int sort_live(struct stack_ctx *c)
+{
+	size_t n = tracker__count(c->pt->p->live), k = tree_log__marked(c->pt->tl);
+
+	c->start = calloc(k + 2, sizeof(*c->start));
+	c->v = malloc((n ? n : 1) * sizeof(*c->v));
+	if (!c->start || !c->v)
+		return -ENOMEM;
+	tracker__for_each(c->pt->p->live, count_live, c);
+	for (size_t i = 2; i < k + 2; i++)
+		c->start[i] += c->start[i - 1];
+	/* start[i + 1]: where stack i's go, then (placed) where stack i + 1's start. */
+	c->place = true;
+	c->start++;
+	tracker__for_each(c->pt->p->live, count_live, c);
+	c->start--;
+	for (size_t i = 0; i < k; i++)
+		if (c->start[i + 1] - c->start[i] > 1)
+			qsort(c->v + c->start[i], c->start[i + 1] - c->start[i], sizeof(*c->v),
+			      by_addr);
+	return 0;
+}
+
+/*
+ * Stack @id's records, after its node @node (the one just written if
+ * @last: node=^, which costs a compressed log nothing): its `live`
+ * records, then its `stack` record if its whole-run values changed
+ * (noted written with c->mark).
+ */
+static int write_stack(void *ctx, uint32_t id, uint32_t node, bool last)
+{
+	struct stack_ctx *c = ctx;
+	struct proc *p = c->pt->p;
+	static char tok[REC_TOKENS_BUF];
+	uint32_t k = tree_log__index(c->pt->tl, id);
+	struct acct_counts v;
+	struct record r;
+
+
+	for (uint32_t i = c->start[k]; i < c->start[k + 1]; i++) {
+		r = (struct record){ .type = REC_LIVE, .pid = p->pid, .ptr = c->v[i].addr };
+		if (stack_part(c->pt, id, node, last, c->v[i].size, &r, tok)) {
+			/* Only a size >= 2^63 has no token; said, never guessed. */
+			r.size = c->v[i].size;
+			r.error = hs_strerror(-HS_ERANGE);
+		}
+		if (records__write(c->out, &r))
+			c->err = -EIO;
+	}
+	if (!c->pt->acct || !acct__changed(&p->acct, id))
+		return 0;
+	acct__counts(&p->acct, id, &v);
+	/*
+	 * Size 0 (the form with tokens): a tool that adds up the sizes of
+	 * every `~m#` token of a log still adds up live blocks only.
+	 */
+	r = (struct record){ .type = REC_STACK, .pid = p->pid, .allocs = v.allocs,
+			     .allocated = v.alloc_bytes, .frees = v.frees,
+			     .temporary = v.temporary, .live = v.live_count,
+			     .bytes = v.live_bytes, .peak = v.peak_bytes,
+			     .peak_count = v.peak_count };
+	if (!stack_part(c->pt, id, node, last, 0, &r, tok) && records__write(c->out, &r))
+		c->err = -EIO;
+	if (c->mark)
+		acct__written(&p->acct, id);
+	return 0;
+}
+
+/* @p's `proc` record. */
+static int write_proc(const struct proc *p, FILE *out)
 {
 	const struct acct *a = &p->acct;
 	struct record r = { .type = REC_PROC, .pid = p->pid, .peak = a->peak_bytes,
@@ -133,45 +245,53 @@ static int write_acct(struct proc *p, FILE *out)
 			    .allocated = a->alloc_bytes, .frees = a->frees,
 			    .temporary = a->temporary, .live = tracker__count(p->live),
 			    .bytes = p->live_estimate, .comm = p->comm[0] ? p->comm : "?" };
-	static char tok[REC_TOKENS_BUF];
-	int err = 0;
 
 	wall_of(a->peak_ns, &r.peak_time_s, &r.peak_time_ms);
-	if (out && records__write(out, &r))
-		err = -EIO;
-	for (uint32_t id = 0; id < stacks__count(p->stacks); id++) {
-		struct stack *s = stacks__get(p->stacks, id);
-		struct acct_stack *m = acct__stack(a, id);
-		uint64_t pc, pb;
-		int n;
+	return records__write(out, &r) ? -EIO : 0;
+}
 
-		if (!m)
-			continue;	/* nothing was ever charged to it */
-		acct__at_peak(a, s, id, &pc, &pb);
-		if (!m->dirty && pc == m->written_peak_count && pb == m->written_peak_bytes)
-			continue;
-		if (!out)
-			goto written;
-		/*
-		 * Size 0: a tool that adds up the sizes of every `~m#` token
-		 * of a log still adds up live blocks only.
-		 */
-		r = (struct record){ .type = REC_STACK, .pid = p->pid, .allocs = s->allocs,
-				     .allocated = s->alloc_bytes, .frees = s->frees,
-				     .temporary = s->temporary, .live = s->live_count,
-				     .bytes = s->live_bytes, .peak = pb, .peak_count = pc };
-		n = stacks__record(p->stacks, id, 0, &r, tok, sizeof(tok));
-		if (n < 0)
-			continue;
-		if (records__write(out, &r))
-			err = -EIO;
-written:
-		m->dirty = false;
-		m->written_peak_count = pc;
-		m->written_peak_bytes = pb;
+/*
+ * @pt's tree and, after each node, the records of the stack it ends:
+ * its live blocks and, with @pt->acct, its whole-run values if they
+ * changed since last written (all, the first time: a log of -i dumps
+ * over days stays proportional to what changes); then its `proc` record.
+ * With @mark, noted as written (acct.h). 0, -EIO or -ENOMEM.
+ */
+static int write_part(const struct part *pt, FILE *out, bool mark)
+{
+	struct stack_ctx c = { .pt = pt, .out = out, .mark = mark };
+	int err = sort_live(&c);
+
+	if (!err)
+		err = tree_log__write(pt->tl, (uint32_t)pt->p->pid, out, write_stack, &c);
+	err = err ? err : c.err;
+	if (!err && pt->acct) {
+		err = write_proc(pt->p, out);
+		if (mark)
+			acct__all_written(&pt->p->acct);
 	}
-	p->acct.dirty = false;
+	free(c.start);
+	free(c.v);
 	return err;
+}
+
+static int mark_changed(void *ctx, uint32_t id)
+{
+	struct acct *a = ctx;
+
+	if (acct__changed(a, id))
+		acct__written(a, id);
+	return 0;
+}
+
+/*
+ * What the dump's records of @p would mark written, marked (bgdump's
+ * parent); out of memory, nothing (the stacks written again next time).
+ */
+static void mark_acct(struct proc *p)
+{
+	if (!stack_tree__for_each(p->stacks, false, mark_changed, &p->acct))
+		acct__all_written(&p->acct);
 }
 
 int report__samples(struct trace *t, FILE *out)
@@ -201,10 +321,34 @@ int report__samples(struct trace *t, FILE *out)
 	return err;
 }
 
-int report__dump(struct trace *t, FILE *out, const char *reason)
+/*
+ * The parts of @n processes @v from their frames on: each's frame and
+ * jit records, then each's tree with its records (write_part(), marked
+ * written with @mark). 0, -EIO or -ENOMEM.
+ */
+static int write_parts(struct trace *t, struct part *pts, size_t n, FILE *out, bool mark)
 {
-	size_t n = 0;
+	struct frametab *ft = trace__frames(t);
+	int err = 0;
+
+	frametab__dump_begin(ft);
+	for (size_t i = 0; i < n && !err; i++) {
+		err = part_begin(&pts[i], pts[i].p, pts[i].acct, ft);
+		if (!err && frametab__write(ft, (uint32_t)pts[i].p->pid, out))
+			err = -EIO;
+	}
+	for (size_t i = 0; i < n && !err; i++)
+		err = write_part(&pts[i], out, mark);
+	for (size_t i = 0; i < n; i++)
+		tree_log__free(pts[i].tl);
+	return err;
+}
+
+static int dump(struct trace *t, FILE *out, const char *reason, bool mark)
+{
+	size_t n = 0, k = 0;
 	struct proc **v = trace__procs(t, &n);
+	struct part *pts = calloc(n ? n : 1, sizeof(*pts));
 	struct record r = { .type = REC_DUMP, .live = trace__live_count(t),
 			    .bytes = trace__live_bytes(t), .stacks = trace__stack_count(t),
 			    .sample_bytes = trace__sample_bytes(t) };
@@ -217,29 +361,35 @@ int report__dump(struct trace *t, FILE *out, const char *reason)
 	 * Most live bytes first. Mappings for every process with records in
 	 * this dump: live allocations, or whole-run counts that changed.
 	 */
-	for (size_t i = 0; i < n; i++)
-		if (tracker__count(v[i]->live) || acct_changed(v[i]))
-			write_maps(v[i], out);
-	/* Then the frames that are not native code its stacks name. */
-	trace__retry_jit(t, NULL);
-	frametab__dump_begin(trace__frames(t));
 	for (size_t i = 0; i < n; i++) {
 		if (!tracker__count(v[i]->live) && !acct_changed(v[i]))
 			continue;
-		need_frames(trace__frames(t), v[i], acct_changed(v[i]));
-		if (frametab__write(trace__frames(t), (uint32_t)v[i]->pid, out))
-			err = -EIO;
+		write_maps(v[i], out);
+		if (pts)
+			pts[k++] = (struct part){ .p = v[i], .acct = acct_changed(v[i]) };
 	}
-	for (size_t i = 0; i < n && tracker__count(v[i]->live); i++)
-		err = err ? err : write_live(v[i], out);
-	for (size_t i = 0; i < n; i++)
-		if (acct_changed(v[i]) && write_acct(v[i], out))
-			err = err ? err : -EIO;
-	records__write(out, &(struct record){ .type = REC_END_DUMP, .live = r.live });
+	trace__retry_jit(t, NULL);
+	err = pts ? write_parts(t, pts, k, out, mark) : -ENOMEM;
+	if (err == -ENOMEM)
+		elog("out of memory writing the dump: its records are incomplete (no end-dump)");
+	/* A dump that is not whole has no end-dump: readers tell it apart. */
+	if (!err)
+		records__write(out, &(struct record){ .type = REC_END_DUMP, .live = r.live });
+	free(pts);
 	free(v);
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
 	return err;
+}
+
+int report__dump(struct trace *t, FILE *out, const char *reason)
+{
+	return dump(t, out, reason, true);
+}
+
+int report__dump_copy(struct trace *t, FILE *out, const char *reason)
+{
+	return dump(t, out, reason, false);
 }
 
 void report__dump_written(struct trace *t)
@@ -249,7 +399,7 @@ void report__dump_written(struct trace *t)
 
 	for (size_t i = 0; v && i < n; i++)
 		if (acct_changed(v[i]))
-			write_acct(v[i], NULL);
+			mark_acct(v[i]);
 	free(v);
 }
 
@@ -257,62 +407,101 @@ int report__exit(struct trace *t, struct proc *p, FILE *out)
 {
 	struct record r = { .type = REC_EXIT, .pid = p->pid, .live = tracker__count(p->live),
 			    .bytes = p->live_estimate, .comm = p->comm };
+	struct part pt = { .p = p, .acct = acct_changed(p) };
 	int err;
 
 	set_time(&r);
 	records__write(out, &r);
 	write_maps(p, out);
 	trace__retry_jit(t, p);
-	frametab__dump_begin(trace__frames(t));
-	need_frames(trace__frames(t), p, acct_changed(p));
-	err = frametab__write(trace__frames(t), (uint32_t)p->pid, out) ? -EIO : 0;
-	err = write_live(p, out) ? -EIO : err;
-	if (acct_changed(p) && write_acct(p, out))
-		err = err ? err : -EIO;
-	records__write(out, &(struct record){ .type = REC_END_EXIT, .pid = p->pid,
-					      .live = r.live });
+	err = write_parts(t, &pt, 1, out, true);
+	if (err == -ENOMEM)
+		elog("out of memory writing the exit section of pid %d: its records are "
+		     "incomplete (no end-exit)", p->pid);
+	if (!err)
+		records__write(out, &(struct record){ .type = REC_END_EXIT, .pid = p->pid,
+						      .live = r.live });
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
 	return err;
 }
 
 static void print_frame(struct frametab *ft, const struct proc *p, struct symbolizer *sym,
-			const struct stack *s, uint32_t i, FILE *out)
+			uint64_t addr, uint32_t i, FILE *out)
 {
-	const struct mapping *m = p->maps ? mapset__find(p->maps, s->frames[i]) : NULL;
+	const struct mapping *m = p->maps ? mapset__find(p->maps, addr) : NULL;
 	struct sym_frame f;
 	/*
 	 * A frame that is not native code (an interpreter's, or JIT code its
 	 * perf map named) is named by its table, the others by their file.
 	 */
-	bool named = frametab__symbolize(ft, (uint32_t)p->pid, s->frames[i], &f) ||
-		     (sym && !symbolizer__lookup(sym, m, s->frames[i], true, &f));
+	bool named = frametab__symbolize(ft, (uint32_t)p->pid, addr, &f) ||
+		     (sym && !symbolizer__lookup(sym, m, addr, true, &f));
 
-	framefmt__write(out, "        ", i, s->frames[i], named ? &f : NULL);
+	framefmt__write(out, "        ", i, addr, named ? &f : NULL);
+}
+
+/* A stack among the top ones: its live values and its id. */
+struct top {
+	uint64_t bytes, count;
+	uint32_t id;
+};
+
+/* Does @a come before @b: more live bytes, then more allocations? */
+static bool before(const struct top *a, const struct top *b)
+{
+	return a->bytes != b->bytes ? a->bytes > b->bytes : a->count > b->count;
+}
+
+/* The @top stacks of a process with live blocks, kept in order as they go by. */
+struct tops {
+	const struct acct *a;
+	struct top *v;
+	unsigned int k, top;
+};
+
+static int keep_top(void *ctx, uint32_t id)
+{
+	struct tops *t = ctx;
+	struct acct_counts c;
+	struct top e;
+	unsigned int j;
+
+	acct__counts(t->a, id, &c);
+	e = (struct top){ c.live_bytes, c.live_count, id };
+	if (!c.live_count || (t->k == t->top && !before(&e, &t->v[t->top - 1])))
+		return 0;
+	j = t->k < t->top ? t->k++ : t->top - 1;
+	for (; j && before(&e, &t->v[j - 1]); j--)
+		t->v[j] = t->v[j - 1];
+	t->v[j] = e;
+	return 0;
 }
 
 /* One process's top stacks, @top at most; returns how many it printed. */
 static unsigned int summary_proc(struct frametab *ft, const struct proc *p,
 				 struct symbolizer *sym, FILE *out, unsigned int top)
 {
-	size_t k;
-	struct stack **v = stacks__by_live_bytes(p->stacks, &k);
-	unsigned int shown = 0;
+	struct tops t = { &p->acct, calloc(top ? top : 1, sizeof(*t.v)), 0, top };
+	uint64_t *frames = malloc(REC_MAX_DEPTH * sizeof(*frames));
+	struct top *v = t.v;
+	unsigned int k;
 
-	if (!v)
-		return 0;
-	for (size_t i = 0; i < k && shown < top; i++, shown++) {
-		const struct stack *s = v[i];
+	if (!v || !frames || !top || stack_tree__for_each(p->stacks, false, keep_top, &t))
+		t.k = 0;
+	k = t.k;
+	for (unsigned int i = 0; frames && i < k; i++) {
+		uint32_t depth = stack_tree__frames(p->stacks, v[i].id, frames);
+		const char *cut = framefmt__cut(stack_tree__flags(p->stacks, v[i].id));
 
-		const char *cut = framefmt__cut(s->flags);
-
-		fprintf(out, "    %" PRIu64 " bytes in %" PRIu64 " allocations from pid %u%s%s%s:\n",
-			s->live_bytes, s->live_count, s->pid, *cut ? " (" : "", cut, *cut ? ")" : "");
-		for (uint32_t f = 0; f < s->depth; f++)
-			print_frame(ft, p, sym, s, f, out);
+		fprintf(out, "    %" PRIu64 " bytes in %" PRIu64 " allocations from pid %d%s%s%s:\n",
+			v[i].bytes, v[i].count, p->pid, *cut ? " (" : "", cut, *cut ? ")" : "");
+		for (uint32_t f = 0; f < depth; f++)
+			print_frame(ft, p, sym, frames[f], f, out);
 	}
+	free(frames);
 	free(v);
-	return shown;
+	return k;
 }
 
 void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top)
@@ -333,7 +522,7 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 			fprintf(out, "    pid %d (%s): %" PRIu64 " bytes in %zu allocations, "
 				"%zu stacks\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?",
 				v[i]->live_estimate, tracker__count(v[i]->live),
-				stacks__count(v[i]->stacks));
+				stack_tree__count(v[i]->stacks));
 	}
 	/* Each process's share of the top stacks, largest processes first. */
 	for (size_t i = 0; i < with_live && left; i++) {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * report.h - what heapsnoop writes: the dump of live allocations (mapping
- * records, then one `~m#` line per allocation; grammar: docs/OUTPUT.md),
+ * records, the stacks as a tree, then one line per allocation; grammar:
+ * docs/OUTPUT.md),
  * the same for one process at its exit, and the human summary: processes
  * by live bytes, then their top stacks.
  */
@@ -15,20 +16,28 @@
 
 /*
  * Write a dump of every live allocation to @out, self-contained: a header
- * line, the `map` records of each process with records in it, the `live`
+ * line, the `map` records of each process with records in it, its `frame`
+ * and `jit` records, its stacks as a tree (`tree`, `node`), the `live`
  * lines, then each process's whole-run counts (`proc`, and `stack` for
- * the stacks whose counts changed since the last dump).
- * @reason: "exit", "signal", "interval", "usr1".
- * Returns 0 or -EIO if writing failed.
+ * the stacks whose counts changed since the last dump), noted as
+ * written. @reason: "exit", "signal", "interval", "usr1".
+ * Returns 0, -EIO if writing failed, or -ENOMEM (said: the dump stops
+ * without its end-dump).
  */
 int report__dump(struct trace *t, FILE *out, const char *reason);
+
+/*
+ * The same, written from a snapshot whose marks nobody reads again (a
+ * dump's child, bgdump.h): nothing noted, no page of the snapshot copied
+ * for it.
+ */
+int report__dump_copy(struct trace *t, FILE *out, const char *reason);
 
 /*
  * Mark as written what report__dump() of @t would write of the whole-run
  * counts (which `stack` records the next dump repeats), without writing:
  * the dump was written by a child from a snapshot of @t taken just now
- * (bgdump.h). A stack whose `~m#` bits could not be encoded there (out of
- * memory in the child) is not written again until its counts change.
+ * (bgdump.h).
  */
 void report__dump_written(struct trace *t);
 

@@ -202,6 +202,32 @@ void status__free_logs(FILE *out, uint64_t logged, uint64_t to_ring)
 		"(a log full or contended)", logged, to_ring);
 }
 
+/* @b bytes per each of @n, 0 for none. */
+static double per(size_t b, size_t n)
+{
+	return n ? (double)b / (double)n : 0;
+}
+
+void status__stacks(FILE *out, const struct trace *t)
+{
+	struct trace_stack_stats s;
+	size_t all = trace__stack_memory(t), n, own;
+
+	trace__stack_stats(t, &s);
+	n = s.tree.stacks;
+	/* What grows with stacks: the nodes, their index, the counts beside. */
+	own = s.tree.used_bytes + s.tree.index_bytes + s.acct_bytes;
+	flog(out, "stack tables: %zu unique stacks, a tree of %zu nodes holding %zu frames: "
+		"%zu bytes of nodes (%zu of them counts, 12 a stack), %zu of the index of "
+		"children past a node's first two (%zu of %zu slots), %zu of counts whole (%zu "
+		"stacks) and at-peak values (%zu kept): %.1f bytes per unique stack; with the "
+		"nodes' arena's unused end (%zu bytes) and the cache of the last stacks (%zu, "
+		"fixed), %zu bytes in all, %.1f per unique stack", n, s.tree.nodes, s.tree.frames,
+		s.tree.used_bytes, n * STACK_TREE_PAYLOAD, s.tree.index_bytes, s.tree.index_used,
+		s.tree.index_slots, s.acct_bytes, s.wide, s.snapshots, per(own, n),
+		s.tree.arena_bytes - s.tree.used_bytes, s.cache_bytes, all, per(all, n));
+}
+
 void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt)
 {
 	struct unwind_stats us;

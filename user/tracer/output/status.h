@@ -48,6 +48,13 @@ void status__backlog(FILE *out, uint64_t max_backlog, uint64_t size);
 void status__free_logs(FILE *out, uint64_t logged, uint64_t to_ring);
 
 /*
+ * -v: what the stack tables hold (track/stacktree.h, acct.h): unique
+ * stacks, the tree's nodes and frames, the bytes of the nodes, of their
+ * index and of the counts beside them, each per unique stack.
+ */
+void status__stacks(FILE *out, const struct trace *t);
+
+/*
  * --unwind dwarf, for -v: how the stacks ended (complete or why not), how
  * their frames were found, the stack tails (@cnt: the programs' counters,
  * HS_CNT_TAIL_MISS), and the unwind tables' size (unwind.h).

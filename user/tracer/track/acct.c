@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * acct.c - whole-run accounting of one process (see acct.h). Called on
- * every allocation and free after the live table: a few additions, one
- * thread lookup (cached for runs of events from the same thread).
+ * every allocation and free after the live table: a stack's 12 bytes
+ * read, changed and written back in its node, one look in the
+ * snapshots (empty while the heap grows), one thread lookup (cached for
+ * runs of events from the same thread).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -15,9 +17,54 @@ struct acct_thread {
 	uint64_t last_addr;	/* its last allocation, 0 once freed */
 };
 
-int acct__init(struct acct *a)
+/* A stack's counts past what its node holds; at the peak, when its snapshot says so. */
+struct acct_wide {
+	uint64_t allocs, alloc_bytes, frees, temporary, live_count, live_bytes;
+	uint64_t peak_count, peak_bytes;
+};
+
+/*
+ * A stack's live values at the peak, taken at its first change since;
+ * SNAP_WIDE in count: they are its whole counts' (past 32 bits: a stack
+ * whose counts are whole already).
+ */
+struct acct_snap {
+	uint32_t id;
+	uint32_t gen;		/* the peak generation it is of (its low 32 bits,
+				 * never 0); another: an empty slot */
+	uint32_t count, bytes;
+};
+
+#define SNAP_WIDE	UINT32_MAX
+
+/*
+ * The payload: bytes asked for and live, then calls, frees, temporary
+ * allocations and the marks in a word; wide, the first word is the
+ * index of its whole counts.
+ */
+struct small {
+	uint32_t alloc_bytes;
+	uint32_t live_bytes;
+	uint32_t bits;
+};
+
+#define ALLOCS_MAX	0x3ffu
+#define FREES_SHIFT	10
+#define FREES_MAX	0x3ffu
+#define TEMP_SHIFT	20
+#define TEMP_MAX	0x1ffu
+#define WIDE		(1u << 29)
+#define DIRTY		(1u << 30)	/* changed since its record was written */
+#define APART		(1u << 31)	/* written with at-peak values apart from
+					 * its live ones */
+/* Changes one event makes at most: a realloc's old block, a replaced one, the new one. */
+#define RESERVE		3
+
+_Static_assert(sizeof(struct small) == STACK_TREE_PAYLOAD, "a stack's counts fill its payload");
+
+int acct__init(struct acct *a, struct stack_tree *tree)
 {
-	*a = (struct acct){ 0 };
+	*a = (struct acct){ .peak_gen = 1, .written_gen = 1, .tree = tree };
 	a->threads = htab__new(16, NULL, NULL);
 	return a->threads ? 0 : -ENOMEM;
 }
@@ -31,35 +78,116 @@ void acct__fini(struct acct *a)
 		free(th);
 	htab__free(a->threads);
 	a->threads = NULL;
-	free(a->stacks);
-	a->stacks = NULL;
-	a->nstacks = 0;
+	free(a->wide);
+	free(a->snaps);
+	a->wide = NULL;
+	a->snaps = NULL;
+	a->nwide = a->wide_cap = a->nsnaps = a->snaps_cap = 0;
 }
 
-int acct__grow(struct acct *a, uint32_t id)
+static void load(const struct acct *a, uint32_t id, struct small *s)
 {
-	uint32_t n = a->nstacks ? a->nstacks : 16;
-	struct acct_stack *v;
+	memcpy(s, stack_tree__payload(a->tree, id), sizeof(*s));
+}
 
-	while (n <= id)
-		n *= 2;
-	v = realloc(a->stacks, n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	memset(v + a->nstacks, 0, (n - a->nstacks) * sizeof(*v));
-	a->stacks = v;
-	a->nstacks = n;
+static void store(struct acct *a, uint32_t id, const struct small *s)
+{
+	memcpy(stack_tree__payload(a->tree, id), s, sizeof(*s));
+}
+
+/* Stack @id's counts whole (at-peak values apart), its marks in *@s. */
+static void get(const struct acct *a, uint32_t id, struct small *s, struct acct_wide *w)
+{
+	load(a, id, s);
+	if (s->bits & WIDE) {
+		*w = a->wide[s->alloc_bytes];
+		return;
+	}
+	*w = (struct acct_wide){
+		.allocs = s->bits & ALLOCS_MAX, .alloc_bytes = s->alloc_bytes,
+		.frees = s->bits >> FREES_SHIFT & FREES_MAX,
+		.temporary = s->bits >> TEMP_SHIFT & TEMP_MAX, .live_bytes = s->live_bytes,
+	};
+	w->live_count = w->allocs - w->frees;
+}
+
+/* Back into the node, or the whole table (reserved) once past the node's. */
+static void put(struct acct *a, uint32_t id, struct small *s, const struct acct_wide *w)
+{
+	if (!(s->bits & WIDE) && (w->allocs > ALLOCS_MAX || w->frees > FREES_MAX ||
+				  w->temporary > TEMP_MAX || w->alloc_bytes > UINT32_MAX ||
+				  w->live_bytes > UINT32_MAX ||
+				  w->live_count != w->allocs - w->frees)) {
+		s->bits |= WIDE;
+		s->alloc_bytes = a->nwide++;
+		s->live_bytes = 0;
+	}
+	if (s->bits & WIDE) {
+		a->wide[s->alloc_bytes] = *w;
+	} else {
+		s->alloc_bytes = (uint32_t)w->alloc_bytes;
+		s->live_bytes = (uint32_t)w->live_bytes;
+		s->bits = (s->bits & (DIRTY | APART)) | (uint32_t)w->allocs |
+			  (uint32_t)w->frees << FREES_SHIFT | (uint32_t)w->temporary << TEMP_SHIFT;
+	}
+	store(a, id, s);
+}
+
+/* --- the snapshots: open addressing, empty at a new generation ------------ */
+
+static inline uint32_t snap_home(uint32_t id, uint32_t mask)
+{
+	return (uint32_t)(htab_hash2(id, 0) & mask);
+}
+
+static const struct acct_snap *snap_find(const struct acct *a, uint32_t id)
+{
+	if (!a->nsnaps)
+		return NULL;
+	for (uint32_t i = snap_home(id, a->snaps_cap - 1);; i = (i + 1) & (a->snaps_cap - 1)) {
+		const struct acct_snap *s = &a->snaps[i];
+
+		if (s->gen != (uint32_t)a->peak_gen)
+			return NULL;
+		if (s->id == id)
+			return s;
+	}
+}
+
+static void snap_put(struct acct_snap *v, uint32_t cap, uint64_t gen, const struct acct_snap *e)
+{
+	uint32_t i = snap_home(e->id, cap - 1);
+
+	while (v[i].gen == (uint32_t)gen)
+		i = (i + 1) & (cap - 1);
+	v[i] = *e;
+}
+
+int acct__reserve(struct acct *a)
+{
+	if (a->nwide + RESERVE > a->wide_cap) {
+		uint32_t cap = a->wide_cap ? a->wide_cap * 2 : 16;
+		struct acct_wide *w = realloc(a->wide, cap * sizeof(*w));
+
+		if (!w)
+			return -ENOMEM;
+		a->wide = w;
+		a->wide_cap = cap;
+	}
+	if ((a->nsnaps + RESERVE) * 4 > a->snaps_cap * 3) {
+		uint32_t cap = a->snaps_cap ? a->snaps_cap * 2 : 16;
+		struct acct_snap *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < a->snaps_cap; i++)
+			if (a->snaps[i].gen == (uint32_t)a->peak_gen)
+				snap_put(v, cap, a->peak_gen, &a->snaps[i]);
+		free(a->snaps);
+		a->snaps = v;
+		a->snaps_cap = cap;
+	}
 	return 0;
-}
-
-struct acct_stack *acct__stack(const struct acct *a, uint32_t id)
-{
-	return id < a->nstacks ? &a->stacks[id] : NULL;
-}
-
-size_t acct__stack_memory(const struct acct *a)
-{
-	return a->nstacks * sizeof(*a->stacks);
 }
 
 /* @tid's entry, made if @create; NULL if not there (or no memory). */
@@ -85,38 +213,55 @@ static struct acct_thread *thread_of(struct acct *a, uint32_t tid, bool create)
 	return th;
 }
 
-/* Before @s's live values change: keep them if they are the peak's. */
-static void touch(struct acct *a, struct stack *s, struct acct_stack *m)
+/* Before stack @id's live values change: keep them if they are the peak's. */
+static void touch(struct acct *a, uint32_t id, struct small *s, struct acct_wide *w)
 {
-	if (m->peak_gen != a->peak_gen) {
-		s->peak_count = s->live_count;
-		s->peak_bytes = s->live_bytes;
-		m->peak_gen = a->peak_gen;
+	if (!snap_find(a, id)) {
+		struct acct_snap e = { id, (uint32_t)a->peak_gen, (uint32_t)w->live_count,
+				       (uint32_t)w->live_bytes };
+
+		if (w->live_count >= SNAP_WIDE || w->live_bytes > UINT32_MAX) {
+			/* Only whole counts hold such values: kept there (put() writes them). */
+			w->peak_count = w->live_count;
+			w->peak_bytes = w->live_bytes;
+			e.count = SNAP_WIDE;
+		}
+		snap_put(a->snaps, a->snaps_cap, a->peak_gen, &e);
+		a->nsnaps++;
 	}
-	m->dirty = true;
+	s->bits |= DIRTY;
 	a->dirty = true;
 }
 
-bool acct__alloc(struct acct *a, struct stack *s, uint32_t id, uint32_t tid, uint64_t addr,
-		 uint64_t size, uint64_t live_count, uint64_t live_bytes)
+bool acct__alloc(struct acct *a, uint32_t id, uint32_t tid, uint64_t addr, uint64_t size,
+		 uint64_t live_count, uint64_t live_bytes)
 {
 	struct acct_thread *th = thread_of(a, tid, true);
+	struct acct_wide w;
+	struct small s;
 
-	touch(a, s, &a->stacks[id]);
-	s->live_count++;
-	s->live_bytes += size;
-	s->allocs++;
-	s->alloc_bytes += size;
+	get(a, id, &s, &w);
+	touch(a, id, &s, &w);
+	w.live_count++;
+	w.live_bytes += size;
+	w.allocs++;
+	w.alloc_bytes += size;
+	put(a, id, &s, &w);
 	a->allocs++;
 	a->alloc_bytes += size;
 	if (th)
 		th->last_addr = addr;
 	if (live_bytes <= a->peak_bytes)
 		return false;
-	/* Every stack's live values are now its at-peak ones. */
+	/* Every stack's live values are now its at-peak ones: no snapshot holds. */
 	a->peak_bytes = live_bytes;
 	a->peak_count = live_count;
-	a->peak_gen++;
+	a->nsnaps = 0;
+	/* A slot's generation is 32 bits: when they wrap, every slot is emptied. */
+	if ((uint32_t)++a->peak_gen == 0) {
+		memset(a->snaps, 0, (size_t)a->snaps_cap * sizeof(*a->snaps));
+		a->peak_gen++;
+	}
 	return true;
 }
 
@@ -125,33 +270,96 @@ void acct__peak_time(struct acct *a, uint64_t ts_ns)
 	a->peak_ns = ts_ns;
 }
 
-void acct__release(struct acct *a, struct stack *s, uint32_t id, uint32_t tid, uint64_t addr,
-		   uint64_t size, bool freed)
+void acct__release(struct acct *a, uint32_t id, uint32_t tid, uint64_t addr, uint64_t size,
+		   bool freed)
 {
 	struct acct_thread *th;
+	struct acct_wide w;
+	struct small s;
 
-	touch(a, s, &a->stacks[id]);
-	s->live_count--;
-	s->live_bytes -= size;
-	if (!freed)
-		return;
-	s->frees++;
-	a->frees++;
-	th = thread_of(a, tid, false);
-	if (th && th->last_addr == addr) {
-		s->temporary++;
-		a->temporary++;
-		th->last_addr = 0;
+	get(a, id, &s, &w);
+	touch(a, id, &s, &w);
+	w.live_count--;
+	w.live_bytes -= size;
+	if (freed) {
+		w.frees++;
+		a->frees++;
+		th = thread_of(a, tid, false);
+		if (th && th->last_addr == addr) {
+			w.temporary++;
+			a->temporary++;
+			th->last_addr = 0;
+		}
+	}
+	put(a, id, &s, &w);
+}
+
+void acct__counts(const struct acct *a, uint32_t id, struct acct_counts *c)
+{
+	const struct acct_snap *snap = snap_find(a, id);
+	struct acct_wide w;
+	struct small s;
+
+	get(a, id, &s, &w);
+	*c = (struct acct_counts){
+		.allocs = w.allocs, .alloc_bytes = w.alloc_bytes, .frees = w.frees,
+		.temporary = w.temporary, .live_count = w.live_count,
+		.live_bytes = w.live_bytes, .peak_count = w.live_count,
+		.peak_bytes = w.live_bytes,
+	};
+	if (snap && snap->count == SNAP_WIDE) {
+		c->peak_count = w.peak_count;
+		c->peak_bytes = w.peak_bytes;
+	} else if (snap) {
+		c->peak_count = snap->count;
+		c->peak_bytes = snap->bytes;
 	}
 }
 
-void acct__at_peak(const struct acct *a, const struct stack *s, uint32_t id, uint64_t *count,
-		   uint64_t *bytes)
+bool acct__changed(const struct acct *a, uint32_t id)
 {
-	const struct acct_stack *m = acct__stack(a, id);
-	/* Never charged (no marks): its live values, nothing. */
-	bool unchanged = !m || m->peak_gen != a->peak_gen;
+	struct small s;
 
-	*count = unchanged ? s->live_count : s->peak_count;
-	*bytes = unchanged ? s->live_bytes : s->peak_bytes;
+	load(a, id, &s);
+	/*
+	 * Not changed since written, but written with at-peak values apart
+	 * from its live ones: a new peak since makes those its at-peak ones.
+	 */
+	return (s.bits & DIRTY) || ((s.bits & APART) && a->peak_gen != a->written_gen);
+}
+
+void acct__written(struct acct *a, uint32_t id)
+{
+	const struct acct_snap *snap = snap_find(a, id);
+	struct acct_wide w;
+	struct small s;
+
+	get(a, id, &s, &w);
+	s.bits &= ~(DIRTY | APART);
+	if (snap && (snap->count == SNAP_WIDE ? w.peak_count != w.live_count ||
+						w.peak_bytes != w.live_bytes :
+			     snap->count != w.live_count || snap->bytes != w.live_bytes))
+		s.bits |= APART;
+	store(a, id, &s);
+}
+
+void acct__all_written(struct acct *a)
+{
+	a->written_gen = a->peak_gen;
+	a->dirty = false;
+}
+
+size_t acct__memory(const struct acct *a)
+{
+	return (size_t)a->wide_cap * sizeof(*a->wide) + (size_t)a->snaps_cap * sizeof(*a->snaps);
+}
+
+uint32_t acct__wide(const struct acct *a)
+{
+	return a->nwide;
+}
+
+uint32_t acct__snapshots(const struct acct *a)
+{
+	return a->nsnaps;
 }

@@ -21,8 +21,8 @@ void trace__free_proc(struct proc *p)
 	mapset__retire(p->maps);	/* the unwinding pool may still read it */
 	jit_names__free(p->jit);
 	tracker__free(p->live);
-	stacks__free(p->stacks);
 	acct__fini(&p->acct);
+	stack_tree__free(p->stacks);
 	free(p);
 }
 
@@ -75,8 +75,8 @@ static struct proc *get_proc(struct trace *t, pid_t pid, bool *created)
 		return NULL;
 	p->pid = pid;
 	p->live = tracker__new();
-	p->stacks = stacks__new();
-	if (!p->live || !p->stacks || acct__init(&p->acct)) {
+	p->stacks = stack_tree__new();
+	if (!p->live || !p->stacks || acct__init(&p->acct, p->stacks)) {
 		trace__free_proc(p);
 		return NULL;
 	}
@@ -216,11 +216,11 @@ static uint64_t sum(const struct trace *t, uint64_t (*fn)(const struct proc *p))
 
 static uint64_t p_count(const struct proc *p) { return tracker__count(p->live); }
 static uint64_t p_bytes(const struct proc *p) { return p->live_estimate; }
-static uint64_t p_stacks(const struct proc *p) { return stacks__count(p->stacks); }
+static uint64_t p_stacks(const struct proc *p) { return stack_tree__count(p->stacks); }
 static uint64_t p_live_mem(const struct proc *p) { return tracker__memory(p->live); }
 static uint64_t p_stack_mem(const struct proc *p)
 {
-	return stacks__memory(p->stacks) + acct__stack_memory(&p->acct);
+	return stack_tree__memory(p->stacks) + acct__memory(&p->acct);
 }
 
 size_t trace__live_count(const struct trace *t) { return (size_t)sum(t, p_count); }
@@ -228,4 +228,32 @@ uint64_t trace__live_bytes(const struct trace *t) { return sum(t, p_bytes); }
 uint64_t trace__sample_bytes(const struct trace *t) { return t->opts.sample_bytes; }
 size_t trace__stack_count(const struct trace *t) { return (size_t)sum(t, p_stacks); }
 size_t trace__live_memory(const struct trace *t) { return (size_t)sum(t, p_live_mem); }
-size_t trace__stack_memory(const struct trace *t) { return (size_t)sum(t, p_stack_mem); }
+size_t trace__stack_memory(const struct trace *t)
+{
+	return (size_t)sum(t, p_stack_mem) + stack_cache__memory(t->cache);
+}
+
+void trace__stack_stats(const struct trace *t, struct trace_stack_stats *s)
+{
+	const struct proc *p;
+	size_t pos = 0;
+
+	*s = (struct trace_stack_stats){ 0 };
+	while ((p = htab__next(t->procs, &pos, NULL))) {
+		struct stack_tree_stats ts;
+
+		stack_tree__stats(p->stacks, &ts);
+		s->tree.stacks += ts.stacks;
+		s->tree.nodes += ts.nodes;
+		s->tree.frames += ts.frames;
+		s->tree.arena_bytes += ts.arena_bytes;
+		s->tree.used_bytes += ts.used_bytes;
+		s->tree.index_slots += ts.index_slots;
+		s->tree.index_used += ts.index_used;
+		s->tree.index_bytes += ts.index_bytes;
+		s->wide += acct__wide(&p->acct);
+		s->snapshots += acct__snapshots(&p->acct);
+		s->acct_bytes += acct__memory(&p->acct);
+	}
+	s->cache_bytes = stack_cache__memory(t->cache);
+}

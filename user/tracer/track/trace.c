@@ -34,6 +34,7 @@ struct trace *trace__new(const struct trace_opts *opts)
 	t->procs = htab__new(64, NULL, NULL);
 	t->build_ids = buildid_cache__new();
 	t->frames = frametab__new();
+	t->cache = stack_cache__new();
 	if (opts->unwind) {
 		unsigned int max = trace_max_frames(opts->snip_pre, opts->snip_post, false);
 
@@ -46,7 +47,7 @@ struct trace *trace__new(const struct trace_opts *opts)
 	}
 	if (opts->interp_splice)
 		t->spliced = calloc(TRACE_SPLICED_MAX, sizeof(*t->spliced));
-	if (!t->procs || !t->build_ids || !t->frames ||
+	if (!t->procs || !t->build_ids || !t->frames || !t->cache ||
 	    (opts->unwind && (!t->unwinder || !t->unwound)) ||
 	    (opts->interp_splice && !t->spliced)) {
 		trace__free(t);
@@ -210,6 +211,7 @@ void trace__free(struct trace *t)
 	else
 		unwinder__free(t->unwinder);
 	frametab__free(t->frames);
+	stack_cache__free(t->cache);
 	free(t->spliced);
 	free(t->unwound);
 	free(t);
@@ -238,14 +240,13 @@ static uint64_t estimate(const struct trace *t, uint64_t size)
 static void uncharge(struct trace *t, struct proc *p, const struct live_alloc *a, uint32_t tid,
 		     bool freed)
 {
-	struct stack *s = stacks__get(p->stacks, a->stack);
 	uint64_t bytes = estimate(t, a->size);
 
 	p->live_estimate -= bytes;
-	if (s)
-		acct__release(&p->acct, s, a->stack, tid, a->addr, bytes, freed);
+	acct__release(&p->acct, a->stack, tid, a->addr, bytes, freed);
 }
 
+/* After acct__reserve(). */
 static void release(struct trace *t, struct proc *p, uint32_t tid, uint64_t addr,
 		    uint64_t before_ts)
 {
@@ -343,6 +344,24 @@ void trace__retry_jit(struct trace *t, struct proc *only)
 }
 
 /*
+ * @p's stack of @n @frames, @flags: the cache's (a loop's stacks), else
+ * its tree's, cached. False: out of memory.
+ */
+static bool intern(struct trace *t, struct proc *p, const uint64_t *frames, uint32_t n,
+		   uint32_t flags, uint32_t *id, bool *created)
+{
+	uint64_t serial = stack_tree__serial(p->stacks), h = 0;
+
+	*created = false;
+	if (stack_cache__find(t->cache, serial, frames, n, flags, &h, id))
+		return true;
+	if (stack_tree__intern(p->stacks, frames, n, flags, id, created))
+		return false;
+	stack_cache__put(t->cache, serial, frames, n, flags, h, *id);
+	return true;
+}
+
+/*
  * An allocation of process @p with @n frames (walked by BPF, or unwound
  * here) and @evflags (HS_EVF_*); @grab: the registers of the native frame
  * the interpreter hooks asked for (NULL: none).
@@ -351,12 +370,11 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 			 const uint64_t *frames, uint32_t n, uint32_t evflags,
 			 const struct unwind_grab *grab)
 {
-	uint32_t flags = 0;
+	uint32_t flags = 0, id;
 	struct live_alloc a, old;
-	struct stack *s;
-	size_t before;
+	bool created;
 	uint64_t est;
-	int id, replaced;
+	int replaced;
 
 	if (evflags & HS_EVF_TRUNCATED)
 		flags |= STACK_TRUNCATED;
@@ -391,16 +409,13 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		p->allocated = true;
 		t->stats.procs_seen++;
 	}
-	before = stacks__count(p->stacks);
-	id = stacks__intern(p->stacks, ev->pid, frames, n, flags);
-	if (id < 0 || acct__reserve(&p->acct, (uint32_t)id)) {
+	if (!intern(t, p, frames, n, flags, &id, &created) || acct__reserve(&p->acct)) {
 		t->stats.no_memory++;
 		return;
 	}
-	if (!t->opts.map_records && !(evflags & HS_EVF_USER_STACK) &&
-	    stacks__count(p->stacks) != before)
+	if (!t->opts.map_records && !(evflags & HS_EVF_USER_STACK) && created)
 		check_coverage(t, p, frames, n);
-	if (stacks__count(p->stacks) != before && !t->opts.no_jit_names)
+	if (created && !t->opts.no_jit_names)
 		note_jit(t, p, frames, n);
 
 	if (ev->old_addr) {
@@ -413,8 +428,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 			release(t, p, ev->tid, ev->old_addr, ev->entry_pos);
 		}
 	}
-	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .seq = t->seq,
-				 .stack = (uint32_t)id };
+	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .seq = t->seq, .stack = id };
 	if (tracker__alloc(p->live, &a, &old, &replaced)) {
 		t->stats.no_memory++;
 		return;
@@ -423,11 +437,10 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		t->stats.missed_frees++;
 		uncharge(t, p, &old, 0, false);
 	}
-	s = stacks__get(p->stacks, (uint32_t)id);
 	est = estimate(t, a.size);
 	p->live_estimate += est;
-	if (acct__alloc(&p->acct, s, (uint32_t)id, ev->tid, ev->addr, est,
-			tracker__count(p->live), p->live_estimate))
+	if (acct__alloc(&p->acct, id, ev->tid, ev->addr, est, tracker__count(p->live),
+			p->live_estimate))
 		acct__peak_time(&p->acct, trace_now_ns());
 }
 
@@ -458,16 +471,16 @@ static void handle_exec(struct trace *t, pid_t pid)
 {
 	struct proc *p = trace__find_proc(t, pid);
 	struct tracker *live;
-	struct stacks *stacks;
+	struct stack_tree *stacks;
 	struct acct acct;
 
 	if (!p)
 		return;
 	live = tracker__new();
-	stacks = stacks__new();
-	if (!live || !stacks || acct__init(&acct)) {
+	stacks = stack_tree__new();
+	if (!live || !stacks || acct__init(&acct, stacks)) {
 		tracker__free(live);
-		stacks__free(stacks);
+		stack_tree__free(stacks);
 		t->stats.no_memory++;
 		return;
 	}
@@ -475,8 +488,8 @@ static void handle_exec(struct trace *t, pid_t pid)
 	t->stats.exit_live += tracker__count(p->live);
 	t->stats.exit_bytes += p->live_estimate;
 	tracker__free(p->live);
-	stacks__free(p->stacks);
 	acct__fini(&p->acct);
+	stack_tree__free(p->stacks);
 	frametab__forget(t->frames, (uint32_t)pid);
 	p->live = live;
 	p->stacks = stacks;
@@ -604,6 +617,7 @@ int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct c
 int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 {
 	const struct hs_event *ev = data;
+	struct proc *p;
 
 	t->seq = seq;
 	/* A free is the header's first part only (HS_EVENT_FREE_SIZE). */
@@ -626,8 +640,12 @@ int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 		break;
 	case HS_EV_FREE:
 		t->stats.frees++;
-		release(t, trace__find_proc(t, (pid_t)ev->pid), ev->tid, ev->addr,
-			ev->entry_pos ? (uint64_t)ev->entry_pos : UINT64_MAX);
+		p = trace__find_proc(t, (pid_t)ev->pid);
+		if (p && acct__reserve(&p->acct))
+			t->stats.no_memory++;
+		else
+			release(t, p, ev->tid, ev->addr,
+				ev->entry_pos ? (uint64_t)ev->entry_pos : UINT64_MAX);
 		break;
 	case HS_EV_EXIT:
 		handle_exit(t, (pid_t)ev->pid);

@@ -28,6 +28,7 @@
 #include "maps/jitnames.h"
 #include "maps/procmaps.h"
 #include "stacks.h"
+#include "stacktree.h"
 #include "tracker.h"
 #include "unwind/unwind.h"
 
@@ -124,7 +125,7 @@ struct proc {
 	bool gone;			/* exited; maps are the last known */
 	bool allocated;			/* has sent an allocation */
 	struct tracker *live;		/* its live allocations */
-	struct stacks *stacks;		/* its unique stacks */
+	struct stack_tree *stacks;	/* its unique stacks */
 	struct acct acct;		/* whole-run counts, the peak */
 	/*
 	 * Its live bytes as acct counts them: with --sample-bytes each
@@ -248,8 +249,22 @@ uint64_t trace__live_bytes(const struct trace *t);
 /* --sample-bytes' mean, 0: every allocation is recorded. */
 uint64_t trace__sample_bytes(const struct trace *t);
 size_t trace__stack_count(const struct trace *t);
-/* Bytes held by the live tables, and by the stack tables. */
+/*
+ * Bytes held by the live tables, and by the stack tables (trees, acct.h's
+ * beside, the cache in front).
+ */
 size_t trace__live_memory(const struct trace *t);
 size_t trace__stack_memory(const struct trace *t);
+
+/* What the stack tables of every process hold, summed (-v). */
+struct trace_stack_stats {
+	struct stack_tree_stats tree;
+	size_t wide;		/* stacks whose counts outgrew their node */
+	size_t snapshots;	/* at-peak values kept now */
+	size_t acct_bytes;	/* both tables' memory */
+	size_t cache_bytes;	/* the stacks interned last (stackcache.h), one for all */
+};
+
+void trace__stack_stats(const struct trace *t, struct trace_stack_stats *s);
 
 #endif /* HEAPSNOOP_TRACE_H */

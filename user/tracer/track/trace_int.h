@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "heapsnoop/interp.h"
+#include "stackcache.h"
 #include "trace.h"
 
 struct trace {
@@ -25,6 +26,7 @@ struct trace {
 	uint64_t seq;		/* the record being handled's (trace__event) */
 	uint64_t *spliced;	/* interpreter frames among the native ones */
 	struct frametab *frames;	/* frames that are not native code */
+	struct stack_cache *cache;	/* the stacks interned last */
 };
 
 /* Unwinding jobs in flight at most: records looked at ahead (unwind/pool.h). */

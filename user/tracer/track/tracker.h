@@ -20,7 +20,7 @@ struct live_alloc {
 	uint64_t addr;		/* 0 marks an empty slot */
 	uint64_t size;		/* bytes */
 	uint64_t seq;		/* its record's ring position + 1 (stream/ring.h) */
-	uint32_t stack;		/* id in struct stacks */
+	uint32_t stack;		/* its stack's id in the process's tree (stacktree.h) */
 } __attribute__((packed, aligned(4)));
 
 struct tracker;
