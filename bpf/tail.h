@@ -32,9 +32,9 @@ struct {
  */
 static __always_inline __u64 tail_find(__u64 id, __u64 sp, __u64 *start)
 {
-	__u32 k = (__u32)id & (HS_TAIL_SLOTS - 1), seq, n;
+	__u32 k = (__u32)id & (HS_TAIL_SLOTS - 1), n;
 	struct hs_tail *t = bpf_map_lookup_elem(&tails, &k);
-	__u64 tid, at;
+	__u64 tid, at, seq;
 
 	if (!t)
 		return 0;

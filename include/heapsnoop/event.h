@@ -270,10 +270,11 @@ struct hs_tail_word {
 };
 
 struct hs_tail {
-	__u32 seq;		/* even: whole; odd: being written */
+	__u64 seq;		/* even: whole; odd: being written (64 bits: BPF's atomics) */
 	__u32 tid;		/* the thread whose stack it is the tail of */
 	__u32 pid;		/* ... and its process */
 	__u32 nwords;		/* 0: no tail */
+	__u32 pad;
 	__u64 id;		/* the loader's, echoed in hs_user_stack.tail */
 	__u64 start;		/* its lowest address: the CFA of the frame it begins at */
 	struct hs_tail_word w[HS_TAIL_WORDS];

@@ -127,4 +127,18 @@ check "killed: heapsnoop's cgroup is gone" test ! -e "$dir"
 echo bye >&"${K[1]}"
 wait "$pid"
 check "killed: the process exits 0" test $? -eq 0
+
+# No cgroup v2 to hold it in (a mount namespace without one): said, traced
+# all the same by default; --on-full hold asked for refuses to run.
+unshare -m sh -c '
+	for m in $(awk '\''{ for (i = 1; i <= NF; i++) if ($i == "-" && $(i + 1) == "cgroup2") print $5 }'\'' /proc/self/mountinfo); do
+		umount "$m" || exit 9
+	done
+	"$1" -q -o /dev/null -- true 2> "$2/nocg.err"; echo $? > "$2/nocg.rc"
+	"$1" -q --on-full hold -o /dev/null -- true 2> "$2/nocghold.err"; echo $? > "$2/nocghold.rc"
+' sh "$HS" "$T"
+expect_eq "no cgroup v2: traced all the same" "$(cat "$T/nocg.rc")" 0
+check "no cgroup v2: said, with what it means" grep -q "cannot make pid [0-9]* wait while heapsnoop catches up (no cgroup v2 hierarchy is mounted): under load, events may be lost (counted)" "$T/nocg.err"
+expect_eq "no cgroup v2, --on-full hold: refused" "$(cat "$T/nocghold.rc")" 1
+check "... and why" grep -q -- "--on-full hold: cannot make pid [0-9]* wait (no cgroup v2 hierarchy is mounted)" "$T/nocghold.err"
 finish

@@ -45,7 +45,7 @@ static const struct feature_desc descs[FEAT__MAX] = {
 	[FEAT_ATOMICS] = { "atomics", "BPF atomics (cmpxchg, xchg)", "5.12",
 		"no thread slots: every in-flight call in task storage (or the LRU "
 		"hash), a look-up per probe; no free logs: every free a ring buffer "
-		"record" },
+		"record; no stack tails: every stack copied whole" },
 };
 
 int kfeatures__parse(const char *list, unsigned int *mask)

@@ -122,7 +122,7 @@ static struct tail_slot *slot_of(struct tails *ts, pid_t pid, pid_t tid)
 static void write_desc(struct tails *ts, pid_t pid, pid_t tid, const struct unwind_tail *t)
 {
 	struct hs_tail *d = &ts->descs[(uint32_t)tid & (HS_TAIL_SLOTS - 1)];
-	uint32_t seq = __atomic_load_n(&d->seq, __ATOMIC_RELAXED) | 1;
+	uint64_t seq = __atomic_load_n(&d->seq, __ATOMIC_RELAXED) | 1;
 
 	__atomic_store_n(&d->seq, seq, __ATOMIC_RELAXED);
 	/* Odd before any field changes, as a reader on another CPU sees them. */
