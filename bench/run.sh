@@ -23,7 +23,12 @@
 #      (bench/luaframes.sh), and the collector's under --preload
 #      (bench/plluaframes.sh);
 #  11. JIT frames: node's named by its perf map against not named
-#      (bench/jitframes.sh).
+#      (bench/jitframes.sh);
+#  12. real programs (clang++, python3.11 with numpy and scipy, sqlite3,
+#      and tests/tracer's prog_mt and prog_paths) untraced, under
+#      heapsnoop, heapsnoop --preload and heaptrack, heaptrack's calls,
+#      peak and leaked bytes the oracle (bench/realprogs.sh; its own
+#      packages installed when missing; HOG=1 beside busy loops).
 # Best of 3 runs each. Needs root. Installs bpfcc-tools, heaptrack and
 # kernel headers for bcc when missing (BCC_KERNEL_SOURCE: lib.sh).
 #   usage: bench/run.sh [BUILD_DIR]
@@ -95,3 +100,5 @@ echo
 bench/plluaframes.sh "$OUT"
 echo
 bench/jitframes.sh "$OUT"
+echo
+bench/realprogs.sh "$OUT"
