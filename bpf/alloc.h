@@ -3,8 +3,8 @@
  * alloc.h - the allocator's calls: the bodies of the entry programs and of
  * the return program. An entry records the arguments of the outermost call
  * on its thread (calls.h); that call's return works out what it did
- * (alloc_result) and, for an allocation that the size filters and
- * --sample-bytes keep, emits one HS_EV_ALLOC with its stack (stack.h); a
+ * (alloc_result) and, for an allocation that the size filters,
+ * --sample-bytes and load shedding keep, emits one HS_EV_ALLOC with its stack (stack.h); a
  * realloc's old block goes as an HS_EV_FREE. And free()'s program: its
  * CPU's log (freelog.h), or an HS_EV_FREE.
  *
@@ -105,18 +105,56 @@ static __always_inline bool sampled(struct call_state *st, __u64 size)
 	return true;
 }
 
+/*
+ * --on-full sample: with the loader behind by shed_mark bytes or more, is
+ * this allocation of @size bytes one of the samples that stand for the
+ * rest? Its level (1 at shed_mark, one more each shed_step bytes, at most
+ * HS_SHED_LEVELS) sets the mean M (hs_shed_mean): a block of M bytes or
+ * more is always kept, as it would be without shedding (level 0), a
+ * smaller one with probability size / M exactly (M a power of two), and
+ * then stands for M bytes and M / size blocks (the loader, heapdecode).
+ * The rest cost a draw, no stack and no record; their frees reach the
+ * loader, which finds no such block. Returns the level's record flags,
+ * or -1: not kept.
+ */
+static __always_inline int shed_keep(__u64 size)
+{
+	__u64 backlog, mean;
+	__u32 level;
+
+	if (!shed_mark)
+		return 0;
+	backlog = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
+	if (backlog < shed_mark)
+		return 0;
+	level = 1 + (backlog - shed_mark) / shed_step;
+	if (level > HS_SHED_LEVELS)
+		level = HS_SHED_LEVELS;
+	mean = hs_shed_mean(level);
+	if (size >= mean)
+		return 0;
+	if ((((__u64)bpf_get_prandom_u32() * mean) >> 32) < size)
+		return level << HS_EVF_SHED_SHIFT;
+	count(HS_CNT_SHED);
+	count_add(HS_CNT_SHED_BYTES, size);
+	return -1;
+}
+
 /* Fill the event for a successful allocation and send it. */
 static __always_inline void emit_alloc(struct pt_regs *ctx, __u64 id, struct call_state *st,
 				       __u64 addr, __u64 size, __u64 old, bool find_vma)
 {
-	if (size < min_size || size > max_size || (sample_bytes && !sampled(st, size))) {
+	int shed = 0;
+
+	if (size < min_size || size > max_size || (sample_bytes && !sampled(st, size)) ||
+	    (shed = shed_keep(size)) < 0) {
 		/* Not traced; a realloc's old block is released all the same. */
 		if (old)
 			emit_free(id, old, st->entry_pos);
 		return;
 	}
 	/* Its interpreter's frames first, in a record just before its own. */
-	st->interp_flags = interp_emit(id, &st->interp_frames);
+	st->interp_flags = interp_emit(id, &st->interp_frames) | shed;
 	if (unwind_dwarf) {
 		emit_alloc_user_stack(ctx, id, st, addr, size, old, find_vma);
 		return;

@@ -96,6 +96,16 @@ const volatile __u64 sample_bytes;
 const volatile __u32 sample_gap[HS_SAMPLE_GAPS];
 
 /*
+ * --on-full sample (-a's default, and -p's or a command's when they
+ * cannot be held): once shed_mark bytes wait in the ring buffer, an
+ * allocation is recorded only as a sample, at a level one higher per
+ * shed_step bytes more (alloc.h shed_keep); 0: never. Written by the
+ * loader, which decides it once the target is known (after load).
+ */
+const volatile __u64 shed_step = 1;
+__u64 shed_mark;
+
+/*
  * Set by the loader once every probe of a library is attached: before
  * that, calls begun before tracing return without an entry seen, and are
  * not losses.

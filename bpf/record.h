@@ -40,6 +40,15 @@ static __always_inline void count(__u32 which)
 		__sync_fetch_and_add(c, 1);
 }
 
+/* The same by @n (a count of bytes). */
+static __always_inline void count_add(__u32 which, __u64 n)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &which);
+
+	if (c)
+		__sync_fetch_and_add(c, n);
+}
+
 /*
  * The ring buffer's producer position + 1 (never 0): every record reserved
  * before now lies below it, every one reserved after at or above. This

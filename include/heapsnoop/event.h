@@ -132,6 +132,28 @@ enum hs_event_type {
  * one took its scratch space): counted (HS_CNT_INTERP_LOST).
  */
 #define HS_EVF_INTERP_LOST	(1u << 4)
+/*
+ * --on-full sample: the allocation was recorded as a sample while the
+ * loader fell behind, at shed level L (1..HS_SHED_LEVELS) in these bits:
+ * kept with probability min(1, size / hs_shed_mean(L)); 0: recorded as
+ * every allocation is (docs/DESIGN.md, "Load shed by sampling, -a").
+ */
+#define HS_EVF_SHED_SHIFT	8
+#define HS_EVF_SHED_MASK	(7u << HS_EVF_SHED_SHIFT)
+
+/*
+ * The shed levels: level L's mean, HS_SHED_BASE << 2 (L - 1) bytes (1 KiB
+ * to 1 MiB), a power of two, so that the programs' draw is exact: a block
+ * of s < mean bytes is kept when a 32-bit random number times the mean,
+ * over 2^32, is below s, with probability s / mean exactly.
+ */
+#define HS_SHED_BASE		1024ULL
+#define HS_SHED_LEVELS		6
+
+static inline __u64 hs_shed_mean(__u32 level)
+{
+	return level ? HS_SHED_BASE << (2 * (level - 1)) : 0;
+}
 
 /*
  * Every record begins with the fields up to @entry_pos; an HS_EV_FREE is
@@ -328,6 +350,13 @@ enum hs_counter {
 	 * from the records.)
 	 */
 	HS_CNT_TAIL_MISS,
+	/*
+	 * Not a loss: --on-full sample, the loader behind: an allocation not
+	 * recorded (its sample draw said so), and its bytes. The ones kept
+	 * stand for them (HS_EVF_SHED).
+	 */
+	HS_CNT_SHED,
+	HS_CNT_SHED_BYTES,
 	HS_CNT__MAX,
 };
 

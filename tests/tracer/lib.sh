@@ -68,7 +68,7 @@ expect_sampled() { # RECORDS COUNT MEAN
 	check "sampling: a few of the $2 64-byte blocks recorded, as 64 bytes ($n)" \
 		test "$n" -gt 0 -a "$n" -lt $(($2 / 16))
 	check "sampling: --report says its values are estimates" \
-		bash -c "'$HD' --report '$1' | grep -q '^total (estimated): '"
+		bash -c "'$HD' --report '$1' | grep -q '^total (estimated, +-[0-9]* bytes at 95%): '"
 	check "sampling: -s says what each block stands for" \
 		bash -c "'$HD' -s '$1' | grep -q '^    (sampled: stands for [0-9]* bytes in [0-9.]* allocations, estimated)$'"
 }

@@ -80,13 +80,13 @@ enum record_type {
 	REC_NONE,	/* no record keyword in the line */
 	REC_DUMP,	/* dump reason= time= live= bytes= stacks= [sample-bytes=] */
 	REC_MAP,	/* map pid= start= end= off= buildid= path= */
-	REC_LIVE,	/* live pid= ptr= [cut=WHY] size= node=, or [depth=N]
-			 * ~m#TOKEN... (or size= unencodable: ERROR) */
+	REC_LIVE,	/* live pid= ptr= [cut=WHY] [shed=M] size= node=, or
+			 * [depth=N] ~m#TOKEN... (or size= unencodable: ERROR) */
 	REC_END_DUMP,	/* end-dump live= */
 	REC_EXIT,	/* exit pid= time= live= bytes= comm= */
 	REC_END_EXIT,	/* end-exit pid= live= */
 	REC_PROC,	/* proc pid= peak= peak_count= peak_time= allocs= allocated=
-			 * frees= temporary= live= bytes= comm= */
+			 * frees= temporary= live= bytes= [shed=] comm= */
 	REC_STACK,	/* stack pid= allocs= allocated= frees= temporary= live=
 			 * bytes= peak= peak_count= [cut=WHY] node=, or [depth=N]
 			 * ~m#TOKEN... */
@@ -137,6 +137,12 @@ struct record {
 	char build_id[BUILD_ID_HEX_SIZE];	/* map: hex, or "-" */
 	const char *path;		/* map: to the end of the line */
 	uint64_t ptr;			/* live: the allocation's address */
+	/*
+	 * live: recorded as a sample while the tracer shed load, kept with
+	 * probability min(1, size / shed) (sampling.h shed_weight); 0: as
+	 * every allocation is. proc: how many of its allocs were.
+	 */
+	uint64_t shed;
 	uint32_t cut;			/* live, stack: REC_CUT_* bits, 0: a
 					 * complete stack */
 	/*

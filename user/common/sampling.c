@@ -24,6 +24,24 @@ double sample_weight(uint64_t size, uint64_t mean)
 	return 1 / -expm1(-(double)size / (double)mean);
 }
 
+double shed_weight(uint64_t size, uint64_t shed)
+{
+	if (!size || size >= shed)
+		return 1;
+	return (double)shed / (double)size;
+}
+
+void sample_stands_for(uint64_t size, uint64_t mean, uint64_t shed, double *count,
+		       uint64_t *bytes, double *var)
+{
+	double w = sample_weight(size, mean) * shed_weight(size, shed), b = (double)size * w;
+
+	*count = w;
+	*bytes = (uint64_t)(b + 0.5);
+	if (var)
+		*var = (1 - 1 / w) * b * b;
+}
+
 void sample_gap_table(uint32_t *t, size_t n)
 {
 	double sum = 0;

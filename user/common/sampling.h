@@ -27,6 +27,27 @@ uint64_t sample_estimate(uint64_t size, uint64_t mean);
 double sample_weight(uint64_t size, uint64_t mean);
 
 /*
+ * Load shed by sampling (the BPF tracer's --on-full sample, bpf/alloc.h
+ * shed_keep): an allocation of s bytes made while the loader fell behind
+ * is recorded with probability min(1, s/M) for the shed mean @shed (M, a
+ * power of two: the draw is exact), and then stands for max(s, M) bytes
+ * and max(1, M/s) allocations. @shed 0: recorded as every one is.
+ * shed_weight() is 1/p; a block both shed and sampled by bytes (--sample-
+ * bytes, mean @mean) stands for s times the product of both weights.
+ */
+double shed_weight(uint64_t size, uint64_t shed);
+
+/*
+ * The allocations and bytes a recorded block of @size bytes stands for,
+ * sampled by bytes of mean @mean (0: not) and shed at mean @shed (0: not):
+ * *@count (>= 1) and *@bytes (rounded), and into *@var what the bytes add
+ * to the variance of an estimated total (Horvitz-Thompson, Bernoulli
+ * draws: (1 - p) (s/p)^2, 0 for a block recorded surely), NULL: not wanted.
+ */
+void sample_stands_for(uint64_t size, uint64_t mean, uint64_t shed, double *count,
+		       uint64_t *bytes, double *var);
+
+/*
  * Fill @t[@n] with the quantiles -ln((i + 1/2) / n) of the unit exponential
  * distribution in 16.16 fixed point, scaled so that their mean is exactly
  * 1.0: a gap of mean M bytes is (M * t[random % n]) >> 16.

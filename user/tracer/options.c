@@ -115,12 +115,15 @@ static const char usage_text[] =
 "                         has them, and go into the log as jit records)\n"
 "      --snip-pre N       drop the N innermost frames of every stack\n"
 "      --snip-post N      drop the N outermost frames of complete stacks\n"
-"      --on-full hold|drop  when heapsnoop falls behind the traced program:\n"
-"                         hold (default) makes its processes wait, frozen\n"
-"                         by a cgroup of heapsnoop's (cgroup v2), until it\n"
-"                         catches up, so nothing is lost; drop drops events\n"
-"                         (counted, exit status 3) and never slows them.\n"
-"                         -a always drops\n"
+"      --on-full hold|sample|drop  when heapsnoop falls behind the traced\n"
+"                         programs: hold (the default of -p and a command)\n"
+"                         makes their processes wait, frozen by a cgroup of\n"
+"                         heapsnoop's (cgroup v2), until it catches up, so\n"
+"                         nothing is lost; sample (-a's default) records\n"
+"                         small allocations as samples meanwhile, each\n"
+"                         standing for the ones not recorded (shed= on its\n"
+"                         live record: estimates, said); drop drops events\n"
+"                         (counted, exit status 3). Neither slows them\n"
 "      --ringbuf-size MB  BPF ring buffer size in MiB, a power of two up to\n"
 "                         2048 (default 64)\n"
 "      --thread-slots N   in-flight calls kept in N slots by thread id, a\n"
@@ -453,12 +456,18 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_NO_PERF_MAP: o->no_perf_map = true; return 0;
 	case OPT_NO_TAILS: o->no_tails = true; return 0;
 	case OPT_ON_FULL:
-		if (strcmp(arg, "hold") && strcmp(arg, "drop")) {
-			elog("--on-full '%s': give hold (the traced processes wait) or drop "
-			     "(events are dropped, counted)", arg);
+		if (!strcmp(arg, "hold")) {
+			o->on_full = OPT_ON_FULL_HOLD;
+		} else if (!strcmp(arg, "sample")) {
+			o->on_full = OPT_ON_FULL_SAMPLE;
+		} else if (!strcmp(arg, "drop")) {
+			o->on_full = OPT_ON_FULL_DROP;
+		} else {
+			elog("--on-full '%s': give hold (the traced processes wait), sample "
+			     "(allocations recorded as samples, estimates said) or drop (events "
+			     "are dropped, counted)", arg);
 			return -EINVAL;
 		}
-		o->on_full = strcmp(arg, "drop") ? OPT_ON_FULL_HOLD : OPT_ON_FULL_DROP;
 		return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);

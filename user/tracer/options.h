@@ -39,10 +39,12 @@ struct options {
 	int unwind_threads;
 	/*
 	 * --on-full: when heapsnoop falls behind, the traced processes wait
-	 * (hold: -p and a command by default, attach/hold.h) or events are
-	 * dropped, counted (drop: -a always).
+	 * (hold: -p and a command by default, attach/hold.h), allocations are
+	 * recorded as samples of known weight (sample: -a by default,
+	 * bpf/alloc.h shed_keep), or events are dropped, counted (drop).
 	 */
-	enum { OPT_ON_FULL_DEFAULT, OPT_ON_FULL_HOLD, OPT_ON_FULL_DROP } on_full;
+	enum { OPT_ON_FULL_DEFAULT, OPT_ON_FULL_HOLD, OPT_ON_FULL_SAMPLE,
+	       OPT_ON_FULL_DROP } on_full;
 	/* -a and the filters */
 	bool all, leaks_at_exit;
 	const char *comm;

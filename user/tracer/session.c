@@ -218,6 +218,18 @@ static uint64_t flow_backlog(void *ctx)
 	return reader__backlog(((struct session *)ctx)->rd);
 }
 
+/* --on-full hold, asked for or by default (-p, a command). */
+static bool holds(const struct options *o)
+{
+	return !o->all && (o->on_full == OPT_ON_FULL_DEFAULT || o->on_full == OPT_ON_FULL_HOLD);
+}
+
+/* --on-full sample, asked for or by default (-a). */
+static bool sheds(const struct options *o)
+{
+	return o->on_full == OPT_ON_FULL_SAMPLE || (o->all && o->on_full == OPT_ON_FULL_DEFAULT);
+}
+
 static int flow_hold(void *ctx, bool on)
 {
 	return hold__set(((struct session *)ctx)->hold, on);
@@ -228,8 +240,8 @@ static int flow_hold(void *ctx, bool on)
  * heapsnoop's, made to wait by the freezer at a quarter of the ring
  * buffer (where the programs wake the loop: bpfload.c), let go at a
  * sixteenth (docs/DESIGN.md, "Nothing lost under load"). Without it
- * (no cgroup v2, a read-only one), said: events may be lost under load,
- * counted as with --on-full drop.
+ * (no cgroup v2, a read-only one), said, and load is shed as with
+ * --on-full sample: allocations recorded as samples past a quarter.
  */
 static int start_hold(struct session *s)
 {
@@ -238,7 +250,11 @@ static int start_hold(struct session *s)
 	char why[PATH_MAX + 128];
 	int err;
 
-	if (o->all || o->on_full == OPT_ON_FULL_DROP)
+	if (sheds(o) && o->verbose)
+		elog("when heapsnoop falls behind (a backlog of %" PRIu64 " MiB), allocations "
+		     "smaller than 1 KiB to 1 MiB, as far behind as it is, are recorded as samples "
+		     "that stand for the rest: --on-full sample", ring / 4 >> 20);
+	if (!holds(o))
 		return 0;
 	err = hold__new(o->pid, why, sizeof(why), &s->hold);
 	if (!err)
@@ -246,14 +262,17 @@ static int start_hold(struct session *s)
 						       .ring_fd = reader__poll_fd(s->rd),
 						       .backlog = flow_backlog, .hold = flow_hold,
 						       .ctx = s }, &s->flow);
-	else if (o->on_full == OPT_ON_FULL_DEFAULT)
-		elog("cannot make pid %d wait while heapsnoop catches up (%s): under load, "
-		     "events may be lost (counted), as with --on-full drop", o->pid, why);
 	if (err && o->on_full == OPT_ON_FULL_HOLD) {
 		elog("--on-full hold: cannot make pid %d wait (%s)", o->pid, why);
 		return err;
 	}
-	if (!err && o->verbose)
+	if (err) {
+		elog("cannot make pid %d wait while heapsnoop catches up (%s): under load, "
+		     "allocations are recorded as samples, as with --on-full sample", o->pid, why);
+		s->skel->bss->shed_mark = ring / 4;
+		return 0;
+	}
+	if (o->verbose)
 		elog("pid %d waits while heapsnoop catches up (a backlog of %" PRIu64 " MiB, "
 		     "until %" PRIu64 " MiB): --on-full hold", o->pid, ring / 4 >> 20,
 		     ring / 16 >> 20);
@@ -439,7 +458,7 @@ static int load_bpf(struct session *s)
 		.max_frames = trace_max_frames(o->snip_pre, o->snip_post, true),
 		.fallback_frames = trace_fallback_frames(o->snip_pre, o->snip_post),
 		.ringbuf_bytes = o->ringbuf_mb << 20, .thread_slots = o->thread_slots,
-		.hold = !o->all && o->on_full != OPT_ON_FULL_DROP,
+		.hold = holds(o), .shed = sheds(o),
 		.tails = !o->no_tails,
 		.empty_probes = o->empty_probes, .empty_read = o->empty_read,
 		.comm = o->comm, .uid = o->uid, .pids = o->pids, .npids = o->npids,

@@ -561,7 +561,7 @@ static void test_sampled(void **state)
 	m = model_of(&l, 0, NULL, NULL);
 	assert_int_equal(hd_model__sample_bytes(m), mean);
 	/* What one 64-byte block stands for: 64/p bytes, 1/p blocks (tcmalloc's). */
-	hd_model__estimate(m, small, &bytes, &count);
+	hd_model__estimate(m, small, 0, &bytes, &count);
 	assert_true(fabs((double)bytes - small / p) <= 0.5);
 	assert_true(fabs(count - 1 / p) < 1e-9);
 	assert_int_equal(bytes, sample_estimate(small, mean));
@@ -588,6 +588,53 @@ static void test_sampled(void **state)
 	m = model_of(&l, 0, NULL, NULL);
 	assert_int_equal(hd_model__sample_bytes(m), 0);
 	assert_live(m, (struct want[]){ { 10, 64, 1, 0, S1, N(S1) } }, 1);
+	hd_model__free(m);
+	log_free(&l);
+}
+
+/*
+ * A dump shed by load: blocks with shed=M (kept with p = s/M) stand for
+ * M bytes and M/s blocks each, their variance (1 - p) M^2 summed; blocks
+ * without it, and those of M bytes or more, stand for themselves.
+ */
+static void test_shed(void **state)
+{
+	const uint64_t mean = 4096, small = 64, big = 8192;
+	struct log l;
+	struct hd_model *m;
+	struct record r;
+	uint64_t bytes;
+	double count, var = 3 * (1 - (double)small / mean) * mean * mean;
+
+	(void)state;
+	log_open(&l);
+	dump(&l, 0);
+	for (int i = 0; i < 3; i++) {
+		r = (struct record){ .type = REC_LIVE, .pid = 10, .ptr = 0x1000 + 16 * i,
+				     .shed = mean };
+		put_token(&l, &r, small, S1, N(S1));
+	}
+	live(&l, 10, small, S2, N(S2), 0);
+	r = (struct record){ .type = REC_LIVE, .pid = 10, .ptr = 0x9000, .shed = mean };
+	put_token(&l, &r, big, S3, N(S3));
+	end_dump(&l);
+	m = model_of(&l, 0, NULL, NULL);
+	assert_int_equal(hd_model__sample_bytes(m), 0);
+	assert_int_equal(hd_model__shed_blocks(m), 4);
+	assert_true(hd_model__estimated(m));
+	hd_model__estimate(m, small, mean, &bytes, &count);
+	assert_int_equal(bytes, mean);
+	assert_true(fabs(count - (double)mean / small) < 1e-9);
+	hd_model__estimate(m, big, mean, &bytes, &count);
+	assert_int_equal(bytes, big);
+	assert_true(fabs(count - 1) < 1e-9);
+	assert_live(m, (struct want[]){
+		{ 10, (int64_t)(3 * mean), 3 * (int64_t)(mean / small), 0, S1, N(S1) },
+		{ 10, (int64_t)big, 1, 0, S3, N(S3) },
+		{ 10, (int64_t)small, 1, 0, S2, N(S2) },
+	}, 3);
+	assert_totals(m, (int64_t)(3 * mean + big + small), 3 * (int64_t)(mean / small) + 2);
+	assert_true(fabs(hd_model__live_stderr(m) - sqrt(var)) < 1e-6 * sqrt(var));
 	hd_model__free(m);
 	log_free(&l);
 }
@@ -1120,6 +1167,7 @@ int main(void)
 		cmocka_unit_test(test_foreign_lines),
 		cmocka_unit_test(test_base),
 		cmocka_unit_test(test_sampled),
+		cmocka_unit_test(test_shed),
 		cmocka_unit_test(test_join),
 		cmocka_unit_test(test_join_after_more),
 		cmocka_unit_test(test_names),

@@ -203,7 +203,8 @@ static int write_proc(FILE *out, const struct record *r)
 {
 	if (fprintf(out, "proc pid=%d peak=%" PRIu64 " peak_count=%" PRIu64
 		    " peak_time=%lld.%03u ", r->pid, r->peak, r->peak_count,
-		    (long long)r->peak_time_s, r->peak_time_ms) < 0 || write_counts(out, r) < 0)
+		    (long long)r->peak_time_s, r->peak_time_ms) < 0 || write_counts(out, r) < 0 ||
+	    (r->shed && fprintf(out, " shed=%" PRIu64, r->shed) < 0))
 		return -EIO;
 	return fprintf(out, " comm=%s\n", r->comm);
 }
@@ -221,7 +222,18 @@ static int parse_proc(const char *p, struct record *r)
 	r->peak_count = count;
 	r->peak_time_s = sec;
 	k = parse_counts(p + n, r);
-	return k < 0 ? -EINVAL : parse_comm(p + n + k, r);
+	if (k < 0)
+		return -EINVAL;
+	/* shed=N: that many of allocs= were samples while load was shed; never 0. */
+	r->shed = 0;
+	if (!strncmp(p + n + k, " shed=", 6)) {
+		int m = rec_parse_u64(p + n + k + 6, &r->shed);
+
+		if (m < 0 || !r->shed)
+			return -EINVAL;
+		k += 6 + m;
+	}
+	return parse_comm(p + n + k, r);
 }
 
 static int write_stack(FILE *out, const struct record *r)

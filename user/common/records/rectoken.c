@@ -165,7 +165,8 @@ int rec_parse_tokens(const char *p, struct record *r)
 int rec_write_live(FILE *out, const struct record *r)
 {
 	if (fprintf(out, "live pid=%d ptr=%#" PRIx64, r->pid, r->ptr) < 0 ||
-	    rec_write_cut(out, r->cut & REC_CUT_ALL))
+	    rec_write_cut(out, r->cut & REC_CUT_ALL) ||
+	    (r->shed && fprintf(out, " shed=%" PRIu64, r->shed) < 0))
 		return -EIO;
 	if (r->has_node)
 		return rec_write_ref(out, r);
@@ -188,6 +189,14 @@ int rec_parse_live(const char *p, struct record *r)
 	if (c < 0)
 		return -EINVAL;
 	p += c;
+	/* shed=M: a sample of mean M (sampling.h), never 0. */
+	r->shed = 0;
+	if (!strncmp(p, "shed=", 5)) {
+		c = rec_parse_u64(p + 5, &r->shed);
+		if (c < 0 || !r->shed || p[5 + c] != ' ')
+			return -EINVAL;
+		p += 5 + c + 1;
+	}
 	if (strncmp(p, "size=", 5))
 		return rec_parse_tokens(p, r);
 	if (!strstr(p, " unencodable: "))

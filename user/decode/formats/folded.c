@@ -11,6 +11,7 @@
 #include "analyses/top.h"
 #include "formats/flamegraph.h"
 #include "formats/folded.h"
+#include "formats/textout.h"
 #include "msg.h"
 
 static void write_rows(const struct hd_row *rows, size_t n, bool counts, FILE *out)
@@ -24,11 +25,11 @@ void hd_folded__write(struct hd_model *m, bool counts, FILE *out)
 {
 	size_t n;
 	struct hd_row *rows = hd_group__folded(m, &n);
+	char why[160];
 
 	/* Folded lines have no room for it: standard error says so. */
-	if (hd_model__sample_bytes(m))
-		elog("the values are estimates: the dump is a sample by bytes, one per %" PRIu64
-		     " bytes on average", hd_model__sample_bytes(m));
+	if (hd_textout__why_estimated(m, why, sizeof(why)))
+		elog("the values are estimates: %s", why);
 	/* Stacks that differ only in addresses fold to the same names: merged. */
 	write_rows(rows, n, counts, out);
 	hd_group__free(rows, n);
@@ -58,13 +59,11 @@ int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, FI
 	struct hd_row *rows = hd_group__folded(m, &n);
 	struct folded_line *lines = rows ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
 	const char *unit = counts ? "allocations" : "bytes";
-	uint64_t mean = hd_model__sample_bytes(m);
-	char sampled[600], est_unit[32];
+	char sampled[600], est_unit[32], why[160];
 	int err = -ENOMEM;
 
-	if (mean) {
-		snprintf(sampled, sizeof(sampled), "%s (estimated from a sample by bytes, mean %"
-			 PRIu64 ")", title, mean);
+	if (hd_textout__why_estimated(m, why, sizeof(why))) {
+		snprintf(sampled, sizeof(sampled), "%s (estimated: %s)", title, why);
 		snprintf(est_unit, sizeof(est_unit), "estimated %s", unit);
 		title = sampled;
 		unit = est_unit;

@@ -79,8 +79,9 @@ int hd_json__write(struct hd_model *m, FILE *out)
 	}
 	/* Signed: with --base, every count is a difference. */
 	fprintf(out, "{\"dumps\": %u, \"diff\": %s, \"sample_bytes\": %" PRIu64
-		", \"processes\": [", hd_model__dumps(m), hd_model__is_diff(m) ? "true" : "false",
-		hd_model__sample_bytes(m));
+		", \"shed_blocks\": %" PRIu64 ", \"live_bytes_stderr\": %.0f, \"processes\": [",
+		hd_model__dumps(m), hd_model__is_diff(m) ? "true" : "false",
+		hd_model__sample_bytes(m), hd_model__shed_blocks(m), hd_model__live_stderr(m));
 	for (size_t i = 0; i < np; i++) {
 		const struct rs_proc *p = procs[i];
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "massif.h"
+#include "formats/textout.h"
 #include "text.h"
 
 struct item {
@@ -127,6 +128,7 @@ int hd_massif__write(struct hd_model *m, FILE *out)
 	const struct rs_proc *p;
 	int err = 0;
 	bool peak_done = false;
+	char why[160];
 
 	if (!procs || !np)
 		return procs ? -ENOENT : -ENOMEM;
@@ -135,9 +137,8 @@ int hd_massif__write(struct hd_model *m, FILE *out)
 	if (!v)
 		return -ENOMEM;
 	fprintf(out, "desc: heapsnoop, pid %d", p->pid);
-	if (hd_model__sample_bytes(m))
-		fprintf(out, ", bytes estimated from a sample by bytes (mean %" PRIu64 ")",
-			hd_model__sample_bytes(m));
+	if (hd_textout__why_estimated(m, why, sizeof(why)))
+		fprintf(out, ", bytes estimated (%s)", why);
 	fprintf(out, "\ncmd: %s\ntime_unit: ms\n", p->comm[0] ? p->comm : "?");
 	for (size_t i = 0; i < n && !err; i++) {
 		bool peak = !peak_done && v[i].time_ms == p->peak_time_ms && v[i].bytes == p->peak;

@@ -24,7 +24,7 @@ static void report_by_key(struct hd_model *m, enum hd_by by, FILE *out)
 	size_t k;
 	struct hd_row *rows = hd_group__by(m, by, &k);
 	uint64_t bytes, count;
-	char b1[32], b2[32];
+	char b1[32], b2[32], est[64];
 
 	if (!rows)
 		return;
@@ -39,7 +39,7 @@ static void report_by_key(struct hd_model *m, enum hd_by by, FILE *out)
 		fputc('\n', out);
 	}
 	fprintf(out, "total%s: %s bytes in %s allocations from %zu %s%s\n",
-		hd_model__sample_bytes(m) ? " (estimated)" : "", hd_textout__num(m, bytes, b1),
+		hd_textout__est_mark(m, est), hd_textout__num(m, bytes, b1),
 		hd_textout__num(m, count, b2), k, what[by], k == 1 ? "" : "s");
 	hd_group__free(rows, k);
 }
@@ -49,7 +49,7 @@ static void report_by_stack(struct hd_model *m, FILE *out)
 	size_t n;
 	struct stack **v = hd_model__live_stacks(m, &n);
 	uint64_t bytes, count;
-	char b1[32], b2[32];
+	char b1[32], b2[32], est[64];
 
 	if (!v)
 		return;
@@ -69,7 +69,7 @@ static void report_by_stack(struct hd_model *m, FILE *out)
 			hd_textout__frame(m, "    ", s->pid, k, s->frames[k], out);
 	}
 	fprintf(out, "total%s: %s bytes in %s allocations from %zu stacks\n",
-		hd_model__sample_bytes(m) ? " (estimated)" : "", hd_textout__num(m, bytes, b1),
+		hd_textout__est_mark(m, est), hd_textout__num(m, bytes, b1),
 		hd_textout__num(m, count, b2), n);
 	free(v);
 }

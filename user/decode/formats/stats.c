@@ -116,6 +116,11 @@ int hd_stats__write(struct hd_model *m, enum hd_sort sort, unsigned int top, FIL
 			hd_textout__num(m, p->temporary, n4));
 		fprintf(out, "  live at the end: %s bytes in %s allocations\n",
 			hd_textout__num(m, p->bytes, n1), hd_textout__num(m, p->live, n2));
+		if (p->shed)
+			fprintf(out, "  estimated: the tracer fell behind and shed load: %s of "
+				"these allocations were recorded as samples, each standing for "
+				"more not recorded; bytes are estimates, counts are of the "
+				"allocations recorded\n", hd_textout__num(m, p->shed, n1));
 	}
 	v = hd_model__run_stacks(m, &ns);
 	if (!v)
@@ -136,15 +141,15 @@ int hd_stats__growth(struct hd_model *m, unsigned int top, FILE *out)
 	struct hd_growth *g;
 	size_t k;
 	int err = hd_growth__list(m, &g, &k);
+	char why[160];
 
 	if (err == -ENOENT)
 		fputs("no whole-run records (stack) in the input\n", out);
 	if (err)
 		return err;
-	if (hd_model__sample_bytes(m))
-		fprintf(out, "estimated: a sample by bytes, one per %" PRIu64 " bytes on average; "
-			"bytes are estimates, counts are of the sampled allocations\n",
-			hd_model__sample_bytes(m));
+	if (hd_textout__why_estimated(m, why, sizeof(why)))
+		fprintf(out, "estimated: %s; bytes are estimates, counts are of the sampled "
+			"allocations\n", why);
 	fprintf(out, "stacks whose live bytes grew over %u dumps (%u intervals), biggest first:\n",
 		ndumps, ndumps ? ndumps - 1 : 0);
 	for (size_t i = 0; i < k && i < top; i++) {

@@ -16,12 +16,12 @@
 #include "records.h"
 
 /* A sampled block's estimate, after its frames. */
-static void write_estimate(struct hd_model *m, uint64_t size, FILE *out)
+static void write_estimate(struct hd_model *m, uint64_t size, uint64_t shed, FILE *out)
 {
 	uint64_t bytes;
 	double count;
 
-	hd_model__estimate(m, size, &bytes, &count);
+	hd_model__estimate(m, size, shed, &bytes, &count);
 	fprintf(out, "    (sampled: stands for %" PRIu64 " bytes in %.2f allocations, "
 		"estimated)\n", bytes, count);
 }
@@ -36,8 +36,8 @@ static void write_record_stack(struct hd_model *m, const struct hd_line *l, cons
 		hd_textout__frame(m, "    ", (uint32_t)l->rec.pid, k, f[k], out);
 	if (cut)
 		fprintf(out, "    (%s)\n", framefmt__cut(cut));
-	if (hd_model__sample_bytes(m) && l->rec.type == REC_LIVE)
-		write_estimate(m, size, out);
+	if (l->rec.type == REC_LIVE && (hd_model__sample_bytes(m) || l->rec.shed))
+		write_estimate(m, size, l->rec.shed, out);
 }
 
 int hd_symlines__line(struct hd_model *m, const struct hd_line *l, FILE *out)

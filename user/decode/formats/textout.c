@@ -25,10 +25,36 @@ void hd_textout__frame(struct hd_model *m, const char *indent, uint32_t pid, uin
 	framefmt__write(out, indent, k, addr, &f);
 }
 
+bool hd_textout__why_estimated(const struct hd_model *m, char *buf, size_t size)
+{
+	uint64_t mean = hd_model__sample_bytes(m), shed = hd_model__shed_blocks(m);
+	int n = 0;
+
+	buf[0] = '\0';
+	if (mean)
+		n = snprintf(buf, size, "a sample by bytes, one per %" PRIu64 " bytes on average",
+			     mean);
+	if (shed && n >= 0 && (size_t)n < size)
+		snprintf(buf + n, size - (size_t)n, "%s%" PRIu64 " of its blocks recorded as "
+			 "samples while the tracer shed load (shed=)", mean ? "; " : "", shed);
+	return mean || shed;
+}
+
 void hd_textout__estimated(const struct hd_model *m, FILE *out)
 {
-	if (hd_model__sample_bytes(m))
-		fprintf(out, "estimated: the dump is a sample by bytes, one per %" PRIu64
-			" bytes on average; each sampled block counts as the bytes and "
-			"allocations it stands for\n", hd_model__sample_bytes(m));
+	char why[160];
+
+	if (hd_textout__why_estimated(m, why, sizeof(why)))
+		fprintf(out, "estimated: %s; each sampled block counts as the bytes and "
+			"allocations it stands for\n", why);
+}
+
+const char *hd_textout__est_mark(const struct hd_model *m, char *buf)
+{
+	if (!hd_model__estimated(m))
+		buf[0] = '\0';
+	else
+		snprintf(buf, 64, " (estimated, +-%.0f bytes at 95%%)",
+			 1.96 * hd_model__live_stderr(m));
+	return buf;
 }

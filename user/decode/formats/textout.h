@@ -8,6 +8,8 @@
 #ifndef HEAPDECODE_TEXTOUT_H
 #define HEAPDECODE_TEXTOUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -23,7 +25,21 @@ const char *hd_textout__num(const struct hd_model *m, uint64_t v, char *buf);
 void hd_textout__frame(struct hd_model *m, const char *indent, uint32_t pid, uint32_t k,
 		       uint64_t addr, FILE *out);
 
-/* With a sampled dump, the line that says the values are estimates; else nothing. */
+/*
+ * Why @m's live values are estimates, a phrase ("a sample by bytes, one
+ * per 4096 bytes on average", "12 of its blocks recorded as samples while
+ * the tracer shed load (shed=)", or both) into @buf of @size bytes; false
+ * (@buf "") when they are not.
+ */
+bool hd_textout__why_estimated(const struct hd_model *m, char *buf, size_t size);
+
+/*
+ * With estimated live values, the line that says so, why, and the
+ * total's margin; else nothing.
+ */
 void hd_textout__estimated(const struct hd_model *m, FILE *out);
+
+/* " (estimated, +-N bytes at 95%)" into @buf (64 bytes), or "" when exact. */
+const char *hd_textout__est_mark(const struct hd_model *m, char *buf);
 
 #endif /* HEAPDECODE_TEXTOUT_H */

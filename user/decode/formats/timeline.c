@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/textout.h"
 #include "text.h"
 #include "timeline.h"
 
@@ -203,6 +204,7 @@ int hd_timeline__write(struct hd_model *m, FILE *out, const char *title, unsigne
 	size_t np;
 	struct rs_proc **p = hd_model__procs(m, &np);
 	int height, err = 0;
+	char why[160];
 
 	if (!p || !np)
 		return p ? -ENOENT : -ENOMEM;
@@ -218,9 +220,11 @@ int hd_timeline__write(struct hd_model *m, FILE *out, const char *title, unsigne
 		"<text x=\"%d\" y=\"22\" class=\"h\">", LEFT + WIDTH + 200, height,
 		LEFT + WIDTH + 200, height, LEFT);
 	xml_escape(out, title);
-	if (hd_model__sample_bytes(m))
-		fprintf(out, " (bytes estimated from a sample by bytes, mean %" PRIu64 ")",
-			hd_model__sample_bytes(m));
+	if (hd_textout__why_estimated(m, why, sizeof(why))) {
+		fputs(" (bytes estimated: ", out);
+		xml_escape(out, why);
+		fputc(')', out);
+	}
 	fputs("</text>\n", out);
 	for (size_t i = 0; i < np && !err; i++)
 		err = write_panel(m, p[i], TOP + 30 + (int)i * PANEL, stacks, out);

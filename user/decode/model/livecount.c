@@ -16,10 +16,10 @@ void livecount__reset(struct livecount *lc, uint64_t mean)
 	*lc = (struct livecount){ .mean = mean };
 }
 
-void livecount__one(const struct livecount *lc, uint64_t size, uint64_t *bytes, double *count)
+void livecount__one(const struct livecount *lc, uint64_t size, uint64_t shed, uint64_t *bytes,
+		    double *count)
 {
-	*bytes = sample_estimate(size, lc->mean);
-	*count = sample_weight(size, lc->mean);
+	sample_stands_for(size, lc->mean, shed, count, bytes, NULL);
 }
 
 /* Room for stack @id's sum; 0 or -ENOMEM. */
@@ -43,23 +43,43 @@ static int reserve(struct livecount *lc, uint32_t id)
 }
 
 int livecount__add(struct livecount *lc, struct stack *s, uint32_t id, uint64_t size,
-		   uint64_t *total_bytes, uint64_t *total_count)
+		   uint64_t shed, uint64_t *total_bytes, uint64_t *total_count)
 {
 	uint64_t bytes;
-	double count;
+	double count, var;
 
-	if (!lc->mean) {
-		s->live_count++;
+	if (!lc->mean && !shed) {
+		/* Whole; its stack's count a sum of fractions once it had a sample. */
+		if (id < lc->cap && lc->count[id] > 0) {
+			lc->count[id] += 1;
+			s->live_count = (uint64_t)llround(lc->count[id]);
+		} else {
+			s->live_count++;
+		}
 		s->live_bytes += size;
-		++*total_count;
+		if (lc->sampled) {
+			lc->total += 1;
+			*total_count = (uint64_t)llround(lc->total);
+		} else {
+			++*total_count;
+		}
 		*total_bytes += size;
 		return 0;
 	}
 	if (reserve(lc, id))
 		return -ENOMEM;
-	livecount__one(lc, size, &bytes, &count);
+	if (!lc->sampled) {
+		lc->sampled = true;
+		lc->total = (double)*total_count;
+	}
+	if (lc->count[id] <= 0)
+		lc->count[id] = (double)s->live_count;
+	sample_stands_for(size, lc->mean, shed, &count, &bytes, &var);
+	if (shed)
+		lc->shed_blocks++;
 	lc->count[id] += count;
 	lc->total += count;
+	lc->var += var;
 	s->live_count = (uint64_t)llround(lc->count[id]);
 	s->live_bytes += bytes;
 	*total_count = (uint64_t)llround(lc->total);

@@ -13,6 +13,7 @@
  * by node=, each turned into its frames as it is read.
  */
 #include <errno.h>
+#include <math.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,8 +279,8 @@ static int take_live(struct hd_model *m, const struct hd_line *l)
 	if (n < 0)
 		return -HS_ENOSPC;
 	id = (uint32_t)n;
-	if (livecount__add(&m->lc, stacks__get(m->stacks, id), id, size, &m->total_bytes,
-			   &m->total_count))
+	if (livecount__add(&m->lc, stacks__get(m->stacks, id), id, size, l->rec.shed,
+			   &m->total_bytes, &m->total_count))
 		return -HS_ENOSPC;
 	return err;
 }
@@ -323,7 +324,8 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 		if (id < 0)
 			return -HS_ENOSPC;
 		s = stacks__get(m->stacks, (uint32_t)id);
-		if (livecount__add(&m->lc, s, (uint32_t)id, rec.size, &m->total_bytes,
+		if (livecount__add(&m->lc, s, (uint32_t)id, rec.size,
+				   l->rec.type == REC_LIVE ? l->rec.shed : 0, &m->total_bytes,
 				   &m->total_count))
 			return -HS_ENOSPC;
 	}
@@ -389,9 +391,25 @@ uint64_t hd_model__sample_bytes(const struct hd_model *m)
 	return m->lc.mean;
 }
 
-void hd_model__estimate(const struct hd_model *m, uint64_t size, uint64_t *bytes, double *count)
+uint64_t hd_model__shed_blocks(const struct hd_model *m)
 {
-	livecount__one(&m->lc, size, bytes, count);
+	return m->lc.shed_blocks;
+}
+
+bool hd_model__estimated(const struct hd_model *m)
+{
+	return m->lc.mean || m->lc.shed_blocks;
+}
+
+double hd_model__live_stderr(const struct hd_model *m)
+{
+	return sqrt(m->lc.var);
+}
+
+void hd_model__estimate(const struct hd_model *m, uint64_t size, uint64_t shed, uint64_t *bytes,
+			double *count)
+{
+	livecount__one(&m->lc, size, shed, bytes, count);
 }
 
 /* Biggest first, signed (--base), then most allocations. */

@@ -98,8 +98,31 @@ const int64_t *hd_model__dump_times(const struct hd_model *m, unsigned int *n);
  * every report says so.
  */
 uint64_t hd_model__sample_bytes(const struct hd_model *m);
-/* What one live block of @size bytes stands for in it, in *@bytes and *@count. */
-void hd_model__estimate(const struct hd_model *m, uint64_t size, uint64_t *bytes, double *count);
+
+/*
+ * How many of the described dump's live blocks the tracer recorded as
+ * samples while it shed load (shed= on their `live` records: -a's
+ * --on-full sample), 0: none. When not 0, live counts and bytes are
+ * estimates and every report says so.
+ */
+uint64_t hd_model__shed_blocks(const struct hd_model *m);
+
+/* Are the live counts and bytes estimates (either of the two above)? */
+bool hd_model__estimated(const struct hd_model *m);
+
+/*
+ * The estimated live bytes' standard error, in bytes (0: exact): the
+ * square root of the Horvitz-Thompson variance estimate (sampling.h),
+ * so the truth lies within 1.96 of them of the total 95% of the time.
+ */
+double hd_model__live_stderr(const struct hd_model *m);
+
+/*
+ * What one live block of @size bytes, shed at mean @shed (its record's
+ * shed=, 0: none), stands for in it, in *@bytes and *@count.
+ */
+void hd_model__estimate(const struct hd_model *m, uint64_t size, uint64_t shed, uint64_t *bytes,
+			double *count);
 
 /*
  * The live set: its stacks with live allocations (with a baseline: whose

@@ -107,6 +107,7 @@ static int take_proc(struct runstats *rs, const struct record *r)
 	p->temporary = r->temporary;
 	p->live = r->live;
 	p->bytes = r->bytes;
+	p->shed = r->shed;
 	return 0;
 }
 

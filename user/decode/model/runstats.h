@@ -27,6 +27,7 @@ struct rs_proc {
 	uint64_t peak, peak_count;
 	int64_t peak_time_ms;		/* wall clock, ms since the epoch */
 	uint64_t allocs, allocated, frees, temporary, live, bytes;
+	uint64_t shed;			/* of allocs, samples while the tracer shed load */
 	size_t nsamples, cap;		/* its `sample` records, in order: */
 	struct rs_sample { int64_t time_ms; uint64_t live, bytes; } *samples;
 };

@@ -65,9 +65,13 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 	 * (pace.h), at least every 10 ms (the session's SESSION_POLL_MS);
 	 * woken only when that falls behind: at half full; or, when the
 	 * traced processes wait for it (o->hold: stream/flow.h), at the
-	 * quarter where they are made to.
+	 * quarter where they are made to; or, when load is shed (o->shed), at
+	 * the quarter where it begins: a level more each eighth past it.
 	 */
-	skel->rodata->wakeup_bytes = o->ringbuf_bytes / (o->hold ? 4 : 2);
+	skel->rodata->wakeup_bytes = o->ringbuf_bytes / (o->hold || o->shed ? 4 : 2);
+	skel->rodata->shed_step = o->ringbuf_bytes / 8;
+	if (o->shed)
+		skel->bss->shed_mark = o->ringbuf_bytes / 4;
 	skel->rodata->free_wakeup_bytes = o->ringbuf_bytes / 2;
 	skel->rodata->filter_comm = o->comm != NULL;
 	if (o->comm)

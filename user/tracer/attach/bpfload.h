@@ -29,6 +29,7 @@ struct bpfload_opts {
 					 * refuses max_frames' (0: none) */
 	unsigned long ringbuf_bytes;	/* --ringbuf-size */
 	bool hold;			/* the traced processes wait at a quarter of it */
+	bool shed;			/* ... or allocations are sampled past it */
 	bool tails;			/* dwarf: deep stacks' tails checked in place (tail.h) */
 	unsigned int thread_slots;	/* --thread-slots, a power of two */
 	bool empty_probes, empty_read;	/* --empty-probes[=read] */

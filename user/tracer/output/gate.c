@@ -5,6 +5,7 @@
  * verdict folded into the exit status.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 
 #include "gate.h"
@@ -119,6 +120,10 @@ int gate__finish(struct gate *g, struct trace *t, int status)
 		gate__proc(g, v[i]);
 	free(v);
 	verdict = leakgate__finish(g->lg, stderr);
+	if (trace__stats(t)->shed_kept)
+		elog("the gates' numbers are estimates: heapsnoop fell behind and recorded %" PRIu64
+		     " allocations as samples for the rest (LOAD SHED above); --on-full hold "
+		     "makes them exact", trace__stats(t)->shed_kept);
 	if (g->failed) {
 		elog("out of memory while gating: the verdict is not trusted");
 		return HS_EXIT_ERROR;

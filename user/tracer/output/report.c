@@ -128,10 +128,14 @@ static bool acct_changed(const struct proc *p)
 	return p->allocated && p->acct.dirty;
 }
 
-/* A live block as the dump sorts them: by its stack, then by address. */
+/*
+ * A live block as the dump sorts them: by its stack, then by address;
+ * its size with its shed level (live_alloc's) in the top byte.
+ */
 struct blk {
 	uint64_t addr, size;
 };
+#define BLK_SHED_SHIFT	56
 
 /* A process's records by stack, as its tree's walk writes them. */
 struct stack_ctx {
@@ -150,7 +154,8 @@ static void count_live(const struct live_alloc *a, void *ctx)
 	uint32_t k = tree_log__index(c->pt->tl, a->stack);
 
 	if (c->place)
-		c->v[c->start[k]++] = (struct blk){ a->addr, a->size };
+		c->v[c->start[k]++] = (struct blk){ a->addr, (uint64_t)a->size |
+							       (uint64_t)a->shed << BLK_SHED_SHIFT };
 	else
 		c->start[k + 2]++;
 }
@@ -208,10 +213,14 @@ static int write_stack(void *ctx, uint32_t id, uint32_t node, bool last)
 
 
 	for (uint32_t i = c->start[k]; i < c->start[k + 1]; i++) {
-		r = (struct record){ .type = REC_LIVE, .pid = p->pid, .ptr = c->v[i].addr };
-		if (stack_part(c->pt, id, node, last, c->v[i].size, &r, tok)) {
+		uint64_t size = c->v[i].size & LIVE_SIZE_MAX;
+
+		r = (struct record){ .type = REC_LIVE, .pid = p->pid, .ptr = c->v[i].addr,
+				     .shed = hs_shed_mean((uint32_t)(c->v[i].size >>
+								    BLK_SHED_SHIFT)) };
+		if (stack_part(c->pt, id, node, last, size, &r, tok)) {
 			/* Only a size >= 2^63 has no token; said, never guessed. */
-			r.size = c->v[i].size;
+			r.size = size;
 			r.error = hs_strerror(-HS_ERANGE);
 		}
 		if (records__write(c->out, &r))
@@ -244,7 +253,8 @@ static int write_proc(const struct proc *p, FILE *out)
 			    .peak_count = a->peak_count, .allocs = a->allocs,
 			    .allocated = a->alloc_bytes, .frees = a->frees,
 			    .temporary = a->temporary, .live = tracker__count(p->live),
-			    .bytes = p->live_estimate, .comm = p->comm[0] ? p->comm : "?" };
+			    .bytes = p->live_estimate, .shed = p->shed_kept,
+			    .comm = p->comm[0] ? p->comm : "?" };
 
 	wall_of(a->peak_ns, &r.peak_time_s, &r.peak_time_ms);
 	return records__write(out, &r) ? -EIO : 0;

@@ -55,7 +55,8 @@ static void human_bytes(uint64_t b, char *buf, size_t cap)
  * before tracing began, and said apart. A call kept in the LRU hash, a
  * thread that ended inside a call, and a free sent to the ring buffer
  * because its CPU's log was full, a stack tail found or not (only what
- * the copy held changed), lose nothing. Interpreter frames not
+ * the copy held changed), lose nothing; nor does load shed by sampling
+ * (its samples stand for the rest, said apart). Interpreter frames not
  * sent lose no allocation: its stack says so (cut=unreadable), and the
  * accounting says how many.
  */
@@ -63,7 +64,8 @@ static bool is_loss(int k)
 {
 	return k != HS_CNT_UNMATCHED_RETURN && k != HS_CNT_SPILLED && k != HS_CNT_DIED_IN_CALL &&
 	       k != HS_CNT_FREE_LOG_FULL && k != HS_CNT_INTERP_LOST &&
-	       k != HS_CNT_INTERP_CODE_LOST && k != HS_CNT_TAIL_MISS;
+	       k != HS_CNT_INTERP_CODE_LOST && k != HS_CNT_TAIL_MISS && k != HS_CNT_SHED &&
+	       k != HS_CNT_SHED_BYTES;
 }
 
 static uint64_t lost_of(const uint64_t *cnt)
@@ -134,6 +136,19 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 		flog(out, "the live set above may miss allocations and include "
 			"freed ones; if the ring buffer filled, rerun with a larger "
 			"--ringbuf-size");
+	}
+	if (cnt[HS_CNT_SHED] || s->shed_kept) {
+		human_bytes(cnt[HS_CNT_SHED_BYTES], bytes, sizeof(bytes));
+		flog(out, "LOAD SHED: heapsnoop fell behind (a quarter of the ring buffer "
+			"waiting), so small allocations were recorded as samples meanwhile: %"
+			PRIu64 " recorded, each standing for its size or the sampling mean (%llu "
+			"KiB to %llu KiB, as far behind as it was), whichever is more, in place "
+			"of %" PRIu64 " not recorded (%s); the live bytes above and in the dumps "
+			"are estimates there (shed= on their live records; heapdecode says so), "
+			"counts and whole-run totals are of the allocations recorded; a larger "
+			"--ringbuf-size or more --unwind-threads shed less, and -p or a command "
+			"with --on-full hold none", s->shed_kept, HS_SHED_BASE >> 10,
+			hs_shed_mean(HS_SHED_LEVELS) >> 10, cnt[HS_CNT_SHED], bytes);
 	}
 	if (cnt[HS_CNT_COMM_FULL])
 		flog(out, "%" PRIu64 " processes named as --comm asks were not traced: "

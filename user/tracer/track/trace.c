@@ -230,17 +230,26 @@ static void check_coverage(struct trace *t, struct proc *p, const uint64_t *fram
 	}
 }
 
-/* The bytes a live block of @size stands for: itself, or if sampled its estimate. */
-static uint64_t estimate(const struct trace *t, uint64_t size)
+/*
+ * The bytes a live block of @size, recorded at shed level @shed, stands
+ * for: itself, or if sampled (--sample-bytes, shed load) its estimate.
+ */
+static uint64_t estimate(const struct trace *t, uint64_t size, uint32_t shed)
 {
-	return t->opts.sample_bytes ? sample_estimate(size, t->opts.sample_bytes) : size;
+	uint64_t bytes;
+	double count;
+
+	if (!t->opts.sample_bytes && !shed)
+		return size;
+	sample_stands_for(size, t->opts.sample_bytes, hs_shed_mean(shed), &count, &bytes, NULL);
+	return bytes;
 }
 
 /* @a is no longer live: freed by thread @tid, or replaced (!@freed). */
 static void uncharge(struct trace *t, struct proc *p, const struct live_alloc *a, uint32_t tid,
 		     bool freed)
 {
-	uint64_t bytes = estimate(t, a->size);
+	uint64_t bytes = estimate(t, a->size, a->shed);
 
 	p->live_estimate -= bytes;
 	acct__release(&p->acct, a->stack, tid, a->addr, bytes, freed);
@@ -370,12 +379,16 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 			 const uint64_t *frames, uint32_t n, uint32_t evflags,
 			 const struct unwind_grab *grab)
 {
-	uint32_t flags = 0, id;
+	uint32_t flags = 0, id, shed = (evflags & HS_EVF_SHED_MASK) >> HS_EVF_SHED_SHIFT;
 	struct live_alloc a, old;
 	bool created;
 	uint64_t est;
 	int replaced;
 
+	if (shed > HS_SHED_LEVELS) {
+		t->stats.bad_events++;
+		return;
+	}
 	if (evflags & HS_EVF_TRUNCATED)
 		flags |= STACK_TRUNCATED;
 	if (evflags & HS_EVF_STACK_FAULT)
@@ -428,7 +441,13 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 			release(t, p, ev->tid, ev->old_addr, ev->entry_pos);
 		}
 	}
-	a = (struct live_alloc){ .addr = ev->addr, .size = ev->size, .seq = t->seq, .stack = id };
+	a = (struct live_alloc){ .addr = ev->addr, .seq = t->seq, .stack = id,
+				 .size = ev->size < LIVE_SIZE_MAX ? ev->size : LIVE_SIZE_MAX,
+				 .shed = shed };
+	if (shed) {
+		t->stats.shed_kept++;
+		p->shed_kept++;
+	}
 	if (tracker__alloc(p->live, &a, &old, &replaced)) {
 		t->stats.no_memory++;
 		return;
@@ -437,7 +456,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		t->stats.missed_frees++;
 		uncharge(t, p, &old, 0, false);
 	}
-	est = estimate(t, a.size);
+	est = estimate(t, a.size, a.shed);
 	p->live_estimate += est;
 	if (acct__alloc(&p->acct, id, ev->tid, ev->addr, est, tracker__count(p->live),
 			p->live_estimate))

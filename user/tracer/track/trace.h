@@ -105,6 +105,7 @@ struct trace_stats {
 	uint64_t bad_events;		/* malformed ring buffer records */
 	uint64_t no_memory;		/* events dropped: out of memory */
 	uint64_t truncated_stacks;	/* allocations with a cut stack */
+	uint64_t shed_kept;		/* recorded as samples while load was shed */
 	uint64_t stack_faults;		/* ... with a frame that could not be read */
 	uint64_t jit_frames;		/* frames of new stacks in JIT code */
 	uint64_t jit_named;		/* ... named by their process's perf map or jitdump */
@@ -128,10 +129,12 @@ struct proc {
 	struct stack_tree *stacks;	/* its unique stacks */
 	struct acct acct;		/* whole-run counts, the peak */
 	/*
-	 * Its live bytes as acct counts them: with --sample-bytes each
-	 * sampled block's estimate (sampling.h), else tracker__bytes().
+	 * Its live bytes as acct counts them: with --sample-bytes or shed
+	 * load each sampled block's estimate (sampling.h), else
+	 * tracker__bytes().
 	 */
 	uint64_t live_estimate;
+	uint64_t shed_kept;		/* its allocations recorded as shed samples */
 };
 
 /*

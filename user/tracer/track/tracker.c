@@ -212,14 +212,14 @@ int tracker__alloc(struct tracker *t, const struct live_alloc *a, struct live_al
 	if (s) {
 		*replaced = *s;
 		*was_replaced = 1;
-		t->bytes += a->size - s->size;
+		t->bytes += (uint64_t)a->size - (uint64_t)s->size;
 		*s = *a;
 	} else {
 		if ((t->count + 1) * 4 > (t->cur.mask + 1) * 3 && grow(t))
 			return -ENOMEM;
 		table_insert(&t->cur, a);
 		t->count++;
-		t->bytes += a->size;
+		t->bytes += (uint64_t)a->size;
 	}
 	move_some(t, MOVE_STEP);
 	return 0;
@@ -237,7 +237,7 @@ int tracker__release(struct tracker *t, uint64_t addr, uint64_t before_seq,
 		return -EAGAIN;
 	*gone = *s;
 	t->count--;
-	t->bytes -= s->size;
+	t->bytes -= (uint64_t)s->size;
 	table_remove(in, (size_t)(s - in->slots));
 	move_some(t, MOVE_STEP);
 	return 0;

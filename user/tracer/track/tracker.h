@@ -15,10 +15,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Packed to 28 bytes: 4 less per live allocation than padded. */
+/*
+ * Packed to 28 bytes: 4 less per live allocation than padded. A size
+ * and its shed level are bit-fields: read them into a uint64_t before
+ * arithmetic (a 56-bit field's sum wraps at 2^56).
+ */
+#define LIVE_SIZE_MAX	((1ULL << 56) - 1)
 struct live_alloc {
 	uint64_t addr;		/* 0 marks an empty slot */
-	uint64_t size;		/* bytes */
+	uint64_t size : 56;	/* bytes (no allocation of 2^56 succeeds) */
+	/*
+	 * 0, or recorded as a sample while load was shed, at this level
+	 * (include/heapsnoop/event.h HS_EVF_SHED_MASK, hs_shed_mean())
+	 */
+	uint64_t shed : 8;
 	uint64_t seq;		/* its record's ring position + 1 (stream/ring.h) */
 	uint32_t stack;		/* its stack's id in the process's tree (stacktree.h) */
 } __attribute__((packed, aligned(4)));
