@@ -13,7 +13,7 @@
 # was lost (nothing, or the bench says so).
 # Workloads (POOL_ONLY): paths, tests/tracer/prog_paths POOL_PATHS (20:
 # 2^20 allocations, each a call path of its own, 26 frames by CFI); mt,
-# tests/tracer/prog_mt POOL_MT ("16 20000": 16 threads, 640,000 calls).
+# tests/tracer/prog_mt POOL_MT ("16 20000": 16 threads, 442,689 allocations).
 # On a machine whose CPUs the program keeps busy the pool can add little:
 # it is for CPUs the program leaves free. Nothing here is a test.
 #   usage: bench/pool.sh [BUILD_DIR]
