@@ -84,7 +84,7 @@ static const char usage_text[] =
 "                         thread's last one had and still has (its words\n"
 "                         checked in place: docs/DESIGN.md); for comparison\n"
 "      --unwind-threads N dwarf: unwind stacks on N threads beside the event\n"
-"                         loop's (default: one per CPU but one, up to 16;\n"
+"                         loop's (default: one per CPU but two, up to 16;\n"
 "                         0: the loop's thread alone)\n"
 "      --stack-copy BYTES dwarf: the most stack copied per allocation, a\n"
 "                         power of two from 512 to 1048576 (default: the\n"

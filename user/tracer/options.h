@@ -35,7 +35,7 @@ struct options {
 	bool unwind_fp;		/* --unwind fp; default dwarf */
 	unsigned int stack_copy;	/* --stack-copy bytes */
 	bool no_tails;		/* --no-tails: the whole stack copied every time */
-	/* --unwind-threads: beside the loop's; -1: one per CPU but one, up to 16 */
+	/* --unwind-threads: beside the loop's; -1: one per CPU but two, up to 16 */
 	int unwind_threads;
 	/*
 	 * --on-full: when heapsnoop falls behind, the traced processes wait

@@ -247,6 +247,8 @@ void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt)
 {
 	struct unwind_stats us;
 	struct cfi_stats cs;
+	unsigned int threads;
+	uint64_t pooled;
 	double hit;
 
 	if (trace__unwind_stats(t, &us, &cs))
@@ -258,6 +260,10 @@ void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt)
 		"(no CFI; %" PRIu64 " into JIT code), %" PRIu64 " by DWARF expression", us.stacks,
 		us.complete, us.cut, us.depth, us.fault, us.frames, us.fp_frames, us.jit_frames,
 		us.slow_frames);
+	if (trace__pool_share(t, &threads, &pooled) == 0)
+		flog(out, "unwinding pool: %u thread%s beside the loop's (--unwind-threads); "
+		     "%" PRIu64 " of the %" PRIu64 " stacks unwound by them", threads,
+		     threads == 1 ? "" : "s", pooled, us.stacks);
 	if (us.paged)
 		flog(out, "unwinding: %" PRIu64 " stacks copied page by page, around %" PRIu64
 			" pages never touched (read as holes)", us.paged, us.holes);

@@ -633,6 +633,14 @@ int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct c
 	return 0;
 }
 
+int trace__pool_share(const struct trace *t, unsigned int *threads, uint64_t *stacks)
+{
+	if (!t->pool)
+		return -ENOENT;
+	unwind_pool__share(t->pool, threads, stacks);
+	return 0;
+}
+
 int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 {
 	const struct hs_event *ev = data;

@@ -228,6 +228,13 @@ struct frametab *trace__frames(const struct trace *t);
 const struct trace_stats *trace__stats(const struct trace *t);
 /* --unwind dwarf: the unwinder's counts and its tables'; -ENOENT if off. */
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst);
+
+/*
+ * The unwinding pool's threads beside the loop's (--unwind-threads) into
+ * *@threads, and the stacks they unwound into *@stacks. Returns 0, or
+ * -ENOENT: no pool (--unwind fp).
+ */
+int trace__pool_share(const struct trace *t, unsigned int *threads, uint64_t *stacks);
 struct proc *trace__find_proc(const struct trace *t, pid_t pid);
 
 /*

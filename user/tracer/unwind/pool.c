@@ -289,6 +289,19 @@ void unwind_pool__stats(const struct unwind_pool *p, struct unwind_stats *st,
 		add_stats(st, cst, p->w[i].u);
 }
 
+void unwind_pool__share(const struct unwind_pool *p, unsigned int *threads, uint64_t *stacks)
+{
+	struct unwind_stats s;
+	struct cfi_stats c;
+
+	*threads = p->nthreads;
+	*stacks = 0;
+	for (unsigned int i = 0; i < p->nthreads; i++) {
+		unwinder__stats(p->w[i].u, &s, &c);
+		*stacks += s.stacks;
+	}
+}
+
 void unwind_pool__free(struct unwind_pool *p)
 {
 	if (!p)

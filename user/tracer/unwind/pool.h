@@ -99,6 +99,14 @@ struct unwinder *unwind_pool__own(struct unwind_pool *p);
 void unwind_pool__stats(const struct unwind_pool *p, struct unwind_stats *st,
 			struct cfi_stats *cst);
 
+/*
+ * The pool's threads beside the loop's, into *@threads, and how many of
+ * the stacks counted by unwind_pool__stats() they unwound, into
+ * *@stacks (the rest the loop's thread ran itself, or unwound again with
+ * newer mappings).
+ */
+void unwind_pool__share(const struct unwind_pool *p, unsigned int *threads, uint64_t *stacks);
+
 /* The threads ended (jobs in flight are run first); NULL: nothing. */
 void unwind_pool__free(struct unwind_pool *p);
 
