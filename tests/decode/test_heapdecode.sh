@@ -74,4 +74,38 @@ check "bad option exits 2" test $? -eq 2
 "$HD" "$T/does-not-exist" > /dev/null 2> "$T/nofile"
 check "missing file exits 2 with a message" bash -c "test $? -eq 2 && grep -q 'cannot open' '$T/nofile'"
 
+# 7. Never over what the user gave, never a silent wait on a terminal.
+head -n 3 "$T/in" | sed 's/^.*\(~m#[^ ]*\).*$/heapsnoop: live pid=7 ptr=0x1000 \1/' > "$T/log"
+printf 'heapsnoop: dump reason=exit\n' | cat - "$T/log" > "$T/leak.log"
+cp "$T/leak.log" "$T/leak.keep"
+"$HD" --flamegraph "$T/leak.log" < /dev/null > /dev/null 2> "$T/clob.err"
+check "an output named like the log (its name forgotten): exit 2" test $? -eq 2
+check "... the log left as it was" cmp -s "$T/leak.log" "$T/leak.keep"
+check "... said, with the command meant" \
+	grep -q -- "--flamegraph $T/leak.log: that file holds a heapsnoop log: not written over. Was it meant as the input? heapdecode --flamegraph OUT $T/leak.log" "$T/clob.err"
+"$HD" --folded > /dev/null 2>&1 < "$T/leak.log"
+check "--folded to standard output: read from a pipe as before" test $? -eq 0
+"$HD" --pprof "$T/leak.log" "$T/leak.log" > /dev/null 2> "$T/same.err"
+check "an output that is this run's input: exit 2, left as it was" \
+	bash -c "test $? -eq 2 && cmp -s '$T/leak.log' '$T/leak.keep' && grep -q 'that is an input of this run' '$T/same.err'"
+ln "$T/leak.log" "$T/hard.svg"
+"$HD" --flamegraph "$T/hard.svg" "$T/leak.log" > /dev/null 2> "$T/hard.err"
+check "... found by its inode, whatever its name (a hard link)" \
+	bash -c "test $? -eq 2 && cmp -s '$T/leak.log' '$T/leak.keep'"
+zstd -q -c "$T/leak.log" > "$T/leak.zst"
+"$HD" --speedscope "$T/leak.zst" "$T/leak.log" > /dev/null 2>&1
+check "a zstd file (a compressed log) is not written over either" \
+	bash -c "test $? -eq 2 && zstd -q -d -c '$T/leak.zst' | cmp -s - '$T/leak.keep'"
+echo '<svg>old</svg>' > "$T/old.svg"
+"$HD" --flamegraph "$T/old.svg" "$T/leak.log" > /dev/null 2>&1
+check "an output of an earlier run is written over, as asked" \
+	bash -c "test $? -eq 0 && ! grep -q old '$T/old.svg' && grep -q '<svg' '$T/old.svg'"
+script -qec "'$HD' --report" /dev/null < /dev/null > "$T/tty.out" 2>&1
+check "no input and a terminal: exit 2, no wait" test $? -eq 2
+check "... with how to give a log" grep -q "no log to read, and standard input is a terminal: name the log" "$T/tty.out"
+# A line typed at the terminal, then Ctrl-D (script's standard input is the terminal's).
+printf '%s\n\004' "$(head -n 1 "$T/bare")" | timeout 60 script -qec "'$HD' -" /dev/null > "$T/dash.out" 2>&1
+check "- reads the terminal all the same, to its end" \
+	bash -c "test $? -eq 0 && grep -q '^~b#size: ' '$T/dash.out'"
+
 [ $fails -eq 0 ]

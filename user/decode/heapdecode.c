@@ -22,6 +22,7 @@
 #include "formats/writers.h"
 #include "hdargs.h"
 #include "heapsnoop/exit.h"
+#include "outguard.h"
 #include "input/logread.h"
 #include "input/recconv.h"
 #include "model/model.h"
@@ -239,6 +240,16 @@ int main(int argc, char **argv)
 	if (err)
 		return err == 1 ? 0 : err;
 	setvbuf(stdout, obuf, _IOFBF, sizeof(obuf));
+	err = hd_outguard__input(argc - optind);
+	if (!err && a.output != HD_OUT_NONE) {
+		const struct hd_writer *w = hd_writer__of(a.output);
+
+		if (w && w->to_file)
+			err = hd_outguard__output(w->option, a.wo.path, argv + optind,
+						  argc - optind, a.base_file);
+	}
+	if (err)
+		return err;
 	if (a.output != HD_OUT_NONE || a.gating)
 		return run_model(&a, argv + optind, argc - optind);
 	return run_filter(a.ops, argv + optind, argc - optind);
