@@ -76,7 +76,7 @@ check "missing file exits 2 with a message" bash -c "test $? -eq 2 && grep -q 'c
 
 # 7. Never over what the user gave, never a silent wait on a terminal.
 head -n 3 "$T/in" | sed 's/^.*\(~m#[^ ]*\).*$/heapsnoop: live pid=7 ptr=0x1000 \1/' > "$T/log"
-printf 'heapsnoop: dump reason=exit\n' | cat - "$T/log" > "$T/leak.log"
+{ printf 'heapsnoop: dump reason=exit\n'; cat "$T/log"; printf 'heapsnoop: end-dump live=3\n'; } > "$T/leak.log"
 cp "$T/leak.log" "$T/leak.keep"
 "$HD" --flamegraph "$T/leak.log" < /dev/null > /dev/null 2> "$T/clob.err"
 check "an output named like the log (its name forgotten): exit 2" test $? -eq 2

@@ -208,7 +208,8 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		return HD_EXIT_ERROR;
 	}
 	status = read_log(m, w, files, nfiles, &malformed);
-	if (!status && !hd_model__records(m)) {
+	/* -s streams every line as it comes, a filter: it takes no record into @m. */
+	if (!status && !(w && w->line) && !malformed && !hd_model__records(m)) {
 		elog("no heapsnoop dump and no ~m# record in %s: not a heapsnoop log (heapsnoop "
 		     "-o FILE writes one; a device's ~m# lines are read too)", a->wo.input);
 		status = HD_EXIT_ERROR;

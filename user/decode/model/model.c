@@ -288,6 +288,16 @@ static int take_live(struct hd_model *m, const struct hd_line *l)
 	return err;
 }
 
+/* A record line of any kind counted; an end-dump closes its dump. */
+static void note_record(struct hd_model *m, const struct hd_line *l)
+{
+	if (m->replaying || l->rec.type == REC_NONE || l->parsed == HD_LINE_UNREAD)
+		return;
+	m->records++;
+	if (l->rec.type == REC_END_DUMP)
+		m->open_dump = false;
+}
+
 int hd_model__take(struct hd_model *m, const struct hd_line *l)
 {
 	const char *tok, *line = l->text;
@@ -298,11 +308,7 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 
 	if (m->done)
 		return 0;
-	if (!m->replaying && l->rec.type != REC_NONE && l->parsed != HD_LINE_UNREAD) {
-		m->records++;
-		if (l->rec.type == REC_END_DUMP)
-			m->open_dump = false;
-	}
+	note_record(m, l);
 	forget_join(m);
 	m->kept_err = 0;
 	if (l->parsed == HD_LINE_UNREAD) {
@@ -351,6 +357,7 @@ int hd_model__follow(struct hd_model *m, const struct hd_line *l)
 {
 	int err;
 
+	note_record(m, l);
 	forget_join(m);
 	m->kept_err = 0;
 	if (l->parsed == HD_LINE_UNREAD) {
