@@ -85,6 +85,7 @@ echo "heapsnoop: dump reason=exit time=2.000 live=1 bytes=1 stacks=1" > "$T/py0.
 frames 6 >> "$T/py0.log"
 echo "heapsnoop: live pid=6 ptr=0x10 $(enc 1 $PY $NAT)" >> "$T/py0.log"
 echo "heapsnoop: live pid=6 ptr=0x20 $(enc 2 $JIT $NAT)" >> "$T/py0.log"
+echo "heapsnoop: end-dump live=2" >> "$T/py0.log"
 "$HD" --report --by module "$T/py0.log" > "$T/mod"
 check "--by module: [python] and [jit]" \
 	bash -c "grep -q ' in 1 allocations: \[python\]$' '$T/mod' && grep -q ' in 1 allocations: \[jit\]$' '$T/mod'"
@@ -189,7 +190,8 @@ TOK=$(enc 5 "${D[@]:0:31}")
 for k in $(seq 31 31 1023); do TOK="$TOK $(enc 0 "${D[@]:$k:31}")"; done
 { echo "heapsnoop: dump reason=exit time=1.000 live=1 bytes=5 stacks=1"
   echo "heapsnoop: map pid=5 start=$BASE end=0x7f0001000000 off=0x0 buildid=- path=$LIB"
-  echo "heapsnoop: live pid=5 ptr=0x10 cut=depth depth=1024 $TOK"; } > "$T/max.log"
+  echo "heapsnoop: live pid=5 ptr=0x10 cut=depth depth=1024 $TOK"
+  echo "heapsnoop: end-dump live=1"; } > "$T/max.log"
 "$HD" --report "$T/max.log" > "$T/max"
 check "1024 frames, cut=depth: all shown, marked truncated" \
 	bash -c "grep -q '(stack truncated):' '$T/max' && grep -q '^    #1023 ' '$T/max'"

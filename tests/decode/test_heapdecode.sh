@@ -76,7 +76,7 @@ check "missing file exits 2 with a message" bash -c "test $? -eq 2 && grep -q 'c
 
 # 7. Never over what the user gave, never a silent wait on a terminal.
 head -n 3 "$T/in" | sed 's/^.*\(~m#[^ ]*\).*$/heapsnoop: live pid=7 ptr=0x1000 \1/' > "$T/log"
-printf 'heapsnoop: dump reason=exit\n' | cat - "$T/log" > "$T/leak.log"
+{ printf 'heapsnoop: dump reason=exit\n'; cat "$T/log"; printf 'heapsnoop: end-dump live=3\n'; } > "$T/leak.log"
 cp "$T/leak.log" "$T/leak.keep"
 "$HD" --flamegraph "$T/leak.log" < /dev/null > /dev/null 2> "$T/clob.err"
 check "an output named like the log (its name forgotten): exit 2" test $? -eq 2
@@ -107,5 +107,40 @@ check "... with how to give a log" grep -q "no log to read, and standard input i
 printf '%s\n\004' "$(head -n 1 "$T/bare")" | timeout 60 script -qec "'$HD' -" /dev/null > "$T/dash.out" 2>&1
 check "- reads the terminal all the same, to its end" \
 	bash -c "test $? -eq 0 && grep -q '^~b#size: ' '$T/dash.out'"
+
+# 8. Never a guess: a file with no record, a dump cut before its end-dump.
+"$HD" --report /etc/passwd > "$T/pw.out" 2> "$T/pw.err"
+check "a file that is no log: exit 2, said" bash -c "test $? -eq 2 && test ! -s '$T/pw.out' &&
+	grep -q 'no heapsnoop dump and no ~m# record in /etc/passwd: not a heapsnoop log' '$T/pw.err'"
+: > "$T/empty"
+"$HD" --fail-on-leak "$T/empty" > /dev/null 2>&1
+check "an empty file passes no gate: exit 2" test $? -eq 2
+# Two dumps of one and two blocks of 100 and 200 bytes; the second cut.
+tok() { "$HD" --encode <<< "~b#size: $1, 0x401000 0x402000"; }
+{
+	echo "heapsnoop: dump reason=interval time=1.000 live=1 bytes=100 stacks=1"
+	echo "heapsnoop: live pid=7 ptr=0x1000 $(tok 100)"
+	echo "heapsnoop: end-dump live=1"
+	echo "heapsnoop: dump reason=interval time=2.000 live=2 bytes=300 stacks=2"
+	echo "heapsnoop: live pid=7 ptr=0x1000 $(tok 200)"
+} > "$T/cut.log"
+"$HD" --report "$T/cut.log" > "$T/cut.out" 2> "$T/cut.err"
+check "a cut last dump: exit 1" test $? -eq 1
+check "... the last complete one reported (100 bytes in 1 allocation)" \
+	grep -q '^total: 100 bytes in 1 allocations' "$T/cut.out"
+check "... said, with --dump to read the cut one" grep -q \
+	"cut.log: its last dump, dump 2, has no end-dump (the log was cut while heapsnoop wrote it, or is read while it writes): dump 1, the last complete one, is reported (--dump 2 reads the cut one as far as it goes)" \
+	"$T/cut.err"
+"$HD" --report --dump 2 "$T/cut.log" > "$T/cut2.out" 2> "$T/cut2.err"
+check "--dump 2: the cut dump as far as it goes, said, exit 1" bash -c "test $? -eq 1 &&
+	grep -q '^total: 200 bytes in 1 allocations' '$T/cut2.out' &&
+	grep -q 'dump 2 has no end-dump' '$T/cut2.err'"
+"$HD" --report < "$T/cut.log" > "$T/cutin.out" 2> "$T/cutin.err"
+check "from a pipe (not read twice): the cut dump, said, exit 1" bash -c "test $? -eq 1 &&
+	grep -q 'stdin: dump 2 has no end-dump' '$T/cutin.err'"
+echo "heapsnoop: end-dump live=1" >> "$T/cut.log"
+"$HD" --report "$T/cut.log" > "$T/whole.out" 2> "$T/whole.err"
+check "the same dump ended: exit 0, nothing said, it reported" bash -c "test $? -eq 0 &&
+	test ! -s '$T/whole.err' && grep -q '^total: 200 bytes in 1 allocations' '$T/whole.out'"
 
 [ $fails -eq 0 ]

@@ -16,7 +16,12 @@ expect_sampled "$T/rec" 50000 4096
 # The whole-run reports say it too (the tracer's proc/stack/sample records).
 check "--stats says which values are estimates" \
 	bash -c "'$HD' --stats '$T/rec' | head -1 | grep -q '^estimated: a sample by bytes, one per 4096 bytes'"
-check "--growth says so" bash -c "'$HD' --growth '$T/rec' | grep -q '^estimated: '"
+# --growth compares dumps: the run's one twice over.
+cat "$T/rec" "$T/rec" > "$T/rec2"
+check "--growth says so" bash -c "'$HD' --growth '$T/rec2' | grep -q '^estimated: '"
+"$HD" --growth "$T/rec" > /dev/null 2> "$T/growth1.err"
+check "--growth on one dump: exit 2, with how to get more" bash -c "test $? -eq 2 &&
+	grep -q -- '--growth compares dumps, and the input holds 1: heapsnoop -i SECS' '$T/growth1.err'"
 check "--json gives the mean" bash -c "'$HD' --json '$T/rec' | grep -q '\"sample_bytes\": 4096'"
 "$HD" --timeline "$T/tl.svg" "$T/rec" && "$HD" --massif "$T/ms" "$T/rec"
 check "--timeline's title says estimated" grep -q 'bytes estimated: a sample by bytes, one per 4096 bytes on average' "$T/tl.svg"

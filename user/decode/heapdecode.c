@@ -126,6 +126,56 @@ static int write_output(struct hd_model *m, const struct hd_writer *w, const str
 	return w->write(m, &a->wo, f) ? HD_EXIT_ERROR : 0;
 }
 
+/* Can @files be read again (no standard input among them)? */
+static bool rereadable(char *const *files, int nfiles)
+{
+	if (!nfiles)
+		return false;
+	for (int i = 0; i < nfiles; i++)
+		if (!strcmp(files[i], "-"))
+			return false;
+	return true;
+}
+
+/*
+ * @m's last dump has no end-dump: say so and, where the input can be read
+ * again and no dump was named, read it again up to the dump before, into
+ * *@m. Returns 0 (said; *@m the model to report), or HD_EXIT_ERROR.
+ */
+static int take_complete(const struct hd_args *a, const struct hd_writer *w,
+			 struct symbolizer *sym, char *const *files, int nfiles,
+			 struct hd_model **m, unsigned long *malformed)
+{
+	unsigned int n = hd_model__dumps(*m);
+	struct hd_model_opts mo = a->mo;
+	struct hd_model *prev;
+
+	if (a->mo.dump || n < 2 || !rereadable(files, nfiles) || (w && w->line)) {
+		elog("%s: dump %u has no end-dump (the log was cut while heapsnoop wrote it, or "
+		     "is read while it writes): what it holds is reported, and may lack blocks "
+		     "and whole-run counts%s", a->wo.input, n,
+		     n < 2 ? "" : "; --dump N picks a complete one");
+		return 0;
+	}
+	mo.dump = n - 1;
+	prev = hd_model__new(&mo, sym);
+	if (!prev) {
+		elog("out of memory");
+		return HD_EXIT_ERROR;
+	}
+	if (read_log(prev, w, files, nfiles, malformed)) {
+		hd_model__free(prev);
+		return HD_EXIT_ERROR;
+	}
+	elog("%s: its last dump, dump %u, has no end-dump (the log was cut while heapsnoop "
+	     "wrote it, or is read while it writes): dump %u, the last complete one, is "
+	     "reported (--dump %u reads the cut one as far as it goes)", a->wo.input, n, n - 1,
+	     n);
+	hd_model__free(*m);
+	*m = prev;
+	return 0;
+}
+
 static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 {
 	const struct hd_writer *w = hd_writer__of(a->output);
@@ -136,6 +186,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 	struct outfile *out = NULL;
 	unsigned long malformed = 0;
 	int status, gate = 0;
+	bool incomplete = false;
 
 	/*
 	 * Opened first (a path that cannot be written fails at once), emptied
@@ -157,6 +208,16 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		return HD_EXIT_ERROR;
 	}
 	status = read_log(m, w, files, nfiles, &malformed);
+	/* -s streams every line as it comes, a filter: it takes no record into @m. */
+	if (!status && !(w && w->line) && !malformed && !hd_model__records(m)) {
+		elog("no heapsnoop dump and no ~m# record in %s: not a heapsnoop log (heapsnoop "
+		     "-o FILE writes one; a device's ~m# lines are read too)", a->wo.input);
+		status = HD_EXIT_ERROR;
+	}
+	if (!status && !a->all_dumps && hd_model__incomplete(m)) {
+		incomplete = true;
+		status = take_complete(a, w, sym, files, nfiles, &m, &malformed);
+	}
 	if (a->all_dumps && !status)
 		write_each(m, (void *)a);	/* the last dump */
 	if (!status && a->base) {
@@ -194,7 +255,9 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		     gate > 0 ? ": the gate's verdict is not trusted" : "");
 		status = HD_EXIT_MALFORMED;
 	}
-	return status ? status : gate;
+	if (status || gate)
+		return status ? status : gate;
+	return incomplete ? HD_EXIT_MALFORMED : 0;
 }
 
 /*

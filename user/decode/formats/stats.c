@@ -15,6 +15,7 @@
 #include "formats/stats.h"
 #include "formats/textout.h"
 #include "framefmt.h"
+#include "msg.h"
 
 /* "YYYY-MM-DD HH:MM:SS.mmm" (UTC) of @ms since the epoch. */
 static void format_time(int64_t ms, char *buf, size_t cap)
@@ -140,9 +141,16 @@ int hd_stats__growth(struct hd_model *m, unsigned int top, FILE *out)
 	unsigned int ndumps = hd_model__dumps(m);
 	struct hd_growth *g;
 	size_t k;
-	int err = hd_growth__list(m, &g, &k);
+	int err;
 	char why[160];
 
+	if (ndumps < 2) {
+		elog("--growth compares dumps, and the input holds %u: heapsnoop -i SECS "
+		     "writes one every SECS seconds, kill -USR1 asks for one now (-A appends "
+		     "runs to one log)", ndumps);
+		return -EINVAL;
+	}
+	err = hd_growth__list(m, &g, &k);
 	if (err == -ENOENT)
 		fputs("no whole-run records (stack) in the input\n", out);
 	if (err)

@@ -27,7 +27,8 @@ int hd_stats__write(struct hd_model *m, enum hd_sort sort, unsigned int top, FIL
 /*
  * --growth: the @top stacks that grew, biggest growth first: total and
  * per dump, and in how many of the intervals between dumps. Returns 0,
- * -ENOENT (as above) or -ENOMEM.
+ * -ENOENT (as above), -EINVAL (fewer than two dumps: said on standard
+ * error, with how to get more) or -ENOMEM.
  */
 int hd_stats__growth(struct hd_model *m, unsigned int top, FILE *out);
 

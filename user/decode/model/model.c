@@ -45,6 +45,8 @@ struct hd_model {
 	struct hd_model *base;	/* --base: subtracted (hd_model__subtract) */
 	unsigned int ndumps;	/* dump headers taken in */
 	bool done;		/* past the dump --dump names: ignore the rest */
+	bool open_dump;		/* the last dump header had no end-dump yet */
+	uint64_t records;	/* record lines and tokens seen, of any kind */
 	struct runstats *rs;	/* the whole run */
 	struct join *join;	/* both, made when first asked for */
 	struct frametab *frames;	/* `frame` and `jit` records, every dump's */
@@ -184,6 +186,7 @@ static int take_dump(struct hd_model *m, const struct record *rec)
 	if (m->opts.each_dump && m->ndumps)
 		m->opts.each_dump(m, m->opts.ctx);
 	m->ndumps++;
+	m->open_dump = true;
 	if (runstats__dump_time(m->rs, m->ndumps, rec->time_s * 1000 + rec->time_ms))
 		return -HS_ENOSPC;
 	reset(m);
@@ -285,6 +288,16 @@ static int take_live(struct hd_model *m, const struct hd_line *l)
 	return err;
 }
 
+/* A record line of any kind counted; an end-dump closes its dump. */
+static void note_record(struct hd_model *m, const struct hd_line *l)
+{
+	if (m->replaying || l->rec.type == REC_NONE || l->parsed == HD_LINE_UNREAD)
+		return;
+	m->records++;
+	if (l->rec.type == REC_END_DUMP)
+		m->open_dump = false;
+}
+
 int hd_model__take(struct hd_model *m, const struct hd_line *l)
 {
 	const char *tok, *line = l->text;
@@ -295,6 +308,7 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 
 	if (m->done)
 		return 0;
+	note_record(m, l);
 	forget_join(m);
 	m->kept_err = 0;
 	if (l->parsed == HD_LINE_UNREAD) {
@@ -317,6 +331,7 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 
 		rest -= (size_t)(tok + len - line);
 		line = tok + len;
+		m->records++;
 		err = hs_token_decode(tok, len, &rec);
 		if (err)
 			return err;
@@ -342,6 +357,7 @@ int hd_model__follow(struct hd_model *m, const struct hd_line *l)
 {
 	int err;
 
+	note_record(m, l);
 	forget_join(m);
 	m->kept_err = 0;
 	if (l->parsed == HD_LINE_UNREAD) {
@@ -379,6 +395,16 @@ bool hd_model__is_diff(const struct hd_model *m)
 unsigned int hd_model__dumps(const struct hd_model *m)
 {
 	return m->ndumps;
+}
+
+bool hd_model__incomplete(const struct hd_model *m)
+{
+	return m->ndumps && m->open_dump;
+}
+
+uint64_t hd_model__records(const struct hd_model *m)
+{
+	return m->records;
 }
 
 const int64_t *hd_model__dump_times(const struct hd_model *m, unsigned int *n)

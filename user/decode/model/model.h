@@ -89,6 +89,19 @@ bool hd_model__is_diff(const struct hd_model *m);
 
 /* How many dumps were taken in (up to the one --dump names). */
 unsigned int hd_model__dumps(const struct hd_model *m);
+
+/*
+ * Did the last dump taken in end before its `end-dump` record (a log cut
+ * while the tracer wrote it, or read while it writes)? Its live set may
+ * lack blocks, its whole-run records may be missing.
+ */
+bool hd_model__incomplete(const struct hd_model *m);
+
+/*
+ * How many record lines (a heapsnoop keyword: dump, live, map, ...) and
+ * `~m#` tokens were read, of any kind: 0 for a file that is no log.
+ */
+uint64_t hd_model__records(const struct hd_model *m);
 /* When each was written, ms since the epoch, by number (index 0 unused; *@n). */
 const int64_t *hd_model__dump_times(const struct hd_model *m, unsigned int *n);
 
