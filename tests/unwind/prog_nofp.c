@@ -12,8 +12,12 @@
  *   2 x 2222 bytes: lib_leaf p_late_cb late_mid late_enter p_late main
  *   1 x 5555 bytes: lib_leaf p_bigframe, then pages never touched: the
  *                   frames below them, marked unreadable past there
- *   1 x 4444 bytes: lib_leaf p_recurse... (80 KiB deep: more than any
- *                   stack copy, so cut and counted as truncated)
+ *   1 x 4444 bytes: lib_leaf p_recurse... (80 KiB deep: whole when every
+ *                   page of it is present, else read page by page to
+ *                   64 KiB and cut there, counted; where its 4 KiB
+ *                   frames fall in pages depends on where ASLR puts the
+ *                   stack's top; test_stackcut.sh cuts it with
+ *                   --stack-copy 16384)
  *
  * Every function uses its callee's result after the call, so none of the
  * calls is a tail jump and the chains are the source's.

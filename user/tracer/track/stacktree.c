@@ -6,15 +6,22 @@
  *
  * A node, packed in a byte arena at its id (its offset):
  *
- *   u32  parent     a node's id, or STACK_TREE_ROOT | cut flags
+ *   u32  parent     a node's id (even) | lean (1), or STACK_TREE_ROOT |
+ *                   cut flags
  *   u16  header     frames (11 bits), ends a stack (1), cut flags (3),
  *                   has children in the index (1)
- *   u8   fp[2]      a byte of the hash of each inline child's key
- *   u32  kid[2]     its first two children (id + 1; 0: none)
+ *   u8   fp[2]      a byte of the hash of each inline child's key  } not
+ *   u32  kid[2]     its first two children (id + 1; 0: none)       } lean
  *   [STACK_TREE_PAYLOAD bytes, if it ends a stack]
  *   its frames      each LEB128(zigzag(frame - the frame before it)),
  *                   the one before the first being its parent's last
  *                   (0 at the root)
+ *
+ * A node made for a new stack under another node is lean: a leaf, as
+ * most stay (a stack that goes on past a leaf's end is rare), with no
+ * room for inline children: 10 bytes less a stack; children it gets go
+ * to the index. Its parent field's low bit says so (ids are even); a
+ * root's children, and a node a split makes (a branch), have the room.
  *
  * A child is found by its key, (parent, its first frame's varint), or
  * (parent, none) for a node of no frames: among its parent's two inline
@@ -53,6 +60,8 @@
 #define HDR_FLAGS_SHIFT	12
 #define HDR_INDEXED	0x8000u		/* children past the inline two, in the index */
 #define NODE_HDR	16		/* parent, header, fp[2], kid[2] */
+#define NODE_LEAN_HDR	6		/* parent, header: a lean node's */
+#define PARENT_LEAN	1u		/* the parent field's bit: lean */
 #define NODE_FP		6
 #define NODE_KID	8
 #define INLINE_KIDS	2
@@ -93,7 +102,7 @@ static inline unsigned char *at(const struct stack_tree *st, uint32_t id)
 	return st->chunks[id >> CHUNK_SHIFT] + (id & (CHUNK_SIZE - 1));
 }
 
-static inline uint32_t get_parent(const unsigned char *n)
+static inline uint32_t raw_parent(const unsigned char *n)
 {
 	uint32_t v;
 
@@ -101,9 +110,39 @@ static inline uint32_t get_parent(const unsigned char *n)
 	return v;
 }
 
+/* Is node @n lean (no inline children)? */
+static inline bool is_lean(const unsigned char *n)
+{
+	uint32_t v = raw_parent(n);
+
+	return stack_tree__is_node(v) && (v & PARENT_LEAN);
+}
+
+static inline uint32_t get_parent(const unsigned char *n)
+{
+	uint32_t v = raw_parent(n);
+
+	return stack_tree__is_node(v) ? v & ~PARENT_LEAN : v;
+}
+
+/* @n's parent is @v now; lean if @lean (a node's child only). */
+static inline void put_parent(unsigned char *n, uint32_t v, bool lean)
+{
+	if (lean && stack_tree__is_node(v))
+		v |= PARENT_LEAN;
+	memcpy(n, &v, sizeof(v));
+}
+
+/* @n's parent is @v now, @n as lean as it was. */
 static inline void set_parent(unsigned char *n, uint32_t v)
 {
-	memcpy(n, &v, sizeof(v));
+	put_parent(n, v, is_lean(n));
+}
+
+/* The bytes before node @n's payload (if any) and frames. */
+static inline size_t hdr_size(const unsigned char *n)
+{
+	return is_lean(n) ? NODE_LEAN_HDR : NODE_HDR;
 }
 
 static inline uint16_t get_hdr(const unsigned char *n)
@@ -123,6 +162,8 @@ static inline uint32_t get_kid(const unsigned char *n, int j)
 {
 	uint32_t v;
 
+	if (is_lean(n))
+		return 0;
 	memcpy(&v, n + NODE_KID + 4 * j, sizeof(v));
 	return v;
 }
@@ -136,7 +177,7 @@ static inline void set_kid(unsigned char *n, int j, uint32_t v, uint8_t fp)
 /* Where node @n's frames start. */
 static inline unsigned char *edge_of(unsigned char *n)
 {
-	return n + NODE_HDR + (get_hdr(n) & HDR_STACK ? STACK_TREE_PAYLOAD : 0);
+	return n + hdr_size(n) + (get_hdr(n) & HDR_STACK ? STACK_TREE_PAYLOAD : 0);
 }
 
 static inline unsigned int put_varint(unsigned char *p, uint64_t v)
@@ -441,7 +482,7 @@ static void add_child(struct stack_tree *st, uint32_t parent, uint64_t key, uint
 
 	if (stack_tree__is_node(parent)) {
 		n = at(st, parent);
-		for (int j = 0; j < INLINE_KIDS; j++) {
+		for (int j = 0; j < INLINE_KIDS && !is_lean(n); j++) {
 			if (!get_kid(n, j)) {
 				set_kid(n, j, id + 1, fp_of(key_hash(parent, key)));
 				return;
@@ -508,7 +549,9 @@ void stack_tree__free(struct stack_tree *st)
 static uint32_t add_node(struct stack_tree *st, uint32_t parent, const uint64_t *frames,
 			 uint32_t k, uint64_t prev, uint32_t flags, bool stack)
 {
-	size_t size = NODE_HDR + (stack ? STACK_TREE_PAYLOAD : 0);
+	bool lean = stack_tree__is_node(parent);
+	size_t hdr = lean ? NODE_LEAN_HDR : NODE_HDR;
+	size_t size = hdr + (stack ? STACK_TREE_PAYLOAD : 0);
 	uint64_t p = prev, key = KEY_NONE;
 	unsigned char *n, *e;
 	uint32_t id;
@@ -521,8 +564,8 @@ static uint32_t add_node(struct stack_tree *st, uint32_t parent, const uint64_t 
 	if (id == NO_NODE)
 		return NO_NODE;
 	n = at(st, id);
-	memset(n, 0, NODE_HDR + (stack ? STACK_TREE_PAYLOAD : 0));
-	set_parent(n, parent);
+	memset(n, 0, hdr + (stack ? STACK_TREE_PAYLOAD : 0));
+	put_parent(n, parent, lean);
 	set_hdr(n, (uint16_t)(k | (stack ? HDR_STACK : 0) | flags << HDR_FLAGS_SHIFT));
 	e = edge_of(n);
 	for (uint32_t i = k; i-- > 0; prev = frames[i]) {
@@ -567,7 +610,7 @@ static uint32_t split(struct stack_tree *st, uint32_t id, uint32_t k, bool stack
 	n = at(st, id);		/* the first chunk may have moved */
 	yn = at(st, y);
 	memset(yn, 0, NODE_HDR + (stack ? STACK_TREE_PAYLOAD : 0));
-	set_parent(yn, parent);
+	put_parent(yn, parent, false);
 	set_hdr(yn, (uint16_t)(k | (stack ? HDR_STACK : 0) |
 			       (hdr & ~(HDR_FRAMES | HDR_STACK | HDR_INDEXED))));
 	e = edge_of(n);
@@ -654,7 +697,9 @@ int stack_tree__intern(struct stack_tree *st, const uint64_t *frames, uint32_t n
 
 unsigned char *stack_tree__payload(const struct stack_tree *st, uint32_t id)
 {
-	return at(st, id) + NODE_HDR;
+	const unsigned char *n = at(st, id);
+
+	return at(st, id) + hdr_size(n);
 }
 
 uint32_t stack_tree__flags(const struct stack_tree *st, uint32_t id)
