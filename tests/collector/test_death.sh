@@ -58,7 +58,7 @@ ours() {
 }
 # killed MODE NAME ARGS...: started, killed with SIGKILL (KSIG) once it said ready.
 killed() {
-	local mode=$1 name=$2 line bg; shift 2
+	local mode=$1 name=$2; shift 2
 	rm -f "$T/$name".*
 	mkfifo "$T/$name.fifo"
 	case $mode in
@@ -68,13 +68,7 @@ killed() {
 	AS) HEAPSNOOP_SAMPLE_BYTES=4096 HEAPSNOOP_SEED=7 HEAPSNOOP_OUTPUT=$T/$name.rec \
 		LD_PRELOAD=$PL "$PD" "$T/$name.list" "$@" ;;
 	esac > "$T/$name.fifo" 2> "$T/$name.err" &
-	bg=$!
-	exec 9< "$T/$name.fifo"
-	wait_line 9 '^ready [0-9]+$' "$T/$name.out"
-	line=$(tail -n 1 "$T/$name.out")
-	kill -"${KSIG:-9}" "${line#ready }"
-	exec 9<&-
-	wait "$bg"
+	kill_at_ready "$name" $!
 }
 
 # --- the ways to end, each under heapsnoop and alone, whole and sampled ----

@@ -84,17 +84,11 @@ small() {
 }
 # killed MODE NAME ARGS...: started, killed with KSIG (9) once it said ready.
 killed() {
-	local mode=$1 name=$2 line bg; shift 2
+	local mode=$1 name=$2; shift 2
 	rm -f "$T/$name".*
 	mkfifo "$T/$name.fifo"
 	small "$mode" "$name" "$@" > "$T/$name.fifo" 2> "$T/$name.err" &
-	bg=$!
-	exec 9< "$T/$name.fifo"
-	wait_line 9 '^ready [0-9]+$' "$T/$name.out"
-	line=$(tail -n 1 "$T/$name.out")
-	kill -"${KSIG:-9}" "${line#ready }"
-	exec 9<&-
-	wait "$bg"
+	kill_at_ready "$name" $!
 }
 checked() { # NAME LIST RECORDS
 	local out

@@ -112,6 +112,19 @@ expect_semantics() { # RECORDS
 # Read lines from file descriptor FD until one matches REGEX (timeout 60 s
 # a line, or HS_TEST_TIMEOUT seconds: the kernel matrix raises it for qemu
 # without KVM, tests/kmatrix).
+# A program started in the background (pid BG) writing $T/NAME.fifo says
+# "ready PID" when PID should die: its lines copied to $T/NAME.out, then
+# PID killed by signal KSIG (9), and BG waited for.
+kill_at_ready() { # NAME BG
+	local line
+	exec 9< "$T/$1.fifo"
+	wait_line 9 '^ready [0-9]+$' "$T/$1.out"
+	line=$(tail -n 1 "$T/$1.out")
+	kill -"${KSIG:-9}" "${line#ready }"
+	exec 9<&-
+	wait "$2"
+}
+
 wait_line() { # FD REGEX [COPY_TO]
 	local line rc
 	while IFS= read -r -t "${HS_TEST_TIMEOUT:-60}" line <&"$1"; rc=$?; [ "$rc" -eq 0 ]; do
