@@ -697,9 +697,9 @@ int stack_tree__intern(struct stack_tree *st, const uint64_t *frames, uint32_t n
 
 unsigned char *stack_tree__payload(const struct stack_tree *st, uint32_t id)
 {
-	const unsigned char *n = at(st, id);
+	unsigned char *n = at(st, id);
 
-	return at(st, id) + hdr_size(n);
+	return n + hdr_size(n);
 }
 
 uint32_t stack_tree__flags(const struct stack_tree *st, uint32_t id)
