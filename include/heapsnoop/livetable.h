@@ -68,9 +68,12 @@
 #define LT_HDR_SIZE	4096u
 
 /*
- * Frames a stack holds at most: as many as a record
- * (user/common/records.h's REC_MAX_DEPTH: 1024, in continuation tokens of
- * the codec's 31; the collector asserts they agree).
+ * Frames a stack holds at most: 1024, in continuation tokens of the
+ * codec's 31; no more than a record holds (user/common/records.h's
+ * REC_MAX_DEPTH, 16384: the collector asserts it). Fewer than the tracer
+ * keeps because the collector walks a deep stack into a buffer on the
+ * allocating thread's own stack (8 KiB; 16384 frames would be 128 KiB, more
+ * than a small thread's whole stack); a deeper one says cut=depth.
  */
 #define LT_MAX_DEPTH	1024
 

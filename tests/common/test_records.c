@@ -307,7 +307,7 @@ static void test_malformed(void **state)
 		{ "heapsnoop: live pid=1 ptr=0x10 depth=40 ~m#AAA", REC_LIVE },
 		{ "heapsnoop: live pid=1 ptr=0x10 depth=40 ~m#AAA ~m#B ~m#C", REC_LIVE },
 		{ "heapsnoop: live pid=1 ptr=0x10 depth=31 ~m#AAA", REC_LIVE },
-		{ "heapsnoop: live pid=1 ptr=0x10 depth=1025 ~m#A ~m#B", REC_LIVE },
+		{ "heapsnoop: live pid=1 ptr=0x10 depth=16385 ~m#A ~m#B", REC_LIVE },
 		{ "heapsnoop: live pid=1 ptr=0x10 depth=-40 ~m#A ~m#B", REC_LIVE },
 		{ "heapsnoop: live pid=1 ptr=0x10 depth=40 size=9 unencodable: x", REC_LIVE },
 		{ "heapsnoop: live pid=1 ptr=0x10 depth=40  ~m#A ~m#B", REC_LIVE },
@@ -665,7 +665,7 @@ static void test_frame_records(void **state)
 static void test_tree_records(void **state)
 {
 	static uint64_t frames[REC_MAX_DEPTH], back[REC_MAX_DEPTH];
-	static const uint32_t counts[] = { 1, 2, 31, 100, REC_MAX_DEPTH };
+	static const uint32_t counts[] = { 1, 2, 31, 100, REC_NODE_MAX_FRAMES };
 	struct record tree = { .type = REC_TREE, .pid = 7, .nodes = UINT32_MAX }, p;
 	struct record live = { .type = REC_LIVE, .pid = 7, .ptr = 0x55d0c3a52a40,
 			       .has_node = true, .node = 123, .size = UINT64_MAX };
@@ -768,7 +768,7 @@ static void test_tree_malformed(void **state)
 		{ "heapsnoop: node pid=7 level=0 frames=0x1,,0x2", REC_NODE },
 		{ "heapsnoop: node pid=7 level=0 frames=0x11112222333344445", REC_NODE },
 		{ "heapsnoop: node pid=7 level=0 frames=0x1g", REC_NODE },
-		{ "heapsnoop: node pid=7 level=1024 frames=0x1", REC_NODE },
+		{ "heapsnoop: node pid=7 level=16384 frames=0x1", REC_NODE },
 		{ "heapsnoop: node pid=7 level=x frames=0x1", REC_NODE },
 		{ "heapsnoop: node pid=7 frames=0x1", REC_NODE },
 		{ "heapsnoop: live pid=1 ptr=0x10 size=5 node=", REC_LIVE },
@@ -783,7 +783,7 @@ static void test_tree_malformed(void **state)
 		{ "heapsnoop: stack pid=1 allocs=1 allocated=1 frees=0 temporary=0 live=1 bytes=1 "
 		  "peak=1 peak_count=1 node=-1", REC_STACK },
 	};
-	char list[REC_MAX_DEPTH * 4 + 64];
+	char list[REC_NODE_MAX_FRAMES * 4 + 64];
 	struct record r;
 	size_t n;
 
@@ -794,10 +794,10 @@ static void test_tree_malformed(void **state)
 	}
 	/* The deepest list, and one frame more. */
 	n = (size_t)snprintf(list, sizeof(list), "heapsnoop: node pid=7 level=0 frames=0x1");
-	for (int i = 1; i < REC_MAX_DEPTH; i++)
+	for (int i = 1; i < REC_NODE_MAX_FRAMES; i++)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, ",0x1");
 	assert_int_equal(records__parse(list, &r), 0);
-	assert_int_equal(r.nframes, REC_MAX_DEPTH);
+	assert_int_equal(r.nframes, REC_NODE_MAX_FRAMES);
 	snprintf(list + n, sizeof(list) - n, ",0x1");
 	assert_int_equal(records__parse(list, &r), -EINVAL);
 	/* A later writer's fields after a blank: read past. */

@@ -10,9 +10,10 @@
 # `stack` records and in every output of heapdecode (-s, --report,
 # --folded, --json, --speedscope, --pprof read by `go tool pprof`) and in
 # heapsnoop's own -s summary; no record is cut. The same under the
-# collector (--preload, its CFI walk and --unwind fp). Past what is kept:
-# dwarf's 1024 frames of a record (deep 1100), fp's BPF walk of 128 (deep
-# 200), the innermost kept, in order, cut=depth. A kernel whose verifier
+# collector (--preload, its CFI walk and --unwind fp). Deep 1100 (1104
+# frames) whole, its node a chain's second. Past what is kept: dwarf's
+# 16384 frames of a record (deep 16400), the collector's 1024 (deep 1100),
+# fp's BPF walk of 128 (deep 200), the innermost kept, in order, cut=depth. A kernel whose verifier
 # refuses fp's walk of 128 (Linux 5.10, 6.1) gets 31, said; the test then
 # checks those. About 10 s.
 set -u
@@ -186,14 +187,38 @@ expect_eq "--preload --unwind fp, deep 60: depth=62 in two tokens; no record cut
 	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* depth=62 ~m#[^ ]* ~m#[^ ]*$' plfp60) $(grep -c ' cut=' plfp60)" "1 0"
 expect_frames "--preload --unwind fp, deep 60" plfp60 "" wantfp60 "report folded json speedscope"
 
-# Past a record's 1024 frames (dwarf): the innermost 1024, in order, said.
-"$HS" -q --stack-copy 65536 -o rec1100 -- "$PD" 1100 > /dev/null 2> err1100
+# Deeper than a node's run of 1024 frames (dwarf): deep 1100, 1104 frames,
+# whole, its record's node the second of a chain (the first full).
+"$HS" -s -q -o rec1100 -- "$PD" 1100 > /dev/null 2> err1100
 traced "dwarf, deep 1100" $? err1100
-expect_eq "dwarf, deep 1100: its 1024 innermost frames, cut=depth" \
-	"$(blines rec1100 live)" "34 1024 cut=depth"
-want 1100 1024 '[stack_truncated]' > want1100
-expect_eq "dwarf, deep 1100: --folded, those frames in order under [stack_truncated]" \
-	"$(frames_folded rec1100 | md5sum)" "$(md5sum < want1100)"
+expect_eq "dwarf, deep 1100: all 1104 frames (36 ~b# as tokens), no cut=" \
+	"$(blines rec1100 live)" "36 1104 -"
+expect_eq "dwarf, deep 1100: as many node records as tree's nodes=, none over 1024 frames, the longest over 1000" \
+	"$(awk -F, '/^heapsnoop: tree pid=/ { sub(/.*nodes=/, ""); want = $1 }
+		/^heapsnoop: node pid=/ { n++; if (NF > max) max = NF }
+		END { print n - want, (max <= 1024 && max > 1000) ? "yes" : max }' rec1100)" "0 yes"
+want 1100 1100 main __libc_start_call_main __libc_start_main _start > want1100
+expect_frames "dwarf, deep 1100" rec1100 err1100 want1100 "report folded"
+
+# Past a record's 16384 frames (dwarf, the default 1 MiB copy): the
+# innermost 16384, in order, said.
+"$HS" -q -o rec16400 -- "$PD" 16400 > /dev/null 2> err16400
+traced "dwarf, deep 16400" $? err16400
+expect_eq "dwarf, deep 16400: its 16384 innermost frames, cut=depth" \
+	"$(blines rec16400 live)" "529 16384 cut=depth"
+want 16400 16384 '[stack_truncated]' > want16400
+expect_eq "dwarf, deep 16400: --folded, those frames in order under [stack_truncated]" \
+	"$(frames_folded rec16400 | md5sum)" "$(md5sum < want16400)"
+
+# The collector keeps 1024 (its walk's buffer is on the allocating
+# thread's stack): deep 1100 under --preload, the innermost 1024, said.
+"$HS" --preload -o pl1100 -- "$PD" 1100 > /dev/null 2> plerr1100
+check "--preload, deep 1100: collected (exit 0)" test $? -eq 0
+expect_eq "--preload, deep 1100: depth=1024 cut=depth" \
+	"$(grep -c '^heapsnoop: live pid=[0-9]* ptr=0x[0-9a-f]* cut=depth depth=1024 ' pl1100)" 1
+want 1100 1024 '[stack_truncated]' > wantpl1100
+expect_eq "--preload, deep 1100: --folded, those frames in order under [stack_truncated]" \
+	"$(frames_folded pl1100 | md5sum)" "$(md5sum < wantpl1100)"
 
 # Past BPF's walk (fp, 128 frames, or the 31 of a verifier that refuses
 # 128): the innermost 128 (31), in order, said.

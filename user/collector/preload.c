@@ -145,8 +145,8 @@ static inline bool take(size_t size)
 
 /* --- tracked blocks ------------------------------------------------------------ */
 
-_Static_assert(LT_MAX_DEPTH == REC_MAX_DEPTH && LOCALSTACK_MAX_DEPTH == REC_MAX_DEPTH,
-	       "the table keeps what a record holds");
+_Static_assert(LT_MAX_DEPTH <= REC_MAX_DEPTH && LOCALSTACK_MAX_DEPTH == LT_MAX_DEPTH,
+	       "a record holds what the table keeps");
 
 /* The REC_CUT_* bits of localstack's @cut. */
 static inline unsigned int rec_cut(unsigned int cut)

@@ -44,10 +44,17 @@
  * The deepest stack a record keeps: REC_MAX_DEPTH frames, innermost first,
  * in REC_MAX_TOKENS `~m#` tokens of HS_MAX_DEPTH (31) frames each, the
  * first the lws record (the size and the innermost 31 frames), each next
- * one (its size 0) the next 31 outward. A deeper stack keeps its
- * innermost REC_MAX_DEPTH frames and says cut=depth.
+ * one (its size 0) the next 31 outward; or as a chain of `node` records,
+ * each a run of at most REC_NODE_MAX_FRAMES. A deeper stack keeps its
+ * innermost REC_MAX_DEPTH frames and says cut=depth. 16384: what the
+ * largest --stack-copy (1 MiB) holds of frames of 64 bytes, clang's
+ * template instantiations at -ftemplate-depth's 1024 levels, CPython's
+ * recursion limit with the native frames of a build that recurses in C;
+ * a walk that runs away (a loop in a corrupt chain) stops there.
  */
-#define REC_MAX_DEPTH		1024
+#define REC_MAX_DEPTH		16384
+/* A `node` record's run (its frames=), and a tracer tree node's: 1 to 1024. */
+#define REC_NODE_MAX_FRAMES	1024
 #define REC_MAX_TOKENS		((REC_MAX_DEPTH + HS_MAX_DEPTH - 1) / HS_MAX_DEPTH)
 /* The tokens of the deepest record, a space after each but the last, and a NUL. */
 #define REC_TOKENS_BUF		(REC_MAX_TOKENS * HS_TOKEN_BUF)

@@ -322,7 +322,8 @@ static void test_tree_against_reference(void **state)
  * The shapes one at a time: a stack inside another's run (the run cut,
  * the new stack its first part), one that goes on from another's end,
  * one that ends where two runs part (a node of no frames), the empty
- * stack, the same frames cut; the deepest stack; too deep, bad flags.
+ * stack, the same frames cut; the deepest stack (a chain of nodes) and
+ * stacks that end in or leave its chain; too deep, bad flags.
  */
 static void test_tree_shapes(void **state)
 {
@@ -373,8 +374,29 @@ static void test_tree_shapes(void **state)
 	assert_int_equal(stack_tree__intern(st, deep, REC_MAX_DEPTH, 0, &id[7], &created), 0);
 	assert_int_equal(stack_tree__frames(st, id[7], back), REC_MAX_DEPTH);
 	assert_memory_equal(back, deep, REC_MAX_DEPTH * sizeof(*back));
+	/*
+	 * Its run is a chain of nodes of REC_NODE_MAX_FRAMES: a stack that
+	 * ends inside one (its outer 3000 frames), one that leaves it inside
+	 * another (its outer 5000 the same, then its own), each whole; the
+	 * deepest found again.
+	 */
+	assert_int_equal(stack_tree__intern(st, deep + REC_MAX_DEPTH - 3000, 3000, 0, &x,
+					    &created), 0);
+	assert_true(created);
+	assert_int_equal(stack_tree__frames(st, x, back), 3000);
+	assert_memory_equal(back, deep + REC_MAX_DEPTH - 3000, 3000 * sizeof(*back));
+	deep[REC_MAX_DEPTH - 5001] ^= 0x8;
+	assert_int_equal(stack_tree__intern(st, deep, REC_MAX_DEPTH, 0, &x, &created), 0);
+	assert_true(created);
+	assert_int_equal(stack_tree__frames(st, x, back), REC_MAX_DEPTH);
+	assert_memory_equal(back, deep, REC_MAX_DEPTH * sizeof(*back));
+	deep[REC_MAX_DEPTH - 5001] ^= 0x8;
+	assert_int_equal(stack_tree__intern(st, deep, REC_MAX_DEPTH, 0, &x, &created), 0);
+	assert_true(!created && x == id[7]);
+	assert_int_equal(stack_tree__frames(st, id[7], back), REC_MAX_DEPTH);
+	assert_memory_equal(back, deep, REC_MAX_DEPTH * sizeof(*back));
 	stack_tree__stats(st, &ts);
-	assert_int_equal(ts.stacks, 8);
+	assert_int_equal(ts.stacks, 10);
 	assert_true(ts.frames >= REC_MAX_DEPTH + 5);
 	assert_true(stack_tree__memory(st) >= ts.used_bytes + ts.index_bytes);
 	stack_tree__free(st);

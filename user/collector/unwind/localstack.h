@@ -23,7 +23,7 @@
 #define LOCALSTACK_BUF_FOR(max) (LOCALSTACK_SKIP_MAX + (max) + 1)
 /* ... of the 31 one `~m#` token holds: every allocation's. */
 #define LOCALSTACK_BUF LOCALSTACK_BUF_FOR(31)
-/* The deepest capture: a record's REC_MAX_DEPTH (records.h), deep stacks'. */
+/* The deepest capture: the table's LT_MAX_DEPTH (livetable.h), deep stacks'. */
 #define LOCALSTACK_MAX_DEPTH 1024
 
 /* Set by localstack__init(): read by the inline capture. */

@@ -126,7 +126,7 @@ int rec_parse_tree(const char *p, struct record *r)
 
 int rec_check_node(const struct record *r)
 {
-	return r->frames && r->nframes && r->nframes <= REC_MAX_DEPTH && r->level < REC_MAX_DEPTH &&
+	return r->frames && r->nframes && r->nframes <= REC_NODE_MAX_FRAMES && r->level < REC_MAX_DEPTH &&
 	       r->pid >= 0 ? 0 : -EINVAL;
 }
 
@@ -162,7 +162,7 @@ static uint32_t frame_list(const char *p, size_t *len)
 	for (;;) {
 		int k = rec_parse_hex(p + i, &v);
 
-		if (k < 0 || ++n > REC_MAX_DEPTH)
+		if (k < 0 || ++n > REC_NODE_MAX_FRAMES)
 			return 0;
 		i += (size_t)k;
 		if (p[i] != ',')

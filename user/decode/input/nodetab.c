@@ -32,7 +32,8 @@ struct tree {
 	size_t nf, fcap;
 	bool broken;		/* a node did not fit: no more taken */
 	uint32_t levels;	/* the way down to the last node: */
-	uint32_t path[REC_MAX_DEPTH];
+	uint32_t *path;		/* its node at each level (pcap of them, grown) */
+	uint32_t pcap;
 };
 
 struct nodetab {
@@ -59,6 +60,7 @@ static void tree_free(struct tree *t)
 		return;
 	free(t->nodes);
 	free(t->frames);
+	free(t->path);
 	free(t);
 }
 
@@ -145,6 +147,24 @@ static int room(struct tree *t, uint32_t nframes)
 	return 0;
 }
 
+/* Room for the way down to level @level (< REC_MAX_DEPTH); 0 or -HS_ENOSPC. */
+static int path_room(struct tree *t, uint32_t level)
+{
+	uint32_t cap = t->pcap ? t->pcap : 64;
+	uint32_t *v;
+
+	if (level < t->pcap)
+		return 0;
+	while (cap <= level)
+		cap *= 2;
+	v = realloc(t->path, (size_t)cap * sizeof(*v));
+	if (!v)
+		return -HS_ENOSPC;
+	t->path = v;
+	t->pcap = cap;
+	return 0;
+}
+
 /* A `node` record: the next node of its process's tree, if it fits. */
 static int add(struct nodetab *nt, const struct record *r)
 {
@@ -161,7 +181,7 @@ static int add(struct nodetab *nt, const struct record *r)
 	above = parent == NO_PARENT ? 0 : t->nodes[parent].depth;
 	if (above + r->nframes > REC_MAX_DEPTH)
 		goto broken;
-	err = room(t, r->nframes);
+	err = room(t, r->nframes) ?: path_room(t, r->level);
 	if (err)
 		return err;
 	nd = &t->nodes[t->n];

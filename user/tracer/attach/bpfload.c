@@ -250,8 +250,9 @@ int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 		if (!err)
 			elog("this kernel's BPF verifier (Linux %s) %s --unwind fp's walk of "
 			     "%u frames: it walks %u, a deeper stack is cut (cut=depth); "
-			     "--unwind dwarf keeps up to 1024", f.release,
-			     old ? "is too old for" : "refused", o->max_frames, o->fallback_frames);
+			     "--unwind dwarf keeps up to %u", f.release,
+			     old ? "is too old for" : "refused", o->max_frames, o->fallback_frames,
+			     REC_MAX_DEPTH);
 	}
 	if (err)
 		return err;

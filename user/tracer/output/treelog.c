@@ -125,26 +125,35 @@ struct walk_ops {
 	int (*line)(void *ctx, uint32_t line, uint32_t level, const uint64_t *frames, uint32_t n);
 	/* @last: @line is the record just given to line() */
 	int (*stack)(void *ctx, uint32_t id, uint32_t line, bool last);
+	bool frames;	/* line() reads @frames (else they are not decoded) */
 };
 
-/* Node @c's record: its chain down, its frames after @prev into tl->frames. */
-static uint32_t chain(const struct tree_log *tl, uint32_t c, uint64_t prev, uint32_t *n,
-		      uint64_t *last)
+/*
+ * Node @c's record: its chain down (nodes of one child each, up to a
+ * record's REC_NODE_MAX_FRAMES), its frames after @prev into tl->frames.
+ */
+static uint32_t chain(const struct tree_log *tl, uint32_t c, uint64_t prev, bool frames,
+		      uint32_t *n, uint64_t *last)
 {
 	struct stack_node nd;
-	uint32_t x = c, r;
+	uint32_t x = c, r, k;
 
 	*n = 0;
 	for (;;) {
 		stack_tree__node(tl->st, x, &nd);
-		prev = stack_tree__edge(tl->st, x, prev, tl->frames + *n);
+		if (frames)
+			prev = stack_tree__edge(tl->st, x, prev, tl->frames + *n);
 		*n += nd.nframes;
 		if (bit(tl->wanted, x))
 			break;
 		r = rank_of(tl, x);
 		if (tl->first[r + 1] - tl->first[r] != 1)
 			break;
-		x = tl->kids[tl->first[r]];
+		k = tl->kids[tl->first[r]];
+		stack_tree__node(tl->st, k, &nd);
+		if (*n + nd.nframes > REC_NODE_MAX_FRAMES)
+			break;
+		x = k;
 	}
 	*last = prev;
 	return x;
@@ -180,7 +189,7 @@ static int walk(const struct tree_log *tl, const struct walk_ops *ops, void *ctx
 					return err;
 				continue;
 			}
-			x = chain(tl, c, top->last, &n, &last);
+			x = chain(tl, c, top->last, ops->frames, &n, &last);
 			if ((err = ops->line(ctx, lines, top->level + 1, tl->frames, n)))
 				return err;
 			if (bit(tl->wanted, x) && (err = ops->stack(ctx, x, lines, true)))
@@ -201,14 +210,15 @@ struct need_ctx {
 	uint32_t pid;
 };
 
+/* A record counted; its frames that are not native code needed, if any are. */
 static int need_line(void *ctx, uint32_t line, uint32_t level, const uint64_t *frames,
 		     uint32_t n)
 {
 	struct need_ctx *c = ctx;
 
-	(void)line;
 	(void)level;
-	return frametab__need(c->ft, c->pid, frames, n) ? -ENOMEM : 0;
+	c->tl->lines = line + 1;
+	return c->ft && frametab__need(c->ft, c->pid, frames, n) ? -ENOMEM : 0;
 }
 
 static int no_stack(void *ctx, uint32_t id, uint32_t line, bool last)
@@ -222,8 +232,10 @@ static int no_stack(void *ctx, uint32_t id, uint32_t line, bool last)
 
 int tree_log__build(struct tree_log *tl, struct frametab *ft, uint32_t pid)
 {
-	static const struct walk_ops ops = { need_line, no_stack };
-	struct need_ctx c = { tl, ft, pid };
+	/* The frames only when the process has some of its own to name. */
+	bool named = ft && frametab__has(ft, pid);
+	const struct walk_ops ops = { need_line, no_stack, named };
+	struct need_ctx c = { tl, named ? ft : NULL, pid };
 	uint32_t sum = 0, *pos = NULL;
 	struct stack_node nd;
 
@@ -250,13 +262,6 @@ int tree_log__build(struct tree_log *tl, struct frametab *ft, uint32_t pid)
 					continue;
 				}
 				tl->kids[pos[p]++] = id;
-				/*
-				 * It starts a record unless it goes on its parent's: an
-				 * only child of a node that ends no needed stack.
-				 */
-				if (nd.nframes && (p >= tl->n || bit(tl->wanted, nd.parent) ||
-						   tl->first[p + 1] - tl->first[p] != 1))
-					tl->lines++;
 			}
 		}
 		if (pass)
@@ -270,8 +275,13 @@ int tree_log__build(struct tree_log *tl, struct frametab *ft, uint32_t pid)
 		memcpy(pos, tl->first, ((size_t)tl->n + NROOTS) * sizeof(*pos));
 	}
 	free(pos);
-	/* The frames in it only when the process has any of its own to name. */
-	return ft && frametab__has(ft, pid) ? walk(tl, &ops, &c) : 0;
+	/*
+	 * The records counted by the walk that writes them: a record goes
+	 * on down an only child of a node that ends no needed stack, but
+	 * stops at REC_NODE_MAX_FRAMES, which only the walk sees.
+	 */
+	tl->lines = 0;
+	return walk(tl, &ops, &c);
 }
 
 uint32_t tree_log__count(const struct tree_log *tl)
@@ -317,7 +327,7 @@ static int write_stack(void *ctx, uint32_t id, uint32_t line, bool last)
 int tree_log__write(const struct tree_log *tl, uint32_t pid, FILE *out,
 		    int (*fn)(void *ctx, uint32_t id, uint32_t node, bool last), void *ctx)
 {
-	static const struct walk_ops ops = { write_line, write_stack };
+	static const struct walk_ops ops = { write_line, write_stack, true };
 	struct write_ctx w = { out, pid, fn, ctx };
 	struct record r = { .type = REC_TREE, .pid = (int)pid, .nodes = tl->lines };
 

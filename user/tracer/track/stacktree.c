@@ -55,7 +55,7 @@
 #define FIRST_CHUNK	4096u
 #define MAX_CHUNKS	(STACK_TREE_ROOT >> CHUNK_SHIFT)
 
-#define HDR_FRAMES	0x07ffu		/* 0..2047: up to REC_MAX_DEPTH */
+#define HDR_FRAMES	0x07ffu		/* 0..2047: a run up to REC_NODE_MAX_FRAMES */
 #define HDR_STACK	0x0800u
 #define HDR_FLAGS_SHIFT	12
 #define HDR_INDEXED	0x8000u		/* children past the inline two, in the index */
@@ -65,15 +65,15 @@
 #define NODE_FP		6
 #define NODE_KID	8
 #define INLINE_KIDS	2
-/* The largest node: a stack of REC_MAX_DEPTH frames, each in 10 bytes. */
-#define NODE_MAX	(NODE_HDR + STACK_TREE_PAYLOAD + REC_MAX_DEPTH * 10)
+/* The largest node: a run of REC_NODE_MAX_FRAMES frames, each in 10 bytes. */
+#define NODE_MAX	(NODE_HDR + STACK_TREE_PAYLOAD + REC_NODE_MAX_FRAMES * 10)
 
 #define KEY_NONE	UINT64_MAX	/* the key of a node of no frames */
 #define NO_NODE		UINT32_MAX
 #define MIN_SLOTS	16
 
 _Static_assert(NODE_MAX < CHUNK_SIZE, "a node fits in a chunk");
-_Static_assert(REC_MAX_DEPTH <= HDR_FRAMES, "a node's frames fit in its header");
+_Static_assert(REC_NODE_MAX_FRAMES <= HDR_FRAMES, "a node's frames fit in its header");
 _Static_assert(STACK_CUT_ALL < 8 && (STACK_TREE_ROOT & STACK_CUT_ALL) == 0 &&
 	       (STACK_CUT_ALL << HDR_FLAGS_SHIFT & HDR_INDEXED) == 0,
 	       "a root's parent holds the cut flags, a header them and the index bit");
@@ -645,6 +645,18 @@ int stack_tree__intern(struct stack_tree *st, const uint64_t *frames, uint32_t n
 		c = find_child(st, cur, zigzag(frames[i] - prev), false, i > 0,
 			       i > 0 ? zigzag(frames[i - 1] - frames[i]) : 0);
 		if (c == NO_NODE) {
+			/* A run longer than a node holds: a chain of full nodes, root side first. */
+			while (i + 1 > REC_NODE_MAX_FRAMES) {
+				int64_t low = i + 1 - REC_NODE_MAX_FRAMES;
+
+				c = add_node(st, cur, frames + low, REC_NODE_MAX_FRAMES, prev, flags,
+					     false);
+				if (c == NO_NODE)
+					return -ENOMEM;
+				prev = frames[low];
+				i = low - 1;
+				cur = c;
+			}
 			c = add_node(st, cur, frames, (uint32_t)i + 1, prev, flags, true);
 			if (c == NO_NODE)
 				return -ENOMEM;
@@ -709,17 +721,29 @@ uint32_t stack_tree__flags(const struct stack_tree *st, uint32_t id)
 
 uint32_t stack_tree__frames(const struct stack_tree *st, uint32_t id, uint64_t *out)
 {
-	uint32_t chain[REC_MAX_DEPTH + 1], nchain = 0, total = 0, k;
+	/* Most stacks are a few nodes; a deep one's chain is taken from the heap. */
+	uint32_t small[64], *chain = small, cap = 64, nchain = 0, total = 0, k;
 	uint64_t prev = 0;
 
 	/* Each node but a stack's own of no frames holds one at least. */
 	for (uint32_t x = id; stack_tree__is_node(x) && nchain <= REC_MAX_DEPTH;
 	     x = get_parent(at(st, x))) {
+		if (nchain == cap) {
+			uint32_t *bigger = malloc((size_t)(REC_MAX_DEPTH + 1) * sizeof(*chain));
+
+			if (!bigger)
+				return 0;
+			memcpy(bigger, chain, nchain * sizeof(*chain));
+			chain = bigger;
+			cap = REC_MAX_DEPTH + 1;
+		}
 		chain[nchain++] = x;
 		total += get_hdr(at(st, x)) & HDR_FRAMES;
 	}
-	if (total > REC_MAX_DEPTH)
-		return 0;	/* not a tree this file made */
+	if (total > REC_MAX_DEPTH) {
+		total = 0;	/* not a tree this file made */
+		goto out;
+	}
 	k = total;
 	while (nchain--) {
 		unsigned char *n = at(st, chain[nchain]), *e = edge_of(n);
@@ -732,6 +756,9 @@ uint32_t stack_tree__frames(const struct stack_tree *st, uint32_t id, uint64_t *
 			out[--k] = prev;
 		}
 	}
+out:
+	if (chain != small)
+		free(chain);
 	return total;
 }
 

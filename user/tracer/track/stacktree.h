@@ -86,7 +86,8 @@ uint32_t stack_tree__flags(const struct stack_tree *st, uint32_t id);
 
 /*
  * Stack @id's frames, innermost first, into @out (REC_MAX_DEPTH
- * entries); returns how many.
+ * entries); returns how many, 0 where a stack of more than a few dozen
+ * nodes finds no memory for its chain.
  */
 uint32_t stack_tree__frames(const struct stack_tree *st, uint32_t id, uint64_t *out);
 
