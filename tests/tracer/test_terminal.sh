@@ -52,6 +52,18 @@ check "--preload terminal: no record on the terminal" \
 	bash -c "! grep -q '~m#\|^heapsnoop: \(live\|dump\|map\|node\|tree\) ' '$T/ptty'"
 check "--preload terminal: the report's command named" grep -q "^  heapdecode --report $plog" "$T/ptty"
 
+# What --preload does not honour is refused, one line each, never ignored.
+"$HS" --preload --snip-pre 2 --snip-post 1 --min-size 8 -o "$T/refused" -- "$LEAKY" \
+	> /dev/null 2> "$T/refused.err"
+check "--preload --snip-pre --snip-post --min-size: exit 1, nothing run" \
+	bash -c "test $? -eq 1 && test ! -e '$T/refused'"
+check "... one line for each" bash -c "[ \$(grep -c 'goes with the BPF tracer, not --preload' \
+	'$T/refused.err') -eq 3 ] && grep -q '^heapsnoop: --snip-post goes with the BPF tracer, not --preload: the collector writes whole stacks' '$T/refused.err'"
+"$HS" --preload -s -o "$T/pls" -- "$LEAKY" > /dev/null 2> "$T/pls.err"
+check "--preload -s: said, the run goes on" bash -c "test $? -eq 0 &&
+	grep -q '^heapsnoop: -s: --preload writes no summary' '$T/pls.err' &&
+	grep -q '^heapsnoop: end-dump' '$T/pls'"
+
 # 3. No privilege to load BPF: how to get it, and --preload to do without.
 if command -v setpriv > /dev/null; then
 	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \

@@ -228,6 +228,39 @@ static const struct option longopts[] = {
 };
 
 /*
+ * The options --preload does not honour, each refused with it (one line
+ * each) rather than ignored: what the collector does instead. -f and
+ * --leaks-at-exit are its way already (it follows every fork, and writes
+ * each process's end), -q and --no-perf-map hold (it has no status line,
+ * reads no perf map); -p, -a, -A and the gates are refused in validate().
+ */
+static const struct {
+	int c;
+	const char *name, *why;
+} bpf_only[] = {
+	{ 'u', "-u", "the command runs as heapsnoop's user: run heapsnoop --preload as USER" },
+	{ OPT_ALLOCATOR, "--allocator", "the collector wraps the malloc family the command "
+	  "links (docs/COLLECTOR.md)" },
+	{ OPT_COMM, "--comm", "every process the command makes is traced" },
+	{ OPT_PID_FILTER, "--pid-filter", "every process the command makes is traced" },
+	{ OPT_UID, "--uid", "every process the command makes is traced" },
+	{ OPT_MIN_SIZE, "--min-size", "every allocation is recorded (--sample-bytes samples)" },
+	{ OPT_MAX_SIZE, "--max-size", "every allocation is recorded (--sample-bytes samples)" },
+	{ OPT_SAMPLE_MS, "--sample-ms", "the collector writes no sample records" },
+	{ OPT_SNIP_PRE, "--snip-pre", "the collector writes whole stacks" },
+	{ OPT_SNIP_POST, "--snip-post", "the collector writes whole stacks" },
+	{ OPT_STACK_COPY, "--stack-copy", "the collector unwinds in the process, nothing copied" },
+	{ OPT_NO_TAILS, "--no-tails", "the collector unwinds in the process, nothing copied" },
+	{ OPT_UNWIND_THREADS, "--unwind-threads", "each process unwinds its own stacks" },
+	{ OPT_ON_FULL, "--on-full", "there is no ring buffer to fall behind: each process "
+	  "keeps its own table" },
+	{ OPT_RINGBUF, "--ringbuf-size", "there is no ring buffer" },
+	{ OPT_THREAD_SLOTS, "--thread-slots", "there are no BPF thread slots" },
+	{ OPT_EMPTY, "--empty-probes", "there are no probes" },
+	{ OPT_WITHOUT, "--without", "no kernel feature is used" },
+};
+
+/*
  * @s as a decimal number from @min to @max into *@out. strtoul() alone
  * takes "-1" (as ULONG_MAX), " 7" and "+7": only digits are a number here.
  */
@@ -541,6 +574,13 @@ static int validate(const struct options *o)
 		     "collector's dumps go to their own file)" : "-A appends to -o FILE: give one");
 		return -EINVAL;
 	}
+	if (o->preload && o->bpf_only) {
+		for (unsigned int i = 0; i < sizeof(bpf_only) / sizeof(bpf_only[0]); i++)
+			if (o->bpf_only & (1u << i))
+				elog("%s goes with the BPF tracer, not --preload: %s",
+				     bpf_only[i].name, bpf_only[i].why);
+		return -EINVAL;
+	}
 	if (o->preload && !o->argv) {
 		elog("--preload runs a command: give -- COMMAND");
 		return -EINVAL;
@@ -583,9 +623,13 @@ int options__parse(int argc, char **argv, struct options *o)
 			       .thread_slots = HS_THREAD_SLOTS, .uid = -1, .max_size = UINT64_MAX,
 			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON | OPT_INTERP_LUA,
 			       .unwind_threads = -1 };
-	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1) {
 		if (parse_one(c, optarg, o))
 			return -EINVAL;
+		for (unsigned int i = 0; i < sizeof(bpf_only) / sizeof(bpf_only[0]); i++)
+			if (bpf_only[i].c == c)
+				o->bpf_only |= 1u << i;
+	}
 	if (optind < argc)
 		o->argv = argv + optind;
 	return validate(o);

@@ -368,6 +368,10 @@ int preload__run(const struct options *o)
 	int status = 1, lost = 0;
 	FILE *f;
 
+	/* Said, not ignored (issue 32): the summary is read from the tracer's trace. */
+	if (o->summary)
+		elog("-s: --preload writes no summary (yet); heapdecode --report on the records "
+		     "gives their stacks by live bytes");
 	if (setup(&r))
 		goto out;
 	/* Alone, the processes append to it from their start: emptied before. */
