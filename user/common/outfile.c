@@ -37,6 +37,7 @@ struct outfile {
 	int fd;
 	bool append;	/* never truncated, its mode kept */
 	bool zstd;	/* written compressed (outfile__compress()) */
+	bool created;	/* made by outfile__create(): removed if never started */
 	FILE *f;	/* once started */
 };
 
@@ -141,9 +142,14 @@ static struct outfile *open_file(const char *path, int flags)
 	}
 	of->path = path;
 	of->append = flags & O_APPEND;
+	of->created = flags & O_EXCL;
 	of->fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | flags,
 		      0600);
 	if (of->fd < 0) {
+		if (errno == EEXIST && (flags & O_EXCL)) {
+			free(of);	/* the caller picks another name; free() keeps errno */
+			return NULL;
+		}
 		if (errno == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 			elog("%s is a symbolic link: not written through it (give the file "
 			     "it points to, or remove it)", path);
@@ -158,6 +164,11 @@ static struct outfile *open_file(const char *path, int flags)
 struct outfile *outfile__open(const char *path)
 {
 	return open_file(path, 0);
+}
+
+struct outfile *outfile__create(const char *path)
+{
+	return open_file(path, O_EXCL);
 }
 
 struct outfile *outfile__open_append(const char *path)
@@ -203,6 +214,8 @@ int outfile__close(struct outfile *of)
 		}
 	} else {
 		close(of->fd);
+		if (of->created)
+			unlink(of->path);
 	}
 	free(of);
 	return err;

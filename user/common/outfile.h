@@ -25,6 +25,14 @@ struct outfile;
 struct outfile *outfile__open(const char *path);
 
 /*
+ * The same for a file that must be new (O_EXCL: heapsnoop's log named
+ * for a terminal, ttylog.h): NULL with errno EEXIST, unsaid, if @path
+ * exists (the caller picks another name); closed never started, it is
+ * removed.
+ */
+struct outfile *outfile__create(const char *path);
+
+/*
  * The same, for appending (heapsnoop -A): a new file is created 0600; an
  * existing one keeps its content and its mode (the user chose them), and
  * every write goes to its end (O_APPEND), so runs follow one another.
@@ -48,7 +56,8 @@ FILE *outfile__start(struct outfile *of);
 
 /*
  * Flush and close @of (NULL: nothing). Returns 0, or -errno after saying
- * that writing @path failed. A file never started is left as it was.
+ * that writing @path failed. A file never started is left as it was
+ * (one outfile__create() made is removed).
  */
 int outfile__close(struct outfile *of);
 

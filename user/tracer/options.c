@@ -52,7 +52,10 @@ static const char usage_text[] =
 "      --uid UID          only processes of user UID\n"
 "      --min-size BYTES   only allocations of at least BYTES\n"
 "      --max-size BYTES   only allocations of at most BYTES\n"
-"  -o, --output FILE      write records to FILE (default: standard output);\n"
+"  -o, --output FILE      write records to FILE (default: standard output;\n"
+"                         a terminal there gets -s's summary and the\n"
+"                         heapdecode commands instead, the records a new\n"
+"                         file here, heapsnoop.PROGRAM.PID.heap);\n"
 "                         a new FILE is mode 0600, an existing one set to\n"
 "                         0600 and emptied only once tracing has started;\n"
 "                         never written through a symbolic link; a FILE\n"
@@ -91,8 +94,9 @@ static const char usage_text[] =
 "                         whole stack up to 1 MiB, an eighth of the ring\n"
 "                         buffer at most); deeper stacks are cut and counted\n"
 "      --preload          no BPF: run COMMAND with the in-process collector\n"
-"                         (LD_PRELOAD, docs/COLLECTOR.md); -o, -i and\n"
-"                         --unwind fp carry over, SIGUSR1 asks for a dump\n"
+"                         (LD_PRELOAD, docs/COLLECTOR.md); -o, -i, -f,\n"
+"                         --unwind fp, --interp carry over, SIGUSR1 asks\n"
+"                         for a dump; the BPF side's own options are refused\n"
 "      --sample-bytes N   record one allocation per N bytes allocated on\n"
 "                         average (Poisson, as tcmalloc): the others cost no\n"
 "                         stack and no record; dumps say sample-bytes=N and\n"
@@ -157,7 +161,8 @@ static const char usage_text[] =
 "  -V, --version          show the version and exit\n"
 "\n"
 "Signals: SIGUSR1 writes the live set without stopping.\n"
-"Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for -p and -a).\n"
+"Needs root, or CAP_BPF and CAP_PERFMON (and CAP_SYS_PTRACE for -p and -a);\n"
+"without them, --preload traces a command.\n"
 "\n"
 "Examples:\n"
 "  heapsnoop -s -- ./server --port 8080 | heapdecode\n"
@@ -225,6 +230,39 @@ static const struct option longopts[] = {
 	{ "help", no_argument, NULL, 'h' },
 	{ "version", no_argument, NULL, 'V' },
 	{ 0 }
+};
+
+/*
+ * The options --preload does not honour, each refused with it (one line
+ * each) rather than ignored: what the collector does instead. -f and
+ * --leaks-at-exit are its way already (it follows every fork, and writes
+ * each process's end), -q and --no-perf-map hold (it has no status line,
+ * reads no perf map); -p, -a, -A and the gates are refused in validate().
+ */
+static const struct {
+	int c;
+	const char *name, *why;
+} bpf_only[] = {
+	{ 'u', "-u", "the command runs as heapsnoop's user: run heapsnoop --preload as USER" },
+	{ OPT_ALLOCATOR, "--allocator", "the collector wraps the malloc family the command "
+	  "links (docs/COLLECTOR.md)" },
+	{ OPT_COMM, "--comm", "every process the command makes is traced" },
+	{ OPT_PID_FILTER, "--pid-filter", "every process the command makes is traced" },
+	{ OPT_UID, "--uid", "every process the command makes is traced" },
+	{ OPT_MIN_SIZE, "--min-size", "every allocation is recorded (--sample-bytes samples)" },
+	{ OPT_MAX_SIZE, "--max-size", "every allocation is recorded (--sample-bytes samples)" },
+	{ OPT_SAMPLE_MS, "--sample-ms", "the collector writes no sample records" },
+	{ OPT_SNIP_PRE, "--snip-pre", "the collector writes whole stacks" },
+	{ OPT_SNIP_POST, "--snip-post", "the collector writes whole stacks" },
+	{ OPT_STACK_COPY, "--stack-copy", "the collector unwinds in the process, nothing copied" },
+	{ OPT_NO_TAILS, "--no-tails", "the collector unwinds in the process, nothing copied" },
+	{ OPT_UNWIND_THREADS, "--unwind-threads", "each process unwinds its own stacks" },
+	{ OPT_ON_FULL, "--on-full", "there is no ring buffer to fall behind: each process "
+	  "keeps its own table" },
+	{ OPT_RINGBUF, "--ringbuf-size", "there is no ring buffer" },
+	{ OPT_THREAD_SLOTS, "--thread-slots", "there are no BPF thread slots" },
+	{ OPT_EMPTY, "--empty-probes", "there are no probes" },
+	{ OPT_WITHOUT, "--without", "no kernel feature is used" },
 };
 
 /*
@@ -541,6 +579,13 @@ static int validate(const struct options *o)
 		     "collector's dumps go to their own file)" : "-A appends to -o FILE: give one");
 		return -EINVAL;
 	}
+	if (o->preload && o->bpf_only) {
+		for (unsigned int i = 0; i < sizeof(bpf_only) / sizeof(bpf_only[0]); i++)
+			if (o->bpf_only & (1u << i))
+				elog("%s goes with the BPF tracer, not --preload: %s",
+				     bpf_only[i].name, bpf_only[i].why);
+		return -EINVAL;
+	}
 	if (o->preload && !o->argv) {
 		elog("--preload runs a command: give -- COMMAND");
 		return -EINVAL;
@@ -583,9 +628,13 @@ int options__parse(int argc, char **argv, struct options *o)
 			       .thread_slots = HS_THREAD_SLOTS, .uid = -1, .max_size = UINT64_MAX,
 			       .sample_ms = 100, .interp = OPT_INTERP_PYTHON | OPT_INTERP_LUA,
 			       .unwind_threads = -1 };
-	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1)
+	while ((c = getopt_long(argc, argv, "+p:afu:o:Ai:s::qvhV", longopts, NULL)) != -1) {
 		if (parse_one(c, optarg, o))
 			return -EINVAL;
+		for (unsigned int i = 0; i < sizeof(bpf_only) / sizeof(bpf_only[0]); i++)
+			if (bpf_only[i].c == c)
+				o->bpf_only |= 1u << i;
+	}
 	if (optind < argc)
 		o->argv = argv + optind;
 	return validate(o);

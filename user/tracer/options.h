@@ -55,6 +55,7 @@ struct options {
 	unsigned int without;	/* --without: kfeatures.h's bits */
 	/* --preload: the in-process collector instead of BPF (preload.c) */
 	bool preload;
+	uint32_t bpf_only;	/* options given that --preload refuses (options.c) */
 	uint64_t sample_bytes;	/* --sample-bytes, 0: every allocation */
 	uint64_t seed;		/* --seed, 0: the collector picks one */
 	/* --interp: the interpreters whose frames are read (OPT_INTERP_*) */

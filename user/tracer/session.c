@@ -36,6 +36,7 @@
 #include "output/bgdump.h"
 #include "output/gate.h"
 #include "output/status.h"
+#include "output/ttylog.h"
 #include "session.h"
 #include "session_int.h"
 #include "stream/flow.h"
@@ -503,6 +504,17 @@ struct session *session__new(const struct options *o)
 	/* A *.zst log is written zstd-compressed (docs/OUTPUT.md). */
 	if (s->of && outfile__zstd_name(o->output))
 		outfile__compress(s->of);
+	/* No -o, a terminal on standard output: a log of its own, and -s. */
+	if (ttylog__wanted(o->output)) {
+		s->of = ttylog__create(o->argv, o->all ? 0 : o->pid, s->logpath,
+				       sizeof(s->logpath));
+		if (!s->of)
+			goto fail;
+		elog("writing the records to %s (standard output is a terminal; -o FILE or a "
+		     "pipe takes them instead)", s->logpath);
+		if (!s->o.summary)
+			s->o.summary = 10;
+	}
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->tty = stderr;
 	if (load_bpf(s) || start_tracing(s))

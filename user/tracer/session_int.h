@@ -58,7 +58,8 @@ struct session {
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */
-	struct outfile *of;	/* -o */
+	struct outfile *of;	/* -o, or the log named for a terminal (ttylog.h) */
+	char logpath[64];	/* that log's name, "" without one */
 	FILE *out, *tty;
 	bool launched, forwarded, said_waiting;
 	int write_err, child_status, pidfd;

@@ -27,6 +27,7 @@
 #include "output/bgdump.h"
 #include "output/report.h"
 #include "output/status.h"
+#include "output/ttylog.h"
 #include "session_int.h"
 #include "stream/flow.h"
 #include "stream/reader.h"
@@ -124,6 +125,8 @@ int session__finish(struct session *s, int status)
 		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): %s",
 		     lost_maps, s->o.all ? "stacks of processes started meanwhile may not symbolize" :
 		     "a C library a traced process mapped meanwhile may not have been probed");
+	if (s->logpath[0] && !s->write_err)
+		ttylog__next(stderr, s->logpath);
 	if (s->write_err)
 		status = HS_EXIT_ERROR;
 	if (status)

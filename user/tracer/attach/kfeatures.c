@@ -100,10 +100,34 @@ static bool may_load_bpf(void)
 }
 
 
+/* The kernel's lockdown ("integrity", "confidentiality"), NULL: none. */
+static const char *lockdown(void)
+{
+	char mode[128] = "";
+	FILE *f = fopen("/sys/kernel/security/lockdown", "re");
+
+	if (f && !fgets(mode, sizeof(mode), f))
+		mode[0] = '\0';
+	if (f)
+		fclose(f);
+	return strstr(mode, "[integrity]") ? "integrity" :
+	       strstr(mode, "[confidentiality]") ? "confidentiality" : NULL;
+}
+
+/*
+ * Without the privilege, or under a lockdown that refuses it: how to get
+ * it, and how to trace without it (--preload needs no privilege).
+ */
 static void say_not_allowed(void)
 {
-	elog("not allowed to load BPF programs: run as root, or give "
-		"heapsnoop CAP_BPF and CAP_PERFMON (setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep)");
+	if (may_load_bpf() && lockdown())
+		elog("cannot load BPF programs: %s (the kernel is locked down, lockdown=%s); "
+		     "without them, trace a command you launch with heapsnoop --preload -- "
+		     "COMMAND", strerror(EPERM), lockdown());
+	else
+		elog("cannot load BPF programs: %s (needs root, or CAP_BPF and CAP_PERFMON: "
+		     "setcap cap_bpf,cap_perfmon,cap_sys_ptrace+ep); without them, trace a "
+		     "command you launch with heapsnoop --preload -- COMMAND", strerror(EPERM));
 }
 
 /*
@@ -379,7 +403,7 @@ static void explain(int err, const struct bpf_features *f, bool dwarf, bool all)
 	char name[64];
 	int len;
 
-	if ((err == -EPERM || err == -EACCES) && !may_load_bpf()) {
+	if ((err == -EPERM || err == -EACCES) && (!may_load_bpf() || lockdown())) {
 		say_not_allowed();
 		return;
 	}

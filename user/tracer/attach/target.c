@@ -61,13 +61,47 @@ static bool exe_is_dynamic(pid_t pid)
 	return dynamic;
 }
 
-/* -p: a 32-bit process is refused (-ENOEXEC, said); unreadable: 0. */
+/* PF_KTHREAD in the flags of /proc/PID/stat (include/linux/sched.h). */
+#define TARGET_PF_KTHREAD	0x00200000u
+
+/*
+ * Is @pid a kernel thread (no user memory, no heap)? Its stat's flags
+ * say so on every kernel (status's Kthread: line came with 6.0).
+ */
+static bool is_kthread(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	unsigned int flags = 0;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	p = strrchr(buf, ')');	/* after the comm, which may hold anything */
+	return p && sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %u", &flags) == 1 &&
+	       (flags & TARGET_PF_KTHREAD);
+}
+
+/*
+ * -p: a kernel thread and a 32-bit process are refused (-EINVAL,
+ * -ENOEXEC, said); unreadable: 0.
+ */
 static int check_process(pid_t pid)
 {
 	struct elf_file *ef;
 	char exe[64], what[64];
 	bool native;
 
+	if (is_kthread(pid)) {
+		elog("pid %d is a kernel thread: it has no user heap to trace; give a user "
+		     "process's pid (ps -ef shows kernel threads' names in [brackets])", pid);
+		return -EINVAL;
+	}
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", pid);
 	if (elf_file__open(exe, &ef))
 		return 0;

@@ -32,6 +32,7 @@
 #include "heapsnoop/env.h"
 #include "msg.h"
 #include "outfile.h"
+#include "output/ttylog.h"
 #include "plimage.h"
 #include "pllib.h"
 #include "plsock.h"
@@ -47,6 +48,8 @@ struct run {
 	struct plsock sock;
 	struct plimages *ims;
 	struct outfile *of;
+	const char *output;		/* -o, or the log named for a terminal */
+	char logpath[64];		/* that log's name (ttylog.h), "" without one */
 	int out_fd;
 	int sfd, tfd;
 	sigset_t mask;
@@ -118,8 +121,8 @@ static int environment(struct run *r)
 	}
 	if (r->standalone) {
 		/* Each process appends its own dumps to -o's file (or standard error). */
-		if (o->output) {
-			abs_output(o->output, out, sizeof(out));
+		if (r->output) {
+			abs_output(r->output, out, sizeof(out));
 			err |= setenv(HS_ENV_OUTPUT, out, 1);
 		}
 		if (o->interval)
@@ -129,8 +132,8 @@ static int environment(struct run *r)
 		err |= setenv(HS_ENV_SOCK, r->sock.name, 1);
 		err |= setenv(HS_ENV_TOKEN, r->sock.token, 1);
 		/* A process that cannot reach heapsnoop writes beside -o's file, never in it. */
-		if (o->output) {
-			abs_output(o->output, out, sizeof(out));
+		if (r->output) {
+			abs_output(r->output, out, sizeof(out));
 			strncat(out, ".%p", sizeof(out) - strlen(out) - 1);
 			err |= setenv(HS_ENV_OUTPUT, out, 1);
 		}
@@ -316,13 +319,20 @@ static int setup(struct run *r)
 		     "exit, _exit and fatal signals); kill -9 loses them");
 	if (pllib__choose(&r->lib) || (!r->standalone && plsock__open(&r->sock)))
 		return 1;
-	if (environment(r))
-		return 1;
 	if (o->output) {
 		r->of = outfile__open(o->output);
 		if (!r->of)
 			return 1;
+	} else if (ttylog__wanted(o->output)) {
+		r->of = ttylog__create(o->argv, 0, r->logpath, sizeof(r->logpath));
+		if (!r->of)
+			return 1;
+		r->output = r->logpath;
+		elog("writing the records to %s (standard output is a terminal; -o FILE or a "
+		     "pipe takes them instead)", r->logpath);
 	}
+	if (environment(r))
+		return 1;
 	/* A descendant whose parent ends is ours to wait for. */
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1))
 		elog("cannot wait for the command's orphaned descendants (%s): the run ends "
@@ -353,11 +363,15 @@ static int setup(struct run *r)
 
 int preload__run(const struct options *o)
 {
-	struct run r = { .o = o, .out_fd = 1, .sfd = -1, .tfd = -1, .sock = { .fd = -1 },
-			 .lib = { .memfd = -1 } };
+	struct run r = { .o = o, .output = o->output, .out_fd = 1, .sfd = -1, .tfd = -1,
+			 .sock = { .fd = -1 }, .lib = { .memfd = -1 } };
 	int status = 1, lost = 0;
 	FILE *f;
 
+	/* Said, not ignored (issue 32): the summary is read from the tracer's trace. */
+	if (o->summary)
+		elog("-s: --preload writes no summary (yet); heapdecode --report on the records "
+		     "gives their stacks by live bytes");
 	if (setup(&r))
 		goto out;
 	/* Alone, the processes append to it from their start: emptied before. */
@@ -393,6 +407,8 @@ int preload__run(const struct options *o)
 		lost = plimages__finish(r.ims);
 	if (r.of && outfile__close(r.of))
 		status = 1;
+	else if (r.logpath[0])
+		ttylog__next(stderr, r.logpath);
 	r.of = NULL;
 	if (status || lost == 1) {
 		status = 1;

@@ -1,0 +1,85 @@
+#!/bin/bash
+# test_terminal.sh - good defaults on a terminal (issue 32): without -o, a
+# terminal on standard output gets no records but the summary and the
+# heapdecode commands, the records a new file of their own (BPF and
+# --preload alike); a pipe gets the records as before. The messages that
+# say what to do: no privilege to load BPF (--preload named), -p of a
+# kernel thread. script(1) gives heapsnoop its terminal.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+LEAKY=$OUT/leaky
+mkdir "$T/cwd" "$T/pl"
+
+# 1. The tracer on a terminal: the log is heapsnoop.leaky.PID.heap here.
+(cd "$T/cwd" && script -qec "'$HS' -- '$LEAKY'" /dev/null < /dev/null > "$T/tty" 2>&1)
+check "terminal: exit 0 (the command's)" test $? -eq 0
+log=$(cd "$T/cwd" && ls heapsnoop.leaky.*.heap 2> /dev/null)
+check "terminal: one log, heapsnoop.leaky.PID.heap" \
+	bash -c "[ \$(echo '$log' | grep -c '^heapsnoop\.leaky\.[0-9]*\.heap\$') -eq 1 ]"
+check "terminal: no record on the terminal" \
+	bash -c "! grep -q '~m#\|^heapsnoop: \(live\|dump\|map\|node\|tree\) ' '$T/tty'"
+check "terminal: the log holds the dump to its end" \
+	bash -c "grep -q '^heapsnoop: dump reason=exit' '$T/cwd/$log' &&
+		 grep -q '^heapsnoop: end-dump' '$T/cwd/$log'"
+check "terminal: the log is mode 0600" test "$(stat -c %a "$T/cwd/$log")" = 600
+# -s on by default: its stacks are the only symbolized frames said.
+check "terminal: the summary, leaky's leak in load_config named" \
+	grep -q 'load_config+0x[0-9a-f]* (leaky) examples/leaky.c:58' "$T/tty"
+check "terminal: the report's command named" grep -q "^  heapdecode --report $log" "$T/tty"
+check "terminal: the flame graph's command named" \
+	grep -q "^  heapdecode --flamegraph ${log%.heap}.svg $log" "$T/tty"
+(cd "$T/cwd" && "$HD" --report "$log" > "$T/report")
+check "terminal: the command said reads the log (load_config's leak)" \
+	bash -c "test $? -eq 0 && grep -q load_config '$T/report'"
+
+# A pipe on standard output: the records, as before; no file made.
+(cd "$T/cwd" && "$HS" -q -- "$LEAKY" 2> /dev/null | cat > "$T/piped")
+check "pipe: the records on standard output" grep -q '^heapsnoop: end-dump' "$T/piped"
+check "pipe: no log file made" test "$(ls "$T/cwd" | wc -l)" -eq 1
+
+# A start that fails leaves no log behind.
+(cd "$T/cwd" && script -qec "'$HS' -- /nonexistent/cmd" /dev/null < /dev/null > "$T/tty2" 2>&1)
+check "a failed start: no log left" test "$(ls "$T/cwd" | wc -l)" -eq 1
+
+# 2. --preload on a terminal: the same file, the same commands.
+(cd "$T/pl" && script -qec "'$HS' --preload -- '$LEAKY'" /dev/null < /dev/null > "$T/ptty" 2>&1)
+check "--preload terminal: exit 0" test $? -eq 0
+plog=$(cd "$T/pl" && ls heapsnoop.leaky.*.heap 2> /dev/null)
+check "--preload terminal: the log holds the dump" \
+	bash -c "test -n '$plog' && grep -q '^heapsnoop: end-dump' '$T/pl/$plog'"
+check "--preload terminal: no record on the terminal" \
+	bash -c "! grep -q '~m#\|^heapsnoop: \(live\|dump\|map\|node\|tree\) ' '$T/ptty'"
+check "--preload terminal: the report's command named" grep -q "^  heapdecode --report $plog" "$T/ptty"
+
+# What --preload does not honour is refused, one line each, never ignored.
+"$HS" --preload --snip-pre 2 --snip-post 1 --min-size 8 -o "$T/refused" -- "$LEAKY" \
+	> /dev/null 2> "$T/refused.err"
+check "--preload --snip-pre --snip-post --min-size: exit 1, nothing run" \
+	bash -c "test $? -eq 1 && test ! -e '$T/refused'"
+check "... one line for each" bash -c "[ \$(grep -c 'goes with the BPF tracer, not --preload' \
+	'$T/refused.err') -eq 3 ] && grep -q '^heapsnoop: --snip-post goes with the BPF tracer, not --preload: the collector writes whole stacks' '$T/refused.err'"
+"$HS" --preload -s -o "$T/pls" -- "$LEAKY" > /dev/null 2> "$T/pls.err"
+check "--preload -s: said, the run goes on" bash -c "test $? -eq 0 &&
+	grep -q '^heapsnoop: -s: --preload writes no summary' '$T/pls.err' &&
+	grep -q '^heapsnoop: end-dump' '$T/pls'"
+
+# 3. No privilege to load BPF: how to get it, and --preload to do without.
+if command -v setpriv > /dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all \
+		"$HS" -- /bin/true > /dev/null 2> "$T/nopriv"
+	check "unprivileged: exit 1" test $? -eq 1
+	check "unprivileged: needs root or CAP_BPF and CAP_PERFMON, names --preload" \
+		grep -q "cannot load BPF programs: Operation not permitted (needs root, or CAP_BPF and CAP_PERFMON.*without them, trace a command you launch with heapsnoop --preload -- COMMAND" "$T/nopriv"
+fi
+
+# 4. -p of a kernel thread (kthreadd, pid 2 outside a container).
+if [ "$(cat /proc/2/comm 2> /dev/null)" = kthreadd ]; then
+	"$HS" -p 2 > /dev/null 2> "$T/kthread"
+	check "-p 2: exit 1, a kernel thread with no user heap" bash -c "test $? -eq 1 &&
+		grep -q 'pid 2 is a kernel thread: it has no user heap to trace' '$T/kthread'"
+fi
+"$HS" -p 99999999 > /dev/null 2> "$T/nopid"
+check "-p of no process: as before" grep -q "no process with pid 99999999" "$T/nopid"
+
+finish
