@@ -19,6 +19,7 @@
 #include "kfeatures.h"
 #include "maps/procmaps.h"
 #include "msg.h"
+#include "records.h"
 #include "sampling.h"
 
 static bool verbose_libbpf;
