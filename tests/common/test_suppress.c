@@ -3,7 +3,8 @@
  * test_suppress.c - unit tests of LeakSanitizer-format suppressions
  * (user/common/suppress.c): the template match as LSan's TemplateMatch
  * (unanchored substring, `*`, `^`, `$`), a frame matched by function,
- * module, source file or inlined function, and the file's grammar.
+ * module, source file or inlined function, the file's grammar, and
+ * the C runtime's built-in list on stacks as glibc makes them.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -85,6 +86,119 @@ static void test_frames(void **state)
 	suppress__free(s);
 }
 
+/* A stack's frames named from a table: frame k is frames[k]. */
+struct fake {
+	const char *func, *module;
+};
+
+static void fake_lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	const struct fake *v = ctx;
+
+	(void)pid;
+	*f = (struct sym_frame){ .status = v[addr].func ? SYM_OK : SYM_NO_SYMBOL,
+				 .func = v[addr].func, .module = v[addr].module };
+}
+
+/* What the C runtime's list says of stack @v (@n frames): its kind, or NULL. */
+static const char *runtime_what(const struct fake *v, uint32_t n)
+{
+	const struct suppress *rt = suppress__runtime();
+	struct stack *st = calloc(1, sizeof(*st) + n * sizeof(*st->frames));
+
+	assert_non_null(st);
+	st->depth = n;
+	for (uint32_t k = 0; k < n; k++)
+		st->frames[k] = k;
+	int i = suppress__stack(rt, st, fake_lookup, (void *)v);
+
+	free(st);
+	return suppress__what(rt, i);
+}
+
+#define LIBC	"/usr/lib/x86_64-linux-gnu/libc.so.6"
+#define LDSO	"/lib64/ld-linux-x86-64.so.2"
+#define PROG	"/tmp/prog"
+
+static void test_runtime(void **state)
+{
+	/* printf's stdout buffer, as glibc 2.36 allocates it. */
+	static const struct fake stdio[] = {
+		{ "_IO_file_doallocate", LIBC }, { "_IO_doallocbuf", LIBC },
+		{ "_IO_file_overflow@@GLIBC_2.2.5", LIBC }, { "printf", LIBC },
+		{ "main", PROG },
+	};
+	static const struct fake tls[] = {
+		{ "allocate_dtv", LDSO }, { "_dl_allocate_tls", LDSO },
+		{ "allocate_stack", LIBC }, { "pthread_create@@GLIBC_2.34", LIBC },
+		{ "main", PROG },
+	};
+	static const struct fake dlopen_obj[] = {
+		{ "_dl_new_object", LDSO }, { "_dl_map_object_from_fd", LDSO },
+		{ "_dl_map_object", LDSO }, { "dl_open_worker_begin", LDSO },
+		{ "_dl_catch_exception", LDSO }, { "dlopen_implementation", LIBC },
+		{ "main", PROG },
+	};
+	static const struct fake locale[] = {
+		{ "_nl_load_locale_from_archive", LIBC }, { "_nl_find_locale", LIBC },
+		{ "setlocale", LIBC }, { "main", PROG },
+	};
+	static const struct fake tz[] = {
+		{ "__tzfile_read", LIBC }, { "tzset_internal", LIBC }, { "localtime", LIBC },
+		{ "main", PROG },
+	};
+	/* The program's own: malloc called from main, strdup's block, a file left open. */
+	static const struct fake own[] = { { "main", PROG }, { "__libc_start_call_main", LIBC } };
+	static const struct fake dup[] = { { "strdup", LIBC }, { "main", PROG } };
+	static const struct fake fopen_leak[] = {
+		{ "__fopen_internal", LIBC }, { "fopen@@GLIBC_2.2.5", LIBC }, { "main", PROG },
+	};
+	/* A constructor dlopen runs, leaking: its own frame is innermost. */
+	static const struct fake ctor[] = {
+		{ "plugin_init", "/tmp/libplugin.so" }, { "call_init", LDSO },
+		{ "_dl_init", LDSO }, { "dl_open_worker", LDSO }, { "main", PROG },
+	};
+	/* The same names in the program's own code (a static program): its own. */
+	static const struct fake static_prog[] = {
+		{ "_IO_file_doallocate", PROG }, { "printf", PROG }, { "main", PROG },
+	};
+	/* An unnamed libc frame ends nothing: the next one is looked at. */
+	static const struct fake unnamed[] = {
+		{ NULL, LIBC }, { "_IO_doallocbuf", LIBC }, { "main", PROG },
+	};
+	struct suppress_tally t = { 0 };
+	char text[160];
+
+	(void)state;
+	assert_string_equal(runtime_what(stdio, 5), "stdio buffer");
+	assert_string_equal(runtime_what(tls, 5), "thread-local storage");
+	assert_string_equal(runtime_what(dlopen_obj, 7), "dynamic loader");
+	assert_string_equal(runtime_what(locale, 4), "locale");
+	assert_string_equal(runtime_what(tz, 4), "time zone");
+	assert_string_equal(runtime_what(unnamed, 3), "stdio buffer");
+	assert_null(runtime_what(own, 2));
+	assert_null(runtime_what(dup, 2));
+	assert_null(runtime_what(fopen_leak, 3));
+	assert_null(runtime_what(ctor, 5));
+	assert_null(runtime_what(static_prog, 3));
+	/* The C runtime's files, by name in any directory. */
+	assert_true(suppress__runtime_module("/lib/x86_64-linux-gnu/libc.so.6"));
+	assert_true(suppress__runtime_module("/lib/ld-linux-aarch64.so.1"));
+	assert_true(suppress__runtime_module("libc-2.31.so"));
+	assert_false(suppress__runtime_module("/usr/lib/libcrypt.so.1"));
+	assert_false(suppress__runtime_module(NULL));
+	/* The tally: kinds in the list's order, each once. */
+	suppress__tally_add(&t, 0, 1024, 1);		/* _IO_file_doallocate */
+	assert_string_equal(suppress__tally_text(&t, text, sizeof(text)),
+			    "1024 bytes in 1 allocations (stdio buffer)");
+	for (int i = 0; i < (int)suppress__count(suppress__runtime()); i++)
+		if (!strcmp(suppress__pattern(suppress__runtime(), i), "^_dl_"))
+			suppress__tally_add(&t, i, 100, 2);
+	suppress__tally_add(&t, 1, 1, 1);
+	assert_string_equal(suppress__tally_text(&t, text, sizeof(text)),
+			    "1125 bytes in 4 allocations (stdio buffer, dynamic loader)");
+}
+
 static void test_grammar(void **state)
 {
 	(void)state;
@@ -99,6 +213,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_template),
 		cmocka_unit_test(test_frames),
+		cmocka_unit_test(test_runtime),
 		cmocka_unit_test(test_grammar),
 	};
 

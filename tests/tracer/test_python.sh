@@ -10,7 +10,8 @@
 #     frames between the segments (interleave.py); a stack 60 Python
 #     frames deep, whole (deep.py);
 #     a million small objects, each a live block under its Python line
-#     (million.py, PYTHONMALLOC=malloc set by heapsnoop); the chain in
+#     (million.py, PYTHONMALLOC=malloc set by heapsnoop); a heap CPython
+#     freed at exit said by -s and --report with its peak (heapfreed.py); the chain in
 #     every output of heapdecode (-s, --report, --folded, the flame graph,
 #     --json, --speedscope, --pprof read by go tool pprof) from the log
 #     alone, its scripts removed first; code exec()'d
@@ -86,6 +87,22 @@ n=$(awk '/;<module>_\(million\.py:19\);make_\(million\.py:14\);make\.<locals>\.<
 check "a million small objects: $MILLION live blocks (but the free list's) under make.<locals>.<listcomp> (million.py:14) ($n)" \
 	test "$n" -ge $((MILLION - 80)) -a "$n" -le "$MILLION"
 check_no_loss "a million small objects: no events lost" "$T/million.err"
+
+if all_parts "a heap freed at exit"; then
+	# CPython frees its heap at shutdown: the live set at exit is a sliver
+	# of the 20 MiB held (heapfreed.py); -s and --report say so, with the
+	# peak and where to see it.
+	"$HS" -q -s -o "$T/freed" -- "$PY" heapfreed.py > /dev/null 2> "$T/freed.err"
+	hint="freed its heap at exit: [0-9]* bytes live at the end, its peak [0-9]* bytes in [0-9]* allocations, [0-9.]* s before the end; see it with: heapdecode --stats --sort peak"
+	check "freed at exit: -s says so in one line, the log named" \
+		grep -q "^heapsnoop: python3[.0-9]* (pid [0-9]*) $hint $T/freed\$" "$T/freed.err"
+	peak=$(sed -n 's/.* its peak \([0-9]*\) bytes.*/\1/p' "$T/freed.err")
+	check "freed at exit: the peak said is above 20 MiB ($peak)" test "${peak:-0}" -gt $((20 << 20))
+	check "freed at exit: --report says so too" bash -c \
+		"'$HD' --report '$T/freed' | grep -q '^python3[.0-9]* (pid [0-9]*) $hint $T/freed\$'"
+	check "freed at exit: the peak --stats --sort peak shows is the one said" bash -c \
+		"'$HD' --stats --sort peak '$T/freed' | grep -q '^pid [0-9]* (python3[.0-9]*): peak $peak bytes'"
+fi
 
 if all_parts "offline, exec'd code"; then
 	# Offline: every output of heapdecode names the chain from the log alone,

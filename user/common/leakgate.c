@@ -29,6 +29,8 @@ struct taken {
 struct leakgate {
 	struct leakgate_opts o;
 	struct suppress *sup;
+	const struct suppress *rt;	/* the C runtime's, NULL: counted */
+	struct suppress_tally rt_taken;
 	struct taken *taken;		/* by pattern */
 	size_t npat;
 	struct leak *leaks;
@@ -48,6 +50,10 @@ int leakgate__option(struct leakgate_opts *o, const char *name, const char *arg)
 	char *end;
 	unsigned long long v = 0;
 
+	if (!strcmp(name, "no-default-suppressions")) {
+		o->no_default_supp = true;
+		return 0;
+	}
 	if (!strcmp(name, "suppressions")) {
 		o->suppressions = arg;
 		return 0;
@@ -89,6 +95,7 @@ struct leakgate *leakgate__new(const struct leakgate_opts *o)
 		return NULL;
 	}
 	g->o = *o;
+	g->rt = o->no_default_supp ? NULL : suppress__runtime();
 	if (o->suppressions) {
 		g->sup = suppress__load(o->suppressions);
 		if (!g->sup) {
@@ -120,21 +127,6 @@ void leakgate__free(struct leakgate *g)
 		fclose(g->over_f);
 	free(g->over);
 	free(g);
-}
-
-/* The first suppression any frame of @s matches, or -1. */
-static int suppressed_by(struct leakgate *g, const struct stack *s, leakgate_lookup_fn lookup,
-			 void *ctx)
-{
-	struct sym_frame f;
-	int i;
-
-	for (uint32_t k = 0; g->sup && k < s->depth; k++) {
-		lookup(ctx, s->pid, s->frames[k], &f);
-		if ((i = suppress__match(g->sup, &f)) >= 0)
-			return i;
-	}
-	return -1;
 }
 
 /* @s as the summary shows it, a malloc'ed string; NULL: no memory. */
@@ -170,7 +162,11 @@ int leakgate__stack(struct leakgate *g, const struct stack *s, const char *comm,
 
 	if (!g->o.fail_on_leak || !s->live_count)
 		return 0;
-	i = suppressed_by(g, s, lookup, ctx);
+	if (g->rt && (i = suppress__stack(g->rt, s, lookup, ctx)) >= 0) {
+		suppress__tally_add(&g->rt_taken, i, s->live_bytes, s->live_count);
+		return 0;
+	}
+	i = g->sup ? suppress__stack(g->sup, s, lookup, ctx) : -1;
 	if (i >= 0) {
 		g->taken[i].bytes += s->live_bytes;
 		g->taken[i].count += s->live_count;
@@ -227,6 +223,12 @@ static int by_bytes_desc(const void *a, const void *b)
 static bool finish_leaks(struct leakgate *g, FILE *out)
 {
 	bool broke = g->leak_bytes > g->o.leak_bytes;
+	char rt[160];
+
+	if (g->rt_taken.count)
+		flog(out, "the C runtime's own, not counted: %s, kept for the process's lifetime "
+		     "(--no-default-suppressions counts them)",
+		     suppress__tally_text(&g->rt_taken, rt, sizeof(rt)));
 
 	for (size_t i = 0; i < g->npat; i++)
 		if (g->taken[i].count)

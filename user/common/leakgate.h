@@ -18,6 +18,7 @@
 
 #include "heapsnoop/exit.h"
 #include "stacks.h"
+#include "suppress.h"
 #include "symbolizer.h"
 
 /* Stacks said in the summary, at most; the rest counted. */
@@ -29,11 +30,18 @@ struct leakgate_opts {
 	bool max_peak_set;	/* --max-peak BYTES */
 	uint64_t max_peak;	/* fail when a process's peak is above, bytes */
 	const char *suppressions;	/* --suppressions FILE, or NULL */
+	/*
+	 * --no-default-suppressions: the C runtime's own allocations
+	 * (suppress__runtime()) counted and reported as the program's;
+	 * by default they are left out of the leak gate and reported apart.
+	 */
+	bool no_default_supp;
 };
 
 /*
  * Take the gate option @name (its long name without "--": "fail-on-leak",
- * whose @arg is NULL or BYTES; "suppressions" FILE; "max-peak" BYTES)
+ * whose @arg is NULL or BYTES; "suppressions" FILE; "max-peak" BYTES;
+ * "no-default-suppressions", no @arg)
  * into @o. Returns 0, or -EINVAL after saying why (msg.h).
  */
 int leakgate__option(struct leakgate_opts *o, const char *name, const char *arg);
@@ -46,8 +54,7 @@ static inline bool leakgate__wanted(const struct leakgate_opts *o)
 }
 
 /* Symbolize return address @addr of process @pid into @f. */
-typedef void (*leakgate_lookup_fn)(void *ctx, uint32_t pid, uint64_t addr,
-				   struct sym_frame *f);
+typedef suppress_lookup_fn leakgate_lookup_fn;
 
 struct leakgate;
 
@@ -62,7 +69,8 @@ void leakgate__free(struct leakgate *g);
  * Stack @s of process @pid (comm @comm, NULL: unknown) holds
  * @s->live_bytes in @s->live_count blocks at the end (or at its
  * process's exit): its frames symbolized through @lookup, matched
- * against the suppressions, and kept for the summary if none matched.
+ * against the C runtime's list (unless --no-default-suppressions) and
+ * the suppressions, and kept for the summary if none matched.
  * Returns 0 or -ENOMEM.
  */
 int leakgate__stack(struct leakgate *g, const struct stack *s, const char *comm,

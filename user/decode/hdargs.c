@@ -91,6 +91,10 @@ static const char usage_text[] =
 "      --suppressions FILE  LeakSanitizer's `leak:PATTERN` lines: stacks with\n"
 "                   a frame whose function, module or source file matches\n"
 "                   are not counted\n"
+"      --no-default-suppressions  the C runtime's own allocations (stdio\n"
+"                   buffers, TLS, the dynamic loader's, locale) counted as\n"
+"                   leaks and shown among the program's in --report; by\n"
+"                   default left out, and said apart after the report\n"
 "      --max-peak BYTES  exit 24 when a process's peak (proc records) was\n"
 "                   above BYTES\n"
 "\n"
@@ -226,6 +230,7 @@ static int check_args(struct hd_args *a)
 	if (leakgate__check(&a->gate))
 		return HD_EXIT_ERROR;
 	a->gating = leakgate__wanted(&a->gate);
+	a->wo.runtime_apart = !a->gate.no_default_supp;
 	if (a->gate.max_peak_set && a->base) {
 		elog("--max-peak judges a run's peak, not a difference: no --base with it");
 		return HD_EXIT_ERROR;
@@ -277,6 +282,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_SPEEDSCOPE },
 		{ "fail-on-leak", optional_argument, NULL, 'X' },
 		{ "suppressions", required_argument, NULL, 'U' },
+		{ "no-default-suppressions", no_argument, NULL, 'G' },
 		{ "max-peak", required_argument, NULL, 'H' },
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
@@ -306,9 +312,10 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		switch (c) {
 		case 'E': a->ops = &recconv_encode_ops; break;
 		case 'A': a->base_file = optarg; a->base = true; break;
-		case 'X': case 'U': case 'H':
+		case 'X': case 'U': case 'H': case 'G':
 			if (leakgate__option(&a->gate, c == 'X' ? "fail-on-leak" :
-					     c == 'U' ? "suppressions" : "max-peak", optarg))
+					     c == 'U' ? "suppressions" : c == 'H' ? "max-peak" :
+					     "no-default-suppressions", optarg))
 				return HD_EXIT_ERROR;
 			break;
 		case 'N': case 'K': case 'P': case 'M':

@@ -151,6 +151,10 @@ static const char usage_text[] =
 "                         LeakSanitizer's format: `leak:PATTERN` lines\n"
 "                         matching a function, module or source file of\n"
 "                         any frame (`*` any text, `^` `$` anchor)\n"
+"      --no-default-suppressions  count the C runtime's own allocations\n"
+"                         (stdio buffers, TLS, the dynamic loader's, locale)\n"
+"                         as leaks, and show them among the program's in -s;\n"
+"                         by default they are left out and said apart\n"
 "      --max-peak BYTES   fail when a process held more than BYTES live at\n"
 "                         once (its peak, as the `proc` records say)\n"
 "\n"
@@ -186,6 +190,7 @@ enum {
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
 	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL, OPT_UNWIND_THREADS, OPT_NO_TAILS,
+	OPT_NO_DEFAULT_SUPP,
 };
 
 static const struct option longopts[] = {
@@ -221,6 +226,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "fail-on-leak", optional_argument, NULL, OPT_FAIL_ON_LEAK },
 	{ "suppressions", required_argument, NULL, OPT_SUPPRESSIONS },
+	{ "no-default-suppressions", no_argument, NULL, OPT_NO_DEFAULT_SUPP },
 	{ "max-peak", required_argument, NULL, OPT_MAX_PEAK },
 	{ "interp", required_argument, NULL, OPT_INTERP },
 	{ "no-interp", no_argument, NULL, OPT_NO_INTERP },
@@ -509,9 +515,10 @@ static int parse_one(int c, char *arg, struct options *o)
 		return 0;
 	case OPT_SAMPLE_BYTES: case OPT_SEED:
 		return parse_preload(c, arg, o);
-	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK:
+	case OPT_FAIL_ON_LEAK: case OPT_SUPPRESSIONS: case OPT_MAX_PEAK: case OPT_NO_DEFAULT_SUPP:
 		return leakgate__option(&o->gate, c == OPT_FAIL_ON_LEAK ? "fail-on-leak" :
-					c == OPT_SUPPRESSIONS ? "suppressions" : "max-peak", arg);
+					c == OPT_SUPPRESSIONS ? "suppressions" :
+					c == OPT_MAX_PEAK ? "max-peak" : "no-default-suppressions", arg);
 	case 'q': o->quiet = true; return 0;
 	case 'A': o->append = true; return 0;
 	case 'v': o->verbose = true; return 0;

@@ -477,6 +477,7 @@ static int load_bpf(struct session *s)
 struct session *session__new(const struct options *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
+	struct summary_opts so = { !o->gate.no_default_supp, o->output };
 
 	if (!s) {
 		elog("out of memory");
@@ -494,7 +495,7 @@ struct session *session__new(const struct options *o)
 	 * and SIGTERM keep theirs until tracing runs: they abort start-up.
 	 */
 	session__catch_dump();
-	if (gate__new(&o->gate, &s->gate) || !(s->bg = bgdump__new()) || bpfload__preflight() ||
+	if (gate__new(&o->gate, &s->gate) || !(s->bg = bgdump__new(&so)) || bpfload__preflight() ||
 	    target__allocator(o->all, o->pid, o->allocator, s->libpath, sizeof(s->libpath)))
 		goto fail;
 	/* Opened now, truncated once the command has started. */

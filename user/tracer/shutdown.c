@@ -82,7 +82,8 @@ int session__finish(struct session *s, int status)
 	if (s->o.summary) {
 		struct symbolizer *sym = symbolizer__new(NULL);
 
-		report__summary(s->trace, sym, stderr, s->o.summary);
+		report__summary(s->trace, sym, stderr, s->o.summary,
+				&(struct summary_opts){ !s->o.gate.no_default_supp, s->o.output });
 		symbolizer__free(sym);
 	}
 	if (outfile__close(s->of))

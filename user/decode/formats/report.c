@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "analyses/group.h"
+#include "analyses/runtime.h"
 #include "formats/report.h"
 #include "formats/textout.h"
 #include "framefmt.h"
@@ -44,16 +45,23 @@ static void report_by_key(struct hd_model *m, enum hd_by by, FILE *out)
 	hd_group__free(rows, k);
 }
 
-static void report_by_stack(struct hd_model *m, FILE *out)
+static void report_by_stack(struct hd_model *m, bool runtime_apart, FILE *out)
 {
 	size_t n;
 	struct stack **v = hd_model__live_stacks(m, &n);
+	struct suppress_tally rt = { 0 };
 	uint64_t bytes, count;
 	char b1[32], b2[32], est[64];
 
 	if (!v)
 		return;
 	hd_model__totals(m, &bytes, &count);
+	/* The C runtime's own said after the program's, its total apart. */
+	if (runtime_apart) {
+		n = hd_runtime__split(m, v, n, &rt);
+		bytes -= rt.bytes;
+		count -= rt.count;
+	}
 	hd_textout__estimated(m, out);
 	for (size_t i = 0; i < n; i++) {
 		const struct stack *s = v[i];
@@ -71,13 +79,14 @@ static void report_by_stack(struct hd_model *m, FILE *out)
 	fprintf(out, "total%s: %s bytes in %s allocations from %zu stacks\n",
 		hd_textout__est_mark(m, est), hd_textout__num(m, bytes, b1),
 		hd_textout__num(m, count, b2), n);
+	hd_runtime__write(&rt, out);
 	free(v);
 }
 
-void hd_report__write(struct hd_model *m, enum hd_by by, FILE *out)
+void hd_report__write(struct hd_model *m, enum hd_by by, bool runtime_apart, FILE *out)
 {
 	if (by == HD_BY_STACK)
-		report_by_stack(m, out);
+		report_by_stack(m, runtime_apart, out);
 	else
 		report_by_key(m, by, out);
 }

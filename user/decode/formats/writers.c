@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "analyses/runtime.h"
 #include "formats/folded.h"
 #include "formats/json.h"
 #include "formats/massif.h"
@@ -55,7 +56,8 @@ static int write_report(struct hd_model *m, const struct hd_write_opts *o, FILE 
 	/* --report --sort KEY: the top stacks by KEY, as --stats --sort KEY. */
 	if (o->sort != HD_SORT__ALL)
 		return write_stats(m, o, out);
-	hd_report__write(m, o->by, out);
+	hd_report__write(m, o->by, o->runtime_apart, out);
+	hd_runtime__python(m, o->input, out);
 	return 0;
 }
 

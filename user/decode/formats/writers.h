@@ -41,6 +41,7 @@ struct hd_write_opts {
 	unsigned int top;	/* --top */
 	const char *path;	/* a writer's FILE; "-": standard output */
 	const char *input;	/* the last input's name (titles), "stdin" */
+	bool runtime_apart;	/* --report: the C runtime's own said apart (runtime.h) */
 };
 
 struct hd_writer {

@@ -23,14 +23,17 @@ struct bgdump {
 	char *held;		/* the hold's buffer (open_memstream) */
 	size_t held_len;
 	double longest;		/* s: the loader's longest stop for a dump */
+	struct summary_opts so;	/* the -s summary's */
 };
 
-struct bgdump *bgdump__new(void)
+struct bgdump *bgdump__new(const struct summary_opts *so)
 {
 	struct bgdump *b = calloc(1, sizeof(*b));
 
 	if (!b)
 		elog("out of memory");
+	else
+		b->so = *so;
 	return b;
 }
 
@@ -44,14 +47,14 @@ void bgdump__free(struct bgdump *b)
 
 /* The dump and the summary, in the child (@copy) or here; 0 or -EIO. */
 static int write_dump(struct trace *t, FILE *out, const char *reason, unsigned int summary,
-		      bool copy)
+		      const struct summary_opts *so, bool copy)
 {
 	int err = copy ? report__dump_copy(t, out, reason) : report__dump(t, out, reason);
 
 	if (summary) {
 		struct symbolizer *sym = symbolizer__new(NULL);
 
-		report__summary(t, sym, stderr, summary);
+		report__summary(t, sym, stderr, summary, so);
 		symbolizer__free(sym);
 	}
 	return err;
@@ -59,14 +62,14 @@ static int write_dump(struct trace *t, FILE *out, const char *reason, unsigned i
 
 /* The child: write, then leave without running anything of the loader's. */
 static void __attribute__((noreturn)) child(struct trace *t, FILE *out, const char *reason,
-					    unsigned int summary)
+					    unsigned int summary, const struct summary_opts *so)
 {
 	int err;
 
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGUSR1, SIG_IGN);
-	err = write_dump(t, out, reason, summary, true);
+	err = write_dump(t, out, reason, summary, so, true);
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
 	_exit(err ? 1 : 0);
@@ -92,7 +95,7 @@ static int start(struct bgdump *b, struct trace *t, FILE *out, const char *reaso
 	fflush(stderr);
 	pid = fork();
 	if (pid == 0)
-		child(t, out, reason, summary);
+		child(t, out, reason, summary, &b->so);
 	if (pid < 0) {
 		err = -errno;
 		elog("cannot write the dump in the background (fork): %s; written in the "
@@ -127,7 +130,7 @@ int bgdump__dump(struct bgdump *b, struct trace *t, FILE *out, const char *reaso
 		return -EBUSY;
 	if (!start(b, t, out, reason, summary))
 		report__dump_written(t);
-	else if (write_dump(t, out, reason, summary, false))
+	else if (write_dump(t, out, reason, summary, &b->so, false))
 		err = -EIO;
 	if (err)
 		elog("writing records failed: %s", strerror(errno));

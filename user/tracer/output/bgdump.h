@@ -20,12 +20,13 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include "rtsummary.h"
 #include "track/trace.h"
 
 struct bgdump;
 
-/* Returns NULL when out of memory. */
-struct bgdump *bgdump__new(void);
+/* Its summaries written as @so says (copied). Returns NULL when out of memory. */
+struct bgdump *bgdump__new(const struct summary_opts *so);
 
 /* Waits for a dump still running (its held records written), then frees. */
 void bgdump__free(struct bgdump *b);

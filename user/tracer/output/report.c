@@ -19,6 +19,7 @@
 #include "msg.h"
 #include "records.h"
 #include "report.h"
+#include "rtsummary.h"
 #include "treelog.h"
 
 /* One process's part of a dump: the tree of the stacks its records name. */
@@ -468,6 +469,8 @@ struct tops {
 	const struct acct *a;
 	struct top *v;
 	unsigned int k, top;
+	const struct rt_summary *rt;	/* the C runtime's stacks, left out */
+	size_t rt_i;			/* the process's index in it */
 };
 
 static int keep_top(void *ctx, uint32_t id)
@@ -479,7 +482,8 @@ static int keep_top(void *ctx, uint32_t id)
 
 	acct__counts(t->a, id, &c);
 	e = (struct top){ c.live_bytes, c.live_count, id };
-	if (!c.live_count || (t->k == t->top && !before(&e, &t->v[t->top - 1])))
+	if (!c.live_count || (t->k == t->top && !before(&e, &t->v[t->top - 1])) ||
+	    rt_summary__has(t->rt, t->rt_i, id))
 		return 0;
 	j = t->k < t->top ? t->k++ : t->top - 1;
 	for (; j && before(&e, &t->v[j - 1]); j--)
@@ -490,9 +494,10 @@ static int keep_top(void *ctx, uint32_t id)
 
 /* One process's top stacks, @top at most; returns how many it printed. */
 static unsigned int summary_proc(struct frametab *ft, const struct proc *p,
-				 struct symbolizer *sym, FILE *out, unsigned int top)
+				 struct symbolizer *sym, FILE *out, unsigned int top,
+				 const struct rt_summary *rt, size_t rt_i)
 {
-	struct tops t = { &p->acct, calloc(top ? top : 1, sizeof(*t.v)), 0, top };
+	struct tops t = { &p->acct, calloc(top ? top : 1, sizeof(*t.v)), 0, top, rt, rt_i };
 	uint64_t *frames = malloc(REC_MAX_DEPTH * sizeof(*frames));
 	struct top *v = t.v;
 	unsigned int k;
@@ -514,14 +519,17 @@ static unsigned int summary_proc(struct frametab *ft, const struct proc *p,
 	return k;
 }
 
-void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top)
+void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top,
+		     const struct summary_opts *so)
 {
 	size_t n = 0, with_live = 0;
 	struct proc **v = trace__procs(t, &n);
 	unsigned int left = top;
+	struct rt_summary *rt;
 
 	while (with_live < n && tracker__count(v[with_live]->live))
 		with_live++;
+	rt = rt_summary__new(trace__frames(t), v, with_live, sym, so);
 	flog(out, "summary: %zu live allocations, %" PRIu64 " bytes, from %zu stacks"
 		" in %zu process(es) (top %u stacks by live bytes)", trace__live_count(t),
 		trace__live_bytes(t), trace__stack_count(t), with_live, top);
@@ -539,8 +547,10 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 		if (with_live > 1)
 			fprintf(out, "  pid %d (%s):\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?");
 		left -= summary_proc(trace__frames(t), v[i], sym, out,
-				     with_live > 1 && left > 3 ? 3 : left);
+				     with_live > 1 && left > 3 ? 3 : left, rt, i);
 	}
+	rt_summary__write(rt, v, n, so, out);
+	rt_summary__free(rt);
 	free(v);
 	fflush(out);
 }

@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "rtsummary.h"
 #include "symbolizer.h"
 #include "track/trace.h"
 
@@ -58,8 +59,11 @@ int report__exit(struct trace *t, struct proc *p, FILE *out);
  * The @top stacks by live bytes with their frames symbolized through @sym
  * (function+offset, module, file:line), to @out. With several processes,
  * the processes by live bytes first, then each one's top stacks (at most
- * 3 each while more than 3 of the @top are left).
+ * 3 each while more than 3 of the @top are left). With @so's
+ * runtime_apart the C runtime's stacks are left out, said in a line
+ * after; then a Python that freed its heap at exit (rtsummary.h).
  */
-void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top);
+void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top,
+		     const struct summary_opts *so);
 
 #endif /* HEAPSNOOP_REPORT_H */

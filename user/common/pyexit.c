@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+/*
+ * pyexit.c - a Python that freed its heap at exit (see pyexit.h).
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pyexit.h"
+
+bool pyexit__freed(const char *comm, uint64_t peak, uint64_t live)
+{
+	return comm && !strncmp(comm, "python", 6) && peak >= PYEXIT_MIN_PEAK &&
+	       live <= peak / PYEXIT_RATIO;
+}
+
+const char *pyexit__text(char *buf, size_t len, int pid, const char *comm, uint64_t peak,
+			 uint64_t peak_count, int64_t ago_ms, uint64_t live, const char *log)
+{
+	char when[64] = "";
+
+	if (ago_ms >= 0)
+		snprintf(when, sizeof(when), ", %" PRId64 ".%" PRId64 " s before the end",
+			 ago_ms / 1000, ago_ms % 1000 / 100);
+	snprintf(buf, len, "%s (pid %d) freed its heap at exit: %" PRIu64 " bytes live at the "
+		 "end, its peak %" PRIu64 " bytes in %" PRIu64 " allocations%s; see it with: "
+		 "heapdecode --stats --sort peak %s", comm, pid, live, peak, peak_count, when,
+		 log ? log : "LOG");
+	return buf;
+}
