@@ -71,13 +71,36 @@ static int depth_of(const struct node *n)
 	return d + 1;
 }
 
-/* A warm color from the name, stable across runs (flamegraph.pl's idea). */
+/*
+ * The length of @name without its annotation "_[i]" (an inlined
+ * function, flamegraph.pl's), which @inlined then says.
+ */
+static size_t plain_len(const char *name, bool *inlined)
+{
+	size_t len = strlen(name), mark = sizeof(FLAMEGRAPH_INLINED) - 1;
+
+	*inlined = len > mark && !strcmp(name + len - mark, FLAMEGRAPH_INLINED);
+	return *inlined ? len - mark : len;
+}
+
+/*
+ * A color from the name, stable across runs (flamegraph.pl's idea): warm
+ * for a function, aqua for one inlined (flamegraph.pl's hue for `_[i]`).
+ */
 static void color_of(const char *name, int *r, int *g, int *b)
 {
 	uint32_t h = 2166136261u;
+	bool inlined;
 
+	plain_len(name, &inlined);
 	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
+	if (inlined) {
+		*r = 50 + (int)(h % 60);
+		*g = 165 + (int)((h >> 8) % 55);
+		*b = 165 + (int)((h >> 16) % 55);
+		return;
+	}
 	*r = 205 + (int)(h % 50);
 	*g = (int)((h >> 8) % 180);
 	*b = (int)((h >> 16) % 55);
@@ -107,17 +130,22 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 	double x = (double)start / (double)l->total, w = (double)n->value / (double)l->total;
 	int r, g, b, y = l->height - PAD - (depth + 1) * ROW;
 	uint64_t off = start;
+	bool inlined;
+	size_t len = plain_len(n->name, &inlined);
+	char *name = strndup(n->name, len);
 
-	if (depth >= 0) {
+	if (depth >= 0 && name) {
 		if (l->diff)
 			diff_color_of(n, l->total, &r, &g, &b);
 		else
 			color_of(n->name, &r, &g, &b);
 		fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" "
 			"data-v=\"%" PRIu64 "\" data-n=\"", x, w, depth, n->value);
-		xml_escape(l->out, n->name);
+		xml_escape(l->out, name);
 		fprintf(l->out, "\"><title>");
-		xml_escape(l->out, n->name);
+		xml_escape(l->out, name);
+		if (inlined)
+			fputs(" (inlined)", l->out);
 		if (l->diff)
 			fprintf(l->out, " (%+" PRId64 " %s,", n->net, l->unit);
 		else
@@ -129,18 +157,19 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 			PAD + x * WIDTH + 3, y + ROW - 5);
 		/* Label only what fits (~7 px a character); the script refits. */
 		{
-			size_t fit = (size_t)(w * WIDTH / 7), len = strlen(n->name);
+			size_t fit = (size_t)(w * WIDTH / 7);
 
 			if (fit >= 3) {
 				char buf[512];
 
 				snprintf(buf, sizeof(buf), "%.*s%s", (int)(len <= fit ? len : fit - 2),
-					 n->name, len <= fit ? "" : "..");
+					 name, len <= fit ? "" : "..");
 				xml_escape(l->out, buf);
 			}
 		}
 		fputs("</text></g>\n", l->out);
 	}
+	free(name);
 	for (const struct node *c = n->child; c; c = c->next) {
 		emit(l, c, off, depth + 1);
 		off += c->value;

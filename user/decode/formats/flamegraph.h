@@ -13,6 +13,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * The annotation of an inlined function's frame (flamegraph.pl's): drawn
+ * without it, in an aqua hue of its own, "(inlined)" on hover.
+ */
+#define FLAMEGRAPH_INLINED "_[i]"
+
 struct folded_line {
 	char *text;		/* "root;...;leaf", frames separated by ';' */
 	uint64_t value;
