@@ -567,8 +567,7 @@ bool symbolizer__next_missing(struct symbolizer *s, size_t *pos, struct sym_miss
 	while ((m = htab__next(s->modules, pos, NULL))) {
 		if (m->status != SYM_NO_FILE && m->status != SYM_BUILD_ID_MISMATCH)
 			continue;
-		*out = (struct sym_missing){ m->path, m->build_id, m->status, m->frames,
-					     m->first_off };
+		*out = (struct sym_missing){ m->path, m->build_id, m->status, m->first_off };
 		return true;
 	}
 	return false;

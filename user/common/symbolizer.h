@@ -106,7 +106,6 @@ int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_
 struct sym_missing {
 	const char *path, *build_id;	/* as the log names them; build ID "-": none */
 	enum sym_status status;		/* SYM_NO_FILE or SYM_BUILD_ID_MISMATCH */
-	uint64_t frames;		/* frames looked up in it (not distinct) */
 	uint64_t first_off;		/* the first one's file offset (sym_frame) */
 };
 

@@ -190,19 +190,22 @@ static void say_missing(struct symbolizer *sym)
 	while (symbolizer__next_missing(sym, &pos, &mm)) {
 		char id[80] = "";
 
+		/* "[anon]", "[vdso]": no file to look for. */
+		if (mm.path[0] != '/')
+			continue;
 		if (strcmp(mm.build_id, "-"))
 			snprintf(id, sizeof(id), " (build ID %s)", mm.build_id);
 		if (mm.status == SYM_BUILD_ID_MISMATCH)
 			elog("module %s%s: the file here is not the traced one (build ID mismatch); "
-			     "%" PRIu64 " frame(s) shown as module+offset, e.g. %s+%#" PRIx64 "; "
-			     "give the traced machine's files with --sysroot DIR", mm.path, id,
-			     mm.frames, path_base(mm.path), mm.first_off);
+			     "its frames shown as module+offset, e.g. %s+%#" PRIx64 "; give the traced "
+			     "machine's files with --sysroot DIR", mm.path, id, path_base(mm.path),
+			     mm.first_off);
 		else
-			elog("module %s%s not found: %" PRIu64 " frame(s) shown as module+offset, "
+			elog("module %s%s not found: its frames shown as module+offset, "
 			     "e.g. %s+%#" PRIx64 "; give a copy of the traced machine's files with "
 			     "--sysroot DIR (the module itself; its debug info then with "
 			     "--debug-dir DIR, DEBUGINFOD_URLS or the distribution's -dbg/-dbgsym "
-			     "package)", mm.path, id, mm.frames, path_base(mm.path), mm.first_off);
+			     "package)", mm.path, id, path_base(mm.path), mm.first_off);
 	}
 }
 
