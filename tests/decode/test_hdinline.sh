@@ -1,9 +1,10 @@
 #!/bin/bash
 # test_hdinline.sh - what heapdecode names a frame (issues 32 and 34): a
 # leak made in a function inlined at -O2 keeps that function in --folded
-# (`main;make_rec_[i]`), the flame graph (its own hue, "(inlined)") and
-# --speedscope; a symbol's version is hidden (--symbol-versions shows
-# it); -e takes a path relative to the cwd (the user's, not a log's);
+# (`main;make_rec_[i]`), the flame graph (its own hue, "(inlined)"; its
+# --width) and --speedscope; a symbol's version is hidden
+# (--symbol-versions shows it); -e takes a path relative to the cwd (the
+# user's, not a log's);
 # a module not found is said once per module on standard error and its
 # frames are module+0xOFFSET. Programs built here with cc; about 1 s.
 # Usage: test_hdinline.sh HEAPDECODE
@@ -53,6 +54,14 @@ check "--flamegraph: make_rec drawn, said inlined, under main" bash -c "
 check "--flamegraph: the inlined frame aqua (r < 110, g and b >= 165), main warm" bash -c "
 	grep 'data-n=\"make_rec\"' '$T/fg.svg' | grep -q 'fill=\"rgb(\([0-9]\|[0-9][0-9]\|10[0-9]\),1[6-9][0-9],\(1[6-9][0-9]\|2[0-9][0-9]\))\"' &&
 	grep 'data-n=\"main\"' '$T/fg.svg' | grep -q 'fill=\"rgb(2[0-9][0-9],'"
+"$HD" --flamegraph "$T/fg600.svg" --width 600 "$T/inl.log"
+check "--width 600: the SVG 620 px wide (10 each side), the whole stack's frames 600" bash -c "
+	grep -q '^<svg [^>]*width=\"620\" [^>]*data-width=\"600\"' '$T/fg600.svg' &&
+	grep -q 'width=\"1220\"' '$T/fg.svg' &&
+	test \$(grep -c '<rect x=\"10.0\" y=\"[0-9]*\" width=\"599.5\"' '$T/fg600.svg') -eq 2"
+"$HD" --flamegraph "$T/fg10.svg" --width 10 "$T/inl.log" 2> "$T/w.err"
+check "--width 10: exit 2, said, nothing written" bash -c "
+	test $? -eq 2 && grep -q -- '--width takes' '$T/w.err' && test ! -s '$T/fg10.svg'"
 "$HD" --speedscope "$T/ss.json" "$T/inl.log"
 check "--speedscope: make_rec a frame of its own in leak.c, after main" python3 -c "
 import json, sys

@@ -42,6 +42,7 @@ static const char usage_text[] =
 "                   SVG flame graph of live bytes (hover: frame, bytes and\n"
 "                   share; click: zoom; Search: highlight by expression);\n"
 "                   FILE is created mode 0600, never through a symbolic link\n"
+"      --width PX   the flame graph's width in pixels (default 1200)\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
 "      --dump N|first|last|all  describe the Nth dump of the input (default:\n"
 "                   last); all: --report or --folded of each dump in turn\n"
@@ -199,7 +200,7 @@ static int parse_dump(const char *s, unsigned int *dump)
 	return -EINVAL;
 }
 
-/* The options of the whole-run reports: --dump, --sort, --top. */
+/* The options of the whole-run reports: --dump, --sort, --top; --width. */
 static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 {
 	char *end;
@@ -221,6 +222,14 @@ static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 		return 0;
 	}
 	v = strtoul(arg, &end, 10);
+	if (c == 'W') {
+		if (!*arg || *end || v < 200 || v > 100000) {
+			elog("--width takes the flame graph's width in px, 200 to 100000");
+			return -EINVAL;
+		}
+		a->wo.width = (int)v;
+		return 0;
+	}
 	if (!*arg || *end || !v || v > 1000000) {
 		elog("--top takes a number of stacks from 1 to 1000000");
 		return -EINVAL;
@@ -289,6 +298,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		{ "max-peak", required_argument, NULL, 'H' },
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
+		{ "width", required_argument, NULL, 'W' },
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "no-local-files", no_argument, NULL, 'n' },
@@ -321,7 +331,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 					     c == 'U' ? "suppressions" : "max-peak", optarg))
 				return HD_EXIT_ERROR;
 			break;
-		case 'N': case 'K': case 'P': case 'M':
+		case 'N': case 'K': case 'P': case 'M': case 'W':
 			if (parse_run_opt(c, optarg, a))
 				return HD_EXIT_ERROR;
 			break;

@@ -53,7 +53,8 @@ int hd_folded__sorted(struct hd_model *m, enum hd_sort sort, FILE *out)
 	return rows ? 0 : -ENOMEM;
 }
 
-int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, FILE *out)
+int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, int width,
+			  FILE *out)
 {
 	size_t n;
 	struct hd_row *rows = hd_fold__live(m, &n);
@@ -75,7 +76,7 @@ int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, FI
 			lines[i] = (struct folded_line){ rows[i].key, (uint64_t)(v < 0 ? -v : v),
 							 hd_model__is_diff(m) ? v : 0 };
 		}
-		err = flamegraph__write(out, lines, n, title, unit);
+		err = flamegraph__write(out, lines, n, title, unit, width);
 	}
 	free(lines);
 	hd_group__free(rows, n);
