@@ -36,15 +36,32 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 		fputc('\n', out);
 		return;
 	}
-	if (f->status == SYM_OK)
+	if (f->status == SYM_OK) {
 		fprintf(out, " %s+%#" PRIx64, f->func, f->func_off);
-	else
+		if (f->module)
+			fprintf(out, " (%s)", path_base(f->module));
+	} else if (f->module && f->status != SYM_UNMAPPED) {
+		/* Something to look up still: where in which file, then why not named. */
+		fprintf(out, " %s+%#" PRIx64 " [%s]", path_base(f->module), framefmt__module_off(f),
+			sym_status_str(f->status));
+	} else {
 		fprintf(out, " [%s]", sym_status_str(f->status));
-	if (f->module)
-		fprintf(out, " (%s)", path_base(f->module));
+	}
 	if (f->file)
 		fprintf(out, " %s:%d", f->file, f->line);
 	fputc('\n', out);
+}
+
+const char *framefmt__innermost(const struct sym_frame *f)
+{
+	if (f->status != SYM_OK || f->kind)
+		return NULL;
+	return f->ninline && f->inl[0].func ? f->inl[0].func : f->func;
+}
+
+uint64_t framefmt__module_off(const struct sym_frame *f)
+{
+	return f->elf_addr ? f->elf_addr : f->file_off;
 }
 
 const char *framefmt__cut(uint32_t flags)

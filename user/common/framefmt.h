@@ -7,8 +7,12 @@
  *   #K 0xADDR name (inlined) file:line          one per inlined function,
  *   #K 0xADDR function+0xOFF (module) file:line   innermost first, then
  *
- * as eu-addr2line -i shows them; a frame that cannot be named says why
- * ("[build ID mismatch: ...]"). A frame that is not native code has its
+ * as eu-addr2line -i shows them; a frame that cannot be named says where
+ * in which file it is, and why not named:
+ *
+ *   #K 0xADDR module+0xOFF [module file not found]
+ *
+ * (0xOFF: framefmt__module_off). A frame that is not native code has its
  * kind where a native one has its module (frametab.h):
  *
  *   #K 0xADDR function [python] file:line         an interpreter's frame
@@ -29,6 +33,22 @@
  */
 void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 		     const struct sym_frame *f);
+
+/*
+ * The function the code at frame @f really is: the innermost function
+ * inlined there (what -O2 hid in its caller: grow_buffer, not main), else
+ * the frame's function; NULL for a frame not named (SYM_OK) and for one
+ * that is not native code. For --by function.
+ */
+const char *framefmt__innermost(const struct sym_frame *f);
+
+/*
+ * Where in its module a frame that was not named is: its ELF address
+ * when the module was opened (no symbol covers it), else its offset in
+ * the module's file (not found, not the traced one), which is the ELF
+ * address too in most programs and libraries (addr2line -e MODULE).
+ */
+uint64_t framefmt__module_off(const struct sym_frame *f);
 
 /*
  * The mark of an incomplete stack (stacks.h's STACK_* @flags; 0: none), as

@@ -23,6 +23,7 @@
 #include "elfseg.h"
 #include "htab.h"
 #include "symbolizer.h"
+#include "text.h"
 
 /* C++ names: libstdc++'s demangler (the one eu-addr2line uses too). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
@@ -34,6 +35,9 @@ struct module {
 	Dwfl_Module *mod;
 	struct elf_segments segs;	/* of the file found, for to_elf_addr() */
 	enum sym_status status;	/* SYM_OK if usable */
+	bool trusted;		/* the user's own path (-e): not a log's */
+	uint64_t frames;	/* frames looked up in it */
+	uint64_t first_off;	/* the first one's offset in the file */
 };
 
 /* Results by (module, ELF address): direct-mapped, fixed size. */
@@ -52,6 +56,7 @@ struct symbolizer {
 	char *sysroot;
 	int root_fd;		/* --sysroot opened O_PATH, or -1 */
 	bool no_local_files;
+	bool symbol_versions;	/* names keep their "@@GLIBC_2.2.5" */
 	char *debuginfo_path;
 	Dwfl_Callbacks cb;
 	struct htab *modules;	/* (path, build ID) -> struct module */
@@ -74,9 +79,10 @@ const char *sym_status_str(enum sym_status st)
 	return "?";
 }
 
-/* Modules by (path, build ID): a stranger's log may name thousands. */
+/* Modules by (path, build ID, trusted): a stranger's log may name thousands. */
 struct module_key {
 	const char *path, *build_id;
+	bool trusted;
 };
 
 static uint64_t hash_str(uint64_t h, const char *p)
@@ -92,7 +98,8 @@ static bool module_equal(uintptr_t stored, uintptr_t probe, void *ctx)
 	const struct module_key *k = (const struct module_key *)probe;
 
 	(void)ctx;
-	return !strcmp(m->path, k->path) && !strcmp(m->build_id, k->build_id);
+	return m->trusted == k->trusted && !strcmp(m->path, k->path) &&
+	       !strcmp(m->build_id, k->build_id);
 }
 
 /*
@@ -136,6 +143,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		s->root_fd = open(opts->sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	s->no_local_files = opts && opts->no_local_files;
+	s->symbol_versions = opts && opts->symbol_versions;
 	/* libdwfl's search path: "-" = no CRC check, then .debug dirs. */
 	if (asprintf(&s->debuginfo_path, "-%s%s:.debug:/usr/lib/debug",
 		     opts && opts->debug_dir ? ":" : "",
@@ -212,9 +220,12 @@ static int open_hostile(struct symbolizer *s, struct module *m, char *real, size
 	int pfd, fd;
 
 	m->status = SYM_NO_FILE;
-	if (!plain_path(m->path))
+	if (m->trusted) {
+		/* The user's own argument (-e FILE): relative to the cwd, as addr2line's. */
+		pfd = open(m->path, O_PATH | O_CLOEXEC);
+	} else if (!plain_path(m->path)) {
 		return -1;
-	if (s->sysroot) {
+	} else if (s->sysroot) {
 		if (s->root_fd < 0)
 			return -1;
 		pfd = (int)syscall(SYS_openat2, s->root_fd, m->path, &how, sizeof(how));
@@ -285,10 +296,11 @@ static void open_module(struct symbolizer *s, struct module *m)
 	m->status = SYM_OK;
 }
 
-static struct module *get_module(struct symbolizer *s, const char *path, const char *build_id)
+static struct module *get_module(struct symbolizer *s, const char *path, const char *build_id,
+				 bool trusted)
 {
-	struct module_key k = { path, build_id };
-	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ULL, path), build_id);
+	struct module_key k = { path, build_id, trusted };
+	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ULL, path), build_id) ^ trusted;
 	struct module *m = htab__find(s->modules, h, (uintptr_t)&k);
 
 	if (m)
@@ -303,6 +315,7 @@ static struct module *get_module(struct symbolizer *s, const char *path, const c
 		return NULL;
 	}
 	snprintf(m->build_id, sizeof(m->build_id), "%s", build_id);
+	m->trusted = trusted;
 	open_module(s, m);
 	return m;
 }
@@ -327,29 +340,61 @@ static int to_elf_addr(struct module *m, const struct mapping *map, uint64_t add
 	return 0;
 }
 
-static const char *keep_demangled(struct symbolizer *s, const char *name)
+/* Keep @d (malloc'ed) until symbolizer__free; NULL: no memory (@d freed). */
+static const char *keep_string(struct symbolizer *s, char *d)
 {
-	int st = -1;
-	char *d;
-
-	if (!name || name[0] != '_' || name[1] != 'Z')
-		return name;
-	d = __cxa_demangle(name, NULL, NULL, &st);
-	if (!d || st)
-		return name;
 	if (s->nstrings == s->capstrings) {
 		size_t cap = s->capstrings ? s->capstrings * 2 : 64;
 		char **v = realloc(s->strings, cap * sizeof(*v));
 
 		if (!v) {
 			free(d);
-			return name;
+			return NULL;
 		}
 		s->strings = v;
 		s->capstrings = cap;
 	}
 	s->strings[s->nstrings++] = d;
 	return d;
+}
+
+/*
+ * Symbol @name as every output shows it: without the ELF symbol version
+ * a symbol table may append ("malloc@@GLIBC_2.2.5": malloc), unless
+ * asked for, and demangled (the version cut first: the demangler refuses
+ * "_Z...@@GLIBCXX_3.4"). The name itself when neither applies, or when
+ * there is no memory.
+ */
+static const char *keep_name(struct symbolizer *s, const char *name)
+{
+	size_t len = name ? symbol_unversioned_len(name) : 0;
+	const char *kept;
+	char *bare, *d, *v;
+	int st = -1;
+
+	if (!name || (!name[len] && (name[0] != '_' || name[1] != 'Z')))
+		return name;
+	bare = strndup(name, len);
+	if (!bare)
+		return name;
+	d = bare[0] == '_' && bare[1] == 'Z' ? __cxa_demangle(bare, NULL, NULL, &st) : NULL;
+	if (d && !st) {
+		free(bare);
+		bare = d;
+	} else {
+		free(d);
+	}
+	/* -v: the version back, after the demangled name. */
+	if (s->symbol_versions && name[len]) {
+		if (asprintf(&v, "%s%s", bare, name + len) < 0)
+			v = NULL;
+		free(bare);
+		if (!v)
+			return name;
+		bare = v;
+	}
+	kept = keep_string(s, bare);
+	return kept ? kept : name;
 }
 
 /* DW_AT_call_file/DW_AT_call_line of an inlined_subroutine DIE. */
@@ -436,7 +481,7 @@ static void lookup_in(struct symbolizer *s, struct module *m, bool is_return, st
 		out->status = SYM_NO_SYMBOL;
 		return;
 	}
-	out->func = keep_demangled(s, name);
+	out->func = keep_name(s, name);
 	out->func_off = off + (look != out->elf_addr);
 	line = dwfl_module_getsrc(m->mod, look);
 	if (line) {
@@ -478,11 +523,14 @@ int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t
 		out->status = SYM_UNMAPPED;
 		return 0;
 	}
-	m = get_module(s, map->path, map->build_id);
+	m = get_module(s, map->path, map->build_id, false);
 	if (!m)
 		return -ENOMEM;
 	out->module = m->path;
 	out->status = m->status;
+	out->file_off = addr - map->start + map->offset;
+	if (!m->frames++)
+		m->first_off = out->file_off;
 	if (m->status != SYM_OK)
 		return 0;
 	if (to_elf_addr(m, map, addr, &out->elf_addr)) {
@@ -496,7 +544,7 @@ int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t
 int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_addr,
 			   bool is_return, struct sym_frame *out)
 {
-	struct module *m = get_module(s, path, "-");
+	struct module *m = get_module(s, path, "-", true);
 
 	memset(out, 0, sizeof(*out));
 	if (!m)
@@ -504,7 +552,23 @@ int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_
 	out->module = m->path;
 	out->status = m->status;
 	out->elf_addr = elf_addr;
+	out->file_off = elf_addr;
+	if (!m->frames++)
+		m->first_off = elf_addr;
 	if (m->status == SYM_OK)
 		cached_lookup(s, m, is_return, out);
 	return 0;
+}
+
+bool symbolizer__next_missing(struct symbolizer *s, size_t *pos, struct sym_missing *out)
+{
+	struct module *m;
+
+	while ((m = htab__next(s->modules, pos, NULL))) {
+		if (m->status != SYM_NO_FILE && m->status != SYM_BUILD_ID_MISMATCH)
+			continue;
+		*out = (struct sym_missing){ m->path, m->build_id, m->status, m->first_off };
+		return true;
+	}
+	return false;
 }

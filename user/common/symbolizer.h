@@ -42,7 +42,12 @@ struct sym_inline {
 
 struct sym_frame {
 	enum sym_status status;
-	const char *func;	/* demangled; NULL unless SYM_OK */
+	/*
+	 * Demangled, without the symbol version a symbol table may append
+	 * ("malloc@@GLIBC_2.2.5": malloc) unless symbolizer_opts asks for
+	 * it; NULL unless SYM_OK.
+	 */
+	const char *func;
 	uint64_t func_off;	/* address - function start, bytes */
 	const char *file;	/* source file or NULL; with inlines: the call */
 	int line;		/* 0 if unknown */	/* site of the outermost inline */
@@ -50,7 +55,10 @@ struct sym_frame {
 	struct sym_inline inl[SYM_MAX_INLINE];
 	const char *module;	/* path of the mapped file or NULL; "[KIND]"
 				 * for a frame that is not native code */
-	uint64_t elf_addr;	/* address in the module's ELF file */
+	uint64_t elf_addr;	/* address in the module's ELF file (0: not
+				 * known, the file not opened) */
+	uint64_t file_off;	/* the address's offset in the module's file,
+				 * known when it is not found too (-e: elf_addr) */
 	/*
 	 * A frame that is not native code (frametab.h): the interpreter's
 	 * kind ("python", "lua": func and file:line its function and
@@ -64,6 +72,7 @@ struct symbolizer_opts {
 	const char *sysroot;	/* the root module paths resolve in, or NULL */
 	const char *debug_dir;	/* extra directory of debug files, or NULL */
 	bool no_local_files;	/* no sysroot: open no path a log names */
+	bool symbol_versions;	/* names keep their symbol version (@@GLIBC_...) */
 };
 
 /*
@@ -86,10 +95,26 @@ int symbolizer__lookup(struct symbolizer *s, const struct mapping *m, uint64_t a
 
 /*
  * Symbolize @elf_addr, an address of ELF file @path itself (addr2line -e:
- * a non-PIE program or a firmware image). Same results as above.
+ * a non-PIE program or a firmware image). @path is the user's own, not a
+ * log's: relative to the current directory, never under the sysroot.
+ * Same results as above.
  */
 int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_addr,
 			   bool is_return, struct sym_frame *out);
+
+/* A module whose frames could not be named: its file not found, or not the traced one. */
+struct sym_missing {
+	const char *path, *build_id;	/* as the log names them; build ID "-": none */
+	enum sym_status status;		/* SYM_NO_FILE or SYM_BUILD_ID_MISMATCH */
+	uint64_t first_off;		/* the first one's file offset (sym_frame) */
+};
+
+/*
+ * Each module looked up so far that named nothing, in no particular
+ * order: start with *@pos 0; false at the end. Strings live until
+ * symbolizer__free.
+ */
+bool symbolizer__next_missing(struct symbolizer *s, size_t *pos, struct sym_missing *out);
 
 /* Human text for a status ("build ID mismatch", ...). */
 const char *sym_status_str(enum sym_status st);

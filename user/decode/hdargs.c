@@ -42,6 +42,7 @@ static const char usage_text[] =
 "                   SVG flame graph of live bytes (hover: frame, bytes and\n"
 "                   share; click: zoom; Search: highlight by expression);\n"
 "                   FILE is created mode 0600, never through a symbolic link\n"
+"      --width PX   the flame graph's width in pixels (default 1200)\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
 "      --dump N|first|last|all  describe the Nth dump of the input (default:\n"
 "                   last); all: --report or --folded of each dump in turn\n"
@@ -100,17 +101,23 @@ static const char usage_text[] =
 "\n"
 "Symbolizing:\n"
 "  -e, --elf FILE   every address is an address in FILE (a non-PIE\n"
-"                   program or a firmware image), as addr2line -e\n"
+"                   program or a firmware image), as addr2line -e; FILE is\n"
+"                   yours, not the log's: relative to the current directory\n"
 "      --sysroot DIR  find the traced machine's files under DIR: every path\n"
 "                   in the log is resolved inside DIR, as if DIR were /\n"
 "                   (\"..\" and symbolic links cannot leave it)\n"
 "      --no-local-files  open no file a log names (a log from a stranger):\n"
 "                   without --sysroot, frames are not named\n"
 "      --debug-dir DIR  look for separate debug files in DIR too\n"
+"      --symbol-versions  name functions as the symbol table does, with their\n"
+"                   version (malloc@@GLIBC_2.2.5); by default every output\n"
+"                   names them without it (malloc)\n"
 "Modules are matched to the traced files by build ID: a file that differs\n"
-"is reported as a mismatch, never used to name frames. A path in a log is\n"
-"opened only if it is a regular file, and never so that it could block.\n"
-"Debug info is found\n"
+"is reported as a mismatch, never used to name frames; a module not found\n"
+"or not matched is said once on standard error (its path, build ID and\n"
+"what to try), its frames shown as module+0xOFFSET (the offset in its\n"
+"file). A path in a log is opened only if it is a regular file, and never\n"
+"so that it could block. Debug info is found\n"
 "through /usr/lib/debug/.build-id, .gnu_debuglink and, when DEBUGINFOD_URLS\n"
 "is set, debuginfod (elfutils' debuginfod-find, Debian's package debuginfod).\n"
 "  -h, --help       show this help and exit\n"
@@ -155,8 +162,11 @@ static int parse_by(const char *s, enum hd_by *by)
 	return -EINVAL;
 }
 
-/* @path is a directory (of --sysroot); -1 after saying why not. */
-static int check_dir(const char *path, const char *opt)
+/*
+ * @path is a directory (of --sysroot), or with @dir false a regular file
+ * (-e's: the user's own, relative to the cwd); -1 after saying why not.
+ */
+static int check_path(const char *path, const char *opt, bool dir)
 {
 	struct stat st;
 
@@ -164,8 +174,8 @@ static int check_dir(const char *path, const char *opt)
 		elog("%s %s: %s", opt, path, strerror(errno));
 		return -1;
 	}
-	if (!S_ISDIR(st.st_mode)) {
-		elog("%s %s: not a directory", opt, path);
+	if (dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) {
+		elog("%s %s: not a %s", opt, path, dir ? "directory" : "regular file");
 		return -1;
 	}
 	return 0;
@@ -194,7 +204,7 @@ static int parse_dump(const char *s, unsigned int *dump)
 	return -EINVAL;
 }
 
-/* The options of the whole-run reports: --dump, --sort, --top. */
+/* The options of the whole-run reports: --dump, --sort, --top; --width. */
 static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 {
 	char *end;
@@ -216,6 +226,14 @@ static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 		return 0;
 	}
 	v = strtoul(arg, &end, 10);
+	if (c == 'W') {
+		if (!*arg || *end || v < 200 || v > 100000) {
+			elog("--width takes the flame graph's width in px, 200 to 100000");
+			return -EINVAL;
+		}
+		a->wo.width = (int)v;
+		return 0;
+	}
 	if (!*arg || *end || !v || v > 1000000) {
 		elog("--top takes a number of stacks from 1 to 1000000");
 		return -EINVAL;
@@ -286,10 +304,12 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		{ "max-peak", required_argument, NULL, 'H' },
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
+		{ "width", required_argument, NULL, 'W' },
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "no-local-files", no_argument, NULL, 'n' },
 		{ "debug-dir", required_argument, NULL, 'D' },
+		{ "symbol-versions", no_argument, NULL, 'y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -318,7 +338,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 					     "no-default-suppressions", optarg))
 				return HD_EXIT_ERROR;
 			break;
-		case 'N': case 'K': case 'P': case 'M':
+		case 'N': case 'K': case 'P': case 'M': case 'W':
 			if (parse_run_opt(c, optarg, a))
 				return HD_EXIT_ERROR;
 			break;
@@ -327,14 +347,19 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 			if (parse_by(optarg, &a->wo.by))
 				return HD_EXIT_ERROR;
 			break;
-		case 'e': a->mo.elf = optarg; break;
+		case 'e':
+			if (check_path(optarg, "-e", false))
+				return HD_EXIT_ERROR;
+			a->mo.elf = optarg;
+			break;
 		case 'S':
-			if (check_dir(optarg, "--sysroot"))
+			if (check_path(optarg, "--sysroot", true))
 				return HD_EXIT_ERROR;
 			a->so.sysroot = optarg;
 			break;
 		case 'n': a->so.no_local_files = true; break;
 		case 'D': a->so.debug_dir = optarg; break;
+		case 'y': a->so.symbol_versions = true; break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 1;

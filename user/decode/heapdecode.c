@@ -29,6 +29,7 @@
 #include "msg.h"
 #include "outfile.h"
 #include "symbolizer.h"
+#include "text.h"
 
 /* Each line into the model. */
 static int take_line(void *ctx, const struct hd_line *l)
@@ -176,6 +177,38 @@ static int take_complete(const struct hd_args *a, const struct hd_writer *w,
 	return 0;
 }
 
+/*
+ * Each module that named no frame, said once (not once a frame): its
+ * path, its build ID, a frame of it as the reports show it
+ * (module+0xOFF), and what would find it.
+ */
+static void say_missing(struct symbolizer *sym)
+{
+	struct sym_missing mm;
+	size_t pos = 0;
+
+	while (symbolizer__next_missing(sym, &pos, &mm)) {
+		char id[80] = "";
+
+		/* "[anon]", "[vdso]": no file to look for. */
+		if (mm.path[0] != '/')
+			continue;
+		if (strcmp(mm.build_id, "-"))
+			snprintf(id, sizeof(id), " (build ID %s)", mm.build_id);
+		if (mm.status == SYM_BUILD_ID_MISMATCH)
+			elog("module %s%s: the file here is not the traced one (build ID mismatch); "
+			     "its frames shown as module+offset, e.g. %s+%#" PRIx64 "; give the traced "
+			     "machine's files with --sysroot DIR", mm.path, id, path_base(mm.path),
+			     mm.first_off);
+		else
+			elog("module %s%s not found: its frames shown as module+offset, "
+			     "e.g. %s+%#" PRIx64 "; give a copy of the traced machine's files with "
+			     "--sysroot DIR (the module itself; its debug info then with "
+			     "--debug-dir DIR, DEBUGINFOD_URLS or the distribution's -dbg/-dbgsym "
+			     "package)", mm.path, id, path_base(mm.path), mm.first_off);
+	}
+}
+
 static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 {
 	const struct hd_writer *w = hd_writer__of(a->output);
@@ -247,6 +280,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		elog("%zu interpreter frame(s) named by no frame record of the log: shown as "
 		     "[interpreter frame without its frame record] (a log cut, or not "
 		     "heapsnoop's)", hd_model__missing_frames(m));
+	say_missing(sym);
 	hd_model__free(m);
 	hd_model__free(base);
 	symbolizer__free(sym);

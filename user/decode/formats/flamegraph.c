@@ -15,7 +15,6 @@
 #include "flamegraph.h"
 #include "text.h"
 
-#define WIDTH 1200	/* px of the graph */
 #define PAD 10
 #define ROW 17		/* px per frame row */
 #define TOP 50		/* title and controls */
@@ -71,13 +70,36 @@ static int depth_of(const struct node *n)
 	return d + 1;
 }
 
-/* A warm color from the name, stable across runs (flamegraph.pl's idea). */
+/*
+ * The length of @name without its annotation "_[i]" (an inlined
+ * function, flamegraph.pl's), which @inlined then says.
+ */
+static size_t plain_len(const char *name, bool *inlined)
+{
+	size_t len = strlen(name), mark = sizeof(FLAMEGRAPH_INLINED) - 1;
+
+	*inlined = len > mark && !strcmp(name + len - mark, FLAMEGRAPH_INLINED);
+	return *inlined ? len - mark : len;
+}
+
+/*
+ * A color from the name, stable across runs (flamegraph.pl's idea): warm
+ * for a function, aqua for one inlined (flamegraph.pl's hue for `_[i]`).
+ */
 static void color_of(const char *name, int *r, int *g, int *b)
 {
 	uint32_t h = 2166136261u;
+	bool inlined;
 
+	plain_len(name, &inlined);
 	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
+	if (inlined) {
+		*r = 50 + (int)(h % 60);
+		*g = 165 + (int)((h >> 8) % 55);
+		*b = 165 + (int)((h >> 16) % 55);
+		return;
+	}
 	*r = 205 + (int)(h % 50);
 	*g = (int)((h >> 8) % 180);
 	*b = (int)((h >> 16) % 55);
@@ -86,7 +108,7 @@ static void color_of(const char *name, int *r, int *g, int *b)
 struct layout {
 	FILE *out;
 	uint64_t total;
-	int height;
+	int width, height;
 	const char *unit;
 	bool diff;
 };
@@ -107,40 +129,46 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 	double x = (double)start / (double)l->total, w = (double)n->value / (double)l->total;
 	int r, g, b, y = l->height - PAD - (depth + 1) * ROW;
 	uint64_t off = start;
+	bool inlined;
+	size_t len = plain_len(n->name, &inlined);
+	char *name = strndup(n->name, len);
 
-	if (depth >= 0) {
+	if (depth >= 0 && name) {
 		if (l->diff)
 			diff_color_of(n, l->total, &r, &g, &b);
 		else
 			color_of(n->name, &r, &g, &b);
 		fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" "
 			"data-v=\"%" PRIu64 "\" data-n=\"", x, w, depth, n->value);
-		xml_escape(l->out, n->name);
+		xml_escape(l->out, name);
 		fprintf(l->out, "\"><title>");
-		xml_escape(l->out, n->name);
+		xml_escape(l->out, name);
+		if (inlined)
+			fputs(" (inlined)", l->out);
 		if (l->diff)
 			fprintf(l->out, " (%+" PRId64 " %s,", n->net, l->unit);
 		else
 			fprintf(l->out, " (%" PRIu64 " %s,", n->value, l->unit);
 		fprintf(l->out, " %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
 			"width=\"%.1f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>"
-			"<text x=\"%.1f\" y=\"%d\">", 100 * w, PAD + x * WIDTH, y,
-			w * WIDTH > 0.5 ? w * WIDTH - 0.5 : 0, ROW - 1, r, g, b,
-			PAD + x * WIDTH + 3, y + ROW - 5);
+			"<text x=\"%.1f\" y=\"%d\">", 100 * w, PAD + x * l->width, y,
+			w * l->width > 0.5 ? w * l->width - 0.5 : 0, ROW - 1, r, g, b,
+			PAD + x * l->width + 3, y + ROW - 5);
 		/* Label only what fits (~7 px a character); the script refits. */
 		{
-			size_t fit = (size_t)(w * WIDTH / 7), len = strlen(n->name);
+			size_t fit = (size_t)(w * l->width / 7);
 
 			if (fit >= 3) {
 				char buf[512];
 
 				snprintf(buf, sizeof(buf), "%.*s%s", (int)(len <= fit ? len : fit - 2),
-					 n->name, len <= fit ? "" : "..");
+					 name, len <= fit ? "" : "..");
 				xml_escape(l->out, buf);
 			}
 		}
 		fputs("</text></g>\n", l->out);
 	}
+	free(name);
 	for (const struct node *c = n->child; c; c = c->next) {
 		emit(l, c, off, depth + 1);
 		off += c->value;
@@ -149,7 +177,8 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 
 static const char script[] =
 "<script type=\"text/ecmascript\"><![CDATA[\n"
-"var W = 1200, PAD = 10, frames = [], details, matched, zoomed = null;\n"
+"var W = +document.documentElement.getAttribute('data-width'), PAD = 10, frames = [],\n"
+"  details, matched, zoomed = null;\n"
 "function attr(f, k) { return f.getAttribute('data-' + k); }\n"
 "function fit(name, px) {\n"
 "  var n = Math.floor(px / 7);\n"
@@ -222,10 +251,10 @@ static const char script[] =
 "]]></script>\n";
 
 int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, const char *title,
-		      const char *unit)
+		      const char *unit, int width)
 {
 	struct node root = { .name = "all" };
-	struct layout l = { .out = out, .unit = unit };
+	struct layout l = { .out = out, .unit = unit, .width = width ? width : FLAMEGRAPH_WIDTH };
 	int err = 0, depth;
 
 	for (size_t i = 0; i < n && !err; i++) {
@@ -255,14 +284,14 @@ int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, cons
 
 	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-		"xmlns=\"http://www.w3.org/2000/svg\">\n"
+		"data-width=\"%d\" xmlns=\"http://www.w3.org/2000/svg\">\n"
 		"<style>text { font: 12px monospace; fill: #000; pointer-events: none; }\n"
 		"g.f rect:hover { stroke: #000; stroke-width: 0.5; cursor: pointer; }\n"
 		"#title { font-size: 17px; } .btn { cursor: pointer; fill: #236; }</style>\n",
-		WIDTH + 2 * PAD, l.height, WIDTH + 2 * PAD, l.height);
+		l.width + 2 * PAD, l.height, l.width + 2 * PAD, l.height, l.width);
 	fputs(script, out);
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n"
-		"<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", WIDTH / 2 + PAD);
+		"<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", l.width / 2 + PAD);
 	xml_escape(out, title);
 	if (l.diff)
 		fprintf(out, " (%+" PRId64 " %s: red grew, blue shrank)", root.net, unit);
@@ -273,7 +302,7 @@ int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, cons
 		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"40\" text-anchor=\"end\"> </text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"40\"> </text>\n",
-		PAD, WIDTH + PAD, WIDTH + PAD, PAD);
+		PAD, l.width + PAD, l.width + PAD, PAD);
 	emit(&l, &root, 0, -1);
 	fputs("</svg>\n", out);
 	free_tree(root.child);

@@ -13,6 +13,12 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/*
+ * The annotation of an inlined function's frame (flamegraph.pl's): drawn
+ * without it, in an aqua hue of its own, "(inlined)" on hover.
+ */
+#define FLAMEGRAPH_INLINED "_[i]"
+
 struct folded_line {
 	char *text;		/* "root;...;leaf", frames separated by ';' */
 	uint64_t value;
@@ -20,14 +26,18 @@ struct folded_line {
 				 * shrinkage (< 0); value is then |delta| */
 };
 
+/* The graph's width in px (the SVG has 10 more on each side), unless given. */
+#define FLAMEGRAPH_WIDTH 1200
+
 /*
- * Write the SVG of @n folded lines to @out. @title heads it; @unit names
- * the values ("bytes", "allocations"). If any line has a delta, the graph
+ * Write the SVG of @n folded lines to @out, the graph @width px wide (0:
+ * FLAMEGRAPH_WIDTH). @title heads it; @unit names the values ("bytes",
+ * "allocations"). If any line has a delta, the graph
  * is differential: widths are the changes' sizes, red frames grew, blue
  * ones shrank (by their net change), and hover shows the signed change.
  * Returns 0, -ENOMEM or -EIO.
  */
 int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, const char *title,
-		      const char *unit);
+		      const char *unit, int width);
 
 #endif /* HEAPSNOOP_FLAMEGRAPH_H */

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
  * folded.c - heapdecode --folded and --flamegraph (see folded.h): the
- * rows of group.h written as folded lines, or handed to the flame graph.
+ * rows of fold.h written as folded lines, or handed to the flame graph.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "analyses/group.h"
+#include "analyses/fold.h"
 #include "analyses/top.h"
 #include "formats/flamegraph.h"
 #include "formats/folded.h"
@@ -24,7 +24,7 @@ static void write_rows(const struct hd_row *rows, size_t n, bool counts, FILE *o
 void hd_folded__write(struct hd_model *m, bool counts, FILE *out)
 {
 	size_t n;
-	struct hd_row *rows = hd_group__folded(m, &n);
+	struct hd_row *rows = hd_fold__live(m, &n);
 	char why[160];
 
 	/* Folded lines have no room for it: standard error says so. */
@@ -45,7 +45,7 @@ int hd_folded__sorted(struct hd_model *m, enum hd_sort sort, FILE *out)
 	for (size_t i = 0; values && i < ns; i++)
 		values[i] = hd_top__value(v[i], sort, &c);
 	if (values)
-		rows = hd_group__values(m, v, values, ns, &k);
+		rows = hd_fold__values(m, v, values, ns, &k);
 	write_rows(rows, k, false, out);
 	hd_group__free(rows, k);
 	free(values);
@@ -53,10 +53,11 @@ int hd_folded__sorted(struct hd_model *m, enum hd_sort sort, FILE *out)
 	return rows ? 0 : -ENOMEM;
 }
 
-int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, FILE *out)
+int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, int width,
+			  FILE *out)
 {
 	size_t n;
-	struct hd_row *rows = hd_group__folded(m, &n);
+	struct hd_row *rows = hd_fold__live(m, &n);
 	struct folded_line *lines = rows ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
 	const char *unit = counts ? "allocations" : "bytes";
 	char sampled[600], est_unit[32], why[160];
@@ -75,7 +76,7 @@ int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, FI
 			lines[i] = (struct folded_line){ rows[i].key, (uint64_t)(v < 0 ? -v : v),
 							 hd_model__is_diff(m) ? v : 0 };
 		}
-		err = flamegraph__write(out, lines, n, title, unit);
+		err = flamegraph__write(out, lines, n, title, unit, width);
 	}
 	free(lines);
 	hd_group__free(rows, n);

@@ -25,7 +25,11 @@ void hd_folded__write(struct hd_model *m, bool counts, FILE *out);
  */
 int hd_folded__sorted(struct hd_model *m, enum hd_sort sort, FILE *out);
 
-/* --flamegraph: the SVG headed @title to @out; 0, -ENOMEM or -EIO. */
-int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, FILE *out);
+/*
+ * --flamegraph: the SVG headed @title, @width px wide (0: the default,
+ * flamegraph.h), to @out; 0, -ENOMEM or -EIO.
+ */
+int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, int width,
+			  FILE *out);
 
 #endif /* HEAPDECODE_FOLDED_H */

@@ -105,7 +105,7 @@ static int stack_frames(struct hd_model *m, struct frames *fr, const struct stac
 		if (f.status == SYM_OK && f.kind) {
 			idx[n] = frame_id(fr, f.func, (int)strlen(f.func), f.file, f.line);
 		} else if (f.status == SYM_OK) {
-			idx[n] = frame_id(fr, f.func, (int)symbol_unversioned_len(f.func), f.file, 0);
+			idx[n] = frame_id(fr, f.func, (int)strlen(f.func), f.file, 0);
 		} else {
 			hd_model__frame_name(&f, s->frames[k], unnamed, sizeof(unnamed));
 			idx[n] = frame_id(fr, unnamed, (int)strlen(unnamed), NULL, 0);
@@ -116,7 +116,7 @@ static int stack_frames(struct hd_model *m, struct frames *fr, const struct stac
 		for (int i = f.status == SYM_OK ? f.ninline : 0; i-- > 0;) {
 			const char *fn = f.inl[i].func ? f.inl[i].func : "??";
 
-			if ((idx[n++] = frame_id(fr, fn, (int)symbol_unversioned_len(fn),
+			if ((idx[n++] = frame_id(fr, fn, (int)strlen(fn),
 						 f.inl[i].file, 0)) < 0)
 				return -ENOMEM;
 		}

@@ -75,7 +75,7 @@ static int write_flamegraph(struct hd_model *m, const struct hd_write_opts *o, F
 
 	snprintf(title, sizeof(title), "%s: %s", hd_model__is_diff(m) ?
 		 "Live heap, change from the baseline" : "Live heap", o->input);
-	return file_failed(o->path, hd_folded__flamegraph(m, o->counts, title, out));
+	return file_failed(o->path, hd_folded__flamegraph(m, o->counts, title, o->width, out));
 }
 
 static int write_growth(struct hd_model *m, const struct hd_write_opts *o, FILE *out)

@@ -39,6 +39,7 @@ struct hd_write_opts {
 	bool counts;		/* --count: allocations, not bytes */
 	enum hd_sort sort;	/* --sort, HD_SORT__ALL: none */
 	unsigned int top;	/* --top */
+	int width;		/* --width: the flame graph's px, 0: its default */
 	const char *path;	/* a writer's FILE; "-": standard output */
 	const char *input;	/* the last input's name (titles), "stdin" */
 	bool runtime_apart;	/* --report: the C runtime's own said apart (runtime.h) */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "framefmt.h"
 #include "frametab.h"
 #include "heapsnoop/codec.h"
 #include "htab.h"
@@ -588,9 +589,10 @@ void hd_model__frame_name(const struct sym_frame *f, uint64_t addr, char *buf, s
 	else if (f->status == SYM_OK && f->kind)
 		snprintf(buf, cap, "%s", f->func);
 	else if (f->status == SYM_OK)
-		snprintf(buf, cap, "%.*s", (int)symbol_unversioned_len(f->func), f->func);
+		snprintf(buf, cap, "%s", f->func);
 	else if (f->module && f->status != SYM_UNMAPPED)
-		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module), f->elf_addr);
+		snprintf(buf, cap, "[%s+%#" PRIx64 "]", path_base(f->module),
+			 framefmt__module_off(f));
 	else
 		snprintf(buf, cap, "[%#" PRIx64 "]", addr);
 }

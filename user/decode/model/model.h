@@ -198,7 +198,8 @@ void hd_model__lookup(struct hd_model *m, uint32_t pid, uint64_t addr, struct sy
 size_t hd_model__missing_frames(const struct hd_model *m);
 /*
  * A frame's short name, as every report that names a frame in a word
- * does: its function without the symbol version, else [module+0xELFADDR],
+ * does: its function (symbolizer.h: no symbol version), else
+ * [module+0xOFF] (framefmt__module_off),
  * or [0xADDR] in no mapping; an interpreter's frame its function and
  * where, "handle (server.py:42)"; JIT code its range's name. Into @buf
  * (@cap bytes).

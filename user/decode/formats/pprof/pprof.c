@@ -70,7 +70,7 @@ static uint64_t frame_location(struct hd_model *m, struct profbuild *b, uint32_t
 	for (int i = 0; f.status == SYM_OK && i < f.ninline; i++, n++) {
 		const char *fn = f.inl[i].func ? f.inl[i].func : "??";
 
-		snprintf(names[n], sizeof(names[n]), "%.*s", (int)symbol_unversioned_len(fn), fn);
+		snprintf(names[n], sizeof(names[n]), "%s", fn);
 		lines[n] = (struct prof_line){ names[n], f.inl[i].file, f.inl[i].line };
 	}
 	/* Not native code: its function, and its line in Line.line. */
