@@ -34,6 +34,7 @@
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
+#include "output/liveview.h"
 #include "output/gate.h"
 #include "output/status.h"
 #include "session.h"
@@ -503,7 +504,13 @@ struct session *session__new(const struct options *o)
 	/* A *.zst log is written zstd-compressed (docs/OUTPUT.md). */
 	if (s->of && outfile__zstd_name(o->output))
 		outfile__compress(s->of);
-	if (!o->quiet && isatty(STDERR_FILENO))
+	/* --top draws on standard error: the status line would cross it. */
+	if (o->top && (!isatty(STDERR_FILENO) || (!o->output && isatty(STDOUT_FILENO)))) {
+		elog(isatty(STDERR_FILENO) ? "--top draws on the terminal: give -o FILE (or a "
+		     "pipe) for the records" : "--top draws on a terminal: standard error is not one");
+		goto fail;
+	}
+	if (!o->quiet && !o->top && isatty(STDERR_FILENO))
 		s->tty = stderr;
 	if (load_bpf(s) || start_tracing(s))
 		goto fail;
@@ -531,6 +538,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	liveview__free(s->lv);
 	bgdump__free(s->bg);
 	flow__stop(s->flow);
 	hold__free(s->hold);

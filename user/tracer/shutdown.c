@@ -25,6 +25,7 @@
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
+#include "output/liveview.h"
 #include "output/report.h"
 #include "output/status.h"
 #include "session_int.h"
@@ -70,6 +71,9 @@ int session__finish(struct session *s, int status)
 	flow__stop(s->flow);
 	s->flow = NULL;
 	lost_maps = drain_last(s);
+	/* The terminal's own screen back before the summary is written. */
+	liveview__free(s->lv);
+	s->lv = NULL;
 	bgdump__reap(s->bg, true);	/* a dump still written: its end */
 	if (s->o.all)
 		session__reap(s);
