@@ -57,6 +57,7 @@ static uint64_t drain_last(struct session *s)
 int session__finish(struct session *s, int status)
 {
 	uint64_t lost_maps, lost, untraced;
+	double view_ms;
 	int flow_err;
 
 	/* Detach before writing: the target runs at full speed again. */
@@ -72,6 +73,7 @@ int session__finish(struct session *s, int status)
 	s->flow = NULL;
 	lost_maps = drain_last(s);
 	/* The terminal's own screen back before the summary is written. */
+	view_ms = liveview__longest_ms(s->lv);
 	liveview__free(s->lv);
 	s->lv = NULL;
 	bgdump__reap(s->bg, true);	/* a dump still written: its end */
@@ -123,6 +125,8 @@ int session__finish(struct session *s, int status)
 		if (bgdump__longest_ms(s->bg) > 0)
 			elog("longest stop of the event loop for a dump: %.1f ms",
 			     bgdump__longest_ms(s->bg));
+		if (view_ms > 0)
+			elog("longest stop of the event loop for a --top redraw: %.1f ms", view_ms);
 	}
 	if (lost_maps)
 		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): %s",

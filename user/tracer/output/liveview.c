@@ -21,6 +21,7 @@
 #include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "framefmt.h"
@@ -73,6 +74,7 @@ struct liveview {
 	double next_draw, prev_t;
 	uint64_t prev_allocs, prev_frees;
 	uint64_t peak;		/* the most live bytes a redraw saw */
+	double longest;		/* s: the loader's longest stop for a redraw */
 	bool failed;
 };
 
@@ -589,9 +591,19 @@ static void ended(struct liveview *lv, int st)
 	lv->next = (struct seen_vec){ 0 };
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A child forked to draw, its pipe opened: the loader's stop is the fork. */
 static void start(struct liveview *lv, struct trace *t, double now)
 {
 	const struct trace_stats *st = trace__stats(t);
+	double t0;
 	int fds[2];
 	pid_t pid;
 
@@ -603,6 +615,7 @@ static void start(struct liveview *lv, struct trace *t, double now)
 		return;
 	}
 	fflush(stderr);
+	t0 = now_s();
 	pid = fork();
 	if (pid == 0) {
 		close(fds[0]);
@@ -615,6 +628,8 @@ static void start(struct liveview *lv, struct trace *t, double now)
 		lv->failed = true;
 		return;
 	}
+	if (now_s() - t0 > lv->longest)
+		lv->longest = now_s() - t0;
 	fcntl(fds[0], F_SETFL, O_NONBLOCK);
 	lv->rfd = fds[0];
 	lv->pid = lv->last = pid;
@@ -645,6 +660,11 @@ void liveview__tick(struct liveview *lv, struct trace *t, double now)
 	resized = 0;
 	start(lv, t, now);
 	lv->next_draw = now + lv->o.interval;
+}
+
+double liveview__longest_ms(const struct liveview *lv)
+{
+	return lv ? lv->longest * 1e3 : 0;
 }
 
 bool liveview__owns(const struct liveview *lv, pid_t pid)

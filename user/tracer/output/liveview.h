@@ -50,6 +50,9 @@ struct liveview *liveview__new(const struct liveview_opts *o);
  */
 void liveview__tick(struct liveview *lv, struct trace *t, double now);
 
+/* The loader's longest stop for a redraw so far, ms: the fork. */
+double liveview__longest_ms(const struct liveview *lv);
+
 /*
  * Is @pid a child of the view, running or the last one (-a traces its
  * allocations: heapsnoop's own, not a traced process's)? Forgotten at
