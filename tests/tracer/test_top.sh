@@ -4,10 +4,15 @@
 # each of its phases and waits on a fifo between them; at each, the
 # screen (tmux capture-pane, polled until it shows the phase's size, a
 # bounded number of times) names top_leak at prog_top.c:LINE with the
-# bytes held then, the growth since the last redraw and the totals line;
-# a resize redraws to the new width at once (SIGWINCH). At the end the
-# normal screen is back with the closing accounting, and the records in
-# -o are whole, as without the view. About 4 s.
+# bytes held then and the totals line, and one of the redraws written
+# after the phase began (every byte the view writes is kept by tmux
+# pipe-pane, from before heapsnoop starts; a redraw is one write, from
+# ESC[H to ESC[J) shows the growth since the last redraw: the screen
+# alone would show it only until the next redraw, 1 s later, and a busy
+# machine can poll past that. A resize redraws to the new width at once
+# (SIGWINCH). At the end the normal screen is back with the closing
+# accounting, and the records in -o are whole, as without the view.
+# About 4 s.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -17,10 +22,15 @@ if ! command -v tmux > /dev/null; then
 fi
 TMUX_CMD=(tmux -L "hs_top_$$" -f /dev/null)
 trap 'rm -rf "$T"; "${TMUX_CMD[@]}" kill-server 2> /dev/null; jobs -p | xargs -r kill 2>/dev/null' EXIT
-mkfifo "$T/in" "$T/out"
+mkfifo "$T/in" "$T/out" "$T/go"
+# heapsnoop starts once the pane's output is piped to $T/stream (a line on go).
+: > "$T/stream"
 "${TMUX_CMD[@]}" new-session -d -s top -x 120 -y 30 \
-	"'$HS' --top -o '$T/rec.log' -- '$PROGS/prog_top' < '$T/in' > '$T/out'; \
+	"read -r go < '$T/go'; \
+	 '$HS' --top -o '$T/rec.log' -- '$PROGS/prog_top' < '$T/in' > '$T/out'; \
 	 echo \"heapsnoop exited \$?\"; exec sleep 600"
+"${TMUX_CMD[@]}" pipe-pane -o -t top "cat >> '$T/stream'"
+echo go > "$T/go"
 exec 7> "$T/in" 8< "$T/out"
 
 # Poll the screen until it matches REGEX (50 tries, 0.2 s apart: 10 s).
@@ -33,6 +43,28 @@ screen_shows() { # REGEX
 	done
 	echo "the screen never showed /$1/; it shows:" >&2
 	cat "$T/screen" >&2
+	return 1
+}
+
+# Poll the view's output after byte OFFSET of $T/stream until one whole
+# redraw (ESC[H up to ESC[J; its lines without ESC[K and CR) has a line
+# matching REGEX (50 tries, 0.2 s apart: 10 s); that screen is left in
+# $T/redraw.
+stream_shows() { # OFFSET REGEX
+	local i
+	for i in $(seq 50); do
+		tail -c +"$(($1 + 1))" "$T/stream" |
+			sed 's/\x1b\[K//g; s/\r//g; s/\x1b\[H/\n\f\n/g; s/\x1b\[J/\n\v\n/g' |
+			re=$2 awk '$0 == "\f" { n = hit = 0; inside = 1; next }
+				$0 == "\v" { if (inside && hit) { for (j = 1; j <= n; j++) print l[j]; exit 0 }
+					inside = hit = 0; next }
+				inside { l[++n] = $0; if ($0 ~ ENVIRON["re"]) hit = 1 }' > "$T/redraw" &&
+			[ -s "$T/redraw" ] && return 0
+		sleep 0.2
+	done
+	echo "no redraw after byte $1 showed /$2/; the last one written:" >&2
+	tail -c +"$(($1 + 1))" "$T/stream" | sed 's/\x1b\[[KJ]//g; s/\r//g; s/\x1b\[H/\n\f\n/g' |
+		awk '$0 == "\f" { s = ""; next } { s = s $0 "\n" } END { printf "%s", s }' >&2
 	return 1
 }
 
@@ -49,7 +81,7 @@ for k in 1 2 3; do
 	if [ "$k" -gt 1 ]; then
 		# A redraw of this phase after one of the last: it grew by 256 KiB.
 		check "phase $k: the growth since the last redraw is +256.0 KiB" \
-			screen_shows "^ +$kib KiB +\+256\.0 KiB +$((k * 4))  top_leak "
+			stream_shows "$released" "^ +$kib KiB +\+256\.0 KiB +$((k * 4))  top_leak "
 	fi
 	check "phase $k: every line fits the 120 columns" \
 		awk 'length > 120 { exit 1 }' "$T/screen"
@@ -60,6 +92,8 @@ for k in 1 2 3; do
 		check "... every line within it" awk 'length > 60 { exit 1 }' "$T/screen"
 		"${TMUX_CMD[@]}" resize-window -t top -x 120 -y 30
 	fi
+	# The view's bytes up to here are all from before the next phase.
+	released=$(stat -c %s "$T/stream")
 	echo >&7
 done
 exec 7>&-
