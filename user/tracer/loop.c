@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "attach/execprobe.h"
 #include "heapsnoop.skel.h"
@@ -25,6 +26,7 @@
 #include "msg.h"
 #include "output/bgdump.h"
 #include "output/gate.h"
+#include "output/liveview.h"
 #include "output/report.h"
 #include "output/status.h"
 #include "session_int.h"
@@ -80,6 +82,12 @@ static void unfollowed_fork(struct session *s, const struct hs_event *ev)
 		elog("more forks not traced: counted at the end");
 }
 
+/* A child of heapsnoop's own: a dump's writer (bgdump.h) or the view's. */
+static bool own_child(const struct session *s, pid_t pid)
+{
+	return bgdump__owns(s->bg, pid) || liveview__owns(s->lv, pid);
+}
+
 int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq)
 {
 	struct session *s = ctx;
@@ -87,11 +95,12 @@ int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq)
 
 	if (len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_FORK && !ev->size)
 		unfollowed_fork(s, ev);
-	/* -a traces heapsnoop's own dump writers too: not a traced process's. */
-	if (len >= HS_EVENT_FREE_SIZE && bgdump__owns(s->bg, (pid_t)ev->pid)) {
+	/* -a traces heapsnoop's own dump and view writers too: not traced ones. */
+	if (len >= HS_EVENT_FREE_SIZE && own_child(s, (pid_t)ev->pid)) {
 		if (ev->type != HS_EV_EXIT)
 			return 0;
 		bgdump__gone(s->bg, (pid_t)ev->pid);
+		liveview__gone(s->lv, (pid_t)ev->pid);
 	}
 	/* The target's own end is its exit stop's or its pidfd's (target_ended). */
 	if (!s->o.all && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT &&
@@ -110,7 +119,7 @@ bool session__on_ahead(void *ctx, const void *data, size_t len, uint64_t seq)
 	const struct hs_event *ev = data;
 
 	/* heapsnoop's own dump writers' records (-a) are dropped in turn. */
-	if (len >= HS_EVENT_FREE_SIZE && bgdump__owns(s->bg, (pid_t)ev->pid))
+	if (len >= HS_EVENT_FREE_SIZE && own_child(s, (pid_t)ev->pid))
 		return ev->type != HS_EV_EXIT;
 	return trace__ahead(s->trace, data, len, seq);
 }
@@ -361,6 +370,7 @@ static void periodic(struct session *s, double now)
 		s->last_events = ev;
 		s->next_status = now + 1;
 	}
+	liveview__tick(s->lv, s->trace, now);
 }
 
 int session__loop(struct session *s)
@@ -370,6 +380,13 @@ int session__loop(struct session *s)
 
 	s->next_status = t0 + 1;
 	s->next_dump = s->o.interval ? t0 + s->o.interval : 0;
+	if (s->o.top) {
+		struct liveview_opts lo = { .interval = s->o.top, .fd = STDERR_FILENO,
+					    .counters = s->skel->maps.counters,
+					    .sample_bytes = s->o.sample_bytes };
+
+		s->lv = liveview__new(&lo);
+	}
 	for (;;) {
 		err = wait_events(s);
 		if (err < 0 && err != -EINTR) {

@@ -66,6 +66,12 @@ static const char usage_text[] =
 "  -i, --interval SECS    also write the live set every SECS seconds\n"
 "      --sample-ms MS     write each process's live bytes and count every MS\n"
 "                         milliseconds when they changed (default 100; 0: off)\n"
+"      --top[=SECS]       on the terminal, a live view redrawn every SECS (1)\n"
+"                         seconds: live bytes and blocks, allocations and\n"
+"                         frees a second, the peak, events lost, then the\n"
+"                         stacks holding the most live bytes with their\n"
+"                         growth, one symbolized line each; the records go\n"
+"                         to -o FILE or a pipe, as they would without it\n"
 "  -s, --summary[=N]      at the end, print the N (10) stacks holding the\n"
 "                         most live bytes, symbolized, to standard error\n"
 "      --allocator PATH   probe the allocator in PATH (jemalloc, tcmalloc,\n"
@@ -190,7 +196,7 @@ enum {
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
 	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL, OPT_UNWIND_THREADS, OPT_NO_TAILS,
-	OPT_NO_DEFAULT_SUPP,
+	OPT_NO_DEFAULT_SUPP, OPT_TOP,
 };
 
 static const struct option longopts[] = {
@@ -209,6 +215,7 @@ static const struct option longopts[] = {
 	{ "interval", required_argument, NULL, 'i' },
 	{ "sample-ms", required_argument, NULL, OPT_SAMPLE_MS },
 	{ "summary", optional_argument, NULL, 's' },
+	{ "top", optional_argument, NULL, OPT_TOP },
 	{ "allocator", required_argument, NULL, OPT_ALLOCATOR },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
@@ -392,7 +399,7 @@ static int parse_stack(int c, const char *arg, struct options *o)
 
 /*
  * What to trace and where the output goes: -p, -o, -i, --sample-ms, -s,
- * --ringbuf-size, --thread-slots.
+ * --top, --ringbuf-size, --thread-slots.
  */
 static int parse_target(int c, const char *arg, struct options *o)
 {
@@ -423,6 +430,13 @@ static int parse_target(int c, const char *arg, struct options *o)
 			return -EINVAL;
 		if (arg)
 			o->summary = (unsigned int)v;
+		return 0;
+	case OPT_TOP:
+		o->top = 1;
+		if (arg && parse_range(arg, "--top interval (seconds)", 1, 3600, &v))
+			return -EINVAL;
+		if (arg)
+			o->top = (unsigned int)v;
 		return 0;
 	case OPT_THREAD_SLOTS:
 		if (parse_pow2(arg, "thread-slots", "thread slot count", "slots", 1, 1 << 20, &v))
@@ -528,7 +542,7 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_UNWIND_THREADS:
 		return parse_stack(c, arg, o);
 	case 'p': case 'o': case 'i': case 's': case OPT_RINGBUF: case OPT_SAMPLE_MS:
-	case OPT_THREAD_SLOTS:
+	case OPT_THREAD_SLOTS: case OPT_TOP:
 		return parse_target(c, arg, o);
 	case 'h':
 		fputs(usage_text, stdout);
@@ -601,6 +615,10 @@ static int validate(const struct options *o)
 		elog("-o %s: a compressed log (a name ending in .zst) is the BPF tracer's; "
 		     "--preload writes plain records (give another name, and compress it after)",
 		     o->output);
+		return -EINVAL;
+	}
+	if (o->top && o->preload) {
+		elog("--top goes with the BPF tracer, not --preload");
 		return -EINVAL;
 	}
 	if (o->seed && !o->preload) {

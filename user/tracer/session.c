@@ -34,6 +34,7 @@
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
+#include "output/liveview.h"
 #include "output/gate.h"
 #include "output/status.h"
 #include "output/ttylog.h"
@@ -505,6 +506,11 @@ struct session *session__new(const struct options *o)
 	/* A *.zst log is written zstd-compressed (docs/OUTPUT.md). */
 	if (s->of && outfile__zstd_name(o->output))
 		outfile__compress(s->of);
+	/* --top draws on standard error: the status line would cross it. */
+	if (o->top && !isatty(STDERR_FILENO)) {
+		elog("--top draws on a terminal: standard error is not one");
+		goto fail;
+	}
 	/* No -o, a terminal on standard output: a log of its own, and -s. */
 	if (ttylog__wanted(o->output)) {
 		s->of = ttylog__create(o->argv, o->all ? 0 : o->pid, s->logpath,
@@ -516,7 +522,7 @@ struct session *session__new(const struct options *o)
 		if (!s->o.summary)
 			s->o.summary = 10;
 	}
-	if (!o->quiet && isatty(STDERR_FILENO))
+	if (!o->quiet && !o->top && isatty(STDERR_FILENO))
 		s->tty = stderr;
 	if (load_bpf(s) || start_tracing(s))
 		goto fail;
@@ -544,6 +550,7 @@ void session__free(struct session *s)
 {
 	if (!s)
 		return;
+	liveview__free(s->lv);
 	bgdump__free(s->bg);
 	flow__stop(s->flow);
 	hold__free(s->hold);

@@ -51,6 +51,7 @@ struct session {
 	struct task_links tl;
 	struct gate *gate;	/* --fail-on-leak, --max-peak; NULL: none */
 	struct bgdump *bg;	/* SIGUSR1 and -i dumps, written by a child */
+	struct liveview *lv;	/* --top: the live view; NULL: none */
 	struct interp *interp;	/* interpreter frames (--interp); NULL: none */
 	struct tails *tails;	/* deep stacks' tails given threads (unwind/tails.h) */
 	struct hold *hold;	/* --on-full hold: the traced processes' cgroup */

@@ -25,6 +25,7 @@
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
+#include "output/liveview.h"
 #include "output/report.h"
 #include "output/status.h"
 #include "output/ttylog.h"
@@ -57,6 +58,7 @@ static uint64_t drain_last(struct session *s)
 int session__finish(struct session *s, int status)
 {
 	uint64_t lost_maps, lost, untraced;
+	double view_ms;
 	int flow_err;
 
 	/* Detach before writing: the target runs at full speed again. */
@@ -71,6 +73,10 @@ int session__finish(struct session *s, int status)
 	flow__stop(s->flow);
 	s->flow = NULL;
 	lost_maps = drain_last(s);
+	/* The terminal's own screen back before the summary is written. */
+	view_ms = liveview__longest_ms(s->lv);
+	liveview__free(s->lv);
+	s->lv = NULL;
 	bgdump__reap(s->bg, true);	/* a dump still written: its end */
 	if (s->o.all)
 		session__reap(s);
@@ -121,6 +127,8 @@ int session__finish(struct session *s, int status)
 		if (bgdump__longest_ms(s->bg) > 0)
 			elog("longest stop of the event loop for a dump: %.1f ms",
 			     bgdump__longest_ms(s->bg));
+		if (view_ms > 0)
+			elog("longest stop of the event loop for a --top redraw: %.1f ms", view_ms);
 	}
 	if (lost_maps)
 		elog("MAPPING RECORDS LOST: %" PRIu64 " (the kernel's buffer was full): %s",

@@ -77,6 +77,11 @@ static uint64_t lost_of(const uint64_t *cnt)
 	return n;
 }
 
+uint64_t status__lost(const uint64_t *cnt)
+{
+	return lost_of(cnt);
+}
+
 void status__line(FILE *tty, struct trace *t, const uint64_t *cnt, double events_per_s)
 {
 	char bytes[32];

@@ -19,6 +19,9 @@ struct bpf_map;
 /* Sum the per-CPU counters map into @out[HS_CNT__MAX]; 0 or -errno. */
 int status__read_counters(const struct bpf_map *counters, uint64_t *out);
 
+/* Events lost among @cnt[HS_CNT__MAX], as status__final() counts them. */
+uint64_t status__lost(const uint64_t *cnt);
+
 /* "\r"-refreshed one-line status for a terminal, about once a second. */
 void status__line(FILE *tty, struct trace *t, const uint64_t *cnt, double events_per_s);
 void status__clear(FILE *tty);
