@@ -39,6 +39,8 @@ struct hd_write_opts {
 	bool counts;		/* --count: allocations, not bytes */
 	enum hd_sort sort;	/* --sort, HD_SORT__ALL: none */
 	unsigned int top;	/* --top */
+	bool top_set;		/* --top given: --report shows only as many */
+	bool full_stacks;	/* --full-stacks: no frame of a report cut */
 	const char *path;	/* a writer's FILE; "-": standard output */
 	const char *input;	/* the last input's name (titles), "stdin" */
 };
