@@ -334,7 +334,7 @@ static void start_dump(struct session *s, double now)
 	if (s->o.all)
 		session__reap(s);
 	bgdump__dump(s->bg, s->trace, s->out, dump_requested ? "usr1" : "interval",
-		     s->o.all ? s->o.summary : 0);
+		     s->o.all ? s->o.summary : 0, s->o.full_stacks);
 	if (interval)
 		s->next_dump = now + s->o.interval;
 	dump_requested = 0;

@@ -81,7 +81,7 @@ int session__finish(struct session *s, int status)
 	if (s->o.summary) {
 		struct symbolizer *sym = symbolizer__new(NULL);
 
-		report__summary(s->trace, sym, stderr, s->o.summary);
+		report__summary(s->trace, sym, stderr, s->o.summary, s->o.full_stacks);
 		symbolizer__free(sym);
 	}
 	if (outfile__close(s->of))

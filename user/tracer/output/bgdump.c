@@ -44,14 +44,14 @@ void bgdump__free(struct bgdump *b)
 
 /* The dump and the summary, in the child (@copy) or here; 0 or -EIO. */
 static int write_dump(struct trace *t, FILE *out, const char *reason, unsigned int summary,
-		      bool copy)
+		      bool full, bool copy)
 {
 	int err = copy ? report__dump_copy(t, out, reason) : report__dump(t, out, reason);
 
 	if (summary) {
 		struct symbolizer *sym = symbolizer__new(NULL);
 
-		report__summary(t, sym, stderr, summary);
+		report__summary(t, sym, stderr, summary, full);
 		symbolizer__free(sym);
 	}
 	return err;
@@ -59,14 +59,14 @@ static int write_dump(struct trace *t, FILE *out, const char *reason, unsigned i
 
 /* The child: write, then leave without running anything of the loader's. */
 static void __attribute__((noreturn)) child(struct trace *t, FILE *out, const char *reason,
-					    unsigned int summary)
+					    unsigned int summary, bool full)
 {
 	int err;
 
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
 	signal(SIGUSR1, SIG_IGN);
-	err = write_dump(t, out, reason, summary, true);
+	err = write_dump(t, out, reason, summary, full, true);
 	if (fflush(out) == EOF || ferror(out))
 		err = -EIO;
 	_exit(err ? 1 : 0);
@@ -74,7 +74,7 @@ static void __attribute__((noreturn)) child(struct trace *t, FILE *out, const ch
 
 /* Fork the child, the hold opened: 0, or -errno (said: nothing started). */
 static int start(struct bgdump *b, struct trace *t, FILE *out, const char *reason,
-		 unsigned int summary)
+		 unsigned int summary, bool full)
 {
 	pid_t pid;
 	int err;
@@ -92,7 +92,7 @@ static int start(struct bgdump *b, struct trace *t, FILE *out, const char *reaso
 	fflush(stderr);
 	pid = fork();
 	if (pid == 0)
-		child(t, out, reason, summary);
+		child(t, out, reason, summary, full);
 	if (pid < 0) {
 		err = -errno;
 		elog("cannot write the dump in the background (fork): %s; written in the "
@@ -118,16 +118,16 @@ static double now_s(void)
 }
 
 int bgdump__dump(struct bgdump *b, struct trace *t, FILE *out, const char *reason,
-		 unsigned int summary)
+		 unsigned int summary, bool full)
 {
 	double t0 = now_s();
 	int err = 0;
 
 	if (b->pid)
 		return -EBUSY;
-	if (!start(b, t, out, reason, summary))
+	if (!start(b, t, out, reason, summary, full))
 		report__dump_written(t);
-	else if (write_dump(t, out, reason, summary, false))
+	else if (write_dump(t, out, reason, summary, full, false))
 		err = -EIO;
 	if (err)
 		elog("writing records failed: %s", strerror(errno));

@@ -40,7 +40,7 @@ void bgdump__free(struct bgdump *b);
  * bgdump__running() is false), or -EIO (written here and writing failed).
  */
 int bgdump__dump(struct bgdump *b, struct trace *t, FILE *out, const char *reason,
-		 unsigned int summary);
+		 unsigned int summary, bool full);
 
 /*
  * The loader's longest stop for a dump so far, ms: the fork (copying the

@@ -9,6 +9,7 @@
 #ifndef HEAPSNOOP_REPORT_H
 #define HEAPSNOOP_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "symbolizer.h"
@@ -55,11 +56,15 @@ int report__samples(struct trace *t, FILE *out);
 int report__exit(struct trace *t, struct proc *p, FILE *out);
 
 /*
- * The @top stacks by live bytes with their frames symbolized through @sym
- * (function+offset, module, file:line), to @out. With several processes,
- * the processes by live bytes first, then each one's top stacks (at most
- * 3 each while more than 3 of the @top are left).
+ * The human summary to @out: first the biggest holder (holders.h: "heapsnoop:
+ * biggest holder: 4.0 KiB in 1 block, f (x.c:3) <- main (x.c:9)", or that
+ * nothing is live), then the @top stacks by live bytes (sizes in KiB, MiB)
+ * with their frames symbolized through @sym (function+offset, module,
+ * file:line), cut below main unless @full (stackview.h). With several
+ * processes, the processes by live bytes first, then each one's top
+ * stacks (at most 3 each while more than 3 of the @top are left).
  */
-void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top);
+void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top,
+		     bool full);
 
 #endif /* HEAPSNOOP_REPORT_H */
