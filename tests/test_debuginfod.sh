@@ -43,7 +43,7 @@ log() { # PATH...: one pid a PATH, each the stripped program
 }
 log "$T/prog" > "$T/one.log"
 
-env -u DEBUGINFOD_URLS "$HD" --report "$T/one.log" > "$T/plain" 2>&1
+env -u DEBUGINFOD_URLS "$HD" --report --full-stacks "$T/one.log" > "$T/plain" 2>&1
 check "without DEBUGINFOD_URLS: exit 0" test $? -eq 0
 check "without DEBUGINFOD_URLS: the frame is not named" \
 	bash -c "grep -q '$(printf '0x%x' $RA) \[no symbol\] (prog)' '$T/plain' && ! grep -q $FUNC '$T/plain'"

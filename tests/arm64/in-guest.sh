@@ -69,7 +69,7 @@ else
 fi
 echo "=== arm64: a log for the host to symbolize"
 if "$OUT/heapsnoop" -q -o "$T/arm64.heap" -- "$OUT/tests/prog_nofp" 2> "$T/err" &&
-	"$OUT/heapdecode" --report "$T/arm64.heap" > "$T/arm64.report.guest" &&
+	"$OUT/heapdecode" --report --full-stacks "$T/arm64.heap" > "$T/arm64.report.guest" &&
 	tests/arm64/sysroot.sh "$T/arm64.heap" "$SHARE/arm64root" &&
 	cp "$T/arm64.heap" "$T/arm64.report.guest" "$SHARE/"; then
 	echo "--- ok: recorded and symbolized here ($(grep -c '^heapsnoop: live ' "$T/arm64.heap") live records)"
@@ -78,7 +78,7 @@ else
 fi
 echo "=== arm64: the host's x86-64 log symbolized here"
 if "$OUT/heapdecode" --sysroot "$SHARE/x86root" --debug-dir "$SHARE/x86root/usr/lib/debug" \
-		--report "$SHARE/x86.heap" > "$T/x86.report.guest" &&
+		--report --full-stacks "$SHARE/x86.heap" > "$T/x86.report.guest" &&
 	cp "$T/x86.report.guest" "$SHARE/"; then
 	echo "--- ok: the x86-64 log symbolized here"
 else

@@ -51,16 +51,17 @@ check "the arm64 guest's tests passed ($((SECONDS - start)) s, exit $rc)" test "
 
 # The arm64 log here, with the guest's files: the same report as the guest's.
 SYSROOT=(--sysroot "$T/arm64root" --debug-dir "$T/arm64root/usr/lib/debug")
-"$HD" "${SYSROOT[@]}" --report "$T/arm64.heap" > "$T/arm64.report.host" 2> "$T/hd.err"
+"$HD" "${SYSROOT[@]}" --report --full-stacks "$T/arm64.heap" > "$T/arm64.report.host" 2> "$T/hd.err"
 check "arm64 log: symbolized here" test $? -eq 0 -a -s "$T/arm64.report.host"
 check "arm64 log: this machine's report is the guest's, line for line" \
 	cmp -s "$T/arm64.report.host" "$T/arm64.report.guest"
-"$OUT/asan/heapdecode" "${SYSROOT[@]}" --report "$T/arm64.heap" > "$T/arm64.report.asan" 2> "$T/asan.err"
+"$OUT/asan/heapdecode" "${SYSROOT[@]}" --report --full-stacks "$T/arm64.heap" > "$T/arm64.report.asan" 2> "$T/asan.err"
 check "arm64 log: the same report under ASan+UBSan, nothing said" \
 	bash -c "cmp -s '$T/arm64.report.host' '$T/arm64.report.asan' && ! grep -q . '$T/asan.err'"
-# prog_nofp's chain to its first 1111 bytes in a report, innermost first.
+# prog_nofp's chain to its first 1111 bytes (1.1 KiB) in a report (--full-stacks),
+# innermost first.
 chain_of() { # REPORT
-	awk '/^[0-9]/ { if (blk && hit) exit; blk = ($1 == 1111); hit = 0; out = s = ""; next }
+	awk '/^[0-9]/ { if (blk && hit) exit; blk = ($1 " " $2 == "1.1 KiB"); hit = 0; out = s = ""; next }
 	blk && $1 ~ /^#/ { f = $3; sub(/[+@].*/, "", f); out = out s f; s = ";"; if (f == "main") hit = 1 }
 	END { if (blk && hit) print out }' "$1"
 }
@@ -77,7 +78,7 @@ for want in "lib_leaf libnofp.so tests/unwind/libnofp.c:$(line_of tests/unwind/l
 done
 
 # The x86-64 log in the guest: the same report as here.
-"$HD" --report "$T/x86.heap" > "$T/x86.report.host" 2> /dev/null
+"$HD" --report --full-stacks "$T/x86.heap" > "$T/x86.report.host" 2> /dev/null
 check "x86-64 log: the guest's report is this machine's, line for line" \
 	cmp -s "$T/x86.report.host" "$T/x86.report.guest"
 expect_eq "x86-64 log: the function names of the chain, in the guest" \

@@ -90,7 +90,7 @@ echo "heapsnoop: end-dump live=2" >> "$T/py0.log"
 check "--by module: [python] and [jit]" \
 	bash -c "grep -q ' in 1 allocations: \[python\]$' '$T/mod' && grep -q ' in 1 allocations: \[jit\]$' '$T/mod'"
 "$HD" --report --by function "$T/py0.log" > "$T/fn"
-check "--by function: the Python function at its line" grep -q ': handle0_(server.py:40)$' "$T/fn"
+check "--by function: the Python function at its line" grep -q ': handle0 (server.py:40)$' "$T/fn"
 
 # 3. --folded and the flame graph: the whole chain, root first.
 "$HD" --folded "$T/deep.log" > "$T/fold"
@@ -174,7 +174,7 @@ sed "s|$T2|$BAD|" "$T/deep.log" > "$T/bad.log"
 check "a broken continuation: exit 1, said with its line" \
 	bash -c "test $? -eq 1 && grep -q 'bad.log:12: malformed ~m# record, its stack kept only up to the token that broke' '$T/bad.err'"
 check "a broken continuation: the 31 frames before it, marked truncated" \
-	bash -c "grep -q '^4096 bytes .* from pid 5 (stack truncated):' '$T/bad' &&
+	bash -c "grep -q '^4.0 KiB .* from pid 5 (stack truncated):' '$T/bad' &&
 		grep -c '^    #' '$T/bad' | grep -qx 31"
 "$HD" -s "$T/bad.log" > "$T/bads" 2> /dev/null
 check "a broken continuation, -s: the line unchanged, no frames" \

@@ -37,20 +37,20 @@ check "the log encodes" test -s "$T/log"
 "$HD" --report "$T/log" > "$T/report" 2> "$T/err"
 check "--report: says it is an estimate, and of what mean" \
 	grep -q '^estimated: a sample by bytes, one per 1000 bytes on average; ' "$T/report"
-check "--report: 100000 bytes stand for themselves" \
-	grep -q '^100000 bytes ([0-9.]*%) in 1 allocations from pid 7:$' "$T/report"
-check "--report: two blocks of 1000 stand for 3164 bytes in 3 allocations" \
-	grep -q '^3164 bytes ([0-9.]*%) in 3 allocations from pid 7:$' "$T/report"
+check "--report: 100000 bytes (97.7 KiB) stand for themselves" \
+	grep -q '^97.7 KiB ([0-9.]*%) in 1 allocations from pid 7:$' "$T/report"
+check "--report: two blocks of 1000 stand for 3164 bytes (3.1 KiB) in 3 allocations" \
+	grep -q '^3.1 KiB ([0-9.]*%) in 3 allocations from pid 7:$' "$T/report"
 expect_eq "--report: the total, estimated (4.16 blocks)" "$(grep '^total' "$T/report")" \
-	"total (estimated, +-2660 bytes at 95%): 103164 bytes in 4 allocations from 2 stacks"
+	"total (estimated, +-2660 bytes at 95%): 100.7 KiB (103164 bytes) in 4 allocations from 2 stacks"
 "$HD" --report --by pid "$T/log" > "$T/bypid"
 expect_eq "--report --by pid: the estimate" "$(grep ' pid 7$' "$T/bypid")" \
-	"103164 bytes (100.0%) in 4 allocations: pid 7"
+	"100.7 KiB (100.0%) in 4 allocations: pid 7"
 check "--report --by pid: says it is an estimate" grep -q '^total (estimated, ' "$T/bypid"
 
 "$HD" --report --dump first "$T/log" > "$T/first"
 expect_eq "--dump first (not sampled): as it is" "$(grep '^total' "$T/first")" \
-	"total: 102000 bytes in 3 allocations from 2 stacks"
+	"total: 99.6 KiB (102000 bytes) in 3 allocations from 2 stacks"
 check "--dump first: no word of estimates" bash -c "! grep -q estimate '$T/first'"
 
 "$HD" --folded "$T/log" > "$T/folded" 2> "$T/folded.err"
@@ -85,12 +85,12 @@ check "--json: sample_bytes" grep -q '"sample_bytes": 1000' "$T/json"
 } | "$HD" --encode > "$T/shed"
 "$HD" --report "$T/shed" > "$T/shed.report"
 check "shed: --report says why it estimates" grep -q '^estimated: 2 of its blocks recorded as samples while the tracer shed load (shed=); ' "$T/shed.report"
-check "shed: a sample and a whole block of one stack: 5120 bytes in 5" \
-	grep -q '^5120 bytes ([0-9.]*%) in 5 allocations from pid 7:$' "$T/shed.report"
+check "shed: a sample and a whole block of one stack: 5120 bytes (5.0 KiB) in 5" \
+	grep -q '^5.0 KiB ([0-9.]*%) in 5 allocations from pid 7:$' "$T/shed.report"
 check "shed: a block of its mean or more stands for itself" \
-	grep -q '^8192 bytes ([0-9.]*%) in 1 allocations from pid 7:$' "$T/shed.report"
+	grep -q '^8.0 KiB ([0-9.]*%) in 1 allocations from pid 7:$' "$T/shed.report"
 expect_eq "shed: the total and its margin" "$(grep '^total' "$T/shed.report")" \
-	"total (estimated, +-6953 bytes at 95%): 13312 bytes in 6 allocations from 2 stacks"
+	"total (estimated, +-6953 bytes at 95%): 13.0 KiB (13312 bytes) in 6 allocations from 2 stacks"
 "$HD" -s "$T/shed" > "$T/shed.sym"
 expect_eq "shed: -s says what the sample stands for" \
 	"$(grep -c '^    (sampled: stands for 4096 bytes in 4.00 allocations, estimated)$' "$T/shed.sym")" 1
@@ -106,6 +106,6 @@ done
 # Hostile: a sampled dump whose mean is 0 or not a number is malformed.
 for m in 0 -1000 x; do
 	expect_eq "sample-bytes=$m: no mean, the blocks as they are" \
-		"$(sed "s/sample-bytes=1000/sample-bytes=$m/" "$T/log" | "$HD" --report | grep -c 'estimated\|^total: 102000 bytes in 3 ')" 1
+		"$(sed "s/sample-bytes=1000/sample-bytes=$m/" "$T/log" | "$HD" --report | grep -c 'estimated\|^total: 99.6 KiB (102000 bytes) in 3 ')" 1
 done
 [ "$fails" -eq 0 ]

@@ -143,4 +143,22 @@ echo "heapsnoop: end-dump live=1" >> "$T/cut.log"
 check "the same dump ended: exit 0, nothing said, it reported" bash -c "test $? -eq 0 &&
 	test ! -s '$T/whole.err' && grep -q '^total: 200 bytes in 1 allocations' '$T/whole.out'"
 
+# 9. A run of frames without a symbol (in a stripped program) is one line
+# of --report, each frame its own with --full-stacks (issue 32).
+tok=$("$HD" --encode <<< "~b#size: 2048, 0x7f0000002101 0x7f0000002201 0x7f0000002301 0x7f0000002401")
+{
+	echo "heapsnoop: dump reason=exit time=1.000 live=1 bytes=2048 stacks=1"
+	echo "heapsnoop: map pid=5 start=0x7f0000000000 end=0x7f0000010000 off=0x0 buildid=- path=/usr/bin/true"
+	echo "heapsnoop: live pid=5 ptr=0x10 $tok"
+	echo "heapsnoop: end-dump live=1"
+} > "$T/nosym.log"
+"$HD" --report "$T/nosym.log" > "$T/nosym.out"
+check "frames without a symbol: folded into one line" bash -c "
+	test \"\$(grep -c '^    #' '$T/nosym.out')\" = 1 &&
+	grep -q '^    #0  \[4 frames without a symbol in true\]$' '$T/nosym.out'"
+check "... the headline names the first of them, in KiB" \
+	grep -q '^biggest holder: 2.0 KiB in 1 block, \[true+0x2101\] <- \[true+0x2201\]$' "$T/nosym.out"
+check "--full-stacks: each frame its own" \
+	bash -c "test \"\$('$HD' --report --full-stacks '$T/nosym.log' | grep -c ' \[no symbol\] (true)$')\" = 4"
+
 [ $fails -eq 0 ]

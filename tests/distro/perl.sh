@@ -32,7 +32,7 @@ expect_perl() { # NAME LOG DECODER...
 		"$(folded_sum "$T/$n.bytes" "Perl_sv_grow;Perl_safesysrealloc")" $((100 * BLOCK))
 	expect_eq "$n: live blocks grown by Perl_sv_grow" \
 		"$(folded_sum "$T/$n.count" "Perl_sv_grow;Perl_safesysrealloc")" 100
-	"$@" --report "$log" > "$T/$n.report" 2> /dev/null
+	"$@" --report --full-stacks "$log" > "$T/$n.report" 2> /dev/null
 	local fn before=$fails
 	for fn in Perl_safesysrealloc Perl_sv_grow Perl_runops_standard perl_run main _start; do
 		check "$n: heapdecode names $fn in perl" \

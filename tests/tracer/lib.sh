@@ -9,6 +9,13 @@ T=$(mktemp -d)
 trap 'rm -rf "$T"; jobs -p | xargs -r kill 2>/dev/null' EXIT
 fails=0
 
+# BYTES as the human reports write a size (text.h's text_size): "N bytes"
+# below 1 KiB, else 1024-based with one decimal, "4.0 KiB", "1.2 MiB".
+human_size() { # BYTES
+	awk -v b="$1" 'BEGIN { split("KiB MiB GiB TiB", u, " "); if (b < 1024) { printf "%d bytes", b; exit }
+		for (i = 0; b >= 1024 && i < 4; i++) b /= 1024; printf "%.1f %s", b, u[i] }'
+}
+
 check() { # NAME COMMAND... : run a check and say ok/FAIL
 	local name=$1; shift
 	if "$@"; then echo "ok   $name"; else echo "FAIL $name"; fails=$((fails + 1)); fi

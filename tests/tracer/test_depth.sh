@@ -63,11 +63,11 @@ frames_s() { # LOG
 		on { exit }'
 }
 frames_report() { # LOG
-	"$HD" --report "$1" | awk '/^1234 bytes .* from pid [0-9]*/ { on = 1; next }
+	"$HD" --report --full-stacks "$1" | awk '/^1.2 KiB .* from pid [0-9]*/ { on = 1; next }
 		on && /^    #/ { print $3; next } on { exit }' | bare
 }
 frames_summary() { # HEAPSNOOP_STDERR
-	awk '/^    1234 bytes in 1 allocations from pid [0-9]*/ { on = 1; next }
+	awk '/^    1.2 KiB in 1 allocations from pid [0-9]*/ { on = 1; next }
 		on && /^        #/ { print $3; next } on { exit }' "$1" | bare
 }
 frames_folded() { # LOG
@@ -139,7 +139,7 @@ expect_frames() { # LABEL LOG ERR WANT [OUTPUTS]
 }
 
 # --unwind dwarf (the default): deep 60, 64 frames, whole.
-"$HS" -s -o rec60 -- "$PD" 60 > /dev/null 2> err60
+"$HS" -s --full-stacks -o rec60 -- "$PD" 60 > /dev/null 2> err60
 traced "dwarf, deep 60" $? err60
 expect_eq "dwarf, deep 60: the live record's node holds 64 frames (three ~b# as tokens), no cut=" \
 	"$(blines rec60 live)" "3 64 -"
@@ -156,7 +156,7 @@ check "dwarf, deep 60: the shallow block beside it is whole" \
 # verifier refuses the walk of 128 frames (Linux 5.10's and 6.1's; before
 # 6.2 it is not asked), heapsnoop says so and walks 31: the innermost 31,
 # in order, cut=depth.
-"$HS" -s --unwind fp -o recfp60 -- "$PD" 60 > /dev/null 2> errfp60
+"$HS" -s --full-stacks --unwind fp -o recfp60 -- "$PD" 60 > /dev/null 2> errfp60
 traced "fp, deep 60" $? errfp60
 want 60 60 main __libc_start_call_main > wantfp60
 REFUSED="^heapsnoop: this kernel's BPF verifier (Linux [^)]*) \(refused\|is too old for\) --unwind fp's walk of 128 frames: it walks 31,"

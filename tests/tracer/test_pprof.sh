@@ -68,8 +68,8 @@ expect_eq "-top: inuse_space is 42 bytes under outer_fn" \
 trace_phases "prog_phases traced (exit 0)" -i 3600 || exit 1
 R=$T/rec
 "$HD" --pprof "$T/last.pb.gz" "$R"
-"$HD" --report "$R" > "$T/last.report"
-read -r rb rc < <(sed -n 's/^total: \([0-9]*\) bytes in \([0-9]*\) allocations.*/\1 \2/p' "$T/last.report")
+"$HD" --report --full-stacks "$R" > "$T/last.report"
+read -r rb rc < <(sed -nE 's/^total: ([0-9.]+ [KMGT]iB \()?([0-9]+) bytes\)? in ([0-9]+) allocations.*/\2 \3/p' "$T/last.report")
 "$HD" --stats --sort allocations "$R" > "$T/last.stats"
 read -r sa sb < <(sed -n 's/^  \([0-9]*\) allocations, \([0-9]*\) bytes allocated.*/\1 \2/p' "$T/last.stats")
 expect_eq "-raw totals: alloc_objects alloc_space inuse_objects inuse_space = --stats', --report's" \
@@ -84,8 +84,9 @@ check "every named frame of --report is in the profile: address, function, file:
 comm -23 "$T/want.frames" "$T/got.frames" | head -5
 
 "$HD" --folded "$R" > "$T/last.folded"
-check "--folded: no symbol versions (glibc's __libc_start_main@@GLIBC_2.34 folds as __libc_start_main)" \
-	bash -c "grep -q '@@GLIBC' '$T/last.report' && grep -q '^_start;__libc_start_main;' '$T/last.folded' && ! grep -q @ '$T/last.folded'"
+check "--folded, --report: no symbol versions (glibc's __libc_start_main@@GLIBC_2.34, as -s shows it, folds as __libc_start_main)" \
+	bash -c "'$HD' -s '$R' | grep -q '__libc_start_main@@GLIBC' && grep -q '^_start;__libc_start_main;' '$T/last.folded' &&
+		! grep -q @ '$T/last.folded' && grep -q ' __libc_start_main+0x' '$T/last.report' && ! grep -q '@@GLIBC' '$T/last.report'"
 
 # speedscope's JSON of the same dump: its total in bytes, stacks root first.
 "$HD" --speedscope "$T/last.json" "$R"
@@ -158,8 +159,18 @@ expect_eq "--pprof --base: the same difference" \
 several() { # LOG WHO PARENT-PID
 	local f=$1 w=$2 parent=$3
 	"$HD" --pprof "$f.pb.gz" "$f"
-	"$HD" --report --by pid "$f" | sed -n 's/^\([0-9]*\) bytes .*: pid \([0-9]*\)$/\2 \1/p' |
-		sort > "$f.want"
+	# Each process's exact live bytes (--json's live stacks), which
+	# --report --by pid rounds to KiB.
+	"$HD" --json "$f" | python3 -c 'import json, sys
+t = {}
+for s in json.load(sys.stdin)["live"]:
+    t[s["pid"]] = t.get(s["pid"], 0) + s["live_bytes"]
+for p, b in t.items():
+    print(p, b)' | sort > "$f.want"
+	expect_eq "$w: --report --by pid: each process's bytes, as --json's in KiB" \
+		"$("$HD" --report --by pid "$f" | sed -n 's/^\(.*\) ([0-9.]*%) in .*: pid \([0-9]*\)$/\2 \1/p' |
+			sort | paste -sd' ')" \
+		"$(while read -r p b; do echo "$p $(human_size "$b")"; done < "$f.want" | paste -sd' ')"
 	pp -raw "$f.pb.gz" | awk '/^Samples:/ {s = 1; getline; next} /^Locations/ {s = 0}
 		s && /^ *-?[0-9]+( +-?[0-9]+)*:/ { x = $0; sub(/:.*/, "", x); v = a[split(x, a, " ")] }
 		s && /pid:\[/ { gsub(/[^0-9]/, ""); t[$0] += v }

@@ -118,7 +118,7 @@ if all_parts "offline, exec'd code"; then
 	expect_chain "offline, -s" "$T/off.stack" "$OFF"
 	"$HD" --report "$T/off" > "$T/off.report"
 	expect_eq "offline, --report: the chain's frames, [python] with $T/gone's file:line" \
-		"$(awk '/^777778 bytes / { on = 1; next } on && !/^    #/ { exit }
+		"$(awk '/^759.5 KiB / { on = 1; next } on && !/^    #/ { exit }
 			on && $4 == "[python]" { sub(/.*\//, "", $5); printf "%s%s %s", n++ ? ", " : "", $3, $5 }
 			END { print "" }' "$T/off.report")" "$OFF"
 	"$HD" --folded "$T/off" > "$T/off.folded"

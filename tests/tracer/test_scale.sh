@@ -36,7 +36,7 @@ check "the log is zstd (its magic), whole" \
 bytes=$(awk -v n=$N 'BEGIN { for (p = 0; p < n; p++) s += 16 + p % 64; print s + 8 * n }')
 expect_eq "--report: every block, its bytes, a stack each" \
 	"$("$HD" --report "$T/log.zst" | tail -n 1)" \
-	"total: $bytes bytes in $((N + 1)) allocations from $((N + 1)) stacks"
+	"total: $(human_size $bytes) ($bytes bytes) in $((N + 1)) allocations from $((N + 1)) stacks"
 expect_eq "--stats: the process's whole run" \
 	"$("$HD" --stats "$T/log.zst" | sed -n 's/^  live at the end: //p')" \
 	"$bytes bytes in $((N + 1)) allocations"

@@ -61,7 +61,7 @@ expect_eq "... and the process's record" \
 expect_eq "each mean a level's (1 KiB to 1 MiB), each sample below it" "$(cat "$T/bad")" 0
 
 "$HD" --report "$T/rec" > "$T/report"
-est=$(sed -n 's/^total (estimated, +-\([0-9]*\) bytes at 95%): \([0-9]*\) bytes in .*/\2 \1/p' "$T/report")
+est=$(sed -nE 's/^total \(estimated, \+-([0-9]+) bytes at 95%\): ([0-9.]+ [KMGT]iB \()?([0-9]+) bytes\)? in .*/\3 \1/p' "$T/report")
 check "--report: the total is an estimate, with its margin ($est)" test -n "$est"
 check "--report: within 4.5 standard errors of the truth, $TRUTH bytes" \
 	awk -v e="${est% *}" -v m="${est#* }" -v t=$TRUTH 'BEGIN {

@@ -37,11 +37,11 @@ expect_eq "-s: ... and after an unreadable one's" \
 "$HD" --report rec > rep
 "$HD" --report unr > urep
 check "--report: the cut stack's header" \
-	grep -q '^4444 bytes (.*) in 1 allocations from pid [0-9]* (stack truncated):$' rep
+	grep -q '^4.3 KiB (.*) in 1 allocations from pid [0-9]* (stack truncated):$' rep
 check "--report: the other's" \
-	grep -q '^5555 bytes (.*) in 1 allocations from pid [0-9]* (stack truncated):$' rep
+	grep -q '^5.4 KiB (.*) in 1 allocations from pid [0-9]* (stack truncated):$' rep
 check "--report: an unreadable one's" \
-	grep -q '^4444 bytes (.*) in 1 allocations from pid [0-9]* (stack unreadable past here):$' urep
+	grep -q '^4.3 KiB (.*) in 1 allocations from pid [0-9]* (stack unreadable past here):$' urep
 expect_eq "--report: no other stack marked" "$(grep -c '(stack ' rep)" 2
 "$HD" --report --by function rec > byf
 check "--report --by function: lib_leaf's row counts the 2 incomplete ones" \

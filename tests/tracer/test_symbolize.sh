@@ -24,11 +24,11 @@ check "report: chain innermost first with source lines" awk '
 	s == 4 && /#3 .* main\+/ { ok = 1 }
 	END { exit !ok }' report
 expect_eq "report total = sum of record sizes" \
-	"$(sed -n 's/^total: \([0-9]*\) bytes.*/\1/p' report)" \
+	"$(sed -nE 's/^total: ([0-9.]+ [KMGT]iB \()?([0-9]+) bytes.*/\2/p' report)" \
 	"$("$HD" rec | sed -n 's/.*~b#size: \([0-9]*\),.*/\1/p' | awk '{t += $1} END {print t}')"
 "$HD" --folded rec > folded
 expect_eq "folded totals = report total" "$(awk '{t += $NF} END {print t}' folded)" \
-	"$(sed -n 's/^total: \([0-9]*\) bytes.*/\1/p' report)"
+	"$(sed -nE 's/^total: ([0-9.]+ [KMGT]iB \()?([0-9]+) bytes.*/\2/p' report)"
 expect_eq "folded stack of the leak" "$(grep -c ';main;outer;middle;leaf_alloc 330$' folded)" 1
 
 # --sysroot: the program exists only under another root.
@@ -49,7 +49,7 @@ check "build-ID mismatch: no name from the wrong file" bash -c "! grep -q 'leaf_
 # -e: a non-PIE program's addresses are its ELF addresses, as for addr2line.
 cc -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
 	-o "$T/root$T/bin/nopie" "$OLDPWD/tests/tracer/prog_nopie.c" -no-pie
-"$HD" -e "$T/root$T/bin/nopie" --report rec > e_report
+"$HD" -e "$T/root$T/bin/nopie" --report --full-stacks rec > e_report
 compared=0
 for a in $("$HD" rec | grep -o '~b#size: 64, .*' | head -1 | cut -d, -f2-); do
 	want=$(addr2line -f -e "$T/root$T/bin/nopie" "$(printf '%#x' $((a - 1)))" | head -1)
@@ -88,11 +88,11 @@ check "C++ names demangled" grep -q '#0 .* shop::Widget::make(int)+0x' cxx
 # --report --by: the same totals grouped by process, function, module.
 "$HS" -q -- "$PROGS/prog_semantics" > sem 2> /dev/null
 "$HD" --report --by function sem > byfn
-check "--by function: the call site's function" grep -q '^5000 bytes (.*) in 1 allocations: case_realloc_grow$' byfn
+check "--by function: the call site's function" grep -q '^4.9 KiB (.*) in 1 allocations: case_realloc_grow$' byfn
 for by in pid function module; do
 	"$HD" --report --by $by sem > by_$by
-	expect_eq "--by $by: same total as by stack" "$(sed -n 's/^total: \([0-9]*\) bytes.*/\1/p' by_$by)" \
-		"$("$HD" --report sem | sed -n 's/^total: \([0-9]*\) bytes.*/\1/p')"
+	expect_eq "--by $by: same total as by stack" "$(sed -nE 's/^total: ([0-9.]+ [KMGT]iB \()?([0-9]+) bytes.*/\2/p' by_$by)" \
+		"$("$HD" --report sem | sed -nE 's/^total: ([0-9.]+ [KMGT]iB \()?([0-9]+) bytes.*/\2/p')"
 done
 check "--by pid: one process" grep -q 'from 1 process$' by_pid
 

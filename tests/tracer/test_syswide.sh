@@ -86,8 +86,8 @@ check "a and b: still live in the final dump" \
 	awk -v a="live pid=$apid " -v b="live pid=$bpid " \
 		'/^heapsnoop: dump /{d=1} d && index($0, a){x=1} d && index($0, b){y=1} END{exit !(x && y)}' \
 		"$T/three.rec"
-check "summary: processes first, named" \
-	grep -Eq "^    pid $bpid \(prog_sys_b\): [0-9]+ bytes" "$T/three.err"
+check "summary: processes first, named, their live bytes in KiB (b's as the dump's)" \
+	grep -Fq "    pid $bpid (prog_sys_b): $(human_size "$(awk '{t += $NF} END {print t}' "$T/three.rec.$bpid.bytes")") in " "$T/three.err"
 check "summary: b's stacks symbolized" grep -q "sysb_calloc+0x" "$T/three.err"
 check_no_loss "three: no events lost" "$T/three.err"
 expect_eq "heapsnoop's own allocations never traced" "$(grep -c "pid=$hs " "$T/three.rec")" 0

@@ -37,7 +37,7 @@ check "80 KiB deep: innermost frames right, then cut (16 KiB: 4 frames)" \
 grep -qE '^\[stack_truncated\];p_recurse;p_recurse;p_recurse;p_recurse;lib_leaf 4444$' rec.bytes ||
 	grep -E ' 4444$' rec.bytes | sed 's/^/     got: /'
 check "... marked truncated in the summary" \
-	grep -q '^    4444 bytes in 1 allocations from pid [0-9]* (stack truncated):$' err
+	grep -q '^    4.3 KiB in 1 allocations from pid [0-9]* (stack truncated):$' err
 check "... counted in the closing accounting" \
 	grep -q '^heapsnoop: 2 allocations had a truncated stack, 0 a stack with an unreadable frame' err
 check "... and the remedy said" grep -q '2 stacks were deeper than the copy.*--stack-copy' err

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* text.c - build IDs in hex, file names of paths (see text.h). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,25 @@ size_t symbol_unversioned_len(const char *name)
 
 	/* "@" alone at the start is no version: a name of its own. */
 	return at && at != name ? (size_t)(at - name) : strlen(name);
+}
+
+const char *text_size(uint64_t bytes, bool sign, char *buf)
+{
+	static const char *const unit[] = { "bytes", "KiB", "MiB", "GiB", "TiB" };
+	bool neg = sign && (int64_t)bytes < 0;
+	uint64_t b = neg ? -bytes : bytes;
+	double v = (double)b;
+	int u = 0;
+
+	while (v >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	if (u)
+		snprintf(buf, 32, "%s%.1f %s", neg ? "-" : sign ? "+" : "", v, unit[u]);
+	else
+		snprintf(buf, 32, "%s%" PRIu64 " bytes", neg ? "-" : sign ? "+" : "", b);
+	return buf;
 }
 
 void json_string(FILE *out, const char *s)

@@ -34,6 +34,15 @@ const char *path_base(const char *path);
 size_t symbol_unversioned_len(const char *name);
 
 /*
+ * @bytes as a human report shows a size, into @buf (32 bytes): below
+ * 1 KiB "N bytes", else 1024-based with one decimal, "4.0 KiB",
+ * "96.5 MiB", "1.2 GiB"; with @sign the value is a signed difference
+ * (--base, --growth), "+4.0 KiB", "-12 bytes". Returns @buf. Machine
+ * formats (records, JSON, pprof, folded) keep exact bytes.
+ */
+const char *text_size(uint64_t bytes, bool sign, char *buf);
+
+/*
  * Write @s (NULL: nothing) to @out as XML text or attribute content:
  * & < > " ' escaped, control characters but tab left out (XML 1.0 has none).
  */

@@ -32,10 +32,16 @@ static const char usage_text[] =
 "several heapsnoop dumps in it, the last one is described):\n"
 "  -s, --symbolize  copy the input as the default mode does, each record's\n"
 "                   frames symbolized on the lines after it\n"
-"      --report     identical stacks grouped, biggest first, each frame as\n"
-"                   address, function+offset, module and source file:line\n"
+"      --report     first the biggest holder (the innermost function of the\n"
+"                   program's own, allocator and C runtime skipped, its\n"
+"                   file:line and caller), then identical stacks grouped,\n"
+"                   biggest first, each frame as address, function+offset,\n"
+"                   module and source file:line, cut below main\n"
 "      --by KEY     with --report: group by stack (default), pid, function\n"
-"                   or module (those of the allocator's caller, frame 0)\n"
+"                   (the holder, inlined ones included, with its callers\n"
+"                   beneath and their shares) or module (frame 0's)\n"
+"      --full-stacks  with --report, --growth: every frame, the C runtime's\n"
+"                   start below main and runs of frames without a symbol too\n"
 "      --folded     one `main;f;g VALUE` line per stack (root first) for\n"
 "                   flamegraph.pl, inferno or speedscope; VALUE is bytes\n"
 "      --flamegraph FILE.svg  the same stacks as a self-contained interactive\n"
@@ -60,7 +66,8 @@ static const char usage_text[] =
 "      --sort KEY   with --stats or --report: only the top stacks by KEY:\n"
 "                   peak, allocations, temporary, allocated or live; with\n"
 "                   --folded: each stack's whole-run KEY value\n"
-"      --top N      stacks in each list of --stats, --growth (default 10)\n"
+"      --top N      stacks in each list of --stats, --growth (default 10);\n"
+"                   rows of --report (default: all)\n"
 "      --growth     stacks whose live bytes grew between the first and the\n"
 "                   last dump, biggest first, with their growth per dump and\n"
 "                   in how many intervals between dumps they grew\n"
@@ -239,6 +246,7 @@ static int parse_run_opt(int c, const char *arg, struct hd_args *a)
 		return -EINVAL;
 	}
 	a->wo.top = (unsigned int)v;
+	a->wo.top_set = true;
 	return 0;
 }
 
@@ -305,6 +313,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		{ "sort", required_argument, NULL, 'K' },
 		{ "top", required_argument, NULL, 'P' },
 		{ "width", required_argument, NULL, 'W' },
+		{ "full-stacks", no_argument, NULL, 'F' },
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "no-local-files", no_argument, NULL, 'n' },
@@ -343,6 +352,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 				return HD_EXIT_ERROR;
 			break;
 		case 'C': a->wo.counts = true; break;
+		case 'F': a->wo.full_stacks = true; break;
 		case 'B':
 			if (parse_by(optarg, &a->wo.by))
 				return HD_EXIT_ERROR;

@@ -71,9 +71,14 @@ static const char usage_text[] =
 "                         frees a second, the peak, events lost, then the\n"
 "                         stacks holding the most live bytes with their\n"
 "                         growth, one symbolized line each; the records go\n"
-"                         to -o FILE or a pipe, as they would without it\n"
-"  -s, --summary[=N]      at the end, print the N (10) stacks holding the\n"
-"                         most live bytes, symbolized, to standard error\n"
+"                         where they would without it\n"
+"  -s, --summary[=N]      at the end, print to standard error the biggest\n"
+"                         holder (the innermost function of the program's\n"
+"                         own, its file:line and caller), then the N (10)\n"
+"                         stacks holding the most live bytes, symbolized,\n"
+"                         each cut below main\n"
+"      --full-stacks      -s: every frame, the C runtime's start below main\n"
+"                         and runs of frames without a symbol too\n"
 "      --allocator PATH   probe the allocator in PATH (jemalloc, tcmalloc,\n"
 "                         mimalloc, or a static binary's own malloc) instead\n"
 "                         of the C library the process maps: every entry\n"
@@ -196,7 +201,7 @@ enum {
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
 	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL, OPT_UNWIND_THREADS, OPT_NO_TAILS,
-	OPT_NO_DEFAULT_SUPP, OPT_TOP,
+	OPT_NO_DEFAULT_SUPP, OPT_TOP, OPT_FULL_STACKS,
 };
 
 static const struct option longopts[] = {
@@ -216,6 +221,7 @@ static const struct option longopts[] = {
 	{ "sample-ms", required_argument, NULL, OPT_SAMPLE_MS },
 	{ "summary", optional_argument, NULL, 's' },
 	{ "top", optional_argument, NULL, OPT_TOP },
+	{ "full-stacks", no_argument, NULL, OPT_FULL_STACKS },
 	{ "allocator", required_argument, NULL, OPT_ALLOCATOR },
 	{ "unwind", required_argument, NULL, OPT_UNWIND },
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
@@ -513,6 +519,7 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_NO_INTERP: o->interp = 0; return 0;
 	case OPT_NO_PERF_MAP: o->no_perf_map = true; return 0;
 	case OPT_NO_TAILS: o->no_tails = true; return 0;
+	case OPT_FULL_STACKS: o->full_stacks = true; return 0;
 	case OPT_ON_FULL:
 		if (!strcmp(arg, "hold")) {
 			o->on_full = OPT_ON_FULL_HOLD;

@@ -28,6 +28,7 @@ struct options {
 	unsigned int sample_ms;	/* --sample-ms: live bytes every MS, 0: none */
 	unsigned int summary;	/* top N, 0: none */
 	unsigned int top;	/* --top: the live view's seconds, 0: none */
+	bool full_stacks;	/* --full-stacks: -s's stacks not cut below main */
 	unsigned int snip_pre, snip_post;
 	unsigned long ringbuf_mb;
 	unsigned int thread_slots;	/* --thread-slots, a power of two */

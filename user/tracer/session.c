@@ -478,7 +478,7 @@ static int load_bpf(struct session *s)
 struct session *session__new(const struct options *o)
 {
 	struct session *s = calloc(1, sizeof(*s));
-	struct summary_opts so = { !o->gate.no_default_supp, o->output };
+	struct summary_opts so = { !o->gate.no_default_supp, o->output, o->full_stacks };
 
 	if (!s) {
 		elog("out of memory");

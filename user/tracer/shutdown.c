@@ -89,7 +89,8 @@ int session__finish(struct session *s, int status)
 		struct symbolizer *sym = symbolizer__new(NULL);
 
 		report__summary(s->trace, sym, stderr, s->o.summary,
-				&(struct summary_opts){ !s->o.gate.no_default_supp, s->o.output });
+				&(struct summary_opts){ !s->o.gate.no_default_supp, s->o.output,
+							s->o.full_stacks });
 		symbolizer__free(sym);
 	}
 	if (outfile__close(s->of))

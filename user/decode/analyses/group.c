@@ -12,6 +12,7 @@
 
 #include "analyses/group.h"
 #include "framefmt.h"
+#include "holders.h"
 
 /* A frame's name for folded stacks, its separators made '_'. */
 static void fold_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
@@ -139,7 +140,18 @@ static char *fold_stack(struct hd_model *m, enum hd_by by, const struct stack *s
 	return text;
 }
 
-/* The --by key of stack @s: its pid, or frame 0's function or module. */
+/* The model's naming of a frame, for holders.h. */
+static bool lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	hd_model__lookup(ctx, pid, addr, f);
+	return true;
+}
+
+/*
+ * The --by key of stack @s: its pid, frame 0's module, or its holder
+ * (holders.h: the innermost function of the program's own, an inlined
+ * one included, the allocator and the C runtime skipped).
+ */
 static char *key_of(struct hd_model *m, enum hd_by by, const struct stack *s)
 {
 	struct sym_frame f;
@@ -155,7 +167,7 @@ static char *key_of(struct hd_model *m, enum hd_by by, const struct stack *s)
 	hd_model__lookup(m, s->pid, s->frames[0], &f);
 	if (by == HD_BY_MODULE)
 		return strdup(f.module ? f.module : "[unmapped]");
-	fold_name(&f, s->frames[0], name, sizeof(name));
+	holders__name(lookup, m, s->pid, s->frames, s->depth, name, sizeof(name));
 	return strdup(name);
 }
 
@@ -186,4 +198,22 @@ struct hd_row *hd_group__values(struct hd_model *m, struct stack *const *v,
 	}
 	*nrows = merge_rows(rows, k);
 	return rows;
+}
+
+struct holders *hd_group__holders(struct hd_model *m, struct stack *const *v, size_t n,
+				  const uint64_t *bytes, const uint64_t *count, bool diff)
+{
+	struct holders *h = holders__new(lookup, m, diff);
+
+	for (size_t i = 0; h && i < n; i++) {
+		uint64_t b = bytes ? bytes[i] : v[i]->live_bytes;
+		uint64_t c = count ? count[i] : v[i]->live_count;
+
+		if ((b || c) && holders__add(h, v[i]->pid, v[i]->frames, v[i]->depth, b, c,
+					     *framefmt__cut(v[i]->flags) ? c : 0)) {
+			holders__free(h);
+			return NULL;
+		}
+	}
+	return h;
 }

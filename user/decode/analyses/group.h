@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "holders.h"
 #include "model/model.h"
 
 /* What --report groups by: the whole stack, or one key of it. */
@@ -27,9 +28,9 @@ struct hd_row {
 };
 
 /*
- * The live stacks grouped by @by (pid, function or module: those of
- * frame 0, the allocator's caller), as "pid N", the frame's name, the
- * module's path. Returns a malloc'ed array of *@n rows (hd_group__free),
+ * The live stacks grouped by @by (pid, function: the holder's, the
+ * innermost of the program's own, holders.h; or module: frame 0's, the
+ * allocator's caller), as "pid N", the function's name, the module's path. Returns a malloc'ed array of *@n rows (hd_group__free),
  * or NULL: no memory.
  */
 struct hd_row *hd_group__by(struct hd_model *m, enum hd_by by, size_t *n);
@@ -44,6 +45,16 @@ struct hd_row *hd_group__folded(struct hd_model *m, size_t *n);
  */
 struct hd_row *hd_group__values(struct hd_model *m, struct stack *const *v,
 				const uint64_t *values, size_t n, size_t *nrows);
+
+/*
+ * @n stacks @v by holder (holders.h: the innermost function of the
+ * program's own, callers beneath), each with @bytes[i] in @count[i]
+ * blocks (NULL: its live bytes and count; both 0: left out), signed
+ * with @diff (a baseline subtracted, growth). Returns a holders__free'd set, or NULL: no
+ * memory.
+ */
+struct holders *hd_group__holders(struct hd_model *m, struct stack *const *v, size_t n,
+				  const uint64_t *bytes, const uint64_t *count, bool diff);
 
 void hd_group__free(struct hd_row *rows, size_t n);
 

@@ -10,12 +10,16 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "analyses/group.h"
 #include "analyses/growth.h"
 #include "analyses/top.h"
+#include "formats/report.h"
 #include "formats/stats.h"
 #include "formats/textout.h"
 #include "framefmt.h"
+#include "holders.h"
 #include "msg.h"
+#include "text.h"
 
 /* "YYYY-MM-DD HH:MM:SS.mmm" (UTC) of @ms since the epoch. */
 static void format_time(int64_t ms, char *buf, size_t cap)
@@ -136,13 +140,16 @@ int hd_stats__write(struct hd_model *m, enum hd_sort sort, unsigned int top, FIL
 	return 0;
 }
 
-int hd_stats__growth(struct hd_model *m, unsigned int top, FILE *out)
+int hd_stats__growth(struct hd_model *m, unsigned int top, bool full, FILE *out)
 {
 	unsigned int ndumps = hd_model__dumps(m);
 	struct hd_growth *g;
+	struct stack **v;
+	uint64_t *bytes, *count;
+	struct holders *h = NULL;
 	size_t k;
 	int err;
-	char why[160];
+	char why[160], b[32];
 
 	if (ndumps < 2) {
 		elog("--growth compares dumps, and the input holds %u: heapsnoop -i SECS "
@@ -155,17 +162,40 @@ int hd_stats__growth(struct hd_model *m, unsigned int top, FILE *out)
 		fputs("no whole-run records (stack) in the input\n", out);
 	if (err)
 		return err;
+	/* The answer first: the function whose stacks grew most (holders.h). */
+	v = calloc(k ? k : 1, sizeof(*v));
+	bytes = calloc(k ? k : 1, sizeof(*bytes));
+	count = calloc(k ? k : 1, sizeof(*count));
+	for (size_t i = 0; v && bytes && count && i < k; i++) {
+		v[i] = (struct stack *)g[i].s;
+		bytes[i] = (uint64_t)g[i].bytes;
+		count[i] = (uint64_t)g[i].count;
+	}
+	if (v && bytes && count)
+		h = hd_group__holders(m, v, k, bytes, count, true);
+	free(v);
+	free(bytes);
+	free(count);
+	if (!h) {
+		free(g);
+		return -ENOMEM;
+	}
+	hd_report__headline(m, h, "biggest growth", out);
+	holders__free(h);
 	if (hd_textout__why_estimated(m, why, sizeof(why)))
 		fprintf(out, "estimated: %s; bytes are estimates, counts are of the sampled "
 			"allocations\n", why);
 	fprintf(out, "stacks whose live bytes grew over %u dumps (%u intervals), biggest first:\n",
 		ndumps, ndumps ? ndumps - 1 : 0);
 	for (size_t i = 0; i < k && i < top; i++) {
-		fprintf(out, "  +%" PRId64 " bytes (%+" PRId64 " allocations), %+.1f bytes per dump, "
-			"grew in %u of %u intervals, from pid %u:\n", g[i].bytes, g[i].count,
+		fprintf(out, "  %s (%+" PRId64 " allocations), %+.1f bytes per dump, "
+			"grew in %u of %u intervals, from pid %u:\n",
+			text_size((uint64_t)g[i].bytes, true, b), g[i].count,
 			g[i].intervals ? (double)g[i].bytes / g[i].intervals : 0.0, g[i].grew,
 			g[i].intervals, g[i].s->pid);
-		write_stack(m, g[i].s, out);
+		hd_textout__stack(m, "      ", g[i].s, full, out);
+		if (*framefmt__cut(g[i].s->flags))
+			fprintf(out, "      (%s)\n", framefmt__cut(g[i].s->flags));
 	}
 	if (!k)
 		fputs("  none\n", out);

@@ -10,6 +10,7 @@
 #ifndef HEAPDECODE_STATS_H
 #define HEAPDECODE_STATS_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "analyses/top.h"
@@ -25,11 +26,13 @@
 int hd_stats__write(struct hd_model *m, enum hd_sort sort, unsigned int top, FILE *out);
 
 /*
- * --growth: the @top stacks that grew, biggest growth first: total and
- * per dump, and in how many of the intervals between dumps. Returns 0,
+ * --growth: a headline naming the function whose stacks grew most
+ * (holders.h), then the @top stacks that grew, biggest growth first:
+ * total (KiB, MiB) and per dump, and in how many of the intervals
+ * between dumps; their frames cut below main unless @full (stackview.h). Returns 0,
  * -ENOENT (as above), -EINVAL (fewer than two dumps: said on standard
  * error, with how to get more) or -ENOMEM.
  */
-int hd_stats__growth(struct hd_model *m, unsigned int top, FILE *out);
+int hd_stats__growth(struct hd_model *m, unsigned int top, bool full, FILE *out);
 
 #endif /* HEAPDECODE_STATS_H */

@@ -3,9 +3,12 @@
  * textout.c - the pieces heapdecode's text reports share (see textout.h).
  */
 #include <inttypes.h>
+#include <string.h>
 
 #include "formats/textout.h"
 #include "framefmt.h"
+#include "stackview.h"
+#include "text.h"
 
 const char *hd_textout__num(const struct hd_model *m, uint64_t v, char *buf)
 {
@@ -14,6 +17,35 @@ const char *hd_textout__num(const struct hd_model *m, uint64_t v, char *buf)
 	else
 		snprintf(buf, 32, "%" PRIu64, v);
 	return buf;
+}
+
+const char *hd_textout__size(const struct hd_model *m, uint64_t v, char *buf)
+{
+	return text_size(v, hd_model__is_diff(m), buf);
+}
+
+const char *hd_textout__size_exact(const struct hd_model *m, uint64_t v, char *buf)
+{
+	char size[32], exact[32];
+
+	hd_textout__size(m, v, size);
+	if (!strstr(size, "iB"))
+		snprintf(buf, 64, "%s", size);
+	else
+		snprintf(buf, 64, "%.24s (%.24s bytes)", size, hd_textout__num(m, v, exact));
+	return buf;
+}
+
+bool hd_textout__lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	hd_model__lookup(ctx, pid, addr, f);
+	return true;
+}
+
+void hd_textout__stack(struct hd_model *m, const char *indent, const struct stack *s,
+		       bool full, FILE *out)
+{
+	stackview__write(out, indent, s->pid, s->frames, s->depth, full, hd_textout__lookup, m);
 }
 
 void hd_textout__frame(struct hd_model *m, const char *indent, uint32_t pid, uint32_t k,

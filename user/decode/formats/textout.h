@@ -21,6 +21,28 @@
  */
 const char *hd_textout__num(const struct hd_model *m, uint64_t v, char *buf);
 
+/*
+ * @v bytes as text in @buf (32 bytes): "512 bytes", "4.0 KiB" (text.h's
+ * text_size), signed with a baseline subtracted.
+ */
+const char *hd_textout__size(const struct hd_model *m, uint64_t v, char *buf);
+
+/*
+ * The same with the exact bytes after it where they are not shown,
+ * "10.5 KiB (10752 bytes)", as a total line gives them; @buf 64 bytes.
+ */
+const char *hd_textout__size_exact(const struct hd_model *m, uint64_t v, char *buf);
+
+/* The model's naming of a frame as holders.h's holders_lookup_fn (@ctx the model). */
+bool hd_textout__lookup(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f);
+
+/*
+ * Stack @s's frames as stackview.h shows them (@full: every frame), each
+ * line after @indent.
+ */
+void hd_textout__stack(struct hd_model *m, const char *indent, const struct stack *s,
+		       bool full, FILE *out);
+
 /* Frame @k of a stack of @pid, return address @addr, each line after @indent. */
 void hd_textout__frame(struct hd_model *m, const char *indent, uint32_t pid, uint32_t k,
 		       uint64_t addr, FILE *out);

@@ -56,7 +56,7 @@ static int write_report(struct hd_model *m, const struct hd_write_opts *o, FILE 
 	/* --report --sort KEY: the top stacks by KEY, as --stats --sort KEY. */
 	if (o->sort != HD_SORT__ALL)
 		return write_stats(m, o, out);
-	hd_report__write(m, o->by, o->runtime_apart, out);
+	hd_report__write(m, o, out);
 	hd_runtime__python(m, o->input, out);
 	return 0;
 }
@@ -80,7 +80,7 @@ static int write_flamegraph(struct hd_model *m, const struct hd_write_opts *o, F
 
 static int write_growth(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
 {
-	int err = hd_stats__growth(m, o->top, out);
+	int err = hd_stats__growth(m, o->top, o->full_stacks, out);
 
 	/* No whole-run records: said on the output; one dump: said, an error. */
 	return err == -ENOMEM || err == -EINVAL ? err : 0;

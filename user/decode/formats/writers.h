@@ -40,6 +40,8 @@ struct hd_write_opts {
 	enum hd_sort sort;	/* --sort, HD_SORT__ALL: none */
 	unsigned int top;	/* --top */
 	int width;		/* --width: the flame graph's px, 0: its default */
+	bool top_set;		/* --top given: --report shows only as many */
+	bool full_stacks;	/* --full-stacks: no frame of a report cut */
 	const char *path;	/* a writer's FILE; "-": standard output */
 	const char *input;	/* the last input's name (titles), "stdin" */
 	bool runtime_apart;	/* --report: the C runtime's own said apart (runtime.h) */

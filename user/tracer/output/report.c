@@ -16,10 +16,13 @@
 
 #include "framefmt.h"
 #include "frametab.h"
+#include "holders.h"
 #include "msg.h"
 #include "records.h"
 #include "report.h"
 #include "rtsummary.h"
+#include "stackview.h"
+#include "text.h"
 #include "treelog.h"
 
 /* One process's part of a dump: the tree of the stacks its records name. */
@@ -437,19 +440,24 @@ int report__exit(struct trace *t, struct proc *p, FILE *out)
 	return err;
 }
 
-static void print_frame(struct frametab *ft, const struct proc *p, struct symbolizer *sym,
-			uint64_t addr, uint32_t i, FILE *out)
+/* What naming a frame of one process takes (holders.h's lookup). */
+struct namer {
+	struct frametab *ft;
+	const struct proc *p;
+	struct symbolizer *sym;
+};
+
+static bool name_frame(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	const struct mapping *m = p->maps ? mapset__find(p->maps, addr) : NULL;
-	struct sym_frame f;
+	const struct namer *nm = ctx;
+	const struct mapping *m = nm->p->maps ? mapset__find(nm->p->maps, addr) : NULL;
+
 	/*
 	 * A frame that is not native code (an interpreter's, or JIT code its
 	 * perf map named) is named by its table, the others by their file.
 	 */
-	bool named = frametab__symbolize(ft, (uint32_t)p->pid, addr, &f) ||
-		     (sym && !symbolizer__lookup(sym, m, addr, true, &f));
-
-	framefmt__write(out, "        ", i, addr, named ? &f : NULL);
+	return frametab__symbolize(nm->ft, pid, addr, f) ||
+	       (nm->sym && !symbolizer__lookup(nm->sym, m, addr, true, f));
 }
 
 /* A stack among the top ones: its live values and its id. */
@@ -493,9 +501,8 @@ static int keep_top(void *ctx, uint32_t id)
 }
 
 /* One process's top stacks, @top at most; returns how many it printed. */
-static unsigned int summary_proc(struct frametab *ft, const struct proc *p,
-				 struct symbolizer *sym, FILE *out, unsigned int top,
-				 const struct rt_summary *rt, size_t rt_i)
+static unsigned int summary_proc(struct namer *nm, const struct proc *p, FILE *out,
+				 unsigned int top, const struct rt_summary *rt, size_t rt_i, bool full)
 {
 	struct tops t = { &p->acct, calloc(top ? top : 1, sizeof(*t.v)), 0, top, rt, rt_i };
 	uint64_t *frames = malloc(REC_MAX_DEPTH * sizeof(*frames));
@@ -509,14 +516,74 @@ static unsigned int summary_proc(struct frametab *ft, const struct proc *p,
 		uint32_t depth = stack_tree__frames(p->stacks, v[i].id, frames);
 		const char *cut = framefmt__cut(stack_tree__flags(p->stacks, v[i].id));
 
-		fprintf(out, "    %" PRIu64 " bytes in %" PRIu64 " allocations from pid %d%s%s%s:\n",
-			v[i].bytes, v[i].count, p->pid, *cut ? " (" : "", cut, *cut ? ")" : "");
-		for (uint32_t f = 0; f < depth; f++)
-			print_frame(ft, p, sym, frames[f], f, out);
+		char size[32];
+
+		fprintf(out, "    %s in %" PRIu64 " allocations from pid %d%s%s%s:\n",
+			text_size(v[i].bytes, false, size), v[i].count, p->pid, *cut ? " (" : "",
+			cut, *cut ? ")" : "");
+		nm->p = p;
+		stackview__write(out, "        ", (uint32_t)p->pid, frames, depth, full, name_frame,
+				 nm);
 	}
 	free(frames);
 	free(v);
 	return k;
+}
+
+/* What holders__add needs of the live stacks of one process. */
+struct holding {
+	struct holders *h;
+	const struct proc *p;
+	uint64_t *frames;
+	const struct rt_summary *rt;	/* the C runtime's stacks, left out */
+	size_t rt_i;			/* the process's index in it */
+	int err;
+};
+
+static int add_holder(void *ctx, uint32_t id)
+{
+	struct holding *hd = ctx;
+	const struct proc *p = hd->p;
+	struct acct_counts c;
+	uint32_t depth;
+
+	acct__counts(&p->acct, id, &c);
+	if (!c.live_count || rt_summary__has(hd->rt, hd->rt_i, id))
+		return 0;
+	depth = stack_tree__frames(p->stacks, id, hd->frames);
+	if (holders__add(hd->h, (uint32_t)p->pid, hd->frames, depth, c.live_bytes, c.live_count,
+			 *framefmt__cut(stack_tree__flags(p->stacks, id)) ? c.live_count : 0))
+		hd->err = -ENOMEM;
+	return hd->err;
+}
+
+/*
+ * The headline, the answer first: the biggest holder over @n processes
+ * @v (holders.h), the C runtime's stacks in @rt left out, or that
+ * nothing is live.
+ */
+static void headline(struct namer *nm, struct proc **v, size_t n, const struct rt_summary *rt,
+		     FILE *out)
+{
+	struct holders *h = holders__new(name_frame, nm, false);
+	struct holding hd = { h, NULL, malloc(REC_MAX_DEPTH * sizeof(uint64_t)), rt, 0, 0 };
+	char line[1024];
+
+	for (size_t i = 0; h && hd.frames && !hd.err && i < n; i++) {
+		if (!tracker__count(v[i]->live))
+			continue;
+		hd.p = nm->p = v[i];
+		hd.rt_i = i;
+		stack_tree__for_each(v[i]->stacks, false, add_holder, &hd);
+	}
+	if (!h || !hd.frames || hd.err)
+		elog("out of memory naming the biggest holder");
+	else if (holders__headline(h, "biggest holder", line, sizeof(line)))
+		flog(out, "%s", line);
+	else
+		flog(out, "biggest holder: none, nothing is live");
+	holders__free(h);
+	free(hd.frames);
 }
 
 void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top,
@@ -524,30 +591,33 @@ void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigne
 {
 	size_t n = 0, with_live = 0;
 	struct proc **v = trace__procs(t, &n);
+	struct namer nm = { trace__frames(t), NULL, sym };
 	unsigned int left = top;
 	struct rt_summary *rt;
+	char size[32];
 
 	while (with_live < n && tracker__count(v[with_live]->live))
 		with_live++;
 	rt = rt_summary__new(trace__frames(t), v, with_live, sym, so);
-	flog(out, "summary: %zu live allocations, %" PRIu64 " bytes, from %zu stacks"
+	headline(&nm, v, with_live, rt, out);
+	flog(out, "summary: %zu live allocations, %s, from %zu stacks"
 		" in %zu process(es) (top %u stacks by live bytes)", trace__live_count(t),
-		trace__live_bytes(t), trace__stack_count(t), with_live, top);
+		text_size(trace__live_bytes(t), false, size), trace__stack_count(t), with_live, top);
 	if (with_live > 1) {
 		/* Several processes: who holds what first, then where from. */
 		fprintf(out, "  processes by live bytes:\n");
 		for (size_t i = 0; i < with_live && i < top; i++)
-			fprintf(out, "    pid %d (%s): %" PRIu64 " bytes in %zu allocations, "
+			fprintf(out, "    pid %d (%s): %s in %zu allocations, "
 				"%zu stacks\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?",
-				v[i]->live_estimate, tracker__count(v[i]->live),
+				text_size(v[i]->live_estimate, false, size), tracker__count(v[i]->live),
 				stack_tree__count(v[i]->stacks));
 	}
 	/* Each process's share of the top stacks, largest processes first. */
 	for (size_t i = 0; i < with_live && left; i++) {
 		if (with_live > 1)
 			fprintf(out, "  pid %d (%s):\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?");
-		left -= summary_proc(trace__frames(t), v[i], sym, out,
-				     with_live > 1 && left > 3 ? 3 : left, rt, i);
+		left -= summary_proc(&nm, v[i], out, with_live > 1 && left > 3 ? 3 : left, rt, i,
+				     so->full_stacks);
 	}
 	rt_summary__write(rt, v, n, so, out);
 	rt_summary__free(rt);

@@ -9,6 +9,7 @@
 #ifndef HEAPSNOOP_REPORT_H
 #define HEAPSNOOP_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "rtsummary.h"
@@ -56,12 +57,16 @@ int report__samples(struct trace *t, FILE *out);
 int report__exit(struct trace *t, struct proc *p, FILE *out);
 
 /*
- * The @top stacks by live bytes with their frames symbolized through @sym
- * (function+offset, module, file:line), to @out. With several processes,
- * the processes by live bytes first, then each one's top stacks (at most
- * 3 each while more than 3 of the @top are left). With @so's
- * runtime_apart the C runtime's stacks are left out, said in a line
- * after; then a Python that freed its heap at exit (rtsummary.h).
+ * The human summary to @out: first the biggest holder (holders.h: "heapsnoop:
+ * biggest holder: 4.0 KiB in 1 block, f (x.c:3) <- main (x.c:9)", or that
+ * nothing is live), then the @top stacks by live bytes (sizes in KiB, MiB)
+ * with their frames symbolized through @sym (function+offset, module,
+ * file:line), cut below main unless @so->full_stacks (stackview.h). With
+ * several processes, the processes by live bytes first, then each one's
+ * top stacks (at most 3 each while more than 3 of the @top are left).
+ * With @so's runtime_apart the C runtime's stacks are left out of the
+ * headline and the stacks, said in a line after; then a Python that
+ * freed its heap at exit (rtsummary.h).
  */
 void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top,
 		     const struct summary_opts *so);

@@ -20,6 +20,7 @@
 struct summary_opts {
 	bool runtime_apart;	/* the C runtime's own apart: no --no-default-suppressions */
 	const char *log;	/* -o FILE, NULL: standard output */
+	bool full_stacks;	/* --full-stacks: no stack cut below main (stackview.h) */
 };
 
 struct rt_summary;

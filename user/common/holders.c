@@ -1,0 +1,408 @@
+// SPDX-License-Identifier: MIT
+/*
+ * holders.c - live bytes by the innermost function of the program's own
+ * (see holders.h). Each stack added is one entry (its holder, the
+ * holder's caller, its values); the list sorts the entries by holder
+ * and caller and sums the runs, as heaptrack_print merges its traces
+ * by function. Which frames are the runtime's is decided by module and
+ * function name: the names are the ones the tracer probes (docs/DESIGN.md).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "holders.h"
+#include "text.h"
+
+struct entry {
+	char *func, *where;
+	char *caller;		/* "main (x.c:9)", or NULL */
+	size_t caller_len;	/* its function's name: callers are summed by it */
+	uint64_t bytes, count, cut;
+};
+
+struct holders {
+	holders_lookup_fn fn;
+	void *ctx;
+	bool diff;
+	struct entry *v;
+	size_t n, cap;
+	struct holder *list;	/* built by holders__list */
+	size_t nlist;
+};
+
+/* Does the basename @base start with one of @prefixes? */
+static bool has_prefix(const char *base, const char *const *prefixes)
+{
+	for (; *prefixes; prefixes++)
+		if (!strncmp(base, *prefixes, strlen(*prefixes)))
+			return true;
+	return false;
+}
+
+/* Is @name (unversioned, @len bytes) one of @names? */
+static bool is_one_of(const char *name, size_t len, const char *const *names)
+{
+	for (; *names; names++)
+		if (strlen(*names) == len && !strncmp(name, *names, len))
+			return true;
+	return false;
+}
+
+/* A frame of the allocator, the C runtime or heapsnoop: never a holder. */
+static bool runtime_frame(const struct sym_frame *f)
+{
+	static const char *const modules[] = {
+		"libc.so", "libc-", "ld-linux", "ld-musl", "libstdc++.so", "libgcc_s.so",
+		"libheapsnoop", "libjemalloc.so", "libtcmalloc", "libmimalloc.so", NULL,
+	};
+	/* A static program's own allocator (--allocator) is still the allocator. */
+	static const char *const allocators[] = {
+		"malloc", "calloc", "realloc", "reallocarray", "free", "posix_memalign",
+		"aligned_alloc", "memalign", "valloc", "pvalloc", "strdup", "strndup",
+		"__libc_malloc", "__libc_calloc", "__libc_realloc", "__libc_memalign",
+		"_int_malloc", "_int_realloc", "_int_memalign", "mallocx", "rallocx", NULL,
+	};
+	size_t len;
+
+	if (f->kind)
+		return false;	/* an interpreter's frame is the program's */
+	if (f->module && has_prefix(path_base(f->module), modules))
+		return true;
+	if (f->status != SYM_OK || !f->func)
+		return false;
+	len = symbol_unversioned_len(f->func);
+	return is_one_of(f->func, len, allocators) || !strncmp(f->func, "operator new", 12) ||
+	       !strncmp(f->func, "operator delete", 15);
+}
+
+bool holders__is_start(const struct sym_frame *f)
+{
+	static const char *const starts[] = {
+		"__libc_start_call_main", "__libc_start_main", "_start", "start_thread",
+		"clone", "clone3", "__clone", "__clone3", "__clone_internal", NULL,
+	};
+
+	return f->status == SYM_OK && f->func && !f->kind &&
+	       is_one_of(f->func, symbol_unversioned_len(f->func), starts);
+}
+
+/*
+ * Logical frame @level of physical frame @f at @addr (0..f->ninline - 1:
+ * an inlined function, innermost first; f->ninline: the function itself):
+ * its name into @name, its "file:line" into @where ("" if none). @f NULL:
+ * a frame that could not be named.
+ */
+static void logical(const struct sym_frame *f, int level, uint64_t addr, char *name,
+		    size_t ncap, char *where, size_t wcap)
+{
+	const char *func = NULL, *file = NULL;
+	int line = 0;
+
+	where[0] = '\0';
+	if (!f) {
+		snprintf(name, ncap, "[%#" PRIx64 "]", addr);
+		return;
+	}
+	if (f->status != SYM_OK) {
+		if (f->module && f->status != SYM_UNMAPPED)
+			snprintf(name, ncap, "[%s+%#" PRIx64 "]", path_base(f->module),
+				 f->elf_addr);
+		else
+			snprintf(name, ncap, "[%#" PRIx64 "]", addr);
+		return;
+	}
+	if (level < f->ninline) {
+		func = f->inl[level].func ? f->inl[level].func : "??";
+		file = f->inl[level].file;
+		line = f->inl[level].line;
+	} else {
+		func = f->func;
+		file = f->file;
+		line = f->line;
+	}
+	if (f->kind) {
+		/* An interpreter's function is named with where it is (hd_model__frame_name). */
+		if (file && line)
+			snprintf(name, ncap, "%s (%s:%d)", func, path_base(file), line);
+		else if (file)
+			snprintf(name, ncap, "%s (%s)", func, path_base(file));
+		else
+			snprintf(name, ncap, "%s", func);
+		return;
+	}
+	snprintf(name, ncap, "%.*s", (int)symbol_unversioned_len(func), func);
+	if (file && line)
+		snprintf(where, wcap, "%s:%d", path_base(file), line);
+	else if (file)
+		snprintf(where, wcap, "%s", path_base(file));
+}
+
+/* A stack's holder and its caller, as text. */
+struct pick {
+	char func[256], where[128], caller[400];
+	size_t caller_len;	/* of the function's name in caller */
+};
+
+static void pick_of(holders_lookup_fn fn, void *ctx, uint32_t pid, const uint64_t *frames,
+		    uint32_t depth, struct pick *p)
+{
+	struct sym_frame f, hf, cf;
+	bool named, hnamed = false, cnamed;
+	int64_t idx = -1, fallback = -1;
+	char cname[256], cwhere[128];
+
+	p->caller[0] = p->where[0] = '\0';
+	p->caller_len = 0;
+	if (!depth) {
+		snprintf(p->func, sizeof(p->func), "[no stack]");
+		return;
+	}
+	for (uint32_t k = 0; k < depth && idx < 0; k++) {
+		named = fn(ctx, pid, frames[k], &f);
+		if (named && runtime_frame(&f))
+			continue;
+		if (named && f.status == SYM_OK) {
+			idx = k;
+			hf = f;
+			hnamed = true;
+		} else if (fallback < 0) {
+			fallback = k;
+		}
+	}
+	if (idx < 0) {
+		/* Nothing of the program's named: the first frame not the runtime's. */
+		idx = fallback >= 0 ? fallback : 0;
+		hnamed = fn(ctx, pid, frames[idx], &hf);
+	}
+	logical(hnamed ? &hf : NULL, 0, frames[idx], p->func, sizeof(p->func), p->where,
+		sizeof(p->where));
+	if (hnamed && hf.status == SYM_OK && hf.ninline) {
+		/* An inlined function's caller: the next one out, in the same frame. */
+		logical(&hf, 1, frames[idx], cname, sizeof(cname), cwhere, sizeof(cwhere));
+	} else if ((uint32_t)idx + 1 < depth) {
+		cnamed = fn(ctx, pid, frames[idx + 1], &cf);
+		if (cnamed && holders__is_start(&cf))
+			return;	/* main, or a thread's function: called by the runtime */
+		logical(cnamed ? &cf : NULL, 0, frames[idx + 1], cname, sizeof(cname), cwhere,
+			sizeof(cwhere));
+	} else {
+		return;
+	}
+	p->caller_len = strlen(cname);
+	if (cwhere[0])
+		snprintf(p->caller, sizeof(p->caller), "%s (%s)", cname, cwhere);
+	else
+		snprintf(p->caller, sizeof(p->caller), "%s", cname);
+}
+
+struct holders *holders__new(holders_lookup_fn fn, void *ctx, bool diff)
+{
+	struct holders *h = calloc(1, sizeof(*h));
+
+	if (h)
+		*h = (struct holders){ .fn = fn, .ctx = ctx, .diff = diff };
+	return h;
+}
+
+static void free_list(struct holders *h)
+{
+	for (size_t i = 0; i < h->nlist; i++) {
+		for (size_t j = 0; j < h->list[i].ncallers; j++)
+			free(h->list[i].callers[j].name);
+		free(h->list[i].callers);
+		free(h->list[i].func);
+		free(h->list[i].where);
+		free(h->list[i].caller);
+	}
+	free(h->list);
+	h->list = NULL;
+	h->nlist = 0;
+}
+
+void holders__free(struct holders *h)
+{
+	if (!h)
+		return;
+	free_list(h);
+	for (size_t i = 0; i < h->n; i++) {
+		free(h->v[i].func);
+		free(h->v[i].where);
+		free(h->v[i].caller);
+	}
+	free(h->v);
+	free(h);
+}
+
+int holders__add(struct holders *h, uint32_t pid, const uint64_t *frames, uint32_t depth,
+		 uint64_t bytes, uint64_t count, uint64_t cut)
+{
+	struct pick p;
+	struct entry *e;
+
+	if (h->n == h->cap) {
+		size_t cap = h->cap ? 2 * h->cap : 64;
+		struct entry *v = realloc(h->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	pick_of(h->fn, h->ctx, pid, frames, depth, &p);
+	e = &h->v[h->n];
+	*e = (struct entry){ strdup(p.func), p.where[0] ? strdup(p.where) : NULL,
+			     p.caller[0] ? strdup(p.caller) : NULL, p.caller_len, bytes, count, cut };
+	if (!e->func || (p.where[0] && !e->where) || (p.caller[0] && !e->caller)) {
+		free(e->func);
+		free(e->where);
+		free(e->caller);
+		return -ENOMEM;
+	}
+	h->n++;
+	free_list(h);
+	return 0;
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* Biggest first, signed (differences); then more blocks; then by name. */
+static int cmp_values(uint64_t xb, uint64_t xc, uint64_t yb, uint64_t yc)
+{
+	if (xb != yb)
+		return (int64_t)xb < (int64_t)yb ? 1 : -1;
+	if (xc != yc)
+		return (int64_t)xc < (int64_t)yc ? 1 : -1;
+	return 0;
+}
+
+/* Do @x and @y have one caller function (NULL: none)? <0, 0, >0 as strcmp. */
+static int caller_cmp(const struct entry *x, const struct entry *y)
+{
+	size_t n = x->caller_len < y->caller_len ? x->caller_len : y->caller_len;
+	int c = strncmp(or_empty(x->caller), or_empty(y->caller), n);
+
+	return c ? c : x->caller_len < y->caller_len ? -1 : x->caller_len > y->caller_len;
+}
+
+static int entry_by_key(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+	int c = strcmp(x->func, y->func);
+
+	/* A total order, so that of equals the first is the same in both programs. */
+	c = c ? c : caller_cmp(x, y);
+	c = c ? c : strcmp(or_empty(x->caller), or_empty(y->caller));
+	c = c ? c : strcmp(or_empty(x->where), or_empty(y->where));
+	return c ? c : cmp_values(x->bytes, x->count, y->bytes, y->count);
+}
+
+static int holder_by_bytes(const void *a, const void *b)
+{
+	const struct holder *x = a, *y = b;
+	int c = cmp_values(x->bytes, x->count, y->bytes, y->count);
+
+	return c ? c : strcmp(x->func, y->func);
+}
+
+static int caller_by_bytes(const void *a, const void *b)
+{
+	const struct holder_caller *x = a, *y = b;
+	int c = cmp_values(x->bytes, x->count, y->bytes, y->count);
+
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/*
+ * Holder @o from entries [@i, @j) (one function, sorted by caller
+ * function): a caller is named by its biggest entry. 0 or -ENOMEM.
+ */
+static int build_one(struct holder *o, const struct entry *v, size_t i, size_t j)
+{
+	const struct entry *big = &v[i];
+
+	*o = (struct holder){ .func = strdup(v[i].func) };
+	o->callers = calloc(j - i, sizeof(*o->callers));
+	if (!o->func || !o->callers)
+		return -ENOMEM;
+	for (size_t k = i, l; k < j; k = l) {
+		struct holder_caller *c = &o->callers[o->ncallers++];
+		const struct entry *cbig = &v[k];
+
+		for (l = k; l < j && !caller_cmp(&v[l], &v[k]); l++) {
+			c->bytes += v[l].bytes;
+			c->count += v[l].count;
+			o->cut += v[l].cut;
+			if (cmp_values(v[l].bytes, v[l].count, cbig->bytes, cbig->count) < 0)
+				cbig = &v[l];
+			if (cmp_values(v[l].bytes, v[l].count, big->bytes, big->count) < 0)
+				big = &v[l];
+		}
+		o->bytes += c->bytes;
+		o->count += c->count;
+		c->name = strdup(cbig->caller ? cbig->caller : "[no caller]");
+		if (!c->name)
+			return -ENOMEM;
+	}
+	qsort(o->callers, o->ncallers, sizeof(*o->callers), caller_by_bytes);
+	o->where = big->where ? strdup(big->where) : NULL;
+	o->caller = big->caller ? strdup(big->caller) : NULL;
+	return (big->where && !o->where) || (big->caller && !o->caller) ? -ENOMEM : 0;
+}
+
+const struct holder *holders__list(struct holders *h, size_t *n)
+{
+	*n = 0;
+	if (h->list || !h->n) {
+		*n = h->nlist;
+		return h->list;
+	}
+	qsort(h->v, h->n, sizeof(*h->v), entry_by_key);
+	h->list = calloc(h->n, sizeof(*h->list));
+	if (!h->list)
+		return NULL;
+	for (size_t i = 0, j; i < h->n; i = j) {
+		for (j = i + 1; j < h->n && !strcmp(h->v[j].func, h->v[i].func); j++)
+			;
+		if (build_one(&h->list[h->nlist++], h->v, i, j)) {
+			free_list(h);
+			return NULL;
+		}
+	}
+	qsort(h->list, h->nlist, sizeof(*h->list), holder_by_bytes);
+	*n = h->nlist;
+	return h->list;
+}
+
+bool holders__headline(struct holders *h, const char *what, char *buf, size_t cap)
+{
+	size_t n;
+	const struct holder *v = holders__list(h, &n);
+	char size[32];
+	int64_t count;
+
+	buf[0] = '\0';
+	if (!n || (int64_t)v[0].bytes <= 0)
+		return false;
+	count = (int64_t)v[0].count;
+	snprintf(buf, cap, "%s: %s in %s%" PRId64 " block%s, %s%s%s%s%s%s", what,
+		 text_size(v[0].bytes, h->diff, size), h->diff && count > 0 ? "+" : "", count,
+		 count == 1 ? "" : "s", v[0].func, v[0].where ? " (" : "",
+		 or_empty(v[0].where), v[0].where ? ")" : "", v[0].caller ? " <- " : "",
+		 or_empty(v[0].caller));
+	return true;
+}
+
+void holders__name(holders_lookup_fn fn, void *ctx, uint32_t pid, const uint64_t *frames,
+		   uint32_t depth, char *buf, size_t cap)
+{
+	struct pick p;
+
+	pick_of(fn, ctx, pid, frames, depth, &p);
+	snprintf(buf, cap, "%s", p.func);
+}
