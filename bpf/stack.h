@@ -287,7 +287,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 /*
  * --unwind dwarf: the allocation's record carries the caller's registers
  * and stack (struct hs_user_stack), copied straight into the ring buffer,
- * in the smallest size class (a power of two, 512 B to 1 MiB) that holds
+ * in the smallest size class (a power of two, 512 B to 8 MiB) that holds
  * the stack or --stack-copy: by default the whole stack.
  */
 static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
@@ -300,8 +300,9 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	if (have_tails && !(st->interp_flags & HS_EVF_INTERP))
 		tail = tail_find(id, sp, &start);
 	end = tail ? start + HS_TAIL_OVERLAP : stack_end(sp, id, find_vma);
-	/* Not known: as much as allowed, which may fault at the stack's end. */
-	want = end > sp ? end - sp : stack_copy;
+	/* Not known: as much as allowed up to a guess, which may fault at the stack's end. */
+	want = end > sp ? end - sp : stack_copy < HS_USER_STACK_GUESS ? stack_copy :
+	       HS_USER_STACK_GUESS;
 	n = want < stack_copy ? want : stack_copy;
 #define SIZE_CLASS(room)							\
 	if (n <= (room) || stack_copy <= (room)) {				\
@@ -319,6 +320,9 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	SIZE_CLASS(131072)
 	SIZE_CLASS(262144)
 	SIZE_CLASS(524288)
+	SIZE_CLASS(1u << 20)
+	SIZE_CLASS(2u << 20)
+	SIZE_CLASS(4u << 20)
 #undef SIZE_CLASS
 	send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, HS_USER_STACK_MAX);
 }

@@ -225,13 +225,17 @@ struct hs_free_log {
 
 /*
  * Bytes of stack --unwind dwarf copies at most (--stack-copy): by default
- * the whole stack, up to 1 MiB (an eighth of the ring buffer at most:
- * bpfload.c). Records of more than HS_USER_STACK_PAGED bytes that fault
- * are read again page by page to that size only (bpf/stack.h).
+ * the whole stack, up to 8 MiB (glibc's default thread stack, and
+ * RLIMIT_STACK's; an eighth of the ring buffer at most: bpfload.c); a
+ * stack whose end is not known (bpf/stack.h's stack_end()), up to
+ * HS_USER_STACK_GUESS only, since the copy may fault at its end. Records
+ * of more than HS_USER_STACK_PAGED bytes that fault are read again page
+ * by page to that size only (bpf/stack.h).
  */
 #define HS_USER_STACK_MIN 512
-#define HS_USER_STACK_MAX (1u << 20)
+#define HS_USER_STACK_MAX (8u << 20)
 #define HS_USER_STACK_DEFAULT HS_USER_STACK_MAX
+#define HS_USER_STACK_GUESS (1u << 20)
 #define HS_USER_STACK_PAGED 65536
 
 /*

@@ -80,7 +80,7 @@ fi
 "$HS" --unwind lr -- true > /dev/null 2> bad
 check "--unwind lr refused with the choices" grep -q "give fp (frame pointers) or dwarf" bad
 "$HS" --stack-copy 1000 -- true > /dev/null 2> bad
-check "--stack-copy 1000 refused" grep -q -- "--stack-copy must be a power of two (bytes), from 512 to 1048576" bad
+check "--stack-copy 1000 refused" grep -q -- "--stack-copy must be a power of two (bytes), from 512 to 8388608" bad
 "$HS" -q -v --stack-copy 65536 -- "$PROGS/prog_nofp" > big 2> bigerr
 fold big
 expect_eq "--stack-copy 65536: the same chains" \
