@@ -114,9 +114,9 @@ static void test_lines(void **state)
 			     .token = tok, .token_len = sizeof(tok) - 1 };
 	same_bytes(&r, 3000);
 	/* Deep stacks: depth= and continuation tokens, whole or token and tail apart. */
-	for (uint32_t depth = 32; depth <= REC_MAX_DEPTH; depth += 331) {
+	for (uint32_t depth = 32; depth <= LT_MAX_DEPTH; depth += 331) {
 		static char run[REC_TOKENS_BUF];
-		uint64_t frames[REC_MAX_DEPTH];
+		uint64_t frames[LT_MAX_DEPTH];
 		int n, first;
 
 		for (uint32_t i = 0; i < depth; i++)
@@ -654,12 +654,12 @@ static void test_dump(void **state)
 	struct tbl t;
 	FILE *tmp = tmpfile();
 	static char line[65536], want[65536], run[REC_TOKENS_BUF];
-	static uint64_t deep[REC_MAX_DEPTH], back[REC_MAX_DEPTH];
+	static uint64_t deep[LT_MAX_DEPTH], back[LT_MAX_DEPTH];
 	int lives = 0, maps = 0, ends = 0;
 	uint32_t d65, d1024;
 
 	(void)state;
-	for (uint32_t i = 0; i < REC_MAX_DEPTH; i++)
+	for (uint32_t i = 0; i < LT_MAX_DEPTH; i++)
 		deep[i] = 0x7f0000002000 + i * 0x11;
 	tbl_new(&t);
 	tbl_module(&t, 0x400000, "/bin/prog", 0);
@@ -667,7 +667,7 @@ static void test_dump(void **state)
 	tbl_live(&t, 1, 0x2000, 20, tbl_stack(&t, F, 2, REC_CUT_DEPTH), 0);
 	/* Deep stacks, each for two blocks (encoded once for the run). */
 	d65 = tbl_stack(&t, deep, 65, 0);
-	d1024 = tbl_stack(&t, deep, REC_MAX_DEPTH, REC_CUT_DEPTH);
+	d1024 = tbl_stack(&t, deep, LT_MAX_DEPTH, REC_CUT_DEPTH);
 	tbl_live(&t, 2, 0x3000, 30, d65, 0);
 	tbl_live(&t, 3, 0x3100, 31, d65, 0);
 	tbl_live(&t, 4, 0x4000, 40, d1024, 0);
@@ -703,7 +703,7 @@ static void test_dump(void **state)
 			lives++;
 			if (r.ptr >= 0x3000) {
 				/* records/ writes the same line, and reads back every frame. */
-				uint32_t want_depth = r.ptr < 0x4000 ? 65 : REC_MAX_DEPTH;
+				uint32_t want_depth = r.ptr < 0x4000 ? 65 : LT_MAX_DEPTH;
 				uint64_t want_size = (r.ptr >> 12) * 10 + (r.ptr >> 8 & 1);
 				FILE *f = fmemopen(want, sizeof(want), "w");
 				struct record w = { .type = REC_LIVE, .pid = 321, .ptr = r.ptr,

@@ -190,13 +190,13 @@ static void test_runtime(void **state)
 	/* The tally: kinds in the list's order, each once. */
 	suppress__tally_add(&t, 0, 1024, 1);		/* _IO_file_doallocate */
 	assert_string_equal(suppress__tally_text(&t, text, sizeof(text)),
-			    "1024 bytes in 1 allocations (stdio buffer)");
+			    "1.0 KiB (1024 bytes) in 1 allocation (stdio buffer)");
 	for (int i = 0; i < (int)suppress__count(suppress__runtime()); i++)
 		if (!strcmp(suppress__pattern(suppress__runtime(), i), "^_dl_"))
 			suppress__tally_add(&t, i, 100, 2);
 	suppress__tally_add(&t, 1, 1, 1);
 	assert_string_equal(suppress__tally_text(&t, text, sizeof(text)),
-			    "1125 bytes in 4 allocations (stdio buffer, dynamic loader)");
+			    "1.1 KiB (1125 bytes) in 4 allocations (stdio buffer, dynamic loader)");
 }
 
 static void test_grammar(void **state)

@@ -159,6 +159,6 @@ check "frames without a symbol: folded into one line" bash -c "
 check "... the headline names the first of them, in KiB" \
 	grep -q '^biggest holder: 2.0 KiB in 1 block, \[true+0x2101\] <- \[true+0x2201\]$' "$T/nosym.out"
 check "--full-stacks: each frame its own" \
-	bash -c "test \"\$('$HD' --report --full-stacks '$T/nosym.log' | grep -c ' \[no symbol\] (true)$')\" = 4"
+	bash -c "test \"\$('$HD' --report --full-stacks '$T/nosym.log' | grep -c ' true+0x2[1-4]01 \[no symbol\]$')\" = 4"
 
 [ $fails -eq 0 ]

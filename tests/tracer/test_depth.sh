@@ -189,7 +189,7 @@ expect_frames "--preload --unwind fp, deep 60" plfp60 "" wantfp60 "report folded
 
 # Deeper than a node's run of 1024 frames (dwarf): deep 1100, 1104 frames,
 # whole, its record's node the second of a chain (the first full).
-"$HS" -s -q -o rec1100 -- "$PD" 1100 > /dev/null 2> err1100
+"$HS" -s --full-stacks -q -o rec1100 -- "$PD" 1100 > /dev/null 2> err1100
 traced "dwarf, deep 1100" $? err1100
 expect_eq "dwarf, deep 1100: all 1104 frames (36 ~b# as tokens), no cut=" \
 	"$(blines rec1100 live)" "36 1104 -"

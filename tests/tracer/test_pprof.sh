@@ -84,8 +84,8 @@ check "every named frame of --report is in the profile: address, function, file:
 comm -23 "$T/want.frames" "$T/got.frames" | head -5
 
 "$HD" --folded "$R" > "$T/last.folded"
-check "--folded, --report: no symbol versions (glibc's __libc_start_main@@GLIBC_2.34, as -s shows it, folds as __libc_start_main)" \
-	bash -c "'$HD' -s '$R' | grep -q '__libc_start_main@@GLIBC' && grep -q '^_start;__libc_start_main;' '$T/last.folded' &&
+check "--folded, --report: no symbol versions (glibc's __libc_start_main@@GLIBC_2.34, as -s --symbol-versions shows it, folds as __libc_start_main)" \
+	bash -c "'$HD' -s --symbol-versions '$R' | grep -q '__libc_start_main@@GLIBC' && grep -q '^_start;__libc_start_main;' '$T/last.folded' &&
 		! grep -q @ '$T/last.folded' && grep -q ' __libc_start_main+0x' '$T/last.report' && ! grep -q '@@GLIBC' '$T/last.report'"
 
 # speedscope's JSON of the same dump: its total in bytes, stacks root first.

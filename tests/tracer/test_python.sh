@@ -93,10 +93,10 @@ if all_parts "a heap freed at exit"; then
 	# of the 20 MiB held (heapfreed.py); -s and --report say so, with the
 	# peak and where to see it.
 	"$HS" -q -s -o "$T/freed" -- "$PY" heapfreed.py > /dev/null 2> "$T/freed.err"
-	hint="freed its heap at exit: [0-9]* bytes live at the end, its peak [0-9]* bytes in [0-9]* allocations, [0-9.]* s before the end; see it with: heapdecode --stats --sort peak"
+	hint='freed its heap at exit: [0-9.]* \(bytes\|[KMG]iB\) live at the end, its peak [0-9.]* [KMG]iB ([0-9]* bytes) in [0-9]* allocations, [0-9.]* s before the end; see it with: heapdecode --stats --sort peak'
 	check "freed at exit: -s says so in one line, the log named" \
 		grep -q "^heapsnoop: python3[.0-9]* (pid [0-9]*) $hint $T/freed\$" "$T/freed.err"
-	peak=$(sed -n 's/.* its peak \([0-9]*\) bytes.*/\1/p' "$T/freed.err")
+	peak=$(sed -n 's/.* its peak [0-9.]* [KMG]iB (\([0-9]*\) bytes).*/\1/p' "$T/freed.err")
 	check "freed at exit: the peak said is above 20 MiB ($peak)" test "${peak:-0}" -gt $((20 << 20))
 	check "freed at exit: --report says so too" bash -c \
 		"'$HD' --report '$T/freed' | grep -q '^python3[.0-9]* (pid [0-9]*) $hint $T/freed\$'"

@@ -12,38 +12,40 @@ set -u
 expect_eq "a leak and the stdout buffer: exit status 23" "$?" 23
 check "the program printed its line (stdout's buffer allocated)" grep -q '^leaked 4000 bytes' "$T/rt.out"
 check_no_loss "no events lost" "$T/rt.err"
-expect_eq "-s: the program's stacks are own_leak's alone" \
-	"$(awk '/^    [0-9]+ bytes in [0-9]+ allocations from pid/ {print $1}' "$T/rt.err" | paste -sd,)" 4000
+# A size as the human reports give it (1024-based, one decimal).
+kib() { awk -v b="$1" 'BEGIN { if (b < 1024) print b " bytes"; else printf "%.1f KiB\n", b / 1024 }'; }
+# -s's stacks' sizes, in order.
+sizes() { awk '/^    [0-9.]+ (bytes|KiB|MiB) in [0-9]+ allocations from pid/ { print $1 " " $2 }' "$1" | sort | paste -sd,; }
+expect_eq "-s: the program's stacks are own_leak's alone, 3.9 KiB (4000 bytes)" "$(sizes "$T/rt.err")" "3.9 KiB"
 check "-s: the stdout buffer said apart" grep -Eq \
-	"^heapsnoop: the C runtime's own, not above: [0-9]+ bytes in 1 allocations \(stdio buffer\)" "$T/rt.err"
+	"^heapsnoop: the C runtime's own, not above: [0-9.]+ KiB \([0-9]+ bytes\) in 1 allocation \(stdio buffer\)" "$T/rt.err"
 check "the gate: 1 leak of 4000 bytes, own_leak's" \
 	grep -q '^heapsnoop: LEAK GATE FAILED: 4000 bytes in 1 allocations live at the end, not suppressed, more than the 0 allowed (--fail-on-leak), from these 1 stacks:$' "$T/rt.err"
 check "the gate: the runtime's not counted, said" grep -Eq \
-	"^heapsnoop: the C runtime's own, not counted: [0-9]+ bytes in 1 allocations \(stdio buffer\)" "$T/rt.err"
-buf=$(sed -n "s/^heapsnoop: the C runtime's own, not counted: \([0-9]*\) bytes.*/\1/p" "$T/rt.err")
+	"^heapsnoop: the C runtime's own, not counted: [0-9.]+ KiB \([0-9]+ bytes\) in 1 allocation \(stdio buffer\)" "$T/rt.err"
+buf=$(sed -n "s/^heapsnoop: the C runtime's own, not counted: [0-9.]* KiB (\([0-9]*\) bytes).*/\1/p" "$T/rt.err")
 
 "$HS" -q --summary=3 --fail-on-leak --no-default-suppressions -o "$T/all.rec" -- "$PROGS/prog_rtleak" \
 	> /dev/null 2> "$T/all.err"
 expect_eq "--no-default-suppressions: exit status 23" "$?" 23
 check "--no-default-suppressions: the gate counts 2 leaks, the buffer's too" \
 	grep -q "^heapsnoop: LEAK GATE FAILED: $((4000 + buf)) bytes in 2 allocations .* from these 2 stacks:$" "$T/all.err"
-expect_eq "--no-default-suppressions: -s shows both stacks" \
-	"$(awk '/^    [0-9]+ bytes in [0-9]+ allocations from pid/ {print $1}' "$T/all.err" | sort -n | paste -sd,)" \
-	"$(printf '%s\n' 4000 "$buf" | sort -n | paste -sd,)"
+expect_eq "--no-default-suppressions: -s shows both stacks" "$(sizes "$T/all.err")" \
+	"$(printf '%s\n' "3.9 KiB" "$(kib "$buf")" | sort | paste -sd,)"
 check "--no-default-suppressions: nothing said apart" bash -c "! grep -q \"C runtime's own\" '$T/all.err'"
 
 # heapdecode on the log: the same split.
 "$HD" --report "$T/rt.rec" > "$T/report" 2> "$T/report.err"
 expect_eq "--report: one stack, own_leak's, in the program's total" \
-	"$(grep -c '^[0-9]* bytes (' "$T/report"):$(grep '^total:' "$T/report")" \
-	"1:total: 4000 bytes in 1 allocations from 1 stacks"
+	"$(grep -cE '^[0-9.]+ (bytes|KiB|MiB) \(' "$T/report"):$(grep '^total:' "$T/report")" \
+	"1:total: 3.9 KiB (4000 bytes) in 1 allocations from 1 stacks"
 check "--report: its frame 0 is own_leak" grep -q '#0 .* own_leak+0x' "$T/report"
 expect_eq "--report: the runtime's line after the total" \
 	"$(tail -1 "$T/report" | cut -d, -f1-2)" \
-	"the C runtime's own, not above: $buf bytes in 1 allocations (stdio buffer)"
+	"the C runtime's own, not above: $(kib "$buf") ($buf bytes) in 1 allocation (stdio buffer)"
 "$HD" --report --no-default-suppressions "$T/rt.rec" > "$T/report2"
 expect_eq "--report --no-default-suppressions: both stacks, in the total" \
-	"$(tail -1 "$T/report2")" "total: $((4000 + buf)) bytes in 2 allocations from 2 stacks"
+	"$(tail -1 "$T/report2")" "total: $(kib $((4000 + buf))) ($((4000 + buf)) bytes) in 2 allocations from 2 stacks"
 "$HD" --fail-on-leak "$T/rt.rec" 2> "$T/hd.err"
 expect_eq "heapdecode --fail-on-leak: exit status 23" "$?" 23
 check "heapdecode's gate: 1 leak of 4000 bytes" \

@@ -52,13 +52,6 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 	fputc('\n', out);
 }
 
-const char *framefmt__innermost(const struct sym_frame *f)
-{
-	if (f->status != SYM_OK || f->kind)
-		return NULL;
-	return f->ninline && f->inl[0].func ? f->inl[0].func : f->func;
-}
-
 uint64_t framefmt__module_off(const struct sym_frame *f)
 {
 	return f->elf_addr ? f->elf_addr : f->file_off;

@@ -35,14 +35,6 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 		     const struct sym_frame *f);
 
 /*
- * The function the code at frame @f really is: the innermost function
- * inlined there (what -O2 hid in its caller: grow_buffer, not main), else
- * the frame's function; NULL for a frame not named (SYM_OK) and for one
- * that is not native code. For --by function.
- */
-const char *framefmt__innermost(const struct sym_frame *f);
-
-/*
  * Where in its module a frame that was not named is: its ELF address
  * when the module was opened (no symbol covers it), else its offset in
  * the module's file (not found, not the traced one), which is the ELF

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pyexit.h"
+#include "text.h"
 
 bool pyexit__freed(const char *comm, uint64_t peak, uint64_t live)
 {
@@ -17,14 +18,14 @@ bool pyexit__freed(const char *comm, uint64_t peak, uint64_t live)
 const char *pyexit__text(char *buf, size_t len, int pid, const char *comm, uint64_t peak,
 			 uint64_t peak_count, int64_t ago_ms, uint64_t live, const char *log)
 {
-	char when[64] = "";
+	char when[64] = "", lv[32], pk[32];
 
 	if (ago_ms >= 0)
 		snprintf(when, sizeof(when), ", %" PRId64 ".%" PRId64 " s before the end",
 			 ago_ms / 1000, ago_ms % 1000 / 100);
-	snprintf(buf, len, "%s (pid %d) freed its heap at exit: %" PRIu64 " bytes live at the "
-		 "end, its peak %" PRIu64 " bytes in %" PRIu64 " allocations%s; see it with: "
-		 "heapdecode --stats --sort peak %s", comm, pid, live, peak, peak_count, when,
-		 log ? log : "LOG");
+	snprintf(buf, len, "%s (pid %d) freed its heap at exit: %s live at the end, its peak "
+		 "%s (%" PRIu64 " bytes) in %" PRIu64 " allocations%s; see it with: heapdecode "
+		 "--stats --sort peak %s", comm, pid, text_size(live, false, lv),
+		 text_size(peak, false, pk), peak, peak_count, when, log ? log : "LOG");
 	return buf;
 }

@@ -1,43 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
  * stackview.c - a stack for people (see stackview.h). The frame itself
- * is framefmt.c's; here only what is left out, folded or shortened.
+ * is framefmt.c's, its names as the symbolizer gives them (versions
+ * hidden there unless asked); here only what is left out or folded.
  */
 #include <string.h>
 
 #include "framefmt.h"
 #include "stackview.h"
 #include "text.h"
-
-/* Room for the unversioned names of one frame: its function and its inlines. */
-struct names {
-	char v[SYM_MAX_INLINE + 1][256];
-};
-
-/* @name without its symbol version: itself, or a copy in @buf (256 bytes). */
-static const char *unversioned(const char *name, char *buf)
-{
-	size_t len;
-
-	if (!name)
-		return NULL;
-	len = symbol_unversioned_len(name);
-	if (name[len] == '\0' || len >= 256)
-		return name;
-	memcpy(buf, name, len);
-	buf[len] = '\0';
-	return buf;
-}
-
-/* @f with its names' versions hidden, the copies in @nm. */
-static void hide_versions(struct sym_frame *f, struct names *nm)
-{
-	if (f->status != SYM_OK || f->kind)
-		return;
-	f->func = unversioned(f->func, nm->v[SYM_MAX_INLINE]);
-	for (int i = 0; i < f->ninline && i < SYM_MAX_INLINE; i++)
-		f->inl[i].func = unversioned(f->inl[i].func, nm->v[i]);
-}
 
 /* A frame with no symbol (in a module): one of a run to fold. */
 static bool unnamed(const struct sym_frame *f, bool named)
@@ -55,8 +26,6 @@ static bool is_main(const struct sym_frame *f)
 void stackview__write(FILE *out, const char *indent, uint32_t pid, const uint64_t *frames,
 		      uint32_t depth, bool full, holders_lookup_fn fn, void *ctx)
 {
-	static struct names nm;
-
 	for (uint32_t k = 0; k < depth; k++) {
 		struct sym_frame f, g;
 		bool named = fn(ctx, pid, frames[k], &f);
@@ -76,8 +45,6 @@ void stackview__write(FILE *out, const char *indent, uint32_t pid, const uint64_
 				continue;
 			}
 		}
-		if (named)
-			hide_versions(&f, &nm);
 		framefmt__write(out, indent, k, frames[k], named ? &f : NULL);
 		if (!full && named && is_main(&f))
 			return;

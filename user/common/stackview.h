@@ -2,8 +2,8 @@
 /*
  * stackview.h - a stack as the human reports show it (heapsnoop -s,
  * heapdecode --report and --growth; issue 32): each frame as framefmt.h
- * writes it, but the symbol version hidden (malloc@@GLIBC_2.2.5 reads
- * malloc), a run of frames without a symbol in one module one line
+ * writes it (the symbolizer hides symbol versions: malloc@@GLIBC_2.2.5
+ * reads malloc unless heapdecode --symbol-versions), a run of frames without a symbol in one module one line
  * ("#3  [4 frames without a symbol in libfoo.so]"), and, unless the
  * whole stack is asked for (--full-stacks), nothing below main or below
  * a thread's function: the C runtime's start (__libc_start_call_main,

@@ -15,6 +15,7 @@
 
 #include "msg.h"
 #include "suppress.h"
+#include "text.h"
 
 /* A built-in pattern and the kind of allocation it keeps (rt_whats[]). */
 struct rt_entry {
@@ -197,8 +198,14 @@ void suppress__tally_add(struct suppress_tally *t, int i, uint64_t bytes, uint64
 
 const char *suppress__tally_text(const struct suppress_tally *t, char *buf, size_t len)
 {
-	int n = snprintf(buf, len, "%" PRIu64 " bytes in %" PRIu64 " allocations", t->bytes,
-			 t->count);
+	char size[32], exact[32] = "";
+	int n;
+
+	/* The exact bytes beside a rounded size: a gate's reader may want them. */
+	if (t->bytes >= 1024)
+		snprintf(exact, sizeof(exact), " (%" PRIu64 " bytes)", t->bytes);
+	n = snprintf(buf, len, "%s%s in %" PRIu64 " allocation%s", text_size(t->bytes, false, size),
+		     exact, t->count, t->count == 1 ? "" : "s");
 	const char *sep = " (";
 
 	for (unsigned int w = 0; w < RT__N && n >= 0 && (size_t)n < len; w++) {

@@ -63,52 +63,6 @@ char *hd_fold__stack(struct hd_model *m, const struct stack *s)
 	return text;
 }
 
-static int row_by_key(const void *a, const void *b)
-{
-	return strcmp(((const struct hd_row *)a)->key, ((const struct hd_row *)b)->key);
-}
-
-/* Most bytes first; signed, for the differences of --base. */
-static int row_by_bytes(const void *a, const void *b)
-{
-	const struct hd_row *x = a, *y = b;
-
-	if (x->bytes != y->bytes)
-		return (int64_t)x->bytes < (int64_t)y->bytes ? 1 : -1;
-	if (x->count != y->count)
-		return (int64_t)x->count < (int64_t)y->count ? 1 : -1;
-	return strcmp(x->key, y->key);
-}
-
-/*
- * Rows of equal keys summed into one (the others' keys freed), those
- * left at 0 and 0 dropped, the rest sorted by bytes. Returns how many.
- */
-static size_t merge_rows(struct hd_row *rows, size_t n)
-{
-	size_t k = 0, kept = 0;
-
-	qsort(rows, n, sizeof(*rows), row_by_key);
-	for (size_t i = 0; i < n; i++) {
-		if (k && !strcmp(rows[k - 1].key, rows[i].key)) {
-			rows[k - 1].bytes += rows[i].bytes;
-			rows[k - 1].count += rows[i].count;
-			rows[k - 1].cut += rows[i].cut;
-			free(rows[i].key);
-			continue;
-		}
-		rows[k++] = rows[i];
-	}
-	for (size_t i = 0; i < k; i++) {
-		if (rows[i].bytes || rows[i].count)
-			rows[kept++] = rows[i];
-		else
-			free(rows[i].key);
-	}
-	qsort(rows, kept, sizeof(*rows), row_by_bytes);
-	return kept;
-}
-
 /*
  * @n stacks @v folded into rows: @values[i] their bytes (NULL: their
  * live bytes and count), 0 left out. NULL: no memory.
@@ -138,7 +92,7 @@ static struct hd_row *fold_rows(struct hd_model *m, struct stack *const *v,
 		k++;
 	}
 	if (rows)
-		*nrows = merge_rows(rows, k);
+		*nrows = hd_group__merge(rows, k);
 	return rows;
 }
 

@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * group.c - the live set in rows (see group.h): each stack's key made,
- * rows of equal keys summed, then sorted by bytes. A stack folds as
- * flamegraph.pl's stackcollapse tools fold one: root first, frames
- * joined by ';', so neither ';' nor ' ' (before the value) is in a name.
+ * rows of equal keys summed, then sorted by bytes (the folded stacks'
+ * rows too: analyses/fold.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,15 +12,6 @@
 #include "analyses/group.h"
 #include "framefmt.h"
 #include "holders.h"
-
-/* A frame's name for folded stacks, its separators made '_'. */
-static void fold_name(const struct sym_frame *f, uint64_t addr, char *buf, size_t cap)
-{
-	hd_model__frame_name(f, addr, buf, cap);
-	for (char *c = buf; *c; c++)
-		if (*c == ';' || *c == ' ')
-			*c = '_';
-}
 
 static int row_by_key(const void *a, const void *b)
 {
@@ -40,11 +30,7 @@ static int row_by_bytes(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
-/*
- * Rows with equal keys summed into one (the others' keys freed), then
- * sorted by bytes, biggest first. Returns the number of rows left.
- */
-static size_t merge_rows(struct hd_row *rows, size_t m)
+size_t hd_group__merge(struct hd_row *rows, size_t m)
 {
 	size_t k = 0;
 
@@ -93,7 +79,7 @@ static struct hd_row *grouped_rows(struct hd_model *m, enum hd_by by,
 			if (rows[k].key)
 				k++;
 		}
-		*n = merge_rows(rows, k);
+		*n = hd_group__merge(rows, k);
 	}
 	free(v);
 	return rows;
@@ -104,40 +90,6 @@ void hd_group__free(struct hd_row *rows, size_t n)
 	for (size_t i = 0; rows && i < n; i++)
 		free(rows[i].key);
 	free(rows);
-}
-
-/* One stack's folded text (root first), in a malloc'ed string. */
-static char *fold_stack(struct hd_model *m, enum hd_by by, const struct stack *s)
-{
-	char *text = NULL, name[512];
-	size_t len = 0;
-	FILE *f = open_memstream(&text, &len);
-
-	(void)by;
-	if (!f)
-		return NULL;
-	/* An incomplete stack's root is the mark: it does not reach main. */
-	if (*framefmt__cut(s->flags)) {
-		snprintf(name, sizeof(name), "[%s]", framefmt__cut(s->flags));
-		for (char *c = name; *c; c++)
-			if (*c == ' ')
-				*c = '_';
-		fprintf(f, "%s%s", name, s->depth ? ";" : "");
-	}
-	if (s->depth == 0)
-		fputs("[no stack]", f);
-	for (uint32_t k = s->depth; k-- > 0;) {
-		struct sym_frame sf;
-
-		hd_model__lookup(m, s->pid, s->frames[k], &sf);
-		fold_name(&sf, s->frames[k], name, sizeof(name));
-		fprintf(f, "%s%s", name, k ? ";" : "");
-	}
-	if (fclose(f)) {
-		free(text);
-		return NULL;
-	}
-	return text;
 }
 
 /* The model's naming of a frame, for holders.h. */
@@ -174,30 +126,6 @@ static char *key_of(struct hd_model *m, enum hd_by by, const struct stack *s)
 struct hd_row *hd_group__by(struct hd_model *m, enum hd_by by, size_t *n)
 {
 	return grouped_rows(m, by, key_of, n);
-}
-
-struct hd_row *hd_group__folded(struct hd_model *m, size_t *n)
-{
-	return grouped_rows(m, HD_BY_STACK, fold_stack, n);
-}
-
-struct hd_row *hd_group__values(struct hd_model *m, struct stack *const *v,
-				const uint64_t *values, size_t n, size_t *nrows)
-{
-	struct hd_row *rows = calloc(n ? n : 1, sizeof(*rows));
-	size_t k = 0;
-
-	*nrows = 0;
-	if (!rows)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		rows[k] = (struct hd_row){ values[i] ? fold_stack(m, HD_BY_STACK, v[i]) : NULL,
-					   values[i], 0 };
-		if (rows[k].key)
-			k++;
-	}
-	*nrows = merge_rows(rows, k);
-	return rows;
 }
 
 struct holders *hd_group__holders(struct hd_model *m, struct stack *const *v, size_t n,

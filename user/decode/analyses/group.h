@@ -2,10 +2,8 @@
 /*
  * group.h - the live set of the model in rows: its stacks grouped by a
  * key, each key's bytes and allocations summed, biggest first. The keys:
- * a stack's folded names (`root;...;leaf`, --folded and the flame graph:
- * stacks that differ only in addresses, or in processes, fold alike),
- * or one of its process, its call site's function or its call site's
- * module (--report --by). With a baseline subtracted the sums are
+ * its process, its holder function or its call site's module (--report
+ * --by); the folded stacks' rows are analyses/fold.h's, merged here. With a baseline subtracted the sums are
  * differences, signed, and a key whose sums are both 0 has no row.
  */
 #ifndef HEAPDECODE_GROUP_H
@@ -35,16 +33,13 @@ struct hd_row {
  */
 struct hd_row *hd_group__by(struct hd_model *m, enum hd_by by, size_t *n);
 
-/* The live stacks grouped by their folded names (root first). */
-struct hd_row *hd_group__folded(struct hd_model *m, size_t *n);
-
 /*
- * Any @n stacks @v (their pid and frames) with @values[i] each (0: left
- * out), grouped by their folded names: rows of bytes only. Returns the
- * rows (*@nrows), or NULL: no memory.
+ * Rows of equal keys in @rows[@n] summed into one (the others' keys
+ * freed), those left at 0 bytes and 0 allocations (with a baseline)
+ * dropped, the rest sorted by bytes, biggest first (signed). Returns how
+ * many rows are left, in place.
  */
-struct hd_row *hd_group__values(struct hd_model *m, struct stack *const *v,
-				const uint64_t *values, size_t n, size_t *nrows);
+size_t hd_group__merge(struct hd_row *rows, size_t n);
 
 /*
  * @n stacks @v by holder (holders.h: the innermost function of the
