@@ -23,6 +23,7 @@
 
 #include "attach/attach.h"
 #include "attach/bpfload.h"
+#include "attach/detach.h"
 #include "attach/execprobe.h"
 #include "attach/hold.h"
 #include "attach/libcfollow.h"
@@ -527,8 +528,19 @@ int session__run(struct session *s)
 	return gate__finish(s->gate, s->trace, session__finish(s, status));
 }
 
+void session__detach_tasks(struct session *s, struct link_batch *b)
+{
+	link_batch__add(b, s->tl.exit);
+	link_batch__add(b, s->tl.exec);
+	link_batch__add(b, s->tl.fork);
+	link_batch__add(b, s->tl.thread_exit);
+	s->tl = (struct task_links){ 0 };
+}
+
 void session__free(struct session *s)
 {
+	struct link_batch *b;
+
 	if (!s)
 		return;
 	bgdump__free(s->bg);
@@ -537,15 +549,15 @@ void session__free(struct session *s)
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	reader__free(s->rd);
-	attach__free(s->att);
-	libc_watch__free(s->watch);
+	/* Whatever is still attached (start-up failed, or -p --allocator), at once. */
+	b = link_batch__new();
+	attach__detach(s->att, b);
 	exec_probe__free(s->ep);
-	mmaprec__free(s->mr);
+	mmaprec__free(s->mr);	/* before the watcher it calls */
+	libc_watch__free(s->watch, b);
 	libc_follow__free(s->follow);
-	bpf_link__destroy(s->tl.exit);
-	bpf_link__destroy(s->tl.exec);
-	bpf_link__destroy(s->tl.fork);
-	bpf_link__destroy(s->tl.thread_exit);
+	session__detach_tasks(s, b);
+	link_batch__destroy(b);
 	interp__free(s->interp);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);
