@@ -2,7 +2,8 @@
 # startup.sh - what a traced run costs before and after the program
 # (issue 32, "start fast"; docs/PERFORMANCE.md, "Start-up"): the wall
 # time of heapsnoop -- /bin/true against /bin/true untraced, against
-# heapsnoop --without uprobe-multi (the perf-event uprobes older kernels
+# heapsnoop -- env /bin/true (env may exec an interpreter: the walkers
+# are loaded, interp/reach.h), against heapsnoop --without uprobe-multi (the perf-event uprobes older kernels
 # get, each detached in turn) and against heaptrack /bin/true where
 # heaptrack is installed; and the time from heapsnoop's start to the
 # first allocation of bench/firstalloc.c's main (it prints the clock
@@ -49,6 +50,7 @@ cd "$T"	# heaptrack writes its file here
 for _ in $(seq "$ROUNDS"); do
 	wall true /bin/true
 	wall hs "${HS[@]}" -- /bin/true
+	wall hs_env "${HS[@]}" -- /usr/bin/env /bin/true
 	wall hs_perf "${HS[@]}" --without uprobe-multi -- /bin/true
 	[ -n "$HEAPTRACK" ] && wall heaptrack "$HEAPTRACK" /bin/true
 	first first_untraced "$T/firstalloc"
@@ -62,6 +64,9 @@ echo "start-up on Linux $(uname -r), $(nproc) CPUs: the median of $ROUNDS rounds
 printf '%-44s %8s ms\n' "/bin/true untraced" "$t"
 printf '%-44s %8s ms  %6.1fx untraced\n' "heapsnoop -- /bin/true" "$h" \
 	"$(awk -v a="$h" -v b="$t" 'BEGIN { print a / b }')"
+e=$(median hs_env)
+printf '%-44s %8s ms  %6.2fx heapsnoop\n' "heapsnoop -- env /bin/true (walkers loaded)" "$e" \
+	"$(awk -v a="$e" -v b="$h" 'BEGIN { print a / b }')"
 p=$(median hs_perf)
 printf '%-44s %8s ms  %6.2fx heapsnoop\n' "heapsnoop --without uprobe-multi -- /bin/true" "$p" \
 	"$(awk -v a="$p" -v b="$h" 'BEGIN { print a / b }')"

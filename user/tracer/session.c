@@ -32,6 +32,7 @@
 #include "frametab.h"
 #include "heapsnoop.skel.h"
 #include "interp/interp.h"
+#include "interp/reach.h"
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
@@ -452,6 +453,31 @@ static int announce(struct session *s)
 	return 0;
 }
 
+/*
+ * Launch mode with the default --interp: no interpreter's walk loaded
+ * where the command can run no interpreter (interp/reach.h), which is
+ * most of the programs' verification at start-up. -v says which.
+ */
+static void drop_idle_walkers(struct session *s)
+{
+	char path[PATH_MAX], why[96];
+
+	if (!s->o.argv || !s->o.interp || s->o.interp_asked ||
+	    launch__resolve(s->o.argv[0], path, sizeof(path)))
+		return;
+	if (interp_reach__may_run(path, why, sizeof(why))) {
+		if (s->o.verbose)
+			elog("interpreter frames: walkers loaded: %s may run an interpreter (%s)",
+			     path, why);
+		return;
+	}
+	s->o.interp = 0;
+	if (s->o.verbose)
+		elog("interpreter frames: no walker loaded: %s can run no interpreter (it "
+		     "imports no exec, spawn or dlopen, needs only the C and C++ runtimes); "
+		     "--interp python,lua loads them all the same", path);
+}
+
 /* The BPF side loaded, set for what @s traces and how (bpfload.h). */
 static int load_bpf(struct session *s)
 {
@@ -506,6 +532,7 @@ struct session *session__new(const struct options *o)
 		outfile__compress(s->of);
 	if (!o->quiet && isatty(STDERR_FILENO))
 		s->tty = stderr;
+	drop_idle_walkers(s);
 	if (load_bpf(s) || start_tracing(s))
 		goto fail;
 	session__catch_stop();
