@@ -10,7 +10,10 @@
  * beyond the C and C++ runtimes', imports nothing that runs or loads
  * another program or library (exec*, posix_spawn*, system, popen,
  * wordexp, dlopen, syscall), with no LD_PRELOAD or LD_AUDIT set. A
- * script, a static binary, anything else: yes.
+ * script, a static binary, anything else: yes. An interpreter linked into
+ * the program itself is found by the symbols heapsnoop needs to read it at
+ * all (pyfind.c's _PyRuntime, luafind.c's lua_newstate), in .dynsym or
+ * .symtab.
  */
 #ifndef HEAPSNOOP_INTERP_REACH_H
 #define HEAPSNOOP_INTERP_REACH_H
