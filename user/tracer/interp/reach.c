@@ -43,7 +43,7 @@ static bool listed(const char *name, const char *const *list, size_t n)
 
 #define LISTED(name, list) listed(name, list, sizeof(list) / sizeof(list[0]))
 
-/* A section of type @type's entries: DT_NEEDED and the dynamic symbols. */
+/* Does the dynamic section @scn need a library beyond runtime_libs? Which, into @why. */
 static bool scan_dynamic(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, char *why, size_t cap)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -64,6 +64,10 @@ static bool scan_dynamic(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, char *why, s
 	return false;
 }
 
+/*
+ * Does symbol table @scn (.dynsym, .symtab) import a spawning function or
+ * define an interpreter's? Which, into @why.
+ */
 static bool scan_symbols(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, char *why, size_t cap)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
@@ -87,6 +91,7 @@ static bool scan_symbols(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, char *why, s
 	return false;
 }
 
+/* May the program in ELF @e run an interpreter? Why, into @why. */
 static bool scan(Elf *e, char *why, size_t cap)
 {
 	bool dynamic = false, interp = false;
