@@ -4,25 +4,27 @@
 # an LRU hash instead of task storage, the current task without BTF, the
 # stack's end without bpf_find_vma (alloc_exit_compat), the in-flight
 # call's age by a clock read instead of jiffies, every in-flight call in
-# task storage instead of a thread slot (atomics). Each must give the
+# task storage instead of a thread slot (atomics), one perf-event uprobe
+# per allocator function instead of one multi-uprobe link per program
+# (uprobe-multi). Each must give the
 # same live set and stacks as the full-featured path, to the byte; -v says
 # what was probed and chosen. The kernel matrix (tests/kmatrix) runs the
 # tracer tests where those features are really missing.
 set -u
 . "$(dirname "$0")/lib.sh"
-ALL=task-storage,task-btf,find-vma,jiffies,atomics
+ALL=task-storage,task-btf,find-vma,jiffies,atomics,uprobe-multi
 
 "$HS" -q -v -- "$PROGS/prog_semantics" > "$T/full" 2> "$T/full.err"
 check "full-featured run exits 0" test $? -eq 0
 check "-v: the kernel and what was probed" grep -qE '^heapsnoop: kernel .*: BPF features probed$' "$T/full.err"
 for what in 'task storage from uprobe programs' 'bpf_get_current_task_btf()' 'bpf_find_vma()' \
-	'bpf_jiffies64() in uprobe programs' 'BPF atomics (cmpxchg, xchg)'; do
+	'bpf_jiffies64() in uprobe programs' 'BPF atomics (cmpxchg, xchg)' 'multi-uprobe links'; do
 	check "-v: $what: yes on this kernel" grep -qF "heapsnoop:   $what" "$T/full.err"
 	check "... said available" grep -qE "^heapsnoop:   ${what//[()]/.} +yes \(Linux " "$T/full.err"
 done
 fold "$T/full"
 
-for without in task-storage task-btf find-vma jiffies atomics "$ALL"; do
+for without in task-storage task-btf find-vma jiffies atomics uprobe-multi "$ALL"; do
 	"$HS" -q -v --without "$without" -- "$PROGS/prog_semantics" > "$T/w" 2> "$T/w.err"
 	check "--without $without: exits 0" test $? -eq 0
 	fold "$T/w"
@@ -35,6 +37,7 @@ check "-v says what is used instead" \
 check "-v: find-vma off by --without" grep -qE 'bpf_find_vma\(\) +off by --without' "$T/w.err"
 check "-v: jiffies off by --without" grep -qE 'bpf_jiffies64\(\) in uprobe programs +off by --without' "$T/w.err"
 check "-v: atomics off by --without" grep -qE 'BPF atomics \(cmpxchg, xchg\) +off by --without' "$T/w.err"
+check "-v: multi-uprobe links off by --without" grep -qE 'multi-uprobe links +off by --without' "$T/w.err"
 
 # Threads freeing each other's blocks, each thread's call state in the hash.
 "$HS" -q --without "$ALL" -- "$PROGS/prog_threads" > "$T/thr" 2> "$T/thr.err"
@@ -59,5 +62,5 @@ expect_eq "... of the same number of stacks" "$(wc -l < "$T/nofp510.bytes")" \
 "$HS" --without task-storage,bogus -- true > /dev/null 2> "$T/bad"
 check "--without bogus: exit 1" test $? -eq 1
 check "--without bogus: names the features there are" \
-	grep -q "unknown feature 'bogus' (give task-storage, task-btf, find-vma, jiffies or atomics, comma-separated)" "$T/bad"
+	grep -q "unknown feature 'bogus' (give task-storage, task-btf, find-vma, jiffies, atomics or uprobe-multi, comma-separated)" "$T/bad"
 finish

@@ -23,6 +23,7 @@
 
 #include "attach/attach.h"
 #include "attach/bpfload.h"
+#include "attach/detach.h"
 #include "attach/execprobe.h"
 #include "attach/hold.h"
 #include "attach/libcfollow.h"
@@ -31,6 +32,7 @@
 #include "frametab.h"
 #include "heapsnoop.skel.h"
 #include "interp/interp.h"
+#include "interp/reach.h"
 #include "msg.h"
 #include "outfile.h"
 #include "output/bgdump.h"
@@ -453,6 +455,31 @@ static int announce(struct session *s)
 	return 0;
 }
 
+/*
+ * Launch mode with the default --interp: no interpreter's walk loaded
+ * where the command can run no interpreter (interp/reach.h), which is
+ * most of the programs' verification at start-up. -v says which.
+ */
+static void drop_idle_walkers(struct session *s)
+{
+	char path[PATH_MAX], why[96];
+
+	if (!s->o.argv || !s->o.interp || s->o.interp_asked ||
+	    launch__resolve(s->o.argv[0], path, sizeof(path)))
+		return;
+	if (interp_reach__may_run(path, why, sizeof(why))) {
+		if (s->o.verbose)
+			elog("interpreter frames: walkers loaded: %s may run an interpreter (%s)",
+			     path, why);
+		return;
+	}
+	s->o.interp = 0;
+	if (s->o.verbose)
+		elog("interpreter frames: no walker loaded: %s can run no interpreter (it "
+		     "imports no exec, spawn or dlopen, needs only the C and C++ runtimes); "
+		     "--interp python,lua loads them all the same", path);
+}
+
 /* The BPF side loaded, set for what @s traces and how (bpfload.h). */
 static int load_bpf(struct session *s)
 {
@@ -524,6 +551,7 @@ struct session *session__new(const struct options *o)
 	}
 	if (!o->quiet && !o->top && isatty(STDERR_FILENO))
 		s->tty = stderr;
+	drop_idle_walkers(s);
 	if (load_bpf(s) || start_tracing(s))
 		goto fail;
 	session__catch_stop();
@@ -546,8 +574,19 @@ int session__run(struct session *s)
 	return gate__finish(s->gate, s->trace, session__finish(s, status));
 }
 
+void session__detach_tasks(struct session *s, struct link_batch *b)
+{
+	link_batch__add(b, s->tl.exit);
+	link_batch__add(b, s->tl.exec);
+	link_batch__add(b, s->tl.fork);
+	link_batch__add(b, s->tl.thread_exit);
+	s->tl = (struct task_links){ 0 };
+}
+
 void session__free(struct session *s)
 {
+	struct link_batch *b;
+
 	if (!s)
 		return;
 	liveview__free(s->lv);
@@ -557,15 +596,15 @@ void session__free(struct session *s)
 	if (s->pidfd >= 0)
 		close(s->pidfd);
 	reader__free(s->rd);
-	attach__free(s->att);
-	libc_watch__free(s->watch);
+	/* Whatever is still attached (start-up failed, or -p --allocator), at once. */
+	b = link_batch__new();
+	attach__detach(s->att, b);
 	exec_probe__free(s->ep);
-	mmaprec__free(s->mr);
+	mmaprec__free(s->mr);	/* before the watcher it calls */
+	libc_watch__free(s->watch, b);
 	libc_follow__free(s->follow);
-	bpf_link__destroy(s->tl.exit);
-	bpf_link__destroy(s->tl.exec);
-	bpf_link__destroy(s->tl.fork);
-	bpf_link__destroy(s->tl.thread_exit);
+	session__detach_tasks(s, b);
+	link_batch__destroy(b);
 	interp__free(s->interp);
 	heapsnoop_bpf__destroy(s->skel);
 	trace__free(s->trace);

@@ -20,6 +20,7 @@
 #include "options.h"
 #include "stream/pace.h"
 
+struct link_batch;
 struct proc;
 
 /* Longest an event waits in the ring buffer when no wakeup comes, ms. */
@@ -108,6 +109,12 @@ void session__reap(struct session *s);
  * or HS_EXIT_ERROR after a failed read of the ring buffer.
  */
 int session__loop(struct session *s);
+
+/*
+ * session.c: the tracepoints' links (@s->tl) given to @b (detach.h) to be
+ * destroyed with the probes', and forgotten.
+ */
+void session__detach_tasks(struct session *s, struct link_batch *b);
 
 /*
  * shutdown.c: detach, drain, write the last dump, -s's summary and the

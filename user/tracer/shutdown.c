@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 
 #include "attach/attach.h"
+#include "attach/detach.h"
 #include "attach/execprobe.h"
 #include "attach/libcfollow.h"
 #include "attach/libcwatch.h"
@@ -38,18 +39,24 @@
 
 /*
  * The last of both, probes detached: the records, then the watcher they
- * call closed, then the events. Returns the mapping records lost.
+ * call closed, its probes and the tracepoints detached together (one
+ * grace period's wait, detach.h), then the events. Returns the mapping
+ * records lost.
  */
 static uint64_t drain_last(struct session *s)
 {
+	struct link_batch *b;
 	uint64_t lost;
 
 	session__drain(s);
 	lost = s->mr ? mmaprec__lost(s->mr) : 0;
 	mmaprec__free(s->mr);	/* before the watcher it calls */
 	s->mr = NULL;
-	libc_watch__free(s->watch);
+	b = link_batch__new();
+	libc_watch__free(s->watch, b);
 	s->watch = NULL;
+	session__detach_tasks(s, b);
+	link_batch__destroy(b);
 	reader__drain(s->rd);
 	return lost;
 }

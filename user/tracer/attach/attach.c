@@ -6,7 +6,9 @@
  * Each allocating function gets a uretprobe and then a uprobe at the same
  * site, in that order, so that an entry the BPF side sees always has its
  * return hooked. Aliases (glibc's memalign and aligned_alloc are one
- * function) are probed once.
+ * function) are probed once. Where the kernel has multi-uprobe links
+ * (umulti.h) each program gets one link for all its sites in the file,
+ * the return program's first; else one perf-event uprobe a site.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -16,6 +18,8 @@
 
 #include "arch/probesite.h"
 #include "attach.h"
+#include "detach.h"
+#include "umulti.h"
 #include "heapsnoop.skel.h"
 #include "maps/elffile.h"
 #include "msg.h"
@@ -103,7 +107,17 @@ static const struct probe_spec specs[] = {
 struct attachment {
 	struct bpf_link *links[2 * NSPECS];
 	int nlinks;
+	int fds[2 * NSPECS];	/* multi-uprobe links (umulti.h): one a program */
+	int nfds;
 	int nfuncs;
+};
+
+/* Multi-uprobe links' sites: one program's offsets in the file. */
+struct site_group {
+	struct bpf_program *prog;
+	bool ret;
+	uint64_t offs[NSPECS];
+	uint32_t n;
 };
 
 static struct bpf_program *entry_prog(struct heapsnoop_bpf *skel, enum hs_func f)
@@ -145,6 +159,43 @@ static int link_one(struct attachment *a, struct bpf_program *prog, pid_t pid,
 	return 0;
 }
 
+/*
+ * Multi-uprobe links (umulti.h): offset @off added to @prog's group,
+ * the groups made in the order their first site came.
+ */
+static void group_add(struct site_group *g, int *ng, struct bpf_program *prog, bool ret,
+		      uint64_t off)
+{
+	int i = 0;
+
+	while (i < *ng && (g[i].prog != prog || g[i].ret != ret))
+		i++;
+	if (i == *ng)
+		g[(*ng)++] = (struct site_group){ .prog = prog, .ret = ret };
+	g[i].offs[g[i].n++] = off;
+}
+
+/*
+ * One multi-uprobe link a group, the return probes' first: an entry the
+ * BPF side sees always has its return hooked. Returns 0 or -errno.
+ */
+static int link_groups(struct attachment *a, const struct site_group *g, int ng,
+		       const char *path, pid_t pid)
+{
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < ng; i++) {
+			int fd;
+
+			if (g[i].ret != !pass)
+				continue;
+			fd = umulti__attach(g[i].prog, path, g[i].offs, g[i].n, g[i].ret, pid);
+			if (fd < 0)
+				return fd;
+			a->fds[a->nfds++] = fd;
+		}
+	return 0;
+}
+
 /* Where in @fn to probe (probesite.h); the entry if its code is unreadable. */
 static void find_site(struct elf_file *ef, const struct probe_spec *sp,
 		      const struct elf_func *fn, bool verbose, struct probesite *ps)
@@ -164,8 +215,11 @@ static void find_site(struct elf_file *ef, const struct probe_spec *sp,
 int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, bool verbose,
 		      struct attachment **out)
 {
+	struct site_group *groups = NULL;
 	uint64_t done_addr[NSPECS];
 	struct attachment *a;
+	bool multi = umulti__is_prog(exit_prog(skel));
+	int ngroups = 0;
 	struct elf_file *ef;
 	bool have_malloc = false, have_free = false;
 	const char *failed = NULL;
@@ -178,7 +232,10 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 		return err;
 	}
 	a = calloc(1, sizeof(*a));
-	if (!a) {
+	if (multi)
+		groups = calloc(NSPECS + 1, sizeof(*groups));
+	if (!a || (multi && !groups)) {
+		free(a);
 		elf_file__close(ef);
 		return -ENOMEM;
 	}
@@ -208,12 +265,20 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 
 		find_site(ef, sp, &fn, verbose, &ps);
 
-		if (sp->func != HS_FN_FREE) {
+		if (multi) {
+			if (sp->func != HS_FN_FREE)
+				group_add(groups, &ngroups, exit_prog(skel), true,
+					  fn.offset + ps.offset);
+			group_add(groups, &ngroups, entry_prog(skel, sp->func), false,
+				  fn.offset + ps.offset);
+		} else if (sp->func != HS_FN_FREE) {
 			err = link_one(a, exit_prog(skel), pid, path, fn.offset + ps.offset, true);
 			if (err)
 				goto fail;
 		}
-		err = link_one(a, entry_prog(skel, sp->func), pid, path, fn.offset + ps.offset, false);
+		if (!multi)
+			err = link_one(a, entry_prog(skel, sp->func), pid, path,
+				       fn.offset + ps.offset, false);
 		if (err)
 			goto fail;
 		failed = NULL;
@@ -221,6 +286,14 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 		have_malloc |= sp->func == HS_FN_MALLOC;
 		have_free |= sp->func == HS_FN_FREE;
 	}
+	/* Every function's sites known: their links, only if there is a heap to trace. */
+	if (multi && have_malloc && have_free) {
+		failed = "its allocator functions";
+		err = link_groups(a, groups, ngroups, path, pid);
+		if (err)
+			goto fail;
+	}
+	free(groups);
 	elf_file__close(ef);
 	if (!have_malloc || !have_free) {
 		elog("%s has no %s symbol to probe", path,
@@ -231,6 +304,7 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 	*out = a;
 	return 0;
 fail:
+	free(groups);
 	if (err != -ESRCH)
 		elog("cannot attach a uprobe to %s in %s: %s",
 			failed ? failed : "?", path, strerror(-err));
@@ -244,11 +318,24 @@ int attach__count(const struct attachment *a)
 	return a->nfuncs;
 }
 
-void attach__free(struct attachment *a)
+void attach__detach(struct attachment *a, struct link_batch *b)
 {
 	if (!a)
 		return;
 	while (a->nlinks > 0)
-		bpf_link__destroy(a->links[--a->nlinks]);
+		link_batch__add(b, a->links[--a->nlinks]);
+	while (a->nfds > 0)
+		link_batch__add_fd(b, a->fds[--a->nfds]);
 	free(a);
+}
+
+void attach__free(struct attachment *a)
+{
+	struct link_batch *b;
+
+	if (!a)
+		return;
+	b = link_batch__new();
+	attach__detach(a, b);
+	link_batch__destroy(b);
 }

@@ -14,6 +14,7 @@
 
 struct heapsnoop_bpf;
 struct attachment;
+struct link_batch;
 
 /*
  * Attach to the allocator in file @path (as reachable from here) for @pid
@@ -28,7 +29,16 @@ int attach__allocator(struct heapsnoop_bpf *skel, const char *path, pid_t pid, b
 /* Number of functions probed. */
 int attach__count(const struct attachment *a);
 
-/* Detach everything (in reverse order: entries before returns). */
+/*
+ * Detach everything, every probe at once (detach.h): one grace period's
+ * wait in the kernel, not one a probe. A call under way meanwhile may
+ * have its entry seen and its return not: it makes no record, as if made
+ * after the detach; its block's free, if seen, is a free of a block never
+ * seen allocated (counted, as for blocks older than the trace).
+ */
 void attach__free(struct attachment *a);
+
+/* attach__free(), its links given to @b (detach.h) to be destroyed with others. */
+void attach__detach(struct attachment *a, struct link_batch *b);
 
 #endif /* HEAPSNOOP_ATTACH_H */

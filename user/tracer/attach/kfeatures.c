@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "kfeatures.h"
+#include "umulti.h"
 #include "msg.h"
 #include "heapsnoop.skel.h"
 
@@ -46,6 +47,9 @@ static const struct feature_desc descs[FEAT__MAX] = {
 		"no thread slots: every in-flight call in task storage (or the LRU "
 		"hash), a look-up per probe; no free logs: every free a ring buffer "
 		"record; no stack tails: every stack copied whole" },
+	[FEAT_UPROBE_MULTI] = { "uprobe-multi", "multi-uprobe links", "6.6",
+		"one perf-event uprobe per allocator function: each one's detach "
+		"waits for the kernel in turn (about 0.1 s each on 6.18)" },
 };
 
 int kfeatures__parse(const char *list, unsigned int *mask)
@@ -62,7 +66,7 @@ int kfeatures__parse(const char *list, unsigned int *mask)
 		}
 		if (i == FEAT__MAX) {
 			elog("--without: unknown feature '%.*s' (give task-storage, task-btf, "
-			     "find-vma, jiffies or atomics, comma-separated)", (int)n, p);
+			     "find-vma, jiffies, atomics or uprobe-multi, comma-separated)", (int)n, p);
 			return -EINVAL;
 		}
 		*mask |= 1u << i;
@@ -188,6 +192,7 @@ int kfeatures__probe(struct bpf_features *f, unsigned int without)
 	f->have[FEAT_FIND_VMA] = f->have[FEAT_TASK_BTF] && have_helper(BPF_FUNC_find_vma);
 	f->have[FEAT_JIFFIES] = have_helper(BPF_FUNC_jiffies64);
 	f->have[FEAT_ATOMICS] = have_atomics();
+	f->have[FEAT_UPROBE_MULTI] = umulti__probe();
 	return 0;
 }
 
@@ -297,6 +302,21 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 	/* bpf_find_vma's callback cannot even be loaded before 5.13. */
 	bpf_program__set_autoload(skel->progs.alloc_exit, find_vma);
 	bpf_program__set_autoload(skel->progs.alloc_exit_compat, !find_vma);
+	/* The allocator probes' programs (attach.c), each site in one link. */
+	if (kfeatures__use(f, FEAT_UPROBE_MULTI)) {
+		struct bpf_program *multi[] = {
+			skel->progs.malloc_enter, skel->progs.calloc_enter,
+			skel->progs.realloc_enter, skel->progs.reallocarray_enter,
+			skel->progs.posix_memalign_enter, skel->progs.aligned_alloc_enter,
+			skel->progs.memalign_enter, skel->progs.valloc_enter,
+			skel->progs.pvalloc_enter, skel->progs.xallocx_enter,
+			skel->progs.free_enter, skel->progs.alloc_exit,
+			skel->progs.alloc_exit_compat,
+		};
+
+		for (size_t i = 0; i < sizeof(multi) / sizeof(multi[0]); i++)
+			umulti__set_prog(multi[i]);
+	}
 	if (!f->have[FEAT_ATOMICS])
 		return atomics_to_adds(skel->obj);
 	return 0;

@@ -20,6 +20,7 @@ enum bpf_feature {
 	FEAT_FIND_VMA,		/* bpf_find_vma() */
 	FEAT_JIFFIES,		/* bpf_jiffies64() */
 	FEAT_ATOMICS,		/* BPF atomic compare-and-exchange, exchange */
+	FEAT_UPROBE_MULTI,	/* multi-uprobe links that filter by process */
 	FEAT__MAX,
 };
 

@@ -43,7 +43,7 @@ static bool is_exec_file(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
-static int resolve(const char *cmd, char *path, size_t cap)
+int launch__resolve(const char *cmd, char *path, size_t cap)
 {
 	const char *env = getenv("PATH");
 	char *dirs, *save = NULL;
@@ -113,7 +113,7 @@ int launch__prepare(char *const argv[], char *path, size_t cap, const struct lau
 {
 	int go[2], er[2], err;
 
-	err = resolve(argv[0], path, cap);
+	err = launch__resolve(argv[0], path, cap);
 	if (err)
 		return err;
 	l->walking = false;

@@ -74,6 +74,12 @@ int launch_user__init(struct launch_user *u, const char *name);
 void launch_user__free(struct launch_user *u);
 
 /*
+ * Resolve command @cmd as execvp(3) would into @path (@cap bytes).
+ * Returns 0 or -errno (-ENOENT: no such command).
+ */
+int launch__resolve(const char *cmd, char *path, size_t cap);
+
+/*
  * Resolve @argv[0] as execvp(3) would into @path, fork a child that waits,
  * and seize it with ptrace for its exec and exit stops. With @user (not
  * NULL) the child takes USER's groups, gid and uid, then execs with

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "attach.h"
+#include "detach.h"
 #include "heapsnoop.skel.h"
 #include "libcwatch.h"
 #include "msg.h"
@@ -41,12 +42,15 @@ struct libc_watch *libc_watch__new(struct heapsnoop_bpf *skel, pid_t pid, bool v
 	return w;
 }
 
-void libc_watch__free(struct libc_watch *w)
+void libc_watch__free(struct libc_watch *w, struct link_batch *b)
 {
+	struct link_batch *own = b ? NULL : link_batch__new();
+
 	if (!w)
 		return;
 	for (size_t i = 0; i < w->n; i++)
-		attach__free(w->v[i].att);
+		attach__detach(w->v[i].att, b ? b : own);
+	link_batch__destroy(own);
 	free(w->v);
 	free(w);
 }

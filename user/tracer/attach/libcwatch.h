@@ -21,6 +21,7 @@
 
 struct heapsnoop_bpf;
 struct libc_watch;
+struct link_batch;
 
 /*
  * Returns the watcher or NULL (out of memory). Its probes fire for @pid
@@ -28,8 +29,11 @@ struct libc_watch;
  * probe's site said (attach.c).
  */
 struct libc_watch *libc_watch__new(struct heapsnoop_bpf *skel, pid_t pid, bool verbose);
-/* Detach every attachment. */
-void libc_watch__free(struct libc_watch *w);
+/*
+ * Detach every attachment: their links given to @b (detach.h), or with
+ * @b NULL destroyed now, all at once.
+ */
+void libc_watch__free(struct libc_watch *w, struct link_batch *b);
 
 /*
  * Probe the allocator in the file at @path (reachable from here: the file

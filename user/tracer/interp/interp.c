@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "attach/detach.h"
 #include "heapsnoop.skel.h"
 #include "interp/interp_int.h"
 #include "interp/splice.h"
@@ -97,6 +98,7 @@ void interp__reset(struct interp *ip, struct iproc *p)
 
 void interp__free(struct interp *ip)
 {
+	struct link_batch *b;
 	struct iproc *p;
 	size_t pos = 0;
 
@@ -108,8 +110,14 @@ void interp__free(struct interp *ip)
 		free(p);
 	}
 	htab__free(ip->procs);
-	for (size_t i = 0; i < ip->nprobes; i++)
-		bpf_link__destroy(ip->probes[i].link);
+	/* Detached at once (attach/detach.h). */
+	b = link_batch__new();
+	for (size_t i = 0; i < ip->nprobes; i++) {
+		link_batch__add(b, ip->probes[i].link);
+		if (!ip->probes[i].link)
+			link_batch__add_fd(b, ip->probes[i].fd);
+	}
+	link_batch__destroy(b);
 	free(ip->probes);
 	free(ip->iframes);
 	free(ip->seg_end);

@@ -69,7 +69,8 @@ struct probe {
 	uint64_t dev, ino, off;
 	bool ret;
 	pid_t pid;
-	struct bpf_link *link;
+	struct bpf_link *link;	/* a perf-event uprobe's, or NULL ... */
+	int fd;			/* ... a multi-uprobe link's (attach/umulti.h) */
 };
 
 struct interp_counts {

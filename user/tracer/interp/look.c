@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "attach/umulti.h"
 #include "heapsnoop.skel.h"
 #include "interp/interp_int.h"
 #include "interp/libctsd.h"
@@ -129,6 +130,7 @@ int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *pro
 {
 	pid_t pid = ip->o.follow_forks ? -1 : p->pid;
 	struct bpf_link *link;
+	int fd = -1;
 	struct probe *v;
 	struct stat st;
 
@@ -139,17 +141,26 @@ int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *pro
 		    ip->probes[i].off == off && ip->probes[i].ret == ret &&
 		    (ip->probes[i].pid == pid || ip->probes[i].pid == -1))
 			return 0;
-	link = bpf_program__attach_uprobe(prog, ret, pid, path, (size_t)off);
-	if (!link)
+	/* alloc_exit, loaded for multi-uprobe links where the kernel has them. */
+	if (umulti__is_prog(prog)) {
+		link = NULL;
+		fd = umulti__attach(prog, path, &off, 1, ret, pid);
+		if (fd < 0)
+			return fd;
+	} else if (!(link = bpf_program__attach_uprobe(prog, ret, pid, path, (size_t)off))) {
 		return -errno;
+	}
 	v = realloc(ip->probes, (ip->nprobes + 1) * sizeof(*v));
 	if (!v) {
 		bpf_link__destroy(link);
+		if (fd >= 0)
+			close(fd);
 		return -ENOMEM;
 	}
 	ip->probes = v;
 	ip->probes[ip->nprobes++] = (struct probe){ .dev = st.st_dev, .ino = st.st_ino, .off = off,
-						    .ret = ret, .pid = pid, .link = link };
+						    .ret = ret, .pid = pid, .link = link,
+						    .fd = fd };
 	return 0;
 }
 
