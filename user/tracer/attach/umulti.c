@@ -62,18 +62,28 @@ bool umulti__probe(void)
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	uint64_t off = 0;
+	bool ok = false;
 	int prog, err;
 
+	/* A kernel before 5.18 loads it: a kprobe program's attach type went unchecked. */
 	prog = bpf_prog_load(BPF_PROG_TYPE_KPROBE, NULL, "GPL", insns, 2, &lo);
 	if (prog < 0)
 		return false;
+	/*
+	 * A kernel with multi-uprobe links fails on the path ("/" is no
+	 * file: -EBADF); one without them on the attach type (-EINVAL),
+	 * which must not count as a yes. Then, as libbpf asks, pid -1
+	 * refused (-EINVAL) where the pid filter is per process (6.7+).
+	 */
 	err = link_create(prog, "/", &off, 1, false, 0);
-	if (err == -EBADF)
+	if (err == -EBADF) {
 		err = link_create(prog, "/", &off, 1, false, (uint32_t)-1);
+		ok = err == -EINVAL;
+	}
 	if (err >= 0)
 		close(err);
 	close(prog);
-	return err == -EINVAL;
+	return ok;
 }
 
 void umulti__set_prog(struct bpf_program *prog)
