@@ -51,6 +51,8 @@ run "heapdecode filter under ASan+UBSan" tests/decode/test_heapdecode.sh "$OUT/a
 run "heapdecode: a sampled dump's estimates (ASan+UBSan)" tests/decode/test_hdsampled.sh "$OUT/asan/heapdecode"
 run "heapdecode: deep stacks, interpreter and JIT frames in every output (ASan+UBSan)" \
 	tests/decode/test_hdframes.sh "$OUT/asan/heapdecode"
+run "heapdecode: --frames python (stacks as Python tracebacks); the flame graph's kinds of frame, their classes and hues (ASan+UBSan)" \
+	tests/decode/test_hdpyview.sh "$OUT/asan/heapdecode"
 run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)" \
 	tests/decode/test_hdpaths.sh "$OUT/asan/heapdecode"
 run "heapdecode: inlined frames in --folded and the flame graph, symbol versions hidden, -e, modules not found said once (ASan+UBSan)" \

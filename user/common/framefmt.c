@@ -36,6 +36,11 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 		fputc('\n', out);
 		return;
 	}
+	/* A stand-in, not code (heapdecode --frames' "[native]"): its name alone. */
+	if (f->status == SYM_OK && !f->module && f->func[0] == '[') {
+		fprintf(out, " %s\n", f->func);
+		return;
+	}
 	if (f->status == SYM_OK) {
 		fprintf(out, " %s+%#" PRIx64, f->func, f->func_off);
 		if (f->module)

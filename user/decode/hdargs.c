@@ -13,6 +13,7 @@
 #include "heapsnoop/exit.h"
 #include "msg.h"
 #include "input/recconv.h"
+#include "model/frameview.h"
 #include "version.h"
 
 static const char usage_text[] =
@@ -42,6 +43,11 @@ static const char usage_text[] =
 "                   beneath and their shares) or module (frame 0's)\n"
 "      --full-stacks  with --report, --growth: every frame, the C runtime's\n"
 "                   start below main and runs of frames without a symbol too\n"
+"      --frames KIND  with --report, --folded, --flamegraph, --speedscope:\n"
+"                   only KIND's frames (python, lua, or interpreter: any\n"
+"                   interpreter's), the native frames between them left\n"
+"                   out, those at the leaf one frame [native]: a Python\n"
+"                   program's stacks read as Python tracebacks\n"
 "      --folded     one `main;f;g VALUE` line per stack (root first) for\n"
 "                   flamegraph.pl, inferno or speedscope; VALUE is bytes\n"
 "      --flamegraph FILE.svg  the same stacks as a self-contained interactive\n"
@@ -265,6 +271,14 @@ static int check_args(struct hd_args *a)
 		elog("the gates judge one dump: not with --dump all or -s");
 		return HD_EXIT_ERROR;
 	}
+	/* A view of the live set's stacks: the writers that draw them alone. */
+	if (a->mo.frames && (a->gating || a->wo.sort != HD_SORT__ALL ||
+			     (a->output != HD_OUT_REPORT && a->output != HD_OUT_FOLDED &&
+			      a->output != HD_OUT_FLAMEGRAPH && a->output != HD_OUT_SPEEDSCOPE))) {
+		elog("--frames views the live set of --report, --folded, --flamegraph or"
+		     " --speedscope: not with --sort, the gates or another output");
+		return HD_EXIT_ERROR;
+	}
 	return 0;
 }
 
@@ -314,6 +328,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		{ "top", required_argument, NULL, 'P' },
 		{ "width", required_argument, NULL, 'W' },
 		{ "full-stacks", no_argument, NULL, 'F' },
+		{ "frames", required_argument, NULL, 'R' },
 		{ "elf", required_argument, NULL, 'e' },
 		{ "sysroot", required_argument, NULL, 'S' },
 		{ "no-local-files", no_argument, NULL, 'n' },
@@ -353,6 +368,13 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 			break;
 		case 'C': a->wo.counts = true; break;
 		case 'F': a->wo.full_stacks = true; break;
+		case 'R':
+			if (!frameview__valid(optarg)) {
+				elog("--frames takes python, lua or interpreter (any interpreter's)");
+				return HD_EXIT_ERROR;
+			}
+			a->mo.frames = optarg;
+			break;
 		case 'B':
 			if (parse_by(optarg, &a->wo.by))
 				return HD_EXIT_ERROR;

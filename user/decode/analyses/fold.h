@@ -33,10 +33,12 @@ char *hd_fold__stack(struct hd_model *m, const struct stack *s);
 
 /*
  * The live stacks of @m folded, one row per folded text, most bytes
- * first (signed). Returns a malloc'ed array of *@n rows (hd_group__free),
+ * first (signed); with @kinds (the flame graph's, never --folded's) each
+ * frame that is not native code marked with its kind, flamegraph.h's
+ * `_[python]`, `_[lua]`, `_[jit]`. Returns a malloc'ed array of *@n rows (hd_group__free),
  * or NULL: no memory.
  */
-struct hd_row *hd_fold__live(struct hd_model *m, size_t *n);
+struct hd_row *hd_fold__live(struct hd_model *m, bool kinds, size_t *n);
 
 /*
  * Any @n stacks @v with @values[i] each (0: left out) folded: rows of

@@ -17,7 +17,7 @@
 
 #define PAD 10
 #define ROW 17		/* px per frame row */
-#define TOP 50		/* title and controls */
+#define TOP 66		/* title, controls and the legend */
 
 struct node {
 	char *name;
@@ -71,38 +71,62 @@ static int depth_of(const struct node *n)
 }
 
 /*
- * The length of @name without its annotation "_[i]" (an inlined
- * function, flamegraph.pl's), which @inlined then says.
+ * A frame's kind, which picks its palette and its <g>'s class (the class
+ * names are what heapdecode --html's toggle selects by): flamegraph.pl's
+ * --color=java and js idea, one hue a kind of code.
  */
-static size_t plain_len(const char *name, bool *inlined)
-{
-	size_t len = strlen(name), mark = sizeof(FLAMEGRAPH_INLINED) - 1;
+enum fg_kind { FG_NATIVE, FG_INLINE, FG_PYTHON, FG_LUA, FG_JIT, FG__N };
 
-	*inlined = len > mark && !strcmp(name + len - mark, FLAMEGRAPH_INLINED);
-	return *inlined ? len - mark : len;
-}
+static const struct {
+	const char *cls, *legend;
+	int r0, rs, g0, gs, b0, bs;	/* each channel's base and spread */
+} palette[FG__N] = {
+	[FG_NATIVE] = { "f-native", "native", 205, 50, 0, 180, 0, 55 },	/* warm */
+	[FG_INLINE] = { "f-inline", "inlined", 50, 60, 165, 55, 165, 55 },	/* aqua */
+	[FG_PYTHON] = { "f-python", "Python", 40, 50, 150, 50, 120, 50 },	/* blue-green */
+	[FG_LUA] = { "f-lua", "Lua", 150, 50, 80, 50, 200, 50 },		/* purple */
+	[FG_JIT] = { "f-jit", "JIT code", 160, 50, 205, 45, 30, 50 },	/* yellow-green */
+};
 
 /*
- * A color from the name, stable across runs (flamegraph.pl's idea): warm
- * for a function, aqua for one inlined (flamegraph.pl's hue for `_[i]`).
+ * The length of @name without its annotation "_[KIND]" (flamegraph.pl's
+ * `_[i]`; fold.h's `_[python]`, `_[lua]`, `_[jit]`), and the kind it
+ * says in *@kind: FG_NATIVE for none, FG_PYTHON for any interpreter
+ * but Lua.
  */
-static void color_of(const char *name, int *r, int *g, int *b)
+static size_t plain_len(const char *name, enum fg_kind *kind)
+{
+	size_t len = strlen(name);
+	const char *open = len > 3 && name[len - 1] == ']' ? strrchr(name, '[') : NULL;
+	size_t word;
+
+	*kind = FG_NATIVE;
+	if (!open || open == name || open[-1] != '_')
+		return len;
+	word = len - 2 - (size_t)(open - name);	/* between the brackets */
+	if (!strcmp(open, "[i]"))
+		*kind = FG_INLINE;
+	else if (!strcmp(open, "[jit]"))
+		*kind = FG_JIT;
+	else if (!strcmp(open, "[lua]"))
+		*kind = FG_LUA;
+	else if (word && strspn(open + 1, "abcdefghijklmnopqrstuvwxyz0123456789_") == word)
+		*kind = FG_PYTHON;	/* python, or another interpreter's */
+	else
+		return len;
+	return (size_t)(open - 1 - name);
+}
+
+/* A color from the name, stable across runs (flamegraph.pl's idea), in @kind's hue. */
+static void color_of(const char *name, enum fg_kind kind, int *r, int *g, int *b)
 {
 	uint32_t h = 2166136261u;
-	bool inlined;
 
-	plain_len(name, &inlined);
 	for (const char *p = name; *p; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
-	if (inlined) {
-		*r = 50 + (int)(h % 60);
-		*g = 165 + (int)((h >> 8) % 55);
-		*b = 165 + (int)((h >> 16) % 55);
-		return;
-	}
-	*r = 205 + (int)(h % 50);
-	*g = (int)((h >> 8) % 180);
-	*b = (int)((h >> 16) % 55);
+	*r = palette[kind].r0 + (int)(h % (uint32_t)palette[kind].rs);
+	*g = palette[kind].g0 + (int)((h >> 8) % (uint32_t)palette[kind].gs);
+	*b = palette[kind].b0 + (int)((h >> 16) % (uint32_t)palette[kind].bs);
 }
 
 struct layout {
@@ -110,7 +134,7 @@ struct layout {
 	uint64_t total;
 	int width, height;
 	const char *unit;
-	bool diff;
+	bool diff, bytes;	/* bytes: the values are bytes (text_size) */
 };
 
 /* Differential: red for growth, blue for shrinkage, deeper for more. */
@@ -124,32 +148,42 @@ static void diff_color_of(const struct node *n, uint64_t total, int *r, int *g, 
 	*b = n->net < 0 ? 230 : n->net > 0 ? fade : 200;
 }
 
+/* @v of @l's unit as hover and title say it: "4.0 KiB, 4096 bytes" or "12 allocations". */
+static void put_value(FILE *out, const struct layout *l, uint64_t v, bool sign)
+{
+	uint64_t mag = sign && (int64_t)v < 0 ? -v : v;
+	char human[32];
+
+	if (l->bytes && mag >= 1024)
+		fprintf(out, "%s, ", text_size(v, sign, human));
+	fprintf(out, sign ? "%+" PRId64 " %s" : "%" PRIu64 " %s", v, l->unit);
+}
+
 static void emit(struct layout *l, const struct node *n, uint64_t start, int depth)
 {
 	double x = (double)start / (double)l->total, w = (double)n->value / (double)l->total;
 	int r, g, b, y = l->height - PAD - (depth + 1) * ROW;
 	uint64_t off = start;
-	bool inlined;
-	size_t len = plain_len(n->name, &inlined);
+	enum fg_kind kind;
+	size_t len = plain_len(n->name, &kind);
 	char *name = strndup(n->name, len);
 
 	if (depth >= 0 && name) {
 		if (l->diff)
 			diff_color_of(n, l->total, &r, &g, &b);
 		else
-			color_of(n->name, &r, &g, &b);
-		fprintf(l->out, "<g class=\"f\" data-x=\"%.9f\" data-w=\"%.9f\" data-d=\"%d\" "
-			"data-v=\"%" PRIu64 "\" data-n=\"", x, w, depth, n->value);
+			color_of(n->name, kind, &r, &g, &b);
+		fprintf(l->out, "<g class=\"f %s\" data-x=\"%.9f\" data-w=\"%.9f\" "
+			"data-d=\"%d\" data-v=\"%" PRIu64 "\" data-n=\"", palette[kind].cls,
+			x, w, depth, n->value);
 		xml_escape(l->out, name);
 		fprintf(l->out, "\"><title>");
 		xml_escape(l->out, name);
-		if (inlined)
+		if (kind == FG_INLINE)
 			fputs(" (inlined)", l->out);
-		if (l->diff)
-			fprintf(l->out, " (%+" PRId64 " %s,", n->net, l->unit);
-		else
-			fprintf(l->out, " (%" PRIu64 " %s,", n->value, l->unit);
-		fprintf(l->out, " %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
+		fputs(" (", l->out);
+		put_value(l->out, l, l->diff ? (uint64_t)n->net : n->value, l->diff);
+		fprintf(l->out, ", %.2f%%)</title><rect x=\"%.1f\" y=\"%d\" "
 			"width=\"%.1f\" height=\"%d\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/>"
 			"<text x=\"%.1f\" y=\"%d\">", 100 * w, PAD + x * l->width, y,
 			w * l->width > 0.5 ? w * l->width - 0.5 : 0, ROW - 1, r, g, b,
@@ -172,6 +206,45 @@ static void emit(struct layout *l, const struct node *n, uint64_t start, int dep
 	for (const struct node *c = n->child; c; c = c->next) {
 		emit(l, c, off, depth + 1);
 		off += c->value;
+	}
+}
+
+/* Which kinds the tree under @n has frames of, a bit each (1 << fg_kind). */
+static unsigned int kinds_of(const struct node *n)
+{
+	unsigned int seen = 0;
+
+	for (const struct node *c = n->child; c; c = c->next) {
+		enum fg_kind kind;
+
+		plain_len(c->name, &kind);
+		seen |= 1u << kind | kinds_of(c);
+	}
+	return seen;
+}
+
+/*
+ * The legend: a swatch and a name for each kind of frame the graph has,
+ * when it has more than native code (a differential graph's colors say
+ * growth instead); not of class f-KIND, which selects frames alone.
+ */
+static void put_legend(const struct layout *l, unsigned int seen)
+{
+	int x = PAD;
+
+	if (l->diff || !(seen & ~(1u << FG_NATIVE)))
+		return;
+	for (int k = 0; k < FG__N; k++) {
+		int r, g, b;
+
+		if (!(seen & 1u << k))
+			continue;
+		color_of(palette[k].legend, k, &r, &g, &b);
+		fprintf(l->out, "<g class=\"legend\" data-kind=\"%s\"><rect x=\"%d\" y=\"%d\" width=\"12\" "
+			"height=\"12\" fill=\"rgb(%d,%d,%d)\" rx=\"2\"/><text x=\"%d\" y=\"%d\">"
+			"%s</text></g>\n", palette[k].cls, x, TOP - 16, r, g, b, x + 16, TOP - 6,
+			palette[k].legend);
+		x += 16 + 7 * (int)strlen(palette[k].legend) + 14;
 	}
 }
 
@@ -254,7 +327,8 @@ int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, cons
 		      const char *unit, int width)
 {
 	struct node root = { .name = "all" };
-	struct layout l = { .out = out, .unit = unit, .width = width ? width : FLAMEGRAPH_WIDTH };
+	struct layout l = { .out = out, .unit = unit, .width = width ? width : FLAMEGRAPH_WIDTH,
+			    .bytes = !strcmp(unit, "bytes") || !strcmp(unit, "estimated bytes") };
 	int err = 0, depth;
 
 	for (size_t i = 0; i < n && !err; i++) {
@@ -293,16 +367,16 @@ int flamegraph__write(FILE *out, const struct folded_line *lines, size_t n, cons
 	fprintf(out, "<rect width=\"100%%\" height=\"100%%\" fill=\"rgb(250,250,240)\"/>\n"
 		"<text id=\"title\" x=\"%d\" y=\"22\" text-anchor=\"middle\">", l.width / 2 + PAD);
 	xml_escape(out, title);
-	if (l.diff)
-		fprintf(out, " (%+" PRId64 " %s: red grew, blue shrank)", root.net, unit);
-	else
-		fprintf(out, " (%" PRIu64 " %s)", root.value, unit);
+	fputs(" (", out);
+	put_value(out, &l, l.diff ? (uint64_t)root.net : root.value, l.diff);
+	fputs(l.diff ? ": red grew, blue shrank)" : ")", out);
 	fprintf(out, "</text>\n"
 		"<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"22\" style=\"opacity:0.3\">Reset zoom</text>\n"
 		"<text id=\"search\" class=\"btn\" x=\"%d\" y=\"22\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"matched\" x=\"%d\" y=\"40\" text-anchor=\"end\"> </text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"40\"> </text>\n",
 		PAD, l.width + PAD, l.width + PAD, PAD);
+	put_legend(&l, kinds_of(&root));
 	emit(&l, &root, 0, -1);
 	fputs("</svg>\n", out);
 	free_tree(root.child);

@@ -15,7 +15,13 @@
 
 /*
  * The annotation of an inlined function's frame (flamegraph.pl's): drawn
- * without it, in an aqua hue of its own, "(inlined)" on hover.
+ * without it, in an aqua hue of its own, "(inlined)" on hover. A frame's
+ * kind of code is annotated alike, `_[python]`, `_[lua]` (any other
+ * interpreter's word: Python's hue), `_[jit]`, and drawn without it:
+ * native frames warm, Python's blue-green, Lua's purple, JIT code
+ * yellow-green, a legend line naming the kinds present. Each frame's <g>
+ * has the class of its kind, f-native, f-inline, f-python, f-lua or
+ * f-jit, beside "f" (heapdecode --html's toggle selects by them).
  */
 #define FLAMEGRAPH_INLINED "_[i]"
 
@@ -32,7 +38,8 @@ struct folded_line {
 /*
  * Write the SVG of @n folded lines to @out, the graph @width px wide (0:
  * FLAMEGRAPH_WIDTH). @title heads it; @unit names the values ("bytes",
- * "allocations"). If any line has a delta, the graph
+ * "allocations"; bytes are said in KiB or MiB too, text.h text_size(),
+ * the exact count beside). If any line has a delta, the graph
  * is differential: widths are the changes' sizes, red frames grew, blue
  * ones shrank (by their net change), and hover shows the signed change.
  * Returns 0, -ENOMEM or -EIO.

@@ -24,7 +24,7 @@ static void write_rows(const struct hd_row *rows, size_t n, bool counts, FILE *o
 void hd_folded__write(struct hd_model *m, bool counts, FILE *out)
 {
 	size_t n;
-	struct hd_row *rows = hd_fold__live(m, &n);
+	struct hd_row *rows = hd_fold__live(m, false, &n);
 	char why[160];
 
 	/* Folded lines have no room for it: standard error says so. */
@@ -57,7 +57,7 @@ int hd_folded__flamegraph(struct hd_model *m, bool counts, const char *title, in
 			  FILE *out)
 {
 	size_t n;
-	struct hd_row *rows = hd_fold__live(m, &n);
+	struct hd_row *rows = hd_fold__live(m, true, &n);
 	struct folded_line *lines = rows ? calloc(n ? n : 1, sizeof(*lines)) : NULL;
 	const char *unit = counts ? "allocations" : "bytes";
 	char sampled[600], est_unit[32], why[160];

@@ -26,6 +26,7 @@
 #include "htab.h"
 #include "input/logread.h"
 #include "input/nodetab.h"
+#include "model/frameview.h"
 #include "model/join.h"
 #include "model/livecount.h"
 #include "model/maptree.h"
@@ -50,6 +51,7 @@ struct hd_model {
 	uint64_t records;	/* record lines and tokens seen, of any kind */
 	struct runstats *rs;	/* the whole run */
 	struct join *join;	/* both, made when first asked for */
+	struct stacks *view;	/* --frames: the live set's view, the same */
 	struct frametab *frames;	/* `frame` and `jit` records, every dump's */
 	struct nodetab *nodes;	/* the dump's trees of stacks */
 	uint64_t *fbuf;		/* a record's stack, decoded (REC_MAX_DEPTH) */
@@ -86,6 +88,8 @@ static void forget_join(struct hd_model *m)
 {
 	join__free(m->join);
 	m->join = NULL;
+	stacks__free(m->view);
+	m->view = NULL;
 }
 
 /* A new live set: no mappings, no stacks. */
@@ -451,6 +455,20 @@ static int by_signed_bytes(const void *a, const void *b)
 	return 0;
 }
 
+/* The stacks of @st with live values, into @v (*@n of them). */
+static void live_of(const struct stacks *st, struct stack **v, size_t *n)
+{
+	size_t count = stacks__count(st);
+
+	*n = 0;
+	for (size_t i = 0; i < count; i++) {
+		struct stack *s = stacks__get(st, (uint32_t)i);
+
+		if (s->live_count || s->live_bytes)
+			v[(*n)++] = s;
+	}
+}
+
 struct stack **hd_model__live_stacks(struct hd_model *m, size_t *n)
 {
 	size_t count = stacks__count(m->stacks);
@@ -459,11 +477,17 @@ struct stack **hd_model__live_stacks(struct hd_model *m, size_t *n)
 	*n = 0;
 	if (!v)
 		return NULL;
-	for (size_t i = 0; i < count; i++) {
-		struct stack *s = stacks__get(m->stacks, (uint32_t)i);
-
-		if (s->live_count || s->live_bytes)
-			v[(*n)++] = s;
+	live_of(m->stacks, v, n);
+	if (m->opts.frames) {
+		/* --frames: the view's stacks, never more than the model's. */
+		if (!m->view)
+			m->view = frameview__new(m, m->opts.frames, v, *n);
+		if (!m->view) {
+			free(v);
+			*n = 0;
+			return NULL;
+		}
+		live_of(m->view, v, n);
 	}
 	qsort(v, *n, sizeof(*v), by_signed_bytes);
 	return v;
@@ -550,6 +574,10 @@ void hd_model__lookup(struct hd_model *m, uint32_t pid, uint64_t addr, struct sy
 {
 	const struct mapping *map;
 
+	if (addr == FRAMEVIEW_NATIVE) {
+		*f = (struct sym_frame){ .status = SYM_OK, .func = FRAMEVIEW_NATIVE_NAME };
+		return;
+	}
 	/* An interpreter frame: its record, or the baseline's (a stack only it had). */
 	if (rec_is_frame_addr(addr)) {
 		if (m->base && !frametab__known(m->frames, pid, addr) &&

@@ -48,6 +48,11 @@ struct hd_model_opts {
 	 */
 	void (*each_dump)(struct hd_model *m, void *ctx);
 	void *ctx;
+	/*
+	 * --frames: the live set seen with only this kind's frames
+	 * (frameview.h: "python", "lua", "interpreter"), NULL: every frame.
+	 */
+	const char *frames;
 };
 
 /* An empty model whose frames @sym names; NULL: no memory. */
