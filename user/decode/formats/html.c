@@ -231,22 +231,19 @@ static int write_flame(struct hd_model *m, const struct hd_write_opts *o, FILE *
 	return err;
 }
 
-/* Does the log have `sample` records: is there a heap over time to draw? */
+/*
+ * Does the log have `sample` records: is there a heap over time to draw
+ * (the series of a process without any is its peak alone)? 1, 0 or -ENOMEM.
+ */
 static int has_samples(struct hd_model *m)
 {
-	size_t np, n = 0;
+	size_t np;
 	struct rs_proc **p = hd_model__procs(m, &np);
 
-	if (!p)
-		return -ENOMEM;
-	for (size_t i = 0; i < np && !n; i++) {
-		struct rs_sample *v = hd_model__series(p[i], &n);
-
-		if (!v)
-			return -ENOMEM;
-		free(v);
-	}
-	return n != 0;
+	for (size_t i = 0; p && i < np; i++)
+		if (p[i]->nsamples)
+			return 1;
+	return p ? 0 : -ENOMEM;
 }
 
 static int write_timeline(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
