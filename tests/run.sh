@@ -57,6 +57,8 @@ run "heapdecode: paths in logs are hostile; map records in O(log n) (ASan+UBSan)
 	tests/decode/test_hdpaths.sh "$OUT/asan/heapdecode"
 run "heapdecode: inlined frames in --folded and the flame graph, symbol versions hidden, -e, modules not found said once (ASan+UBSan)" \
 	tests/decode/test_hdinline.sh "$OUT/asan/heapdecode"
+run "heapdecode --html: one page, escaped, no URL, rendered by Chromium (ASan+UBSan)" \
+	tests/decode/test_hdhtml.sh "$OUT/asan/heapdecode"
 run "heapdecode: debug info from a debuginfod server, no dlopen (static)" \
 	tests/test_debuginfod.sh "$OUT"
 run "fuzz decoder and scanner (${FUZZ_SECONDS:-30}s)" \

@@ -54,7 +54,8 @@ static const char usage_text[] =
 "                   SVG flame graph of live bytes (hover: frame, bytes and\n"
 "                   share; click: zoom; Search: highlight by expression);\n"
 "                   FILE is created mode 0600, never through a symbolic link\n"
-"      --width PX   the flame graph's width in pixels (default 1200)\n"
+"      --width PX   the flame graph's width in pixels (default 1200; --html:\n"
+"                   the window's)\n"
 "      --count      with --folded or --flamegraph: count allocations, not bytes\n"
 "      --dump N|first|last|all  describe the Nth dump of the input (default:\n"
 "                   last); all: --report or --folded of each dump in turn\n"
@@ -73,7 +74,7 @@ static const char usage_text[] =
 "                   peak, allocations, temporary, allocated or live; with\n"
 "                   --folded: each stack's whole-run KEY value\n"
 "      --top N      stacks in each list of --stats, --growth (default 10);\n"
-"                   rows of --report (default: all)\n"
+"                   rows of --report (default: all); holders of --html (10)\n"
 "      --growth     stacks whose live bytes grew between the first and the\n"
 "                   last dump, biggest first, with their growth per dump and\n"
 "                   in how many intervals between dumps they grew\n"
@@ -97,6 +98,12 @@ static const char usage_text[] =
 "      --speedscope FILE  the same stacks as speedscope's JSON (its axes in\n"
 "                   bytes, --count: allocations), a profile per process\n"
 "                   (with --base: what grew and what shrank)\n"
+"      --html FILE  one self-contained page to open in a browser (no\n"
+"                   network): the headline, the top holders (--top, default\n"
+"                   10) with their callers, the flame graph as wide as the\n"
+"                   window (--width PX: fixed), a toggle that dims or hides\n"
+"                   interpreters' frames, and the heap over time with its\n"
+"                   peak (heapsnoop --sample-ms); every text of the log escaped\n"
 "\n"
 "heapsnoop's CI gates on a log (alone or with any report above; the verdict\n"
 "on standard error):\n"
@@ -320,6 +327,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_MASSIF },
 		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_PPROF },
 		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_SPEEDSCOPE },
+		{ "", 0, NULL, OPT_OUTPUT + HD_OUT_HTML },
 		{ "fail-on-leak", optional_argument, NULL, 'X' },
 		{ "suppressions", required_argument, NULL, 'U' },
 		{ "no-default-suppressions", no_argument, NULL, 'G' },

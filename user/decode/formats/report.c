@@ -35,11 +35,7 @@ void hd_report__headline(struct hd_model *m, struct holders *h, const char *what
 		fprintf(out, "%s: none, nothing is live\n", what);
 }
 
-/*
- * The live stacks' holders and the headline they make, the C runtime's
- * own left out with @runtime_apart (runtime.h); NULL: no memory.
- */
-static struct holders *headline(struct hd_model *m, bool runtime_apart, FILE *out)
+struct holders *hd_report__holders(struct hd_model *m, bool runtime_apart, FILE *out)
 {
 	size_t n;
 	struct stack **v = hd_model__live_stacks(m, &n);
@@ -177,7 +173,7 @@ void hd_report__write(struct hd_model *m, const struct hd_write_opts *o, FILE *o
 {
 	/* Every row unless --top was given. */
 	unsigned int top = o->top_set ? o->top : (unsigned int)-1;
-	struct holders *h = headline(m, o->runtime_apart, out);
+	struct holders *h = hd_report__holders(m, o->runtime_apart, out);
 
 	if (o->by == HD_BY_FUNCTION && h)
 		report_by_holder(m, h, top, out);

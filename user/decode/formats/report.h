@@ -34,4 +34,12 @@ void hd_report__write(struct hd_model *m, const struct hd_write_opts *o, FILE *o
  */
 void hd_report__headline(struct hd_model *m, struct holders *h, const char *what, FILE *out);
 
+/*
+ * The live stacks' holders, the C runtime's own left out with
+ * @runtime_apart (analyses/runtime.h), and their headline line written
+ * to @out (as hd_report__headline). The caller frees them with
+ * holders__free; NULL: no memory (nothing written).
+ */
+struct holders *hd_report__holders(struct hd_model *m, bool runtime_apart, FILE *out);
+
 #endif /* HEAPDECODE_REPORT_H */

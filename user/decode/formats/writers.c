@@ -9,6 +9,7 @@
 
 #include "analyses/runtime.h"
 #include "formats/folded.h"
+#include "formats/html.h"
 #include "formats/json.h"
 #include "formats/massif.h"
 #include "formats/pprof/pprof.h"
@@ -121,6 +122,11 @@ static int write_speedscope(struct hd_model *m, const struct hd_write_opts *o, F
 	return file_failed_why(o->path, hd_speedscope__write(m, o->counts, o->input, out));
 }
 
+static int write_html(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
+{
+	return file_failed_why(o->path, hd_html__write(m, o, out));
+}
+
 static const struct hd_writer writers[HD_OUT__N] = {
 	[HD_OUT_SYMBOLIZE] = { "symbolize", .line = write_symbolized },
 	[HD_OUT_REPORT] = { "report", .write = write_report },
@@ -133,6 +139,7 @@ static const struct hd_writer writers[HD_OUT__N] = {
 	[HD_OUT_MASSIF] = { "massif", true, .write = write_massif },
 	[HD_OUT_PPROF] = { "pprof", true, "%p", .write = write_pprof },
 	[HD_OUT_SPEEDSCOPE] = { "speedscope", true, .write = write_speedscope },
+	[HD_OUT_HTML] = { "html", true, .write = write_html },
 };
 
 const struct hd_writer *hd_writer__of(enum hd_output o)

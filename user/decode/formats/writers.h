@@ -30,6 +30,7 @@ enum hd_output {
 	HD_OUT_MASSIF,		/* --massif FILE */
 	HD_OUT_PPROF,		/* --pprof FILE */
 	HD_OUT_SPEEDSCOPE,	/* --speedscope FILE */
+	HD_OUT_HTML,		/* --html FILE */
 	HD_OUT__N
 };
 
@@ -39,7 +40,8 @@ struct hd_write_opts {
 	bool counts;		/* --count: allocations, not bytes */
 	enum hd_sort sort;	/* --sort, HD_SORT__ALL: none */
 	unsigned int top;	/* --top */
-	int width;		/* --width: the flame graph's px, 0: its default */
+	int width;		/* --width: the flame graph's px, 0: its default
+				 * (--html: the window's) */
 	bool top_set;		/* --top given: --report shows only as many */
 	bool full_stacks;	/* --full-stacks: no frame of a report cut */
 	const char *path;	/* a writer's FILE; "-": standard output */
