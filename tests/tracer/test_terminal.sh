@@ -59,10 +59,40 @@ check "--preload --snip-pre --snip-post --min-size: exit 1, nothing run" \
 	bash -c "test $? -eq 1 && test ! -e '$T/refused'"
 check "... one line for each" bash -c "[ \$(grep -c 'goes with the BPF tracer, not --preload' \
 	'$T/refused.err') -eq 3 ] && grep -q '^heapsnoop: --snip-post goes with the BPF tracer, not --preload: the collector writes whole stacks' '$T/refused.err'"
+check "--preload terminal: the summary on by default, its headline" grep -q \
+	"^heapsnoop: biggest holder: 4.0 KiB in 1 block, load_config (leaky.c:58) <- main (leaky.c:67)" \
+	"$T/ptty"
+
+# --preload -s: the BPF tracer's summary from the collector's live tables.
 "$HS" --preload -s -o "$T/pls" -- "$LEAKY" > /dev/null 2> "$T/pls.err"
-check "--preload -s: said, the run goes on" bash -c "test $? -eq 0 &&
-	grep -q '^heapsnoop: -s: --preload writes no summary' '$T/pls.err' &&
+check "--preload -s: exit 0, the records whole" bash -c "test $? -eq 0 &&
 	grep -q '^heapsnoop: end-dump' '$T/pls'"
+check "--preload -s: the headline, load_config's block in KiB" grep -qx \
+	"heapsnoop: biggest holder: 4.0 KiB in 1 block, load_config (leaky.c:58) <- main (leaky.c:67)" \
+	"$T/pls.err"
+check "--preload -s: new_session's 10 blocks, 2.5 KiB, named" bash -c "grep -A1 \
+	'^    2.5 KiB in 10 allocations from pid [0-9]*:\$' '$T/pls.err' |
+	grep -q 'new_session+0x[0-9a-f]* (leaky) examples/leaky.c:23'"
+check "--preload -s: the stdio buffer apart" grep -q \
+	"^heapsnoop: the C runtime's own, not above: 4.0 KiB (4096 bytes) in 1 allocation (stdio buffer)" \
+	"$T/pls.err"
+"$HS" -s -o "$T/bpfs" -- "$LEAKY" > /dev/null 2> "$T/bpfs.err"
+# The headline, each stack's line and the runtime's, pids apart.
+for f in bpfs pls; do
+	grep -E '^heapsnoop: biggest holder|^    [0-9.]+ [KMG]?i?B.* allocations from pid|^heapsnoop: the C runtime' \
+		"$T/$f.err" | sed 's/pid [0-9]*/pid P/' > "$T/$f.lines"
+done
+check "--preload -s: the BPF tracer's lines (headline, stacks, runtime)" \
+	bash -c "[ \$(wc -l < '$T/pls.lines') -eq 4 ] && diff '$T/bpfs.lines' '$T/pls.lines'"
+# Several processes: each one that ended with live blocks, by live bytes; -sN's N stacks.
+"$HS" --preload -s3 -o "$T/plm" -- sh -c "'$LEAKY' & '$LEAKY'; wait" > /dev/null 2> "$T/plm.err"
+check "--preload -s3, two leaky and their sh: the processes by live bytes" bash -c "
+	grep -q '^heapsnoop: summary: .* in 3 process(es) (top 3 stacks by live bytes)' '$T/plm.err' &&
+	[ \$(grep -c '^    pid [0-9]* (leaky): 10.5 KiB in 12 allocations, 3 stacks\$' '$T/plm.err') -eq 2 ]"
+check "--preload -s3: 2 stacks of the first, 1 of the second (the runtime's apart)" bash -c "
+	[ \$(grep -c '^    4.0 KiB in 1 allocations from pid' '$T/plm.err') -eq 2 ] &&
+	[ \$(grep -c '^    2.5 KiB in 10 allocations from pid' '$T/plm.err') -eq 1 ] &&
+	grep -q '^heapsnoop: biggest holder: 8.0 KiB in 2 blocks, load_config (leaky.c:58)' '$T/plm.err'"
 
 # 3. No privilege to load BPF: how to get it, and --preload to do without.
 if command -v setpriv > /dev/null; then

@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "rtsummary.h"
+#include "summary.h"
 #include "track/trace.h"
 
 struct bgdump;

@@ -16,13 +16,10 @@
 
 #include "framefmt.h"
 #include "frametab.h"
-#include "holders.h"
 #include "msg.h"
 #include "records.h"
 #include "report.h"
-#include "rtsummary.h"
-#include "stackview.h"
-#include "text.h"
+#include "summary.h"
 #include "treelog.h"
 
 /* One process's part of a dump: the tree of the stacks its records name. */
@@ -440,187 +437,74 @@ int report__exit(struct trace *t, struct proc *p, FILE *out)
 	return err;
 }
 
-/* What naming a frame of one process takes (holders.h's lookup). */
-struct namer {
-	struct frametab *ft;
-	const struct proc *p;
-	struct symbolizer *sym;
-};
-
+/* Frames that are not native code (an interpreter's, JIT code): named by the trace's table. */
 static bool name_frame(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
 {
-	const struct namer *nm = ctx;
-	const struct mapping *m = nm->p->maps ? mapset__find(nm->p->maps, addr) : NULL;
-
-	/*
-	 * A frame that is not native code (an interpreter's, or JIT code its
-	 * perf map named) is named by its table, the others by their file.
-	 */
-	return frametab__symbolize(nm->ft, pid, addr, f) ||
-	       (nm->sym && !symbolizer__lookup(nm->sym, m, addr, true, f));
+	return frametab__symbolize(ctx, pid, addr, f);
 }
 
-/* A stack among the top ones: its live values and its id. */
-struct top {
-	uint64_t bytes, count;
-	uint32_t id;
-};
-
-/* Does @a come before @b: more live bytes, then more allocations? */
-static bool before(const struct top *a, const struct top *b)
-{
-	return a->bytes != b->bytes ? a->bytes > b->bytes : a->count > b->count;
-}
-
-/* The @top stacks of a process with live blocks, kept in order as they go by. */
-struct tops {
-	const struct acct *a;
-	struct top *v;
-	unsigned int k, top;
-	const struct rt_summary *rt;	/* the C runtime's stacks, left out */
-	size_t rt_i;			/* the process's index in it */
-};
-
-static int keep_top(void *ctx, uint32_t id)
-{
-	struct tops *t = ctx;
-	struct acct_counts c;
-	struct top e;
-	unsigned int j;
-
-	acct__counts(t->a, id, &c);
-	e = (struct top){ c.live_bytes, c.live_count, id };
-	if (!c.live_count || (t->k == t->top && !before(&e, &t->v[t->top - 1])) ||
-	    rt_summary__has(t->rt, t->rt_i, id))
-		return 0;
-	j = t->k < t->top ? t->k++ : t->top - 1;
-	for (; j && before(&e, &t->v[j - 1]); j--)
-		t->v[j] = t->v[j - 1];
-	t->v[j] = e;
-	return 0;
-}
-
-/* One process's top stacks, @top at most; returns how many it printed. */
-static unsigned int summary_proc(struct namer *nm, const struct proc *p, FILE *out,
-				 unsigned int top, const struct rt_summary *rt, size_t rt_i, bool full)
-{
-	struct tops t = { &p->acct, calloc(top ? top : 1, sizeof(*t.v)), 0, top, rt, rt_i };
-	uint64_t *frames = malloc(REC_MAX_DEPTH * sizeof(*frames));
-	struct top *v = t.v;
-	unsigned int k;
-
-	if (!v || !frames || !top || stack_tree__for_each(p->stacks, false, keep_top, &t))
-		t.k = 0;
-	k = t.k;
-	for (unsigned int i = 0; frames && i < k; i++) {
-		uint32_t depth = stack_tree__frames(p->stacks, v[i].id, frames);
-		const char *cut = framefmt__cut(stack_tree__flags(p->stacks, v[i].id));
-
-		char size[32];
-
-		fprintf(out, "    %s in %" PRIu64 " allocations from pid %d%s%s%s:\n",
-			text_size(v[i].bytes, false, size), v[i].count, p->pid, *cut ? " (" : "",
-			cut, *cut ? ")" : "");
-		nm->p = p;
-		stackview__write(out, "        ", (uint32_t)p->pid, frames, depth, full, name_frame,
-				 nm);
-	}
-	free(frames);
-	free(v);
-	return k;
-}
-
-/* What holders__add needs of the live stacks of one process. */
-struct holding {
-	struct holders *h;
+/* What summary.h needs of one process's live stacks. */
+struct copy_ctx {
 	const struct proc *p;
+	struct sum_proc *sp;
 	uint64_t *frames;
-	const struct rt_summary *rt;	/* the C runtime's stacks, left out */
-	size_t rt_i;			/* the process's index in it */
-	int err;
 };
 
-static int add_holder(void *ctx, uint32_t id)
+static int copy_stack(void *ctx, uint32_t id)
 {
-	struct holding *hd = ctx;
-	const struct proc *p = hd->p;
-	struct acct_counts c;
+	struct copy_ctx *c = ctx;
+	struct acct_counts v;
 	uint32_t depth;
 
-	acct__counts(&p->acct, id, &c);
-	if (!c.live_count || rt_summary__has(hd->rt, hd->rt_i, id))
+	acct__counts(&c->p->acct, id, &v);
+	if (!v.live_count)
 		return 0;
-	depth = stack_tree__frames(p->stacks, id, hd->frames);
-	if (holders__add(hd->h, (uint32_t)p->pid, hd->frames, depth, c.live_bytes, c.live_count,
-			 *framefmt__cut(stack_tree__flags(p->stacks, id)) ? c.live_count : 0))
-		hd->err = -ENOMEM;
-	return hd->err;
+	depth = stack_tree__frames(c->p->stacks, id, c->frames);
+	return sum_proc__stack(c->sp, c->frames, depth, stack_tree__flags(c->p->stacks, id),
+			       v.live_bytes, v.live_count);
 }
 
-/*
- * The headline, the answer first: the biggest holder over @n processes
- * @v (holders.h), the C runtime's stacks in @rt left out, or that
- * nothing is live.
- */
-static void headline(struct namer *nm, struct proc **v, size_t n, const struct rt_summary *rt,
-		     FILE *out)
+/* @p into @s: its values, and its stacks with live blocks copied. 0 or -ENOMEM. */
+static int summary_of(struct summary *s, const struct proc *p, uint64_t now_ns, uint64_t *frames)
 {
-	struct holders *h = holders__new(name_frame, nm, false);
-	struct holding hd = { h, NULL, malloc(REC_MAX_DEPTH * sizeof(uint64_t)), rt, 0, 0 };
-	char line[1024];
+	struct sum_proc *sp = summary__proc(s, p->pid, p->comm);
+	struct copy_ctx c = { p, sp, frames };
 
-	for (size_t i = 0; h && hd.frames && !hd.err && i < n; i++) {
-		if (!tracker__count(v[i]->live))
-			continue;
-		hd.p = nm->p = v[i];
-		hd.rt_i = i;
-		stack_tree__for_each(v[i]->stacks, false, add_holder, &hd);
-	}
-	if (!h || !hd.frames || hd.err)
-		elog("out of memory naming the biggest holder");
-	else if (holders__headline(h, "biggest holder", line, sizeof(line)))
-		flog(out, "%s", line);
-	else
-		flog(out, "biggest holder: none, nothing is live");
-	holders__free(h);
-	free(hd.frames);
+	if (!sp)
+		return -ENOMEM;
+	sum_proc__maps(sp, p->maps);
+	sp->live_bytes = p->live_estimate;
+	sp->live_count = tracker__count(p->live);
+	sp->stacks = stack_tree__count(p->stacks);
+	sp->allocated = p->allocated;
+	sp->peak = p->acct.peak_bytes;
+	sp->peak_count = p->acct.peak_count;
+	if (p->acct.peak_ns && now_ns > p->acct.peak_ns)
+		sp->peak_ago_ms = (int64_t)((now_ns - p->acct.peak_ns) / 1000000);
+	if (!sp->live_count)
+		return 0;
+	return stack_tree__for_each(p->stacks, false, copy_stack, &c) ? -ENOMEM : 0;
 }
 
 void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top,
 		     const struct summary_opts *so)
 {
-	size_t n = 0, with_live = 0;
+	size_t n = 0;
 	struct proc **v = trace__procs(t, &n);
-	struct namer nm = { trace__frames(t), NULL, sym };
-	unsigned int left = top;
-	struct rt_summary *rt;
-	char size[32];
+	struct summary *s = summary__new();
+	uint64_t *frames = malloc(REC_MAX_DEPTH * sizeof(*frames));
+	struct timespec now;
+	int err = s && frames ? 0 : -ENOMEM;
 
-	while (with_live < n && tracker__count(v[with_live]->live))
-		with_live++;
-	rt = rt_summary__new(trace__frames(t), v, with_live, sym, so);
-	headline(&nm, v, with_live, rt, out);
-	flog(out, "summary: %zu live allocations, %s, from %zu stacks"
-		" in %zu process(es) (top %u stacks by live bytes)", trace__live_count(t),
-		text_size(trace__live_bytes(t), false, size), trace__stack_count(t), with_live, top);
-	if (with_live > 1) {
-		/* Several processes: who holds what first, then where from. */
-		fprintf(out, "  processes by live bytes:\n");
-		for (size_t i = 0; i < with_live && i < top; i++)
-			fprintf(out, "    pid %d (%s): %s in %zu allocations, "
-				"%zu stacks\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?",
-				text_size(v[i]->live_estimate, false, size), tracker__count(v[i]->live),
-				stack_tree__count(v[i]->stacks));
-	}
-	/* Each process's share of the top stacks, largest processes first. */
-	for (size_t i = 0; i < with_live && left; i++) {
-		if (with_live > 1)
-			fprintf(out, "  pid %d (%s):\n", v[i]->pid, v[i]->comm[0] ? v[i]->comm : "?");
-		left -= summary_proc(&nm, v[i], out, with_live > 1 && left > 3 ? 3 : left, rt, i,
-				     so->full_stacks);
-	}
-	rt_summary__write(rt, v, n, so, out);
-	rt_summary__free(rt);
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	for (size_t i = 0; i < n && !err; i++)
+		err = summary_of(s, v[i], (uint64_t)now.tv_sec * 1000000000 +
+				 (uint64_t)now.tv_nsec, frames);
+	if (err)
+		elog("out of memory writing the summary");
+	else
+		summary__write(s, sym, name_frame, trace__frames(t), top, so, out);
+	summary__free(s);
+	free(frames);
 	free(v);
-	fflush(out);
 }

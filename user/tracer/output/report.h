@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "rtsummary.h"
+#include "summary.h"
 #include "symbolizer.h"
 #include "track/trace.h"
 
@@ -57,16 +57,12 @@ int report__samples(struct trace *t, FILE *out);
 int report__exit(struct trace *t, struct proc *p, FILE *out);
 
 /*
- * The human summary to @out: first the biggest holder (holders.h: "heapsnoop:
- * biggest holder: 4.0 KiB in 1 block, f (x.c:3) <- main (x.c:9)", or that
- * nothing is live), then the @top stacks by live bytes (sizes in KiB, MiB)
- * with their frames symbolized through @sym (function+offset, module,
- * file:line), cut below main unless @so->full_stacks (stackview.h). With
- * several processes, the processes by live bytes first, then each one's
- * top stacks (at most 3 each while more than 3 of the @top are left).
- * With @so's runtime_apart the C runtime's stacks are left out of the
- * headline and the stacks, said in a line after; then a Python that
- * freed its heap at exit (rtsummary.h).
+ * The human summary of @t's processes to @out (summary.h's lines: the
+ * biggest holder, then the @top stacks by live bytes, the C runtime's
+ * apart with @so's runtime_apart), their frames symbolized through @sym
+ * (function+offset, module, file:line), those that are not native code
+ * by the trace's frame table. Each process's live stacks are copied
+ * first (summary.h); out of memory, said and nothing written.
  */
 void report__summary(struct trace *t, struct symbolizer *sym, FILE *out, unsigned int top,
 		     const struct summary_opts *so);

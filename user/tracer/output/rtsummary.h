@@ -1,48 +1,34 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * rtsummary.h - what the -s summary says apart from the program's own
- * stacks: the C runtime's allocations (suppress__runtime(): stdio
- * buffers, TLS, the dynamic loader's...), left out of the top stacks and
- * said in one line after them unless --no-default-suppressions; and a
- * Python that freed its heap at exit (pyexit.h), with where to see its
- * peak.
+ * rtsummary.h - what the -s summary (summary.h) says apart from the
+ * program's own stacks: the C runtime's allocations (suppress__runtime():
+ * stdio buffers, TLS, the dynamic loader's...), left out of the top
+ * stacks and said in one line after them unless
+ * --no-default-suppressions; and a Python that freed its heap at exit
+ * (pyexit.h), with where to see its peak.
  */
 #ifndef HEAPSNOOP_RTSUMMARY_H
 #define HEAPSNOOP_RTSUMMARY_H
 
-#include <stdbool.h>
 #include <stdio.h>
 
-#include "symbolizer.h"
-#include "track/trace.h"
-
-/* How the summary is written, from the options. */
-struct summary_opts {
-	bool runtime_apart;	/* the C runtime's own apart: no --no-default-suppressions */
-	const char *log;	/* -o FILE, NULL: standard output */
-	bool full_stacks;	/* --full-stacks: no stack cut below main (stackview.h) */
-};
-
-struct rt_summary;
+#include "suppress.h"
+#include "summary.h"
 
 /*
- * The C runtime's stacks among the live ones of the @n processes @v,
- * each frame symbolized through @ft (frames not native) or @sym. NULL
- * when @so does not ask for it or memory ran out: nothing apart then.
+ * Mark the C runtime's stacks among those of the @n processes @v
+ * (sum_stack's runtime), each frame named through @lookup(@ctx, ...),
+ * and add them up into @all. Nothing marked unless @so asks for it.
  */
-struct rt_summary *rt_summary__new(struct frametab *ft, struct proc **v, size_t n,
-				   struct symbolizer *sym, const struct summary_opts *so);
-void rt_summary__free(struct rt_summary *r);
-
-/* Is stack @id of process @i (an index in rt_summary__new()'s @v) the C runtime's? */
-bool rt_summary__has(const struct rt_summary *r, size_t i, uint32_t id);
+void rt_summary__mark(struct sum_proc *const *v, size_t n, suppress_lookup_fn lookup, void *ctx,
+		      const struct summary_opts *so, struct suppress_tally *all);
 
 /*
  * The lines after the top stacks, to @out (flog()'s prefix): the C
- * runtime's own, if @r holds any, then each Python process of the @n
+ * runtime's own, if @all holds any, then each Python process of the @n
  * @v that freed its heap at exit.
  */
-void rt_summary__write(const struct rt_summary *r, struct proc **v, size_t n,
+void rt_summary__write(const struct suppress_tally *all, struct sum_proc *const *v, size_t n,
 		       const struct summary_opts *so, FILE *out);
 
 #endif /* HEAPSNOOP_RTSUMMARY_H */

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "msg.h"
 #include "plimage.h"
 #include "plpython.h"
+#include "plsummary.h"
 
 #ifndef F_GET_SEALS
 #define F_GET_SEALS 1034
@@ -64,6 +66,8 @@ struct plimages {
 	size_t npending, pending_cap;
 	struct lt_out *out;
 	struct plpy *py;		/* NULL: --no-interp */
+	struct summary *sum;		/* -s: each image's live set at its end, or NULL */
+	bool sum_err;			/* one could not be added: said once */
 	bool verbose;
 	int write_err;
 	uint64_t hellos, fork_hellos, forks, refused, bad_tables, other_versions;
@@ -339,6 +343,16 @@ static void retire_exec(struct plimages *ims, pid_t pid, uint64_t start)
 	}
 }
 
+/* -s: @im's snapshot into the summary (plsummary.h). */
+static void summarize(struct plimages *ims, struct plimage *im)
+{
+	if (!ims->sum || ims->sum_err || !plsummary__add(ims->sum, &im->snap, im->comm, ims->out))
+		return;
+	ims->sum_err = true;
+	elog("out of memory for the -s summary: pid %d's live blocks are not in it",
+	     (int)im->pid);
+}
+
 /*
  * An ended image's exit section, written if it held anything (as the
  * tracer's --leaks-at-exit writes them), then closed.
@@ -348,6 +362,8 @@ static void exit_section(struct plimages *ims, struct plimage *im)
 	python_of(ims, im);
 	if (snap(ims, im) && im->snap.n && lt_out__exit(ims->out, &im->snap, im->comm))
 		ims->write_err = ims->out->err;
+	if (im->snap.n)
+		summarize(ims, im);
 	missing(ims, im);
 	image_close(ims, im);
 }
@@ -562,6 +578,11 @@ int plimages__pidfd(const struct plimages *ims, size_t i)
 	return ims->alive[i]->pidfd;
 }
 
+void plimages__summary(struct plimages *ims, struct summary *s)
+{
+	ims->sum = s;
+}
+
 uint64_t plimages__hellos(const struct plimages *ims)
 {
 	return ims->hellos;
@@ -633,6 +654,12 @@ bool plimages__python(const struct plimages *ims)
 	return false;
 }
 
+/* The image whose snapshot @s is. */
+static struct plimage *container_of_snap(struct lt_snap *s)
+{
+	return (struct plimage *)((char *)s - offsetof(struct plimage, snap));
+}
+
 static int by_bytes(const void *a, const void *b)
 {
 	const struct lt_snap *x = *(struct lt_snap *const *)a, *y = *(struct lt_snap *const *)b;
@@ -666,6 +693,9 @@ static void dump_of(struct plimages *ims, struct plimage **v, size_t n, const ch
 		ims->write_err = ims->out->err;
 	if (ims->verbose)
 		elog("%s dump written: %zu processes", reason, k);
+	/* The run's last dump (the last image's end, or a stop): the summary's. */
+	for (size_t i = 0; i < k && (!strcmp(reason, "exit") || !strcmp(reason, "signal")); i++)
+		summarize(ims, container_of_snap(s[i]));
 	for (size_t i = 0; i < n; i++)
 		lt_snap__free(&v[i]->snap);
 	free(s);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "output/summary.h"
 #include "plsock.h"
 
 struct plimages;
@@ -75,6 +76,12 @@ void plimages__dump(struct plimages *ims, const char *reason);
  * SESSION_EXIT_LOST) if anything was not recorded.
  */
 int plimages__finish(struct plimages *ims);
+
+/*
+ * -s: each image's live set added to @s (summary.h) as it is last
+ * written: its exit section, or the run's final (exit or signal) dump.
+ */
+void plimages__summary(struct plimages *ims, struct summary *s);
 
 /* Hellos taken so far (0: no process handed its table over). */
 uint64_t plimages__hellos(const struct plimages *ims);

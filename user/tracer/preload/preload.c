@@ -32,6 +32,7 @@
 #include "heapsnoop/env.h"
 #include "msg.h"
 #include "outfile.h"
+#include "output/summary.h"
 #include "output/ttylog.h"
 #include "plimage.h"
 #include "pllib.h"
@@ -47,6 +48,8 @@ struct run {
 	struct pllib lib;
 	struct plsock sock;
 	struct plimages *ims;
+	unsigned int summary;		/* -s's top N (on a terminal: 10), 0: none */
+	struct summary *sum;		/* its stacks, or NULL */
 	struct outfile *of;
 	const char *output;		/* -o, or the log named for a terminal */
 	char logpath[64];		/* that log's name (ttylog.h), "" without one */
@@ -330,6 +333,9 @@ static int setup(struct run *r)
 		r->output = r->logpath;
 		elog("writing the records to %s (standard output is a terminal; -o FILE or a "
 		     "pipe takes them instead)", r->logpath);
+		/* And -s, as the tracer's. */
+		if (!r->summary)
+			r->summary = 10;
 	}
 	if (environment(r))
 		return 1;
@@ -361,19 +367,31 @@ static int setup(struct run *r)
 	return 0;
 }
 
+/* -s: the summary of every image's last live set, as the BPF tracer's (summary.h). */
+static void summarize(struct run *r)
+{
+	const struct options *o = r->o;
+	struct symbolizer *sym = symbolizer__new(NULL);
+
+	summary__write(r->sum, sym, NULL, NULL, r->summary,
+		       &(struct summary_opts){ !o->gate.no_default_supp, o->output, o->full_stacks },
+		       stderr);
+	symbolizer__free(sym);
+}
+
 int preload__run(const struct options *o)
 {
-	struct run r = { .o = o, .output = o->output, .out_fd = 1, .sfd = -1, .tfd = -1,
+	struct run r = { .o = o, .summary = o->summary, .output = o->output, .out_fd = 1, .sfd = -1, .tfd = -1,
 			 .sock = { .fd = -1 }, .lib = { .memfd = -1 } };
 	int status = 1, lost = 0;
 	FILE *f;
 
-	/* Said, not ignored (issue 32): the summary is read from the tracer's trace. */
-	if (o->summary)
-		elog("-s: --preload writes no summary (yet); heapdecode --report on the records "
-		     "gives their stacks by live bytes");
 	if (setup(&r))
 		goto out;
+	/* Said, not ignored: without heapsnoop holding the tables, nothing to sum up. */
+	if (r.summary && r.standalone)
+		elog("-s: the processes write their own dumps here: no summary; heapdecode "
+		     "--report on the records gives their stacks by live bytes");
 	/* Alone, the processes append to it from their start: emptied before. */
 	if (r.of && r.standalone) {
 		if (!outfile__start(r.of)) {
@@ -401,10 +419,18 @@ int preload__run(const struct options *o)
 			elog("out of memory");
 			goto out;
 		}
+		if (r.summary) {
+			r.sum = summary__new();
+			if (!r.sum)
+				elog("out of memory for the -s summary: not written");
+			plimages__summary(r.ims, r.sum);
+		}
 	}
 	status = loop(&r);
 	if (!r.standalone)
 		lost = plimages__finish(r.ims);
+	if (r.sum)
+		summarize(&r);
 	if (r.of && outfile__close(r.of))
 		status = 1;
 	else if (r.logpath[0])
@@ -426,6 +452,7 @@ int preload__run(const struct options *o)
 		status = 128 + WTERMSIG(r.child_status);
 	}
 out:
+	summary__free(r.sum);
 	plimages__free(r.ims);
 	if (r.of)
 		outfile__close(r.of);
