@@ -12,12 +12,12 @@
  *   2 x 2222 bytes: lib_leaf p_late_cb late_mid late_enter p_late main
  *   1 x 5555 bytes: lib_leaf p_bigframe, then pages never touched: the
  *                   frames below them, marked unreadable past there
- *   1 x 4444 bytes: lib_leaf p_recurse... (80 KiB deep: whole when every
- *                   page of it is present, else read page by page to
- *                   64 KiB and cut there, counted; where its 4 KiB
- *                   frames fall in pages depends on where ASLR puts the
- *                   stack's top; test_stackcut.sh cuts it with
- *                   --stack-copy 16384)
+ *   1 x 4444 bytes: lib_leaf p_recurse... (80 KiB deep, every page of
+ *                   it touched, so whole; test_stackcut.sh cuts it with
+ *                   --stack-copy 16384. Its 4 KiB frames once wrote
+ *                   only their first byte: where ASLR put the stack's
+ *                   top, a page of one was never touched, and the copy,
+ *                   read page by page to 64 KiB, cut it there)
  *
  * Every function uses its callee's result after the call, so none of the
  * calls is a tail jump and the chains are the source's.
@@ -120,7 +120,10 @@ __attribute__((noipa)) static void *p_recurse(size_t n, int depth)
 	volatile char pad[4096 + (n & 7)];
 	void *p;
 
-	pad[0] = (char)depth;
+	/* Every 2 KiB written: no page of the frame is left untouched. */
+	for (size_t i = 0; i < sizeof(pad); i += 2048)
+		pad[i] = (char)depth;
+	pad[sizeof(pad) - 1] = (char)depth;
 	p = depth ? p_recurse(n, depth - 1) : lib_leaf(n, 0);
 	sink += pad[0];
 	return p;
