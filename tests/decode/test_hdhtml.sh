@@ -70,7 +70,7 @@ check "the hostile name escaped where it appears (table, flame graph, timeline),
 	test \$(grep -c '&lt;script&gt;alert(1)&lt;/script&gt;' '$T/h.html') -ge 3 &&
 	! grep -qF '$HOSTILE' '$T/h.html' && ! grep -qF '<b>x</b>' '$T/h.html'"
 check "the flame graph and the timeline inline, with the peak marked" bash -c "
-	grep -q '^<svg [^>]*data-width=\"1200\"' '$T/h.html' && grep -q 'class=\"f\"[^>]*data-n=\"cs_open\"' '$T/h.html' &&
+	grep -q '^<svg [^>]*data-width=\"1200\"' '$T/h.html' && grep -q 'class=\"f f-native\"[^>]*data-n=\"cs_open\"' '$T/h.html' &&
 	grep -q '<circle [^>]*class=\"peak\"><title>peak, ' '$T/h.html' && ! grep -q '<?xml' '$T/h.html'"
 
 # 2. No samples: said how to get them; --width fixes the flame graph; a log is never written over.
