@@ -9,16 +9,10 @@
 # without its record, a continuation that does not decode, a record whose
 # tokens are not its depth='s; each said, none shown as whole.
 # Usage: test_hdframes.sh HEAPDECODE
-set -u
-HD=$(realpath "${1:?usage: $0 HEAPDECODE}")
+. "$(dirname "$0")/lib.sh"
 PROTO_DIR=$(realpath "$(dirname "$0")/../../user/decode/formats/pprof/proto")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { local n=$1; shift; if "$@"; then echo "ok   $n"; else echo "FAIL $n"; fails=$((fails + 1)); fi; }
 
-LIB=$(realpath /usr/lib/x86_64-linux-gnu/libcapstone.so)
-V=$(nm -D --defined-only "$LIB" | awk '$3 == "cs_open" { print $1; exit }')
+capstone_cs_open
 BASE=0x7f0000000000
 NAT=$(printf '0x%x' $((BASE + 0x$V + 1)))	# cs_open+0x1 (a return address)
 PY=0x4000000000000000				# synthetic: 2^62 + id

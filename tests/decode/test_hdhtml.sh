@@ -9,15 +9,9 @@
 # timeline's red peak) and the DOM after the scripts ran (the toggle
 # applied from #kinds=, the flame graph as wide as the window). About 2 s.
 # Usage: test_hdhtml.sh HEAPDECODE
-set -u
-HD=$(realpath "${1:?usage: $0 HEAPDECODE}")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { local n=$1; shift; if "$@"; then echo "ok   $n"; else echo "FAIL $n"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
-LIB=$(realpath /usr/lib/x86_64-linux-gnu/libcapstone.so)
-V=$(nm -D --defined-only "$LIB" | awk '$3 == "cs_open" { print $1; exit }')
+capstone_cs_open
 BASE=0x7f0000000000
 NAT=$(printf '0x%x' $((BASE + 0x$V + 1)))	# cs_open+0x1 (a return address)
 P1=0x4000000000000001 P2=0x4000000000000002 P3=0x4000000000000003	# Python frames

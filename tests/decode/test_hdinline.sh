@@ -8,12 +8,7 @@
 # a module not found is said once per module on standard error and its
 # frames are module+0xOFFSET. Programs built here with cc; about 1 s.
 # Usage: test_hdinline.sh HEAPDECODE
-set -u
-HD=$(realpath "${1:?usage: $0 HEAPDECODE}")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { local n=$1; shift; if "$@"; then echo "ok   $n"; else echo "FAIL $n"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 # A leak of 48 bytes in make_rec, which -O2 inlines into main.
 cat > "$T/leak.c" <<'C'

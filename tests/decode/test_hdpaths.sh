@@ -6,17 +6,11 @@
 # them in descending order (quadratic before: 41 s) under a timeout that
 # only stops a hang. About 2 s (10 s under ASan).
 # Usage: test_hdpaths.sh HEAPDECODE
-set -u
-HD=$(realpath "${1:?usage: $0 HEAPDECODE}")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { local n=$1; shift; if "$@"; then echo "ok   $n"; else echo "FAIL $n"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
 # A real library heapdecode does not load itself (so every open of it is
 # the symbolizer's): capstone, one of the build's dependencies.
-LIB=$(realpath /usr/lib/x86_64-linux-gnu/libcapstone.so)
-V=$(nm -D --defined-only "$LIB" | awk '$3 == "cs_open" { print $1; exit }')
+capstone_cs_open
 BASE=0x7f0000000000
 # One live record, frames: cs_open in capstone, then 0x10001 in
 # whatever the map records at 0x10000 name.

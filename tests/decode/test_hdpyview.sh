@@ -8,15 +8,9 @@
 # frame in its kind's class (f-native, f-python, f-lua, f-jit) and hue,
 # the title in KiB.
 # Usage: test_hdpyview.sh HEAPDECODE
-set -u
-HD=$(realpath "${1:?usage: $0 HEAPDECODE}")
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-fails=0
-check() { local n=$1; shift; if "$@"; then echo "ok   $n"; else echo "FAIL $n"; fails=$((fails + 1)); fi; }
+. "$(dirname "$0")/lib.sh"
 
-LIB=$(realpath /usr/lib/x86_64-linux-gnu/libcapstone.so)
-V=$(nm -D --defined-only "$LIB" | awk '$3 == "cs_open" { print $1; exit }')
+capstone_cs_open
 BASE=0x7f0000000000
 NAT=$(printf '0x%x' $((BASE + 0x$V + 1)))	# cs_open+0x1
 NAT2=$(printf '0x%x' $((BASE + 0x$V + 5)))	# cs_open+0x5: another native frame
