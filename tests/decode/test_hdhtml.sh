@@ -44,17 +44,17 @@ HOSTILE='<script>alert(1)</script>'
 check "--html: exit 0, nothing said, the file written mode 0600" \
 	bash -c "test $? -eq 0 && test ! -s '$T/err' && test \"\$(stat -c %a '$T/h.html')\" = 600"
 "$HD" --report "$T/h.log" | head -1 > "$T/headline"
-check "the headline is --report's first line, naming handle_upload" \
-	grep -q '^biggest holder: 64.0 KiB in 1 block, handle_upload (server.py:12) <- cs_open$' "$T/headline"
+check "the headline is --report's first line, naming handle_upload and its Python caller" \
+	grep -q '^biggest holder: 64.0 KiB in 1 block, handle_upload (server.py:12) <- main (main.py:3)$' "$T/headline"
 check "the page's headline is that line (HTML-unescaped)" python3 -c "
 import html, re, sys
 p = open('$T/h.html').read()
 m = re.search(r'<p id=\"headline\">(.*?)</p>', p)
 assert m and html.unescape(m.group(1)) == open('$T/headline').read().rstrip('\n'), m
 "
-check "the holders' table: handle_upload 64.0 KiB, its caller cs_open beneath" bash -c "
+check "the holders' table: handle_upload 64.0 KiB, its caller main beneath" bash -c "
 	grep -q '<tr class=\"holder\"><td class=\"f\">handle_upload (server.py:12)</td><td class=\"f\"></td><td class=\"n\">64.0 KiB</td><td class=\"n\">94.1%</td><td class=\"n\">1</td></tr>' '$T/h.html' &&
-	grep -q '<tr class=\"caller\"><td class=\"f\">&larr; cs_open</td><td class=\"f\"></td><td class=\"n\">64.0 KiB</td>' '$T/h.html'"
+	grep -q '<tr class=\"caller\"><td class=\"f\">&larr; main (main.py:3)</td><td class=\"f\"></td><td class=\"n\">64.0 KiB</td>' '$T/h.html'"
 check "no http:// or https:// outside comments, no src= or href=" python3 -c "
 import re
 p = re.sub(r'<!--.*?-->', '', open('$T/h.html').read(), flags=re.S)

@@ -104,6 +104,20 @@ if all_parts "a heap freed at exit"; then
 		"'$HD' --stats --sort peak '$T/freed' | grep -q '^pid [0-9]* (python3[.0-9]*): peak $peak bytes'"
 fi
 
+if all_parts "the biggest holder"; then
+	# A script's leak: the headline names the Python function that holds
+	# it and its caller, at their lines, in MiB (not the interpreter's C
+	# below it, gc_alloc or PyByteArray_FromStringAndSize).
+	"$HS" -q -s -o "$T/hold" -- "$PY" leakhold.py > /dev/null 2> "$T/hold.err"
+	la=$(grep -n 'cache.append' leakhold.py | cut -d: -f1)
+	lh=$(grep -n '        remember(i)' leakhold.py | cut -d: -f1)
+	want="biggest holder: 8\.[0-9] MiB in [0-9]* blocks, remember (leakhold.py:$la) <- handle (leakhold.py:$lh)"
+	check "the biggest holder: -s's first summary line names remember <- handle, in MiB" \
+		grep -q "^heapsnoop: $want\$" "$T/hold.err"
+	check "the biggest holder: --report's first line too" \
+		bash -c "'$HD' --report '$T/hold' | head -1 | grep -q '^$want\$'"
+fi
+
 if all_parts "offline, exec'd code"; then
 	# Offline: every output of heapdecode names the chain from the log alone,
 	# read after the scripts are gone (a copy of them run, then removed) and

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "holders.h"
+#include "records.h"
 #include "text.h"
 
 struct entry {
@@ -158,6 +159,28 @@ static void pick_of(holders_lookup_fn fn, void *ctx, uint32_t pid, const uint64_
 	p->caller_len = 0;
 	if (!depth) {
 		snprintf(p->func, sizeof(p->func), "[no stack]");
+		return;
+	}
+	/*
+	 * A stack with an interpreter's frames (records.h: an address no
+	 * native code has): its innermost one holds, the script's function,
+	 * not the interpreter's own C below it (gc_alloc, PyBytes_FromSize),
+	 * as memray and py-spy name Python's; its caller the next one out.
+	 */
+	for (uint32_t k = 0; k < depth; k++) {
+		if (!rec_is_frame_addr(frames[k]) || !fn(ctx, pid, frames[k], &hf) ||
+		    hf.status != SYM_OK)
+			continue;
+		logical(&hf, 0, frames[k], p->func, sizeof(p->func), p->where, sizeof(p->where));
+		for (uint32_t j = k + 1; j < depth; j++) {
+			if (!rec_is_frame_addr(frames[j]) || !fn(ctx, pid, frames[j], &cf) ||
+			    cf.status != SYM_OK)
+				continue;
+			logical(&cf, 0, frames[j], cname, sizeof(cname), cwhere, sizeof(cwhere));
+			p->caller_len = strlen(cname);
+			snprintf(p->caller, sizeof(p->caller), "%s", cname);
+			break;
+		}
 		return;
 	}
 	for (uint32_t k = 0; k < depth && idx < 0; k++) {

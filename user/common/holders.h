@@ -3,7 +3,8 @@
  * holders.h - who holds the live heap, as both programs' human reports
  * say it first (heapsnoop -s, heapdecode --report and --growth; issue
  * 32). A stack's holder is its innermost frame that is the program's
- * own: the allocator's entry points (malloc, operator new, ...), the C
+ * own: in a stack with an interpreter's frames, the innermost of those
+ * (the script's function); else, the allocator's entry points (malloc, operator new, ...), the C
  * runtime's modules (libc, the dynamic loader, libstdc++, libgcc_s) and
  * heapsnoop's own skipped, an inlined function counting as a frame of
  * its own. Live bytes are summed by holder function, and beneath each,
