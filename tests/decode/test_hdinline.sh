@@ -126,6 +126,8 @@ check "not found: farprog's line, no build ID, the offset in its file" \
 check "not found: frames as module+0xOFFSET" bash -c "
 	grep -q '^    #0  0x7f0000001234 libfar.so+0x1234 \\[module file not found\\]$' '$T/far.r' &&
 	grep -q '^    #1  0x7f1000002001 farprog+0x3001 \\[module file not found\\]$' '$T/far.r'"
+check "not found: the headline names frames by their offset in their file too" \
+	grep -qF "biggest holder: 32 bytes in 1 block, [[anon]+0x10] <- [libfar.so+0x1300]" "$T/far.r"
 "$HD" --folded "$T/far.log" > "$T/far.f" 2> "$T/far.ferr"
 check "not found: --folded names module+offset, said once per module too" bash -c "
 	grep -qx '\\[libfar.so+0x1400\\];\\[farprog+0x3001\\];\\[libfar.so+0x1234\\] 16' '$T/far.f' &&

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "framefmt.h"
 #include "holders.h"
 #include "records.h"
 #include "text.h"
@@ -110,7 +111,7 @@ static void logical(const struct sym_frame *f, int level, uint64_t addr, char *n
 	if (f->status != SYM_OK) {
 		if (f->module && f->status != SYM_UNMAPPED)
 			snprintf(name, ncap, "[%s+%#" PRIx64 "]", path_base(f->module),
-				 f->elf_addr);
+				 framefmt__module_off(f));
 		else
 			snprintf(name, ncap, "[%#" PRIx64 "]", addr);
 		return;
