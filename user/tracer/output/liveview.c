@@ -32,6 +32,7 @@
 #include "records.h"
 #include "status.h"
 #include "symbolizer.h"
+#include "text.h"
 
 #define LV_HEAD 4		/* title, totals, a blank line, the columns' */
 #define LV_COLS 31		/* LIVE, GROWTH, BLOCKS: the stack's column */
@@ -239,13 +240,6 @@ static bool plain(const char *s)
 	return !strpbrk(s, "\t\n");
 }
 
-static const char *base(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "";
-}
-
 /*
  * The C library, the C++ runtime and the dynamic loader: their frames
  * (a wrapper, operator new, strdup) are passed over for the innermost
@@ -256,7 +250,7 @@ static bool is_runtime(const char *path)
 	static const char *const libs[] = { "libc.so", "libc-", "libstdc++", "libgcc_s",
 					    "ld-linux", "ld64.so", "libc++", "libjemalloc",
 					    "libtcmalloc", "libmimalloc" };
-	const char *b = base(path);
+	const char *b = path_base(path);
 
 	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
 		if (!strncmp(b, libs[i], strlen(libs[i])))
@@ -274,9 +268,9 @@ static void name_of(const struct sym_frame *f, char *func, size_t fcap, char *lo
 
 	snprintf(func, fcap, "%s", fn ? fn : "?");
 	if (file && line)
-		snprintf(loc, lcap, "%s:%d", base(file), line);
+		snprintf(loc, lcap, "%s:%d", path_base(file), line);
 	else
-		snprintf(loc, lcap, "%s", file ? base(file) : "");
+		snprintf(loc, lcap, "%s", file ? path_base(file) : "");
 	for (char *c = func; *c; c++)
 		if (*c == '\t' || *c == '\n')
 			*c = ' ';
@@ -320,7 +314,7 @@ static void frame(struct draw *d, const struct proc *p, uint64_t addr, char *fun
 	if (d->sym && !symbolizer__lookup(d->sym, m, addr, true, &f) && f.status == SYM_OK) {
 		name_of(&f, func, fcap, loc, lcap);
 	} else {
-		snprintf(func, fcap, "%s+0x%" PRIx64, base(m->path), off);
+		snprintf(func, fcap, "%s+0x%" PRIx64, path_base(m->path), off);
 		*loc = 0;
 	}
 	if (plain(key) && name_add(d->lv, key, off, func, loc))
