@@ -68,6 +68,13 @@ int session__finish(struct session *s, int status)
 	double view_ms;
 	int flow_err;
 
+	/*
+	 * Disarmed first: the links go in any order (detach.h), so a call's
+	 * return probe may go before its entry's; its thread's next entry
+	 * would count a missed return for a call begun as tracing ended,
+	 * no more a loss than one begun before it started (session.c).
+	 */
+	s->skel->bss->armed = false;
 	/* Detach before writing: the target runs at full speed again. */
 	attach__free(s->att);
 	s->att = NULL;

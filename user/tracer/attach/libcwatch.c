@@ -73,6 +73,7 @@ int libc_watch__probe(struct libc_watch *w, const char *path, bool *fresh)
 {
 	struct libc_file *v, *f;
 	struct stat st;
+	bool armed;
 	int err;
 
 	*fresh = false;
@@ -89,10 +90,14 @@ int libc_watch__probe(struct libc_watch *w, const char *path, bool *fresh)
 	/* Remembered either way, so a file that cannot be probed is tried once. */
 	*f = (struct libc_file){ .dev = st.st_dev, .ino = st.st_ino };
 	*fresh = true;
-	/* Calls begun before their probe was in are no loss: not counted. */
+	/*
+	 * Calls begun before their probe was in are no loss: not counted.
+	 * Armed again as it was: not once the session has ended tracing.
+	 */
+	armed = w->skel->bss->armed;
 	w->skel->bss->armed = false;
 	err = attach__allocator(w->skel, path, w->pid, w->verbose, &f->att);
-	w->skel->bss->armed = true;
+	w->skel->bss->armed = armed;
 	if (err) {
 		f->att = NULL;
 		f->err = err;
