@@ -60,6 +60,6 @@ void rt_summary__write(const struct suppress_tally *all, struct sum_proc *const 
 		if (p->allocated && pyexit__freed(p->comm, p->peak, p->live_bytes))
 			flog(out, "%s", pyexit__text(line, sizeof(line), p->pid, p->comm, p->peak,
 						     p->peak_count, p->peak_ago_ms, p->live_bytes,
-						     so ? so->log : NULL));
+						     so ? so->log : NULL, p->peak_read_ms));
 	}
 }

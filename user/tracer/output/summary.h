@@ -60,6 +60,7 @@ struct sum_proc {
 	bool allocated;
 	uint64_t peak, peak_count;
 	int64_t peak_ago_ms;		/* -1: not known */
+	unsigned int peak_read_ms;	/* 0: the peak counted; else read every so many ms (--preload) */
 };
 
 struct summary;
