@@ -53,12 +53,12 @@ static bool is_one_of(const char *name, size_t len, const char *const *names)
 	return false;
 }
 
-/* A frame of the allocator, the C runtime or heapsnoop: never a holder. */
-static bool runtime_frame(const struct sym_frame *f)
+bool holders__is_runtime(const struct sym_frame *f)
 {
+	/* libc++ also names LLVM's libc++abi; ld64.so is the loader of ppc64 and s390x. */
 	static const char *const modules[] = {
-		"libc.so", "libc-", "ld-linux", "ld-musl", "libstdc++.so", "libgcc_s.so",
-		"libheapsnoop", "libjemalloc.so", "libtcmalloc", "libmimalloc.so", NULL,
+		"libc.so", "libc-", "ld-linux", "ld64.so", "ld-musl", "libstdc++", "libc++",
+		"libgcc_s", "libheapsnoop", "libjemalloc", "libtcmalloc", "libmimalloc", NULL,
 	};
 	/* A static program's own allocator (--allocator) is still the allocator. */
 	static const char *const allocators[] = {
@@ -186,7 +186,7 @@ static void pick_of(holders_lookup_fn fn, void *ctx, uint32_t pid, const uint64_
 	}
 	for (uint32_t k = 0; k < depth && idx < 0; k++) {
 		named = fn(ctx, pid, frames[k], &f);
-		if (named && runtime_frame(&f))
+		if (named && holders__is_runtime(&f))
 			continue;
 		if (named && f.status == SYM_OK) {
 			idx = k;
