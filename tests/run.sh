@@ -22,6 +22,8 @@ run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
 run "frames that are not native code unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_frametab"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
+run "who holds the live heap: stacks summed by holder, named by the biggest (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_holders"
 run "leak suppressions unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_suppress"
 run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_alloc_metadata"
 run "the collector's unwinder unit tests (cmocka)" "$OUT/tests/test_unwind"
