@@ -57,19 +57,25 @@ static const uint64_t *copy_names(struct names *nm, uint32_t pid, const uint64_t
 	for (uint32_t k = 0; nm->from && k < depth; k++) {
 		struct sym_frame f;
 		uint64_t a = frames[k];
-		int err;
+		int err = -ENOENT;
 
-		if (rec_is_frame_addr(a) && frametab__symbolize(nm->from, pid, a, &f) &&
-		    f.status == SYM_OK && f.kind && strcmp(f.kind, "jit")) {
+		if (!rec_is_frame_addr(a)) {
+			nm->v[k] = a;
+			continue;
+		}
+		if (frametab__symbolize(nm->from, pid, a, &f) && f.status == SYM_OK && f.kind &&
+		    strcmp(f.kind, "jit"))
 			err = frametab__intern(nm->to, pid, f.kind, f.func, f.file,
 					       f.line > 0 ? (uint32_t)f.line : 0, &a);
-			if (err == -ENOMEM)
-				return NULL;
-			if (err)
-				a = frames[k];	/* its table full: unnamed, as a record without a name */
-			any = true;
-		}
-		nm->v[k] = a;
+		if (err == -ENOMEM)
+			return NULL;
+		/*
+		 * Not named (or @to full): an address @to never gives (its ids
+		 * count up from the range's start), so that it is shown as a
+		 * frame without a record, never as another's.
+		 */
+		nm->v[k] = err ? REC_FRAME_END - 1 : a;
+		any = true;
 	}
 	return any ? nm->v : frames;
 }
