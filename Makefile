@@ -502,7 +502,7 @@ TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
 	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model \
 	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf \
-	test_ljbpf)
+	test_ljbpf test_namecache test_holders)
 -include $(UNIT_TESTS:=.d)
 
 $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
@@ -642,6 +642,12 @@ $(OUTPUT)/tests/test_jitdump: tests/tracer/maps/test_jitdump.c \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
+# Who holds the live heap (common/holders.c), frames named by the test.
+$(OUTPUT)/tests/test_holders: tests/common/test_holders.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) \
+		| $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lstdc++ -lcmocka -o $@
+
 $(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
@@ -664,6 +670,13 @@ $(OUTPUT)/tests/test_freelog: tests/tracer/stream/test_freelog.c $(call libs,$(O
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+
+# The live view's name cache (output/namecache.c) and the runtime frames'
+# rule it shares with the headline (common/holders.c).
+$(OUTPUT)/tests/test_namecache: tests/tracer/output/test_namecache.c \
+		$(call libs,$(OUTPUT)/asan,$(TRACER)/output $(COMMON_DIRS)) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lstdc++ -lcmocka -o $@
 
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
@@ -835,6 +848,7 @@ demo: deps
 check: deps-arm64
 	$(Q)$(MAKE) --no-print-directory all $(OUTPUT)/leaky $(OUTPUT)/tests/test_codec $(OUTPUT)/tests/test_tracker \
 		$(OUTPUT)/tests/test_records $(OUTPUT)/tests/test_frametab $(OUTPUT)/tests/test_htab \
+		$(OUTPUT)/tests/test_holders \
 		$(OUTPUT)/tests/test_suppress \
 		$(OUTPUT)/tests/test_model \
 		$(OUTPUT)/tests/test_pace $(OUTPUT)/tests/test_freelog $(OUTPUT)/tests/test_perfmap \
@@ -845,7 +859,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
 		$(OUTPUT)/am_pool \
-		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
+		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)

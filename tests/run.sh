@@ -22,6 +22,8 @@ run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv
 run "record lines unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_records"
 run "frames that are not native code unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_frametab"
 run "generic hash table unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_htab"
+run "who holds the live heap: stacks summed by holder, named by the biggest (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_holders"
 run "leak suppressions unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_suppress"
 run "alloc-metadata library unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_alloc_metadata"
 run "the collector's unwinder unit tests (cmocka)" "$OUT/tests/test_unwind"
@@ -36,6 +38,8 @@ run "the BPF side's LuaJIT walk (bpf/luajit.h) word for word against ljwalk.c's,
 run "Lua VMs found in Debian's files: the VM, lua_newstate, luaV_execute by its debug symbol and by the largest FDE, alike (cmocka, ASan+UBSan)" "$OUT/tests/test_luafind"
 run "a Lua walk cut into the interpreter loop's runs: FRESH (5.4), calling instructions (5.1), a resumed coroutine, C frames (cmocka, ASan+UBSan)" "$OUT/tests/test_luasegs"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
+run "the live view's name cache, bounded, least recently used out; the C runtime's frames (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_namecache"
 run "CPython location tables against co_lines(), str kinds, layouts (cmocka, ASan+UBSan)" \
 	tests/interp/test_pylines.sh "$OUT"
 run "interpreter frames among native ones: the splice unit tests (cmocka, ASan+UBSan)" \

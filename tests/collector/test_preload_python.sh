@@ -16,6 +16,8 @@
 #     GIL (threads.py);
 #   kill -9 of a running one (server.py): its blocks' names, files and
 #     lines in the log all the same; the log read with the scripts gone;
+#   -s: the headline names leakhold.py's remember <- handle, the freed
+#     heap of heapfreed.py said with its peak;
 #   --no-interp: native frames only, PYTHONMALLOC left alone; a
 #     PYTHONMALLOC the user set, left alone;
 #   the collector alone (LD_PRELOAD by hand): native frames only.
@@ -119,6 +121,37 @@ expect_eq "kill -9: both blocks named f5 <- ... <- main <- <module> (server.py:2
 	"$(count_under "$T/k9" 777778 "$CHAIN, <module> server.py:20")" 2
 check "kill -9: the log's final dump holds them (reason=exit)" grep -q '^heapsnoop: dump reason=exit ' "$T/k9"
 check "kill -9: no frame <code gone>" bash -c "! '$HD' -s '$T/k9' | grep -q '<code gone>'"
+
+# -s (issue 32): the BPF mode's summary. A script's leak is headlined by
+# the Python function that holds it, at its line, and its caller
+# (leakhold.py: remember <- handle, 8 MiB), its frames named though the
+# process is gone when the summary is written; a heap CPython frees at
+# exit is said with its peak (heapfreed.py: 300,000 strings, some 20
+# MiB), as heapsnoop read it while the script ran (the table keeps none).
+"$HS" --preload -s -o "$T/hold" -- "$PY" leakhold.py > /dev/null 2> "$T/hold.err"
+check "-s, leakhold: heapsnoop exits 0" test $? -eq 0
+la=$(grep -n 'cache.append' leakhold.py | cut -d: -f1)
+lh=$(grep -n '        remember(i)' leakhold.py | cut -d: -f1)
+want="biggest holder: 8\.[0-9] MiB in [0-9]* blocks, remember (leakhold.py:$la) <- handle (leakhold.py:$lh)"
+check "-s, leakhold: the summary's first line names remember <- handle, at their lines, in MiB" bash -c "
+	grep -m1 -A1 '^heapsnoop: biggest holder' '$T/hold.err' > '$T/hold.head' &&
+	sed -n 1p '$T/hold.head' | grep -q '^heapsnoop: $want\$' &&
+	sed -n 2p '$T/hold.head' | grep -q '^heapsnoop: summary: '"
+check "-s, leakhold: the top stack's Python frames named, file and line" bash -c "
+	grep -q '^        #[0-9]*  0x4[0-9a-f]* remember \[python\] .*/leakhold.py:$la\$' '$T/hold.err' &&
+	grep -q '^        #[0-9]*  0x4[0-9a-f]* handle \[python\] .*/leakhold.py:$lh\$' '$T/hold.err'"
+check "-s, leakhold: --report's first line the same" \
+	bash -c "'$HD' --report '$T/hold' | head -1 | grep -q '^$want\$'"
+check "-s, leakhold: its heap held at the end, no freed-heap line" \
+	bash -c "! grep -q 'freed its heap at exit' '$T/hold.err'"
+"$HS" --preload -s -o "$T/freed" -- "$PY" heapfreed.py > /dev/null 2> "$T/freed.err"
+check "-s, heapfreed: heapsnoop exits 0" test $? -eq 0
+hint='freed its heap at exit: [0-9.]* \(bytes\|KiB\) live at the end, its peak at least [0-9.]* MiB ([0-9]* bytes) in [0-9]* allocations, [0-9.]* s before the end (the most live read, every 100 ms); see it with: heapsnoop --preload -i SECS (a dump every SECS seconds), then heapdecode --report --dump N'
+check "-s, heapfreed: the freed-heap line, the log named" \
+	grep -q "^heapsnoop: python3[.0-9]* (pid [0-9]*) $hint $T/freed\$" "$T/freed.err"
+peak=$(sed -n 's/.* its peak at least [0-9.]* MiB (\([0-9]*\) bytes).*/\1/p' "$T/freed.err")
+check "-s, heapfreed: the peak read is over 1 MiB and at most what the script held, 32 MiB ($peak)" \
+	test "${peak:-0}" -gt $((1 << 20)) -a "${peak:-0}" -le $((32 << 20))
 
 # --no-interp: native frames (the eval loop's), PYTHONMALLOC left alone.
 "$HS" --preload --no-interp -o "$T/noi" -- "$PY" chain_a.py > /dev/null 2> "$T/noi.err"

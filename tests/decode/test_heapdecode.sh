@@ -161,4 +161,64 @@ check "... the headline names the first of them, in KiB" \
 check "--full-stacks: each frame its own" \
 	bash -c "test \"\$('$HD' --report --full-stacks '$T/nosym.log' | grep -c ' true+0x2[1-4]01 \[no symbol\]$')\" = 4"
 
+# 10. --report --sort KEY opens with --report's headline too (issue 32):
+# the biggest holder by live bytes, whatever KEY; when the list's first
+# stack is another function's, a line says whose. grow holds 32 KiB in
+# two stacks of 16 KiB (its callers a and b); table one stack of 24 KiB;
+# churn the most allocations and temporaries, 1 KiB live; spike the
+# biggest peak and the most bytes allocated, nothing live.
+F1=0x4000000000000001 F2=0x4000000000000002 F3=0x4000000000000003
+F4=0x4000000000000004 F5=0x4000000000000005 F6=0x4000000000000006
+sorted_log() { # GROW_A_KIB: grow's first stack, live
+	local ga=$(($1 * 1024)) gb=16384 t=24576 c=1024 all
+	all=$((ga + gb + t + c))
+	enc() { "$HD" --encode <<< "~b#size: $1, ${*:2}"; }
+	srec() { # BYTES ALLOCS ALLOCATED FREES TEMP LIVE PEAK FRAMES...
+		echo "heapsnoop: stack pid=5 allocs=$2 allocated=$3 frees=$4 temporary=$5 live=$6" \
+			"bytes=$1 peak=$7 peak_count=1 $(enc 0 "${@:8}")"
+	}
+	echo "heapsnoop: dump reason=exit time=2.000 live=4 bytes=$all stacks=5"
+	echo "heapsnoop: frame pid=5 addr=$F1 kind=python line=5 file=/app/g.py function=grow"
+	echo "heapsnoop: frame pid=5 addr=$F2 kind=python line=2 file=/app/a.py function=a"
+	echo "heapsnoop: frame pid=5 addr=$F3 kind=python line=2 file=/app/b.py function=b"
+	echo "heapsnoop: frame pid=5 addr=$F4 kind=python line=9 file=/app/t.py function=table"
+	echo "heapsnoop: frame pid=5 addr=$F5 kind=python line=3 file=/app/c.py function=churn"
+	echo "heapsnoop: frame pid=5 addr=$F6 kind=python line=7 file=/app/s.py function=spike"
+	echo "heapsnoop: live pid=5 ptr=0x10 $(enc $ga $F1 $F2)"
+	echo "heapsnoop: live pid=5 ptr=0x20 $(enc $gb $F1 $F3)"
+	echo "heapsnoop: live pid=5 ptr=0x30 $(enc $t $F4)"
+	echo "heapsnoop: live pid=5 ptr=0x40 $(enc $c $F5)"
+	srec $ga 1 $ga 0 0 1 $ga $F1 $F2
+	srec $gb 1 $gb 0 0 1 $gb $F1 $F3
+	srec $t 1 $t 0 0 1 $t $F4
+	srec $c 500 64000 499 400 1 $c $F5
+	srec 0 1 1048576 1 0 0 1048576 $F6
+	echo "heapsnoop: proc pid=5 peak=1048576 peak_count=1 peak_time=1.000 allocs=504" \
+		"allocated=$((64000 + 1048576 + all - c)) frees=500 temporary=400 live=4 bytes=$all comm=python3"
+	echo "heapsnoop: end-dump live=4"
+}
+sorted_log 16 > "$T/sort.log"
+for key in peak allocations temporary allocated live; do
+	"$HD" --report --sort $key "$T/sort.log" > "$T/sort.$key" 2> "$T/sort.$key.err"
+	check "--report --sort $key: exit 0, nothing said" bash -c "test $? -eq 0 && test ! -s '$T/sort.$key.err'"
+	check "--report --sort $key: the headline first, the holder by live bytes" test \
+		"$(head -n 1 "$T/sort.$key")" = "biggest holder: 32.0 KiB in 2 blocks, grow (g.py:5) <- a (a.py:2)"
+done
+first_of() { sed -n 2p "$T/sort.$1"; }
+check "--sort live: the first stack, table's, said not the holder's" test \
+	"$(first_of live)" = "sorted by live: the first stack below is table (t.py:9)'s, not the biggest holder's"
+check "--sort peak, allocated: spike's" bash -c "
+	test \"\$(sed -n 2p '$T/sort.peak')\" = \"sorted by peak: the first stack below is spike (s.py:7)'s, not the biggest holder's\" &&
+	test \"\$(sed -n 2p '$T/sort.allocated')\" = \"sorted by allocated: the first stack below is spike (s.py:7)'s, not the biggest holder's\""
+check "--sort allocations, temporary: churn's" bash -c "
+	test \"\$(sed -n 2p '$T/sort.allocations')\" = \"sorted by allocations: the first stack below is churn (c.py:3)'s, not the biggest holder's\" &&
+	test \"\$(sed -n 2p '$T/sort.temporary')\" = \"sorted by temporary: the first stack below is churn (c.py:3)'s, not the biggest holder's\""
+check "--sort live: then --stats --sort live's list, table first" bash -c "
+	grep -A1 '^most live bytes (leaked, at the end):$' '$T/sort.live' | tail -n 1 | grep -q '^  24,\\?576 bytes live in 1 allocations from pid 5:$'"
+sorted_log 30 > "$T/sort1.log"
+"$HD" --report --sort live "$T/sort1.log" > "$T/sort1.live"
+check "--sort live, the holder's stack first: no such line, the list after the headline" bash -c "
+	head -n 1 '$T/sort1.live' | grep -q '^biggest holder: 46.0 KiB in 2 blocks, grow (g.py:5) <- a (a.py:2)$' &&
+	! grep -q '^sorted by' '$T/sort1.live' && sed -n 2p '$T/sort1.live' | grep -q '^pid 5 (python3): peak '"
+
 [ $fails -eq 0 ]

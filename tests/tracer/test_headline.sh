@@ -4,7 +4,7 @@
 # the innermost function of the program's own with its file:line, its
 # size in KiB and its blocks (--growth's: test_overtime.sh); a helper's callers summed under it (--by
 # function); --top N; stacks cut below main and the thread start unless
-# --full-stacks; symbol versions hidden. On examples/leaky.c and
+# --full-stacks; symbol versions hidden; --report --sort KEY's headline. On examples/leaky.c and
 # prog_holder.c (a helper inlined into two callers, one in a thread).
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -67,6 +67,10 @@ expect_eq "--by function: the inlined helper first, its callers beneath, their s
 check "--by function: big_table from main" bash -c "
 	grep -A1 '^40.0 KiB (38.4%) in 1 allocations: big_table$' '$T/h.fn' |
 	grep -q '^    40.0 KiB (100.0%) in 1 allocations from main (prog_holder.c:53)$'"
+"$HD" --report --sort live "$T/h.log" > "$T/h.sort"
+expect_eq "--report --sort live: the same headline first" "$(head -n 1 "$T/h.sort")" "biggest holder: $H_LINE"
+expect_eq "--report --sort live: its first stack, big_table's, said not the holder's" \
+	"$(sed -n 2p "$T/h.sort")" "sorted by live: the first stack below is big_table's, not the biggest holder's"
 
 # Nothing live: said plainly.
 printf 'heapsnoop: dump reason=exit time=1.000 live=0 bytes=0 stacks=0\nheapsnoop: end-dump live=0\n' > "$T/none.log"

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * holders.c - live bytes by the innermost function of the program's own
- * (see holders.h). Each stack added is one entry (its holder, the
- * holder's caller, its values); the list sorts the entries by holder
- * and caller and sums the runs, as heaptrack_print merges its traces
- * by function. Which frames are the runtime's is decided by module and
+ * (see holders.h). The stacks added are summed by (holder, its place,
+ * its caller) as they come, one entry each (a hash of them finds it),
+ * with the biggest single stack's values beside the sums: a million
+ * stacks of one leaking helper are a few entries, not a million; the
+ * list sorts the entries by holder and caller and sums the runs, as
+ * heaptrack_print merges its traces by function. Which frames are the runtime's is decided by module and
  * function name: the names are the ones the tracer probes (docs/DESIGN.md).
  */
 #include <errno.h>
@@ -15,6 +17,7 @@
 
 #include "framefmt.h"
 #include "holders.h"
+#include "htab.h"
 #include "records.h"
 #include "text.h"
 
@@ -22,7 +25,8 @@ struct entry {
 	char *func, *where;
 	char *caller;		/* "main (x.c:9)", or NULL */
 	size_t caller_len;	/* its function's name: callers are summed by it */
-	uint64_t bytes, count, cut;
+	uint64_t bytes, count, cut;	/* summed over its stacks */
+	uint64_t big_bytes, big_count;	/* its biggest stack's */
 };
 
 struct holders {
@@ -31,6 +35,7 @@ struct holders {
 	bool diff;
 	struct entry *v;
 	size_t n, cap;
+	struct htab *idx;	/* (func, where, caller) -> its entry's index + 1 */
 	struct holder *list;	/* built by holders__list */
 	size_t nlist;
 };
@@ -53,12 +58,12 @@ static bool is_one_of(const char *name, size_t len, const char *const *names)
 	return false;
 }
 
-/* A frame of the allocator, the C runtime or heapsnoop: never a holder. */
-static bool runtime_frame(const struct sym_frame *f)
+bool holders__is_runtime(const struct sym_frame *f)
 {
+	/* libc++ also names LLVM's libc++abi; ld64.so is the loader of ppc64 and s390x. */
 	static const char *const modules[] = {
-		"libc.so", "libc-", "ld-linux", "ld-musl", "libstdc++.so", "libgcc_s.so",
-		"libheapsnoop", "libjemalloc.so", "libtcmalloc", "libmimalloc.so", NULL,
+		"libc.so", "libc-", "ld-linux", "ld64.so", "ld-musl", "libstdc++", "libc++",
+		"libgcc_s", "libheapsnoop", "libjemalloc", "libtcmalloc", "libmimalloc", NULL,
 	};
 	/* A static program's own allocator (--allocator) is still the allocator. */
 	static const char *const allocators[] = {
@@ -142,6 +147,16 @@ static void logical(const struct sym_frame *f, int level, uint64_t addr, char *n
 		snprintf(where, wcap, "%s", path_base(file));
 }
 
+/* Biggest first, signed (differences); then more blocks; then by name. */
+static int cmp_values(uint64_t xb, uint64_t xc, uint64_t yb, uint64_t yc)
+{
+	if (xb != yb)
+		return (int64_t)xb < (int64_t)yb ? 1 : -1;
+	if (xc != yc)
+		return (int64_t)xc < (int64_t)yc ? 1 : -1;
+	return 0;
+}
+
 /* A stack's holder and its caller, as text. */
 struct pick {
 	char func[256], where[128], caller[400];
@@ -186,7 +201,7 @@ static void pick_of(holders_lookup_fn fn, void *ctx, uint32_t pid, const uint64_
 	}
 	for (uint32_t k = 0; k < depth && idx < 0; k++) {
 		named = fn(ctx, pid, frames[k], &f);
-		if (named && runtime_frame(&f))
+		if (named && holders__is_runtime(&f))
 			continue;
 		if (named && f.status == SYM_OK) {
 			idx = k;
@@ -222,12 +237,46 @@ static void pick_of(holders_lookup_fn fn, void *ctx, uint32_t pid, const uint64_
 		snprintf(p->caller, sizeof(p->caller), "%s", cname);
 }
 
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+static uint64_t str_hash(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;	/* FNV-1a */
+	return (h ^ 0xff) * 0x100000001b3ull;	/* a string's end: ("ab", "c") is not ("a", "bc") */
+}
+
+/* A stack's (holder, place, caller) @p, as an entry's index is found by it. */
+static uint64_t pick_hash(const struct pick *p)
+{
+	return str_hash(str_hash(str_hash(0xcbf29ce484222325ull, p->func), p->where), p->caller);
+}
+
+/* Stored: an entry's index + 1 (@ctx the set); probe: a struct pick. */
+static bool pick_equal(uintptr_t stored, uintptr_t probe, void *ctx)
+{
+	const struct entry *e = &((struct holders *)ctx)->v[stored - 1];
+	const struct pick *p = (const struct pick *)probe;
+
+	return !strcmp(e->func, p->func) && !strcmp(or_empty(e->where), p->where) &&
+	       !strcmp(or_empty(e->caller), p->caller);
+}
+
 struct holders *holders__new(holders_lookup_fn fn, void *ctx, bool diff)
 {
 	struct holders *h = calloc(1, sizeof(*h));
 
-	if (h)
-		*h = (struct holders){ .fn = fn, .ctx = ctx, .diff = diff };
+	if (!h)
+		return NULL;
+	*h = (struct holders){ .fn = fn, .ctx = ctx, .diff = diff };
+	h->idx = htab__new(64, pick_equal, h);
+	if (!h->idx) {
+		free(h);
+		return NULL;
+	}
 	return h;
 }
 
@@ -257,6 +306,7 @@ void holders__free(struct holders *h)
 		free(h->v[i].caller);
 	}
 	free(h->v);
+	htab__free(h->idx);
 	free(h);
 }
 
@@ -265,7 +315,25 @@ int holders__add(struct holders *h, uint32_t pid, const uint64_t *frames, uint32
 {
 	struct pick p;
 	struct entry *e;
+	uint64_t hash;
+	uintptr_t i;
 
+	pick_of(h->fn, h->ctx, pid, frames, depth, &p);
+	hash = pick_hash(&p);
+	i = (uintptr_t)htab__find(h->idx, hash, (uintptr_t)&p);
+	if (i) {
+		/* One more stack of a (holder, place, caller) seen: summed into its entry. */
+		e = &h->v[i - 1];
+		e->bytes += bytes;
+		e->count += count;
+		e->cut += cut;
+		if (cmp_values(bytes, count, e->big_bytes, e->big_count) < 0) {
+			e->big_bytes = bytes;
+			e->big_count = count;
+		}
+		free_list(h);
+		return 0;
+	}
 	if (h->n == h->cap) {
 		size_t cap = h->cap ? 2 * h->cap : 64;
 		struct entry *v = realloc(h->v, cap * sizeof(*v));
@@ -275,11 +343,12 @@ int holders__add(struct holders *h, uint32_t pid, const uint64_t *frames, uint32
 		h->v = v;
 		h->cap = cap;
 	}
-	pick_of(h->fn, h->ctx, pid, frames, depth, &p);
 	e = &h->v[h->n];
 	*e = (struct entry){ strdup(p.func), p.where[0] ? strdup(p.where) : NULL,
-			     p.caller[0] ? strdup(p.caller) : NULL, p.caller_len, bytes, count, cut };
-	if (!e->func || (p.where[0] && !e->where) || (p.caller[0] && !e->caller)) {
+			     p.caller[0] ? strdup(p.caller) : NULL, p.caller_len, bytes, count, cut,
+			     bytes, count };
+	if (!e->func || (p.where[0] && !e->where) || (p.caller[0] && !e->caller) ||
+	    htab__add(h->idx, hash, (uintptr_t)h->n + 1, (void *)((uintptr_t)h->n + 1))) {
 		free(e->func);
 		free(e->where);
 		free(e->caller);
@@ -290,20 +359,6 @@ int holders__add(struct holders *h, uint32_t pid, const uint64_t *frames, uint32
 	return 0;
 }
 
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
-}
-
-/* Biggest first, signed (differences); then more blocks; then by name. */
-static int cmp_values(uint64_t xb, uint64_t xc, uint64_t yb, uint64_t yc)
-{
-	if (xb != yb)
-		return (int64_t)xb < (int64_t)yb ? 1 : -1;
-	if (xc != yc)
-		return (int64_t)xc < (int64_t)yc ? 1 : -1;
-	return 0;
-}
 
 /* Do @x and @y have one caller function (NULL: none)? <0, 0, >0 as strcmp. */
 static int caller_cmp(const struct entry *x, const struct entry *y)
@@ -323,7 +378,7 @@ static int entry_by_key(const void *a, const void *b)
 	c = c ? c : caller_cmp(x, y);
 	c = c ? c : strcmp(or_empty(x->caller), or_empty(y->caller));
 	c = c ? c : strcmp(or_empty(x->where), or_empty(y->where));
-	return c ? c : cmp_values(x->bytes, x->count, y->bytes, y->count);
+	return c ? c : cmp_values(x->big_bytes, x->big_count, y->big_bytes, y->big_count);
 }
 
 static int holder_by_bytes(const void *a, const void *b)
@@ -362,9 +417,12 @@ static int build_one(struct holder *o, const struct entry *v, size_t i, size_t j
 			c->bytes += v[l].bytes;
 			c->count += v[l].count;
 			o->cut += v[l].cut;
-			if (cmp_values(v[l].bytes, v[l].count, cbig->bytes, cbig->count) < 0)
+			/* Named by the biggest stack, as when each stack was an entry. */
+			if (cmp_values(v[l].big_bytes, v[l].big_count, cbig->big_bytes,
+				       cbig->big_count) < 0)
 				cbig = &v[l];
-			if (cmp_values(v[l].bytes, v[l].count, big->bytes, big->count) < 0)
+			if (cmp_values(v[l].big_bytes, v[l].big_count, big->big_bytes,
+				       big->big_count) < 0)
 				big = &v[l];
 		}
 		o->bytes += c->bytes;
@@ -381,23 +439,34 @@ static int build_one(struct holder *o, const struct entry *v, size_t i, size_t j
 
 const struct holder *holders__list(struct holders *h, size_t *n)
 {
+	struct entry *v;
+
 	*n = 0;
 	if (h->list || !h->n) {
 		*n = h->nlist;
 		return h->list;
 	}
-	qsort(h->v, h->n, sizeof(*h->v), entry_by_key);
+	/* Sorted in a copy (its strings the entries'): the index holds the entries' places. */
+	v = malloc(h->n * sizeof(*v));
 	h->list = calloc(h->n, sizeof(*h->list));
-	if (!h->list)
+	if (!v || !h->list) {
+		free(v);
+		free(h->list);
+		h->list = NULL;
 		return NULL;
+	}
+	memcpy(v, h->v, h->n * sizeof(*v));
+	qsort(v, h->n, sizeof(*v), entry_by_key);
 	for (size_t i = 0, j; i < h->n; i = j) {
-		for (j = i + 1; j < h->n && !strcmp(h->v[j].func, h->v[i].func); j++)
+		for (j = i + 1; j < h->n && !strcmp(v[j].func, v[i].func); j++)
 			;
-		if (build_one(&h->list[h->nlist++], h->v, i, j)) {
+		if (build_one(&h->list[h->nlist++], v, i, j)) {
+			free(v);
 			free_list(h);
 			return NULL;
 		}
 	}
+	free(v);
 	qsort(h->list, h->nlist, sizeof(*h->list), holder_by_bytes);
 	*n = h->nlist;
 	return h->list;

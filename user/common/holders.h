@@ -90,6 +90,17 @@ void holders__name(holders_lookup_fn fn, void *ctx, uint32_t pid, const uint64_t
 		   uint32_t depth, char *buf, size_t cap);
 
 /*
+ * Is @f a frame of the allocator, the C runtime or heapsnoop, never a
+ * holder: by its module (libc, the dynamic loader, libstdc++, libc++,
+ * libgcc_s, jemalloc, tcmalloc, mimalloc, heapsnoop's collector), else,
+ * when named (SYM_OK), by its function (the allocator's entry points, a
+ * static program's own: malloc, calloc, ..., operator new/delete)? An
+ * interpreter's frame (@f->kind) never is. The headline's rule, and the
+ * live view's for the frame it shows first (liveview.c).
+ */
+bool holders__is_runtime(const struct sym_frame *f);
+
+/*
  * Is @f a frame of the C runtime's start of a process or thread
  * (__libc_start_main, _start, start_thread, clone3, ...): where a report
  * cuts a stack unless asked for all of it (stackview.h)?

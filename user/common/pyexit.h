@@ -30,9 +30,13 @@ bool pyexit__freed(const char *comm, uint64_t peak, uint64_t live);
  * The line that says it, into @buf of @len bytes (returned): process
  * @pid (@comm) peaked at @peak bytes in @peak_count allocations @ago_ms
  * before the end (negative: unknown), @live bytes live at the end; the
- * log to give heapdecode is @log (NULL: "LOG").
+ * log to give heapdecode is @log (NULL: "LOG"). @read_ms > 0: the peak is
+ * the most heapsnoop --preload read live, every @read_ms milliseconds
+ * (its log has no whole-run records: "at least", and -i's dumps to see
+ * it); 0: the tracer's, counted at every allocation.
  */
 const char *pyexit__text(char *buf, size_t len, int pid, const char *comm, uint64_t peak,
-			 uint64_t peak_count, int64_t ago_ms, uint64_t live, const char *log);
+			 uint64_t peak_count, int64_t ago_ms, uint64_t live, const char *log,
+			 unsigned int read_ms);
 
 #endif /* HEAPSNOOP_PYEXIT_H */

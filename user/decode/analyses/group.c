@@ -123,6 +123,11 @@ static char *key_of(struct hd_model *m, enum hd_by by, const struct stack *s)
 	return strdup(name);
 }
 
+char *hd_group__key(struct hd_model *m, enum hd_by by, const struct stack *s)
+{
+	return key_of(m, by, s);
+}
+
 struct hd_row *hd_group__by(struct hd_model *m, enum hd_by by, size_t *n)
 {
 	return grouped_rows(m, by, key_of, n);

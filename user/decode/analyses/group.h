@@ -34,6 +34,12 @@ struct hd_row {
 struct hd_row *hd_group__by(struct hd_model *m, enum hd_by by, size_t *n);
 
 /*
+ * Stack @s's key by @by (HD_BY_FUNCTION: its holder's name, as
+ * holders__name() gives it), malloc'ed; NULL: no memory.
+ */
+char *hd_group__key(struct hd_model *m, enum hd_by by, const struct stack *s);
+
+/*
  * Rows of equal keys in @rows[@n] summed into one (the others' keys
  * freed), those left at 0 bytes and 0 allocations (with a baseline)
  * dropped, the rest sorted by bytes, biggest first (signed). Returns how

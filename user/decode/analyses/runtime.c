@@ -57,6 +57,6 @@ void hd_runtime__python(struct hd_model *m, const char *input, FILE *out)
 		if (pyexit__freed(p->comm, p->peak, p->bytes))
 			fprintf(out, "%s\n", pyexit__text(line, sizeof(line), p->pid, p->comm,
 							  p->peak, p->peak_count, ago, p->bytes,
-							  input));
+							  input, 0));
 	}
 }

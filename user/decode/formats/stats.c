@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "analyses/group.h"
 #include "analyses/growth.h"
+#include "analyses/runtime.h"
 #include "analyses/top.h"
 #include "formats/report.h"
 #include "formats/stats.h"
@@ -138,6 +140,62 @@ int hd_stats__write(struct hd_model *m, enum hd_sort sort, unsigned int top, FIL
 	}
 	free(v);
 	return 0;
+}
+
+/*
+ * The line after --report --sort KEY's headline when the first stack
+ * of the list is not held by the biggest holder (the headline ranks
+ * holders by live bytes, each summed over its stacks; the list ranks
+ * stacks by KEY): whose it is, or that it is the C runtime's own, which
+ * the headline leaves out. Nothing when there is no holder or no row.
+ */
+static int say_first(struct hd_model *m, struct holders *h, enum hd_sort sort,
+		     bool runtime_apart, FILE *out)
+{
+	static const char *const keys[] = {
+		[HD_SORT_PEAK] = "peak", [HD_SORT_ALLOCATIONS] = "allocations",
+		[HD_SORT_TEMPORARY] = "temporary", [HD_SORT_ALLOCATED] = "allocated",
+		[HD_SORT_LIVE] = "live",
+	};
+	size_t n, nh;
+	const struct holder *big = holders__list(h, &nh);
+	struct stack **v, *first[1];
+	struct suppress_tally rt;
+	uint64_t c;
+	char *name;
+
+	if (!nh || (int64_t)big[0].bytes <= 0)
+		return 0;
+	v = hd_model__run_stacks(m, &n);
+	if (!v)
+		return -ENOMEM;
+	hd_top__sort(v, n, sort);
+	first[0] = n && (int64_t)hd_top__value(v[0], sort, &c) > 0 ? v[0] : NULL;
+	free(v);
+	if (!first[0])
+		return 0;
+	name = hd_group__key(m, HD_BY_FUNCTION, first[0]);
+	if (!name)
+		return -ENOMEM;
+	if (runtime_apart && !hd_runtime__split(m, first, 1, &rt))
+		fprintf(out, "sorted by %s: the first stack below is the C runtime's own (%s's), "
+			"left out of the headline (--no-default-suppressions counts it)\n",
+			keys[sort], name);
+	else if (strcmp(name, big[0].func))
+		fprintf(out, "sorted by %s: the first stack below is %s's, not the biggest "
+			"holder's\n", keys[sort], name);
+	free(name);
+	return 0;
+}
+
+int hd_stats__report(struct hd_model *m, enum hd_sort sort, unsigned int top, bool runtime_apart,
+		     FILE *out)
+{
+	struct holders *h = hd_report__holders(m, runtime_apart, out);
+	int err = h ? say_first(m, h, sort, runtime_apart, out) : -ENOMEM;
+
+	holders__free(h);
+	return err ? err : hd_stats__write(m, sort, top, out);
 }
 
 int hd_stats__growth(struct hd_model *m, unsigned int top, bool full, FILE *out)

@@ -26,6 +26,17 @@
 int hd_stats__write(struct hd_model *m, enum hd_sort sort, unsigned int top, FILE *out);
 
 /*
+ * --report --sort KEY: the answer first, as --report's (report.h): the
+ * headline naming the biggest holder by live bytes, the C runtime's own
+ * left out with @runtime_apart; then, when the first stack by @sort is
+ * not that holder's, a line saying whose it is ("sorted by peak: the
+ * first stack below is big_table's, not the biggest holder's"); then
+ * hd_stats__write()'s lists for @sort. Returns as hd_stats__write().
+ */
+int hd_stats__report(struct hd_model *m, enum hd_sort sort, unsigned int top, bool runtime_apart,
+		     FILE *out);
+
+/*
  * --growth: a headline naming the function whose stacks grew most
  * (holders.h), then the @top stacks that grew, biggest growth first:
  * total (KiB, MiB) and per dump, and in how many of the intervals

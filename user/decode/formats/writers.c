@@ -54,9 +54,12 @@ static int write_stats(struct hd_model *m, const struct hd_write_opts *o, FILE *
 
 static int write_report(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
 {
-	/* --report --sort KEY: the top stacks by KEY, as --stats --sort KEY. */
-	if (o->sort != HD_SORT__ALL)
-		return write_stats(m, o, out);
+	/* --report --sort KEY: the headline, then the top stacks by KEY, as --stats --sort KEY. */
+	if (o->sort != HD_SORT__ALL) {
+		int err = hd_stats__report(m, o->sort, o->top, o->runtime_apart, out);
+
+		return err == -ENOMEM ? err : 0;
+	}
 	hd_report__write(m, o, out);
 	hd_runtime__python(m, o->input, out);
 	return 0;

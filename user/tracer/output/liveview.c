@@ -7,8 +7,10 @@
  * A child writes back, one line each (tab-separated, nothing else in its
  * fields): "N OFF KEY FUNC LOC" for a native frame it named (KEY the
  * file's build ID, or its path without one; OFF the file offset of the
- * return address; LOC "file:line" or ""), and "S PID ID BYTES" for each
- * stack it ranked (the next redraw's growth is against these).
+ * return address; LOC "file:line" or ""), "U OFF KEY" for a kept name it
+ * used that the loader may take for unused (namecache.h: least recently
+ * used out), and "S PID ID BYTES" for each stack it ranked (the next
+ * redraw's growth is against these).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,9 +28,10 @@
 
 #include "framefmt.h"
 #include "frametab.h"
-#include "htab.h"
+#include "holders.h"
 #include "liveview.h"
 #include "msg.h"
+#include "namecache.h"
 #include "records.h"
 #include "status.h"
 #include "symbolizer.h"
@@ -37,20 +40,9 @@
 #define LV_HEAD 4		/* title, totals, a blank line, the columns' */
 #define LV_COLS 31		/* LIVE, GROWTH, BLOCKS: the stack's column */
 #define LV_MAX_ROWS 500		/* stacks ranked at most (a very tall terminal) */
-#define LV_MAX_NAMES 65536	/* frames whose names are kept */
+#define LV_MAX_NAMES 65536	/* frames whose names are kept (namecache.h) */
 #define LV_READ_MAX (256 << 10)	/* bytes read back per tick at most */
 #define LV_LINE_MAX 4096	/* a longer line read back is dropped */
-
-/* A native frame's name, kept: key and offset, then what it is named. */
-struct name_ent {
-	uint64_t off;
-	char *key, *func, *loc;
-};
-
-struct name_probe {
-	const char *key;
-	uint64_t off;
-};
 
 /* A stack's live bytes as a child saw them: (pid << 32 | id). */
 struct seen {
@@ -69,7 +61,7 @@ struct liveview {
 	char line[LV_LINE_MAX];
 	size_t len;		/* of a line read in part */
 	bool skip;		/* the line in part is too long: dropped */
-	struct htab *names;	/* (key, off) -> struct name_ent */
+	struct namecache *names;	/* native frames' names, kept across redraws */
 	struct seen_vec prev;	/* the last child's, sorted by key */
 	struct seen_vec next;	/* the running child's so far */
 	double next_draw, prev_t;
@@ -87,61 +79,13 @@ static void on_winch(int sig)
 	resized = 1;
 }
 
-static uint64_t name_hash(const char *key, uint64_t off)
-{
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (; *key; key++)
-		h = (h ^ (unsigned char)*key) * 0x100000001b3ull;
-	return htab_hash2(h, off);
-}
-
-static bool name_equal(uintptr_t stored, uintptr_t probe, void *ctx)
-{
-	const struct name_ent *e = (const struct name_ent *)stored;
-	const struct name_probe *p = (const struct name_probe *)probe;
-
-	(void)ctx;
-	return e->off == p->off && !strcmp(e->key, p->key);
-}
-
-static const struct name_ent *name_find(const struct liveview *lv, const char *key, uint64_t off)
-{
-	struct name_probe p = { key, off };
-
-	return htab__find(lv->names, name_hash(key, off), (uintptr_t)&p);
-}
-
-/* Keep a name (bounded: LV_MAX_NAMES); nothing on no memory. */
-static const struct name_ent *name_add(struct liveview *lv, const char *key, uint64_t off,
-				       const char *func, const char *loc)
-{
-	struct name_ent *e;
-
-	if (htab__count(lv->names) >= LV_MAX_NAMES || name_find(lv, key, off))
-		return NULL;
-	e = malloc(sizeof(*e));
-	if (!e)
-		return NULL;
-	*e = (struct name_ent){ off, strdup(key), strdup(func), strdup(loc) };
-	if (!e->key || !e->func || !e->loc ||
-	    htab__add(lv->names, name_hash(key, off), (uintptr_t)e, e)) {
-		free(e->key);
-		free(e->func);
-		free(e->loc);
-		free(e);
-		return NULL;
-	}
-	return e;
-}
-
 struct liveview *liveview__new(const struct liveview_opts *o)
 {
 	struct sigaction sa = { .sa_handler = on_winch };
 	struct liveview *lv = calloc(1, sizeof(*lv));
 	static const char enter[] = "\033[?1049h\033[?25l\033[H\033[2J";
 
-	if (!lv || !(lv->names = htab__new(1024, name_equal, NULL))) {
+	if (!lv || !(lv->names = namecache__new(LV_MAX_NAMES))) {
 		free(lv);
 		elog("out of memory: no live view (--top)");
 		return NULL;
@@ -240,24 +184,6 @@ static bool plain(const char *s)
 	return !strpbrk(s, "\t\n");
 }
 
-/*
- * The C library, the C++ runtime and the dynamic loader: their frames
- * (a wrapper, operator new, strdup) are passed over for the innermost
- * frame of the program's own.
- */
-static bool is_runtime(const char *path)
-{
-	static const char *const libs[] = { "libc.so", "libc-", "libstdc++", "libgcc_s",
-					    "ld-linux", "ld64.so", "libc++", "libjemalloc",
-					    "libtcmalloc", "libmimalloc" };
-	const char *b = path_base(path);
-
-	for (size_t i = 0; i < sizeof(libs) / sizeof(libs[0]); i++)
-		if (!strncmp(b, libs[i], strlen(libs[i])))
-			return true;
-	return false;
-}
-
 /* A frame's function and "file:line" from the symbolizer's @f. */
 static void name_of(const struct sym_frame *f, char *func, size_t fcap, char *loc, size_t lcap)
 {
@@ -278,14 +204,16 @@ static void name_of(const struct sym_frame *f, char *func, size_t fcap, char *lo
 
 /*
  * Frame @addr of @p: its function and place into @func, @loc, from the
- * names kept (looked up and sent back if new); *@runtime if it is in a
- * runtime library.
+ * names kept (looked up and sent back if new, its use sent back if the
+ * loader may take it for unused: namecache.h); *@runtime if it is the
+ * allocator's, the C runtime's or heapsnoop's (holders__is_runtime(),
+ * the headline's rule).
  */
 static void frame(struct draw *d, const struct proc *p, uint64_t addr, char *func, size_t fcap,
 		  char *loc, size_t lcap, bool *runtime)
 {
 	const struct mapping *m = p->maps ? mapset__find(p->maps, addr) : NULL;
-	const struct name_ent *e;
+	struct name_ent *e;
 	struct sym_frame f;
 	const char *key;
 	uint64_t off;
@@ -300,24 +228,33 @@ static void frame(struct draw *d, const struct proc *p, uint64_t addr, char *fun
 		*loc = 0;
 		return;
 	}
-	*runtime = is_runtime(m->path);
 	key = m->build_id[0] && strcmp(m->build_id, "-") ? m->build_id : m->path;
 	off = addr - m->start + m->offset;
-	e = name_find(d->lv, key, off);
+	e = namecache__find(d->lv->names, key, off);
 	if (e) {
 		snprintf(func, fcap, "%s", e->func);
 		snprintf(loc, lcap, "%s", e->loc);
+		/* Kept by its name: a frame of a static program's malloc is the allocator's too. */
+		*runtime = holders__is_runtime(&(struct sym_frame){ .status = SYM_OK,
+								    .func = e->func,
+								    .module = m->path });
+		if (plain(key) && namecache__stale(d->lv->names, e))
+			fprintf(d->back, "U\t%" PRIx64 "\t%s\n", off, key);
 		return;
 	}
 	if (!d->sym)
 		d->sym = symbolizer__new(NULL);
 	if (d->sym && !symbolizer__lookup(d->sym, m, addr, true, &f) && f.status == SYM_OK) {
 		name_of(&f, func, fcap, loc, lcap);
+		f.module = m->path;
+		*runtime = holders__is_runtime(&f);
 	} else {
 		snprintf(func, fcap, "%s+0x%" PRIx64, path_base(m->path), off);
 		*loc = 0;
+		*runtime = holders__is_runtime(&(struct sym_frame){ .status = SYM_NO_SYMBOL,
+								    .module = m->path });
 	}
-	if (plain(key) && name_add(d->lv, key, off, func, loc))
+	if (plain(key) && namecache__add(d->lv->names, key, off, func, loc))
 		fprintf(d->back, "N\t%" PRIx64 "\t%s\t%s\t%s\n", off, key, func, loc);
 }
 
@@ -524,17 +461,21 @@ static int seen_add(struct seen_vec *s, uint64_t key, uint64_t bytes)
 /* One line the child sent back (its fields split at tabs in place). */
 static void take_line(struct liveview *lv, char *l)
 {
+	struct name_ent *e;
 	char *f[5];
 	int n = 0;
 
 	for (char *save = NULL, *tok = strtok_r(l, "\t", &save); tok && n < 5;
 	     tok = strtok_r(NULL, "\t", &save))
 		f[n++] = tok;
-	if (n == 4 && !strcmp(f[0], "S"))
+	if (n == 3 && !strcmp(f[0], "U") && (e = namecache__find(lv->names, f[2],
+								  strtoull(f[1], NULL, 16))))
+		namecache__touch(lv->names, e);
+	else if (n == 4 && !strcmp(f[0], "S"))
 		seen_add(&lv->next, strtoull(f[1], NULL, 10) << 32 | strtoull(f[2], NULL, 10),
 			 strtoull(f[3], NULL, 10));
 	else if ((n == 5 || n == 4) && !strcmp(f[0], "N"))
-		name_add(lv, f[2], strtoull(f[1], NULL, 16), f[3], n == 5 ? f[4] : "");
+		namecache__add(lv->names, f[2], strtoull(f[1], NULL, 16), f[3], n == 5 ? f[4] : "");
 }
 
 /* What the child wrote back so far (LV_READ_MAX at most); true at its end. */
@@ -603,6 +544,8 @@ static void start(struct liveview *lv, struct trace *t, double now)
 
 	if (trace__live_bytes(t) > lv->peak)
 		lv->peak = trace__live_bytes(t);
+	/* A new redraw: names unused lately go if the cache is nearly full. */
+	namecache__next(lv->names);
 	if (pipe2(fds, O_CLOEXEC)) {
 		elog("the live view (--top): pipe: %s; it stops, tracing goes on", strerror(errno));
 		lv->failed = true;
@@ -675,8 +618,6 @@ void liveview__gone(struct liveview *lv, pid_t pid)
 void liveview__free(struct liveview *lv)
 {
 	static const char leave[] = "\033[?25h\033[?1049l";
-	size_t pos = 0;
-	struct name_ent *e;
 
 	if (!lv)
 		return;
@@ -690,13 +631,7 @@ void liveview__free(struct liveview *lv)
 	if (write(lv->o.fd, leave, sizeof(leave) - 1) < 0)
 		lv->failed = true;
 	signal(SIGWINCH, SIG_DFL);
-	while ((e = htab__next(lv->names, &pos, NULL))) {
-		free(e->key);
-		free(e->func);
-		free(e->loc);
-		free(e);
-	}
-	htab__free(lv->names);
+	namecache__free(lv->names);
 	free(lv->prev.v);
 	free(lv->next.v);
 	free(lv);

@@ -460,11 +460,21 @@ static int copy_stack(void *ctx, uint32_t id)
 	if (!v.live_count)
 		return 0;
 	depth = stack_tree__frames(c->p->stacks, id, c->frames);
-	return sum_proc__stack(c->sp, c->frames, depth, stack_tree__flags(c->p->stacks, id),
-			       v.live_bytes, v.live_count);
+	return sum_proc__stack_ref(c->sp, id, depth, stack_tree__flags(c->p->stacks, id),
+				   v.live_bytes, v.live_count);
 }
 
-/* @p into @s: its values, and its stacks with live blocks copied. 0 or -ENOMEM. */
+/* summary.h's source: a stack of the tree, read when the summary needs it. */
+static uint32_t tree_frames(void *ctx, uint64_t ref, uint64_t *out)
+{
+	return stack_tree__frames(ctx, (uint32_t)ref, out);
+}
+
+/*
+ * @p into @s: its values, and its stacks with live blocks by their ids
+ * in its tree (read again as the summary writes them: the tree is held
+ * until then). 0 or -ENOMEM.
+ */
 static int summary_of(struct summary *s, const struct proc *p, uint64_t now_ns, uint64_t *frames)
 {
 	struct sum_proc *sp = summary__proc(s, p->pid, p->comm);
@@ -473,6 +483,7 @@ static int summary_of(struct summary *s, const struct proc *p, uint64_t now_ns, 
 	if (!sp)
 		return -ENOMEM;
 	sum_proc__maps(sp, p->maps);
+	sum_proc__source(sp, tree_frames, p->stacks);
 	sp->live_bytes = p->live_estimate;
 	sp->live_count = tracker__count(p->live);
 	sp->stacks = stack_tree__count(p->stacks);

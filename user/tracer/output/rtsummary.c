@@ -6,6 +6,7 @@
  * (suppress__stack()): usually frame 0 alone.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "msg.h"
 #include "pyexit.h"
@@ -29,12 +30,13 @@ void rt_summary__mark(struct sum_proc *const *v, size_t n, suppress_lookup_fn lo
 
 		for (size_t k = 0; k < p->n; k++) {
 			struct sum_stack *s = &p->v[k];
+			const uint64_t *f = sum_proc__frames(p, s, st->frames);
 			int j;
 
 			st->pid = (uint32_t)p->pid;
 			st->depth = s->depth < REC_MAX_DEPTH ? s->depth : REC_MAX_DEPTH;
-			for (uint32_t d = 0; d < st->depth; d++)
-				st->frames[d] = p->frames[s->at + d];
+			if (f != st->frames)
+				memcpy(st->frames, f, st->depth * sizeof(*f));
 			j = suppress__stack(suppress__runtime(), st, lookup, ctx);
 			if (j < 0)
 				continue;
@@ -60,6 +62,6 @@ void rt_summary__write(const struct suppress_tally *all, struct sum_proc *const 
 		if (p->allocated && pyexit__freed(p->comm, p->peak, p->live_bytes))
 			flog(out, "%s", pyexit__text(line, sizeof(line), p->pid, p->comm, p->peak,
 						     p->peak_count, p->peak_ago_ms, p->live_bytes,
-						     so ? so->log : NULL));
+						     so ? so->log : NULL, p->peak_read_ms));
 	}
 }

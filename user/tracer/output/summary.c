@@ -11,6 +11,7 @@
 
 #include "framefmt.h"
 #include "msg.h"
+#include "records.h"
 #include "rtsummary.h"
 #include "stackview.h"
 #include "summary.h"
@@ -63,8 +64,8 @@ struct sum_proc *summary__proc(struct summary *s, int pid, const char *comm)
 	return p;
 }
 
-int sum_proc__stack(struct sum_proc *p, const uint64_t *frames, uint32_t depth, uint32_t cut,
-		    uint64_t bytes, uint64_t count)
+/* Room for one more stack in @p->v: 0 or -ENOMEM. */
+static int stack_room(struct sum_proc *p)
 {
 	if (p->n == p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 16;
@@ -75,6 +76,14 @@ int sum_proc__stack(struct sum_proc *p, const uint64_t *frames, uint32_t depth, 
 		p->v = v;
 		p->cap = cap;
 	}
+	return 0;
+}
+
+int sum_proc__stack(struct sum_proc *p, const uint64_t *frames, uint32_t depth, uint32_t cut,
+		    uint64_t bytes, uint64_t count)
+{
+	if (stack_room(p))
+		return -ENOMEM;
 	if (p->nframes + depth > p->frames_cap) {
 		size_t cap = p->frames_cap ? 2 * p->frames_cap : 256;
 		uint64_t *f;
@@ -93,6 +102,36 @@ int sum_proc__stack(struct sum_proc *p, const uint64_t *frames, uint32_t depth, 
 					   .bytes = bytes, .count = count };
 	p->nframes += depth;
 	return 0;
+}
+
+void sum_proc__source(struct sum_proc *p, sum_frames_fn fn, void *ctx)
+{
+	p->src = fn;
+	p->src_ctx = ctx;
+}
+
+int sum_proc__stack_ref(struct sum_proc *p, uint64_t ref, uint32_t depth, uint32_t cut,
+			uint64_t bytes, uint64_t count)
+{
+	if (stack_room(p))
+		return -ENOMEM;
+	p->v[p->n++] = (struct sum_stack){ .at = ref, .depth = depth, .cut = cut,
+					   .bytes = bytes, .count = count };
+	return 0;
+}
+
+const uint64_t *sum_proc__frames(const struct sum_proc *p, const struct sum_stack *s,
+				 uint64_t *buf)
+{
+	uint32_t n;
+
+	if (!p->src)
+		return p->frames + s->at;
+	n = p->src(p->src_ctx, s->at, buf);
+	/* The same stack as when it was added (nothing changes it meanwhile): else none past it. */
+	for (uint32_t k = n; k < s->depth && k < REC_MAX_DEPTH; k++)
+		buf[k] = 0;
+	return buf;
 }
 
 void sum_proc__maps(struct sum_proc *p, const struct mapset *maps)
@@ -117,6 +156,7 @@ struct namer {
 	void *ctx;
 	struct symbolizer *sym;
 	const struct sum_proc *p;
+	uint64_t *buf;		/* a stack's frames read from its source (REC_MAX_DEPTH) */
 };
 
 static bool name_frame(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
@@ -174,7 +214,7 @@ static unsigned int write_proc(struct namer *nm, const struct sum_proc *p, FILE 
 		fprintf(out, "    %s in %" PRIu64 " allocations from pid %d%s%s%s:\n",
 			text_size(v[i]->bytes, false, size), v[i]->count, p->pid, *cut ? " (" : "",
 			cut, *cut ? ")" : "");
-		stackview__write(out, "        ", (uint32_t)p->pid, p->frames + v[i]->at,
+		stackview__write(out, "        ", (uint32_t)p->pid, sum_proc__frames(p, v[i], nm->buf),
 				 v[i]->depth, full, name_frame, nm);
 	}
 	free(v);
@@ -199,8 +239,9 @@ static void headline(struct namer *nm, struct sum_proc *const *v, size_t n, FILE
 
 			if (!s->count || s->runtime)
 				continue;
-			err = holders__add(h, (uint32_t)v[i]->pid, v[i]->frames + s->at, s->depth,
-					   s->bytes, s->count, *framefmt__cut(s->cut) ? s->count : 0);
+			err = holders__add(h, (uint32_t)v[i]->pid, sum_proc__frames(v[i], s, nm->buf),
+					   s->depth, s->bytes, s->count,
+					   *framefmt__cut(s->cut) ? s->count : 0);
 		}
 	}
 	if (err)
@@ -229,13 +270,17 @@ static const char *comm_of(const struct sum_proc *p)
 void summary__write(struct summary *s, struct symbolizer *sym, holders_lookup_fn name, void *ctx,
 		    unsigned int top, const struct summary_opts *so, FILE *out)
 {
-	struct namer nm = { name, ctx, sym, NULL };
+	struct namer nm = { name, ctx, sym, NULL, malloc(REC_MAX_DEPTH * sizeof(uint64_t)) };
 	struct suppress_tally all = { 0 };
 	size_t with_live = 0, stacks = 0;
 	uint64_t count = 0, bytes = 0;
 	unsigned int left = top;
 	char size[32];
 
+	if (!nm.buf) {
+		elog("out of memory writing the summary");
+		return;
+	}
 	/* Most live bytes first, those with none last. */
 	qsort(s->v, s->n, sizeof(*s->v), by_live);
 	for (size_t i = 0; i < s->n; i++) {
@@ -271,4 +316,5 @@ void summary__write(struct summary *s, struct symbolizer *sym, holders_lookup_fn
 	}
 	rt_summary__write(&all, s->v, s->n, so, out);
 	fflush(out);
+	free(nm.buf);
 }

@@ -14,7 +14,10 @@
  * The headline's holder (holders.h), the top stacks cut below main
  * (stackview.h), the C runtime's stacks apart and a Python that freed
  * its heap said (rtsummary.h). Nothing here knows where the stacks came
- * from: each process's frames are copied in, its mappings given.
+ * from: each process's frames are copied in (--preload's, whose images
+ * are gone by then), or read when needed through a source its owner
+ * holds meanwhile (the tracker's stack trees: no copy of a million
+ * stacks), its mappings given.
  */
 #ifndef HEAPSNOOP_SUMMARY_H
 #define HEAPSNOOP_SUMMARY_H
@@ -35,9 +38,17 @@ struct summary_opts {
 	bool full_stacks;	/* --full-stacks: no stack cut below main (stackview.h) */
 };
 
+/*
+ * Stack @ref's frames, innermost first, into @out (REC_MAX_DEPTH words
+ * of room), from where its process's stacks are kept (the BPF tracer's
+ * stack tree); returns how many.
+ */
+typedef uint32_t (*sum_frames_fn)(void *ctx, uint64_t ref, uint64_t *out);
+
 /* One stack of a process with live blocks. */
 struct sum_stack {
-	size_t at;		/* its frames: the process's frames[at...], innermost first */
+	size_t at;		/* its frames: the process's frames[at...], innermost first;
+				 * with a source (sum_proc__source()), its ref there */
 	uint32_t depth;
 	uint32_t cut;		/* REC_CUT_* bits: the stack is incomplete */
 	uint64_t bytes, count;	/* live */
@@ -54,12 +65,15 @@ struct sum_proc {
 	size_t n, cap;
 	uint64_t *frames;		/* every stack's frames, one after another */
 	size_t nframes, frames_cap;
+	sum_frames_fn src;		/* or read from there when needed (NULL: copied) */
+	void *src_ctx;
 	uint64_t live_bytes, live_count;	/* estimated if sampled */
 	size_t stacks;			/* every stack it has, live or not */
 	/* Whole-run values, for pyexit.h; 0 where not known. */
 	bool allocated;
 	uint64_t peak, peak_count;
 	int64_t peak_ago_ms;		/* -1: not known */
+	unsigned int peak_read_ms;	/* 0: the peak counted; else read every so many ms (--preload) */
 };
 
 struct summary;
@@ -82,6 +96,25 @@ struct sum_proc *summary__proc(struct summary *s, int pid, const char *comm);
  */
 int sum_proc__stack(struct sum_proc *p, const uint64_t *frames, uint32_t depth, uint32_t cut,
 		    uint64_t bytes, uint64_t count);
+
+/*
+ * @p's stacks read by @fn(@ctx, ...) when the summary needs them, not
+ * copied: what holds them is held by the caller until summary__write()
+ * returns (a million stacks of 24 frames are 192 MiB of copies). Then
+ * only sum_proc__stack_ref() adds its stacks.
+ */
+void sum_proc__source(struct sum_proc *p, sum_frames_fn fn, void *ctx);
+
+/* A stack of @p by its @ref in @p's source, @depth frames deep; else as sum_proc__stack(). */
+int sum_proc__stack_ref(struct sum_proc *p, uint64_t ref, uint32_t depth, uint32_t cut,
+			uint64_t bytes, uint64_t count);
+
+/*
+ * Stack @s of @p's frames (@s->depth of them): in @p's copies, or read
+ * from its source into @buf (REC_MAX_DEPTH words), then @buf.
+ */
+const uint64_t *sum_proc__frames(const struct sum_proc *p, const struct sum_stack *s,
+				 uint64_t *buf);
 
 /* @p's mappings: @maps, held by the caller until summary__write() returns. */
 void sum_proc__maps(struct sum_proc *p, const struct mapset *maps);

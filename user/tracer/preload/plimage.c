@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "heapsnoop/livedump.h"
@@ -55,7 +56,17 @@ struct plimage {
 	unsigned int nsegs;
 	struct lt_snap snap;
 	struct plpy_image *py;		/* its Python frames (plpython.c), once its header says */
+	/* -s: a Python's live set read while it runs (read_peak()), its most kept. */
+	uint64_t peak, peak_count;
+	uint64_t peak_at_ms, read_at_ms;	/* CLOCK_MONOTONIC; 0: never read */
 };
+
+/*
+ * How often a running Python's live bytes are read for its peak (-s's
+ * freed-heap line, pyexit.h): the table keeps no peak, and CPython
+ * frees its heap at exit. A read walks the table as a dump does.
+ */
+#define PEAK_READ_MS	100
 
 struct plimages {
 	struct plimage **alive;
@@ -67,6 +78,7 @@ struct plimages {
 	struct lt_out *out;
 	struct plpy *py;		/* NULL: --no-interp */
 	struct summary *sum;		/* -s: each image's live set at its end, or NULL */
+	struct frametab *sum_names;	/* ... its interpreter frames' names */
 	bool sum_err;			/* one could not be added: said once */
 	bool verbose;
 	int write_err;
@@ -343,10 +355,63 @@ static void retire_exec(struct plimages *ims, pid_t pid, uint64_t start)
 	}
 }
 
+static uint64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+struct live_sum {
+	uint64_t bytes, count;
+};
+
+static int add_live(void *arg, const struct lt_live *l)
+{
+	struct live_sum *a = arg;
+
+	a->bytes += l->size;
+	a->count++;
+	return 0;
+}
+
+/*
+ * -s: a running Python's live bytes read, every PEAK_READ_MS at most,
+ * the most kept: its peak as far as the reads saw it. Not for a sample
+ * by bytes (its blocks stand for more than their sizes).
+ */
+static void read_peak(struct plimages *ims, struct plimage *im)
+{
+	struct lt_walk_stats st = { 0 };
+	struct live_sum a = { 0 };
+	uint64_t now;
+
+	if (!ims->sum || !im->py || !__atomic_load_n(&im->hdr->py_version, __ATOMIC_RELAXED) ||
+	    __atomic_load_n(&im->hdr->sample_bytes, __ATOMIC_RELAXED))
+		return;
+	now = now_ms();
+	if (im->read_at_ms && now - im->read_at_ms < PEAK_READ_MS)
+		return;
+	im->read_at_ms = now;
+	lt_view__refresh(&im->view);
+	lt_walk(&im->view, 0, 0, add_live, &a, &st);
+	if (a.bytes > im->peak) {
+		im->peak = a.bytes;
+		im->peak_count = a.count;
+		im->peak_at_ms = now;
+	}
+}
+
 /* -s: @im's snapshot into the summary (plsummary.h). */
 static void summarize(struct plimages *ims, struct plimage *im)
 {
-	if (!ims->sum || ims->sum_err || !plsummary__add(ims->sum, &im->snap, im->comm, ims->out))
+	struct plsum_peak pk = { im->peak, im->peak_count,
+				 im->peak ? (int64_t)(now_ms() - im->peak_at_ms) : -1, PEAK_READ_MS };
+
+	if (!ims->sum || ims->sum_err ||
+	    !plsummary__add(ims->sum, &im->snap, im->comm, ims->out, plpy__frames(ims->py),
+			    ims->sum_names, &pk))
 		return;
 	ims->sum_err = true;
 	elog("out of memory for the -s summary: pid %d's live blocks are not in it",
@@ -578,9 +643,10 @@ int plimages__pidfd(const struct plimages *ims, size_t i)
 	return ims->alive[i]->pidfd;
 }
 
-void plimages__summary(struct plimages *ims, struct summary *s)
+void plimages__summary(struct plimages *ims, struct summary *s, struct frametab *names)
 {
 	ims->sum = s;
+	ims->sum_names = names;
 }
 
 uint64_t plimages__hellos(const struct plimages *ims)
@@ -642,8 +708,10 @@ static void python_of(struct plimages *ims, struct plimage *im)
 
 void plimages__scan(struct plimages *ims)
 {
-	for (size_t i = 0; ims->py && i < ims->n; i++)
+	for (size_t i = 0; ims->py && i < ims->n; i++) {
 		python_of(ims, ims->alive[i]);
+		read_peak(ims, ims->alive[i]);
+	}
 }
 
 bool plimages__python(const struct plimages *ims)

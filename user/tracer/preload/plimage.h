@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "frametab.h"
 #include "output/summary.h"
 #include "plsock.h"
 
@@ -79,9 +80,11 @@ int plimages__finish(struct plimages *ims);
 
 /*
  * -s: each image's live set added to @s (summary.h) as it is last
- * written: its exit section, or the run's final (exit or signal) dump.
+ * written: its exit section, or the run's final (exit or signal) dump;
+ * its interpreter frames' names copied into @names (frametab.h; NULL:
+ * not named), which names them when @s is written.
  */
-void plimages__summary(struct plimages *ims, struct summary *s);
+void plimages__summary(struct plimages *ims, struct summary *s, struct frametab *names);
 
 /* Hellos taken so far (0: no process handed its table over). */
 uint64_t plimages__hellos(const struct plimages *ims);

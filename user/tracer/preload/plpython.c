@@ -546,6 +546,11 @@ void plpy_image__free(struct plpy_image *pi)
 	free(pi);
 }
 
+struct frametab *plpy__frames(struct plpy *py)
+{
+	return py ? py->ft : NULL;
+}
+
 void plpy__finish(struct plpy *py)
 {
 	uint64_t gone = py->gone, lgone = py->lua_gone;

@@ -59,6 +59,14 @@ void plpy_image__ended(struct plpy_image *pi);
 /* Its counts into the run's, its frames forgotten. NULL: nothing. */
 void plpy_image__free(struct plpy_image *pi);
 
+/*
+ * The names of the frames its stacks are written with (frametab.h: the
+ * synthetic addresses xlate gives), or NULL for a NULL @py. An image's
+ * are forgotten when it is freed: a reader that keeps stacks longer
+ * copies their names out first (plsummary.h).
+ */
+struct frametab *plpy__frames(struct plpy *py);
+
 /* Said at the run's end: frames named, and those that could not be. */
 void plpy__finish(struct plpy *py);
 

@@ -3,10 +3,13 @@
  * plsummary.c - a live table's snapshot into the -s summary (see
  * plsummary.h). The blocks are grouped by stack id (sorted copies: the
  * snapshot's own order is its dump's), each stack rebuilt once from the
- * table, as ltdump.c rebuilds it for the records.
+ * table, as ltdump.c rebuilds it for the records; its interpreter
+ * frames' names copied into the summary's own frame table, since the
+ * image's are forgotten when it is closed, before the summary is written.
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "plsummary.h"
 
@@ -32,9 +35,54 @@ static int add_module(void *arg, const struct lt_mod *m)
 	return sum_proc__map(arg, &map);
 }
 
+/* Where an image's frame names are copied from and to (plsummary__add()). */
+struct names {
+	struct frametab *from, *to;
+	uint64_t v[LT_MAX_DEPTH];	/* a stack's frames, the synthetic ones @to's */
+};
+
+/*
+ * @frames[@depth] of process @pid with each interpreter frame @nm->from
+ * names interned into @nm->to: @nm->v, or @frames itself when there is
+ * none (or no @from). Returns NULL without memory.
+ */
+static const uint64_t *copy_names(struct names *nm, uint32_t pid, const uint64_t *frames,
+				  uint32_t depth)
+{
+	bool any = false;
+
+	/* Deeper than a table's stack (never: xlate writes at most that many): as they are. */
+	if (depth > LT_MAX_DEPTH)
+		return frames;
+	for (uint32_t k = 0; nm->from && k < depth; k++) {
+		struct sym_frame f;
+		uint64_t a = frames[k];
+		int err = -ENOENT;
+
+		if (!rec_is_frame_addr(a)) {
+			nm->v[k] = a;
+			continue;
+		}
+		if (frametab__symbolize(nm->from, pid, a, &f) && f.status == SYM_OK && f.kind &&
+		    strcmp(f.kind, "jit"))
+			err = frametab__intern(nm->to, pid, f.kind, f.func, f.file,
+					       f.line > 0 ? (uint32_t)f.line : 0, &a);
+		if (err == -ENOMEM)
+			return NULL;
+		/*
+		 * Not named (or @to full): an address @to never gives (its ids
+		 * count up from the range's start), so that it is shown as a
+		 * frame without a record, never as another's.
+		 */
+		nm->v[k] = err ? REC_FRAME_END - 1 : a;
+		any = true;
+	}
+	return any ? nm->v : frames;
+}
+
 /* Stack @id's blocks, @bytes in @count, into @p. */
 static int add_stack(struct sum_proc *p, const struct lt_snap *snap, struct lt_out *o,
-		     uint32_t id, uint64_t bytes, uint64_t count)
+		     struct names *nm, uint32_t id, uint64_t bytes, uint64_t count)
 {
 	const uint64_t *frames = o->words;
 	uint32_t depth = 0, cut = 0;
@@ -47,19 +95,26 @@ static int add_stack(struct sum_proc *p, const struct lt_snap *snap, struct lt_o
 		if (x)
 			frames = x;
 	}
+	frames = copy_names(nm, (uint32_t)snap->pid, frames, depth);
+	if (!frames)
+		return -ENOMEM;
 	return sum_proc__stack(p, frames, depth, cut, bytes, count);
 }
 
 int plsummary__add(struct summary *s, const struct lt_snap *snap, const char *comm,
-		   struct lt_out *o)
+		   struct lt_out *o, struct frametab *from, struct frametab *to,
+		   const struct plsum_peak *peak)
 {
 	struct sum_proc *p = summary__proc(s, snap->pid, comm);
 	struct blk *v = malloc((snap->n ? snap->n : 1) * sizeof(*v));
-	int err = p && v ? 0 : -ENOMEM;
+	struct names *nm = malloc(sizeof(*nm));
+	int err = p && v && nm ? 0 : -ENOMEM;
 	size_t i = 0;
 
-	if (!err)
+	if (!err) {
+		*nm = (struct names){ .from = to ? from : NULL, .to = to };
 		err = lt_modules(snap->v, add_module, p);
+	}
 	for (uint64_t k = 0; !err && k < snap->n; k++)
 		v[k] = (struct blk){ snap->items[k].stack, snap->items[k].size };
 	if (!err)
@@ -72,7 +127,7 @@ int plsummary__add(struct summary *s, const struct lt_snap *snap, const char *co
 			bytes += v[j].size;
 			count++;
 		}
-		err = add_stack(p, snap, o, v[i].stack, bytes, count);
+		err = add_stack(p, snap, o, nm, v[i].stack, bytes, count);
 		p->stacks++;
 		i = j;
 	}
@@ -81,6 +136,17 @@ int plsummary__add(struct summary *s, const struct lt_snap *snap, const char *co
 		p->live_bytes = snap->bytes;
 		p->allocated = snap->n != 0;
 	}
+	if (p && peak && peak->bytes) {
+		/* The reads' peak, or the end's live set where that holds more. */
+		bool end = snap->bytes > peak->bytes;
+
+		p->allocated = true;
+		p->peak = end ? snap->bytes : peak->bytes;
+		p->peak_count = end ? snap->n : peak->count;
+		p->peak_ago_ms = end ? 0 : peak->ago_ms;
+		p->peak_read_ms = peak->read_ms;
+	}
+	free(nm);
 	free(v);
 	return err;
 }

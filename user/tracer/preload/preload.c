@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "frametab.h"
 #include "heapsnoop/env.h"
 #include "msg.h"
 #include "outfile.h"
@@ -50,6 +51,7 @@ struct run {
 	struct plimages *ims;
 	unsigned int summary;		/* -s's top N (on a terminal: 10), 0: none */
 	struct summary *sum;		/* its stacks, or NULL */
+	struct frametab *sum_names;	/* their interpreter frames' names, or NULL */
 	struct outfile *of;
 	const char *output;		/* -o, or the log named for a terminal */
 	char logpath[64];		/* that log's name (ttylog.h), "" without one */
@@ -367,13 +369,19 @@ static int setup(struct run *r)
 	return 0;
 }
 
+/* An interpreter's frame of the summary, by the names its images' were copied into. */
+static bool name_frame(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame *f)
+{
+	return ctx && frametab__symbolize(ctx, pid, addr, f);
+}
+
 /* -s: the summary of every image's last live set, as the BPF tracer's (summary.h). */
 static void summarize(struct run *r)
 {
 	const struct options *o = r->o;
 	struct symbolizer *sym = symbolizer__new(NULL);
 
-	summary__write(r->sum, sym, NULL, NULL, r->summary,
+	summary__write(r->sum, sym, name_frame, r->sum_names, r->summary,
 		       &(struct summary_opts){ !o->gate.no_default_supp, o->output, o->full_stacks },
 		       stderr);
 	symbolizer__free(sym);
@@ -421,9 +429,14 @@ int preload__run(const struct options *o)
 		}
 		if (r.summary) {
 			r.sum = summary__new();
-			if (!r.sum)
+			r.sum_names = frametab__new();
+			if (!r.sum || !r.sum_names)
 				elog("out of memory for the -s summary: not written");
-			plimages__summary(r.ims, r.sum);
+			if (!r.sum_names) {
+				summary__free(r.sum);
+				r.sum = NULL;
+			}
+			plimages__summary(r.ims, r.sum, r.sum_names);
 		}
 	}
 	status = loop(&r);
@@ -453,6 +466,7 @@ int preload__run(const struct options *o)
 	}
 out:
 	summary__free(r.sum);
+	frametab__free(r.sum_names);
 	plimages__free(r.ims);
 	if (r.of)
 		outfile__close(r.of);
