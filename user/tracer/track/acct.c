@@ -24,18 +24,21 @@ struct acct_wide {
 };
 
 /*
- * A stack's live values at the peak, taken at its first change since;
- * SNAP_WIDE in count: they are its whole counts' (past 32 bits: a stack
- * whose counts are whole already).
+ * A stack's live values at the peak, taken at its first change since:
+ * its blocks (to 1022) and bytes (to 4 MiB - 1) in a word; SNAP_WIDE:
+ * they are its whole counts' (a stack past them has whole counts from
+ * then on: clang++ had 1 of 229,918 stacks past them at its peak).
  */
 struct acct_snap {
-	uint32_t id;
-	uint32_t gen;		/* the peak generation it is of (its low 32 bits,
-				 * never 0); another: an empty slot */
-	uint32_t count, bytes;
+	uint32_t id1;		/* the stack's id + 1; 0: an empty slot */
+	uint32_t v;		/* count << SNAP_BYTES_BITS | bytes, or SNAP_WIDE */
 };
 
+#define SNAP_BYTES_BITS	22
+#define SNAP_BYTES_MASK	((1u << SNAP_BYTES_BITS) - 1)
+#define SNAP_COUNT_MAX	0x3feu
 #define SNAP_WIDE	UINT32_MAX
+#define SNAP_MIN	16u	/* the table's least slots */
 
 /*
  * The payload: bytes asked for and live, then calls, frees, temporary
@@ -111,13 +114,18 @@ static void get(const struct acct *a, uint32_t id, struct small *s, struct acct_
 	w->live_count = w->allocs - w->frees;
 }
 
-/* Back into the node, or the whole table (reserved) once past the node's. */
+/*
+ * Back into the node, or the whole table (reserved) once past the node's,
+ * or once its at-peak values are past a snapshot's (touch() put them in
+ * @w: a small stack's are 0).
+ */
 static void put(struct acct *a, uint32_t id, struct small *s, const struct acct_wide *w)
 {
 	if (!(s->bits & WIDE) && (w->allocs > ALLOCS_MAX || w->frees > FREES_MAX ||
 				  w->temporary > TEMP_MAX || w->alloc_bytes > UINT32_MAX ||
 				  w->live_bytes > UINT32_MAX ||
-				  w->live_count != w->allocs - w->frees)) {
+				  w->live_count != w->allocs - w->frees ||
+				  w->peak_count || w->peak_bytes)) {
 		s->bits |= WIDE;
 		s->alloc_bytes = a->nwide++;
 		s->live_bytes = 0;
@@ -133,40 +141,75 @@ static void put(struct acct *a, uint32_t id, struct small *s, const struct acct_
 	store(a, id, s);
 }
 
-/* --- the snapshots: open addressing, empty at a new generation ------------ */
+/*
+ * --- the snapshots: open addressing, linear probing, any number of
+ * slots (Lemire's multiply-shift puts a hash in range), at most 4/5
+ * full, grown by half; emptied at a new peak, and made smaller there
+ * when a quarter of it was used, so that emptying costs what the
+ * snapshots it held did.
+ */
 
-static inline uint32_t snap_home(uint32_t id, uint32_t mask)
+static inline uint32_t snap_home(uint32_t id, uint32_t cap)
 {
-	return (uint32_t)(htab_hash2(id, 0) & mask);
+	return (uint32_t)(((htab_hash2(id, 0) >> 32) * cap) >> 32);
 }
 
 static const struct acct_snap *snap_find(const struct acct *a, uint32_t id)
 {
 	if (!a->nsnaps)
 		return NULL;
-	for (uint32_t i = snap_home(id, a->snaps_cap - 1);; i = (i + 1) & (a->snaps_cap - 1)) {
+	for (uint32_t i = snap_home(id, a->snaps_cap);; i = i + 1 == a->snaps_cap ? 0 : i + 1) {
 		const struct acct_snap *s = &a->snaps[i];
 
-		if (s->gen != (uint32_t)a->peak_gen)
+		if (!s->id1)
 			return NULL;
-		if (s->id == id)
+		if (s->id1 == id + 1)
 			return s;
 	}
 }
 
-static void snap_put(struct acct_snap *v, uint32_t cap, uint64_t gen, const struct acct_snap *e)
+static void snap_put(struct acct_snap *v, uint32_t cap, const struct acct_snap *e)
 {
-	uint32_t i = snap_home(e->id, cap - 1);
+	uint32_t i = snap_home(e->id1 - 1, cap);
 
-	while (v[i].gen == (uint32_t)gen)
-		i = (i + 1) & (cap - 1);
+	while (v[i].id1)
+		i = i + 1 == cap ? 0 : i + 1;
 	v[i] = *e;
+}
+
+/* Slots for @n snapshots and an event's changes: the least grown from SNAP_MIN. */
+static uint32_t snap_cap_for(uint32_t n)
+{
+	uint32_t cap = SNAP_MIN;
+
+	while ((uint64_t)(n + RESERVE) * 5 > (uint64_t)cap * 4)
+		cap += cap / 2 + 1;
+	return cap;
+}
+
+/* Every stack's live values are its at-peak ones now: no snapshot holds. */
+static void snaps_empty(struct acct *a)
+{
+	uint32_t cap = snap_cap_for(a->nsnaps);
+	struct acct_snap *v;
+
+	if (!a->nsnaps)
+		return;		/* empty already */
+	v = (uint64_t)cap * 4 <= a->snaps_cap ? calloc(cap, sizeof(*v)) : NULL;
+	if (v) {
+		free(a->snaps);
+		a->snaps = v;
+		a->snaps_cap = cap;
+	} else {
+		memset(a->snaps, 0, (size_t)a->snaps_cap * sizeof(*a->snaps));
+	}
+	a->nsnaps = 0;
 }
 
 int acct__reserve(struct acct *a)
 {
 	if (a->nwide + RESERVE > a->wide_cap) {
-		uint32_t cap = a->wide_cap ? a->wide_cap * 2 : 16;
+		uint32_t cap = a->wide_cap ? a->wide_cap + a->wide_cap / 2 : 16;
 		struct acct_wide *w = realloc(a->wide, cap * sizeof(*w));
 
 		if (!w)
@@ -174,15 +217,15 @@ int acct__reserve(struct acct *a)
 		a->wide = w;
 		a->wide_cap = cap;
 	}
-	if ((a->nsnaps + RESERVE) * 4 > a->snaps_cap * 3) {
-		uint32_t cap = a->snaps_cap ? a->snaps_cap * 2 : 16;
+	if ((uint64_t)(a->nsnaps + RESERVE) * 5 > (uint64_t)a->snaps_cap * 4) {
+		uint32_t cap = a->snaps_cap ? a->snaps_cap + a->snaps_cap / 2 + 1 : SNAP_MIN;
 		struct acct_snap *v = calloc(cap, sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
 		for (uint32_t i = 0; i < a->snaps_cap; i++)
-			if (a->snaps[i].gen == (uint32_t)a->peak_gen)
-				snap_put(v, cap, a->peak_gen, &a->snaps[i]);
+			if (a->snaps[i].id1)
+				snap_put(v, cap, &a->snaps[i]);
 		free(a->snaps);
 		a->snaps = v;
 		a->snaps_cap = cap;
@@ -217,16 +260,16 @@ static struct acct_thread *thread_of(struct acct *a, uint32_t tid, bool create)
 static void touch(struct acct *a, uint32_t id, struct small *s, struct acct_wide *w)
 {
 	if (!snap_find(a, id)) {
-		struct acct_snap e = { id, (uint32_t)a->peak_gen, (uint32_t)w->live_count,
-				       (uint32_t)w->live_bytes };
+		struct acct_snap e = { id + 1, SNAP_WIDE };
 
-		if (w->live_count >= SNAP_WIDE || w->live_bytes > UINT32_MAX) {
+		if (w->live_count <= SNAP_COUNT_MAX && w->live_bytes <= SNAP_BYTES_MASK) {
+			e.v = (uint32_t)w->live_count << SNAP_BYTES_BITS | (uint32_t)w->live_bytes;
+		} else {
 			/* Only whole counts hold such values: kept there (put() writes them). */
 			w->peak_count = w->live_count;
 			w->peak_bytes = w->live_bytes;
-			e.count = SNAP_WIDE;
 		}
-		snap_put(a->snaps, a->snaps_cap, a->peak_gen, &e);
+		snap_put(a->snaps, a->snaps_cap, &e);
 		a->nsnaps++;
 	}
 	s->bits |= DIRTY;
@@ -253,15 +296,10 @@ bool acct__alloc(struct acct *a, uint32_t id, uint32_t tid, uint64_t addr, uint6
 		th->last_addr = addr;
 	if (live_bytes <= a->peak_bytes)
 		return false;
-	/* Every stack's live values are now its at-peak ones: no snapshot holds. */
 	a->peak_bytes = live_bytes;
 	a->peak_count = live_count;
-	a->nsnaps = 0;
-	/* A slot's generation is 32 bits: when they wrap, every slot is emptied. */
-	if ((uint32_t)++a->peak_gen == 0) {
-		memset(a->snaps, 0, (size_t)a->snaps_cap * sizeof(*a->snaps));
-		a->peak_gen++;
-	}
+	a->peak_gen++;
+	snaps_empty(a);
 	return true;
 }
 
@@ -307,12 +345,12 @@ void acct__counts(const struct acct *a, uint32_t id, struct acct_counts *c)
 		.live_bytes = w.live_bytes, .peak_count = w.live_count,
 		.peak_bytes = w.live_bytes,
 	};
-	if (snap && snap->count == SNAP_WIDE) {
+	if (snap && snap->v == SNAP_WIDE) {
 		c->peak_count = w.peak_count;
 		c->peak_bytes = w.peak_bytes;
 	} else if (snap) {
-		c->peak_count = snap->count;
-		c->peak_bytes = snap->bytes;
+		c->peak_count = snap->v >> SNAP_BYTES_BITS;
+		c->peak_bytes = snap->v & SNAP_BYTES_MASK;
 	}
 }
 
@@ -336,9 +374,10 @@ void acct__written(struct acct *a, uint32_t id)
 
 	get(a, id, &s, &w);
 	s.bits &= ~(DIRTY | APART);
-	if (snap && (snap->count == SNAP_WIDE ? w.peak_count != w.live_count ||
-						w.peak_bytes != w.live_bytes :
-			     snap->count != w.live_count || snap->bytes != w.live_bytes))
+	if (snap && (snap->v == SNAP_WIDE ? w.peak_count != w.live_count ||
+					    w.peak_bytes != w.live_bytes :
+			     snap->v >> SNAP_BYTES_BITS != w.live_count ||
+			     (snap->v & SNAP_BYTES_MASK) != w.live_bytes))
 		s.bits |= APART;
 	store(a, id, &s);
 }

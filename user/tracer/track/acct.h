@@ -22,8 +22,9 @@
  * a stack's live values are copied into it the first time they change
  * after that, so a stack not in it holds its at-peak values as its live
  * ones (acct__counts). The snapshots are of the stacks changed since the
- * peak, each once, 16 bytes (32-bit values; a stack's past them in its
- * whole counts): none while a process's heap grows.
+ * peak, each once, 8 bytes (its id, and its blocks to 1022 and bytes to
+ * 4 MiB - 1 in a word; a stack's past them in its whole counts): none
+ * while a process's heap grows.
  */
 #ifndef HEAPSNOOP_ACCT_H
 #define HEAPSNOOP_ACCT_H
@@ -63,7 +64,7 @@ struct acct {
 	struct acct_wide *wide;		/* the whole counts of the stacks past them */
 	uint32_t nwide, wide_cap;
 	struct acct_snap *snaps;	/* at-peak values of the stacks changed since */
-	uint32_t nsnaps, snaps_cap;	/* ... (a power of two) */
+	uint32_t nsnaps, snaps_cap;
 };
 
 /*
