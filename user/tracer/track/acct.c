@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * acct.c - whole-run accounting of one process (see acct.h). Called on
- * every allocation and free after the live table: a stack's 12 bytes
+ * every allocation and free after the live table: a stack's 8 bytes
  * read, changed and written back in its node, one look in the
  * snapshots (empty while the heap grows), one thread lookup (cached for
  * runs of events from the same thread).
@@ -26,8 +26,8 @@ struct acct_wide {
 /*
  * A stack's live values at the peak, taken at its first change since:
  * its blocks (to 1022) and bytes (to 4 MiB - 1) in a word; SNAP_WIDE:
- * they are its whole counts' (a stack past them has whole counts from
- * then on: clang++ had 1 of 229,918 stacks past them at its peak).
+ * they are its whole counts' (a stack past them is past its node's
+ * counts: its counts are whole).
  */
 struct acct_snap {
 	uint32_t id1;		/* the stack's id + 1; 0: an empty slot */
@@ -41,29 +41,41 @@ struct acct_snap {
 #define SNAP_MIN	16u	/* the table's least slots */
 
 /*
- * The payload: bytes asked for and live, then calls, frees, temporary
- * allocations and the marks in a word; wide, the first word is the
- * index of its whole counts.
+ * The payload, a word of 64 bits: calls (to 255), frees (255), temporary
+ * allocations (127), bytes asked for (to 4 MiB - 1) and live (64 KiB -
+ * 1), the marks; wide, its low 32 bits are the index of its whole
+ * counts. clang++ -O2 on templates.cpp: 4,073 of 229,919 stacks past
+ * them at some time (1,182 past the 12 bytes' that were: calls and frees
+ * to 1023, temporary to 511, bytes to 4 GiB): 4 bytes less a stack, 0.9
+ * more in whole counts.
  */
 struct small {
-	uint32_t alloc_bytes;
-	uint32_t live_bytes;
-	uint32_t bits;
+	uint64_t v;
 };
 
-#define ALLOCS_MAX	0x3ffu
-#define FREES_SHIFT	10
-#define FREES_MAX	0x3ffu
-#define TEMP_SHIFT	20
-#define TEMP_MAX	0x1ffu
-#define WIDE		(1u << 29)
-#define DIRTY		(1u << 30)	/* changed since its record was written */
-#define APART		(1u << 31)	/* written with at-peak values apart from
+#define ALLOCS_SHIFT	0
+#define ALLOCS_BITS	8
+#define FREES_SHIFT	8
+#define FREES_BITS	8
+#define TEMP_SHIFT	16
+#define TEMP_BITS	7
+#define ASKED_SHIFT	23
+#define ASKED_BITS	22
+#define LIVE_SHIFT	45
+#define LIVE_BITS	16
+#define WIDE		(1ULL << 61)
+#define DIRTY		(1ULL << 62)	/* changed since its record was written */
+#define APART		(1ULL << 63)	/* written with at-peak values apart from
 					 * its live ones */
+#define FIELD(v, f)	((v) >> f##_SHIFT & ((1ULL << f##_BITS) - 1))
+#define FITS(x, f)	((x) < (1ULL << f##_BITS))
+#define WIDE_INDEX(v)	((uint32_t)(v))
 /* Changes one event makes at most: a realloc's old block, a replaced one, the new one. */
 #define RESERVE		3
 
 _Static_assert(sizeof(struct small) == STACK_TREE_PAYLOAD, "a stack's counts fill its payload");
+_Static_assert((1u << ALLOCS_BITS) - 1 <= SNAP_COUNT_MAX && (1u << LIVE_BITS) - 1 <= SNAP_BYTES_MASK,
+	       "live values its node holds fit a snapshot: only a wide stack's are SNAP_WIDE");
 
 int acct__init(struct acct *a, struct stack_tree *tree)
 {
@@ -102,42 +114,32 @@ static void store(struct acct *a, uint32_t id, const struct small *s)
 static void get(const struct acct *a, uint32_t id, struct small *s, struct acct_wide *w)
 {
 	load(a, id, s);
-	if (s->bits & WIDE) {
-		*w = a->wide[s->alloc_bytes];
+	if (s->v & WIDE) {
+		*w = a->wide[WIDE_INDEX(s->v)];
 		return;
 	}
 	*w = (struct acct_wide){
-		.allocs = s->bits & ALLOCS_MAX, .alloc_bytes = s->alloc_bytes,
-		.frees = s->bits >> FREES_SHIFT & FREES_MAX,
-		.temporary = s->bits >> TEMP_SHIFT & TEMP_MAX, .live_bytes = s->live_bytes,
+		.allocs = FIELD(s->v, ALLOCS), .alloc_bytes = FIELD(s->v, ASKED),
+		.frees = FIELD(s->v, FREES), .temporary = FIELD(s->v, TEMP),
+		.live_bytes = FIELD(s->v, LIVE),
 	};
 	w->live_count = w->allocs - w->frees;
 }
 
-/*
- * Back into the node, or the whole table (reserved) once past the node's,
- * or once its at-peak values are past a snapshot's (touch() put them in
- * @w: a small stack's are 0).
- */
+/* Back into the node, or the whole table (reserved) once past the node's. */
 static void put(struct acct *a, uint32_t id, struct small *s, const struct acct_wide *w)
 {
-	if (!(s->bits & WIDE) && (w->allocs > ALLOCS_MAX || w->frees > FREES_MAX ||
-				  w->temporary > TEMP_MAX || w->alloc_bytes > UINT32_MAX ||
-				  w->live_bytes > UINT32_MAX ||
-				  w->live_count != w->allocs - w->frees ||
-				  w->peak_count || w->peak_bytes)) {
-		s->bits |= WIDE;
-		s->alloc_bytes = a->nwide++;
-		s->live_bytes = 0;
-	}
-	if (s->bits & WIDE) {
-		a->wide[s->alloc_bytes] = *w;
-	} else {
-		s->alloc_bytes = (uint32_t)w->alloc_bytes;
-		s->live_bytes = (uint32_t)w->live_bytes;
-		s->bits = (s->bits & (DIRTY | APART)) | (uint32_t)w->allocs |
-			  (uint32_t)w->frees << FREES_SHIFT | (uint32_t)w->temporary << TEMP_SHIFT;
-	}
+	if (!(s->v & WIDE) && (!FITS(w->allocs, ALLOCS) || !FITS(w->frees, FREES) ||
+			       !FITS(w->temporary, TEMP) || !FITS(w->alloc_bytes, ASKED) ||
+			       !FITS(w->live_bytes, LIVE) ||
+			       w->live_count != w->allocs - w->frees))
+		s->v = (s->v & (DIRTY | APART)) | WIDE | a->nwide++;
+	if (s->v & WIDE)
+		a->wide[WIDE_INDEX(s->v)] = *w;
+	else
+		s->v = (s->v & (DIRTY | APART)) | w->allocs << ALLOCS_SHIFT |
+		       w->frees << FREES_SHIFT | w->temporary << TEMP_SHIFT |
+		       w->alloc_bytes << ASKED_SHIFT | w->live_bytes << LIVE_SHIFT;
 	store(a, id, s);
 }
 
@@ -272,7 +274,7 @@ static void touch(struct acct *a, uint32_t id, struct small *s, struct acct_wide
 		snap_put(a->snaps, a->snaps_cap, &e);
 		a->nsnaps++;
 	}
-	s->bits |= DIRTY;
+	s->v |= DIRTY;
 	a->dirty = true;
 }
 
@@ -363,7 +365,7 @@ bool acct__changed(const struct acct *a, uint32_t id)
 	 * Not changed since written, but written with at-peak values apart
 	 * from its live ones: a new peak since makes those its at-peak ones.
 	 */
-	return (s.bits & DIRTY) || ((s.bits & APART) && a->peak_gen != a->written_gen);
+	return (s.v & DIRTY) || ((s.v & APART) && a->peak_gen != a->written_gen);
 }
 
 void acct__written(struct acct *a, uint32_t id)
@@ -373,12 +375,12 @@ void acct__written(struct acct *a, uint32_t id)
 	struct small s;
 
 	get(a, id, &s, &w);
-	s.bits &= ~(DIRTY | APART);
+	s.v &= ~(DIRTY | APART);
 	if (snap && (snap->v == SNAP_WIDE ? w.peak_count != w.live_count ||
 					    w.peak_bytes != w.live_bytes :
 			     snap->v >> SNAP_BYTES_BITS != w.live_count ||
 			     (snap->v & SNAP_BYTES_MASK) != w.live_bytes))
-		s.bits |= APART;
+		s.v |= APART;
 	store(a, id, &s);
 }
 

@@ -10,11 +10,11 @@
  * its last allocation is this one). One small entry per thread ever seen.
  *
  * A stack's counts live in its node of the process's tree (stacktree.h's
- * payload, 12 bytes): calls, frees and temporary allocations up to 1023,
- * 1023 and 511, bytes asked for and live up to 4 GiB, no block replaced
- * unseen (its live count is its calls less its frees); a stack past any
- * of these has its counts in a table of whole ones (64 bytes) for good,
- * the node keeping their index. Two marks beside them say what the last
+ * payload, 8 bytes): calls and frees up to 255, temporary allocations up
+ * to 127, bytes asked for up to 4 MiB - 1 and live up to 64 KiB - 1, no
+ * block replaced unseen (its live count is its calls less its frees); a
+ * stack past any of these has its counts in a table of whole ones (64
+ * bytes) for good, the node keeping their index. Two marks beside them say what the last
  * written record of the stack lacks.
  *
  * At-peak values are exact without replaying events: a new peak only
@@ -23,8 +23,8 @@
  * after that, so a stack not in it holds its at-peak values as its live
  * ones (acct__counts). The snapshots are of the stacks changed since the
  * peak, each once, 8 bytes (its id, and its blocks to 1022 and bytes to
- * 4 MiB - 1 in a word; a stack's past them in its whole counts): none
- * while a process's heap grows.
+ * 4 MiB - 1 in a word: a stack past them is past its node's counts, and
+ * keeps them in its whole counts): none while a process's heap grows.
  */
 #ifndef HEAPSNOOP_ACCT_H
 #define HEAPSNOOP_ACCT_H

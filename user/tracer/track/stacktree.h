@@ -36,7 +36,7 @@
 #include <stdint.h>
 
 /* Bytes of the caller's a stack's node holds (acct.h's small counts). */
-#define STACK_TREE_PAYLOAD	12
+#define STACK_TREE_PAYLOAD	8
 
 /*
  * A node's parent: another node's id, or for a node at the root
