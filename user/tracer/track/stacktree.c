@@ -40,7 +40,7 @@
  * children and its stack). The first part's bytes stay where they were,
  * the new node a ref node naming them, unless they are a byte or two:
  * copying them would leave them twice in the arena, a node's bytes never
- * being freed (clang++: 12 bytes a stack).
+ * being freed (clang++: 10 bytes a stack).
  *
  * The arena is a first chunk grown by doubling to CHUNK_SIZE, then
  * chunks of CHUNK_SIZE, never moved; no node straddles two; nodes start
@@ -78,8 +78,8 @@
 /*
  * A split's first part of at most this many bytes of varints is copied
  * into its node (16 bytes and them); more, and its node refers to them
- * where they are (20 bytes): prog_paths's branches of a byte or two are
- * copied, clang++'s of 3 frames or more, about 10 bytes, are not.
+ * where they are (20 bytes): prog_paths's branches of one near frame (a
+ * byte) are copied, clang++'s first parts, about 20 bytes, are not.
  */
 #define SPLIT_COPY_MAX	2
 /* The largest node: a run of RUN_MAX frames, each in 10 bytes. */
