@@ -392,7 +392,12 @@ void acct__all_written(struct acct *a)
 
 size_t acct__memory(const struct acct *a)
 {
-	return (size_t)a->wide_cap * sizeof(*a->wide) + (size_t)a->snaps_cap * sizeof(*a->snaps);
+	return (size_t)a->wide_cap * sizeof(*a->wide) + acct__snap_memory(a);
+}
+
+size_t acct__snap_memory(const struct acct *a)
+{
+	return (size_t)a->snaps_cap * sizeof(*a->snaps);
 }
 
 uint32_t acct__wide(const struct acct *a)

@@ -124,8 +124,9 @@ bool acct__changed(const struct acct *a, uint32_t id);
 void acct__written(struct acct *a, uint32_t id);
 void acct__all_written(struct acct *a);
 
-/* Bytes beside the tree: the whole counts, the snapshots. */
+/* Bytes beside the tree: the whole counts, the snapshots; the snapshots' alone. */
 size_t acct__memory(const struct acct *a);
+size_t acct__snap_memory(const struct acct *a);
 /* How many stacks have whole counts, and snapshots now. */
 uint32_t acct__wide(const struct acct *a);
 uint32_t acct__snapshots(const struct acct *a);
