@@ -524,6 +524,122 @@ static void test_acct_wide_and_marks(void **state)
 }
 
 /*
+ * A stack's counts in its node (8 bytes) to their limits: calls and frees
+ * to 255, temporary allocations to 127, bytes asked for to 4 MiB - 1 and
+ * live to 64 KiB - 1; one past any of them, its counts whole, exact.
+ */
+static void test_acct_node_limits(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	const uint64_t A = 0x401000, B = 0x402000, C = 0x403000, D = 0x404000;
+	struct acct_counts c;
+	struct proc *p;
+	uint64_t i;
+
+	(void)state;
+	for (i = 0; i < 255; i++)
+		send_at(t, HS_EV_ALLOC, 1, A, 0x100000 + i * 16, 1);
+	for (i = 0; i < 255; i++)
+		send_at(t, HS_EV_FREE, 1, 0, 0x100000 + i * 16, 0);
+	send_at(t, HS_EV_ALLOC, 1, B, 0x1000, 65535);
+	for (i = 0; i < 69; i++) {			/* 69 * 60000 asked: 4,140,000 */
+		send_at(t, HS_EV_ALLOC, 1, C, 0x2000, 60000);
+		send_at(t, HS_EV_FREE, 2, 0, 0x2000, 0);	/* another thread's: not temporary */
+	}
+	for (i = 0; i < 127; i++) {
+		send_at(t, HS_EV_ALLOC, 3, D, 0x3000, 8);
+		send_at(t, HS_EV_FREE, 3, 0, 0x3000, 0);
+	}
+	p = trace__find_proc(t, PID0);
+	assert_int_equal(acct__wide(&p->acct), 0);
+	acct__counts(&p->acct, id_of(t, A), &c);
+	assert_true(c.allocs == 255 && c.frees == 255 && c.alloc_bytes == 255 && c.live_count == 0);
+	acct__counts(&p->acct, id_of(t, B), &c);
+	assert_true(c.allocs == 1 && c.live_bytes == 65535);
+	acct__counts(&p->acct, id_of(t, C), &c);
+	assert_true(c.allocs == 69 && c.alloc_bytes == 4140000 && c.temporary == 0);
+	acct__counts(&p->acct, id_of(t, D), &c);
+	assert_true(c.allocs == 127 && c.temporary == 127 && c.frees == 127);
+
+	send_at(t, HS_EV_ALLOC, 1, A, 0x100000, 1);
+	send_at(t, HS_EV_ALLOC, 1, B, 0x1100000, 1);
+	send_at(t, HS_EV_ALLOC, 1, C, 0x2000, 60000);
+	send_at(t, HS_EV_ALLOC, 3, D, 0x3000, 8);
+	send_at(t, HS_EV_FREE, 3, 0, 0x3000, 0);
+	assert_int_equal(acct__wide(&p->acct), 4);
+	acct__counts(&p->acct, id_of(t, A), &c);
+	assert_true(c.allocs == 256 && c.frees == 255 && c.alloc_bytes == 256 && c.live_count == 1);
+	acct__counts(&p->acct, id_of(t, B), &c);
+	assert_true(c.allocs == 2 && c.live_bytes == 65536 && c.live_count == 2);
+	acct__counts(&p->acct, id_of(t, C), &c);
+	assert_true(c.allocs == 70 && c.alloc_bytes == 4200000 && c.live_bytes == 60000);
+	acct__counts(&p->acct, id_of(t, D), &c);
+	assert_true(c.allocs == 128 && c.temporary == 128 && c.frees == 128);
+	trace__free(t);
+}
+
+/*
+ * At-peak values past a snapshot's word (blocks to 1022, bytes to 4 MiB -
+ * 1), of stacks past their node's counts: kept in their whole counts,
+ * exact; many snapshots, a new peak emptying them, the next one making
+ * the table small again, and the values after each exact.
+ */
+static void test_acct_snapshots(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	const uint64_t A = 0x401000, B = 0x402000, C = 0x403000, D = 0x404000;
+	struct acct_counts st, *s = &st;
+	uint64_t c, b;
+	struct proc *p;
+
+	(void)state;
+	for (uint64_t i = 0; i < 1023; i++)
+		send_at(t, HS_EV_ALLOC, 1, A, 0x100000 + i * 16, 16);
+	send_at(t, HS_EV_ALLOC, 1, B, 0x1000, 8u << 20);
+	/* 3000 stacks of a block each, every one changed after the peak. */
+	for (uint64_t i = 0; i < 3000; i++)
+		send_at(t, HS_EV_ALLOC, 1, 0x500000 + i * 4, 0x200000 + i * 16, 32);
+	p = trace__find_proc(t, PID0);
+	assert_int_equal(acct__wide(&p->acct), 2);
+	for (uint64_t i = 0; i < 3000; i++)
+		send_at(t, HS_EV_FREE, 1, 0, 0x200000 + i * 16, 0);
+	send_at(t, HS_EV_FREE, 1, 0, 0x100000, 0);
+	send_at(t, HS_EV_FREE, 1, 0, 0x1000, 0);
+	assert_int_equal(acct__snapshots(&p->acct), 3002);
+	assert_int_equal(acct__wide(&p->acct), 2);
+	at_peak(t, A, &c, &b, s);
+	assert_true(c == 1023 && b == 1023 * 16 && s->live_count == 1022 && s->allocs == 1023);
+	at_peak(t, B, &c, &b, s);
+	assert_true(c == 1 && b == 8u << 20 && s->live_count == 0 && s->frees == 1);
+	for (uint64_t i = 0; i < 3000; i += 999) {
+		at_peak(t, 0x500000 + i * 4, &c, &b, s);
+		assert_true(c == 1 && b == 32 && s->live_count == 0);
+	}
+	/* A new peak: every stack's live values are the peak's. */
+	send_at(t, HS_EV_ALLOC, 1, C, 0x3000, 16u << 20);
+	assert_int_equal(acct__snapshots(&p->acct), 0);
+	at_peak(t, A, &c, &b, s);
+	assert_true(c == 1022 && b == 1022 * 16);
+	at_peak(t, B, &c, &b, s);
+	assert_true(c == 0 && b == 0);
+	send_at(t, HS_EV_FREE, 1, 0, 0x3000, 0);
+	send_at(t, HS_EV_ALLOC, 1, D, 0x4000, 64);
+	at_peak(t, C, &c, &b, s);
+	assert_true(c == 1 && b == 16u << 20 && s->live_count == 0);
+	at_peak(t, D, &c, &b, s);
+	assert_true(c == 0 && b == 0 && s->live_bytes == 64);
+	assert_int_equal(acct__snapshots(&p->acct), 2);
+	/* The next peak empties a table of 2: it is made small again. */
+	assert_true(acct__memory(&p->acct) > 3000 * 8);
+	send_at(t, HS_EV_ALLOC, 1, C, 0x5000, 32u << 20);
+	assert_int_equal(acct__snapshots(&p->acct), 0);
+	assert_true(acct__memory(&p->acct) < 3000 * 8);
+	at_peak(t, D, &c, &b, s);
+	assert_true(c == 1 && b == 64);
+	trace__free(t);
+}
+
+/*
  * The closing accounting's count of lost events, what decides exit status
  * 3: a return without an entry (a call under way while the probes went in)
  * is said but is not a loss, alone or beside real ones. (The count once
@@ -639,6 +755,8 @@ int main(void)
 #endif
 		cmocka_unit_test(test_accounting),
 		cmocka_unit_test(test_acct_wide_and_marks),
+		cmocka_unit_test(test_acct_node_limits),
+		cmocka_unit_test(test_acct_snapshots),
 		cmocka_unit_test(test_final_count),
 		cmocka_unit_test(test_record_sizes),
 		cmocka_unit_test(test_realloc_order),

@@ -441,6 +441,46 @@ static void test_tree_per_stack(void **state)
 	stack_tree__free(st);
 }
 
+/*
+ * 2^16 stacks as a compiler's: a shared root, 16 levels of two frames
+ * each (a call in one library, its callee in another, 100 MB away: 4
+ * bytes of varint a frame), each level's pair one of two by a bit of the
+ * stack's number, and 3 frames of its own at the leaf: every branch
+ * splits a run of frames of 8 bytes. Its nodes, index and counts at most
+ * 66 bytes a stack: 64 (a branch a ref node of 20 bytes, each frame held
+ * once, 8 bytes of counts); 80 when a split copied its first part into
+ * the new branch, its bytes then held twice, and counts took 12.
+ */
+static void test_tree_per_stack_far(void **state)
+{
+	struct stack_tree *st = stack_tree__new();
+	const uint32_t n = 1u << 16;
+	const uint64_t lib_a = 0x7ffff4600000, lib_b = 0x7fffedc00000;
+	uint32_t id;
+	bool created;
+
+	(void)state;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t f[3 + 32 + 4];
+		uint32_t k = 0;
+
+		for (int j = 0; j < 3; j++)
+			f[k++] = lib_a + 0x100000 * (uint64_t)j + (i * 2654435761u >> 8 & 0xfffff);
+		for (int l = 15; l >= 0; l--) {
+			f[k++] = lib_b + 0x40000 * (uint64_t)l + (i >> l & 1) * 0x1230;
+			f[k++] = lib_a + 0x40000 * (uint64_t)l + (i >> l & 1) * 0x2340;
+		}
+		for (int j = 0; j < 4; j++)
+			f[k++] = 0x555555554000 + 0x40 * (uint64_t)j;
+		assert_int_equal(stack_tree__intern(st, f, k, 0, &id, &created), 0);
+		assert_true(created);
+	}
+	assert_int_equal(stack_tree__count(st), n);
+	print_message("%.1f bytes per stack\n", (double)stack_tree__memory(st) / n);
+	assert_true(stack_tree__memory(st) <= 66ULL * n);
+	stack_tree__free(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -451,6 +491,7 @@ int main(void)
 		cmocka_unit_test(test_tree_against_reference),
 		cmocka_unit_test(test_tree_shapes),
 		cmocka_unit_test(test_tree_per_stack),
+		cmocka_unit_test(test_tree_per_stack_far),
 	};
 
 	return cmocka_run_group_tests_name("tracker", tests, NULL, NULL);

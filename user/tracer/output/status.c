@@ -238,13 +238,14 @@ void status__stacks(FILE *out, const struct trace *t)
 	/* What grows with stacks: the nodes, their index, the counts beside. */
 	own = s.tree.used_bytes + s.tree.index_bytes + s.acct_bytes;
 	flog(out, "stack tables: %zu unique stacks, a tree of %zu nodes holding %zu frames: "
-		"%zu bytes of nodes (%zu of them counts, 12 a stack), %zu of the index of "
+		"%zu bytes of nodes (%zu of them counts, %d a stack), %zu of the index of "
 		"children past a node's first two (%zu of %zu slots), %zu of counts whole (%zu "
-		"stacks) and at-peak values (%zu kept): %.1f bytes per unique stack; with the "
+		"stacks), %zu of at-peak values (%zu kept): %.1f bytes per unique stack; with the "
 		"nodes' arena's unused end (%zu bytes) and the cache of the last stacks (%zu, "
 		"fixed), %zu bytes in all, %.1f per unique stack", n, s.tree.nodes, s.tree.frames,
-		s.tree.used_bytes, n * STACK_TREE_PAYLOAD, s.tree.index_bytes, s.tree.index_used,
-		s.tree.index_slots, s.acct_bytes, s.wide, s.snapshots, per(own, n),
+		s.tree.used_bytes, n * STACK_TREE_PAYLOAD, STACK_TREE_PAYLOAD, s.tree.index_bytes,
+		s.tree.index_used, s.tree.index_slots, s.acct_bytes - s.snap_bytes, s.wide,
+		s.snap_bytes, s.snapshots, per(own, n),
 		s.tree.arena_bytes - s.tree.used_bytes, s.cache_bytes, all, per(all, n));
 }
 

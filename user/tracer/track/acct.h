@@ -10,11 +10,11 @@
  * its last allocation is this one). One small entry per thread ever seen.
  *
  * A stack's counts live in its node of the process's tree (stacktree.h's
- * payload, 12 bytes): calls, frees and temporary allocations up to 1023,
- * 1023 and 511, bytes asked for and live up to 4 GiB, no block replaced
- * unseen (its live count is its calls less its frees); a stack past any
- * of these has its counts in a table of whole ones (64 bytes) for good,
- * the node keeping their index. Two marks beside them say what the last
+ * payload, 8 bytes): calls and frees up to 255, temporary allocations up
+ * to 127, bytes asked for up to 4 MiB - 1 and live up to 64 KiB - 1, no
+ * block replaced unseen (its live count is its calls less its frees); a
+ * stack past any of these has its counts in a table of whole ones (64
+ * bytes) for good, the node keeping their index. Two marks beside them say what the last
  * written record of the stack lacks.
  *
  * At-peak values are exact without replaying events: a new peak only
@@ -22,8 +22,9 @@
  * a stack's live values are copied into it the first time they change
  * after that, so a stack not in it holds its at-peak values as its live
  * ones (acct__counts). The snapshots are of the stacks changed since the
- * peak, each once, 16 bytes (32-bit values; a stack's past them in its
- * whole counts): none while a process's heap grows.
+ * peak, each once, 8 bytes (its id, and its blocks to 1022 and bytes to
+ * 4 MiB - 1 in a word: a stack past them is past its node's counts, and
+ * keeps them in its whole counts): none while a process's heap grows.
  */
 #ifndef HEAPSNOOP_ACCT_H
 #define HEAPSNOOP_ACCT_H
@@ -63,7 +64,7 @@ struct acct {
 	struct acct_wide *wide;		/* the whole counts of the stacks past them */
 	uint32_t nwide, wide_cap;
 	struct acct_snap *snaps;	/* at-peak values of the stacks changed since */
-	uint32_t nsnaps, snaps_cap;	/* ... (a power of two) */
+	uint32_t nsnaps, snaps_cap;
 };
 
 /*
@@ -123,8 +124,9 @@ bool acct__changed(const struct acct *a, uint32_t id);
 void acct__written(struct acct *a, uint32_t id);
 void acct__all_written(struct acct *a);
 
-/* Bytes beside the tree: the whole counts, the snapshots. */
+/* Bytes beside the tree: the whole counts, the snapshots; the snapshots' alone. */
 size_t acct__memory(const struct acct *a);
+size_t acct__snap_memory(const struct acct *a);
 /* How many stacks have whole counts, and snapshots now. */
 uint32_t acct__wide(const struct acct *a);
 uint32_t acct__snapshots(const struct acct *a);

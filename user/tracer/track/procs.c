@@ -254,6 +254,7 @@ void trace__stack_stats(const struct trace *t, struct trace_stack_stats *s)
 		s->wide += acct__wide(&p->acct);
 		s->snapshots += acct__snapshots(&p->acct);
 		s->acct_bytes += acct__memory(&p->acct);
+		s->snap_bytes += acct__snap_memory(&p->acct);
 	}
 	s->cache_bytes = stack_cache__memory(t->cache);
 }

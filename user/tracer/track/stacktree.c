@@ -8,14 +8,16 @@
  *
  *   u32  parent     a node's id (even) | lean (1), or STACK_TREE_ROOT |
  *                   cut flags
- *   u16  header     frames (11 bits), ends a stack (1), cut flags (3),
- *                   has children in the index (1)
+ *   u16  header     frames (10 bits), a ref node (1), ends a stack (1),
+ *                   cut flags (3), has children in the index (1)
  *   u8   fp[2]      a byte of the hash of each inline child's key  } not
  *   u32  kid[2]     its first two children (id + 1; 0: none)       } lean
+ *   [u32 ref        a ref node's: where its frames are]
  *   [STACK_TREE_PAYLOAD bytes, if it ends a stack]
  *   its frames      each LEB128(zigzag(frame - the frame before it)),
  *                   the one before the first being its parent's last
- *                   (0 at the root)
+ *                   (0 at the root); a ref node's are at its ref, in the
+ *                   bytes of the node it was split from (split())
  *
  * A node made for a new stack under another node is lean: a leaf, as
  * most stay (a stack that goes on past a leaf's end is rare), with no
@@ -35,7 +37,10 @@
  * outside their node: splitting a node cuts its run of differences in
  * two and re-encodes nothing (the first part becomes the parent, in the
  * node's place under its own parent; the second keeps the id, its
- * children and its stack).
+ * children and its stack). The first part's bytes stay where they were,
+ * the new node a ref node naming them, unless they are a byte or two:
+ * copying them would leave them twice in the arena, a node's bytes never
+ * being freed (clang++: 10 bytes a stack).
  *
  * The arena is a first chunk grown by doubling to CHUNK_SIZE, then
  * chunks of CHUNK_SIZE, never moved; no node straddles two; nodes start
@@ -50,30 +55,43 @@
 #include "stacks.h"
 #include "stacktree.h"
 
-#define CHUNK_SHIFT	20
+#define CHUNK_SHIFT	18
 #define CHUNK_SIZE	(1u << CHUNK_SHIFT)
 #define FIRST_CHUNK	4096u
 #define MAX_CHUNKS	(STACK_TREE_ROOT >> CHUNK_SHIFT)
 
-#define HDR_FRAMES	0x07ffu		/* 0..2047: a run up to REC_NODE_MAX_FRAMES */
+/* A node's run: one frame less than a record's, for the header's bit HDR_REF. */
+#define RUN_MAX		(REC_NODE_MAX_FRAMES - 1)
+#define HDR_FRAMES	0x03ffu		/* 0..1023: a run up to RUN_MAX */
+#define HDR_REF		0x0400u		/* its frames are elsewhere: at its ref */
 #define HDR_STACK	0x0800u
 #define HDR_FLAGS_SHIFT	12
 #define HDR_INDEXED	0x8000u		/* children past the inline two, in the index */
 #define NODE_HDR	16		/* parent, header, fp[2], kid[2] */
+#define NODE_REF	16		/* ... then a ref node's ref */
+#define NODE_REF_HDR	20		/* parent, header, fp[2], kid[2], ref */
 #define NODE_LEAN_HDR	6		/* parent, header: a lean node's */
 #define PARENT_LEAN	1u		/* the parent field's bit: lean */
 #define NODE_FP		6
 #define NODE_KID	8
 #define INLINE_KIDS	2
-/* The largest node: a run of REC_NODE_MAX_FRAMES frames, each in 10 bytes. */
-#define NODE_MAX	(NODE_HDR + STACK_TREE_PAYLOAD + REC_NODE_MAX_FRAMES * 10)
+/*
+ * A split's first part of at most this many bytes of varints is copied
+ * into its node (16 bytes and them); more, and its node refers to them
+ * where they are (20 bytes): prog_paths's branches of one near frame (a
+ * byte) are copied, clang++'s first parts, about 20 bytes, are not.
+ */
+#define SPLIT_COPY_MAX	2
+/* The largest node: a run of RUN_MAX frames, each in 10 bytes. */
+#define NODE_MAX	(NODE_REF_HDR + STACK_TREE_PAYLOAD + RUN_MAX * 10)
 
 #define KEY_NONE	UINT64_MAX	/* the key of a node of no frames */
 #define NO_NODE		UINT32_MAX
 #define MIN_SLOTS	16
 
 _Static_assert(NODE_MAX < CHUNK_SIZE, "a node fits in a chunk");
-_Static_assert(REC_NODE_MAX_FRAMES <= HDR_FRAMES, "a node's frames fit in its header");
+_Static_assert(RUN_MAX <= HDR_FRAMES && RUN_MAX <= REC_NODE_MAX_FRAMES,
+	       "a node's frames fit in its header, and in a record");
 _Static_assert(STACK_CUT_ALL < 8 && (STACK_TREE_ROOT & STACK_CUT_ALL) == 0 &&
 	       (STACK_CUT_ALL << HDR_FLAGS_SHIFT & HDR_INDEXED) == 0,
 	       "a root's parent holds the cut flags, a header them and the index bit");
@@ -139,18 +157,34 @@ static inline void set_parent(unsigned char *n, uint32_t v)
 	put_parent(n, v, is_lean(n));
 }
 
-/* The bytes before node @n's payload (if any) and frames. */
-static inline size_t hdr_size(const unsigned char *n)
-{
-	return is_lean(n) ? NODE_LEAN_HDR : NODE_HDR;
-}
-
 static inline uint16_t get_hdr(const unsigned char *n)
 {
 	uint16_t v;
 
 	memcpy(&v, n + 4, sizeof(v));
 	return v;
+}
+
+/* The bytes before node @n's payload (if any) and frames. */
+static inline size_t hdr_size(const unsigned char *n)
+{
+	if (is_lean(n))
+		return NODE_LEAN_HDR;
+	return get_hdr(n) & HDR_REF ? NODE_REF_HDR : NODE_HDR;
+}
+
+/* A ref node's: where its frames are in the arena (another node's bytes). */
+static inline uint32_t get_ref(const unsigned char *n)
+{
+	uint32_t v;
+
+	memcpy(&v, n + NODE_REF, sizeof(v));
+	return v;
+}
+
+static inline void set_ref(unsigned char *n, uint32_t v)
+{
+	memcpy(n + NODE_REF, &v, sizeof(v));
 }
 
 static inline void set_hdr(unsigned char *n, uint16_t v)
@@ -174,10 +208,14 @@ static inline void set_kid(unsigned char *n, int j, uint32_t v, uint8_t fp)
 	n[NODE_FP + j] = fp;
 }
 
-/* Where node @n's frames start. */
-static inline unsigned char *edge_of(unsigned char *n)
+/* Where node @n's frames start: after its header and payload, or at its ref. */
+static inline unsigned char *edge_of(const struct stack_tree *st, unsigned char *n)
 {
-	return n + hdr_size(n) + (get_hdr(n) & HDR_STACK ? STACK_TREE_PAYLOAD : 0);
+	uint16_t hdr = get_hdr(n);
+
+	if (hdr & HDR_REF && !is_lean(n))
+		return at(st, get_ref(n));
+	return n + hdr_size(n) + (hdr & HDR_STACK ? STACK_TREE_PAYLOAD : 0);
 }
 
 static inline unsigned int put_varint(unsigned char *p, uint64_t v)
@@ -227,9 +265,9 @@ static inline uint64_t unzigzag(uint64_t z)
 }
 
 /* The bytes of node @n's first @k frames. */
-static size_t edge_bytes(unsigned char *n, uint32_t k)
+static size_t edge_bytes(const struct stack_tree *st, unsigned char *n, uint32_t k)
 {
-	const unsigned char *e = edge_of(n), *p = e;
+	const unsigned char *e = edge_of(st, n), *p = e;
 	uint64_t v;
 
 	while (k--)
@@ -317,7 +355,7 @@ static uint64_t key_of(const struct stack_tree *st, uint32_t id, uint32_t *paren
 	*parent = get_parent(n);
 	*none = !(get_hdr(n) & HDR_FRAMES);
 	if (!*none)
-		get_varint(edge_of(n), &key);
+		get_varint(edge_of(st, n), &key);
 	return key;
 }
 
@@ -331,7 +369,7 @@ static bool key_is(const struct stack_tree *st, uint32_t id, uint32_t parent, ui
 		return false;
 	if (none)
 		return true;
-	get_varint(edge_of(n), &v);
+	get_varint(edge_of(st, n), &v);
 	return v == key;
 }
 
@@ -567,7 +605,7 @@ static uint32_t add_node(struct stack_tree *st, uint32_t parent, const uint64_t 
 	memset(n, 0, hdr + (stack ? STACK_TREE_PAYLOAD : 0));
 	put_parent(n, parent, lean);
 	set_hdr(n, (uint16_t)(k | (stack ? HDR_STACK : 0) | flags << HDR_FLAGS_SHIFT));
-	e = edge_of(n);
+	e = edge_of(st, n);
 	for (uint32_t i = k; i-- > 0; prev = frames[i]) {
 		uint64_t z = zigzag(frames[i] - prev);
 
@@ -582,45 +620,80 @@ static uint32_t add_node(struct stack_tree *st, uint32_t parent, const uint64_t 
 	return id;
 }
 
+/* @p's @n bytes reversed in place. */
+static void reverse(unsigned char *p, size_t n)
+{
+	for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+		unsigned char t = p[i];
+
+		p[i] = p[j - 1];
+		p[j - 1] = t;
+	}
+}
+
 /*
  * Node @id's first @k frames (0 < @k < its frames) become a node of
  * their own, its new parent, which ends a stack if @stack. Returns the
  * new node or NO_NODE (no memory: @id unchanged).
+ *
+ * The first part's varints are copied into the new node when they are a
+ * few bytes (SPLIT_COPY_MAX), @id's rest moved down over them (they stay
+ * unused at its end, as they did); else the new node refers to them
+ * where they are: a ref node's ref moves on past them, a node's own run
+ * is turned round in place, the rest first and the first part at its
+ * end, which the new node's ref names. No byte is copied twice, and a
+ * branch costs its 20 bytes, not 16 and its frames again.
  */
 static uint32_t split(struct stack_tree *st, uint32_t id, uint32_t k, bool stack)
 {
-	size_t head, all, size;
-	uint32_t parent, y;
+	size_t head, all, hsize;
+	uint32_t parent, y, ref = 0;
 	unsigned char *n, *yn, *e;
 	uint16_t hdr;
 	uint64_t key, next;
-	bool none;
+	bool none, copy;
 
 	n = at(st, id);
 	hdr = get_hdr(n);
-	head = edge_bytes(n, k);
-	all = edge_bytes(n, hdr & HDR_FRAMES);
+	head = edge_bytes(st, n, k);
+	all = edge_bytes(st, n, hdr & HDR_FRAMES);
 	key = key_of(st, id, &parent, &none);
-	size = NODE_HDR + (stack ? STACK_TREE_PAYLOAD : 0) + head;
+	copy = head <= SPLIT_COPY_MAX;
+	hsize = copy ? NODE_HDR : NODE_REF_HDR;
 	if (index_reserve(st))
 		return NO_NODE;
-	y = arena_alloc(st, size);
+	y = arena_alloc(st, hsize + (stack ? STACK_TREE_PAYLOAD : 0) + (copy ? head : 0));
 	if (y == NO_NODE)
 		return NO_NODE;
 	n = at(st, id);		/* the first chunk may have moved */
 	yn = at(st, y);
-	memset(yn, 0, NODE_HDR + (stack ? STACK_TREE_PAYLOAD : 0));
+	e = edge_of(st, n);
+	memset(yn, 0, hsize + (stack ? STACK_TREE_PAYLOAD : 0));
 	put_parent(yn, parent, false);
-	set_hdr(yn, (uint16_t)(k | (stack ? HDR_STACK : 0) |
-			       (hdr & ~(HDR_FRAMES | HDR_STACK | HDR_INDEXED))));
-	e = edge_of(n);
-	memcpy(edge_of(yn), e, head);
+	set_hdr(yn, (uint16_t)(k | (stack ? HDR_STACK : 0) | (copy ? 0 : HDR_REF) |
+			       (hdr & ~(HDR_FRAMES | HDR_STACK | HDR_INDEXED | HDR_REF))));
+	if (copy)
+		memcpy(edge_of(st, yn), e, head);
+	if (!is_lean(n) && (hdr & HDR_REF)) {
+		/* Its run is elsewhere: it starts past the first part now. */
+		ref = get_ref(n);
+		set_ref(n, ref + (uint32_t)head);
+	} else if (copy) {
+		/* @id keeps the rest of its run, under @y: its own bytes move down. */
+		memmove(e, e + head, all - head);
+	} else {
+		/* [first part][rest] -> [rest][first part], in place. */
+		reverse(e, head);
+		reverse(e + head, all - head);
+		reverse(e, all);
+		ref = id + (uint32_t)(e - n) + (uint32_t)(all - head);
+	}
+	if (!copy)
+		set_ref(yn, ref);
 	replace_child(st, parent, key, id, y);
-	/* @id keeps the rest of its run, under @y: its own bytes move down. */
-	memmove(e, e + head, all - head);
 	set_parent(n, y);
 	set_hdr(n, (uint16_t)((hdr & ~HDR_FRAMES) | ((hdr & HDR_FRAMES) - k)));
-	get_varint(e, &next);
+	get_varint(edge_of(st, n), &next);
 	add_child(st, y, next, id);
 	st->nodes++;
 	st->stacks += stack;
@@ -646,11 +719,10 @@ int stack_tree__intern(struct stack_tree *st, const uint64_t *frames, uint32_t n
 			       i > 0 ? zigzag(frames[i - 1] - frames[i]) : 0);
 		if (c == NO_NODE) {
 			/* A run longer than a node holds: a chain of full nodes, root side first. */
-			while (i + 1 > REC_NODE_MAX_FRAMES) {
-				int64_t low = i + 1 - REC_NODE_MAX_FRAMES;
+			while (i + 1 > RUN_MAX) {
+				int64_t low = i + 1 - RUN_MAX;
 
-				c = add_node(st, cur, frames + low, REC_NODE_MAX_FRAMES, prev, flags,
-					     false);
+				c = add_node(st, cur, frames + low, RUN_MAX, prev, flags, false);
 				if (c == NO_NODE)
 					return -ENOMEM;
 				prev = frames[low];
@@ -667,7 +739,7 @@ int stack_tree__intern(struct stack_tree *st, const uint64_t *frames, uint32_t n
 		/* Its first frame is ours: how many more are. */
 		node = at(st, c);
 		nf = get_hdr(node) & HDR_FRAMES;
-		e = edge_of(node);
+		e = edge_of(st, node);
 		e += get_varint(e, &v);
 		pc = frames[i];
 		for (m = 1; m < nf && i - m >= 0; m++) {
@@ -746,7 +818,7 @@ uint32_t stack_tree__frames(const struct stack_tree *st, uint32_t id, uint64_t *
 	}
 	k = total;
 	while (nchain--) {
-		unsigned char *n = at(st, chain[nchain]), *e = edge_of(n);
+		unsigned char *n = at(st, chain[nchain]), *e = edge_of(st, n);
 		uint32_t nf = get_hdr(n) & HDR_FRAMES;
 		uint64_t v;
 
@@ -813,7 +885,7 @@ void stack_tree__node(const struct stack_tree *st, uint32_t id, struct stack_nod
 
 uint64_t stack_tree__edge(const struct stack_tree *st, uint32_t id, uint64_t prev, uint64_t *out)
 {
-	unsigned char *n = at(st, id), *e = edge_of(n);
+	unsigned char *n = at(st, id), *e = edge_of(st, n);
 	uint32_t nf = get_hdr(n) & HDR_FRAMES;
 	uint64_t v;
 

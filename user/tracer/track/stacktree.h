@@ -19,10 +19,12 @@
  * one's frames go on ends at a node of its own, of no frames, under the
  * node where it ends.
  *
- * Memory: a node is 16 bytes (its parent, its first two children), its
- * frames' varints, and the payload if it ends a stack; an index of the
- * roots' children and those past a node's second, 5 bytes a slot, kept
- * at most 4/5 full (docs/DESIGN.md, "Stack tables", has the numbers).
+ * Memory: a node is 16 bytes (its parent, its first two children), 6
+ * for a leaf made under a node (lean), 20 for a branch that refers to
+ * its frames where they are; its frames' varints, and the payload if it
+ * ends a stack; an index of the roots' children and those past a node's
+ * second, 5 bytes a slot, kept at most 4/5 full (docs/DESIGN.md, "Stack
+ * tables", has the numbers).
  * Nothing is ever removed: a process's tree goes whole when it ends or
  * execs. Not thread-safe: the loop's thread alone touches it.
  */
@@ -34,7 +36,7 @@
 #include <stdint.h>
 
 /* Bytes of the caller's a stack's node holds (acct.h's small counts). */
-#define STACK_TREE_PAYLOAD	12
+#define STACK_TREE_PAYLOAD	8
 
 /*
  * A node's parent: another node's id, or for a node at the root

@@ -272,6 +272,7 @@ struct trace_stack_stats {
 	size_t wide;		/* stacks whose counts outgrew their node */
 	size_t snapshots;	/* at-peak values kept now */
 	size_t acct_bytes;	/* both tables' memory */
+	size_t snap_bytes;	/* ... the snapshots' */
 	size_t cache_bytes;	/* the stacks interned last (stackcache.h), one for all */
 };
 
