@@ -2,6 +2,27 @@
 # test_python.sh (the BPF tracer) and tests/collector/test_preload_python.sh
 # (heapsnoop --preload) read stacks alike.
 
+# The other CPython builds run where they are here, one a line "LABEL
+# PYTHON": python-build-standalone's 3.12 (the Google Cloud SDK's copy;
+# clang, --enable-shared, no .symtab: HS_PY_PBS312 names another),
+# pyenv's 3.12.1 and 3.13.0 (built from CPython's source, --enable-shared,
+# GCC; HS_PYENV_ROOT, default /root/.pyenv). A "skipped: no ..." line on
+# standard output for each one absent (CI machines may have none).
+other_pythons() {
+	local pyenv=${HS_PYENV_ROOT:-/root/.pyenv}/versions label py
+	while read -r label py; do
+		if [ -x "$py" ]; then
+			echo "$label $py"
+		else
+			echo "skipped: no $label here ($py)" >&2
+		fi
+	done <<-EOF
+	pbs-3.12 ${HS_PY_PBS312:-/usr/lib/google-cloud-sdk/platform/bundledpythonunix/bin/python3.12}
+	pyenv-3.12.1 $pyenv/3.12.1/bin/python3.12
+	pyenv-3.13.0 $pyenv/3.13.0/bin/python3.13
+	EOF
+}
+
 # The frames of LOG's `live` records of SIZE bytes (heapdecode -s),
 # innermost first, one a line: "py FUNCTION FILE:LINE" (FILE's last
 # component) or "c NAME"; a line "--" after each record's.
