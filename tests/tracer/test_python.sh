@@ -22,6 +22,9 @@
 #     under the server's own line, in a dump asked for while it runs
 #     (server.py); a process that uses pymalloc said so;
 #   --no-interp: native frames only, PYTHONMALLOC left alone;
+#   a copy of python3.11 whose eval loop is not exported (renamed in its
+#     .dynstr): refused once, the message naming what is missing, where
+#     it was looked for and what to do;
 #   trixie's python3.13, the kernel matrix's guests' own, or in its root
 #     (chroot) where tests/distro made it: the same chain (3.13's layout
 #     from its _Py_DebugOffsets);
@@ -278,6 +281,29 @@ if all_parts "pymalloc attached, --no-interp"; then
 	expect_eq "--no-interp: no Python frame" "$(grep -c '^py ' "$T/native.stack")" 0
 	check "--no-interp: the eval loop's frames stay" grep -q '_PyEval_EvalFrameDefault' "$T/native.stack"
 	check "--no-interp: PYTHONMALLOC left alone" bash -c "! grep -q PYTHONMALLOC '$T/native.err'"
+fi
+
+if all_parts "a build that hides its eval loop"; then
+	# A copy of python3.11 whose _PyEval_EvalFrameDefault is renamed in its
+	# .dynstr (it runs as before): refused once, the message naming the
+	# missing export, where it is looked for and what to do; native frames.
+	python3 -c "
+import subprocess, sys
+src, dst = sys.argv[1:]
+out = subprocess.run(['readelf', '-SW', src], capture_output=True, text=True, check=True).stdout
+f = next(l.split(']')[1].split() for l in out.splitlines() if ' .dynstr ' in l)
+off, size = int(f[3], 16), int(f[4], 16)
+b = bytearray(open(src, 'rb').read())
+i = b.find(b'\\0_PyEval_EvalFrameDefault\\0', off, off + size)
+b[i + 1] = ord('X')
+open(dst, 'wb').write(b)" "$PY" "$T/noeval" && chmod +x "$T/noeval"
+	"$HS" -q -o "$T/noeval.rec" -- "$T/noeval" chain_a.py > /dev/null 2> "$T/noeval.err"
+	check "eval loop hidden: heapsnoop exits 0" test $? -eq 0
+	expect_eq "eval loop hidden: said once, what is missing, where, what to do" \
+		"$(grep -c "runs $T/noeval: its Python frames are not read: no _PyEval_EvalFrameDefault with a size in its exported symbols (.dynsym), where CPython's own build puts it: a build that hides or renames its eval loop; its Python frames need one that exports it (--no-interp: native frames only)\$" "$T/noeval.err")" 1
+	stack_of "$T/noeval.rec" 777778 > "$T/noeval.stack"
+	check "eval loop hidden: native frames, no Python frame" \
+		bash -c "grep -q '^c ' '$T/noeval.stack' && ! grep -q '^py ' '$T/noeval.stack'"
 fi
 
 # --- other builds: python-build-standalone's, pyenv's --------------------------

@@ -276,7 +276,9 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 		interp__reset(ip, p);
 		p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
 	}
-	if (p->state == IP_ON)
+	if (when == INTERP_AT_EXEC)
+		p->refused = false;
+	if (p->state == IP_ON || p->refused)
 		return;
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
@@ -301,6 +303,7 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	py_layout__version_str(p->img.version, v, sizeof(v));
 	if (err) {
 		ip->c.refused++;
+		p->refused = true;
 		elog("pid %d runs %s: its Python frames are not read: %s%s", pid, m->path, why,
 		     err == -EINVAL ? " (please report this with heapsnoop -V and the binary's "
 		     "package version)" : "");
@@ -309,6 +312,7 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	p->bias = load_bias(&p->img, m);
 	if (when == INTERP_RUNNING && !tss_key_holds(p, why, sizeof(why))) {
 		ip->c.refused++;
+		p->refused = true;
 		elog("pid %d runs %s: its Python frames are not read: %s (please report this with "
 		     "heapsnoop -V and the binary's package version)", pid, m->path, why);
 		goto out;

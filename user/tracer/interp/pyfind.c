@@ -81,7 +81,7 @@ static int find_eval(struct elf_file *ef, struct py_image *img, char *why, size_
 		    "(.dynsym), where CPython's own build puts it: a build that hides or renames "
 		    "its eval loop; its Python frames need one that exports it (--no-interp: "
 		    "native frames only)");
-		return -EINVAL;
+		return -ENOTSUP;
 	}
 	img->eval[0] = (struct py_range){ fn.addr, fn.addr + fn.size };
 	img->neval = 1;
@@ -205,7 +205,7 @@ static int find_code_type(struct elf_file *ef, struct py_image *img, char *why, 
 		say(why, cap, "no PyCode_Type in its exported symbols (.dynsym) or data, where "
 		    "CPython's own build puts it: a build that hides its C API; its Python frames "
 		    "need one that exports it (--no-interp: native frames only)");
-		return -EINVAL;
+		return -ENOTSUP;
 	}
 	img->code_type = obj.addr;
 	/* tp_basicsize: the code object up to its code units. */
