@@ -120,10 +120,11 @@ static void test_python312(void **state)
 		assert_true(img.code_type && img.code_dealloc && img.code_dealloc_off);
 		assert_true(img.neval >= 1 && img.eval[0].start < img.eval[0].end);
 		print_message("%s: 3.12, _PyRuntime %#llx (%llu bytes), TSS key +1544, eval "
-			      "[%#llx, %#llx) and %d more\n", py312[i],
+			      "[%#llx, %#llx) and %d more, pymalloc's hook %s\n", py312[i],
 			      (unsigned long long)img.runtime, (unsigned long long)img.runtime_size,
 			      (unsigned long long)img.eval[0].start,
-			      (unsigned long long)img.eval[0].end, img.neval - 1);
+			      (unsigned long long)img.eval[0].end, img.neval - 1,
+			      img.obj_hook ? "found" : "not found");
 	}
 }
 
