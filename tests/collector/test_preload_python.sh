@@ -20,8 +20,17 @@
 #     heap of heapfreed.py said with its peak;
 #   --no-interp: native frames only, PYTHONMALLOC left alone; a
 #     PYTHONMALLOC the user set, left alone;
-#   the collector alone (LD_PRELOAD by hand): native frames only.
-# No BPF: runs as any user. ~10 s.
+#   the collector alone (LD_PRELOAD by hand): native frames only;
+#   the other builds where they are (pylib.sh's other_pythons:
+#     python-build-standalone's 3.12, clang, no .symtab; pyenv's 3.12.1
+#     and 3.13.0) and trixie's python3.13 in its root (chroot, as root):
+#     the chain, re-entered, 60 deep, a thread (pyenv's: the chain),
+#     each Python's frames read by the layout of its version (3.12: the
+#     table's; 3.13: its own _Py_DebugOffsets), no stack cut=order;
+#     pyenv's 3.10.13 said not read (before 3.11); "skipped: no ..." for
+#     each one absent.
+# No BPF: runs as any user (the root's 3.13: as root). ~12 s; the other
+# builds here 62 s more (pyenv's DWARF: 8 s a heapdecode -s).
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 . "$(dirname "$0")/../tracer/pylib.sh"
@@ -48,8 +57,9 @@ cd "$SCRIPTS" || exit 1
 check "chain: heapsnoop exits with python's status (0, after os._exit)" test $? -eq 0
 check "chain: PYTHONMALLOC=malloc for the command" \
 	grep -q "PYTHONMALLOC=malloc for the command" "$T/chain.err"
-check "chain: it says it names Python 3.11's frames" \
-	grep -q "pid [0-9]*: Python 3\.11\.[0-9]*, its frames read by its collector" "$T/chain.err"
+PYV=$("$PY" -c 'import sys; print(sys.version.split()[0])')
+check "chain: it says it names Python $PYV's frames" \
+	grep -q "pid [0-9]*: Python ${PYV//./\\.}, its frames read by its collector" "$T/chain.err"
 stack_of "$T/chain" 777778 > "$T/chain.stack"
 expect_chain "chain" "$T/chain.stack" "$CHAIN, <module> chain_a.py:30"
 check "chain: the dump names its frames (frame records, kind=python)" \
@@ -174,5 +184,61 @@ stack_of "$T/alone" 777778 > "$T/alone.stack"
 check "alone: native frames only, every line encoded" \
 	bash -c "grep -q _PyEval_EvalFrameDefault '$T/alone.stack' && ! grep -q '^py ' '$T/alone.stack' &&
 		 ! grep -q 'unencodable' '$T/alone'"
+
+# --- other builds -----------------------------------------------------------
+# The chain, re-entered, 60 deep and a thread under LABEL's python, run by
+# COMMAND... (the scripts' directory its own SDIR); pyenv's the chain.
+other_build() { # LABEL SDIR COMMAND...
+	local l=$1 sdir=$2; shift 2
+	"$HS" --preload -v -o "$T/$l.chain" -- "$@" "$sdir/chain_a.py" > /dev/null 2> "$T/$l.chain.err"
+	check "$l: heapsnoop exits 0" test $? -eq 0
+	check "$l: it says it names its frames" \
+		grep -q "pid [0-9]*: Python 3\.1[23]\.[0-9]*, its frames read by its collector" "$T/$l.chain.err"
+	stack_of "$T/$l.chain" 777778 > "$T/$l.chain.stack"
+	expect_chain "$l: chain" "$T/$l.chain.stack" "$CHAIN, <module> chain_a.py:30"
+	check "$l: no frame <code gone>, no stack cut=order" \
+		bash -c "! '$HD' -s '$T/$l.chain' | grep -q '<code gone>' && grep -q ' 0 stacks cut=order' '$T/$l.chain.err'"
+	# pyenv's: their DWARF makes each heapdecode -s 8 s.
+	[ "${l#pyenv}" = "$l" ] || return 0
+	"$HS" --preload -o "$T/$l.inter" -- "$@" "$sdir/interleave.py" > /dev/null 2> "$T/$l.inter.err"
+	expect_reentered "$T/$l.inter" "$l:"
+	"$HS" --preload -o "$T/$l.deep" -- "$@" "$sdir/deep.py" > /dev/null 2> "$T/$l.deep.err"
+	stack_of "$T/$l.deep" 666667 > "$T/$l.deep.stack"
+	expect_chain "$l: 60 frames deep" "$T/$l.deep.stack" "$DEEP, <module> deep.py:19"
+	"$HS" --preload -o "$T/$l.threads" -- "$@" "$sdir/threads.py" > /dev/null 2> "$T/$l.threads.err"
+	expect_nogil_chain "$T/$l.threads" "$l:"
+}
+
+while read -r label opy <&3; do
+	echo "python: $opy ($("$opy" -c 'import sys; print(sys.version.split()[0])'))"
+	other_build "$label" "$SCRIPTS" "$opy"
+done 3< <(other_pythons)
+
+# trixie's python3.13 in its root: the collector where the root sees it (a
+# copy under /tmp, the host's /tmp bound over the root's), the scripts in
+# its /mnt, in a mount namespace of their own.
+root=${HS_PYROOT313:-$(ls -d /var/cache/heapsnoop/roots/trixie.*/root 2> /dev/null | head -n 1)}
+if [ -n "$root" ] && [ -x "$root/usr/bin/python3.13" ] && [ "$(id -u)" = 0 ]; then
+	echo "python: $root/usr/bin/python3.13 (in its root)"
+	lib=$(mktemp -d /tmp/hs-pl313.XXXXXX)
+	chmod 755 "$lib" && cp "$OUT/libheapsnoop_preload.so" "$lib/"
+	HEAPSNOOP_PRELOAD_LIB=$lib/libheapsnoop_preload.so other_build trixie-3.13 /mnt \
+		unshare -m sh -c "mount --bind /tmp '$root/tmp' && mount --bind '$SCRIPTS' '$root/mnt' &&
+			exec chroot '$root' /usr/bin/python3.13 \"\$0\"" 
+	rm -rf "$lib"
+else
+	echo "skipped: no trixie root with python3.13 (tests/distro/make-root.sh trixie), or not root"
+fi
+
+# Before 3.11: said, not read.
+py310=${HS_PYENV_ROOT:-/root/.pyenv}/versions/3.10.13/bin/python3.10
+if [ -x "$py310" ]; then
+	"$HS" --preload -o "$T/310" -- "$py310" chain_a.py > /dev/null 2> "$T/310.err"
+	check "3.10: said not read, why and what to do" grep -q \
+		"heapsnoop-preload: pid [0-9]*: a CPython before 3.11 (no Py_Version in its exported symbols): its frames are not read: heapsnoop reads the frames of 3.11 to 3.13; run it on one of those" \
+		"$T/310.err"
+else
+	echo "skipped: no pyenv 3.10.13 here ($py310)"
+fi
 
 finish

@@ -5,6 +5,12 @@
  *   - pyfind on Debian's /usr/bin/python3.11 (and trixie's python3.13
  *     when a root has it): its version, layout, TSS key, PyCode_Type, its
  *     destructor, the eval loop and its .cold part, pymalloc's hook;
+ *   - pyfind on 3.12 builds where they are (python-build-standalone's,
+ *     clang's code the decoder does not know, no .symtab; pyenv's, GCC's):
+ *     the TSS key at the table's offset, whichever the code says;
+ *   - a build that hides its eval loop (a copy of python3.11 whose
+ *     _PyEval_EvalFrameDefault is renamed in .dynstr): refused, the
+ *     message naming the symbol, where it is looked for and what to do;
  *   - libctsd on this machine's glibc, checked against glibc itself: a
  *     key's value set with pthread_setspecific() is where the offsets say,
  *     from this thread's thread pointer;
@@ -14,7 +20,8 @@
  *     never named; a death's last look ahead wins over the memory; after
  *     an exec ahead, nothing is read.
  *
- *   test_pyfind [PYTHON313]    (cmocka; PYTHON313: a python3.13 binary)
+ *   test_pyfind [PYTHON313|- [PY312...]]    (cmocka; PYTHON313: a python3.13
+ *   binary, -: none; PY312: a python3.12 or a libpython3.12.so)
  */
 #include <errno.h>
 #include <pthread.h>
@@ -30,6 +37,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <gelf.h>
 
 #include "heapsnoop/interp.h"
 #include "interp/libctsd.h"
@@ -40,6 +49,8 @@
 #define PY311 "/usr/bin/python3.11"
 
 static const char *py313;
+static char **py312;
+static int npy312;
 
 static void check_image(const char *path, uint32_t minor)
 {
@@ -90,6 +101,93 @@ static void test_python313(void **state)
 	assert_int_equal(py_image__read(py313, &img, (char[64]){ 0 }, 64), 0);
 	assert_true(img.debug_offsets);
 	assert_int_equal(img.layout.ts_frame, 72);
+}
+
+/* 3.12: the TSS key at the table's offset, by the code (GCC) or not (clang). */
+static void test_python312(void **state)
+{
+	(void)state;
+	if (!npy312)
+		print_message("no python3.12 given: skipped\n");
+	for (int i = 0; i < npy312; i++) {
+		struct py_image img;
+		char why[512] = "";
+
+		if (py_image__read(py312[i], &img, why, sizeof(why)))
+			fail_msg("%s: %s", py312[i], why);
+		assert_int_equal(PY_MINOR_OF(img.version), 0x030c);
+		assert_int_equal(img.tss_key - img.runtime, 1544);
+		assert_true(img.code_type && img.code_dealloc && img.code_dealloc_off);
+		assert_true(img.neval >= 1 && img.eval[0].start < img.eval[0].end);
+		print_message("%s: 3.12, _PyRuntime %#llx (%llu bytes), TSS key +1544, eval "
+			      "[%#llx, %#llx) and %d more, pymalloc's hook %s\n", py312[i],
+			      (unsigned long long)img.runtime, (unsigned long long)img.runtime_size,
+			      (unsigned long long)img.eval[0].start,
+			      (unsigned long long)img.eval[0].end, img.neval - 1,
+			      img.obj_hook ? "found" : "not found");
+	}
+}
+
+/* @from copied to @to with @name's first letter changed in its .dynstr. */
+static void copy_renaming(const char *from, const char *to, const char *name)
+{
+	size_t want = strlen(name) + 1;
+	GElf_Shdr sh, dyn = { 0 };
+	Elf_Scn *scn = NULL;
+	FILE *f = fopen(from, "rb");
+	unsigned char *b;
+	size_t shstr, n;
+	long len;
+	Elf *elf;
+	int fd;
+
+	assert_non_null(f);
+	assert_int_equal(fseek(f, 0, SEEK_END), 0);
+	len = ftell(f);
+	rewind(f);
+	b = malloc((size_t)len);
+	assert_non_null(b);
+	assert_int_equal(fread(b, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	elf_version(EV_CURRENT);
+	elf = elf_memory((char *)b, (size_t)len);
+	assert_non_null(elf);
+	assert_int_equal(elf_getshdrstrndx(elf, &shstr), 0);
+	while ((scn = elf_nextscn(elf, scn)) != NULL)
+		if (gelf_getshdr(scn, &sh) && !strcmp(elf_strptr(elf, shstr, sh.sh_name), ".dynstr"))
+			dyn = sh;
+	elf_end(elf);
+	assert_true(dyn.sh_size > want);
+	for (n = dyn.sh_offset; n + want <= dyn.sh_offset + dyn.sh_size; n++)
+		if (!memcmp(b + n, name, want) && b[n - 1] == '\0')
+			break;
+	assert_true(n + want <= dyn.sh_offset + dyn.sh_size);
+	b[n] = 'X';
+	fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, b, (size_t)len), len);
+	close(fd);
+	free(b);
+}
+
+/* A build that hides its eval loop: refused, said what is missing, where, what to do. */
+static void test_eval_hidden(void **state)
+{
+	char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
+	struct py_image img;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	copy_renaming(PY311, path, "_PyEval_EvalFrameDefault");
+	assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
+	unlink(path);
+	print_message("%s\n", why);
+	assert_non_null(strstr(why, "no _PyEval_EvalFrameDefault"));
+	assert_non_null(strstr(why, "(.dynsym)"));
+	assert_non_null(strstr(why, "its Python frames need one that exports it"));
+	assert_non_null(strstr(why, "--no-interp"));
 }
 
 static void test_not_python(void **state)
@@ -318,7 +416,9 @@ int main(int argc, char **argv)
 	const struct CMUnitTest files[] = {
 		cmocka_unit_test(test_python311),
 		cmocka_unit_test(test_python313),
+		cmocka_unit_test(test_python312),
 		cmocka_unit_test(test_not_python),
+		cmocka_unit_test(test_eval_hidden),
 		cmocka_unit_test(test_libc_tsd),
 	};
 	const struct CMUnitTest live[] = {
@@ -326,7 +426,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_death_and_exec_ahead),
 	};
 
-	py313 = argc > 1 ? argv[1] : NULL;
+	py313 = argc > 1 && strcmp(argv[1], "-") ? argv[1] : NULL;
+	py312 = argv + 2;
+	npy312 = argc > 2 ? argc - 2 : 0;
 	signal(SIGPIPE, SIG_IGN);
 	return cmocka_run_group_tests(files, NULL, NULL) |
 	       cmocka_run_group_tests(live, start_python, stop_python);

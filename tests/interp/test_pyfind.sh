@@ -2,7 +2,9 @@
 # test_pyfind.sh BUILD_DIR - the tracer's CPython finder and resolver
 # (tests/interp/test_pyfind.c) on Debian's /usr/bin/python3.11, and on a
 # python3.13 where there is one (HS_PYROOT313: a Debian 13 root; by
-# default tests/distro/make-root.sh's trixie root if it is made).
+# default tests/distro/make-root.sh's trixie root if it is made), and on
+# the 3.12 builds of tests/tracer/pylib.sh's other_pythons where they are
+# (python-build-standalone's, pyenv's).
 set -u
 OUT=$(realpath "${1:?usage: $0 BUILD_DIR}")
 [ -x /usr/bin/python3.11 ] || { echo "FAIL /usr/bin/python3.11 is not there: scripts/install-deps.sh installs Debian's python3.11"; exit 1; }
@@ -13,4 +15,12 @@ if [ -n "$root" ] && [ -x "$root/usr/bin/python3.13" ]; then
 else
 	echo "note: no 3.13 root (HS_PYROOT313, or tests/distro/make-root.sh trixie): 3.11 only"
 fi
-exec "$OUT/tests/test_pyfind" ${py313:+"$py313"}
+. "$(dirname "$0")/../tracer/pylib.sh"
+py312=()
+while read -r label py; do
+	# Its CPython: the libpython3.12 beside it (--enable-shared), else itself.
+	lib=$(dirname "$py")/../lib/libpython3.12.so.1.0
+	[ -e "$lib" ] || lib=$py
+	case $label in *3.12*) py312+=("$lib") ;; esac
+done < <(other_pythons)
+exec "$OUT/tests/test_pyfind" "${py313:--}" ${py312[@]+"${py312[@]}"}

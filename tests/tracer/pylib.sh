@@ -2,6 +2,27 @@
 # test_python.sh (the BPF tracer) and tests/collector/test_preload_python.sh
 # (heapsnoop --preload) read stacks alike.
 
+# The other CPython builds run where they are here, one a line "LABEL
+# PYTHON": python-build-standalone's 3.12 (the Google Cloud SDK's copy;
+# clang, --enable-shared, no .symtab: HS_PY_PBS312 names another),
+# pyenv's 3.12.1 and 3.13.0 (built from CPython's source, --enable-shared,
+# GCC; HS_PYENV_ROOT, default /root/.pyenv). A "skipped: no ..." line on
+# standard error for each one absent (CI machines may have none).
+other_pythons() {
+	local pyenv=${HS_PYENV_ROOT:-/root/.pyenv}/versions label py
+	while read -r label py; do
+		if [ -x "$py" ]; then
+			echo "$label $py"
+		else
+			echo "skipped: no $label here ($py)" >&2
+		fi
+	done <<-EOF
+	pbs-3.12 ${HS_PY_PBS312:-/usr/lib/google-cloud-sdk/platform/bundledpythonunix/bin/python3.12}
+	pyenv-3.12.1 $pyenv/3.12.1/bin/python3.12
+	pyenv-3.13.0 $pyenv/3.13.0/bin/python3.13
+	EOF
+}
+
 # The frames of LOG's `live` records of SIZE bytes (heapdecode -s),
 # innermost first, one a line: "py FUNCTION FILE:LINE" (FILE's last
 # component) or "c NAME"; a line "--" after each record's.
@@ -44,14 +65,16 @@ expect_chain() { # NAME STACKFILE WANT
 # interleave.py's record in LOG (the loop re-entered from C: map(), a
 # class call, a generator): each eval frame its segment of Python frames
 # in order, C frames between the segments, no eval frame or cut= left.
-expect_reentered() { # LOG
+# LABEL: what the checks' names begin with.
+expect_reentered() { # LOG [LABEL]
+	local l=${2:+$2 }
 	stack_of "$1" 555556 > "$1.stack"
-	expect_eq "re-entered: the Python frames in order" "$(py_frames "$1.stack")" \
+	expect_eq "${l}re-entered: the Python frames in order" "$(py_frames "$1.stack")" \
 		"leaf interleave.py:12, gen interleave.py:17, K.__init__ interleave.py:22, g interleave.py:26, main interleave.py:30, <module> interleave.py:34"
-	expect_eq "re-entered: C frames between gen and K.__init__, K.__init__ and g, g and main" \
+	expect_eq "${l}re-entered: C frames between gen and K.__init__, K.__init__ and g, g and main" \
 		"$(awk '$1 == "py" { if (c && n) runs++; c = 0; n++ } $1 == "c" { c = 1 } END { print runs + 0 }' \
 		   "$1.stack")" 3
-	check "re-entered: no _PyEval_EvalFrameDefault frame left, no cut=" \
+	check "${l}re-entered: no _PyEval_EvalFrameDefault frame left, no cut=" \
 		bash -c "! grep -q _PyEval_EvalFrameDefault '$1.stack' &&
 			 '$HD' -s '$1' | grep '^heapsnoop: live .*~b#size: 555556,' | grep -vq 'cut='"
 }
@@ -71,9 +94,9 @@ expect_exec_named() { # LOG
 }
 
 # threads.py's records in LOG: each of its 20 blocks under nogil_alloc
-# (threads.py:16) <- run_it (threads.py:21).
-expect_nogil_chain() { # LOG
-	expect_eq "a thread that released the GIL: each of the 20 under nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
+# (threads.py:16) <- run_it (threads.py:21). LABEL: as expect_reentered's.
+expect_nogil_chain() { # LOG [LABEL]
+	expect_eq "${2:+$2 }a thread that released the GIL: each of the 20 under nogil_alloc (threads.py:16) <- run_it (threads.py:21)" \
 		"$(stacks_of "$1" 333333 | awk '$1 == "py" && !n++ { s = $2 " " $3 } $1 == "py" && n == 2 { s = s ", " $2 " " $3 }
 			/^--$/ { if (s == "nogil_alloc threads.py:16, run_it threads.py:21") k++; n = 0; s = "" } END { print k + 0 }')" 20
 }

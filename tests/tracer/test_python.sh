@@ -22,9 +22,17 @@
 #     under the server's own line, in a dump asked for while it runs
 #     (server.py); a process that uses pymalloc said so;
 #   --no-interp: native frames only, PYTHONMALLOC left alone;
+#   a copy of python3.11 whose eval loop is not exported (renamed in its
+#     .dynstr): refused once, the message naming what is missing, where
+#     it was looked for and what to do;
 #   trixie's python3.13, the kernel matrix's guests' own, or in its root
 #     (chroot) where tests/distro made it: the same chain (3.13's layout
-#     from its _Py_DebugOffsets).
+#     from its _Py_DebugOffsets);
+#   the other builds where they are (pylib.sh's other_pythons:
+#     python-build-standalone's 3.12, clang, no .symtab; pyenv's 3.12.1
+#     and 3.13.0, --enable-shared), each launched (the chain; the 3.12 of
+#     python-build-standalone re-entered, 60 deep, a thread too) and
+#     attached (the chain, 60 deep); "skipped: no ..." for each one absent.
 # HS_PY_MILLION: the small objects' count (default 1000000).
 # HS_PY_KERNEL_ONLY=1 (the kernel matrix's guests): only the parts whose
 # outcome the kernel decides, the BPF walk's loading and reads (launched:
@@ -273,6 +281,88 @@ if all_parts "pymalloc attached, --no-interp"; then
 	expect_eq "--no-interp: no Python frame" "$(grep -c '^py ' "$T/native.stack")" 0
 	check "--no-interp: the eval loop's frames stay" grep -q '_PyEval_EvalFrameDefault' "$T/native.stack"
 	check "--no-interp: PYTHONMALLOC left alone" bash -c "! grep -q PYTHONMALLOC '$T/native.err'"
+fi
+
+if all_parts "a build that hides its eval loop"; then
+	# A copy of python3.11 whose _PyEval_EvalFrameDefault is renamed in its
+	# .dynstr (it runs as before): refused once, the message naming the
+	# missing export, where it is looked for and what to do; native frames.
+	python3 -c "
+import subprocess, sys
+src, dst = sys.argv[1:]
+out = subprocess.run(['readelf', '-SW', src], capture_output=True, text=True, check=True).stdout
+f = next(l.split(']')[1].split() for l in out.splitlines() if ' .dynstr ' in l)
+off, size = int(f[3], 16), int(f[4], 16)
+b = bytearray(open(src, 'rb').read())
+i = b.find(b'\\0_PyEval_EvalFrameDefault\\0', off, off + size)
+b[i + 1] = ord('X')
+open(dst, 'wb').write(b)" "$PY" "$T/noeval" && chmod +x "$T/noeval"
+	"$HS" -q -o "$T/noeval.rec" -- "$T/noeval" chain_a.py > /dev/null 2> "$T/noeval.err"
+	check "eval loop hidden: heapsnoop exits 0" test $? -eq 0
+	expect_eq "eval loop hidden: said once, what is missing, where, what to do" \
+		"$(grep -c "runs $T/noeval: its Python frames are not read: no _PyEval_EvalFrameDefault with a size in its exported symbols (.dynsym), where CPython's own build puts it: a build that hides or renames its eval loop; its Python frames need one that exports it (--no-interp: native frames only)\$" "$T/noeval.err")" 1
+	stack_of "$T/noeval.rec" 777778 > "$T/noeval.stack"
+	check "eval loop hidden: native frames, no Python frame" \
+		bash -c "grep -q '^c ' '$T/noeval.stack' && ! grep -q '^py ' '$T/noeval.stack'"
+fi
+
+# --- other builds: python-build-standalone's, pyenv's --------------------------
+# LABEL's python OPY launched (the chain) and attached (the chain, 60
+# deep); python-build-standalone's (clang's code) also re-entered, 60 deep
+# and a thread launched, pyenv's (GCC's, as Debian's) not: 35 s for the three.
+other_build() { # LABEL OPY
+	local l=$1 PY=$2
+	"$HS" -q -o "$T/$l.chain" -- "$PY" chain_a.py > /dev/null 2> "$T/$l.chain.err"
+	check "$l: it says it reads Python's frames" \
+		grep -q "runs Python 3\.1[23]\.[0-9]* (.*): its frames are read" "$T/$l.chain.err"
+	stack_of "$T/$l.chain" 777778 > "$T/$l.chain.stack"
+	expect_chain "$l: launched chain" "$T/$l.chain.stack" "$CHAIN, <module> chain_a.py:30"
+	check_no_loss "$l: no events lost" "$T/$l.chain.err"
+	[ "${l#pyenv}" != "$l" ] || other_more "$l"
+	other_attached "$l"
+}
+
+# LABEL's python PY launched: re-entered, 60 deep, a thread.
+other_more() { # LABEL
+	local l=$1
+	"$HS" -q -o "$T/$l.inter" -- "$PY" interleave.py > /dev/null 2> "$T/$l.inter.err"
+	expect_reentered "$T/$l.inter" "$l:"
+	"$HS" -q -o "$T/$l.deep" -- "$PY" deep.py > /dev/null 2> "$T/$l.deep.err"
+	stack_of "$T/$l.deep" 666667 > "$T/$l.deep.stack"
+	expect_chain "$l: 60 frames deep" "$T/$l.deep.stack" "$DEEP, <module> deep.py:19"
+	"$HS" -q -o "$T/$l.threads" -- "$PY" threads.py > /dev/null 2> "$T/$l.threads.err"
+	expect_nogil_chain "$T/$l.threads" "$l:"
+}
+
+# LABEL's python PY attached: the chain, 60 deep.
+other_attached() { # LABEL
+	local l=$1
+	attach_server "$l.attach" PYTHONMALLOC=malloc || return 1
+	echo chain >&"${S[1]}"
+	wait_line "${S[0]}" '^did chain' || return 1
+	echo deep >&"${S[1]}"
+	wait_line "${S[0]}" '^did deep' || return 1
+	kill -USR1 "$hs"
+	wait_line 6 '^heapsnoop: end-dump' "$T/$l.attach.rec" || return 1
+	echo exit >&"${S[1]}"
+	wait "$hs"
+	check "$l: attached: heapsnoop exits 0 when python exits" test $? -eq 0
+	cat <&6 > /dev/null
+	exec 6<&-
+	wait "$drain"
+	check "$l: attached: it says it reads Python's frames" \
+		grep -q "runs Python 3\.1[23]\.[0-9]* (.*): its frames are read" "$T/$l.attach.err"
+	stack_of "$T/$l.attach.rec" 777778 > "$T/$l.attach.chain"
+	expect_chain "$l: attached chain" "$T/$l.attach.chain" "$CHAIN, <module> server.py:20"
+	stack_of "$T/$l.attach.rec" 666667 > "$T/$l.attach.deep"
+	expect_chain "$l: attached, 60 frames deep" "$T/$l.attach.deep" "$DEEP, <module> server.py:22"
+}
+
+if all_parts "other builds"; then
+	while read -r label opy <&3; do
+		echo "python: $opy ($("$opy" -c 'import sys; print(sys.version.split()[0])'))"
+		other_build "$label" "$opy" || check "$label: its server answered" false
+	done 3< <(other_pythons)
 fi
 
 # --- 3.13 (trixie's, in its root; the kernel matrix's guests run on it) ----------

@@ -25,6 +25,7 @@ struct modmaps_ctx {
 	int ret;
 	char exe[PATH_MAX];
 	char main[PATH_MAX];	/* the program's own file */
+	char obj[PATH_MAX];	/* an object's file as /proc/self/maps names it */
 };
 
 /* The GNU build ID in the PT_NOTE segments of @info as hex into @hex. */
@@ -84,6 +85,36 @@ static bool mapped_path(uintptr_t addr, char *path, size_t cap)
 	return found;
 }
 
+/* Is @path as /proc/PID/maps names files: absolute, no "." or ".." component? */
+static bool plain_path(const char *path)
+{
+	if (path[0] != '/')
+		return false;
+	for (const char *p = path; (p = strchr(p, '/')) != NULL; p++) {
+		size_t n = strcspn(p + 1, "/");
+
+		if ((n == 1 && p[1] == '.') || (n == 2 && p[1] == '.' && p[2] == '.'))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The file of @info's executable segments as /proc/self/maps names
+ * it, into @path (@cap bytes); false if none.
+ */
+static bool object_path(const struct dl_phdr_info *info, char *path, size_t cap)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
+		    mapped_path(info->dlpi_addr + ph->p_vaddr, path, cap))
+			return true;
+	}
+	return false;
+}
+
 static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct modmaps_ctx *c = arg;
@@ -93,19 +124,17 @@ static int one_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 	(void)size;
 	if (!path || !*path) {
-		path = c->exe;
-		for (int i = 0; i < info->dlpi_phnum; i++) {
-			const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-
-			if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) &&
-			    mapped_path(info->dlpi_addr + ph->p_vaddr, c->main, sizeof(c->main))) {
-				path = c->main;
-				break;
-			}
-		}
-	}
-	else if (strstr(path, "linux-vdso") || strstr(path, "linux-gate"))
+		path = object_path(info, c->main, sizeof(c->main)) ? c->main : c->exe;
+	} else if (strstr(path, "linux-vdso") || strstr(path, "linux-gate")) {
 		path = "[vdso]";
+	} else if (!plain_path(path) && object_path(info, c->obj, sizeof(c->obj))) {
+		/*
+		 * Loaded by a name the loader made ($ORIGIN/../lib/libpython3.12.so
+		 * of python-build-standalone and pyenv: "bin/../lib"): the file's
+		 * own name, which heapdecode takes (it refuses ".." as hostile).
+		 */
+		path = c->obj;
+	}
 	r.path = path;
 	build_id_of(info, r.build_id);
 	for (int i = 0; i < info->dlpi_phnum; i++) {

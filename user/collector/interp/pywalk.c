@@ -5,19 +5,24 @@
  * PyGILState_GetThisThreadState() returns (pthread_getspecific of
  * _PyRuntime's autoTSSkey: no lock, no allocation, right on a thread that
  * released the GIL to allocate), the one bpf/python.h reads from outside;
- * then tstate->cframe->current_frame and each frame's previous, the
- * fields at pylayout.c's offsets, loaded in place (the thread's own
- * frames cannot change under it while it allocates). Each frame keeps
- * its code object, its instruction's index in the code units, 3.11's
- * is_entry, and a fingerprint of the code object (livetable.h,
- * lt_py_fingerprint(): some of its addresses and contents). The first
- * new stack that holds a code object copies it into the table (its
- * name, file and location table: LT_PY_CODEREC), which heapsnoop names
- * its frames by, after the process's death too; a code object freed and
- * another made at its address has another fingerprint, another record.
+ * then tstate->cframe->current_frame (3.11, 3.12) or
+ * tstate->current_frame (3.13) and each frame's previous, the fields at
+ * the offsets of pylayout.c's table (3.11, 3.12) or of the process's own
+ * _Py_DebugOffsets (3.13), loaded in place (the thread's own frames
+ * cannot change under it while it allocates). Each frame keeps its code
+ * object, its instruction's index in the code units, whether it ends an
+ * eval loop's run (3.11's is_entry; from 3.12 the frame inside the shim
+ * frame the loop pushes on entry, the shim itself left out), and a
+ * fingerprint of the code object (livetable.h, lt_py_fingerprint(): some
+ * of its addresses and contents). The first new stack that holds a code
+ * object copies it into the table (its name, file and location table:
+ * LT_PY_CODEREC), which heapsnoop names its frames by, after the
+ * process's death too; a code object freed and another made at its
+ * address has another fingerprint, another record.
  * docs/COLLECTOR.md, "Python frames".
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +45,7 @@ struct seen_slot {
 static struct seen_slot *seen;
 static struct py_layout L;
 static void *(*this_tstate)(void);	/* PyGILState_GetThisThreadState */
+static uint64_t code_type;		/* &PyCode_Type: a frame's code object checked (3.12+) */
 
 static inline uint64_t u64_at(uint64_t addr)
 {
@@ -51,23 +57,74 @@ static inline uint32_t u32_at(uint64_t addr)
 	return *(const uint32_t *)(uintptr_t)addr;
 }
 
+/*
+ * @version's layout into L: 3.11's and 3.12's from the table, 3.13's from
+ * the _Py_DebugOffsets at the start of @runtime (its size the symbol's),
+ * each checked against PyCode_Type's tp_basicsize (@code: the code
+ * objects' size up to their code units) as the tracer's pyfind.c checks
+ * the file. Returns 0, or -ENOTSUP with the reason in @why.
+ */
+static int layout_of(uint32_t version, const void *runtime, const uint8_t *code, char *why,
+		     size_t cap)
+{
+	const ElfW(Sym) *sym = NULL;
+	Dl_info info;
+	uint64_t basicsize;
+	int err;
+
+	if (PY_MINOR_OF(version) < 0x030d) {
+		err = py_layout__table(version, &L);
+	} else if (!dladdr1(runtime, &info, (void **)&sym, RTLD_DL_SYMENT) || !sym) {
+		snprintf(why, cap, "its _PyRuntime's size is not in its symbols");
+		return -ENOTSUP;
+	} else {
+		err = py_layout__from_debug_offsets(runtime, PY_DEBUG_OFFSETS_SIZE, version,
+						    sym->st_size, &L);
+		if (err == -EINVAL) {
+			snprintf(why, cap, "its _Py_DebugOffsets is not the layout heapsnoop knows "
+				 "(3.13's)");
+			return -ENOTSUP;
+		}
+	}
+	if (err) {
+		snprintf(why, cap, "heapsnoop reads the frames of 3.11 to 3.13; run it on one of "
+			 "those for its Python frames");
+		return -ENOTSUP;
+	}
+	/* tp_basicsize (PyTypeObject's fifth word): the code object up to its code units. */
+	memcpy(&basicsize, code + 32, sizeof(basicsize));
+	if (basicsize != L.co_code) {
+		snprintf(why, cap, "its code objects are %llu bytes before their code, the layout of "
+			 "its version says %u (please report this with heapsnoop -V and the "
+			 "binary's package version)", (unsigned long long)basicsize, L.co_code);
+		return -ENOTSUP;
+	}
+	return 0;
+}
+
 int pywalk__init(void)
 {
 	const uint32_t *version = dlsym(RTLD_DEFAULT, "Py_Version");
 	void *runtime = dlsym(RTLD_DEFAULT, "_PyRuntime");
 	void *eval = dlsym(RTLD_DEFAULT, "_PyEval_EvalFrameDefault");
-	char v[32];
+	const uint8_t *code = dlsym(RTLD_DEFAULT, "PyCode_Type");
+	char v[32], why[256];
 
 	this_tstate = (void *(*)(void))dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
-	if (!version || !runtime || !eval || !this_tstate)
-		return -ENOENT;
-	/* 3.11: the table's layout, checked by the tracer's tests on Debian's binary. */
-	if (PY_MINOR_OF(*version) != 0x030b || py_layout__table(*version, &L)) {
-		dprintf(2, "heapsnoop-preload: pid %d: Python %s: its frames are not read in "
-			"--preload mode (3.11 only; heapsnoop without --preload reads 3.11 to "
-			"3.13)\n", (int)getpid(), py_layout__version_str(*version, v, sizeof(v)));
+	if (runtime && eval && !version) {
+		dprintf(2, "heapsnoop-preload: pid %d: a CPython before 3.11 (no Py_Version in its "
+			"exported symbols): its frames are not read: heapsnoop reads the frames of "
+			"3.11 to 3.13; run it on one of those for its Python frames\n", (int)getpid());
 		return -ENOTSUP;
 	}
+	if (!version || !runtime || !eval || !this_tstate || !code)
+		return -ENOENT;
+	if (layout_of(*version, runtime, code, why, sizeof(why))) {
+		dprintf(2, "heapsnoop-preload: pid %d: Python %s: its frames are not read: %s\n",
+			(int)getpid(), py_layout__version_str(*version, v, sizeof(v)), why);
+		return -ENOTSUP;
+	}
+	code_type = (uint64_t)(uintptr_t)code;
 	seen = mmap(NULL, SEEN_SLOTS * sizeof(*seen), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (seen == MAP_FAILED)
@@ -129,21 +186,34 @@ static inline uint32_t fingerprint(uint64_t code)
 	return lt_py_fingerprint(&id);
 }
 
+/* What frame_words() made of a frame. */
+enum frame_kind {
+	FRAME_BAD,	/* not a frame: the walk stops */
+	FRAME_SHIM,	/* 3.12+: the eval loop's shim (owner 3), no code: ends a run */
+	FRAME_CODE,	/* a code object's: 2 words */
+};
+
 /* A frame's fields, and its code object's fingerprint: 2 words into @w. */
-static inline bool frame_words(uint64_t frame, uint64_t *w, uint64_t *prev)
+static inline enum frame_kind frame_words(uint64_t frame, uint64_t *w, uint64_t *prev)
 {
 	uint64_t code = u64_at(frame + L.fr_code), instr = u64_at(frame + L.fr_instr);
-	bool entry = *(const uint8_t *)(uintptr_t)(frame + (uint32_t)L.fr_entry);
+	bool entry = false;
 	int64_t index;
 
+	*prev = u64_at(frame + L.fr_previous);
+	if (L.fr_entry >= 0)
+		entry = *(const uint8_t *)(uintptr_t)(frame + (uint32_t)L.fr_entry);
+	else if (*(const uint8_t *)(uintptr_t)(frame + L.fr_owner) == PY_OWNER_CSTACK)
+		return FRAME_SHIM;	/* 3.12: the trampoline's code; 3.13: None */
 	if (!code || (code & 7) || code > LT_PY_ADDR)
-		return false;
+		return FRAME_BAD;
+	if (L.fr_entry < 0 && u64_at(code + L.ob_type) != code_type)
+		return FRAME_BAD;
 	index = (int64_t)(instr - code - L.co_code) >> 1;
 	w[0] = LT_PY_WORD | (entry ? LT_PY_ENTRY : 0) | code;
 	w[1] = lt_py_pos(fingerprint(code), index < INT32_MIN || index > INT32_MAX ?
 			 LT_PY_INDEX_BAD : (int32_t)index);
-	*prev = u64_at(frame + L.fr_previous);
-	return true;
+	return FRAME_CODE;
 }
 
 /* --- code objects' records ------------------------------------------------ */
@@ -262,16 +332,48 @@ static void code_records(const uint64_t *buf, uint32_t depth, uint32_t n)
 
 /* --- the walk -------------------------------------------------------------- */
 
-/* @frames and the chain from @frame into a buffer of a record's room, interned. */
+/*
+ * @frames and the chain from @frame into a buffer of a record's room,
+ * interned. From 3.12 the frame inside each shim ends its loop's run, as
+ * 3.11's is_entry frame does; a shim with no frame inside it (a loop
+ * entered or leaving: a finalizer run as a frame is freed) ends an empty
+ * run, which a pair of the next frame's code object at index -1 (a frame
+ * not started, named by no one: plpython.c's rule) says with
+ * LT_PY_ENTRY, so each eval loop's frame on the native stack keeps its
+ * own run.
+ */
 static __attribute__((noinline)) uint32_t with_python(const uint64_t *frames, uint32_t depth,
 						      uint32_t cut, uint64_t frame)
 {
-	uint64_t buf[LT_MAX_DEPTH], prev;
-	uint32_t n = depth, id;
+	uint64_t buf[LT_MAX_DEPTH], w[2], prev;
+	uint32_t n = depth, id, empty = 0;
+	bool open = false;	/* a frame since the last shim */
 
 	memcpy(buf, frames, depth * sizeof(*frames));
-	while (frame && !(frame & 7) && n + 2 <= LT_MAX_DEPTH && frame_words(frame, buf + n, &prev)) {
-		n += 2;
+	/* Shims add no words of their own: a chain of them ends at LT_MAX_DEPTH steps. */
+	for (uint32_t steps = 0; frame && !(frame & 7) && steps < LT_MAX_DEPTH; steps++) {
+		enum frame_kind k = frame_words(frame, w, &prev);
+
+		if (k == FRAME_BAD)
+			break;
+		if (k == FRAME_SHIM) {
+			if (open)
+				buf[n - 2] |= LT_PY_ENTRY;
+			else
+				empty++;
+			open = false;
+		} else {
+			for (; empty && n + 4 <= LT_MAX_DEPTH; empty--, n += 2) {
+				buf[n] = w[0] | LT_PY_ENTRY;
+				buf[n + 1] = lt_py_pos(lt_py_fp(w[1]), -1);
+			}
+			if (empty || n + 2 > LT_MAX_DEPTH)
+				break;
+			buf[n] = w[0];
+			buf[n + 1] = w[1];
+			n += 2;
+			open = true;
+		}
 		frame = prev;
 	}
 	/* The chain goes on past what was kept: heapsnoop leaves the outer eval frames native. */
@@ -292,7 +394,9 @@ uint32_t pywalk__intern(const uint64_t *frames, uint32_t depth, uint32_t cut)
 
 	if (ts) {
 		cf = u64_at(ts + L.ts_frame);
-		if (cf && !(cf & 7))
+		if (L.cf_frame < 0)
+			frame = cf;	/* 3.13: the thread's current frame itself */
+		else if (cf && !(cf & 7))
 			frame = u64_at(cf + (uint32_t)L.cf_frame);
 	}
 	if (!frame || depth + 2 > LT_MAX_DEPTH)

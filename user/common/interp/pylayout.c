@@ -49,7 +49,7 @@ int py_layout__table(uint32_t version, struct py_layout *l)
 		l->str_compact = 72;
 		return 0;
 	case 0x030c:	/* 3.12: by hand, checked on a 3.12.1 built from source */
-		l->rt_tss_key = 0;	/* only from PyGILState_GetThisThreadState's code */
+		l->rt_tss_key = 1544;	/* autoTSSkey: 3.12.1's DWARF, 3.12.10 live */
 		l->ts_frame = 56;	/* cframe */
 		l->cf_frame = 0;
 		l->fr_code = 0;

@@ -14,10 +14,20 @@
  * two independent published tables, then checked on a 3.12.1 built from
  * CPython's source (Debian has no 3.12): its code objects' size, the
  * frames of a chain and of the loop re-entered through C, every name and
- * line right. 3.13 and later carry their own description,
- * _Py_DebugOffsets at the start of _PyRuntime (pycore_runtime.h):
- * py_layout__from_debug_offsets() reads it and only the fields it lacks
- * come from the table. docs/DESIGN.md, "Interpreter frames".
+ * line right. 3.12's autoTSSkey (pycore_runtime.h, struct
+ * pyruntimestate: after _signals, 1544) from that 3.12.1's DWARF (gdb
+ * ptype/o) and its GCC code (lea 0x608), and on python-build-standalone's
+ * 3.12.10 (clang, no .symtab: its code says 0x608 too, in a form the
+ * decoder does not know) live: at +1544 _is_initialized is 1 and
+ * pthread_getspecific(key) is PyThreadState_Get() (3.12's own
+ * thread-local, not the key); _PyRuntime is 459944 bytes in 3.12.1,
+ * 459280 in 3.12.10 (something after the key changed size), the key's
+ * place the same. test_pyfind and test_python run each build
+ * present (tests/tracer/pylib.sh, other_pythons). 3.13 and later carry
+ * their own description, _Py_DebugOffsets at the start of _PyRuntime
+ * (pycore_runtime.h): py_layout__from_debug_offsets() reads it and only
+ * the fields it lacks come from the table. docs/DESIGN.md, "Interpreter
+ * frames".
  */
 #ifndef HEAPSNOOP_PYLAYOUT_H
 #define HEAPSNOOP_PYLAYOUT_H

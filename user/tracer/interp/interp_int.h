@@ -52,6 +52,7 @@ struct iproc {
 	struct lj_proc *lj;		/* ... LuaJIT */
 	bool lua_refused;		/* a Lua VM refused (said) in this image */
 	bool looked;		/* this image was looked at (lazily: once) */
+	bool refused;		/* its CPython's frames refused, said: not again until an exec */
 	uint64_t since;		/* the ring's head when registered */
 	char exe[PATH_MAX];	/* the binary, as the process names it */
 	struct py_image img;	/* link-time addresses */

@@ -125,6 +125,29 @@ static void say_allocator(struct iproc *p, bool running)
 	     "(heapsnoop sets it for a command it starts)", p->pid, v, how);
 }
 
+/*
+ * A running @p's thread-state key as the table placed it (pyfind.c): a
+ * Py_tss_t, its _is_initialized 0 (Python not started yet) or 1 and then
+ * a key glibc can hold (below PTHREAD_KEYS_MAX, 1024). False, with the
+ * reason in @why, where the words there are something else: a build
+ * whose runtime state is not the layout of its version.
+ */
+static bool tss_key_holds(const struct iproc *p, char *why, size_t cap)
+{
+	uint32_t k[2];
+	struct iovec l = { k, sizeof(k) };
+	struct iovec r = { (void *)(uintptr_t)(p->img.tss_key + p->bias), sizeof(k) };
+
+	if (process_vm_readv(p->pid, &l, 1, &r, 1, 0) != sizeof(k))
+		return true;	/* not readable now: the BPF walk reads it as it can */
+	if (k[0] == 0 || (k[0] == 1 && k[1] < 1024))
+		return true;
+	snprintf(why, cap, "its thread-state key (_PyRuntime+%#llx) holds {%u, %u}, not a "
+		 "Py_tss_t: a build whose runtime state is not the layout of its version",
+		 (unsigned long long)(p->img.tss_key - p->img.runtime), k[0], k[1]);
+	return false;
+}
+
 int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *prog, bool ret,
 		     const char *path, uint64_t off)
 {
@@ -253,7 +276,9 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 		interp__reset(ip, p);
 		p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
 	}
-	if (p->state == IP_ON)
+	if (when == INTERP_AT_EXEC)
+		p->refused = false;
+	if (p->state == IP_ON || p->refused)
 		return;
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
@@ -278,12 +303,20 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	py_layout__version_str(p->img.version, v, sizeof(v));
 	if (err) {
 		ip->c.refused++;
+		p->refused = true;
 		elog("pid %d runs %s: its Python frames are not read: %s%s", pid, m->path, why,
 		     err == -EINVAL ? " (please report this with heapsnoop -V and the binary's "
 		     "package version)" : "");
 		goto out;
 	}
 	p->bias = load_bias(&p->img, m);
+	if (when == INTERP_RUNNING && !tss_key_holds(p, why, sizeof(why))) {
+		ip->c.refused++;
+		p->refused = true;
+		elog("pid %d runs %s: its Python frames are not read: %s (please report this with "
+		     "heapsnoop -V and the binary's package version)", pid, m->path, why);
+		goto out;
+	}
 	/* Its thread states are found through its C library's thread data. */
 	err = -ENOENT;
 	for (size_t i = 0; i < pm->n; i++) {

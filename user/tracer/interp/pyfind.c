@@ -77,8 +77,11 @@ static int find_eval(struct elf_file *ef, struct py_image *img, char *why, size_
 
 	if (elf_file__find_func(ef, "_PyEval_EvalFrameDefault", &fn) || !fn.size ||
 	    fn.size > EVAL_MAX) {
-		say(why, cap, "no _PyEval_EvalFrameDefault of a known size in its symbols");
-		return -EINVAL;
+		say(why, cap, "no _PyEval_EvalFrameDefault with a size in its exported symbols "
+		    "(.dynsym), where CPython's own build puts it: a build that hides or renames "
+		    "its eval loop; its Python frames need one that exports it (--no-interp: "
+		    "native frames only)");
+		return -ENOTSUP;
 	}
 	img->eval[0] = (struct py_range){ fn.addr, fn.addr + fn.size };
 	img->neval = 1;
@@ -131,15 +134,25 @@ static bool slot_is_runtime(struct elf_file *ef, uint64_t slot)
 	return false;
 }
 
-/* The TSS key from PyGILState_GetThisThreadState's code; the table's where it has one. */
+/*
+ * The TSS key: the table's offset into _PyRuntime (pylayout.c, from each
+ * version's own headers, checked on builds), checked against
+ * PyGILState_GetThisThreadState's code where the decoder knows it
+ * (GCC's); from the code alone for a version the table lacks. Either
+ * must lie in _PyRuntime and hold Py_tss_NEEDS_INIT in the file (both
+ * ints 0: CPython makes the key at run time).
+ */
 static int find_tss(struct elf_file *ef, struct py_image *img, char *why, size_t cap)
 {
 	uint8_t code[HEAD_BYTES];
 	struct elf_func fn;
 	struct pydecode_key key;
 	uint64_t table = img->layout.rt_tss_key ? img->runtime + img->layout.rt_tss_key : 0;
+	uint64_t init = ~0ull;
+	char v[32];
 	int err = -ENOENT;
 
+	py_layout__version_str(img->version, v, sizeof(v));
 	if (!elf_file__find_func(ef, "PyGILState_GetThisThreadState", &fn) &&
 	    !elf_file__read_addr(ef, fn.addr, code, fn.size && fn.size < sizeof(code) ? fn.size :
 				 sizeof(code)))
@@ -152,24 +165,30 @@ static int find_tss(struct elf_file *ef, struct py_image *img, char *why, size_t
 		/* The key is Py_tss_t's second int: _is_initialized, then _key. */
 		img->tss_key = key.via_slot ? img->runtime + (uint64_t)key.off : key.addr - 4;
 		if (table && table != img->tss_key) {
-			say(why, cap, "its thread-state key is at _PyRuntime+%#llx, the layout of "
-			    "its version says +%#x", (unsigned long long)(img->tss_key - img->runtime),
+			say(why, cap, "its thread-state key (_PyRuntime.autoTSSkey) is at +%#llx by "
+			    "PyGILState_GetThisThreadState's code, the layout of Python %s says +%#x: "
+			    "a build whose runtime state heapsnoop does not know",
+			    (unsigned long long)(img->tss_key - img->runtime), v,
 			    img->layout.rt_tss_key);
 			return -EINVAL;
 		}
-		if (img->tss_key < img->runtime || img->tss_key >= img->runtime + img->runtime_size) {
-			say(why, cap, "its thread-state key is not in _PyRuntime");
-			return -EINVAL;
-		}
-		return 0;
-	}
-	if (table) {
+	} else if (table) {
 		img->tss_key = table;
-		return 0;
+	} else {
+		say(why, cap, "Python %s: heapsnoop has no layout of its runtime state and its "
+		    "PyGILState_GetThisThreadState's code does not say where its thread-state "
+		    "key is (%s): heapsnoop reads the frames of 3.11 to 3.13", v, strerror(-err));
+		return -ENOTSUP;
 	}
-	say(why, cap, "its thread-state key could not be found (PyGILState_GetThisThreadState: %s)",
-	    strerror(-err));
-	return -ENOTSUP;
+	if (img->tss_key < img->runtime || img->tss_key + 8 > img->runtime + img->runtime_size ||
+	    elf_file__read_addr(ef, img->tss_key, &init, sizeof(init)) || init) {
+		say(why, cap, "its thread-state key (_PyRuntime+%#llx, the layout of Python %s) is "
+		    "not a Py_tss_t waiting to be made in its _PyRuntime: a build whose runtime "
+		    "state heapsnoop does not know", (unsigned long long)(img->tss_key - img->runtime),
+		    v);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /* PyCode_Type: its size checks the layout; its destructor is probed. */
@@ -183,8 +202,10 @@ static int find_code_type(struct elf_file *ef, struct py_image *img, char *why, 
 	if (elf_file__find_object(ef, "PyCode_Type", &obj) ||
 	    read_u64(ef, obj.addr + 32, &basicsize) ||
 	    read_u64(ef, obj.addr + img->layout.tp_dealloc, &img->code_dealloc)) {
-		say(why, cap, "no PyCode_Type in its symbols or data");
-		return -EINVAL;
+		say(why, cap, "no PyCode_Type in its exported symbols (.dynsym) or data, where "
+		    "CPython's own build puts it: a build that hides its C API; its Python frames "
+		    "need one that exports it (--no-interp: native frames only)");
+		return -ENOTSUP;
 	}
 	img->code_type = obj.addr;
 	/* tp_basicsize: the code object up to its code units. */
@@ -270,8 +291,9 @@ int py_image__read(const char *path, struct py_image *img, char *why, size_t cap
 	}
 	if (elf_file__find_object(ef, "Py_Version", &ver) ||
 	    elf_file__read_addr(ef, ver.addr, &version, sizeof(version))) {
-		say(why, cap, "a CPython before 3.11 (no Py_Version): heapsnoop reads the frames "
-		    "of 3.11 to 3.13");
+		say(why, cap, "a CPython before 3.11 (no Py_Version in its exported symbols): "
+		    "heapsnoop reads the frames of 3.11 to 3.13; run it on one of those for its "
+		    "Python frames");
 		err = -ENOTSUP;
 		goto out;
 	}

@@ -48,8 +48,9 @@ struct py_image {
  * Read the CPython in the ELF file @path into @img. Returns 0; -ENOENT
  * (not a CPython: no _PyRuntime), or with a reason in @why (@cap bytes)
  * -ENOTSUP (a version whose frames heapsnoop does not read: before 3.11,
- * after 3.13, another architecture) or -EINVAL (the file does not agree
- * with the layout of its version); -errno of reading it.
+ * after 3.13, another architecture; a build that does not export
+ * _PyEval_EvalFrameDefault or PyCode_Type) or -EINVAL (the file does not
+ * agree with the layout of its version); -errno of reading it.
  */
 int py_image__read(const char *path, struct py_image *img, char *why, size_t cap);
 
