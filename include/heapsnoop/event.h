@@ -133,6 +133,13 @@ enum hs_event_type {
  */
 #define HS_EVF_INTERP_LOST	(1u << 4)
 /*
+ * --unwind dwarf: the ring buffer had no room for the stack's whole copy
+ * (the loader behind: a hold that came late, --on-full drop), so the
+ * allocation was sent with HS_USER_STACK_SHORT bytes of it, its stack
+ * cut there, rather than lost (HS_CNT_SHORT_COPY).
+ */
+#define HS_EVF_SHORT_COPY	(1u << 5)
+/*
  * --on-full sample: the allocation was recorded as a sample while the
  * loader fell behind, at shed level L (1..HS_SHED_LEVELS) in these bits:
  * kept with probability min(1, size / hs_shed_mean(L)); 0: recorded as
@@ -237,6 +244,8 @@ struct hs_free_log {
 #define HS_USER_STACK_DEFAULT HS_USER_STACK_MAX
 #define HS_USER_STACK_GUESS (1u << 20)
 #define HS_USER_STACK_PAGED 65536
+/* The copy an allocation falls back to when its class found no room. */
+#define HS_USER_STACK_SHORT 8192
 
 /*
  * --unwind dwarf: what follows the header of an HS_EV_ALLOC that has
@@ -361,6 +370,11 @@ enum hs_counter {
 	 */
 	HS_CNT_SHED,
 	HS_CNT_SHED_BYTES,
+	/*
+	 * Not a loss: an allocation sent with a short copy of its stack
+	 * (HS_EVF_SHORT_COPY), its class finding no room in the ring buffer.
+	 */
+	HS_CNT_SHORT_COPY,
 	HS_CNT__MAX,
 };
 

@@ -612,6 +612,9 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		uflags = rs.flags;
 		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
 			evflags |= HS_EVF_TRUNCATED;
+		/* The unwinder's cuts at the copy's end: these the ring's, not --stack-copy's. */
+		if ((ev->flags & HS_EVF_SHORT_COPY) && (uflags & UNWIND_CUT))
+			t->stats.short_cut++;
 		if (uflags & UNWIND_FAULT)
 			evflags |= HS_EVF_STACK_FAULT;
 	}
