@@ -156,6 +156,16 @@ enum hs_event_type {
  */
 #define HS_SHED_BASE		1024ULL
 #define HS_SHED_LEVELS		6
+/*
+ * While shedding, each thread's first HS_SHED_EXACT allocations of an
+ * epoch (2^HS_SHED_EPOCH_SHIFT ticks of the programs' stale clock: 256
+ * jiffies, 0.26 to 2.6 s by HZ, or about 1 s of 4 ms units) are recorded
+ * as every allocation is, weight 1: a process that allocates little is
+ * never sampled because another floods the ring, and the weights stay
+ * known (bpf/alloc.h shed_keep).
+ */
+#define HS_SHED_EXACT		64
+#define HS_SHED_EPOCH_SHIFT	8
 
 static inline __u64 hs_shed_mean(__u32 level)
 {

@@ -514,6 +514,7 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
 	p->live_estimate = 0;
+	p->shed_kept = 0;	/* ... its samples too: the old image's were its own */
 	jit_names__free(p->jit);
 	p->jit = NULL;
 	if (!t->opts.map_records) {
