@@ -114,19 +114,33 @@ static __always_inline bool sampled(struct call_state *st, __u64 size)
  * smaller one with probability size / M exactly (M a power of two), and
  * then stands for M bytes and M / size blocks (the loader, heapdecode).
  * The rest cost a draw, no stack and no record; their frees reach the
- * loader, which finds no such block. Returns the level's record flags,
- * or -1: not kept.
+ * loader, which finds no such block. But thread @id's first
+ * HS_SHED_EXACT allocations of an epoch are kept as without
+ * shedding: the floods are sampled, the trickles beside them exact
+ * (test_syswide.sh's programs of a few allocations each, beside a
+ * compiler). Returns the level's record flags, 0: kept as every
+ * allocation is, or -1: not kept.
  */
-static __always_inline int shed_keep(__u64 size)
+static __always_inline int shed_keep(struct call_state *st, __u64 id, __u64 size)
 {
 	__u64 backlog, mean;
-	__u32 level;
+	__u32 level, epoch;
 
 	if (!shed_mark)
 		return 0;
 	backlog = bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA);
 	if (backlog < shed_mark)
 		return 0;
+	epoch = (__u32)(stale_clock() >> HS_SHED_EPOCH_SHIFT);
+	if (st->shed_epoch != epoch || st->shed_tid != (__u32)id) {
+		st->shed_tid = (__u32)id;
+		st->shed_epoch = epoch;
+		st->shed_exact = 0;
+	}
+	if (st->shed_exact < HS_SHED_EXACT) {
+		st->shed_exact++;
+		return 0;
+	}
 	level = 1 + (backlog - shed_mark) / shed_step;
 	if (level > HS_SHED_LEVELS)
 		level = HS_SHED_LEVELS;
@@ -147,7 +161,7 @@ static __always_inline void emit_alloc(struct pt_regs *ctx, __u64 id, struct cal
 	int shed = 0;
 
 	if (size < min_size || size > max_size || (sample_bytes && !sampled(st, size)) ||
-	    (shed = shed_keep(size)) < 0) {
+	    (shed = shed_keep(st, id, size)) < 0) {
 		/* Not traced; a realloc's old block is released all the same. */
 		if (old)
 			emit_free(id, old, st->entry_pos);

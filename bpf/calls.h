@@ -38,6 +38,14 @@ struct call_state {
 	/* At its return: its record's interpreter flags and frames (interp.h). */
 	__u32 interp_flags;
 	__u32 interp_frames;
+	/*
+	 * Load shed: the thread whose exact records these are (a slot's state
+	 * outlives its call, and the slot is shared), its epoch, its count.
+	 */
+	__u32 shed_tid;
+	__u32 shed_epoch;
+	__u32 shed_exact;
+	__u32 pad;
 };
 
 /*
@@ -191,6 +199,29 @@ static __always_inline struct call_ref call_enter(__u64 id)
 	r.st = call_state_get(id, true);
 	r.spilled = true;
 	return r;
+}
+
+/*
+ * Thread @id exec'd: the exact records it had while shedding (alloc.h
+ * shed_keep) were its old image's (a shell's child between fork and exec
+ * makes dozens), and start again for the new one, at its next allocation.
+ * Its state in its slot, if the slot's last shedding was its own, and in
+ * the calls map. A slot another thread's call holds is written only where
+ * the shedding was this thread's: a heuristic's count, raced harmlessly.
+ */
+static __always_inline void shed_forget(__u64 id)
+{
+	struct call_state *st;
+
+	if (have_slots) {
+		struct thread_slot *sl = thread_slot(id);
+
+		if (sl && sl->st.shed_tid == (__u32)id)
+			sl->st.shed_tid = 0;
+	}
+	st = call_state_get(id, false);
+	if (st && st->shed_tid == (__u32)id)
+		st->shed_tid = 0;
 }
 
 /* The current thread's (@id's) in-flight call for its return probe. */

@@ -214,22 +214,23 @@ static __always_inline void read_user_pages(struct hs_user_stack *us, __u64 sp, 
 
 /*
  * Send an allocation's record with @n bytes of stack, in a record of the
- * size class @room (a constant: the ring buffer wants constant sizes).
+ * size class @room (a constant: the ring buffer wants constant sizes),
+ * its flags @evf besides. Returns 0, or -1 when the ring buffer had no
+ * room for it (nothing sent, nothing counted: the caller's choice).
  */
-static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struct call_state *st,
-					    __u64 addr, __u64 size, __u64 old, __u64 sp,
-					    __u64 want, __u64 n, __u64 tail, const __u64 room)
+static __always_inline int send_user_stack(struct pt_regs *ctx, __u64 id, struct call_state *st,
+					   __u64 addr, __u64 size, __u64 old, __u64 sp,
+					   __u64 want, __u64 n, __u64 tail, const __u64 room,
+					   __u32 evf)
 {
 	struct hs_user_stack *us;
 	struct hs_event *ev;
 
 	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE + sizeof(*us) + room, 0);
-	if (!ev) {
-		count(HS_CNT_RB_LOST_ALLOC);
-		return;
-	}
+	if (!ev)
+		return -1;
 	fill_alloc(ev, id, st, addr, size, old);
-	ev->flags |= HS_EVF_USER_STACK;
+	ev->flags |= HS_EVF_USER_STACK | evf;
 	us = (void *)ev + HS_EVENT_HDR_SIZE;
 	hs_copy_uregs(us->regs, ctx);
 	us->regs[HS_UREG_SP] = sp;
@@ -254,7 +255,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 			read_user_pages(us, sp, n, room < HS_USER_STACK_PAGED ? room :
 						   HS_USER_STACK_PAGED);
 			bpf_ringbuf_submit(ev, wakeup_flags());
-			return;
+			return 0;
 		}
 		ev->flags |= HS_EVF_STACK_FAULT;
 		for (int i = 0; i < 8; i++) {
@@ -282,6 +283,7 @@ static __always_inline void send_user_stack(struct pt_regs *ctx, __u64 id, struc
 	}
 	us->size = (__u32)n;
 	bpf_ringbuf_submit(ev, wakeup_flags());
+	return 0;
 }
 
 /*
@@ -306,7 +308,12 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	n = want < stack_copy ? want : stack_copy;
 #define SIZE_CLASS(room)							\
 	if (n <= (room) || stack_copy <= (room)) {				\
-		send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, room); \
+		if (!send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, \
+				     room, 0))					\
+			return;							\
+		if ((room) > HS_USER_STACK_SHORT)				\
+			goto short_copy;					\
+		count(HS_CNT_RB_LOST_ALLOC);					\
 		return;								\
 	}
 	SIZE_CLASS(512)
@@ -324,7 +331,23 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	SIZE_CLASS(2u << 20)
 	SIZE_CLASS(4u << 20)
 #undef SIZE_CLASS
-	send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, HS_USER_STACK_MAX);
+	if (!send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, HS_USER_STACK_MAX, 0))
+		return;
+	/*
+	 * No room for the whole copy (a deep stack's class is up to 8 MiB,
+	 * which the ring fills with before a late hold is in): the
+	 * allocation with the stack's first bytes, cut there and said, not
+	 * lost (docs/DESIGN.md, "Nothing lost under load"). No tail: the
+	 * walk cannot reach one past so short a copy.
+	 */
+short_copy:
+	if (send_user_stack(ctx, id, st, addr, size, old, sp, want,
+			    n < HS_USER_STACK_SHORT ? n : HS_USER_STACK_SHORT, 0,
+			    HS_USER_STACK_SHORT, HS_EVF_SHORT_COPY)) {
+		count(HS_CNT_RB_LOST_ALLOC);
+		return;
+	}
+	count(HS_CNT_SHORT_COPY);
 }
 
 /*

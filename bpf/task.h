@@ -13,6 +13,7 @@
 #define HEAPSNOOP_BPF_TASK_H
 
 #include "record.h"
+#include "calls.h"
 #include "filter.h"
 #include "interp.h"
 
@@ -118,6 +119,7 @@ static __always_inline int gen_task_exec(struct task_struct *p)
 	if (filter_comm)
 		comm_decide(BPF_CORE_READ(p, tgid), p);
 	interp_gone(BPF_CORE_READ(p, tgid));
+	shed_forget(bpf_get_current_pid_tgid());
 	emit_task(HS_EV_EXEC, p);
 	return 0;
 }

@@ -133,6 +133,13 @@ enum hs_event_type {
  */
 #define HS_EVF_INTERP_LOST	(1u << 4)
 /*
+ * --unwind dwarf: the ring buffer had no room for the stack's whole copy
+ * (the loader behind: a hold that came late, --on-full drop), so the
+ * allocation was sent with HS_USER_STACK_SHORT bytes of it, its stack
+ * cut there, rather than lost (HS_CNT_SHORT_COPY).
+ */
+#define HS_EVF_SHORT_COPY	(1u << 5)
+/*
  * --on-full sample: the allocation was recorded as a sample while the
  * loader fell behind, at shed level L (1..HS_SHED_LEVELS) in these bits:
  * kept with probability min(1, size / hs_shed_mean(L)); 0: recorded as
@@ -149,6 +156,16 @@ enum hs_event_type {
  */
 #define HS_SHED_BASE		1024ULL
 #define HS_SHED_LEVELS		6
+/*
+ * While shedding, each thread's first HS_SHED_EXACT allocations of an
+ * epoch (2^HS_SHED_EPOCH_SHIFT ticks of the programs' stale clock: 256
+ * jiffies, 0.26 to 2.6 s by HZ, or about 1 s of 4 ms units) are recorded
+ * as every allocation is, weight 1: a process that allocates little is
+ * never sampled because another floods the ring, and the weights stay
+ * known (bpf/alloc.h shed_keep).
+ */
+#define HS_SHED_EXACT		64
+#define HS_SHED_EPOCH_SHIFT	8
 
 static inline __u64 hs_shed_mean(__u32 level)
 {
@@ -237,6 +254,8 @@ struct hs_free_log {
 #define HS_USER_STACK_DEFAULT HS_USER_STACK_MAX
 #define HS_USER_STACK_GUESS (1u << 20)
 #define HS_USER_STACK_PAGED 65536
+/* The copy an allocation falls back to when its class found no room. */
+#define HS_USER_STACK_SHORT 8192
 
 /*
  * --unwind dwarf: what follows the header of an HS_EV_ALLOC that has
@@ -361,6 +380,11 @@ enum hs_counter {
 	 */
 	HS_CNT_SHED,
 	HS_CNT_SHED_BYTES,
+	/*
+	 * Not a loss: an allocation sent with a short copy of its stack
+	 * (HS_EVF_SHORT_COPY), its class finding no room in the ring buffer.
+	 */
+	HS_CNT_SHORT_COPY,
 	HS_CNT__MAX,
 };
 

@@ -4,6 +4,8 @@
  * start, says "ready", and then for each line on stdin does one step:
  *   leak N SIZE   leak N blocks of SIZE bytes from after_attach_leak()
  *   burst N       malloc+free N times from burst() (to fill a ring buffer)
+ *   wide N        leak N blocks of 100 bytes from wide_leak(), whose frame
+ *                 holds 32 KiB of locals: each stack copy over 32 KiB
  *   free-old      free the blocks allocated before "ready"
  *   exit          exit (with its leaks live)
  * and answers "done" after each. A stdin EOF exits too.
@@ -35,6 +37,19 @@ __attribute__((noinline)) static void burst(long n)
 	}
 }
 
+/* Its 32 KiB array written, so its pages are there to copy. */
+__attribute__((noinline)) static int wide_leak(long n)
+{
+	volatile char pad[32768];
+
+	for (size_t i = 0; i < sizeof(pad); i += 512)
+		pad[i] = (char)i;
+	for (long i = 0; i < n; i++)
+		if (!after_attach_leak(100))
+			return -1;
+	return pad[0];
+}
+
 int main(void)
 {
 	char line[128];
@@ -49,6 +64,9 @@ int main(void)
 			for (long i = 0; i < n; i++)
 				if (!after_attach_leak((size_t)size))
 					return 1;
+		} else if (sscanf(line, "wide %ld", &n) == 1) {
+			if (wide_leak(n) < 0)
+				return 1;
 		} else if (sscanf(line, "burst %ld", &n) == 1) {
 			burst(n);
 		} else if (!strncmp(line, "free-old", 8)) {

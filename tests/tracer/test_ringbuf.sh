@@ -4,7 +4,10 @@
 # (SIGSTOP) while the target makes 200,000 allocations into a 1 MiB ring
 # buffer. Every dropped event must be counted and the loss said plainly
 # (and in the exit status); tracing goes on afterwards; -v says the ring
-# was full when the loader came back.
+# was full when the loader came back. Then the same stop with a burst of
+# allocations whose stacks take 32 KiB each: those the ring buffer has no
+# room for whole are sent with a short copy of their stack, cut there and
+# said, rather than lost.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -61,4 +64,42 @@ else
 fi
 fold "$T/rec"
 expect_eq "tracing goes on after the loss" "$(folded_sum "$T/rec.count" "main;after_attach_leak")" 3
+
+# 2. Wide stacks into a full ring: 100 allocations of 32 KiB copies each
+# (a 64 KiB class) into 1 MiB, the loader stopped. Some 15 fit whole;
+# then the ring's last room takes short copies (8 KiB), each its
+# allocation kept with its two innermost frames, cut=; the rest lost.
+coproc W2 { exec "$PROGS/prog_waiter"; }
+wait_line "${W2[0]}" '^ready ' || exit 1
+pid=$W2_PID
+mkfifo "$T/errpipe2"
+"$HS" -q -v --on-full drop --ringbuf-size 1 -p "$pid" > "$T/wide" 2> "$T/errpipe2" &
+hs=$!
+exec 5< "$T/errpipe2"
+wait_line 5 "^heapsnoop: tracing pid $pid" "$T/wide.err" || exit 1
+cat <&5 >> "$T/wide.err" &
+drain=$!
+kill -STOP "$hs"
+echo "wide 100" >&"${W2[1]}"
+wait_line "${W2[0]}" '^done' || exit 1
+kill -CONT "$hs"
+echo "exit" >&"${W2[1]}"
+wait "$hs"
+check "wide: heapsnoop exits 3: events were lost" test $? -eq 3
+wait "$drain"
+lost=$(sed -n 's/^heapsnoop: EVENTS LOST: \([0-9]*\) allocations.*/\1/p' "$T/wide.err")
+short=$(sed -n 's/^heapsnoop: \([0-9]*\) allocations were sent with only the first 8 KiB of their stack.* \([0-9]*\) of their stacks cut there.*/\1 \2/p' "$T/wide.err")
+echo "     (lost ${lost:-none}, short copies and their cuts: ${short:-none})"
+check "wide: short copies said, each its stack cut" \
+	test -n "$short" -a "${short% *}" -ge 1 -a "${short% *}" = "${short#* }"
+"$HD" --folded --count "$T/wide" > "$T/wide.count"
+whole=$(folded_sum "$T/wide.count" "main;wide_leak;after_attach_leak")
+cut=$(grep -c "^\[stack_truncated\];wide_leak;after_attach_leak " "$T/wide.count")
+ncut=$(folded_sum "$T/wide.count" "[stack_truncated];wide_leak;after_attach_leak")
+expect_eq "wide: the short copies' blocks live under their two frames, marked cut" \
+	"$cut:${ncut:-0}" "1:${short% *}"
+expect_eq "wide: every allocation whole, short or lost (100)" \
+	"$(( ${whole:-0} + ${ncut:-0} + ${lost:-0} ))" 100
+check "-v: the short copies' cuts counted apart from --stack-copy's" \
+	grep -qE "unwinding: [0-9]+ stacks, [0-9]+ complete, 0 cut at --stack-copy, ${short#* } at a short copy" "$T/wide.err"
 finish

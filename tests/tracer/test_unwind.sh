@@ -43,7 +43,7 @@ check "... counted in the closing accounting" \
 check "... and the remedy said" grep -q '2 stacks were deeper than the copy.*--stack-copy' err
 check "a 32 KiB frame, its pages never touched: deeper than 16 KiB, cut there" \
 	grep -qE '^\[stack_truncated\];p_bigframe;lib_leaf 5555$' rec.bytes
-check "-v: how stacks ended" grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 2 cut at --stack-copy, 0 deeper than kept, 0 with a frame not recovered' err
+check "-v: how stacks ended" grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 2 cut at --stack-copy, 0 at a short copy \(ring buffer full\), 0 deeper than kept, 0 with a frame not recovered' err
 check "-v: the frame without CFI was unwound by its frame pointer" \
 	grep -qE 'caller frames, [1-9][0-9]* of them by frame pointer' err
 check "-v: the tables' memory" grep -qE 'unwind tables: [4-9] modules .* [0-9]+ bytes of CFI mapped, rule cache [0-9]+ bytes' err
@@ -99,5 +99,5 @@ expect_eq "default: the 80 KiB deep stack whole, to _start" \
 expect_eq "default: past the pages never touched, complete" \
 	"$(grep -cE '^_start;(.*;)?main;p_bigframe;lib_leaf 5555$' whole.bytes)" 1
 check "default: no stack cut (-v)" \
-	grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 0 cut at --stack-copy, 0 deeper than kept, 0 with a frame not recovered' wholeerr
+	grep -qE 'unwinding: [0-9]+ stacks, [0-9]+ complete, 0 cut at --stack-copy, 0 at a short copy \(ring buffer full\), 0 deeper than kept, 0 with a frame not recovered' wholeerr
 finish

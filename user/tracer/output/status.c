@@ -65,7 +65,7 @@ static bool is_loss(int k)
 	return k != HS_CNT_UNMATCHED_RETURN && k != HS_CNT_SPILLED && k != HS_CNT_DIED_IN_CALL &&
 	       k != HS_CNT_FREE_LOG_FULL && k != HS_CNT_INTERP_LOST &&
 	       k != HS_CNT_INTERP_CODE_LOST && k != HS_CNT_TAIL_MISS && k != HS_CNT_SHED &&
-	       k != HS_CNT_SHED_BYTES;
+	       k != HS_CNT_SHED_BYTES && k != HS_CNT_SHORT_COPY;
 }
 
 static uint64_t lost_of(const uint64_t *cnt)
@@ -186,9 +186,17 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 			"--interpreted-frames-native-stack for its interpreted functions; a "
 			"jitdump's last records are lost with a process killed by a signal)",
 			s->jit_frames - s->jit_named, s->jit_frames);
-	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
+	if (cnt[HS_CNT_SHORT_COPY])
+		flog(out, "%" PRIu64 " allocations were sent with only the first %u KiB of their "
+			"stack, the ring buffer having no room for the whole copy (heapsnoop fell "
+			"behind): the allocations are kept, %" PRIu64 " of their stacks cut there "
+			"(cut=); a larger --ringbuf-size keeps them whole",
+			cnt[HS_CNT_SHORT_COPY], HS_USER_STACK_SHORT >> 10, s->short_cut);
+	/* The short copies' cuts are said above, not as the copy's size. */
+	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut > s->short_cut)
 		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
-			"stack (--stack-copy): rerun with a larger one for them", us.cut);
+			"stack (--stack-copy): rerun with a larger one for them",
+			us.cut - s->short_cut);
 	if (us.tail_missed || us.tail_unknown)
 		flog(out, "%" PRIu64 " stacks were cut where their copy stopped, at the part "
 			"of the thread's stack heapsnoop found in place and had unwound before "
@@ -261,11 +269,12 @@ void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt)
 		return;
 	hit = cs.lookups ? 100.0 * (double)(cs.lookups - cs.misses) / (double)cs.lookups : 0;
 	flog(out, "unwinding: %" PRIu64 " stacks, %" PRIu64 " complete, %" PRIu64
-		" cut at --stack-copy, %" PRIu64 " deeper than kept, %" PRIu64 " with a frame "
-		"not recovered; %" PRIu64 " caller frames, %" PRIu64 " of them by frame pointer "
-		"(no CFI; %" PRIu64 " into JIT code), %" PRIu64 " by DWARF expression", us.stacks,
-		us.complete, us.cut, us.depth, us.fault, us.frames, us.fp_frames, us.jit_frames,
-		us.slow_frames);
+		" cut at --stack-copy, %" PRIu64 " at a short copy (ring buffer full), %" PRIu64
+		" deeper than kept, %" PRIu64 " with a frame not recovered; %" PRIu64
+		" caller frames, %" PRIu64 " of them by frame pointer (no CFI; %" PRIu64
+		" into JIT code), %" PRIu64 " by DWARF expression", us.stacks, us.complete,
+		us.cut - trace__stats(t)->short_cut, trace__stats(t)->short_cut, us.depth,
+		us.fault, us.frames, us.fp_frames, us.jit_frames, us.slow_frames);
 	if (trace__pool_share(t, &threads, &pooled) == 0)
 		flog(out, "unwinding pool: %u thread%s beside the loop's (--unwind-threads); "
 		     "%" PRIu64 " of the %" PRIu64 " stacks unwound by them", threads,

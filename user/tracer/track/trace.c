@@ -514,6 +514,7 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->stacks = stacks;
 	p->acct = acct;	/* the new image's counts start from nothing */
 	p->live_estimate = 0;
+	p->shed_kept = 0;	/* ... its samples too: the old image's were its own */
 	jit_names__free(p->jit);
 	p->jit = NULL;
 	if (!t->opts.map_records) {
@@ -612,6 +613,9 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		uflags = rs.flags;
 		if (uflags & (UNWIND_CUT | UNWIND_DEPTH))
 			evflags |= HS_EVF_TRUNCATED;
+		/* The unwinder's cuts at the copy's end: these the ring's, not --stack-copy's. */
+		if ((ev->flags & HS_EVF_SHORT_COPY) && (uflags & UNWIND_CUT))
+			t->stats.short_cut++;
 		if (uflags & UNWIND_FAULT)
 			evflags |= HS_EVF_STACK_FAULT;
 	}
