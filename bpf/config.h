@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * config.h - the loader's settings: read-only globals (.rodata) set before
- * load from the options (user/tracer/bpfload.c) and from what the running
- * kernel has (user/tracer/kfeatures.c, docs/KERNELS.md). The verifier
- * treats them as constants, so a branch that a setting or the kernel rules
- * out is dead code to it. And armed, which the loader writes while the
- * programs run.
+ * load from the options (user/tracer/attach/bpfload.c) and from what the
+ * running kernel has (user/tracer/attach/kfeatures.c, docs/KERNELS.md). The
+ * verifier treats them as constants, so a branch that a setting or the
+ * kernel rules out is dead code to it. And armed, which the loader writes
+ * while the programs run.
  *
  * Owns no map.
  */
@@ -44,7 +44,7 @@ const volatile bool unwind_dwarf;
 const volatile __u32 stack_copy = HS_USER_STACK_DEFAULT;
 
 /*
- * What the running kernel has (user/tracer/kfeatures.c probes it): the
+ * What the running kernel has (user/tracer/attach/kfeatures.c probes it): the
  * calls map is task storage (else an LRU hash by thread id; always so with
  * thread slots), and bpf_get_current_task_btf() (else
  * bpf_get_current_task() and CO-RE reads).

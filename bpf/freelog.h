@@ -3,7 +3,7 @@
  * freelog.h - plain frees written to their CPU's log beside the ring
  * buffer, not into it: a claim and three stores instead of a record, for a
  * third of a busy program's allocator calls (docs/DESIGN.md, "Frees beside
- * the ring"). The loader takes the entries (user/tracer/freelog.c) and
+ * the ring"). The loader takes the entries (user/tracer/stream/freelog.c) and
  * hands each over among the ring's records by its stamp. The log's layout
  * is include/heapsnoop/event.h's struct hs_free_log.
  *
@@ -16,7 +16,7 @@
 
 /*
  * One struct hs_free_log per possible CPU (the loader sets max_entries),
- * mapped by the loader (user/tracer/freelog.c), which takes the entries.
+ * mapped by the loader (user/tracer/stream/freelog.c), which takes the entries.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -25,7 +25,7 @@
  *
  * Runs from Linux 5.10: what newer kernels add (task storage, the BTF
  * current task, bpf_find_vma, jiffies, atomics) is probed by the loader
- * (user/tracer/kfeatures.c) and chosen through read-only globals
+ * (user/tracer/attach/kfeatures.c) and chosen through read-only globals
  * (config.h), which the verifier treats as constants, so the branch a
  * kernel cannot verify is dead code to it. bpf_find_vma's callback is a BPF_PSEUDO_FUNC reference
  * that kernels before 5.13 reject even in dead code: it lives only in
@@ -140,7 +140,8 @@ int BPF_KPROBE(free_enter, __u64 ptr)
 }
 
 /*
- * Process lifetime, attached by mode (user/tracer/bpfload.c, session.c):
+ * Process lifetime, attached by mode (user/tracer/attach/bpfload.c,
+ * user/tracer/session.c):
  * task_exec in every mode; task_exit with -a and -f; task_fork with -p and
  * in launch mode; comm_fork with -a --comm; thread_exit in every mode while
  * thread slots are used.

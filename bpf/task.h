@@ -20,7 +20,7 @@
 /*
  * System-wide mode: the per-CPU perf events whose mmap, comm and fork
  * records (the kernel's, not ours) the loader reads with libbpf's raw
- * perf buffer (user/tracer/mmaprec.c). No program writes to it.
+ * perf buffer (user/tracer/track/mmaprec.c). No program writes to it.
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);

@@ -7,7 +7,7 @@
  * loop.c runs it, shutdown.c ends it); --preload runs the command with
  * the in-process collector instead (preload/preload.c).
  *
- * Line grammar of the output: docs/OUTPUT.md (user/common/records.c).
+ * Line grammar of the output: docs/OUTPUT.md (user/common/records/records.c).
  */
 #include <stdio.h>
 

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_perfmap.c - unit tests of the perf map reader (user/tracer/perfmap.c):
- * lines parsed as perf's jit-interface.txt gives them, the newest line
- * naming a range made again (against a plain search of every line, for
- * thousands of random overlapping ranges), hostile content (malformed
- * numbers, lines too long, control characters, a line not yet whole), and
- * the real file of this very process in /tmp, looked for again after a
- * while, read again as it grows, read from its start when made shorter,
- * refused through a symbolic link.
+ * test_perfmap.c - unit tests of the perf map reader
+ * (user/tracer/maps/perfmap.c): lines parsed as perf's jit-interface.txt
+ * gives them, the newest line naming a range made again (against a plain
+ * search of every line, for thousands of random overlapping ranges), hostile
+ * content (malformed numbers, lines too long, control characters, a line not
+ * yet whole), and the real file of this very process in /tmp, looked for
+ * again after a while, read again as it grows, read from its start when made
+ * shorter, refused through a symbolic link.
  */
 #include <errno.h>
 #include <setjmp.h>
