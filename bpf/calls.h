@@ -213,6 +213,9 @@ static __always_inline void shed_forget(__u64 id)
 {
 	struct call_state *st;
 
+	/* Not shedding (-p and a command held; the loader sets it before any program runs). */
+	if (!shed_mark)
+		return;
 	if (have_slots) {
 		struct thread_slot *sl = thread_slot(id);
 

@@ -193,10 +193,9 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 			"(cut=); a larger --ringbuf-size keeps them whole",
 			cnt[HS_CNT_SHORT_COPY], HS_USER_STACK_SHORT >> 10, s->short_cut);
 	/* The short copies' cuts are said above, not as the copy's size. */
-	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut > s->short_cut)
+	if (trace__unwind_stats(t, &us, &cs) == 0 && us.cut)
 		flog(out, "%" PRIu64 " stacks were deeper than the copy of the "
-			"stack (--stack-copy): rerun with a larger one for them",
-			us.cut - s->short_cut);
+			"stack (--stack-copy): rerun with a larger one for them", us.cut);
 	if (us.tail_missed || us.tail_unknown)
 		flog(out, "%" PRIu64 " stacks were cut where their copy stopped, at the part "
 			"of the thread's stack heapsnoop found in place and had unwound before "
@@ -273,8 +272,8 @@ void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt)
 		" deeper than kept, %" PRIu64 " with a frame not recovered; %" PRIu64
 		" caller frames, %" PRIu64 " of them by frame pointer (no CFI; %" PRIu64
 		" into JIT code), %" PRIu64 " by DWARF expression", us.stacks, us.complete,
-		us.cut - trace__stats(t)->short_cut, trace__stats(t)->short_cut, us.depth,
-		us.fault, us.frames, us.fp_frames, us.jit_frames, us.slow_frames);
+		us.cut, us.short_cut, us.depth, us.fault, us.frames, us.fp_frames,
+		us.jit_frames, us.slow_frames);
 	if (trace__pool_share(t, &threads, &pooled) == 0)
 		flog(out, "unwinding pool: %u thread%s beside the loop's (--unwind-threads); "
 		     "%" PRIu64 " of the %" PRIu64 " stacks unwound by them", threads,

@@ -634,6 +634,9 @@ int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct c
 		unwinder__stats(t->unwinder, st, cst);
 	else
 		return -ENOENT;
+	/* The ring's cuts apart from --stack-copy's (the unwinder counts both as cut). */
+	st->short_cut = t->stats.short_cut < st->cut ? t->stats.short_cut : st->cut;
+	st->cut -= st->short_cut;
 	return 0;
 }
 

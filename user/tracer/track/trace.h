@@ -105,7 +105,10 @@ struct trace_stats {
 	uint64_t bad_events;		/* malformed ring buffer records */
 	uint64_t no_memory;		/* events dropped: out of memory */
 	uint64_t truncated_stacks;	/* allocations with a cut stack */
-	/* ... of them, cut where a short copy ended (HS_EVF_SHORT_COPY) */
+	/*
+	 * ... of them, cut where a short copy ended (HS_EVF_SHORT_COPY);
+	 * trace__unwind_stats() takes them out of the unwinder's cut
+	 */
 	uint64_t short_cut;
 	uint64_t shed_kept;		/* recorded as samples while load was shed */
 	uint64_t stack_faults;		/* ... with a frame that could not be read */

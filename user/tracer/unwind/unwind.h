@@ -35,6 +35,12 @@ struct unwind_stats {
 	uint64_t stacks;	/* unwound */
 	uint64_t complete;	/* reached the outermost frame */
 	uint64_t cut, depth, fault;	/* ended early (UNWIND_*; cut: by the copy's size) */
+	/*
+	 * ... cut where a short copy ended (HS_EVF_SHORT_COPY: the ring had no
+	 * room for the whole one), out of @cut: split off by
+	 * trace__unwind_stats(), which sees the records' flags; 0 here.
+	 */
+	uint64_t short_cut;
 	uint64_t frames;	/* recovered, beyond each call site */
 	uint64_t fp_frames;	/* of those, by frame pointer (no CFI there) */
 	uint64_t jit_frames;	/* ... into anonymous executable memory (JIT code) */
