@@ -132,16 +132,9 @@ static bool same_content(uintptr_t stored, uintptr_t probe, void *ctx)
 	       !strcmp(f->file, c->file);
 }
 
-static uint64_t hash_str(uint64_t h, const char *s)
-{
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
-}
-
 static uint64_t hash_content(const struct content *c)
 {
-	uint64_t h = hash_str(hash_str(0xcbf29ce484222325ULL, c->function), c->file);
+	uint64_t h = htab_hash_str(htab_hash_str(HTAB_STR_SEED, c->function), c->file);
 
 	return htab_hash2(h ^ (uintptr_t)c->kind, c->line);
 }

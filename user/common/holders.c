@@ -244,15 +244,14 @@ static const char *or_empty(const char *s)
 
 static uint64_t str_hash(uint64_t h, const char *s)
 {
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;	/* FNV-1a */
-	return (h ^ 0xff) * 0x100000001b3ull;	/* a string's end: ("ab", "c") is not ("a", "bc") */
+	/* A string's end: ("ab", "c") is not ("a", "bc"). */
+	return (htab_hash_str(h, s) ^ 0xff) * 0x100000001b3ULL;
 }
 
 /* A stack's (holder, place, caller) @p, as an entry's index is found by it. */
 static uint64_t pick_hash(const struct pick *p)
 {
-	return str_hash(str_hash(str_hash(0xcbf29ce484222325ull, p->func), p->where), p->caller);
+	return str_hash(str_hash(str_hash(HTAB_STR_SEED, p->func), p->where), p->caller);
 }
 
 /* Stored: an entry's index + 1 (@ctx the set); probe: a struct pick. */

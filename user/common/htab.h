@@ -66,4 +66,19 @@ static inline uint64_t htab_hash2(uint64_t a, uint64_t b)
 	return h ^ (h >> 32);
 }
 
+/* FNV-1a's offset basis: the hash of no bytes, where htab_hash_str() starts. */
+#define HTAB_STR_SEED 0xcbf29ce484222325ULL
+
+/*
+ * FNV-1a over the bytes of NUL-terminated @s, going on from @h
+ * (HTAB_STR_SEED for the first string of a key), for callers' hashes of
+ * strings.
+ */
+static inline uint64_t htab_hash_str(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
 #endif /* HEAPSNOOP_HTAB_H */

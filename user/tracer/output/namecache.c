@@ -25,11 +25,7 @@ struct name_probe {
 
 static uint64_t name_hash(const char *key, uint64_t off)
 {
-	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
-
-	for (; *key; key++)
-		h = (h ^ (unsigned char)*key) * 0x100000001b3ull;
-	return htab_hash2(h, off);
+	return htab_hash2(htab_hash_str(HTAB_STR_SEED, key), off);
 }
 
 static bool name_equal(uintptr_t stored, uintptr_t probe, void *ctx)
