@@ -46,7 +46,9 @@ WARN := -Wall -Wextra -Wshadow -Wno-missing-field-initializers
 COMMON := user/common
 TRACER := user/tracer
 DECODE := user/decode
-ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT)
+# user/: the interpreters' rooms (user/interp/), named by their path from it
+# ("interp/python/pyfind.h"), by the tracer, the collector and the tests.
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -Iinclude -I$(COMMON) -I$(OUTPUT) -Iuser
 # A program's files see their own folder and common/, never the other's;
 # they name another folder's header by its path from their program's
 # ("track/trace.h", "model/model.h"). The folders: TRACER_LIB_DIRS,
@@ -89,23 +91,39 @@ PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 # stage). A program's own top folder (main, its options, heapsnoop's
 # session) is linked as objects. The same libraries are built under
 # ASan+UBSan into $(OUTPUT)/asan/ and for libFuzzer into $(OUTPUT)/fuzz/.
-# interp/ (interpreter frames: CPython found, registered, its frames named
-# and spliced) uses maps/ and arch/; common/interp/ holds the CPython
-# pieces the tracer and the collector share (layouts, line tables, code
-# objects through a reader), on common/.
-TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach interp maps arch)
+# user/interp/ (interpreter frames, docs/DESIGN.md "The rooms"): the core
+# (the table of runtimes, the process table, the splice) and a folder, a
+# room, per runtime (python/, lua/, luajit/), each a library of its
+# finding, layout, naming and decoders, linked by the tracer and the tests
+# (a group: the core calls the rooms through its table, they call its
+# helpers); the collector compiles the pieces it needs (PRELOAD_SRC). They
+# use maps/ and arch/ and common/.
+INTERP := user/interp
+INTERP_ROOMS := $(sort $(patsubst %/,%,$(dir $(wildcard $(INTERP)/*/*.c))))
+INTERP_DIRS := $(if $(wildcard $(INTERP)/*.c),$(INTERP)) $(INTERP_ROOMS) \
+	$(if $(wildcard $(TRACER)/interp/*.c),$(TRACER)/interp)
+# The rooms' walks in the collector, in its library alone: not the tracer's.
+INTERP_COLLECTOR_SRC := $(wildcard $(INTERP)/python/pywalk.c $(INTERP)/lua/luaframes.c)
+TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach) $(INTERP_DIRS) \
+	$(addprefix $(TRACER)/,maps arch)
 DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input)
 # user/common/records/: the record lines (their writers and parsers), used
 # by user/common's stacks and frame tables: linked after them.
 COMMON_DIRS := $(COMMON) $(COMMON)/records
-LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec
-# A folder's sources; the tracer's arch/: this architecture's files
-# (*_$(ARCH).c); formats/pprof: with protobuf-c's generated messages.
-lib_src = $(if $(filter $(TRACER)/arch,$(1)),$(wildcard $(1)/*_$(ARCH).c),$(wildcard $(1)/*.c)) \
+COMMON_INTERP := $(if $(wildcard $(COMMON)/interp/*.c),$(COMMON)/interp)
+LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON_INTERP) $(COMMON_DIRS) codec
+# A folder's sources: of the per-architecture files (*_x86.c, *_arm64.c:
+# the tracer's arch/, a room's decoders) this architecture's alone;
+# formats/pprof: with protobuf-c's generated messages.
+OTHER_ARCH := $(filter-out $(ARCH),x86 arm64)
+lib_src = $(filter-out %_$(OTHER_ARCH).c $(INTERP_COLLECTOR_SRC),$(wildcard $(1)/*.c)) \
 	$(if $(filter $(DECODE)/formats/pprof,$(1)),$(PROFILE_PB))
 lib_name = $(if $(filter codec,$(1)),libhscodec.a,libhs_$(subst /,_,$(patsubst user/%,%,$(1))).a)
 # $(call libs,VARIANT_DIR,FOLDERS): those folders' libraries in that variant.
 libs = $(foreach d,$(2),$(1)/$(call lib_name,$(d)))
+# $(LINK_IN): a link's objects, then its libraries as a group (the
+# interpreters' core and rooms need each other).
+LINK_IN = $(filter-out %.a,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group
 # $(call objs,VARIANT_DIR,SOURCES): their objects.
 objs = $(patsubst %.c,$(1)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(2)))
 
@@ -119,7 +137,7 @@ LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
 # (user/tracer/preload/: it holds every image's table and writes the dumps
 # with the collector's reader), linked as objects.
 TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(LIVEDUMP_SRC)
-HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec)
+HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON_INTERP) $(COMMON_DIRS) codec)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lzstd -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
 HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
@@ -145,7 +163,9 @@ ifeq ($(STATIC),1)
 RELEASE_LDFLAGS := -static-pie -Wl,--wrap=dlopen -Wl,-u,__wrap_dlopen -Wl,--fatal-warnings
 RELEASE_LIBS := -lbz2 -llzma
 endif
-BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
+# The rooms' BPF walks (user/interp/*/*.bpf.h) included by bpf/interp.h by
+# their path from user/; theirs see bpf/'s headers.
+BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf -Iuser
 
 .PHONY: FORCE all clean check demo man install dist deps deps-arm64 bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
 .DEFAULT_GOAL := all
@@ -171,6 +191,7 @@ DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 # A program's files see their own folder and common/ (the codec's, the
 # generated headers'): the tracer's and heapdecode's objects, each variant.
 $(addsuffix /obj/$(TRACER)/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC)
+$(addsuffix /obj/$(INTERP)/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC)
 $(addsuffix /obj/$(DECODE)/%.o,$(VARIANTS)): DIR_CFLAGS := $(DECODE_INC)
 
 $(OUTPUT)/obj/%.o: %.c
@@ -217,7 +238,7 @@ $(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
 	$(call all_objs,$(COMMON_SRC) $(wildcard $(COMMON)/interp/*.c) $(CODEC_SRC)))
 
 # --- BPF object and its skeleton ---------------------------------------------
-$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h) include/heapsnoop/event.h \
+$(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h $(INTERP)/*/*.bpf.h) include/heapsnoop/event.h \
 		include/heapsnoop/interp.h include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
@@ -230,7 +251,7 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 # --- heapsnoop ----------------------------------------------------------------
 $(OUTPUT)/heapsnoop: $(call objs,$(OUTPUT),$(TRACER_TOP_SRC)) $(call HEAPSNOOP_A,$(OUTPUT)) | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) $(RELEASE_LDFLAGS) $^ $(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(RELEASE_LDFLAGS) $(LINK_IN) $(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
 
 # --- heapdecode ---------------------------------------------------------------
 $(OUTPUT)/proto/profile.pb-c.h: $(PROFILE_PB)
@@ -267,13 +288,14 @@ LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(C
 CINTERP := $(COLLECTOR)/interp
 PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC) \
-	$(CINTERP)/pywalk.c $(COMMON)/interp/pylayout.c $(CINTERP)/luaframes.c $(COMMON)/htab.c \
+	$(INTERP)/python/pywalk.c $(INTERP)/python/pylayout.c $(CINTERP)/luaframes.c $(COMMON)/htab.c \
 	$(COMMON)/interp/lualayout.c $(COMMON)/interp/luawalk.c $(COMMON)/interp/luanames.c \
 	$(COMMON)/interp/luaproto.c $(COMMON)/interp/luacall.c $(COMMON)/interp/luaglobal.c
-COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(CINTERP) -fPIC -pthread
+COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(CINTERP) -I$(INTERP)/python \
+	-fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
-	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(CINTERP)/*.h) $(COMMON)/records.h \
+	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(CINTERP)/*.h $(INTERP)/*/*.h) $(COMMON)/records.h \
 	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
@@ -562,7 +584,7 @@ $(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 # The CPython pieces the tracer and the collector share (user/common/interp/).
-$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON_DIRS)) \
+$(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(INTERP)/python $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
@@ -570,10 +592,10 @@ $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/
 # The tracer's CPython finder and resolver on real binaries and a real
 # process (tests/interp/test_pyfind.sh).
 $(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps arch) $(COMMON)/interp $(COMMON_DIRS) codec) \
-		| $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) $(COMMON_INTERP) \
+		$(COMMON_DIRS) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -pthread -lbpf -ldw -lelf -lcapstone -lz -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -pthread -lbpf -ldw -lelf -lcapstone -lz -lcmocka -o $@
 
 # The splice of interpreter frames among native ones.
 $(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
@@ -621,9 +643,10 @@ $(OUTPUT)/tests/test_ljbpf: tests/interp/test_ljbpf.c $(call libs,$(OUTPUT),$(CO
 
 # The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
 $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,interp maps arch) $(COMMON_DIRS)) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) $(COMMON_INTERP) \
+		$(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -ldw -lelf -lz -lcapstone -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -ldw -lelf -lz -lcapstone -lcmocka -o $@
 
 $(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
 		| $(OUTPUT)/tests

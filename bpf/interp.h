@@ -74,7 +74,7 @@ struct {
 	__type(value, struct icode_scratch);
 } icode_scratch_map SEC(".maps");
 
-#include "python.h"
+#include "interp/python/python.bpf.h"
 #include "lua.h"
 #include "luajit.h"
 

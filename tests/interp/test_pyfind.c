@@ -41,10 +41,10 @@
 #include <gelf.h>
 
 #include "heapsnoop/interp.h"
-#include "interp/libctsd.h"
-#include "interp/pycache.h"
-#include "interp/pyfind.h"
-#include "interp/pylines.h"
+#include "interp/python/libctsd.h"
+#include "interp/python/pycache.h"
+#include "interp/python/pyfind.h"
+#include "interp/python/pylines.h"
 
 #define PY311 "/usr/bin/python3.11"
 

@@ -21,9 +21,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "interp/pycode.h"
-#include "interp/pylayout.h"
-#include "interp/pylines.h"
+#include "interp/python/pycode.h"
+#include "interp/python/pylayout.h"
+#include "interp/python/pylines.h"
 
 static char **dumps;
 static int ndumps;

@@ -17,8 +17,8 @@
 #include "interp/interp.h"
 #include "interp/ljproc.h"
 #include "interp/luaproc.h"
-#include "interp/pycache.h"
-#include "interp/pyfind.h"
+#include "interp/python/pycache.h"
+#include "interp/python/pyfind.h"
 
 struct bpf_program;
 struct mapset;

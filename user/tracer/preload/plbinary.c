@@ -18,7 +18,7 @@
 #include "heapsnoop/livedump.h"
 #include "maps/procmaps.h"
 #include "mapset.h"
-#include "plpython_int.h"
+#include "interp/python/plpython_int.h"
 
 /* @pi's binary read from @path, mapped at @start from file offset @off: 0 or -errno. */
 static int read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,

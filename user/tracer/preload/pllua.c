@@ -26,7 +26,7 @@
 #include "interp/luasegs.h"
 #include "interp/splice.h"
 #include "msg.h"
-#include "plpython_int.h"
+#include "interp/python/plpython_int.h"
 #include "records.h"
 
 /* A frame's name: the collector's record of it under its caller. */

@@ -14,8 +14,8 @@
 #include <string.h>
 
 #include "maps/elffile.h"
-#include "interp/pydecode.h"
-#include "interp/pyfind.h"
+#include "interp/python/pydecode.h"
+#include "interp/python/pyfind.h"
 #include "arch/probesite.h"
 
 /* Bytes of PyGILState_GetThisThreadState and PyObject_Malloc decoded. */

@@ -20,7 +20,7 @@
 #include "attach/umulti.h"
 #include "heapsnoop.skel.h"
 #include "interp/interp_int.h"
-#include "interp/libctsd.h"
+#include "interp/python/libctsd.h"
 #include "msg.h"
 #include "maps/procmaps.h"
 #include "text.h"

@@ -2,11 +2,11 @@
 /*
  * pydecode_arm64.c - pydecode.h on arm64: not written yet (no arm64
  * CPython was at hand to learn its shapes from), so a Python process there
- * is said to have no frames read (user/tracer/interp/pyfind.c).
+ * is said to have no frames read (user/interp/python/pyfind.c).
  */
 #include <errno.h>
 
-#include "interp/pydecode.h"
+#include "interp/python/pydecode.h"
 
 int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, struct pydecode_key *key)
 {

@@ -32,8 +32,8 @@
 #include <sys/types.h>
 
 #include "heapsnoop/interp.h"
-#include "interp/pycode.h"
-#include "interp/pylayout.h"
+#include "interp/python/pycode.h"
+#include "interp/python/pylayout.h"
 
 struct py_cache;
 

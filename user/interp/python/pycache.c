@@ -9,8 +9,8 @@
 #include <sys/uio.h>
 
 #include "htab.h"
-#include "interp/pycache.h"
-#include "interp/pylines.h"
+#include "interp/python/pycache.h"
+#include "interp/python/pylines.h"
 
 /* Lines kept per code object: instruction index -> line, direct-mapped. */
 #define LINE_MEMO 8

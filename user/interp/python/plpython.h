@@ -4,7 +4,7 @@
  * collector writes each stack's CPython frames as the live table's
  * Python words (include/heapsnoop/livetable.h, LT_PY_*: code object,
  * instruction, fingerprint); heapsnoop names them by reading the living
- * process (process_vm_readv: user/common/interp/pycode.c, pylines.c),
+ * process (process_vm_readv: user/interp/python/pycode.c, pylines.c),
  * as soon as a new stack appears in the table and again at each dump,
  * each code object read once, and splices the named frames at the eval
  * loop's native frames (user/tracer/interp/splice.c, the eval loop and

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "interp/pylayout.h"
+#include "interp/python/pylayout.h"
 
 #define PY_EVAL_RANGES 4
 

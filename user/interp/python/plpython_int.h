@@ -13,8 +13,8 @@
 #include <sys/types.h>
 
 #include "heapsnoop/livetable.h"
-#include "interp/pycode.h"
-#include "interp/pyfind.h"
+#include "interp/python/pycode.h"
+#include "interp/python/pyfind.h"
 
 /* A code object as a frame names it: (address, fingerprint). */
 struct code {

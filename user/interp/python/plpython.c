@@ -20,9 +20,9 @@
 
 #include "frametab.h"
 #include "htab.h"
-#include "interp/pycode.h"
+#include "interp/python/pycode.h"
 #include "interp/lualayout.h"
-#include "interp/pyfind.h"
+#include "interp/python/pyfind.h"
 #include "interp/splice.h"
 #include "msg.h"
 #include "plpython.h"

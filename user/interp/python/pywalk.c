@@ -4,7 +4,7 @@
  * pywalk.h). The thread state is the one CPython's own
  * PyGILState_GetThisThreadState() returns (pthread_getspecific of
  * _PyRuntime's autoTSSkey: no lock, no allocation, right on a thread that
- * released the GIL to allocate), the one bpf/python.h reads from outside;
+ * released the GIL to allocate), the one user/interp/python/python.bpf.h reads from outside;
  * then tstate->cframe->current_frame (3.11, 3.12) or
  * tstate->current_frame (3.13) and each frame's previous, the fields at
  * the offsets of pylayout.c's table (3.11, 3.12) or of the process's own
@@ -29,7 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "interp/pylayout.h"
+#include "interp/python/pylayout.h"
 #include "livetable.h"
 #include "ltstacks.h"
 #include "pywalk.h"

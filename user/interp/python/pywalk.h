@@ -5,8 +5,8 @@
  * thread's chain of interpreter frames appended to its native stack as
  * the live table's Python words (include/heapsnoop/livetable.h, LT_PY_*),
  * which heapsnoop names by reading the process and splices at the eval
- * loop's frames (user/tracer/preload/plpython.c), as the BPF tracer's
- * walk (bpf/python.h) and splice (user/tracer/interp/splice.c) do.
+ * loop's frames (user/interp/python/plpython.c), as the BPF tracer's
+ * walk (user/interp/python/python.bpf.h) and splice (user/tracer/interp/splice.c) do.
  * docs/COLLECTOR.md, "Python frames".
  */
 #ifndef HEAPSNOOP_COLLECTOR_PYWALK_H
@@ -21,7 +21,7 @@ extern bool pywalk_on;
 /*
  * Find this process's CPython (its exported Py_Version, _PyRuntime,
  * _PyEval_EvalFrameDefault, PyGILState_GetThisThreadState, PyCode_Type;
- * 3.11 to 3.13, the layout user/common/interp/pylayout.c's table's or,
+ * 3.11 to 3.13, the layout user/interp/python/pylayout.c's table's or,
  * from 3.13, its own _Py_DebugOffsets', checked against PyCode_Type's
  * size) and say it in the table's header (py_version, py_eval) before
  * any stack holds its frames. Returns 0 (the walk is on); -ENOENT: no

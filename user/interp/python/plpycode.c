@@ -4,7 +4,7 @@
  * by (see plpython.h, plpython_int.h): each from the collector's record
  * of it (livetable.h, LT_PY_CODEREC: its name, file and location table
  * copied into the table while it lived), else read from the process
- * (process_vm_readv, user/common/interp/pycode.c) while its pidfd says it
+ * (process_vm_readv, user/interp/python/pycode.c) while its pidfd says it
  * runs, and only if, after its name, file and location table are read,
  * its head still has the type PyCode_Type and the fingerprint the
  * collector saw (livetable.h, lt_py_fingerprint(): its name's, file's

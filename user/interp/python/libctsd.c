@@ -10,7 +10,7 @@
 
 #include "maps/elffile.h"
 #include "heapsnoop/arch.h"
-#include "interp/libctsd.h"
+#include "interp/python/libctsd.h"
 
 /* PTHREAD_KEY_2NDLEVEL_SIZE: keys a block holds, the first block's too. */
 #define KEYS_PER_BLOCK 32

@@ -7,7 +7,7 @@
  * since 2.34 and by libpthread.so.0 before): specific[] (the second
  * level's blocks) and, just before it, specific_1stblock[] (keys 0 to
  * 31), each entry a struct pthread_key_data { seq; data }. What BPF reads
- * a CPython thread's state through (bpf/python.h). musl keeps no such
+ * a CPython thread's state through (user/interp/python/python.bpf.h). musl keeps no such
  * descriptors: not supported (said).
  */
 #ifndef HEAPSNOOP_LIBCTSD_H

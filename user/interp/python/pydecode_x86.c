@@ -8,7 +8,7 @@
 #include <errno.h>
 #include <stdbool.h>
 
-#include "interp/pydecode.h"
+#include "interp/python/pydecode.h"
 
 /* Instructions looked at in a function's start: the shapes are within 16. */
 #define HEAD_INSNS 24
