@@ -123,7 +123,7 @@ lib_name = $(if $(filter codec,$(1)),libhscodec.a,libhs_$(subst /,_,$(patsubst u
 libs = $(foreach d,$(2),$(1)/$(call lib_name,$(d)))
 # $(LINK_IN): a link's objects, then its libraries as a group (the
 # interpreters' core and rooms need each other).
-LINK_IN = $(filter-out %.a,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group
+LINK_IN = $(filter-out %.a %.h,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-group
 # $(call objs,VARIANT_DIR,SOURCES): their objects.
 objs = $(patsubst %.c,$(1)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(2)))
 
@@ -283,19 +283,18 @@ LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehfr
 # the process's own dumps.
 LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLIVE)/ltmods.c \
 	$(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
-# interp/: a CPython's frames read in the process (pywalk.c), a PUC Lua's (luaframes.c,
-# named with common/'s luanames.c); their layouts common/'s.
-CINTERP := $(COLLECTOR)/interp
+# The rooms' walks in the process: a CPython's frames (python/pywalk.c), a
+# PUC Lua's (lua/luaframes.c, named with lua/luanames.c), and their layouts.
 PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC) \
-	$(INTERP)/python/pywalk.c $(INTERP)/python/pylayout.c $(CINTERP)/luaframes.c $(COMMON)/htab.c \
-	$(COMMON)/interp/lualayout.c $(COMMON)/interp/luawalk.c $(COMMON)/interp/luanames.c \
-	$(COMMON)/interp/luaproto.c $(COMMON)/interp/luacall.c $(COMMON)/interp/luaglobal.c
-COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(CINTERP) -I$(INTERP)/python \
+	$(INTERP)/python/pywalk.c $(INTERP)/python/pylayout.c $(INTERP)/lua/luaframes.c $(COMMON)/htab.c \
+	$(INTERP)/lua/lualayout.c $(INTERP)/lua/luawalk.c $(INTERP)/lua/luanames.c \
+	$(INTERP)/lua/luaproto.c $(INTERP)/lua/luacall.c $(INTERP)/lua/luaglobal.c
+COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(INTERP)/python -I$(INTERP)/lua \
 	-fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
-	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(CINTERP)/*.h $(INTERP)/*/*.h) $(COMMON)/records.h \
+	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(INTERP)/*/*.h) $(COMMON)/records.h \
 	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
@@ -587,7 +586,7 @@ $(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT
 $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(INTERP)/python $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
 
 # The tracer's CPython finder and resolver on real binaries and a real
 # process (tests/interp/test_pyfind.sh).
@@ -601,17 +600,17 @@ $(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
 $(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
 
 # The Lua pieces the tracer and the collector share (user/common/interp/):
 # layouts, prototypes, names, the walk; tested against Debian's interpreters.
-$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(call libs,$(OUTPUT)/asan,$(COMMON)/interp $(COMMON_DIRS)) \
-		| $(OUTPUT)/tests
+$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c \
+		$(call libs,$(OUTPUT)/asan,$(COMMON_INTERP) $(INTERP)/lua $(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
 
-# The BPF side's Lua walk alone (bpf/lua.h), against the loader's.
-$(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c bpf/lua.h include/heapsnoop/luaframe.h \
+# The BPF side's Lua walk alone (user/interp/lua/lua.bpf.h), against the loader's.
+$(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c user/interp/lua/lua.bpf.h include/heapsnoop/luaframe.h \
 		include/heapsnoop/event.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)/tests
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
@@ -620,13 +619,13 @@ $(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name luawalk_bpf > $@
 
-$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(COMMON)/interp $(COMMON_DIRS)) \
+$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(INTERP)/lua $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests/luawalk.skel.h $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $^ -lbpf -lelf -lz -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $(LINK_IN) -lbpf -lelf -lz -lcmocka -o $@
 
 # The BPF side's LuaJIT walk alone (bpf/luajit.h), against ljwalk.c's.
-$(OUTPUT)/tests/ljwalk.bpf.o: tests/interp/ljwalk.bpf.c bpf/lua.h bpf/luajit.h \
+$(OUTPUT)/tests/ljwalk.bpf.o: tests/interp/ljwalk.bpf.c user/interp/lua/lua.bpf.h bpf/luajit.h \
 		include/heapsnoop/luaframe.h include/heapsnoop/event.h vmlinux/$(ARCH)/vmlinux.h \
 		| $(OUTPUT)/tests
 	$(call msg,BPF,$@)
@@ -636,10 +635,10 @@ $(OUTPUT)/tests/ljwalk.skel.h: $(OUTPUT)/tests/ljwalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name ljwalk_bpf > $@
 
-$(OUTPUT)/tests/test_ljbpf: tests/interp/test_ljbpf.c $(call libs,$(OUTPUT),$(COMMON)/interp $(COMMON_DIRS)) \
+$(OUTPUT)/tests/test_ljbpf: tests/interp/test_ljbpf.c $(call libs,$(OUTPUT),$(COMMON_INTERP) $(INTERP)/lua $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests/ljwalk.skel.h $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $^ -lbpf -lelf -lz -lcmocka -o $@
+	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $(LINK_IN) -lbpf -lelf -lz -lcmocka -o $@
 
 # The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
 $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
@@ -648,10 +647,10 @@ $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -ldw -lelf -lz -lcapstone -lcmocka -o $@
 
-$(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
+$(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/asan,$(INTERP)/lua) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
 
 # A process's perf map read as it grows (maps/perfmap.c).
 $(OUTPUT)/tests/test_perfmap: tests/tracer/maps/test_perfmap.c $(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) \

@@ -75,7 +75,7 @@ struct {
 } icode_scratch_map SEC(".maps");
 
 #include "interp/python/python.bpf.h"
-#include "lua.h"
+#include "interp/lua/lua.bpf.h"
 #include "luajit.h"
 
 /* LuaJIT's walk (luajit.h) into @s's record, as lua_emit's below. */

@@ -11,7 +11,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "heapsnoop/event.h"
-#include "lua.h"
+#include "interp/lua/lua.bpf.h"
 #include "luajit.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * luawalk.bpf.c - bpf/lua.h's walk alone, for tests/interp/test_luabpf.c:
+ * luawalk.bpf.c - user/interp/lua/lua.bpf.h's walk alone, for tests/interp/test_luabpf.c:
  * at a read(0) of process target_tgid (the Lua interpreter of chain.lua,
  * waiting on stdin where its call chain is deepest) once walk_cfg names
  * its state, the state is walked, its frames kept in walk_result and a
@@ -11,7 +11,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "heapsnoop/event.h"
-#include "lua.h"
+#include "interp/lua/lua.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

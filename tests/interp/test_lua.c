@@ -36,8 +36,8 @@
 #include "interp/ljnames.h"
 #include "interp/ljproto.h"
 #include "interp/ljwalk.h"
-#include "interp/luanames.h"
-#include "interp/luawalk.h"
+#include "interp/lua/luanames.h"
+#include "interp/lua/luawalk.h"
 
 static const char *chain;
 static pid_t running;	/* killed by the teardown when a check fails */

@@ -22,7 +22,7 @@
 
 #include "interp/ljfind.h"
 #include "interp/ljproto.h"
-#include "interp/luafind.h"
+#include "interp/lua/luafind.h"
 
 static void check(const char *path, enum lua_vm vm)
 {

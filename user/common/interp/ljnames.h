@@ -12,8 +12,8 @@
 #ifndef HEAPSNOOP_LJNAMES_H
 #define HEAPSNOOP_LJNAMES_H
 
-#include "interp/luanames.h"
-#include "interp/luawalk.h"
+#include "interp/lua/luanames.h"
+#include "interp/lua/luawalk.h"
 
 struct lj_names;
 

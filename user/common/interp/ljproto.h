@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "interp/luaproto.h"
+#include "interp/lua/luaproto.h"
 
 /* LuaJIT 2.1 GC64's offsets (lj_obj.h, lj_frame.h). */
 #define LJ_L_GLREF	16	/* lua_State: its global_State */

@@ -14,8 +14,8 @@
 
 #include <stdint.h>
 
-#include "interp/luaproto.h"
-#include "interp/luawalk.h"
+#include "interp/lua/luaproto.h"
+#include "interp/lua/luawalk.h"
 
 /*
  * The frames of the LuaJIT state whose main thread is @main, innermost

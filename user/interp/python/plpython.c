@@ -21,7 +21,7 @@
 #include "frametab.h"
 #include "htab.h"
 #include "interp/python/pycode.h"
-#include "interp/lualayout.h"
+#include "interp/lua/lualayout.h"
 #include "interp/python/pyfind.h"
 #include "interp/splice.h"
 #include "msg.h"

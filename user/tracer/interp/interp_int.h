@@ -16,7 +16,7 @@
 #include "htab.h"
 #include "interp/interp.h"
 #include "interp/ljproc.h"
-#include "interp/luaproc.h"
+#include "interp/lua/luaproc.h"
 #include "interp/python/pycache.h"
 #include "interp/python/pyfind.h"
 

@@ -20,9 +20,9 @@
 #include <sys/types.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/luafind.h"
-#include "interp/luanames.h"
-#include "interp/luawalk.h"
+#include "interp/lua/luafind.h"
+#include "interp/lua/luanames.h"
+#include "interp/lua/luawalk.h"
 
 struct lj_proc;
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/luaproto.h"
+#include "interp/lua/luaproto.h"
 
 /* Lua's LUA_IDSIZE (luaconf.h): the room of a short source, NUL included. */
 #define LUA_IDSIZE 60

@@ -6,8 +6,8 @@
 #include <sys/uio.h>
 
 #include "htab.h"
-#include "interp/luaproc.h"
-#include "interp/luawalk.h"
+#include "interp/lua/luaproc.h"
+#include "interp/lua/luawalk.h"
 #include "maps/procmaps.h"
 
 /* A frame's words and its caller's: what its text depends on. */

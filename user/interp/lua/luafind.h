@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "interp/lualayout.h"
+#include "interp/lua/lualayout.h"
 
 struct lua_vm_info {
 	enum lua_vm vm;

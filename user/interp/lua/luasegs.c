@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /* luasegs.c - a Lua walk's frames in runs of the interpreter loop (see luasegs.h). */
 #include "heapsnoop/luaframe.h"
-#include "interp/luasegs.h"
+#include "interp/lua/luasegs.h"
 
 static bool is_lua(const struct lua_frame *f)
 {

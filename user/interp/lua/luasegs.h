@@ -28,7 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "interp/luawalk.h"
+#include "interp/lua/luawalk.h"
 
 struct lua_segs_in {
 	const struct lua_frame *f;	/* the walk's frames, innermost first */

@@ -2,7 +2,7 @@
 /*
  * lua.h - a Lua state's frames at an allocation, read in BPF (PUC Lua 5.4
  * and 5.1; their offsets the loader's, struct hs_lua_proc in
- * include/heapsnoop/luaframe.h): what user/common/interp/luawalk.c reads
+ * include/heapsnoop/luaframe.h): what user/interp/lua/luawalk.c reads
  * from outside, the same way, each frame as luaframe.h's two words.
  *
  * From the state's main thread, the running coroutine: while a thread's

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "interp/lualayout.h"
+#include "interp/lua/lualayout.h"
 
 /* Read @len bytes at @addr into @buf: 0, or -errno (-EFAULT: not there). */
 typedef int (*lua_read_fn)(void *ctx, uint64_t addr, void *buf, size_t len);

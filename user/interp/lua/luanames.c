@@ -16,8 +16,8 @@
 
 #include "heapsnoop/luaframe.h"
 #include "htab.h"
-#include "interp/luaglobal.h"
-#include "interp/luanames.h"
+#include "interp/lua/luaglobal.h"
+#include "interp/lua/luanames.h"
 
 /*
  * package.loaded is walked again for a function it did not name at most

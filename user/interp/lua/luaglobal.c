@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "htab.h"
-#include "interp/luaglobal.h"
+#include "interp/lua/luaglobal.h"
 
 struct name {
 	uint64_t key;		/* proto, or C function | 1 (functions are aligned) */

@@ -19,7 +19,7 @@
 
 #include "maps/elffile.h"
 #include "elfseg.h"
-#include "interp/luafind.h"
+#include "interp/lua/luafind.h"
 #include "text.h"
 
 /* Is function @name defined in @ef? Its address and size into @fn if so. */

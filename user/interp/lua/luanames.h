@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "interp/luaproto.h"
-#include "interp/luawalk.h"
+#include "interp/lua/luaproto.h"
+#include "interp/lua/luawalk.h"
 
 /* The longest function text (the rest cut). */
 #define LUA_FUNC_TEXT 512
@@ -78,7 +78,7 @@ bool lua_names__globals_due(const struct lua_names *n, unsigned int gen);
 /*
  * Let the next function without a global name walk package.loaded at
  * once (not at most once a second): for a reader that names a frame once,
- * for good, as the collector does (user/collector/interp/luaframes.c).
+ * for good, as the collector does (user/interp/lua/luaframes.c).
  */
 void lua_names__globals_now(struct lua_names *n);
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * luawalk.h - a Lua state's frames read as the BPF side reads them at an
- * allocation (bpf/lua.h), the same walk over a reader: from the main
+ * allocation (user/interp/lua/lua.bpf.h), the same walk over a reader: from the main
  * thread, the running coroutine found by following each thread's running
  * C function when it is coroutine.resume (its first argument) or a
  * coroutine.wrap function (its one upvalue) and that thread is running or
@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "interp/luaproto.h"
+#include "interp/lua/luaproto.h"
 
 /* Coroutines followed at most (the BPF walk's too). */
 #define LUA_WALK_THREADS 8

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/luaproto.h"
+#include "interp/lua/luaproto.h"
 
 /* --- Lua 5.4: op 7 bits, A 8, k 1, B 8, C 8; Bx 17; sJ 25 (lopcodes.h) --- */
 enum {

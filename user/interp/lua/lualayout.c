@@ -6,7 +6,7 @@
  */
 #include <stddef.h>
 
-#include "interp/lualayout.h"
+#include "interp/lua/lualayout.h"
 
 static const struct lua_layout lua54 = {
 	.vm = LUA_VM_54,

@@ -50,9 +50,9 @@
 #include <unistd.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/lualayout.h"
-#include "interp/luanames.h"
-#include "interp/luawalk.h"
+#include "interp/lua/lualayout.h"
+#include "interp/lua/luanames.h"
+#include "interp/lua/luawalk.h"
 #include "livetable.h"
 #include "ltstacks.h"
 #include "luaframes.h"

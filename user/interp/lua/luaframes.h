@@ -3,11 +3,11 @@
  * luaframes.h - a PUC Lua's frames (5.4, 5.1) read by the collector at
  * each allocation it records (heapsnoop --preload, --interp lua): the
  * thread's state walked in place as the tracer's walk does
- * (user/common/interp/luawalk.c), its frames appended to the native
+ * (user/interp/lua/luawalk.c), its frames appended to the native
  * stack as the live table's Lua words (include/heapsnoop/livetable.h,
  * LT_LUA_*), each new frame named in the process as Lua's traceback
  * names it (luanames.h) into the table, which heapsnoop splices at the
- * interpreter loop's frames (user/tracer/preload/pllua.c).
+ * interpreter loop's frames (user/interp/lua/pllua.c).
  * docs/COLLECTOR.md, "Lua frames".
  */
 #ifndef HEAPSNOOP_COLLECTOR_LUAFRAMES_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * luawalk.c - a Lua state's frames over a reader (see luawalk.h): the
- * loader's twin of bpf/lua.h's walk, read the same way: a thread's
+ * loader's twin of user/interp/lua/lua.bpf.h's walk, read the same way: a thread's
  * running CallInfo (5.4: L->ci down the previous links to the embedded
  * base_ci; 5.1: L->ci down the CallInfo array to L->base_ci), its
  * function's value, a Lua closure's prototype, a C closure's function.
@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/luawalk.h"
+#include "interp/lua/luawalk.h"
 
 static int rd64(const struct lua_reader *rd, uint64_t addr, uint64_t *v)
 {

@@ -18,7 +18,7 @@
 
 #include <stdint.h>
 
-#include "interp/luaproto.h"
+#include "interp/lua/luaproto.h"
 
 /* Nodes of one table read at most (2^16: a larger table is not walked). */
 #define LUA_GLOBAL_MAX_LSIZENODE 16

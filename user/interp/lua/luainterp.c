@@ -2,7 +2,7 @@
 /*
  * luainterp.c - Lua's part of the loader's interpreter frames (see
  * interp.h, interp_int.h): a Lua VM found in a traced process
- * (luafind.h) and registered for the BPF walk (bpf/lua.h); its state
+ * (luafind.h) and registered for the BPF walk (user/interp/lua/lua.bpf.h); its state
  * taken from lua_newstate's return (launch mode: a uretprobe) or found
  * in an allocation's registers and stack (-p: luaproc.h); each
  * allocation's Lua frames named as Lua's own traceback names them, the
@@ -19,8 +19,8 @@
 
 #include "heapsnoop.skel.h"
 #include "interp/interp_int.h"
-#include "interp/luafind.h"
-#include "interp/luasegs.h"
+#include "interp/lua/luafind.h"
+#include "interp/lua/luasegs.h"
 #include "interp/splice.h"
 #include "maps/procmaps.h"
 #include "msg.h"

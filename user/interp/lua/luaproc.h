@@ -25,8 +25,8 @@
 #include <sys/types.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/luafind.h"
-#include "interp/luanames.h"
+#include "interp/lua/luafind.h"
+#include "interp/lua/luanames.h"
 
 struct lua_proc;
 
