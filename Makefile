@@ -110,8 +110,7 @@ DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model i
 # user/common/records/: the record lines (their writers and parsers), used
 # by user/common's stacks and frame tables: linked after them.
 COMMON_DIRS := $(COMMON) $(COMMON)/records
-COMMON_INTERP := $(if $(wildcard $(COMMON)/interp/*.c),$(COMMON)/interp)
-LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON_INTERP) $(COMMON_DIRS) codec
+LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON_DIRS) codec
 # A folder's sources: of the per-architecture files (*_x86.c, *_arm64.c:
 # the tracer's arch/, a room's decoders) this architecture's alone;
 # formats/pprof: with protobuf-c's generated messages.
@@ -137,7 +136,7 @@ LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
 # (user/tracer/preload/: it holds every image's table and writes the dumps
 # with the collector's reader), linked as objects.
 TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(LIVEDUMP_SRC)
-HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON_INTERP) $(COMMON_DIRS) codec)
+HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON_DIRS) codec)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lzstd -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
 HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
@@ -235,7 +234,7 @@ DECODE_OBJ := $(call all_objs,$(DECODE_TOP_SRC) $(foreach d,$(DECODE_LIB_DIRS),$
 $(TRACER_OBJ): | $(OUTPUT)/heapsnoop.skel.h $(OUTPUT)/gitversion.h
 $(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
 -include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) \
-	$(call all_objs,$(COMMON_SRC) $(wildcard $(COMMON)/interp/*.c) $(CODEC_SRC)))
+	$(call all_objs,$(COMMON_SRC) $(CODEC_SRC)))
 
 # --- BPF object and its skeleton ---------------------------------------------
 $(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h $(INTERP)/*/*.bpf.h) include/heapsnoop/event.h \
@@ -582,7 +581,7 @@ $(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
-# The CPython pieces the tracer and the collector share (user/common/interp/).
+# The CPython pieces the tracer and the collector share (user/interp/python/).
 $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(INTERP)/python $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -591,7 +590,7 @@ $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/
 # The tracer's CPython finder and resolver on real binaries and a real
 # process (tests/interp/test_pyfind.sh).
 $(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
-		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) $(COMMON_INTERP) \
+		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) \
 		$(COMMON_DIRS) codec) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -pthread -lbpf -ldw -lelf -lcapstone -lz -lcmocka -o $@
@@ -602,10 +601,10 @@ $(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/as
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
 
-# The Lua pieces the tracer and the collector share (user/common/interp/):
+# The Lua pieces the tracer and the collector share (user/interp/lua/):
 # layouts, prototypes, names, the walk; tested against Debian's interpreters.
 $(OUTPUT)/tests/test_lua: tests/interp/test_lua.c \
-		$(call libs,$(OUTPUT)/asan,$(COMMON_INTERP) $(INTERP)/lua $(COMMON_DIRS)) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(INTERP)/luajit $(INTERP)/lua $(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
 
@@ -624,8 +623,8 @@ $(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $(LINK_IN) -lbpf -lelf -lz -lcmocka -o $@
 
-# The BPF side's LuaJIT walk alone (bpf/luajit.h), against ljwalk.c's.
-$(OUTPUT)/tests/ljwalk.bpf.o: tests/interp/ljwalk.bpf.c user/interp/lua/lua.bpf.h bpf/luajit.h \
+# The BPF side's LuaJIT walk alone (user/interp/luajit/luajit.bpf.h), against ljwalk.c's.
+$(OUTPUT)/tests/ljwalk.bpf.o: tests/interp/ljwalk.bpf.c user/interp/lua/lua.bpf.h user/interp/luajit/luajit.bpf.h \
 		include/heapsnoop/luaframe.h include/heapsnoop/event.h vmlinux/$(ARCH)/vmlinux.h \
 		| $(OUTPUT)/tests
 	$(call msg,BPF,$@)
@@ -635,14 +634,14 @@ $(OUTPUT)/tests/ljwalk.skel.h: $(OUTPUT)/tests/ljwalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name ljwalk_bpf > $@
 
-$(OUTPUT)/tests/test_ljbpf: tests/interp/test_ljbpf.c $(call libs,$(OUTPUT),$(COMMON_INTERP) $(INTERP)/lua $(COMMON_DIRS)) \
+$(OUTPUT)/tests/test_ljbpf: tests/interp/test_ljbpf.c $(call libs,$(OUTPUT),$(INTERP)/luajit $(INTERP)/lua $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests/ljwalk.skel.h $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $(LINK_IN) -lbpf -lelf -lz -lcmocka -o $@
 
 # The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
 $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
-		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) $(COMMON_INTERP) \
+		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) \
 		$(COMMON_DIRS)) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -ldw -lelf -lz -lcapstone -lcmocka -o $@

@@ -76,7 +76,7 @@ struct {
 
 #include "interp/python/python.bpf.h"
 #include "interp/lua/lua.bpf.h"
-#include "luajit.h"
+#include "interp/luajit/luajit.bpf.h"
 
 /* LuaJIT's walk (luajit.h) into @s's record, as lua_emit's below. */
 static __always_inline __u32 lj_emit(const struct hs_interp_proc *cfg, struct interp_scratch *s,

@@ -36,7 +36,7 @@ run "the perf map reader unit tests: lines, the newest name, hostile content, th
 run "the jitdump reader unit tests: records, lines, a growing file, other byte order, garbage; found by its mapping; merged with the perf map (cmocka, ASan+UBSan)" "$OUT/tests/test_jitdump"
 run "Lua frames read from outside and named against lua5.4's, lua5.1's and luajit's own tracebacks (cmocka, ASan+UBSan)" "$OUT/tests/test_lua" "$PWD/tests/interp/lua/chain.lua"
 run "the BPF side's Lua walk (user/interp/lua/lua.bpf.h) word for word against the loader's, lua5.4 and lua5.1 (cmocka, BPF)" "$OUT/tests/test_luabpf" "$PWD/tests/interp/lua/chain.lua"
-run "the BPF side's LuaJIT walk (bpf/luajit.h) word for word against ljwalk.c's, luajit -joff (cmocka, BPF)" "$OUT/tests/test_ljbpf" "$PWD/tests/interp/lua/chain.lua"
+run "the BPF side's LuaJIT walk (user/interp/luajit/luajit.bpf.h) word for word against ljwalk.c's, luajit -joff (cmocka, BPF)" "$OUT/tests/test_ljbpf" "$PWD/tests/interp/lua/chain.lua"
 run "Lua VMs found in Debian's files: the VM, lua_newstate, luaV_execute by its debug symbol and by the largest FDE, alike (cmocka, ASan+UBSan)" "$OUT/tests/test_luafind"
 run "a Lua walk cut into the interpreter loop's runs: FRESH (5.4), calling instructions (5.1), a resumed coroutine, C frames (cmocka, ASan+UBSan)" "$OUT/tests/test_luasegs"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"

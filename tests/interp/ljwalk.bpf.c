@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
 /*
- * ljwalk.bpf.c - bpf/luajit.h's walk alone, for tests/interp/test_ljbpf.c:
+ * ljwalk.bpf.c - user/interp/luajit/luajit.bpf.h's walk alone, for tests/interp/test_ljbpf.c:
  * at a read(0) of process target_tgid (luajit running chain.lua, waiting
  * on stdin where its call chain is deepest) once walk_cfg names its
  * state, the state is walked, its frames kept in walk_result and a
@@ -12,7 +12,7 @@
 
 #include "heapsnoop/event.h"
 #include "interp/lua/lua.bpf.h"
-#include "luajit.h"
+#include "interp/luajit/luajit.bpf.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 

@@ -15,7 +15,7 @@
 
 #include "htab.h"
 #include "interp/interp.h"
-#include "interp/ljproc.h"
+#include "interp/luajit/ljproc.h"
 #include "interp/lua/luaproc.h"
 #include "interp/python/pycache.h"
 #include "interp/python/pyfind.h"

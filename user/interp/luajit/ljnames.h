@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ljnames.h - a LuaJIT state's frames (luaframe.h's words, from the BPF
- * side's walk, bpf/luajit.h) told as LuaJIT's own traceback tells them
+ * side's walk, user/interp/luajit/luajit.bpf.h) told as LuaJIT's own traceback tells them
  * (lj_debug.c's luaL_traceback): the function "function 'NAME'" when its
  * caller's calling instruction names it (any kind: local, global, field,
  * method, upvalue, metamethod '__index'), else "main chunk", "function

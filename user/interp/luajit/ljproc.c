@@ -6,9 +6,9 @@
 #include <sys/uio.h>
 
 #include "htab.h"
-#include "interp/ljnames.h"
-#include "interp/ljproc.h"
-#include "interp/ljproto.h"
+#include "interp/luajit/ljnames.h"
+#include "interp/luajit/ljproc.h"
+#include "interp/luajit/ljproto.h"
 #include "maps/procmaps.h"
 
 /* A frame's words and its caller's: what its text depends on. */

@@ -8,7 +8,7 @@
  * (probesite.h), the return probe first, so that an entry seen always has
  * its return hooked (attach.c's order). Without it no LuaJIT object is a
  * live block: they come from mmap'ed arenas, not malloc. Its frames:
- * registered for the BPF walk (bpf/luajit.h), its state taken from
+ * registered for the BPF walk (user/interp/luajit/luajit.bpf.h), its state taken from
  * lua_newstate's return (launch mode: the PUC walk's uretprobe) or found
  * in the process's stack or an allocation's registers and stack (-p);
  * each allocation's frames named as LuaJIT's traceback names them and
@@ -20,9 +20,9 @@
 
 #include "heapsnoop.skel.h"
 #include "interp/interp_int.h"
-#include "interp/ljfind.h"
-#include "interp/ljproc.h"
-#include "interp/ljproto.h"
+#include "interp/luajit/ljfind.h"
+#include "interp/luajit/ljproc.h"
+#include "interp/luajit/ljproto.h"
 #include "interp/splice.h"
 #include "msg.h"
 #include "stacks.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * ljwalk.c - a LuaJIT state's frames from outside (see ljwalk.h), step for
- * step as bpf/luajit.h takes them: the same reads, the same words, so
+ * step as user/interp/luajit/luajit.bpf.h takes them: the same reads, the same words, so
  * that a difference is the BPF side's. The frame links are lj_frame.h's
  * (GC64: two slots a frame), the skips lj_debug_frame's.
  */
@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/ljproto.h"
-#include "interp/ljwalk.h"
+#include "interp/luajit/ljproto.h"
+#include "interp/luajit/ljwalk.h"
 
 #define GCVMASK ((1ULL << 47) - 1)
 #define TAG_THREAD 0x1fff9ULL

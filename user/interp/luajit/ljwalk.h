@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * ljwalk.h - a LuaJIT 2.1 state's frames read as the BPF side reads them
- * at an allocation (bpf/luajit.h), the same walk over a reader: cur_L from
+ * at an allocation (user/interp/luajit/luajit.bpf.h), the same walk over a reader: cur_L from
  * the main thread's global_State, the chain of resumes from the main
  * thread to it, then each thread's frame links from L->base down,
  * innermost thread first, each frame as include/heapsnoop/luaframe.h

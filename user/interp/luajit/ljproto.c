@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/ljproto.h"
+#include "interp/luajit/ljproto.h"
 
 static uint64_t u64_at(const uint8_t *b, size_t off)
 {

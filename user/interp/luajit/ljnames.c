@@ -14,8 +14,8 @@
 
 #include "heapsnoop/luaframe.h"
 #include "htab.h"
-#include "interp/ljnames.h"
-#include "interp/ljproto.h"
+#include "interp/luajit/ljnames.h"
+#include "interp/luajit/ljproto.h"
 
 struct lj_names {
 	struct lua_reader rd;

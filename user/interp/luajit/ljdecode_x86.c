@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "interp/ljdecode.h"
+#include "interp/luajit/ljdecode.h"
 
 int ljdecode__allocf(const uint8_t *code, size_t len, uint64_t addr, uint64_t *allocf,
 		     uint32_t *gg_size)

@@ -4,7 +4,7 @@
  * loader: its state found (its main thread: lua_newstate's return when
  * launched, else a scan of words of the running process for a LuaJIT
  * thread), the BPF side's walk set up for it (struct hs_lua_proc's lj_*,
- * bpf/luajit.h), and what the walk sends named as LuaJIT's traceback
+ * user/interp/luajit/luajit.bpf.h), and what the walk sends named as LuaJIT's traceback
  * names it (ljnames.h), each distinct frame's text looked up once, then
  * by its words and its caller's (what its name depends on). Its runs of
  * the VM: a native frame in the VM's code (lj_vm_*, one FDE: luafind.h's

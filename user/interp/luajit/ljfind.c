@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "arch/probesite.h"
-#include "interp/ljdecode.h"
-#include "interp/ljfind.h"
+#include "interp/luajit/ljdecode.h"
+#include "interp/luajit/ljfind.h"
 #include "maps/elffile.h"
 
 /* lua_newstate's bytes read at most: Debian's is 0x4b0 long. */
