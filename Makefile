@@ -100,8 +100,7 @@ PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
 # use maps/ and arch/ and common/.
 INTERP := user/interp
 INTERP_ROOMS := $(sort $(patsubst %/,%,$(dir $(wildcard $(INTERP)/*/*.c))))
-INTERP_DIRS := $(if $(wildcard $(INTERP)/*.c),$(INTERP)) $(INTERP_ROOMS) \
-	$(if $(wildcard $(TRACER)/interp/*.c),$(TRACER)/interp)
+INTERP_DIRS := $(INTERP) $(INTERP_ROOMS)
 # The rooms' walks in the collector, in its library alone: not the tracer's.
 INTERP_COLLECTOR_SRC := $(wildcard $(INTERP)/python/pywalk.c $(INTERP)/lua/luaframes.c)
 TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach) $(INTERP_DIRS) \
@@ -596,7 +595,7 @@ $(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -pthread -lbpf -ldw -lelf -lcapstone -lz -lcmocka -o $@
 
 # The splice of interpreter frames among native ones.
-$(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/asan,$(TRACER)/interp) \
+$(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/asan,$(INTERP)) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@

@@ -3,7 +3,7 @@
  * interp.h - interpreter frames at an allocation (included by alloc.h,
  * whose return program calls interp_emit(), and by task.h): for a process
  * the loader registered in interp_procs (an interpreter it found in it:
- * user/tracer/interp/),
+ * user/interp/),
  * the allocation's return program walks the interpreter's frames (each
  * kind's walk: python.h) and sends them as an HS_EV_INTERP record just
  * before the allocation's own, which then says HS_EVF_INTERP; the loader

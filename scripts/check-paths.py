@@ -17,7 +17,7 @@
 #  - rooted: a word that starts with one of the top folders (bpf/ user/
 #    codec/ include/ tests/ bench/ docs/ scripts/ examples/ vmlinux/ .ci/)
 #    and has a second part that is a file name with an extension, a folder
-#    (a trailing /) or more parts (user/tracer/interp): it must exist from
+#    (a trailing /) or more parts (user/tracer/track): it must exist from
 #    the repository root. Two words joined by / in prose ("user/kernel")
 #    are not taken;
 #  - relative: a word a/b.ext (one / at least, an extension at the end)

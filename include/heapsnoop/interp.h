@@ -2,7 +2,7 @@
 /*
  * interp.h - interpreter frames, shared by the BPF side (bpf/interp.h
  * and each kind's walk: user/interp/python/python.bpf.h) and the loader
- * (user/tracer/interp/): what a process's walk needs to know (struct
+ * (user/interp/): what a process's walk needs to know (struct
  * hs_interp_proc, in the interp_procs map by tgid), what a walk sends
  * (HS_EV_INTERP: struct hs_interp_frame, event.h) and a code object's
  * last look (HS_EV_INTERP_CODE: struct hs_interp_code).

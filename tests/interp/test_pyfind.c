@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_pyfind.c - unit tests of the tracer's CPython finder and resolver
- * (user/tracer/interp/) on real files and a real process:
+ * (user/interp/) on real files and a real process:
  *   - pyfind on Debian's /usr/bin/python3.11 (and trixie's python3.13
  *     when a root has it): its version, layout, TSS key, PyCode_Type, its
  *     destructor, the eval loop and its .cold part, pymalloc's hook;

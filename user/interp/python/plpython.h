@@ -7,7 +7,7 @@
  * process (process_vm_readv: user/interp/python/pycode.c, pylines.c),
  * as soon as a new stack appears in the table and again at each dump,
  * each code object read once, and splices the named frames at the eval
- * loop's native frames (user/tracer/interp/splice.c, the eval loop and
+ * loop's native frames (user/interp/splice.c, the eval loop and
  * its .cold part found by pyfind.c in the process's binary). A dump's
  * stacks are then written with synthetic addresses and `frame` records
  * (docs/OUTPUT.md), so a log names them after the process is gone, kill

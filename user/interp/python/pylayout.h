@@ -4,7 +4,7 @@
  * name, file and line need, per version: the thread state's current
  * frame, the interpreter frame's fields, the code object's, a str's and
  * a bytes object's. Shared by the tracer (which reads another process:
- * user/tracer/interp/) and the in-process collector.
+ * user/interp/) and the in-process collector.
  *
  * Sources: 3.11 and 3.13 compiled from each version's own internal
  * headers (Debian's python3.11-dev 3.11.2, trixie's libpython3.13-dev

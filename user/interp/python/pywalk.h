@@ -6,7 +6,7 @@
  * the live table's Python words (include/heapsnoop/livetable.h, LT_PY_*),
  * which heapsnoop names by reading the process and splices at the eval
  * loop's frames (user/interp/python/plpython.c), as the BPF tracer's
- * walk (user/interp/python/python.bpf.h) and splice (user/tracer/interp/splice.c) do.
+ * walk (user/interp/python/python.bpf.h) and splice (user/interp/splice.c) do.
  * docs/COLLECTOR.md, "Python frames".
  */
 #ifndef HEAPSNOOP_COLLECTOR_PYWALK_H

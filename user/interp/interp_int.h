@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * interp_int.h - what interp.c, look.c, ahead.c and luainterp.c share (user/tracer/interp/):
+ * interp_int.h - what interp.c, look.c, ahead.c and luainterp.c share (user/interp/):
  * a traced process's interpreter state, the code objects' deaths seen
  * ahead in the ring, and the loader's interpreter object. interp.h is the
  * outside's API.
