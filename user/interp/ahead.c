@@ -124,8 +124,8 @@ void interp__death_handled(struct iproc *p, uint64_t addr, uint64_t pos)
 			next = d->next;
 			free(d);
 		}
-	if (p->cache)
-		py_cache__gone(p->cache, addr);
+	if (p->ops && p->ops->code_gone)
+		p->ops->code_gone(p, addr);
 }
 
 const struct hs_interp_code *interp__ahead(void *ctx, pid_t pid, uint64_t addr, uint64_t pos,

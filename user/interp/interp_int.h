@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * interp_int.h - what interp.c, look.c, ahead.c and luainterp.c share (user/interp/):
- * a traced process's interpreter state, the code objects' deaths seen
- * ahead in the ring, and the loader's interpreter object. interp.h is the
- * outside's API.
+ * interp_int.h - what the interpreters' core (user/interp/: interp.c,
+ * look.c) and its rooms (python/, lua/, luajit/: their rows of ops.h)
+ * share: a traced process's interpreter state, the code objects' deaths
+ * seen ahead in the ring, and the loader's interpreter object, with the
+ * core's helpers a room calls. interp.h is the outside's API. The core
+ * names no room's types: each room's state of a process is its own,
+ * behind a pointer here.
  */
 #ifndef HEAPSNOOP_INTERP_INT_H
 #define HEAPSNOOP_INTERP_INT_H
@@ -15,13 +18,15 @@
 
 #include "htab.h"
 #include "interp/interp.h"
-#include "interp/luajit/ljproc.h"
-#include "interp/lua/luaproc.h"
-#include "interp/python/pycache.h"
-#include "interp/python/pyfind.h"
+#include "interp/ops.h"
+#include "interp/splice.h"
 
 struct bpf_program;
+struct lj_proc;
+struct lua_proc;
 struct mapset;
+struct py_cache_stats;
+struct py_proc;
 
 enum iproc_state {
 	IP_OFF,		/* no interpreter whose frames are read (or not looked at yet) */
@@ -47,17 +52,15 @@ struct pending {
 struct iproc {
 	pid_t pid;
 	enum iproc_state state;
-	enum hs_interp_kind kind;	/* what it runs, once IP_ON */
-	struct lua_proc *lua;		/* HS_INTERP_LUA: PUC Lua */
-	struct lj_proc *lj;		/* ... LuaJIT */
+	const struct interp_ops *ops;	/* what it runs (its room's row), once IP_ON */
+	struct py_proc *py;		/* python/: a CPython's image (pyproc.h) */
+	struct lua_proc *lua;		/* lua/: PUC Lua */
+	struct lj_proc *lj;		/* luajit/: LuaJIT */
 	bool lua_refused;		/* a Lua VM refused (said) in this image */
 	bool looked;		/* this image was looked at (lazily: once) */
 	bool refused;		/* its CPython's frames refused, said: not again until an exec */
 	uint64_t since;		/* the ring's head when registered */
 	char exe[PATH_MAX];	/* the binary, as the process names it */
-	struct py_image img;	/* link-time addresses */
-	uint64_t bias;		/* ... + bias: the process's */
-	struct py_cache *cache;
 	struct htab *pending;	/* tid -> struct pending */
 	struct htab *deaths;	/* code object -> struct death list, ahead in the ring */
 	/* Its execs seen ahead in the ring, in order: its memory is another image's past them. */
@@ -89,7 +92,7 @@ struct interp {
 	uint64_t scanned;	/* the ring looked ahead up to here */
 	uint32_t nregistered;	/* interp_procs entries the loader made */
 	struct interp_counts c;
-	struct py_cache_stats cache;	/* of processes forgotten */
+	struct py_cache_stats *py_cache;	/* python/: its forgotten processes' cache counts */
 	uint64_t *iframes;	/* the splice's scratch */
 	uint32_t *seg_end;
 };
@@ -106,7 +109,7 @@ struct iproc *interp__get_proc(struct interp *ip, pid_t pid);
 void interp__reset(struct interp *ip, struct iproc *p);
 
 /*
- * ahead.c: py_ahead_fn (pycache.h) for @ctx, the struct interp: @pid's
+ * ahead.c: py_ahead_fn (python/pycache.h) for @ctx, the struct interp: @pid's
  * first death of code object @addr after the record at ring position
  * @pos and before its next exec (its last look, @len bytes), or NULL;
  * *@live: no exec of @pid seen after @pos (its memory may be read).
@@ -115,7 +118,8 @@ const struct hs_interp_code *interp__ahead(void *ctx, pid_t pid, uint64_t addr, 
 					   size_t *len, bool *live);
 /*
  * ahead.c: the death of code object @addr of @p at ring position @pos is
- * handled: its looks up to it forgotten, and its name in @p's cache.
+ * handled: its looks up to it forgotten, and its name in @p's room's
+ * (its row's code_gone).
  */
 void interp__death_handled(struct iproc *p, uint64_t addr, uint64_t pos);
 
@@ -132,32 +136,23 @@ int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *pro
 uint32_t interp__copy_native(const uint64_t *native, uint32_t n, uint64_t *out, uint32_t max);
 
 /*
- * luainterp.c: Lua's part. interp__look_lua: a Lua VM in @p's executable
- * or a liblua it maps (@pm: its files), registered with the BPF side;
- * true if there is one (read, or refused and said). Without the Lua
- * walker (--interp python), LuaJIT's allocator alone is probed. interp__forked_lua:
- * -f's child @c of Lua process @pp. interp__lua_splice: an allocation of
- * Lua process @p (@pd its frames, or NULL) as interp__splice() says.
+ * interp.c: @p (@pid) registered with the BPF side as @cfg says (its
+ * interp_procs entry) and read from now on as @ops's runtime: IP_ON,
+ * counted. 0 or a negative errno (nothing changed).
  */
-bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *pm,
-		      enum interp_when when);
-void interp__forked_lua(struct interp *ip, struct iproc *pp, struct iproc *c);
-uint32_t interp__lua_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
-			    struct pending *pd, const uint64_t *native, uint32_t n, bool native_cut,
-			    const struct unwind_grab *grab, uint64_t *out, uint32_t max,
-			    uint32_t *flags);
+int interp__turn_on(struct interp *ip, struct iproc *p, const struct interp_ops *ops,
+		    const struct hs_interp_proc *cfg);
+/* interp.c: -f's child @c (its room's state set up) read from now on as @ops's runtime. */
+void interp__forked_on(struct interp *ip, struct iproc *c, const struct interp_ops *ops);
 
 /*
- * ljinterp.c: LuaJIT in @p's file @path (@shown: as the process names
- * it; mapped with @bias), found by interp__look_lua at @when: its allocator probed, said;
- * true (read, or refused and said).
+ * interp.c: the spliced stack of @in into @out (at most @max) with the
+ * STACK_* bits it earns added to *@flags (@pd: the frames it came with,
+ * their cut and fault bits; @interp_cut: the interpreter frames cut),
+ * counted. Returns how many frames.
  */
-bool interp__look_luajit(struct interp *ip, struct iproc *p, const char *path, const char *shown,
-			 const struct lua_vm_info *vm, uint64_t bias, enum interp_when when);
-/* ljinterp.c: LuaJIT's interp__forked_lua and interp__lua_splice. */
-void interp__forked_lj(struct interp *ip, struct iproc *pp, struct iproc *c);
-uint32_t interp__lj_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
-			   struct pending *pd, const uint64_t *native, uint32_t n, bool native_cut,
-			   uint64_t *out, uint32_t max, uint32_t *flags);
+uint32_t interp__splice_out(struct interp *ip, const struct splice_in *in,
+			    const struct pending *pd, bool interp_cut, uint64_t *out,
+			    uint32_t max, uint32_t *flags);
 
 #endif /* HEAPSNOOP_INTERP_INT_H */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * luainterp.c - Lua's part of the loader's interpreter frames (see
- * interp.h, interp_int.h): a Lua VM found in a traced process
+ * luainterp.c - PUC Lua's row of the table of runtimes (ops.h), and the
+ * steps both Lua rooms take (luainterp.h): a Lua VM found in a traced process
  * (luafind.h) and registered for the BPF walk (user/interp/lua/lua.bpf.h); its state
  * taken from lua_newstate's return (launch mode: a uretprobe) or found
  * in an allocation's registers and stack (-p: luaproc.h); each
@@ -20,19 +20,55 @@
 #include "heapsnoop.skel.h"
 #include "interp/interp_int.h"
 #include "interp/lua/luafind.h"
+#include "interp/lua/luainterp.h"
+#include "interp/lua/luaproc.h"
 #include "interp/lua/luasegs.h"
-#include "interp/splice.h"
+#include "interp/luajit/ljinterp.h"
 #include "maps/procmaps.h"
 #include "msg.h"
 #include "stacks.h"
 #include "text.h"
 
 
+/* struct lua_room's steps on a struct lua_proc. */
+static bool lua_has_state(const void *vm)
+{
+	return lua_proc__has_state(vm);
+}
+
+static int lua_set_state(void *vm, uint64_t main, uint32_t tid)
+{
+	return lua_proc__set_state(vm, main, tid);
+}
+
+static int lua_find_state(void *vm, const uint64_t *words, size_t n, uint32_t tid)
+{
+	return lua_proc__find_state(vm, words, n, tid);
+}
+
+static void lua_bpf(const void *vm, struct hs_lua_proc *out)
+{
+	lua_proc__bpf(vm, out);
+}
+
+static const struct lua_room puc_room = {
+	.has_state = lua_has_state, .set_state = lua_set_state, .find_state = lua_find_state,
+	.bpf = lua_bpf,
+};
+
+void lua_room__config(const struct interp *ip, const struct lua_room *r, const void *vm,
+		      struct hs_interp_proc *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->kind = HS_INTERP_LUA;
+	cfg->max_frames = ip->o.max_frames;
+	r->bpf(vm, &cfg->lua);
+}
+
 /* Register @p's Lua VM (its file @path) with the BPF side, its state known or not yet. */
 static int turn_on_lua(struct interp *ip, struct iproc *p, const char *path)
 {
 	struct hs_interp_proc cfg;
-	uint32_t pid = (uint32_t)p->pid;
 	int err;
 
 	p->pending = htab__new(8, NULL, NULL);
@@ -43,23 +79,12 @@ static int turn_on_lua(struct interp *ip, struct iproc *p, const char *path)
 		       lua_proc__vm(p->lua)->newstate);
 	if (err)
 		return err;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.kind = HS_INTERP_LUA;
-	cfg.max_frames = ip->o.max_frames;
-	lua_proc__bpf(p->lua, &cfg.lua);
-	if (bpf_map__update_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg,
-				 sizeof(cfg), BPF_ANY))
-		return -errno;
-	p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
-	p->state = IP_ON;
-	p->kind = HS_INTERP_LUA;
-	ip->nregistered++;
-	ip->o.skel->bss->interp_procs_n = ip->nregistered;
-	ip->c.registered++;
-	return 0;
+	lua_room__config(ip, &puc_room, p->lua, &cfg);
+	return interp__turn_on(ip, p, &interp_lua_ops, &cfg);
 }
 
-bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *pm,
+/* Lua's look (ops.h). */
+static bool lua_look(struct interp *ip, struct iproc *p, const struct mapset *pm,
 		      enum interp_when when)
 {
 	char link[64], path[PATH_MAX], root[64];
@@ -132,51 +157,39 @@ bool interp__look_lua(struct interp *ip, struct iproc *p, const struct mapset *p
 	return true;
 }
 
-/*
- * @p's Lua state, if known; else found now: lua_newstate's return, which
- * the BPF side kept (launch mode), or the registers and stack of
- * allocation @ev (-p: a thread of the state is in one of them).
- */
-static bool lua_state(struct interp *ip, struct iproc *p, const struct hs_event *ev)
+bool lua_room__state(struct interp *ip, struct iproc *p, const struct lua_room *r, void *vm,
+		     const struct hs_event *ev)
 {
 	const struct hs_user_stack *us = (const void *)((const char *)ev + HS_EVENT_HDR_SIZE);
 	struct hs_interp_proc cfg;
 	uint32_t pid = (uint32_t)p->pid;
 
-	if (lua_proc__has_state(p->lua))
+	if (r->has_state(vm))
 		return true;
 	if (!bpf_map__lookup_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg,
 				  sizeof(cfg), 0) &&
 	    cfg.kind == HS_INTERP_LUA && cfg.lua.main &&
-	    !lua_proc__set_state(p->lua, cfg.lua.main, cfg.lua.owner)) {
+	    !r->set_state(vm, cfg.lua.main, cfg.lua.owner)) {
 		ip->c.lua_states++;
 		return true;
 	}
 	if (!(ev->flags & HS_EVF_USER_STACK) ||
-	    (lua_proc__find_state(p->lua, (const uint64_t *)us->regs, HS_UREG__MAX, ev->tid) &&
-	     lua_proc__find_state(p->lua, (const uint64_t *)us->data, us->size / 8, ev->tid)))
+	    (r->find_state(vm, (const uint64_t *)us->regs, HS_UREG__MAX, ev->tid) &&
+	     r->find_state(vm, (const uint64_t *)us->data, us->size / 8, ev->tid)))
 		return false;
 	ip->c.lua_states++;
 	/* The BPF side walks it from the next allocation. */
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.kind = HS_INTERP_LUA;
-	cfg.max_frames = ip->o.max_frames;
-	lua_proc__bpf(p->lua, &cfg.lua);
+	lua_room__config(ip, r, vm, &cfg);
 	bpf_map__update_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg, sizeof(cfg),
 			     BPF_ANY);
 	return true;
 }
 
 /* -f: a child of a Lua process: the same state, its memory a copy, run by its one thread. */
-void interp__forked_lua(struct interp *ip, struct iproc *pp, struct iproc *c)
+static void lua_fork(struct interp *ip, struct iproc *pp, struct iproc *c)
 {
-	const struct lua_vm_info *vm;
+	const struct lua_vm_info *vm = lua_proc__vm(pp->lua);
 
-	if (pp->lj) {
-		interp__forked_lj(ip, pp, c);
-		return;
-	}
-	vm = lua_proc__vm(pp->lua);
 	c->lua = lua_proc__new(c->pid, vm, lua_proc__bias(pp->lua));
 	c->pending = htab__new(8, NULL, NULL);
 	c->looked = true;
@@ -186,22 +199,12 @@ void interp__forked_lua(struct interp *ip, struct iproc *pp, struct iproc *c)
 	}
 	if (lua_proc__has_state(pp->lua))
 		lua_proc__set_state(c->lua, lua_proc__main(pp->lua), (uint32_t)c->pid);
-	c->state = IP_ON;
-	c->kind = HS_INTERP_LUA;
-	c->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
-	ip->nregistered++;
-	ip->o.skel->bss->interp_procs_n = ip->nregistered;
+	interp__forked_on(ip, c, &interp_lua_ops);
 }
 
 /* --- Lua's splice ----------------------------------------------------------- */
 
-struct lua_intern_ctx {
-	struct interp *ip;
-	pid_t pid;
-};
-
-/* lua_intern_fn: a Lua frame's text, its address in the records. */
-static uint64_t lua_intern(void *ctx, const struct lua_where *w)
+uint64_t lua_room__intern(void *ctx, const struct lua_where *w)
 {
 	const struct lua_intern_ctx *c = ctx;
 	struct interp_frame f = { .kind = HS_INTERP_LUA, .function = w->function, .file = w->file,
@@ -227,7 +230,7 @@ static uint32_t lua_splice(struct interp *ip, struct iproc *p, const struct hs_e
 {
 	const struct lua_frame *f = (const struct lua_frame *)pd->f;
 	struct lua_intern_ctx c = { ip, (pid_t)ev->pid };
-	uint32_t evals[HS_LUA_THREADS + 1] = { 0 }, nth = 1, sflags;
+	uint32_t evals[HS_LUA_THREADS + 1] = { 0 }, nth = 1;
 	struct splice_in in;
 	uint64_t pc = 0;
 	bool stale;
@@ -254,40 +257,29 @@ static uint32_t lua_splice(struct interp *ip, struct iproc *p, const struct hs_e
 	if (lua_proc__names(p->lua))
 		lua_names__tick(lua_proc__names(p->lua));
 	for (uint32_t i = 0; i < pd->nr; i++) {
-		ip->iframes[i] = lua_proc__frame_addr(p->lua, f, pd->nr, i, i ? 0 : pc, lua_intern,
+		ip->iframes[i] = lua_proc__frame_addr(p->lua, f, pd->nr, i, i ? 0 : pc, lua_room__intern,
 						      &c, &stale);
 		ip->c.lua_stale += stale;
 	}
 	ip->c.frames += pd->nr;
 	ip->c.named += pd->nr;
-	n = splice__frames(&in, out, max, &sflags);
-	if (sflags & SPLICE_ORDER) {
-		ip->c.order++;
-		*flags |= STACK_ORDER;
-	}
-	if ((sflags & SPLICE_DEPTH) || (pd->flags & HS_EVF_TRUNCATED)) {
-		ip->c.truncated++;
-		*flags |= STACK_TRUNCATED;
-	}
-	if (pd->flags & HS_EVF_STACK_FAULT)
-		*flags |= STACK_FAULT;
-	return n;
+	return interp__splice_out(ip, &in, pd, pd->flags & HS_EVF_TRUNCATED, out, max, flags);
 }
 
-uint32_t interp__lua_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
-			    struct pending *pd, const uint64_t *native, uint32_t n, bool native_cut,
-			    const struct unwind_grab *grab, uint64_t *out, uint32_t max,
-			    uint32_t *flags)
+/* Lua's splice (ops.h). */
+static uint32_t lua_row_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
+			       uint64_t seq, struct pending *pd, const uint64_t *native, uint32_t n,
+			       bool native_cut, const struct unwind_grab *grab, uint64_t *out,
+			       uint32_t max, uint32_t *flags)
 {
-	if (p->lj)
-		return interp__lj_splice(ip, p, ev, pd, native, n, native_cut, out, max, flags);
+	(void)seq;
 	if (!pd) {
 		/* Its state not known yet (-p), or not its thread: no frames, unmarked. */
-		if (!lua_state(ip, p, ev))
+		if (!lua_room__state(ip, p, &puc_room, p->lua, ev))
 			ip->c.no_frames++;
 		return interp__copy_native(native, n, out, max);
 	}
-	if (!lua_state(ip, p, ev)) {
+	if (!lua_room__state(ip, p, &puc_room, p->lua, ev)) {
 		ip->c.lost++;
 		*flags = STACK_FAULT;
 		return interp__copy_native(native, n, out, max);
@@ -297,13 +289,28 @@ uint32_t interp__lua_splice(struct interp *ip, struct iproc *p, const struct hs_
 	return n;
 }
 
-bool interp__grab(struct interp *ip, pid_t pid, uint64_t *lo, uint64_t *hi)
+/* The interpreter loop's frame: its registers keep the running function's exact position. */
+static bool lua_grab(struct iproc *p, uint64_t *lo, uint64_t *hi)
 {
-	struct iproc *p = interp__find_proc(ip, pid);
-
-	if (!p || p->kind != HS_INTERP_LUA || !p->lua)
+	if (!p->lua)
 		return false;
 	lua_proc__exec_range(p->lua, lo, hi);
 	return true;
 }
+
+static void lua_forget(struct interp *ip, struct iproc *p)
+{
+	(void)ip;
+	lua_proc__free(p->lua);
+	p->lua = NULL;
+}
+
+const struct interp_ops interp_lua_ops = {
+	.name = "lua",
+	.look = lua_look,
+	.fork = lua_fork,
+	.splice = lua_row_splice,
+	.forget = lua_forget,
+	.grab = lua_grab,
+};
 

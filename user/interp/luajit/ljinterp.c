@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * ljinterp.c - LuaJIT's part of the loader's interpreter frames (see
- * interp_int.h): a LuaJIT found in a traced process (luafind.h) has its
+ * ljinterp.c - LuaJIT's row of the table of runtimes (ops.h): a LuaJIT found in a traced process (luafind.h) has its
  * own allocator, lj_alloc_f (ljfind.h), probed as an allocator with
  * lua_Alloc's realloc rules: the same entry and return programs as
  * malloc's (bpf/alloc.h, HS_FN_LUA_ALLOCF), the same probe site rules
@@ -20,7 +19,9 @@
 
 #include "heapsnoop.skel.h"
 #include "interp/interp_int.h"
+#include "interp/lua/luainterp.h"
 #include "interp/luajit/ljfind.h"
+#include "interp/luajit/ljinterp.h"
 #include "interp/luajit/ljproc.h"
 #include "interp/luajit/ljproto.h"
 #include "interp/splice.h"
@@ -54,26 +55,37 @@ static int probe_allocf(struct interp *ip, struct iproc *p, const char *path,
 	return err;
 }
 
-/* @p's walk in the BPF side's interp_procs (its state known or not yet). */
-static int lj_register(struct interp *ip, struct iproc *p)
+/* struct lua_room's steps on a struct lj_proc (luainterp.h). */
+static bool lj_has_state(const void *vm)
 {
-	struct hs_interp_proc cfg;
-	uint32_t pid = (uint32_t)p->pid;
-
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.kind = HS_INTERP_LUA;
-	cfg.max_frames = ip->o.max_frames;
-	lj_proc__bpf(p->lj, &cfg.lua);
-	if (bpf_map__update_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg,
-				 sizeof(cfg), BPF_ANY))
-		return -errno;
-	return 0;
+	return lj_proc__has_state(vm);
 }
+
+static int lj_set_state(void *vm, uint64_t main, uint32_t tid)
+{
+	return lj_proc__set_state(vm, main, tid);
+}
+
+static int lj_find_state(void *vm, const uint64_t *words, size_t n, uint32_t tid)
+{
+	return lj_proc__find_state(vm, words, n, tid);
+}
+
+static void lj_bpf(const void *vm, struct hs_lua_proc *out)
+{
+	lj_proc__bpf(vm, out);
+}
+
+static const struct lua_room lj_room = {
+	.has_state = lj_has_state, .set_state = lj_set_state, .find_state = lj_find_state,
+	.bpf = lj_bpf,
+};
 
 /* Read @p's LuaJIT frames from now on (its file @path, found as @vm says). */
 static int lj_turn_on(struct interp *ip, struct iproc *p, const char *path,
 		      const struct lua_vm_info *vm, uint64_t bias, enum interp_when when)
 {
+	struct hs_interp_proc cfg;
 	int err;
 
 	p->lj = lj_proc__new(p->pid, vm, bias);
@@ -85,16 +97,13 @@ static int lj_turn_on(struct interp *ip, struct iproc *p, const char *path,
 			       vm->newstate);
 	if (!err && when == INTERP_RUNNING)
 		lj_proc__find_state_stack(p->lj);
-	if (!err)
-		err = lj_register(ip, p);
 	if (err)
 		return err;
-	p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
-	p->state = IP_ON;
-	p->kind = HS_INTERP_LUA;
-	ip->nregistered++;
-	ip->o.skel->bss->interp_procs_n = ip->nregistered;
-	ip->c.registered++;
+	/* Its walk in the BPF side's interp_procs (its state known or not yet). */
+	lua_room__config(ip, &lj_room, p->lj, &cfg);
+	err = interp__turn_on(ip, p, &interp_luajit_ops, &cfg);
+	if (err)
+		return err;
 	if (lj_proc__has_state(p->lj))
 		ip->c.lua_states++;
 	return 0;
@@ -150,7 +159,7 @@ bool interp__look_luajit(struct interp *ip, struct iproc *p, const char *path, c
 }
 
 /* -f: a child of a LuaJIT process: the same state, its memory a copy, run by its one thread. */
-void interp__forked_lj(struct interp *ip, struct iproc *pp, struct iproc *c)
+static void lj_fork(struct interp *ip, struct iproc *pp, struct iproc *c)
 {
 	c->lj = lj_proc__new(c->pid, lj_proc__vm(pp->lj), lj_proc__bias(pp->lj));
 	c->pending = htab__new(8, NULL, NULL);
@@ -161,55 +170,7 @@ void interp__forked_lj(struct interp *ip, struct iproc *pp, struct iproc *c)
 	}
 	if (lj_proc__has_state(pp->lj))
 		lj_proc__set_state(c->lj, lj_proc__main(pp->lj), (uint32_t)c->pid);
-	c->state = IP_ON;
-	c->kind = HS_INTERP_LUA;
-	c->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
-	ip->nregistered++;
-	ip->o.skel->bss->interp_procs_n = ip->nregistered;
-}
-
-/*
- * @p's state, if known; else found now: lua_newstate's return, which the
- * BPF side kept (launch mode), or allocation @ev's registers and stack
- * (-p), then registered for the next allocations.
- */
-static bool lj_state(struct interp *ip, struct iproc *p, const struct hs_event *ev)
-{
-	const struct hs_user_stack *us = (const void *)((const char *)ev + HS_EVENT_HDR_SIZE);
-	struct hs_interp_proc cfg;
-	uint32_t pid = (uint32_t)p->pid;
-
-	if (lj_proc__has_state(p->lj))
-		return true;
-	if (!bpf_map__lookup_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg,
-				  sizeof(cfg), 0) &&
-	    cfg.kind == HS_INTERP_LUA && cfg.lua.main &&
-	    !lj_proc__set_state(p->lj, cfg.lua.main, cfg.lua.owner)) {
-		ip->c.lua_states++;
-		return true;
-	}
-	if (!(ev->flags & HS_EVF_USER_STACK) ||
-	    (lj_proc__find_state(p->lj, (const uint64_t *)us->regs, HS_UREG__MAX, ev->tid) &&
-	     lj_proc__find_state(p->lj, (const uint64_t *)us->data, us->size / 8, ev->tid)))
-		return false;
-	ip->c.lua_states++;
-	lj_register(ip, p);
-	return true;
-}
-
-struct lj_intern_ctx {
-	struct interp *ip;
-	pid_t pid;
-};
-
-/* lj_intern_fn: a frame's text, its address in the records. */
-static uint64_t lj_intern(void *ctx, const struct lua_where *w)
-{
-	const struct lj_intern_ctx *c = ctx;
-	struct interp_frame f = { .kind = HS_INTERP_LUA, .function = w->function, .file = w->file,
-				  .line = w->line > 0 ? (uint32_t)w->line : 0 };
-
-	return c->ip->o.frame_addr(c->ip->o.ctx, c->pid, &f);
+	interp__forked_on(ip, c, &interp_luajit_ops);
 }
 
 /*
@@ -236,30 +197,34 @@ static uint32_t lj_segs(struct lj_proc *lj, const struct lua_frame *f, uint32_t 
 	return nvm;
 }
 
-uint32_t interp__lj_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
-			   struct pending *pd, const uint64_t *native, uint32_t n, bool native_cut,
-			   uint64_t *out, uint32_t max, uint32_t *flags)
+/* LuaJIT's splice (ops.h). */
+static uint32_t lj_splice(struct interp *ip, struct iproc *p, const struct hs_event *ev,
+			  uint64_t seq, struct pending *pd, const uint64_t *native, uint32_t n,
+			  bool native_cut, const struct unwind_grab *grab, uint64_t *out,
+			  uint32_t max, uint32_t *flags)
 {
 	const struct lua_frame *f;
-	struct lj_intern_ctx c = { ip, (pid_t)ev->pid };
+	struct lua_intern_ctx c = { ip, (pid_t)ev->pid };
 	struct splice_in in;
-	uint32_t sflags;
 	bool stale;
 
+	(void)seq;
+	(void)grab;
 	if (!pd) {
 		/* Its state not known yet (-p), or not its thread: no frames, unmarked. */
-		if (!lj_state(ip, p, ev))
+		if (!lua_room__state(ip, p, &lj_room, p->lj, ev))
 			ip->c.no_frames++;
 		return interp__copy_native(native, n, out, max);
 	}
-	if (!lj_state(ip, p, ev)) {
+	if (!lua_room__state(ip, p, &lj_room, p->lj, ev)) {
 		ip->c.lost++;
 		*flags = STACK_FAULT;
 		return interp__copy_native(native, n, out, max);
 	}
 	f = (const struct lua_frame *)pd->f;
 	for (uint32_t i = 0; i < pd->nr; i++) {
-		ip->iframes[i] = lj_proc__frame_addr(p->lj, f, pd->nr, i, lj_intern, &c, &stale);
+		ip->iframes[i] = lj_proc__frame_addr(p->lj, f, pd->nr, i, lua_room__intern, &c,
+						     &stale);
 		ip->c.lua_stale += stale;
 	}
 	in = (struct splice_in){ .native = native, .nnative = n, .native_cut = native_cut,
@@ -271,17 +236,22 @@ uint32_t interp__lj_splice(struct interp *ip, struct iproc *p, const struct hs_e
 	in.nseg = lj_segs(p->lj, f, pd->nr, native, n, native_cut || in.interp_cut, ip->seg_end);
 	ip->c.frames += pd->nr;
 	ip->c.named += pd->nr;
-	n = splice__frames(&in, out, max, &sflags);
-	if (sflags & SPLICE_ORDER) {
-		ip->c.order++;
-		*flags |= STACK_ORDER;
-	}
-	if ((sflags & SPLICE_DEPTH) || (pd->flags & HS_EVF_TRUNCATED)) {
-		ip->c.truncated++;
-		*flags |= STACK_TRUNCATED;
-	}
-	if (pd->flags & HS_EVF_STACK_FAULT)
-		*flags |= STACK_FAULT;
+	n = interp__splice_out(ip, &in, pd, pd->flags & HS_EVF_TRUNCATED, out, max, flags);
 	pd->nr = 0;	/* taken */
 	return n;
 }
+
+static void lj_forget(struct interp *ip, struct iproc *p)
+{
+	(void)ip;
+	lj_proc__free(p->lj);
+	p->lj = NULL;
+}
+
+/* Its look: Lua's hands it a LuaJIT (interp__look_luajit()). */
+const struct interp_ops interp_luajit_ops = {
+	.name = "luajit",
+	.fork = lj_fork,
+	.splice = lj_splice,
+	.forget = lj_forget,
+};

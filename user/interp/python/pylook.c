@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * look.c - a traced process's CPython found and registered (interp.h's
- * interp__look): its executable or its libpython3.x read (pyfind.c), its
+ * pylook.c - a traced process's CPython found and registered (Python's
+ * look, ops.h): its executable or its libpython3.x read (pyfind.c), its
  * C library's thread data (libctsd.c), its code objects' destructor
  * probed, its entry in the BPF map interp_procs made; what its allocator
  * hides said (pymalloc). docs/DESIGN.md, "Interpreter frames".
@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
@@ -21,6 +22,7 @@
 #include "heapsnoop.skel.h"
 #include "interp/interp_int.h"
 #include "interp/python/libctsd.h"
+#include "interp/python/pyproc.h"
 #include "msg.h"
 #include "maps/procmaps.h"
 #include "text.h"
@@ -95,19 +97,19 @@ static void say_allocator(struct iproc *p, bool running)
 	bool set = pythonmalloc(p->pid, env, sizeof(env)), pymalloc;
 	uint64_t hook = 0;
 
-	if (running && p->img.obj_hook) {
+	if (running && p->py->img.obj_hook) {
 		struct iovec l = { &hook, sizeof(hook) };
-		struct iovec r = { (void *)(uintptr_t)(p->img.obj_hook + p->bias), sizeof(hook) };
+		struct iovec r = { (void *)(uintptr_t)(p->py->img.obj_hook + p->py->bias), sizeof(hook) };
 
 		if (process_vm_readv(p->pid, &l, 1, &r, 1, 0) != sizeof(hook))
 			hook = 0;
 	}
 	if (hook)
-		pymalloc = hook == p->img.pymalloc + p->bias;
+		pymalloc = hook == p->py->img.pymalloc + p->py->bias;
 	else
 		pymalloc = !set || !strcmp(env, "pymalloc") || !strcmp(env, "debug") ||
 			   !strcmp(env, "pymalloc_debug");
-	py_layout__version_str(p->img.version, v, sizeof(v));
+	py_layout__version_str(p->py->img.version, v, sizeof(v));
 	if (!pymalloc) {
 		if (set)
 			elog("pid %d: Python %s allocates its objects with PYTHONMALLOC=%s: each "
@@ -136,7 +138,7 @@ static bool tss_key_holds(const struct iproc *p, char *why, size_t cap)
 {
 	uint32_t k[2];
 	struct iovec l = { k, sizeof(k) };
-	struct iovec r = { (void *)(uintptr_t)(p->img.tss_key + p->bias), sizeof(k) };
+	struct iovec r = { (void *)(uintptr_t)(p->py->img.tss_key + p->py->bias), sizeof(k) };
 
 	if (process_vm_readv(p->pid, &l, 1, &r, 1, 0) != sizeof(k))
 		return true;	/* not readable now: the BPF walk reads it as it can */
@@ -144,67 +146,28 @@ static bool tss_key_holds(const struct iproc *p, char *why, size_t cap)
 		return true;
 	snprintf(why, cap, "its thread-state key (_PyRuntime+%#llx) holds {%u, %u}, not a "
 		 "Py_tss_t: a build whose runtime state is not the layout of its version",
-		 (unsigned long long)(p->img.tss_key - p->img.runtime), k[0], k[1]);
+		 (unsigned long long)(p->py->img.tss_key - p->py->img.runtime), k[0], k[1]);
 	return false;
-}
-
-int interp__probe_at(struct interp *ip, struct iproc *p, struct bpf_program *prog, bool ret,
-		     const char *path, uint64_t off)
-{
-	pid_t pid = ip->o.follow_forks ? -1 : p->pid;
-	struct bpf_link *link;
-	int fd = -1;
-	struct probe *v;
-	struct stat st;
-
-	if (stat(path, &st))
-		return -errno;
-	for (size_t i = 0; i < ip->nprobes; i++)
-		if (ip->probes[i].dev == st.st_dev && ip->probes[i].ino == st.st_ino &&
-		    ip->probes[i].off == off && ip->probes[i].ret == ret &&
-		    (ip->probes[i].pid == pid || ip->probes[i].pid == -1))
-			return 0;
-	/* alloc_exit, loaded for multi-uprobe links where the kernel has them. */
-	if (umulti__is_prog(prog)) {
-		link = NULL;
-		fd = umulti__attach(prog, path, &off, 1, ret, pid);
-		if (fd < 0)
-			return fd;
-	} else if (!(link = bpf_program__attach_uprobe(prog, ret, pid, path, (size_t)off))) {
-		return -errno;
-	}
-	v = realloc(ip->probes, (ip->nprobes + 1) * sizeof(*v));
-	if (!v) {
-		bpf_link__destroy(link);
-		if (fd >= 0)
-			close(fd);
-		return -ENOMEM;
-	}
-	ip->probes = v;
-	ip->probes[ip->nprobes++] = (struct probe){ .dev = st.st_dev, .ino = st.st_ino, .off = off,
-						    .ret = ret, .pid = pid, .link = link,
-						    .fd = fd };
-	return 0;
 }
 
 /* The destructor's probe for @p's binary @path, once per (file, pid). */
 static int probe_destructor(struct interp *ip, struct iproc *p, const char *path)
 {
 	return interp__probe_at(ip, p, ip->o.skel->progs.interp_code_gone, false, path,
-				p->img.code_dealloc_off);
+				p->py->img.code_dealloc_off);
 }
 
 /* What the BPF walk needs of @p (include/heapsnoop/interp.h). */
 static void fill_config(const struct interp *ip, const struct iproc *p, const struct libc_tsd *tsd,
 			struct hs_interp_proc *cfg)
 {
-	const struct py_layout *l = &p->img.layout;
+	const struct py_layout *l = &p->py->img.layout;
 	struct hs_py_proc *py = &cfg->py;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->kind = HS_INTERP_PYTHON;
 	cfg->max_frames = ip->o.max_frames;
-	py->tss_key = p->img.tss_key + p->bias;
+	py->tss_key = p->py->img.tss_key + p->py->bias;
 	py->tsd_first = tsd->first;
 	py->tsd_second = tsd->second;
 	py->tsd_entry = tsd->entry;
@@ -235,87 +198,71 @@ static void fill_config(const struct interp *ip, const struct iproc *p, const st
 static int turn_on(struct interp *ip, struct iproc *p, const struct libc_tsd *tsd, const char *path)
 {
 	struct hs_interp_proc cfg;
-	uint32_t pid = (uint32_t)p->pid;
 	int err;
 
-	p->cache = py_cache__new(p->pid, &p->img.layout, p->img.code_type + p->bias,
+	p->py->cache = py_cache__new(p->pid, &p->py->img.layout, p->py->img.code_type + p->py->bias,
 				 interp__ahead, ip);
 	p->pending = htab__new(8, NULL, NULL);
 	p->deaths = htab__new(8, NULL, NULL);
-	if (!p->cache || !p->pending || !p->deaths)
+	if (!p->py->cache || !p->pending || !p->deaths)
 		return -ENOMEM;
 	err = probe_destructor(ip, p, path);
 	if (err)
 		return err;
 	fill_config(ip, p, tsd, &cfg);
-	if (bpf_map__update_elem(ip->o.skel->maps.interp_procs, &pid, sizeof(pid), &cfg,
-				 sizeof(cfg), BPF_ANY))
-		return -errno;
-	p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
-	p->state = IP_ON;
-	p->kind = HS_INTERP_PYTHON;
-	ip->nregistered++;
-	ip->o.skel->bss->interp_procs_n = ip->nregistered;
-	ip->c.registered++;
-	return 0;
+	return interp__turn_on(ip, p, &interp_python_ops, &cfg);
 }
 
-void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
+/*
+ * Python's look (ops.h): a CPython in @p's executable or a libpython3.x
+ * among its files @pm, read (pyfind.c), its C library's thread data
+ * found, registered; what it found or could not said. True: a CPython
+ * (read, refused or waiting for its C library).
+ */
+bool interp__look_python(struct interp *ip, struct iproc *p, const struct mapset *pm,
+			 enum interp_when when)
 {
-	struct iproc *p = interp__get_proc(ip, pid);
 	const struct mapping *m = NULL, *cand[2];
-	struct mapset *pm = NULL;
+	pid_t pid = p->pid;
 	struct libc_tsd tsd;
 	char path[PATH_MAX], libc[PATH_MAX], why[512], v[32];
 	int err;
 
-	if (!p || (!ip->o.python && !ip->o.lua))
-		return;
-	/* An exec stop: the old image is gone (BPF forgot it at the exec). */
-	if (when == INTERP_AT_EXEC && p->state != IP_OFF) {
-		interp__reset(ip, p);
-		p->since = ip->o.head ? ip->o.head(ip->o.ctx) : 0;
-	}
-	if (when == INTERP_AT_EXEC)
-		p->refused = false;
-	if (p->state == IP_ON || p->refused)
-		return;
-	p->looked = true;
-	if (proc_maps__load_files(pid, &pm))
-		return;
-	/* Lua's walker, or (even without it) LuaJIT's own allocator. */
-	if (interp__look_lua(ip, p, pm, when))
-		goto out;
+	if (!ip->o.python || (!p->py && !(p->py = calloc(1, sizeof(*p->py)))))
+		return false;
 	err = -ENOENT;
-	for (int i = 0, n = ip->o.python ? python_mappings(pid, pm, cand) : 0;
+	for (int i = 0, n = python_mappings(pid, pm, cand);
 	     i < n && err == -ENOENT; i++) {
 		m = cand[i];
 		if (proc_maps__reach(pid, m, path, sizeof(path))) {
 			elog("pid %d: %s cannot be reached from here: its Python frames are not read",
 			     pid, m->path);
-			goto out;
+			return true;
 		}
-		err = py_image__read(path, &p->img, why, sizeof(why));
+		err = py_image__read(path, &p->py->img, why, sizeof(why));
 	}
-	if (err == -ENOENT)
-		goto out;	/* not a CPython */
+	if (err == -ENOENT) {
+		free(p->py);	/* not a CPython */
+		p->py = NULL;
+		return false;
+	}
 	snprintf(p->exe, sizeof(p->exe), "%s", m->path);
-	py_layout__version_str(p->img.version, v, sizeof(v));
+	py_layout__version_str(p->py->img.version, v, sizeof(v));
 	if (err) {
 		ip->c.refused++;
 		p->refused = true;
 		elog("pid %d runs %s: its Python frames are not read: %s%s", pid, m->path, why,
 		     err == -EINVAL ? " (please report this with heapsnoop -V and the binary's "
 		     "package version)" : "");
-		goto out;
+		return true;
 	}
-	p->bias = load_bias(&p->img, m);
+	p->py->bias = load_bias(&p->py->img, m);
 	if (when == INTERP_RUNNING && !tss_key_holds(p, why, sizeof(why))) {
 		ip->c.refused++;
 		p->refused = true;
 		elog("pid %d runs %s: its Python frames are not read: %s (please report this with "
 		     "heapsnoop -V and the binary's package version)", pid, m->path, why);
-		goto out;
+		return true;
 	}
 	/* Its thread states are found through its C library's thread data. */
 	err = -ENOENT;
@@ -334,7 +281,7 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	}
 	if (err == -ENOENT && when == INTERP_AT_EXEC) {
 		p->state = IP_WAIT_LIBC;	/* looked at again once its loader maps it */
-		goto out;
+		return true;
 	}
 	if (err == -ENOENT) {
 		ip->c.refused++;
@@ -342,7 +289,7 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 		     "read", pid, v);
 	}
 	if (err)
-		goto out;
+		return true;
 	err = turn_on(ip, p, &tsd, path);
 	if (err) {
 		ip->c.refused++;
@@ -350,11 +297,10 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 		     strerror(-err));
 		interp__reset(ip, p);
 		p->looked = true;
-		goto out;
+		return true;
 	}
 	elog("pid %d runs Python %s (%s): its frames are read%s", pid, v, p->exe,
-	     p->img.debug_offsets ? " (its layout from its _Py_DebugOffsets)" : "");
+	     p->py->img.debug_offsets ? " (its layout from its _Py_DebugOffsets)" : "");
 	say_allocator(p, when == INTERP_RUNNING);
-out:
-	mapset__free(pm);
+	return true;
 }
