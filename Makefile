@@ -611,7 +611,7 @@ $(OUTPUT)/tests/test_lua: tests/interp/test_lua.c \
 $(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c user/interp/lua/lua.bpf.h include/heapsnoop/luaframe.h \
 		include/heapsnoop/event.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)/tests
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
@@ -622,12 +622,13 @@ $(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $(LINK_IN) -lbpf -lelf -lz -lcmocka -o $@
 
-# The BPF side's LuaJIT walk alone (user/interp/luajit/luajit.bpf.h), against ljwalk.c's.
-$(OUTPUT)/tests/ljwalk.bpf.o: tests/interp/ljwalk.bpf.c user/interp/lua/lua.bpf.h user/interp/luajit/luajit.bpf.h \
+# The BPF side's LuaJIT walk alone (user/interp/luajit/luajit.bpf.h), against ljwalk.c's:
+# the same harness as Lua's, built with HS_WALK_LJ.
+$(OUTPUT)/tests/ljwalk.bpf.o: tests/interp/luawalk.bpf.c user/interp/lua/lua.bpf.h user/interp/luajit/luajit.bpf.h \
 		include/heapsnoop/luaframe.h include/heapsnoop/event.h vmlinux/$(ARCH)/vmlinux.h \
 		| $(OUTPUT)/tests
 	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -Ibpf -c $< -o $@
+	$(Q)$(CLANG) $(BPF_CFLAGS) -DHS_WALK_LJ -c $< -o $@
 
 $(OUTPUT)/tests/ljwalk.skel.h: $(OUTPUT)/tests/ljwalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
