@@ -32,12 +32,18 @@ struct lua_proc {
 	uint32_t owner;
 };
 
+int lua_proc__read_pid(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
+
+	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+}
+
 static int read_proc(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const struct lua_proc *lp = ctx;
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
 
-	return process_vm_readv(lp->pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+	return lua_proc__read_pid(lp->pid, addr, buf, len);
 }
 
 struct lua_proc *lua_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t bias)
@@ -141,21 +147,32 @@ int lua_proc__find_state(struct lua_proc *lp, const uint64_t *words, size_t n, u
 	return -ENOENT;
 }
 
-int lua_proc__find_state_stack(struct lua_proc *lp)
+int lua_proc__scan_stack(pid_t pid, int (*find)(void *lp, const uint64_t *words, size_t n,
+						  uint32_t tid), void *lp)
 {
 	uint64_t page[512], s = 0, e = 0;
-	int err = proc_maps__stack(lp->pid, &s, &e);
+	int err = proc_maps__stack(pid, &s, &e);
 
 	if (err == -ESRCH)
 		return err;
 	err = -ENOENT;
-	/* From the top: the frames of main, of lua.c's pmain, hold the state. */
+	/* From the top: the frames of main, of lua.c's (luajit.c's) pmain, hold the state. */
 	for (uint64_t a = e; a > s && err; a -= sizeof(page)) {
-		if (read_proc(lp, a - sizeof(page), page, sizeof(page)))
+		if (lua_proc__read_pid(pid, a - sizeof(page), page, sizeof(page)))
 			continue;
-		err = lua_proc__find_state(lp, page, 512, (uint32_t)lp->pid);
+		err = find(lp, page, 512, (uint32_t)pid);
 	}
 	return err;
+}
+
+static int find_state(void *lp, const uint64_t *words, size_t n, uint32_t tid)
+{
+	return lua_proc__find_state(lp, words, n, tid);
+}
+
+int lua_proc__find_state_stack(struct lua_proc *lp)
+{
+	return lua_proc__scan_stack(lp->pid, find_state, lp);
 }
 
 bool lua_proc__has_state(const struct lua_proc *lp)

@@ -59,6 +59,16 @@ int lua_proc__find_state(struct lua_proc *lp, const uint64_t *words, size_t n, u
 /* The same in the words of the process's [stack] mapping (its main thread's). */
 int lua_proc__find_state_stack(struct lua_proc *lp);
 
+/*
+ * What both Lua rooms' processes (this, luajit/ljproc.c) do alike:
+ * @len bytes at @addr of process @pid into @buf (0, -EFAULT); a state
+ * looked for by @find (a room's find_state on @lp) in the words of
+ * @pid's [stack] from its top, a page at a time (0, -ENOENT, -ESRCH).
+ */
+int lua_proc__read_pid(pid_t pid, uint64_t addr, void *buf, size_t len);
+int lua_proc__scan_stack(pid_t pid, int (*find)(void *lp, const uint64_t *words, size_t n,
+						  uint32_t tid), void *lp);
+
 /* Is the state known? */
 bool lua_proc__has_state(const struct lua_proc *lp);
 

@@ -3,13 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 
 #include "htab.h"
 #include "interp/luajit/ljnames.h"
 #include "interp/luajit/ljproc.h"
 #include "interp/luajit/ljproto.h"
-#include "maps/procmaps.h"
+#include "interp/lua/luaproc.h"
 
 /* A frame's words and its caller's: what its text depends on. */
 struct memo {
@@ -34,9 +33,8 @@ struct lj_proc {
 static int read_proc(void *ctx, uint64_t addr, void *buf, size_t len)
 {
 	const struct lj_proc *lp = ctx;
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
 
-	return process_vm_readv(lp->pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
+	return lua_proc__read_pid(lp->pid, addr, buf, len);
 }
 
 struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t bias)
@@ -115,21 +113,14 @@ int lj_proc__find_state(struct lj_proc *lp, const uint64_t *words, size_t n, uin
 	return -ENOENT;
 }
 
+static int find_state(void *lp, const uint64_t *words, size_t n, uint32_t tid)
+{
+	return lj_proc__find_state(lp, words, n, tid);
+}
+
 int lj_proc__find_state_stack(struct lj_proc *lp)
 {
-	uint64_t page[512], s = 0, e = 0;
-	int err = proc_maps__stack(lp->pid, &s, &e);
-
-	if (err == -ESRCH)
-		return err;
-	err = -ENOENT;
-	/* From the top: main's frames, luajit.c's pmain's, hold the state. */
-	for (uint64_t a = e; a > s && err; a -= sizeof(page)) {
-		if (read_proc(lp, a - sizeof(page), page, sizeof(page)))
-			continue;
-		err = lj_proc__find_state(lp, page, 512, (uint32_t)lp->pid);
-	}
-	return err;
+	return lua_proc__scan_stack(lp->pid, find_state, lp);
 }
 
 bool lj_proc__has_state(const struct lj_proc *lp)
