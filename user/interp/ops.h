@@ -24,9 +24,12 @@
 
 struct interp;
 struct iproc;
+struct lt_header;
 struct mapset;
 struct pending;
+struct plpy_image;
 struct unwind_grab;
+struct xstack;
 
 struct interp_ops {
 	const char *name;		/* "python", "lua", "luajit" */
@@ -59,6 +62,27 @@ struct interp_ops {
 	void (*code_gone)(struct iproc *p, uint64_t addr);
 	/* -v: the room's own counts. NULL: none. */
 	void (*stats)(const struct interp *ip, FILE *out);
+
+	/*
+	 * heapsnoop --preload's reader (python/plpython.c's images: a
+	 * process's live table from its collector). pl_is: is an image whose
+	 * header says @py_version and @lua_vm this runtime's (NULL: not read
+	 * under --preload)? pl_anchor: the address its collector names its
+	 * binary by (the eval loop, lua_newstate). pl_read: its binary at
+	 * @path, mapped at @start from file offset @off, read (@anchor in
+	 * it): 0 or -errno, *@why says. pl_copy: a fork child's binary its
+	 * parent @parent's. pl_resolve: stack @id (@f[@depth], cut bits @cut)
+	 * named, spliced and kept (NULL: no memory). pl_said: -v's line
+	 * once its binary is read.
+	 */
+	bool (*pl_is)(uint32_t py_version, uint32_t lua_vm);
+	uint64_t (*pl_anchor)(const struct lt_header *h);
+	int (*pl_read)(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+		       uint64_t anchor, char *why, size_t cap);
+	int (*pl_copy)(struct plpy_image *pi, const struct plpy_image *parent);
+	struct xstack *(*pl_resolve)(struct plpy_image *pi, uint32_t id, const uint64_t *f,
+				     uint32_t depth, uint32_t cut);
+	void (*pl_said)(const struct plpy_image *pi);
 };
 
 /* rooms.c: the rows, in the order they look; NULL-terminated. */

@@ -24,6 +24,7 @@
 #include "interp/lua/luaproc.h"
 #include "interp/lua/luasegs.h"
 #include "interp/luajit/ljinterp.h"
+#include "interp/python/plpython_int.h"
 #include "maps/procmaps.h"
 #include "msg.h"
 #include "stacks.h"
@@ -305,6 +306,32 @@ static void lua_forget(struct interp *ip, struct iproc *p)
 	p->lua = NULL;
 }
 
+/* --preload's reading (ops.h's pl_*): pllua.c's, on the images of plpython.c. */
+static bool lua_pl_is(uint32_t py_version, uint32_t lua_vm)
+{
+	return !py_version && lua_vm;
+}
+
+static uint64_t lua_pl_anchor(const struct lt_header *h)
+{
+	return h->lua_newstate;
+}
+
+static int lua_pl_read(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+		       uint64_t anchor, char *why, size_t cap)
+{
+	(void)anchor;
+	return pllua__read_binary(pi, path, start, off, why, cap);
+}
+
+static void lua_pl_said(const struct plpy_image *pi)
+{
+	const struct lua_layout *l = lua_layout__of((enum lua_vm)pi->h->lua_vm);
+
+	elog("pid %d: %s, its frames read and named by its collector", (int)pi->pid,
+	     l ? l->name : "Lua");
+}
+
 const struct interp_ops interp_lua_ops = {
 	.name = "lua",
 	.look = lua_look,
@@ -312,5 +339,11 @@ const struct interp_ops interp_lua_ops = {
 	.splice = lua_row_splice,
 	.forget = lua_forget,
 	.grab = lua_grab,
+	.pl_is = lua_pl_is,
+	.pl_anchor = lua_pl_anchor,
+	.pl_read = lua_pl_read,
+	.pl_copy = pllua__copy,
+	.pl_resolve = pllua__resolve,
+	.pl_said = lua_pl_said,
 };
 

@@ -21,7 +21,6 @@
 #include "frametab.h"
 #include "htab.h"
 #include "interp/python/pycode.h"
-#include "interp/lua/lualayout.h"
 #include "interp/python/pyfind.h"
 #include "interp/splice.h"
 #include "msg.h"
@@ -194,7 +193,7 @@ static uint32_t name_pairs(struct plpy_image *pi, const uint64_t *f, uint32_t n,
 }
 
 /* Stack @id (@f[@depth], cut bits @cut) as written; NULL: no memory. */
-static struct xstack *resolve(struct plpy_image *pi, uint32_t id, const uint64_t *f,
+struct xstack *plpy__resolve(struct plpy_image *pi, uint32_t id, const uint64_t *f,
 			      uint32_t depth, uint32_t cut)
 {
 	struct plpy *py = pi->py;
@@ -277,9 +276,7 @@ static struct xstack *stack_of(struct plpy_image *pi, uint32_t id, const uint64_
 		/* The writer's memory may change under us: its frames copied first. */
 		memcpy(pi->py->f, f, depth * sizeof(*f));
 	}
-	if (pi->lua)
-		return pllua__resolve(pi, id, pi->py->f, depth, cut);
-	return resolve(pi, id, pi->py->f, depth, cut);
+	return pi->ops->pl_resolve(pi, id, pi->py->f, depth, cut);
 }
 
 /* --- the dump's hooks ------------------------------------------------------ */
@@ -360,6 +357,41 @@ static bool ended(int pidfd)
 	return poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP));
 }
 
+bool plpy__is(uint32_t py_version, uint32_t lua_vm)
+{
+	(void)lua_vm;
+	return py_version != 0;
+}
+
+uint64_t plpy__anchor(const struct lt_header *h)
+{
+	return h->py_eval;
+}
+
+int plpy__read(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+	       uint64_t eval, char *why, size_t cap)
+{
+	int err = py_image__read(path, &pi->img, why, cap);
+
+	if (err)
+		return err;
+	pi->bias = pi->img.pie ? start - off - pi->img.vaddr_off : 0;
+	pi->code_type = pi->img.code_type + pi->bias;
+	if (!py_image__in_eval(&pi->img, eval - pi->bias)) {
+		snprintf(why, cap, "its eval loop is not where its collector found it");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int plpy__copy(struct plpy_image *pi, const struct plpy_image *parent)
+{
+	pi->img = parent->img;
+	pi->bias = parent->bias;
+	pi->code_type = parent->code_type;
+	return 0;
+}
+
 /* @pi's binary found and read: 0 or -errno (@why says). */
 static int settle(struct plpy_image *pi, char *why, size_t cap)
 {
@@ -370,8 +402,7 @@ static int settle(struct plpy_image *pi, char *why, size_t cap)
 	*why = '\0';
 	err = pi->lua ? pllua__new(pi) : 0;
 	if (!err)
-		err = plpy_image__find_binary(pi, h->parent, pi->lua ? h->lua_newstate : h->py_eval,
-					      why, cap);
+		err = plpy_image__find_binary(pi, h->parent, pi->ops->pl_anchor(h), why, cap);
 	if (!err && !pi->lua && pi->img.version != pi->version) {
 		snprintf(why, cap, "its collector says %s", py_layout__version_str(pi->version, v,
 			 sizeof(v)));
@@ -390,7 +421,6 @@ static void settled(struct plpy_image *pi, int err, const char *why)
 	struct htab *fresh;
 	size_t pos = 0;
 	void *x;
-	char v[32];
 
 	pi->pending = false;
 	pi->named = !err;
@@ -408,15 +438,17 @@ static void settled(struct plpy_image *pi, int err, const char *why)
 		     "the %s's C frames, cut=order", (int)pi->pid, pi->lua ? "Lua" : "Python",
 		     strerror(-err), *why ? ": " : "", why,
 		     pi->lua ? "interpreter loop" : "eval loop");
-	} else if (py->verbose && pi->lua) {
-		const struct lua_layout *l = lua_layout__of((enum lua_vm)pi->h->lua_vm);
-
-		elog("pid %d: %s, its frames read and named by its collector", (int)pi->pid,
-		     l ? l->name : "Lua");
 	} else if (py->verbose) {
-		elog("pid %d: Python %s, its frames read by its collector and named here",
-		     (int)pi->pid, py_layout__version_str(pi->version, v, sizeof(v)));
+		pi->ops->pl_said(pi);
 	}
+}
+
+void plpy__said(const struct plpy_image *pi)
+{
+	char v[32];
+
+	elog("pid %d: Python %s, its frames read by its collector and named here",
+	     (int)pi->pid, py_layout__version_str(pi->version, v, sizeof(v)));
 }
 
 /*
@@ -436,11 +468,16 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
 	const struct lt_header *h = view->h;
 	uint32_t version = __atomic_load_n(&h->py_version, __ATOMIC_ACQUIRE);
 	uint32_t lua = version ? 0 : __atomic_load_n(&h->lua_vm, __ATOMIC_ACQUIRE);
+	const struct interp_ops *ops = NULL;
 	struct plpy_image *pi;
 	char why[512];
 	int err;
 
-	if (!version && !lua)
+	/* The runtime whose frames its collector writes: its row reads them. */
+	for (const struct interp_ops *const *r = interp_rooms; *r && !ops; r++)
+		if ((*r)->pl_is && (*r)->pl_is(version, lua))
+			ops = *r;
+	if (!ops)
 		return NULL;
 	pi = calloc(1, sizeof(*pi));
 	if (!pi || !(pi->codes = htab__new(256, plpy_code__equal, NULL)) ||
@@ -453,6 +490,7 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
 		}
 		return NULL;
 	}
+	pi->ops = ops;
 	pi->py = py;
 	pi->pid = pid;
 	pi->pidfd = pidfd;

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 
 #include "heapsnoop/livetable.h"
+#include "interp/ops.h"
 #include "interp/python/pycode.h"
 #include "interp/python/pyfind.h"
 
@@ -35,6 +36,7 @@ struct xstack {
 struct pllua;
 
 struct plpy_image {
+	const struct interp_ops *ops;	/* its runtime's row (interp/ops.h): pl_* read it */
 	struct pllua *lua;	/* a Lua's image (pllua.c); NULL: a Python's */
 	struct plpy *py;
 	struct plpy_image *next;
@@ -126,5 +128,20 @@ void pllua__record(struct plpy_image *pi, const uint64_t *w, uint32_t n);
 struct xstack *pllua__resolve(struct plpy_image *pi, uint32_t id, const uint64_t *f,
 			      uint32_t depth, uint32_t cut);
 void pllua__free(struct plpy_image *pi);
+
+/*
+ * CPython's --preload reading (its row's pl_*, interp/ops.h): an image of
+ * its collector's (@py_version set); its eval loop's address; its binary
+ * read (plpython.c); a fork child's its parent's; a stack named and
+ * spliced; -v's line once its binary is read.
+ */
+bool plpy__is(uint32_t py_version, uint32_t lua_vm);
+uint64_t plpy__anchor(const struct lt_header *h);
+int plpy__read(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+	       uint64_t eval, char *why, size_t cap);
+int plpy__copy(struct plpy_image *pi, const struct plpy_image *parent);
+struct xstack *plpy__resolve(struct plpy_image *pi, uint32_t id, const uint64_t *f,
+			     uint32_t depth, uint32_t cut);
+void plpy__said(const struct plpy_image *pi);
 
 #endif /* HEAPSNOOP_PLPYTHON_INT_H */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interp/python/plpython_int.h"
 #include "interp/python/pyproc.h"
 #include "msg.h"
 #include "stacks.h"
@@ -195,4 +196,10 @@ const struct interp_ops interp_python_ops = {
 	.forget = py_forget,
 	.code_gone = py_code_gone,
 	.stats = py_stats,
+	.pl_is = plpy__is,
+	.pl_anchor = plpy__anchor,
+	.pl_read = plpy__read,
+	.pl_copy = plpy__copy,
+	.pl_resolve = plpy__resolve,
+	.pl_said = plpy__said,
 };
