@@ -102,7 +102,7 @@ INTERP := user/interp
 INTERP_ROOMS := $(sort $(patsubst %/,%,$(dir $(wildcard $(INTERP)/*/*.c))))
 INTERP_DIRS := $(INTERP) $(INTERP_ROOMS)
 # The rooms' walks in the collector, in its library alone: not the tracer's.
-INTERP_COLLECTOR_SRC := $(wildcard $(INTERP)/python/pywalk.c $(INTERP)/lua/luaframes.c)
+INTERP_COLLECTOR_SRC := $(wildcard $(INTERP)/crooms.c $(INTERP)/python/pywalk.c $(INTERP)/lua/luaframes.c)
 TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach) $(INTERP_DIRS) \
 	$(addprefix $(TRACER)/,maps arch)
 DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input)
@@ -285,14 +285,15 @@ LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(C
 # PUC Lua's (lua/luaframes.c, named with lua/luanames.c), and their layouts.
 PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
 	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC) \
-	$(INTERP)/python/pywalk.c $(INTERP)/python/pylayout.c $(INTERP)/lua/luaframes.c $(COMMON)/htab.c \
+	$(INTERP)/crooms.c $(INTERP)/python/pywalk.c $(INTERP)/python/pylayout.c $(INTERP)/lua/luaframes.c \
+	$(COMMON)/htab.c \
 	$(INTERP)/lua/lualayout.c $(INTERP)/lua/luawalk.c $(INTERP)/lua/luanames.c \
 	$(INTERP)/lua/luaproto.c $(INTERP)/lua/luacall.c $(INTERP)/lua/luaglobal.c
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(INTERP)/python -I$(INTERP)/lua \
 	-fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
-	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(INTERP)/*/*.h) $(COMMON)/records.h \
+	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(INTERP)/cops.h $(INTERP)/*/*.h) $(COMMON)/records.h \
 	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector

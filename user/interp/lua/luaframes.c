@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "heapsnoop/luaframe.h"
+#include "interp/cops.h"
 #include "interp/lua/lualayout.h"
 #include "interp/lua/luanames.h"
 #include "interp/lua/luawalk.h"
@@ -371,3 +372,8 @@ uint32_t luaframes__intern(const uint64_t *frames, uint32_t depth, uint32_t cut)
 		return ltstacks__intern(frames, depth, cut);
 	return with_lua(frames, depth, cut);
 }
+
+/* The collector's row of the table of runtimes (interp/cops.h). */
+const struct interp_cops luaframes_cops = {
+	.name = "lua", .init = luaframes__init, .on = &luaframes_on,
+};

@@ -29,6 +29,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "interp/cops.h"
 #include "interp/python/pylayout.h"
 #include "livetable.h"
 #include "ltstacks.h"
@@ -403,3 +404,6 @@ uint32_t pywalk__intern(const uint64_t *frames, uint32_t depth, uint32_t cut)
 		return ltstacks__intern(frames, depth, cut);
 	return with_python(frames, depth, cut, frame);
 }
+
+/* The collector's row of the table of runtimes (interp/cops.h). */
+const struct interp_cops pywalk_cops = { .name = "python", .init = pywalk__init, .on = &pywalk_on };
