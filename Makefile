@@ -22,7 +22,7 @@ BPFTOOL ?= bpftool
 # gcc-aarch64-linux-gnu) against the arm64 -dev packages installed
 # multiarch (scripts/install-deps.sh --arm64); on an arm64 machine plain
 # `make` builds natively. Its BPF object, vmlinux.h and per-architecture
-# files (user/tracer/arch/) follow ARCH.
+# files (user/tracer/arch/, the rooms' *_x86.c and *_arm64.c) follow ARCH.
 HOST_ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 ARCH ?= $(HOST_ARCH)
 ifneq ($(filter-out x86 arm64,$(ARCH)),)

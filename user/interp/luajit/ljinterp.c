@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * ljinterp.c - LuaJIT's row of the table of runtimes (ops.h): a LuaJIT found in a traced process (luafind.h) has its
- * own allocator, lj_alloc_f (ljfind.h), probed as an allocator with
+ * ljinterp.c - LuaJIT's row of the table of runtimes (ops.h): a LuaJIT
+ * found in a traced process (luafind.h, by Lua's look) has its own
+ * allocator, lj_alloc_f (ljfind.h), probed as an allocator with
  * lua_Alloc's realloc rules: the same entry and return programs as
  * malloc's (bpf/alloc.h, HS_FN_LUA_ALLOCF), the same probe site rules
  * (probesite.h), the return probe first, so that an entry seen always has
