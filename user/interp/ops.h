@@ -25,6 +25,7 @@
 struct interp;
 struct iproc;
 struct lt_header;
+struct lua_vm_info;
 struct mapset;
 struct pending;
 struct plpy_image;
@@ -42,6 +43,14 @@ struct interp_ops {
 	 */
 	bool (*look)(struct interp *ip, struct iproc *p, const struct mapset *pm,
 		     enum interp_when when);
+	/*
+	 * A Lua VM that Lua's look found (lua/luafind.h's @vm, in @p's file
+	 * @path, @shown as the process names it, mapped with @bias) and that
+	 * this row reads: attached, said, true (read, or refused and said).
+	 * Lua's look hands it to the first row that has one (LuaJIT's).
+	 */
+	bool (*lua_vm)(struct interp *ip, struct iproc *p, const char *path, const char *shown,
+		       const struct lua_vm_info *vm, uint64_t bias, enum interp_when when);
 	/* -f: child @c of @pp, which runs it (IP_ON): the same image, set up (interp__forked_on()). */
 	void (*fork)(struct interp *ip, struct iproc *pp, struct iproc *c);
 	/*

@@ -23,7 +23,6 @@
 #include "interp/lua/luainterp.h"
 #include "interp/lua/luaproc.h"
 #include "interp/lua/luasegs.h"
-#include "interp/luajit/ljinterp.h"
 #include "interp/python/plpython_int.h"
 #include "maps/procmaps.h"
 #include "msg.h"
@@ -130,8 +129,12 @@ static bool lua_look(struct interp *ip, struct iproc *p, const struct mapset *pm
 		     "frames are not read", p->pid, m->path, strerror(-err));
 		return true;
 	}
+	/* Another room's (LuaJIT's) VM: its row reads it. */
 	if (vm.vm == LUA_VM_JIT)
-		return interp__look_luajit(ip, p, path, m->path, &vm, m->start - m->offset, when);
+		for (const struct interp_ops *const *r = interp_rooms; *r; r++)
+			if ((*r)->lua_vm)
+				return (*r)->lua_vm(ip, p, path, m->path, &vm,
+						    m->start - m->offset, when);
 	p->lua_refused = false;
 	p->lua = lua_proc__new(p->pid, &vm, m->start - m->offset);
 	if (!p->lua) {

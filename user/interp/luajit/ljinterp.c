@@ -22,12 +22,14 @@
 #include "interp/interp_int.h"
 #include "interp/lua/luainterp.h"
 #include "interp/luajit/ljfind.h"
-#include "interp/luajit/ljinterp.h"
 #include "interp/luajit/ljproc.h"
 #include "interp/luajit/ljproto.h"
 #include "interp/splice.h"
 #include "msg.h"
 #include "stacks.h"
+
+/* Its row, below (rooms.c names it). */
+extern const struct interp_ops interp_luajit_ops;
 
 /* The return program this kernel loads (kfeatures.c chose it), as attach.c's. */
 static struct bpf_program *exit_prog(struct heapsnoop_bpf *skel)
@@ -110,8 +112,9 @@ static int lj_turn_on(struct interp *ip, struct iproc *p, const char *path,
 	return 0;
 }
 
-bool interp__look_luajit(struct interp *ip, struct iproc *p, const char *path, const char *shown,
-			 const struct lua_vm_info *vm, uint64_t bias, enum interp_when when)
+/* LuaJIT's lua_vm (ops.h): Lua's look found it. */
+static bool lj_look(struct interp *ip, struct iproc *p, const char *path, const char *shown,
+		    const struct lua_vm_info *vm, uint64_t bias, enum interp_when when)
 {
 	struct lj_allocf af;
 	int err = probe_allocf(ip, p, path, &af);
@@ -249,9 +252,10 @@ static void lj_forget(struct interp *ip, struct iproc *p)
 	p->lj = NULL;
 }
 
-/* Its look: Lua's hands it a LuaJIT (interp__look_luajit()). */
+/* Its look: Lua's hands it a LuaJIT (lua_vm). */
 const struct interp_ops interp_luajit_ops = {
 	.name = "luajit",
+	.lua_vm = lj_look,
 	.fork = lj_fork,
 	.splice = lj_splice,
 	.forget = lj_forget,
