@@ -256,7 +256,7 @@ AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stac
 # dlclose that empties the cache.
 CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
-	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
+	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/modcfi.c $(CUNWIND)/dlclose.c
 # The table written: its slots and segments, stacks (their private index)
 # and modules, a fork child's copy, the hello to heapsnoop, exec marks,
 # the process's own dumps.
@@ -752,7 +752,26 @@ $(OUTPUT)/tests/lua5.1: /usr/bin/lua5.1 | $(OUTPUT)/tests
 # The unwinding test's program and libraries (tests/unwind): no frame
 # pointers anywhere but libfp.so, which has frame pointers and no CFI.
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
-UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so
+UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so $(CFI_PLACES)
+
+# Where each finds its CFI (tests/unwind/test_cfiplace.sh): tests/tracer/
+# prog_deep.c without frame pointers, its CFI in .eh_frame as usual
+# (_eh), in .eh_frame linked without .eh_frame_hdr (_nohdr), in
+# .debug_frame alone (_dbg: the C runtime's files keep their .eh_frame).
+CFI_PLACE_CFLAGS := $(NOFP_CFLAGS) -fno-inline -fno-optimize-sibling-calls -fno-ipa-cp -fno-ipa-icf
+CFI_PLACES := $(addprefix $(OUTPUT)/tests/prog_deep_,eh nohdr dbg)
+
+$(OUTPUT)/tests/prog_deep_eh: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) $< -o $@
+
+$(OUTPUT)/tests/prog_deep_nohdr: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) -Wl,--no-eh-frame-hdr $< -o $@
+
+$(OUTPUT)/tests/prog_deep_dbg: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) -fno-asynchronous-unwind-tables -fno-unwind-tables $< -o $@
 
 $(OUTPUT)/tests/libnofp.so $(OUTPUT)/tests/libnofp_late.so: $(OUTPUT)/tests/lib%.so: \
 		tests/unwind/lib%.c tests/unwind/nofp.h | $(OUTPUT)/tests

@@ -134,22 +134,18 @@ static void test_cache(void **state)
 }
 
 /*
- * A frame pointer and no CFI: x86-64 steps past it by the frame pointer
- * and goes on complete; arm64 stops there, and says so.
+ * A frame pointer and no CFI: the walk steps past it by the frame
+ * pointer and goes on complete. On arm64 the caller (this function, built
+ * as GCC builds by default there: frame records kept) has its CFA from
+ * the record x29 points at, not from the stack pointer the step cannot
+ * know (docs/COLLECTOR.md, "No FDE").
  */
 static void test_nocfi(void **state)
 {
 	(void)state;
 	shapes_chain.n = 0;
 	shape_nocfi(walk_here);
-#if defined(__x86_64__)
 	expect_chain();
-#else
-	/* walk, walk_here, shape_nocfi's frame; not its caller. */
-	assert_int_equal(walk.n, 3);
-	assert_int_equal(walk.ip[2], shapes_chain.ra[1]);
-	assert_true(walk.broken);
-#endif
 }
 
 /* The leaf's trap: the handler walks through the signal frame. */

@@ -157,20 +157,25 @@ enum step framestep__sigreturn(struct frame *f)
 
 enum step framestep__fp(struct frame *f)
 {
-#if defined(__x86_64__)
 	uintptr_t rec[2];
 
 	if (!f->fp_ok || !f->fp || (f->fp & 7) || f->fp < f->sp || safe_read(f->fp, rec, sizeof(rec)))
 		return STEP_FAIL;
+	rec[1] &= HS_RA_MASK;
 	if (!rec[1])
 		return STEP_END;
 	f->pc = rec[1];
+	/*
+	 * The caller's sp: just above the record on x86-64 (push %rbp after
+	 * the call); on arm64 at least that (stp x29, x30, [sp, #-N]! puts
+	 * the record at the frame's bottom), as the tracer takes it
+	 * (ARCH_FP_RECORD_SP): exact where the caller's CFA is from x29 or
+	 * where its frame is no bigger than the record.
+	 */
 	f->sp = f->fp + 16;
 	f->fp = rec[0];
+	f->lr = rec[1];
+	f->lr_ok = true;
 	f->exact = false;
 	return STEP_OK;
-#else
-	(void)f;
-	return STEP_FAIL;	/* a frame record does not give the caller's sp */
-#endif
 }

@@ -2,7 +2,8 @@
 /*
  * localstack.h - the stack of the thread that called the allocator, from
  * inside the process: the collector's own unwinder by each module's
- * .eh_frame (ehframe.c; complete without frame pointers), each
+ * .eh_frame, or .debug_frame read from its file (ehframe.c, modcfi.c;
+ * complete without frame pointers), each
  * address's rule kept in a lock-free cache so a hot call site is parsed
  * once; or frame pointers when asked (cheaper, complete only where every
  * caller keeps them). Frames inside the collector's own object are
