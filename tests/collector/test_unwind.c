@@ -524,6 +524,6 @@ int main(void)
 		cmocka_unit_test(test_cfi_bad),
 	};
 
-	localstack__init(false);
+	localstack__init(false, 0, 0);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,8 @@
 # ways, from _start to the call site (_start, __libc_start_main,
 # __libc_start_call_main, main, deep_a, deep_b, deep_c, deep_a, deep_b),
 # and no record cut. Before modcfi.c, --preload cut _nohdr's and _dbg's
-# after deep_b (cut=unreadable). About 2 s.
+# after deep_b (cut=unreadable). Then --snip-pre/--snip-post both ways,
+# the same frames dropped (--preload refused them). About 3 s.
 set -u
 . "$(dirname "$0")/lib.sh"
 cd "$T" || exit 1
@@ -30,6 +31,22 @@ for p in eh nohdr dbg; do
 	expect_eq "$p: --preload's frames, the same" "$(frames pl_$p)" "$(frames bpf_$p)"
 	expect_eq "$p: --preload cut no record" "$(grep -c ' cut=' pl_$p)" 0
 done
+# --snip-pre 1 --snip-post 2 honoured by both (issue 34: --preload ignored
+# them, then refused them): the call site and _start, __libc_start_main off.
+snipped='__libc_start_call_main;main;deep_a;deep_b;deep_c;deep_a'
+"$HS" -q --snip-pre 1 --snip-post 2 -o bpf_snip -- "$PROGS/prog_deep_eh" 5 > /dev/null 2> bpf_snip.err
+check "snip: heapsnoop (BPF) exits 0" test $? -eq 0
+"$HS" --preload --snip-pre 1 --snip-post 2 -o pl_snip -- "$PROGS/prog_deep_eh" 5 > /dev/null 2> pl_snip.err
+check "snip: heapsnoop --preload exits 0, nothing said" bash -c "test $? -eq 0 && test ! -s pl_snip.err"
+expect_eq "snip: BPF drops the innermost and the 2 outermost" "$(frames bpf_snip)" "$snipped"
+expect_eq "snip: --preload the same" "$(frames pl_snip)" "$snipped"
+# --unwind fp both ways: each chain ends in libc's __libc_start_call_main,
+# taken as whole by both, so both drop its 2 outermost.
+"$HS" -q --unwind fp --snip-post 2 -o bpf_snipfp -- "$PROGS/prog_deep" 5 > /dev/null 2>&1
+"$HS" --preload --unwind fp --snip-post 2 -o pl_snipfp -- "$PROGS/prog_deep" 5 > /dev/null 2>&1
+expect_eq "snip: --unwind fp --snip-post 2, BPF's" "$(frames bpf_snipfp)" "deep_a;deep_b;deep_c;deep_a;deep_b"
+expect_eq "snip: --unwind fp --snip-post 2, --preload's the same" "$(frames pl_snipfp)" "$(frames bpf_snipfp)"
+
 # The places are as named: the programs as the linker made them.
 check "nohdr: no .eh_frame_hdr" bash -c "! readelf -lW '$PROGS/prog_deep_nohdr' | grep -q GNU_EH_FRAME"
 # Which section's FDE covers ADDR (hex, no 0x) in PROG: eh_frame, debug_frame, or none.

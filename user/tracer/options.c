@@ -275,8 +275,6 @@ static const struct {
 	{ OPT_MIN_SIZE, "--min-size", "every allocation is recorded (--sample-bytes samples)" },
 	{ OPT_MAX_SIZE, "--max-size", "every allocation is recorded (--sample-bytes samples)" },
 	{ OPT_SAMPLE_MS, "--sample-ms", "the collector writes no sample records" },
-	{ OPT_SNIP_PRE, "--snip-pre", "the collector writes whole stacks" },
-	{ OPT_SNIP_POST, "--snip-post", "the collector writes whole stacks" },
 	{ OPT_STACK_COPY, "--stack-copy", "the collector unwinds in the process, nothing copied" },
 	{ OPT_NO_TAILS, "--no-tails", "the collector unwinds in the process, nothing copied" },
 	{ OPT_UNWIND_THREADS, "--unwind-threads", "each process unwinds its own stacks" },

@@ -52,6 +52,7 @@
 
 uintptr_t localstack_self_start, localstack_self_end;
 bool localstack_fp;
+unsigned int localstack_snip_pre, localstack_snip_post;
 _Atomic uint32_t localstack_epoch;
 
 /* The rule cache: 32-byte entries, a power of two of them (128 KiB). */
@@ -499,11 +500,13 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-void localstack__init(bool use_fp)
+void localstack__init(bool use_fp, unsigned int snip_pre, unsigned int snip_post)
 {
 	uint32_t subs = 0;
 
 	localstack_fp = use_fp;
+	localstack_snip_pre = snip_pre < LOCALSTACK_SNIP_MAX ? snip_pre : LOCALSTACK_SNIP_MAX;
+	localstack_snip_post = snip_post < LOCALSTACK_SNIP_MAX ? snip_post : LOCALSTACK_SNIP_MAX;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)localstack__init);
 	/* Unloads before the collector began are no news to its empty cache. */
 	dl_iterate_phdr(first_object, &subs);
