@@ -206,7 +206,9 @@ static void table_build(struct table *t, const struct dl_phdr_info *info, bool h
 	for (unsigned int i = 1; i < eh.e_shnum; i++) {
 		if (!pread_all(fd, &sh, sizeof(sh), eh.e_shoff + (uint64_t)i * sizeof(sh)))
 			break;
-		if (sh.sh_type != SHT_PROGBITS || !sh.sh_size || sh.sh_name >= strtab.sh_size)
+		/* lld types .eh_frame SHT_X86_64_UNWIND (LLVM's own libraries do). */
+		if ((sh.sh_type != SHT_PROGBITS && sh.sh_type != SHT_X86_64_UNWIND) || !sh.sh_size ||
+		    sh.sh_name >= strtab.sh_size)
 			continue;
 		if (!has_hdr && !t->eh.sec && name_is(fd, strtab.sh_offset + sh.sh_name, ".eh_frame")) {
 			uintptr_t at = info->dlpi_addr + sh.sh_addr;
