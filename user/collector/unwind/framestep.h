@@ -15,6 +15,12 @@
 
 #include "ehframe.h"
 
+/*
+ * A return address's address bits (arm64: its PAC signature off): the
+ * CPU's (user/common/pacmask.h), set by localstack__init().
+ */
+extern uint64_t localstack_ra_mask;
+
 /* One frame's registers: those the rules read. */
 struct frame {
 	uintptr_t pc, sp, fp, lr;

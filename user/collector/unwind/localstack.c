@@ -49,10 +49,12 @@
 #include "heapsnoop/arch.h"
 #include "localstack.h"
 #include "modcfi.h"
+#include "pacmask.h"
 
 uintptr_t localstack_self_start, localstack_self_end;
 bool localstack_fp;
 unsigned int localstack_snip_pre, localstack_snip_post;
+uint64_t localstack_ra_mask = HS_RA_MASK;
 _Atomic uint32_t localstack_epoch;
 
 /* The rule cache: 32-byte entries, a power of two of them (128 KiB). */
@@ -441,7 +443,7 @@ walk:
 				fp = *(const uintptr_t *)fp_at;
 				fl = WF_FP_OK;
 			}
-			pc = *(const uintptr_t *)ra_at & HS_RA_MASK;
+			pc = *(const uintptr_t *)ra_at & localstack_ra_mask;
 			lr = pc;
 			fl |= WF_LR_OK;
 			sp = cfa;
@@ -505,6 +507,7 @@ void localstack__init(bool use_fp, unsigned int snip_pre, unsigned int snip_post
 	uint32_t subs = 0;
 
 	localstack_fp = use_fp;
+	localstack_ra_mask = pacmask__detect(NULL);
 	localstack_snip_pre = snip_pre < LOCALSTACK_SNIP_MAX ? snip_pre : LOCALSTACK_SNIP_MAX;
 	localstack_snip_post = snip_post < LOCALSTACK_SNIP_MAX ? snip_post : LOCALSTACK_SNIP_MAX;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)localstack__init);
