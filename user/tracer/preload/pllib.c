@@ -139,8 +139,10 @@ static int embed_memfd(struct pllib *l)
  * a file once however it is named (glibc and musl compare the device and
  * inode), so a command that keeps our root and runs as another user loads
  * it by its path, and one that enters another root (chroot, a container)
- * with the same /proc by the descriptor, its ld.so saying the path "cannot
- * be preloaded ... ignored" once. Where the descriptor cannot serve, or
+ * with the same /proc by the descriptor; ld.so says the name that cannot
+ * serve "cannot be preloaded ... ignored", once, on the program's standard
+ * error (the descriptor's, for another user). Where the descriptor cannot
+ * serve here, or
  * both names do not fit, the path alone.
  */
 static void open_found(struct pllib *l)
