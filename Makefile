@@ -249,8 +249,8 @@ $(OUTPUT)/heapdecode: $(call objs,$(OUTPUT),$(DECODE_TOP_SRC)) $(call HEAPDECODE
 # preload library, whose live set is a table in shared memory
 # (include/heapsnoop/livetable.h); all -fPIC.
 RECORDS_SRC := $(wildcard $(COMMON)/records/*.c) $(COMMON)/text.c
-AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c \
-	$(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c $(COLLECTOR)/amdump.c \
+	$(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c $(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
@@ -273,7 +273,7 @@ PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LI
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(CINTERP) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
-	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(CINTERP)/*.h) $(COMMON)/records.h \
+	$(wildcard $(COLLECTOR)/*.h $(COLLECTOR)/port/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(CINTERP)/*.h) $(COMMON)/records.h \
 	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
