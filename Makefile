@@ -407,6 +407,46 @@ $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(OUTPUT)/libhsam.a -pthread -lm -o $@
 
+# --- the codec and libhsam on a microcontroller (examples/mcu, docs/MCU.md) ---
+# Built freestanding for a Cortex-M3 (Debian's gcc-arm-none-eabi, newlib's
+# string functions, libgcc's EHABI unwinder): the codec, the
+# alloc-metadata core with the Cortex-M port (its lock masks interrupts,
+# no pthreads, no stdio, no module look-up) and the dump without stdio
+# (amlines.c), each an archive; the firmware that uses them runs in
+# qemu-system-arm -M mps2-an385 (tests/mcu/test_mcu.sh). -funwind-tables:
+# the .ARM.exidx entries its stack walk reads; no sibling calls in the
+# firmware, so that each of its functions stays a frame.
+MCU_CROSS ?= arm-none-eabi-
+MCU := $(OUTPUT)/mcu
+MCU_ARCH := -mcpu=cortex-m3 -mthumb
+MCU_CFLAGS := $(MCU_ARCH) -Os -g -std=gnu11 $(WARN) -ffreestanding -ffunction-sections \
+	-fdata-sections -funwind-tables -Iinclude -I$(COMMON) -DHS_AM_PORT='"amport_cortexm.h"'
+MCU_AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c $(COMMON)/sampling.c
+MCU_FW_SRC := $(wildcard examples/mcu/*.c)
+MCU_FW_CFLAGS := $(MCU_CFLAGS) -fno-optimize-sibling-calls -Iexamples/mcu
+
+$(MCU)/obj/%.o: %.c $(COLLECTOR_HDR) $(wildcard examples/mcu/*.h)
+	$(call msg,MCU-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MCU_CROSS)gcc $(if $(filter examples/mcu/%,$<),$(MCU_FW_CFLAGS),$(MCU_CFLAGS)) -c $< -o $@
+
+$(MCU)/libhscodec.a: $(patsubst %.c,$(MCU)/obj/%.o,$(CODEC_SRC))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(MCU_CROSS)ar rcs $@ $^
+
+$(MCU)/libhsam.a: $(patsubst %.c,$(MCU)/obj/%.o,$(MCU_AM_SRC))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(MCU_CROSS)ar rcs $@ $^
+
+$(MCU)/fw.elf: $(patsubst %.c,$(MCU)/obj/%.o,$(MCU_FW_SRC)) $(MCU)/libhsam.a $(MCU)/libhscodec.a \
+		examples/mcu/mps2_an385.ld
+	$(call msg,LINK,$@)
+	$(Q)$(MCU_CROSS)gcc $(MCU_ARCH) -nostartfiles --specs=nano.specs -Wl,--gc-sections \
+		-T examples/mcu/mps2_an385.ld $(filter %.o %.a,$^) -lm -lc -lgcc -o $@
+
+.PHONY: mcu
+mcu: $(MCU)/fw.elf
+
 # --- man pages, install, dist ------------------------------------------------
 # heapsnoop(8) and heapdecode(1), made by help2man from each program's
 # --help and the README's content in docs/man/*.h2m (the date: the last
@@ -515,6 +555,11 @@ $(OUTPUT)/tests/test_records: tests/common/test_records.c $(call libs,$(OUTPUT)/
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_alloc_metadata: tests/collector/test_alloc_metadata.c $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+
+# amlines.c's lines against records.c's writer (tests/collector/test_amlines.c).
+$(OUTPUT)/tests/test_amlines: tests/collector/test_amlines.c $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
 
@@ -858,7 +903,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_luasegs $(OUTPUT)/tests/test_ljbpf \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
-		$(OUTPUT)/am_pool \
+		$(OUTPUT)/am_pool $(OUTPUT)/tests/test_amlines $(OUTPUT)/mcu/fw.elf \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build
