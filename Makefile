@@ -421,7 +421,7 @@ MCU := $(OUTPUT)/mcu
 MCU_ARCH := -mcpu=cortex-m3 -mthumb
 MCU_CFLAGS := $(MCU_ARCH) -Os -g -std=gnu11 $(WARN) -ffreestanding -ffunction-sections \
 	-fdata-sections -funwind-tables -Iinclude -I$(COMMON) -DHS_AM_PORT='"amport_cortexm.h"'
-MCU_AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c $(COMMON)/sampling.c
+MCU_AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c
 MCU_FW_SRC := $(wildcard examples/mcu/*.c)
 MCU_FW_CFLAGS := $(MCU_CFLAGS) -fno-optimize-sibling-calls -Iexamples/mcu
 
@@ -442,7 +442,7 @@ $(MCU)/fw.elf: $(patsubst %.c,$(MCU)/obj/%.o,$(MCU_FW_SRC)) $(MCU)/libhsam.a $(M
 		examples/mcu/mps2_an385.ld
 	$(call msg,LINK,$@)
 	$(Q)$(MCU_CROSS)gcc $(MCU_ARCH) -nostartfiles --specs=nano.specs -Wl,--gc-sections \
-		-T examples/mcu/mps2_an385.ld $(filter %.o %.a,$^) -lm -lc -lgcc -o $@
+		-T examples/mcu/mps2_an385.ld -Wl,-Map=$(MCU)/fw.map $(filter %.o %.a,$^) -lc -lgcc -o $@
 
 .PHONY: mcu
 mcu: $(MCU)/fw.elf

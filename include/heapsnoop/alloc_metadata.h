@@ -191,7 +191,9 @@ void hs_am__unlock(struct hs_am *am);
  * (docs/COLLECTOR.md: each stands for s / (1 - e^(-s/mean)) bytes), not
  * every allocation: each dump says so (its `dump` line's sample-bytes=,
  * docs/OUTPUT.md), and heapdecode scales them. 0: every allocation (the
- * default). Call before the first block is placed.
+ * default). Call before the first block is placed. Built for a Cortex-M
+ * (its port, docs/MCU.md) there is no sampling: the call does nothing,
+ * and every dump is of every allocation, as it says.
  */
 void hs_am__set_sample_bytes(struct hs_am *am, uint64_t mean);
 

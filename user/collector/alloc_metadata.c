@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "amlist.h"
-#include "sampling.h"
 
 struct hs_am *hs_am__new(const struct hs_am_ops *ops)
 {
@@ -94,7 +93,7 @@ void *hs_am__place(struct hs_am *am, const struct hs_am_site *site, void *block)
 	am->head.next->prev = n;
 	am->head.next = n;
 	am->live++;
-	am->bytes += am->sample_bytes ? sample_estimate(n->size, am->sample_bytes) : n->size;
+	am->bytes += am->sample_bytes ? am_port_estimate(n->size, am->sample_bytes) : n->size;
 	if (am->ops.alloc)
 		am->ops.alloc(am->ops.arg, user, n->size, site->blob, len);
 	am_lock_give(&am->lock);
@@ -111,7 +110,7 @@ void *hs_am__remove(struct hs_am *am, void *user)
 	n->prev->next = n->next;
 	n->next->prev = n->prev;
 	am->live--;
-	am->bytes -= am->sample_bytes ? sample_estimate(n->size, am->sample_bytes) : n->size;
+	am->bytes -= am->sample_bytes ? am_port_estimate(n->size, am->sample_bytes) : n->size;
 	am_lock_give(&am->lock);
 	/* A second free of the same pointer is not taken for ours. */
 	n->magic = 0;
@@ -145,6 +144,8 @@ void hs_am__unlock(struct hs_am *am)
 
 void hs_am__set_sample_bytes(struct hs_am *am, uint64_t mean)
 {
+	if (!AM_PORT_SAMPLING)
+		return;
 	am_lock_take(&am->lock);
 	am->sample_bytes = mean;
 	am_lock_give(&am->lock);

@@ -22,6 +22,9 @@
  *   am_port_zalloc(size_t)      @size zeroed bytes for one struct hs_am,
  *                               aligned for it; NULL if none are left
  *   am_port_release(void *)     give them back
+ *   AM_PORT_SAMPLING            1 if hs_am__set_sample_bytes() is offered
+ *   am_port_estimate(size, mean)  the bytes a sampled block of @size
+ *                               stands for (sampling.h's sample_estimate())
  */
 #ifndef HEAPSNOOP_AMPORT_H
 #define HEAPSNOOP_AMPORT_H

@@ -4,7 +4,10 @@
  * (ARMv7-M, one core, no operating system; port/amport.h): the lock masks
  * interrupts (PRIMASK, saved and put back, so it nests in a handler that
  * already masked them), and the lists' structs come from a static array of
- * HS_AM_PORT_LISTS (default 1), never from a heap. Mutual exclusion on one
+ * HS_AM_PORT_LISTS (default 1), never from a heap; no sampling by bytes
+ * (its estimate is floating point, 10 KB of soft-float code on a
+ * Cortex-M3, and a pool's every block has its record anyway:
+ * hs_am__set_sample_bytes() does nothing). Mutual exclusion on one
  * core: a handler that allocates cannot run while thread code holds the
  * list. Not for an RTOS with several cores (its own mutex port then).
  */
@@ -69,6 +72,14 @@ static inline void am_port_release(void *p)
 	for (int i = 0; i < HS_AM_PORT_LISTS; i++)
 		if (p == am_port_slots[i])
 			am_port_used[i] = 0;
+}
+
+#define AM_PORT_SAMPLING 0
+
+static inline uint64_t am_port_estimate(uint64_t size, uint64_t mean)
+{
+	(void)mean;
+	return size;
 }
 
 #endif /* HEAPSNOOP_AMPORT_CORTEXM_H */
