@@ -447,6 +447,23 @@ $(MCU)/fw.elf: $(patsubst %.c,$(MCU)/obj/%.o,$(MCU_FW_SRC)) $(MCU)/libhsam.a $(M
 .PHONY: mcu
 mcu: $(MCU)/fw.elf
 
+# --- libhsam on 32-bit x86 Linux (docs/MCU.md) -------------------------------
+# The same library built by gcc-i686-linux-gnu into $(OUTPUT)/i386 (this
+# Makefile again, its OUTPUT and CC those), and examples/am_pool.c linked
+# to it, run by the cross C library's own loader (libc6-dev-i386-cross:
+# no i386 packages installed multiarch); tests/collector/test_hsam_i386.sh.
+I386_CROSS ?= i686-linux-gnu-
+I386 := $(OUTPUT)/i386
+I386_LIBDIR := /usr/i686-linux-gnu/lib
+
+$(I386)/libhsam.a: FORCE
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(I386) CC=$(I386_CROSS)gcc AR=$(I386_CROSS)ar $@
+
+$(I386)/am_pool: examples/am_pool.c $(I386)/libhsam.a
+	$(call msg,CC,$@)
+	$(Q)$(I386_CROSS)gcc $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(I386)/libhsam.a \
+		-pthread -lm -Wl,--dynamic-linker=$(I386_LIBDIR)/ld-linux.so.2 -Wl,-rpath=$(I386_LIBDIR) -o $@
+
 # --- man pages, install, dist ------------------------------------------------
 # heapsnoop(8) and heapdecode(1), made by help2man from each program's
 # --help and the README's content in docs/man/*.h2m (the date: the last
@@ -903,7 +920,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_luasegs $(OUTPUT)/tests/test_ljbpf \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
-		$(OUTPUT)/am_pool $(OUTPUT)/tests/test_amlines $(OUTPUT)/mcu/fw.elf \
+		$(OUTPUT)/am_pool $(OUTPUT)/tests/test_amlines $(OUTPUT)/mcu/fw.elf $(OUTPUT)/i386/am_pool \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build
