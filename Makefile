@@ -425,10 +425,16 @@ MCU_AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c
 MCU_FW_SRC := $(wildcard examples/mcu/*.c)
 MCU_FW_CFLAGS := $(MCU_CFLAGS) -fno-optimize-sibling-calls -Iexamples/mcu
 
+# The format's vectors checked on the core itself: tests/mcu/vectors_fw.c
+# links tests/data/vectors.tsv in whole (.incbin).
+MCU_TEST_CFLAGS := $(MCU_FW_CFLAGS) -Itests/codec -DVECTORS_TSV='"$(abspath tests/data/vectors.tsv)"'
+
 $(MCU)/obj/%.o: %.c $(COLLECTOR_HDR) $(wildcard examples/mcu/*.h)
 	$(call msg,MCU-CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(MCU_CROSS)gcc $(if $(filter examples/mcu/%,$<),$(MCU_FW_CFLAGS),$(MCU_CFLAGS)) -c $< -o $@
+	$(Q)$(MCU_CROSS)gcc $(if $(filter examples/mcu/%,$<),$(MCU_FW_CFLAGS),$(if $(filter tests/%,$<),$(MCU_TEST_CFLAGS),$(MCU_CFLAGS))) -c $< -o $@
+
+$(MCU)/obj/tests/mcu/vectors_fw.o: tests/data/vectors.tsv tests/codec/vectors_check.h
 
 $(MCU)/libhscodec.a: $(patsubst %.c,$(MCU)/obj/%.o,$(CODEC_SRC))
 	$(call msg,AR,$@)
@@ -444,8 +450,14 @@ $(MCU)/fw.elf: $(patsubst %.c,$(MCU)/obj/%.o,$(MCU_FW_SRC)) $(MCU)/libhsam.a $(M
 	$(Q)$(MCU_CROSS)gcc $(MCU_ARCH) -nostartfiles --specs=nano.specs -Wl,--gc-sections \
 		-T examples/mcu/mps2_an385.ld -Wl,-Map=$(MCU)/fw.map $(filter %.o %.a,$^) -lc -lgcc -o $@
 
+$(MCU)/vectors.elf: $(addprefix $(MCU)/obj/,examples/mcu/startup.o examples/mcu/uart.o \
+		tests/mcu/vectors_fw.o tests/codec/vectors_check.o) $(MCU)/libhscodec.a examples/mcu/mps2_an385.ld
+	$(call msg,LINK,$@)
+	$(Q)$(MCU_CROSS)gcc $(MCU_ARCH) -nostartfiles --specs=nano.specs -Wl,--gc-sections \
+		-T examples/mcu/mps2_an385.ld $(filter %.o %.a,$^) -lc -lgcc -o $@
+
 .PHONY: mcu
-mcu: $(MCU)/fw.elf
+mcu: $(MCU)/fw.elf $(MCU)/vectors.elf
 
 # --- libhsam on 32-bit x86 Linux (docs/MCU.md) -------------------------------
 # The same library built by gcc-i686-linux-gnu into $(OUTPUT)/i386 (this
@@ -458,6 +470,14 @@ I386_LIBDIR := /usr/i686-linux-gnu/lib
 
 $(I386)/libhsam.a: FORCE
 	$(Q)$(MAKE) --no-print-directory OUTPUT=$(I386) CC=$(I386_CROSS)gcc AR=$(I386_CROSS)ar $@
+
+# The format's vectors on a 32-bit host (tests/codec/vectors_host.c).
+$(I386)/vectors_host: tests/codec/vectors_host.c tests/codec/vectors_check.c $(CODEC_SRC) \
+		tests/codec/vectors_check.h include/heapsnoop/codec.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(I386_CROSS)gcc $(ALL_CFLAGS) -Itests/codec $(filter %.c,$^) \
+		-Wl,--dynamic-linker=$(I386_LIBDIR)/ld-linux.so.2 -Wl,-rpath=$(I386_LIBDIR) -o $@
 
 $(I386)/am_pool: examples/am_pool.c $(I386)/libhsam.a
 	$(call msg,CC,$@)
@@ -920,7 +940,8 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_luasegs $(OUTPUT)/tests/test_ljbpf \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
-		$(OUTPUT)/am_pool $(OUTPUT)/tests/test_amlines $(OUTPUT)/mcu/fw.elf $(OUTPUT)/i386/am_pool \
+		$(OUTPUT)/am_pool $(OUTPUT)/tests/test_amlines $(OUTPUT)/mcu/fw.elf \
+		$(OUTPUT)/mcu/vectors.elf $(OUTPUT)/i386/am_pool $(OUTPUT)/i386/vectors_host \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build

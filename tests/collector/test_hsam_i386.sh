@@ -5,7 +5,8 @@
 # emulation, the cross C library's loader); its dump of 32-bit pointers
 # and 32-bit frames, with its `map` records, read by this machine's
 # heapdecode: the same live set as the 64-bit build's test
-# (test_am_pool.sh), named. Well under 1 s.
+# (test_am_pool.sh), named; and the codec there, the format's vectors
+# exact (tests/codec/vectors_host.c). Well under 1 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 P=$OUT/i386/am_pool
@@ -35,6 +36,8 @@ expect_eq "make_buffer: 4 blocks" "$(folded_sum "$T/rec.count" "main;make_buffer
 check "stacks run from _start" grep -q '^_start;__libc_start_main;.*;main;make_buffer 4000$' "$T/rec.bytes"
 expect_eq "nothing else live" "$(wc -l < "$T/rec.bytes")" 2
 "$HD" --report "$T/rec" > "$T/report"
+check "the codec on i386: every vector of tests/data/vectors.tsv exact" \
+	test "$("$OUT/i386/vectors_host" "$(dirname "$0")/../data/vectors.tsv")" = "vectors: 600 of 600 exact"
 check "--report names the file and line of the call" \
 	grep -qE '#0  0x[0-9a-f]{1,8} make_buffer\+0x[0-9a-f]+ \(am_pool\) examples/am_pool.c:[0-9]+$' "$T/report"
 finish

@@ -5,7 +5,8 @@
 # mps2-an385, and heapdecode -e fw.elf reads what the UART said. The test
 # reads the UART as it comes and goes on at the firmware's own end marker
 # ("fw: done"), never after a sleep; the firmware then stops qemu through
-# semihosting with main()'s status. A firmware that never says it is done
+# semihosting with main()'s status. First the codec alone on the core:
+# tests/mcu/vectors_fw.c checks the format's vectors there. A firmware that never says it is done
 # fails after MCU_TIMEOUT seconds (60), with what the UART said. A few
 # seconds (qemu's start).
 set -u
@@ -14,36 +15,46 @@ SRC=$(realpath "$(dirname "$0")/../../examples/mcu/main.c")
 FW=$OUT/mcu/fw.elf
 LIMIT=${MCU_TIMEOUT:-60}
 
-if [ ! -f "$FW" ] || ! command -v qemu-system-arm > /dev/null; then
-	echo "FAIL $FW or qemu-system-arm missing: make $FW (scripts/install-deps.sh: gcc-arm-none-eabi, libnewlib-arm-none-eabi, qemu-system-arm)"
+if [ ! -f "$FW" ] || [ ! -f "$OUT/mcu/vectors.elf" ] || ! command -v qemu-system-arm > /dev/null; then
+	echo "FAIL $FW, $OUT/mcu/vectors.elf or qemu-system-arm missing: make mcu (scripts/install-deps.sh: gcc-arm-none-eabi, libnewlib-arm-none-eabi, qemu-system-arm)"
 	exit 1
 fi
 
-# The UART through a fifo, read line by line until the marker.
-mkfifo "$T/uart"
-timeout $((LIMIT + 10)) qemu-system-arm -M mps2-an385 -nographic -semihosting-config enable=on,target=native \
-	-kernel "$FW" < /dev/null > "$T/uart" 2>&1 &
-qemu=$!
-done=0
-deadline=$((SECONDS + LIMIT))
-exec 3< "$T/uart"
-while [ $SECONDS -lt $deadline ] && IFS= read -r -t $((deadline - SECONDS)) -u 3 line; do
-	line=${line%$'\r'}
-	printf '%s\n' "$line" >> "$T/log"
-	if [ "$line" = "fw: done" ]; then
-		done=1
-		break
+# Run firmware ELF in qemu; its UART through a fifo into LOG, read line
+# by line until the marker; then qemu's exit status, main()'s.
+run_fw() { # NAME ELF LOG
+	local line done=0 deadline=$((SECONDS + LIMIT)) qemu
+	rm -f "$T/uart" && mkfifo "$T/uart"
+	timeout $((LIMIT + 10)) qemu-system-arm -M mps2-an385 -nographic \
+		-semihosting-config enable=on,target=native -kernel "$2" < /dev/null > "$T/uart" 2>&1 &
+	qemu=$!
+	exec 3< "$T/uart"
+	while [ $SECONDS -lt $deadline ] && IFS= read -r -t $((deadline - SECONDS)) -u 3 line; do
+		line=${line%$'\r'}
+		printf '%s\n' "$line" >> "$3"
+		if [ "$line" = "fw: done" ]; then
+			done=1
+			break
+		fi
+	done
+	if [ $done -ne 1 ]; then
+		echo "FAIL $1: its end marker 'fw: done' within $LIMIT s; the UART said:"
+		sed 's/^/    /' "$3" 2> /dev/null
+		kill "$qemu" 2> /dev/null
+		exit 1
 	fi
-done
-if [ $done -ne 1 ]; then
-	echo "FAIL the firmware's end marker 'fw: done' within $LIMIT s; the UART said:"
-	sed 's/^/    /' "$T/log" 2> /dev/null
-	kill "$qemu" 2> /dev/null
-	exit 1
-fi
-wait "$qemu"
-check "qemu exits 0 through semihosting: main() returned 0" test $? -eq 0
-exec 3<&-
+	wait "$qemu"
+	check "$1: qemu exits 0 through semihosting: main() returned 0" test $? -eq 0
+	exec 3<&-
+}
+
+# The codec on the core: the format's 600 vectors, each exact.
+run_fw "the vectors firmware" "$OUT/mcu/vectors.elf" "$T/vectors"
+check "the codec on the Cortex-M3: every vector of tests/data/vectors.tsv exact" \
+	grep -qx 'vectors: 600 of 600 exact' "$T/vectors"
+grep '^fw: FAIL' "$T/vectors"
+
+run_fw "the pool firmware" "$FW" "$T/log"
 
 expect_eq "two dumps, each whole" "$(grep -c '^heapsnoop: end-dump live=' "$T/log")" 2
 check "the last dump: 6 blocks, 376 bytes" \
