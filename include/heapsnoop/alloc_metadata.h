@@ -229,8 +229,8 @@ typedef int (*hs_am_write_fn)(void *arg, const char *buf, size_t len);
  * A block whose stack went on past its blob (a tail, set only by the
  * preload) says cut=depth here, its outer frames not written. Holds the
  * lock throughout (on a single-core port: interrupts masked while @write
- * runs). Allocates nothing; about 600 bytes of stack. Returns 0, or the
- * first error of @write, or -EINVAL for a NULL @write.
+ * runs). Allocates nothing; 640 bytes of stack on a Cortex-M3 (-Os).
+ * Returns 0, or the first error of @write, or -EINVAL for a NULL @write.
  */
 int hs_am__dump_lines(struct hs_am *am, hs_am_write_fn write, void *arg, int pid,
 		      const char *reason, uint64_t time_ms);

@@ -56,6 +56,7 @@ grep '^fw: FAIL' "$T/vectors"
 
 run_fw "the pool firmware" "$FW" "$T/log"
 
+check "the firmware says how deep its stack went" grep -qE '^fw: stack used [0-9]+ bytes at most$' "$T/log"
 expect_eq "two dumps, each whole" "$(grep -c '^heapsnoop: end-dump live=' "$T/log")" 2
 check "the last dump: 6 blocks, 376 bytes" \
 	grep -qx 'heapsnoop: dump reason=exit time=0.000 live=6 bytes=376 stacks=0' "$T/log"

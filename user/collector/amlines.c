@@ -106,25 +106,28 @@ static int write_live(struct line *l, hs_am_write_fn write, void *arg, int pid,
 		      const struct hs_am_node *n)
 {
 	const void *user = n + 1;
-	size_t len;
+	size_t len, at;
 	const uint8_t *blob = hs_am_blob(user, &len);
-	char tok[HS_TOKEN_BUF];
-	int k = hs_base64_encode(blob, len, tok, sizeof(tok));
+	int k;
 
 	put_str(l, "heapsnoop: live pid=");
 	put_int(l, pid);
 	put_str(l, " ptr=");
 	put_hex(l, (uintptr_t)user);
 	put_cut(l, n->cut | (n->tail ? HS_AM_CUT_DEPTH : 0));
+	at = l->len;
+	put_str(l, " ~m#");
+	/* The token straight into the line (LINE_BUF counted it). */
+	k = hs_base64_encode(blob, len, l->buf + l->len, sizeof(l->buf) - l->len);
 	if (k < 0) {
 		/* Never for a blob this list wrote; said as records.c says it. */
+		l->len = at;
 		put_str(l, " size=");
 		put_dec(l, n->size, 0);
 		put_str(l, " unencodable: ");
 		put_str(l, hs_strerror(k));
 	} else {
-		put_str(l, " ~m#");
-		put_mem(l, tok, (size_t)k);
+		l->len += (size_t)k;
 	}
 	put_mem(l, "\n", 1);
 	return flush(l, write, arg);
