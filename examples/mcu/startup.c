@@ -17,6 +17,8 @@ extern uint32_t __stack_top, __data_load, __data_start, __data_end, __bss_start,
 
 int main(void);
 
+static volatile int exiting;	/* fw_exit() was called: a HardFault now is its BKPT */
+
 /* Semihosting's SYS_EXIT (0x18) with ADP_Stopped_ApplicationExit (0x20026,
  * qemu's status 0) or ADP_Stopped_RunTimeErrorUnknown (0x20023, status 1). */
 void fw_exit(int status)
@@ -24,14 +26,24 @@ void fw_exit(int status)
 	register uint32_t op __asm__("r0") = 0x18;
 	register uint32_t why __asm__("r1") = status ? 0x20023 : 0x20026;
 
+	exiting = 1;
 	__asm__ volatile("bkpt 0xab" : "+r"(op) : "r"(why) : "memory");
 	for (;;)
 		__asm__ volatile("wfi");
 }
 
-/* Every fault, and an interrupt nobody enabled: say so, then stop. */
+/*
+ * Every fault, and an interrupt nobody enabled: say so, then stop. The
+ * exit's own BKPT faults when qemu has no semihosting: then only wait (a
+ * second BKPT here would lock the core up, and qemu aborts on that).
+ */
 static void fault_handler(void)
 {
+	if (exiting) {
+		uart_puts("fw: halted (no semihosting to exit through)\n");
+		for (;;)
+			__asm__ volatile("wfi");
+	}
 	uart_puts("fw: fault\n");
 	fw_exit(1);
 }
