@@ -260,7 +260,7 @@ LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehfr
 # The table written: its slots and segments, stacks (their private index)
 # and modules, a fork child's copy, the hello to heapsnoop, exec marks,
 # the process's own dumps.
-LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLIVE)/ltmods.c \
+LIVETABLE_SRC := $(CLIVE)/ltwrite.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLIVE)/ltmods.c \
 	$(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
 # interp/: a CPython's frames read in the process (pywalk.c), a PUC Lua's (luaframes.c,
 # named with common/'s luanames.c); their layouts common/'s.
