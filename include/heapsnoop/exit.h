@@ -5,7 +5,7 @@
  * pages list, and CI scripts test for. A status the table does not name
  * (0, and heapsnoop's "the command's own") is the program's; the first
  * that applies is the one returned (user/tracer/shutdown.c,
- * user/tracer/output/gate.c; user/decode/heapdecode.c).
+ * user/tracer/output/tracegate.c; user/decode/heapdecode.c).
  */
 #ifndef HEAPSNOOP_EXIT_H
 #define HEAPSNOOP_EXIT_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * setup.c - the preload collector set up (see plstate.h): its variables
- * read, this image's live table made (livetable.c) and handed to
+ * read, this image's live table made (ltwrite.c) and handed to
  * heapsnoop (hello.c) or, with no heapsnoop to take it, dumped by the
  * process itself (lastdump.c); threads registered as they first change
  * the table; fork's handlers (forkcopy.c); the dump at exit.
@@ -20,7 +20,7 @@
 #include "heapsnoop/env.h"
 #include "hello.h"
 #include "lastdump.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "localstack.h"
 #include "ltmods.h"
 #include "ltstacks.h"

@@ -396,7 +396,7 @@ static void summarize(struct run *r)
 int preload__run(const struct options *o)
 {
 	struct run r = { .o = o, .summary = o->summary, .output = o->output, .out_fd = 1, .sfd = -1, .tfd = -1,
-			 .sock = { .fd = -1 }, .lib = { .memfd = -1 } };
+			 .sock = { .fd = -1 }, .lib = { .fd = -1 } };
 	int status = 1, lost = 0;
 	FILE *f;
 
