@@ -620,9 +620,20 @@ $(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so: $(OUTPUT)/tests/l
 	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB $(if $(filter b,$*),-DSHAPES_PAD -DSWAP_B) -fPIC -shared \
 		-fvisibility=hidden $(filter %.S %.c,$^) -o $@
 
+COMMA := ,
+# ... and the shapes with CFI .eh_frame_hdr does not index (modcfi.c): in
+# .debug_frame alone (_dbg), in .eh_frame linked without a header (_nohdr).
+$(OUTPUT)/tests/libshapes_dbg.so $(OUTPUT)/tests/libshapes_nohdr.so: $(OUTPUT)/tests/libshapes_%.so: \
+		tests/collector/unwind_shapes.c tests/collector/unwind_shapes.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB -fPIC -shared -fvisibility=hidden \
+		$(if $(filter dbg,$*),-fno-asynchronous-unwind-tables -fno-unwind-tables,-Wl$(COMMA)--no-eh-frame-hdr) \
+		$< -o $@
+
 $(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(LOCALSTACK_SRC) \
 		$(OUTPUT)/tests/unwind_shapes.o $(OUTPUT)/tests/unwind_nocfi.o $(COLLECTOR_HDR) \
-		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so | $(OUTPUT)/tests
+		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so \
+		$(OUTPUT)/tests/libshapes_dbg.so $(OUTPUT)/tests/libshapes_nohdr.so | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(CUNWIND) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
 		-pthread -ldl -lcmocka -o $@

@@ -31,6 +31,7 @@
 
 #include "ehframe.h"
 #include "localstack.h"
+#include "modcfi.h"
 #include "unwind_shapes.h"
 
 #define WALK_MAX 96
@@ -277,6 +278,47 @@ static void test_dlclose(void **state)
 }
 
 /*
+ * CFI that .eh_frame_hdr does not index (modcfi.c): the shapes as a
+ * library whose CFI is in .debug_frame alone, read from its file, and as
+ * one linked without .eh_frame_hdr. Walked whole through each; its
+ * section indexed once; walked again, nothing read again.
+ */
+static void test_modcfi(void **state)
+{
+	static const char *const names[] = { "libshapes_dbg.so", "libshapes_nohdr.so" };
+	struct modcfi_stats a, b, c;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		char path[PATH_MAX];
+		shapes_lib_fn fn;
+		void *h;
+
+		lib_path(path, sizeof(path), names[i]);
+		h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		assert_non_null(h);
+		fn = (shapes_lib_fn)dlsym(h, "shapes_lib_enter");
+		assert_non_null(fn);
+		modcfi__stats(&a);
+		shapes_chain.n = 0;
+		fn(6, walk_here);
+		/* enter, 6 x recurse, walk_here */
+		assert_int_equal(shapes_chain.n, 8);
+		expect_chain();
+		modcfi__stats(&b);
+		assert_int_equal(b.debug_indexed - a.debug_indexed, i == 0);
+		assert_int_equal(b.eh_indexed - a.eh_indexed, i == 1);
+		assert_int_equal(b.bad, a.bad);
+		shapes_chain.n = 0;
+		fn(6, walk_here);
+		expect_chain();
+		modcfi__stats(&c);
+		assert_int_equal(c.modules, b.modules);
+		dlclose(h);
+	}
+}
+
+/*
  * The same, unloaded by the C library's dlclose itself, as glibc unloads
  * iconv's modules (not through the collector's dlclose): the cache is
  * not emptied then, and the first rule parsed after it (b's own frames)
@@ -516,6 +558,7 @@ int main(void)
 		cmocka_unit_test(test_signal_leaf),
 		cmocka_unit_test(test_dlclose),
 		cmocka_unit_test(test_unload_unseen),
+		cmocka_unit_test(test_modcfi),
 		cmocka_unit_test(test_threads),
 #if defined(__x86_64__)
 		cmocka_unit_test(test_cfi_plt),
