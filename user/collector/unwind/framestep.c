@@ -113,7 +113,7 @@ enum step framestep__rule(const struct ls_rule *r, struct frame *f)
 	/* A caller's frame is above its callee's, but across a signal (sigaltstack). */
 	if (cfa <= f->sp && !(r->flags & LS_RULE_SIGNAL))
 		return STEP_FAIL;
-	f->pc = ra & localstack_ra_mask;
+	f->pc = ra & LS_RA_MASK;
 	f->lr = f->pc;
 	f->lr_ok = true;
 	f->sp = cfa;
@@ -139,10 +139,10 @@ enum step framestep__sigreturn(struct frame *f)
 	if (safe_read(at, &uc, len))
 		return STEP_FAIL;
 #if defined(__aarch64__)
-	f->pc = uc.uc_mcontext.pc & localstack_ra_mask;
+	f->pc = uc.uc_mcontext.pc & LS_RA_MASK;
 	f->sp = uc.uc_mcontext.sp;
 	f->fp = uc.uc_mcontext.regs[29];
-	f->lr = uc.uc_mcontext.regs[30] & localstack_ra_mask;
+	f->lr = uc.uc_mcontext.regs[30] & LS_RA_MASK;
 #else
 	f->pc = (uintptr_t)uc.uc_mcontext.gregs[REG_RIP];
 	f->sp = (uintptr_t)uc.uc_mcontext.gregs[REG_RSP];
@@ -161,7 +161,7 @@ enum step framestep__fp(struct frame *f)
 
 	if (!f->fp_ok || !f->fp || (f->fp & 7) || f->fp < f->sp || safe_read(f->fp, rec, sizeof(rec)))
 		return STEP_FAIL;
-	rec[1] &= localstack_ra_mask;
+	rec[1] &= LS_RA_MASK;
 	if (!rec[1])
 		return STEP_END;
 	f->pc = rec[1];

@@ -14,12 +14,19 @@
 #include <stdint.h>
 
 #include "ehframe.h"
+#include "heapsnoop/arch.h"
 
 /*
  * A return address's address bits (arm64: its PAC signature off): the
  * CPU's (user/common/pacmask.h), set by localstack__init().
  */
 extern uint64_t localstack_ra_mask;
+/* ... where it is not every bit: x86-64's a constant, no load. */
+#if defined(__aarch64__)
+#define LS_RA_MASK localstack_ra_mask
+#else
+#define LS_RA_MASK HS_RA_MASK
+#endif
 
 /* One frame's registers: those the rules read. */
 struct frame {

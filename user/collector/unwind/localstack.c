@@ -9,7 +9,7 @@
  * that ends a function finds its own row), then one step to the caller
  * (framestep.c: by the rule, through a signal frame, or by the frame
  * pointer where code has no CFI; on arm64 the caller's rule must then
- * have its CFA from x29). The rule's FDE by the module's .eh_frame_hdr,
+ * have its CFA from x29, or from the frame record x29 points at). The rule's FDE by the module's .eh_frame_hdr,
  * else by modcfi.c's index of its .eh_frame or of its file's
  * .debug_frame, built once, under the loader's lock. It ends complete where the
  * return address is undefined (_start, a thread's clone3 start) or 0, or
@@ -443,7 +443,7 @@ walk:
 				fp = *(const uintptr_t *)fp_at;
 				fl = WF_FP_OK;
 			}
-			pc = *(const uintptr_t *)ra_at & localstack_ra_mask;
+			pc = *(const uintptr_t *)ra_at & LS_RA_MASK;
 			lr = pc;
 			fl |= WF_LR_OK;
 			sp = cfa;
