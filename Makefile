@@ -845,7 +845,7 @@ $(OUTPUT)/tests/lua5.1: /usr/bin/lua5.1 | $(OUTPUT)/tests
 # The unwinding test's program and libraries (tests/unwind): no frame
 # pointers anywhere but libfp.so, which has frame pointers and no CFI.
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
-UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so $(CFI_PLACES)
+UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so
 
 # Where each finds its CFI (tests/unwind/test_cfiplace.sh): tests/tracer/
 # prog_deep.c without frame pointers, its CFI in .eh_frame as usual
@@ -853,6 +853,7 @@ UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so $(CFI_
 # .debug_frame alone (_dbg: the C runtime's files keep their .eh_frame).
 CFI_PLACE_CFLAGS := $(NOFP_CFLAGS) -fno-inline -fno-optimize-sibling-calls -fno-ipa-cp -fno-ipa-icf
 CFI_PLACES := $(addprefix $(OUTPUT)/tests/prog_deep_,eh nohdr dbg)
+UNWIND_PROGS += $(CFI_PLACES)
 
 $(OUTPUT)/tests/prog_deep_eh: tests/tracer/prog_deep.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -990,6 +991,7 @@ kmatrix: deps
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
 	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind \
+	prog_deep prog_deep_eh prog_deep_nohdr prog_deep_dbg \
 	$(COLLECTOR_ARM64_PROGS))
 
 ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)
