@@ -847,7 +847,7 @@ $(OUTPUT)/tests/lua5.1: /usr/bin/lua5.1 | $(OUTPUT)/tests
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
 UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so
 
-# Where each finds its CFI (tests/unwind/test_cfiplace.sh): tests/tracer/
+# Where each finds its CFI (tests/tracer/test_cfiplace.sh): tests/tracer/
 # prog_deep.c without frame pointers, its CFI in .eh_frame as usual
 # (_eh), in .eh_frame linked without .eh_frame_hdr (_nohdr), in
 # .debug_frame alone (_dbg: the C runtime's files keep their .eh_frame).
