@@ -60,6 +60,24 @@ static uint64_t module_ident(const struct dl_phdr_info *info)
 	return h;
 }
 
+/*
+ * A bound passed: said once a process on standard error (one write, no
+ * stdio: inside malloc), as the frames past it will be cut, unreadable.
+ */
+static void say_over(void)
+{
+	static bool said;
+	static const char msg[] = "heapsnoop-preload: the collector's index of CFI without "
+				  ".eh_frame_hdr is full (64 modules, 2^20 FDEs a section): "
+				  "stacks through code past it are cut, marked unreadable\n";
+
+	if (said)
+		return;
+	said = true;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		return;
+}
+
 static void table_free(struct table *t)
 {
 	if (t->eh.fde)
@@ -158,6 +176,7 @@ static int index_build(struct ls_index *x, size_t *map_len)
 	if (n > MODCFI_FDES) {
 		st.over += (uint64_t)n - MODCFI_FDES;
 		n = MODCFI_FDES;
+		say_over();
 	}
 	*map_len = (size_t)n * sizeof(*fde);
 	fde = mmap(NULL, *map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -270,6 +289,7 @@ static struct table *table_get(const struct dl_phdr_info *info, bool has_hdr)
 	if (!t) {
 		if (ntables == MODCFI_MODULES) {
 			st.over++;
+			say_over();
 			return NULL;
 		}
 		t = &tables[ntables++];

@@ -16,8 +16,8 @@
  * and an index of each section's FDEs built (ehframe__scan(), then sorted)
  * in memory from mmap. Nothing from the C library's allocator, no stdio.
  * Bounded: MODCFI_MODULES modules, MODCFI_FDES FDEs a section; what is
- * over is counted (modcfi__stats()), its pcs have no rule (the walk stops
- * there and says so). Not read: a .debug_frame compressed (SHF_COMPRESSED,
+ * over is counted (modcfi__stats()) and said once on standard error, its
+ * pcs have no rule (the walk stops there and marks the stack unreadable). Not read: a .debug_frame compressed (SHF_COMPRESSED,
  * counted), or in a separate debug file (.gnu_debuglink, build ID).
  * Why and how: docs/COLLECTOR.md ("Unwinding in the process").
  */
