@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "modcfi.h"
@@ -91,7 +92,7 @@ static void table_free(struct table *t)
 
 static bool pread_all(int fd, void *buf, size_t n, uint64_t off)
 {
-	return pread(fd, buf, n, (off_t)off) == (ssize_t)n;
+	return syscall(SYS_pread64, fd, buf, n, (off_t)off) == (long)n;
 }
 
 /* Is the file at @fd the module @info describes: the same PT_LOADs, in order? */
@@ -211,7 +212,8 @@ static void table_build(struct table *t, const struct dl_phdr_info *info, bool h
 	ElfW(Ehdr) eh;
 	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* The system calls themselves: an open() interposed may allocate, and this is inside malloc. */
+	fd = (int)syscall(SYS_openat, AT_FDCWD, path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return;
 	st.modules++;
@@ -267,7 +269,7 @@ static void table_build(struct table *t, const struct dl_phdr_info *info, bool h
 		}
 	}
 out:
-	close(fd);
+	syscall(SYS_close, fd);
 }
 
 /* @t's table for the module, found or made; NULL when all are taken. */
