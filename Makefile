@@ -256,7 +256,7 @@ AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c $(COLLECTOR)/amdu
 # dlclose that empties the cache.
 CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
-	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
+	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/modcfi.c $(CUNWIND)/dlclose.c
 # The table written: its slots and segments, stacks (their private index)
 # and modules, a fork child's copy, the hello to heapsnoop, exec marks,
 # the process's own dumps.
@@ -274,7 +274,7 @@ COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(CIN
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
 	$(wildcard $(COLLECTOR)/*.h $(COLLECTOR)/port/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(CINTERP)/*.h) $(COMMON)/records.h \
-	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
+	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h $(COMMON)/pacmask.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 	$(call msg,AR,$@)
@@ -620,9 +620,20 @@ $(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so: $(OUTPUT)/tests/l
 	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB $(if $(filter b,$*),-DSHAPES_PAD -DSWAP_B) -fPIC -shared \
 		-fvisibility=hidden $(filter %.S %.c,$^) -o $@
 
+COMMA := ,
+# ... and the shapes with CFI .eh_frame_hdr does not index (modcfi.c): in
+# .debug_frame alone (_dbg), in .eh_frame linked without a header (_nohdr).
+$(OUTPUT)/tests/libshapes_dbg.so $(OUTPUT)/tests/libshapes_nohdr.so: $(OUTPUT)/tests/libshapes_%.so: \
+		tests/collector/unwind_shapes.c tests/collector/unwind_shapes.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB -fPIC -shared -fvisibility=hidden \
+		$(if $(filter dbg,$*),-fno-asynchronous-unwind-tables -fno-unwind-tables,-Wl$(COMMA)--no-eh-frame-hdr) \
+		$< -o $@
+
 $(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(LOCALSTACK_SRC) \
 		$(OUTPUT)/tests/unwind_shapes.o $(OUTPUT)/tests/unwind_nocfi.o $(COLLECTOR_HDR) \
-		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so | $(OUTPUT)/tests
+		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so \
+		$(OUTPUT)/tests/libshapes_dbg.so $(OUTPUT)/tests/libshapes_nohdr.so | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(CUNWIND) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
 		-pthread -ldl -lcmocka -o $@
@@ -836,6 +847,26 @@ $(OUTPUT)/tests/lua5.1: /usr/bin/lua5.1 | $(OUTPUT)/tests
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
 UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so
 
+# Where each finds its CFI (tests/tracer/test_cfiplace.sh): tests/tracer/
+# prog_deep.c without frame pointers, its CFI in .eh_frame as usual
+# (_eh), in .eh_frame linked without .eh_frame_hdr (_nohdr), in
+# .debug_frame alone (_dbg: the C runtime's files keep their .eh_frame).
+CFI_PLACE_CFLAGS := $(NOFP_CFLAGS) -fno-inline -fno-optimize-sibling-calls -fno-ipa-cp -fno-ipa-icf
+CFI_PLACES := $(addprefix $(OUTPUT)/tests/prog_deep_,eh nohdr dbg)
+UNWIND_PROGS += $(CFI_PLACES)
+
+$(OUTPUT)/tests/prog_deep_eh: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) $< -o $@
+
+$(OUTPUT)/tests/prog_deep_nohdr: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) -Wl,--no-eh-frame-hdr $< -o $@
+
+$(OUTPUT)/tests/prog_deep_dbg: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) -fno-asynchronous-unwind-tables -fno-unwind-tables $< -o $@
+
 $(OUTPUT)/tests/libnofp.so $(OUTPUT)/tests/libnofp_late.so: $(OUTPUT)/tests/lib%.so: \
 		tests/unwind/lib%.c tests/unwind/nofp.h | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -960,6 +991,7 @@ kmatrix: deps
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
 	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind \
+	prog_deep prog_deep_eh prog_deep_nohdr prog_deep_dbg \
 	$(COLLECTOR_ARM64_PROGS))
 
 ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)

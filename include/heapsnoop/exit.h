@@ -34,5 +34,12 @@
 #define HD_EXIT_MALFORMED	1
 /* heapdecode: a usage or I/O error. */
 #define HD_EXIT_ERROR		2
+/*
+ * heapdecode: no frame could be named: every address looked up in a
+ * module's file (a map record's, or -e FILE) named no function (the
+ * files not found, not the traced ones, or without symbols). Said on
+ * stderr; the output is written all the same.
+ */
+#define HD_EXIT_UNNAMED		3
 
 #endif /* HEAPSNOOP_EXIT_H */

@@ -159,7 +159,8 @@ __attribute__((constructor)) static void collector_init(void)
 	ltmods__refresh();
 	pthread_key_create(&thread_key, thread_end);
 	pl_thread_start();
-	localstack__init(unwind && !strcmp(unwind, "fp"));
+	localstack__init(unwind && !strcmp(unwind, "fp"), (unsigned int)env_num(HS_ENV_SNIP_PRE, 0),
+			 (unsigned int)env_num(HS_ENV_SNIP_POST, 0));
 	pthread_atfork(forkcopy__prepare, forkcopy__parent, at_fork_child);
 	__atomic_store_n(&pl_ready, 1, __ATOMIC_RELEASE);
 out:

@@ -104,6 +104,12 @@ static int environment(struct run *r)
 		err |= set_num(HS_ENV_SEED, o->seed);
 	if (o->unwind_fp)
 		err |= setenv(HS_ENV_UNWIND, "fp", 1);
+	unsetenv(HS_ENV_SNIP_PRE);
+	unsetenv(HS_ENV_SNIP_POST);
+	if (o->snip_pre)
+		err |= set_num(HS_ENV_SNIP_PRE, o->snip_pre);
+	if (o->snip_post)
+		err |= set_num(HS_ENV_SNIP_POST, o->snip_post);
 	/*
 	 * Python frames (docs/COLLECTOR.md, "Python frames"): the collector
 	 * reads them, heapsnoop names them. pymalloc's objects come from its
