@@ -15,6 +15,9 @@
 #   the collector's unwinder on frames of known shapes, signal frames,
 #     libraries unloaded and replaced, threads (tests/collector/
 #     test_unwind.c, cmocka)
+#   .eh_frame without .eh_frame_hdr and .debug_frame alone, both ways:
+#     heapsnoop and --preload give the same frames (tests/tracer/
+#     test_cfiplace.sh)
 #   the live table's seqlock torture (arm64's orderings: stlr, ldar, dmb)
 #     and every way a process ends, each dump exact (tests/collector/
 #     test_livetable.c, test_death.sh)
@@ -48,6 +51,8 @@ run_test() {
 run_test "pointer authentication" tests/arm64/test_pac.sh "$OUT"
 run_test "the preload collector" tests/collector/test_preload.sh "$OUT"
 run_test "the collector's unwinder" "$OUT/tests/test_unwind"
+run_test "CFI where a program keeps it, the tracer's frames and the collector's the same" \
+	tests/tracer/test_cfiplace.sh "$OUT"
 run_test "the live table's seqlock torture" "$OUT/tests/test_livetable_torture" --torture 2000000
 # test_death.sh (the ways a process ends, with the collector) takes some
 # 10 minutes under TCG, which would take make check past its 30: run it on

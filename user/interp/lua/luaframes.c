@@ -54,7 +54,7 @@
 #include "interp/lua/lualayout.h"
 #include "interp/lua/luanames.h"
 #include "interp/lua/luawalk.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "ltstacks.h"
 #include "luaframes.h"
 

@@ -31,7 +31,7 @@
 
 #include "interp/cops.h"
 #include "interp/python/pylayout.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "ltstacks.h"
 #include "pywalk.h"
 
