@@ -11,15 +11,21 @@ UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab
 	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf \
 	test_ljbpf test_namecache test_holders)
 -include $(UNIT_TESTS:=.d)
+# Each is linked by this one rule: the prerequisites below (its file, then
+# the libraries of the folders it tests, in link order, as a group), with
+# its flags (TEST_CFLAGS: by default common/'s include paths under
+# ASan+UBSan; a tracer folder's test, the tracer's) and the libraries
+# beyond cmocka it needs (TEST_LIBS), each set for it below.
+TEST_CFLAGS = $(ALL_CFLAGS) $(SAN)
+$(UNIT_TESTS): $(OUTPUT)/tests/%: | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TEST_CFLAGS) $(TEST_DEP) $(LINK_IN) $(TEST_LIBS) -lcmocka -o $@
 
 $(OUTPUT)/tests/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT),codec) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(TEST_DEP) $^ -lcmocka -o $@
+$(OUTPUT)/tests/test_codec: TEST_CFLAGS = $(ALL_CFLAGS)
 
 $(OUTPUT)/tests/test_records: tests/common/test_records.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_alloc_metadata: tests/collector/test_alloc_metadata.c $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -76,40 +82,33 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 # with common/ and the codec.
 $(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
 		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(DECODE_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lzstd -lz -lstdc++ -lm -lcmocka -o $@
+$(OUTPUT)/tests/test_model: TEST_CFLAGS = $(DECODE_CFLAGS) $(SAN)
+$(OUTPUT)/tests/test_model: TEST_LIBS = -lelf -ldw -lzstd -lz -lstdc++ -lm
 
 $(OUTPUT)/tests/test_frametab: tests/common/test_frametab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 # The CPython pieces the tracer and the collector share (user/interp/python/).
 $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/asan,$(INTERP)/python $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
 
 # The tracer's CPython finder and resolver on real binaries and a real
 # process (tests/interp/test_pyfind.sh).
 $(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
 		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) \
 		$(COMMON_DIRS) codec) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -pthread -lbpf -ldw -lelf -lcapstone -lz -lcmocka -o $@
+$(OUTPUT)/tests/test_pyfind: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
+$(OUTPUT)/tests/test_pyfind: TEST_LIBS = -pthread -lbpf -ldw -lelf -lcapstone -lz
 
 # The splice of interpreter frames among native ones.
 $(OUTPUT)/tests/test_splice: tests/interp/test_splice.c $(call libs,$(OUTPUT)/asan,$(INTERP)) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
+$(OUTPUT)/tests/test_splice: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 
 # The Lua pieces the tracer and the collector share (user/interp/lua/):
 # layouts, prototypes, names, the walk; tested against Debian's interpreters.
 $(OUTPUT)/tests/test_lua: tests/interp/test_lua.c \
 		$(call libs,$(OUTPUT)/asan,$(INTERP)/luajit $(INTERP)/lua $(COMMON_DIRS)) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
 
 # The BPF side's Lua walk alone (user/interp/lua/lua.bpf.h), against the loader's.
 $(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c user/interp/lua/lua.bpf.h include/heapsnoop/luaframe.h \
@@ -123,8 +122,8 @@ $(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
 
 $(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(INTERP)/lua $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests/luawalk.skel.h $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $(LINK_IN) -lbpf -lelf -lz -lcmocka -o $@
+$(OUTPUT)/tests/test_luabpf: TEST_CFLAGS = $(ALL_CFLAGS) -I$(OUTPUT)/tests
+$(OUTPUT)/tests/test_luabpf: TEST_LIBS = -lbpf -lelf -lz
 
 # The BPF side's LuaJIT walk alone (user/interp/luajit/luajit.bpf.h), against ljwalk.c's:
 # the same harness as Lua's, built with HS_WALK_LJ.
@@ -140,89 +139,78 @@ $(OUTPUT)/tests/ljwalk.skel.h: $(OUTPUT)/tests/ljwalk.bpf.o
 
 $(OUTPUT)/tests/test_ljbpf: tests/interp/test_ljbpf.c $(call libs,$(OUTPUT),$(INTERP)/luajit $(INTERP)/lua $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests/ljwalk.skel.h $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) -I$(OUTPUT)/tests $(TEST_DEP) $(LINK_IN) -lbpf -lelf -lz -lcmocka -o $@
+$(OUTPUT)/tests/test_ljbpf: TEST_CFLAGS = $(ALL_CFLAGS) -I$(OUTPUT)/tests
+$(OUTPUT)/tests/test_ljbpf: TEST_LIBS = -lbpf -lelf -lz
 
 # The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
 $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
 		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) \
 		$(COMMON_DIRS)) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -ldw -lelf -lz -lcapstone -lcmocka -o $@
+$(OUTPUT)/tests/test_luafind: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
+$(OUTPUT)/tests/test_luafind: TEST_LIBS = -ldw -lelf -lz -lcapstone
 
 $(OUTPUT)/tests/test_luasegs: tests/interp/test_luasegs.c $(call libs,$(OUTPUT)/asan,$(INTERP)/lua) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $(LINK_IN) -lcmocka -o $@
+$(OUTPUT)/tests/test_luasegs: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 
 # A process's perf map read as it grows (maps/perfmap.c).
 $(OUTPUT)/tests/test_perfmap: tests/tracer/maps/test_perfmap.c $(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+$(OUTPUT)/tests/test_perfmap: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 
 # A process's jitdump: its records, its mapping, merged with its perf map (maps/jitdump*.c, jitnames.c).
 $(OUTPUT)/tests/test_jitdump: tests/tracer/maps/test_jitdump.c \
 		$(call libs,$(OUTPUT)/asan,$(TRACER)/maps $(COMMON_DIRS)) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+$(OUTPUT)/tests/test_jitdump: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 
 # Who holds the live heap (common/holders.c), frames named by the test.
 $(OUTPUT)/tests/test_holders: tests/common/test_holders.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lstdc++ -lcmocka -o $@
+$(OUTPUT)/tests/test_holders: TEST_LIBS = -lelf -ldw -lstdc++
 
 $(OUTPUT)/tests/test_htab: tests/common/test_htab.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_suppress: tests/common/test_suppress.c $(call libs,$(OUTPUT)/asan,$(COMMON_DIRS)) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
 
 $(OUTPUT)/tests/test_tracker: tests/tracer/track/test_tracker.c \
 		$(call libs,$(OUTPUT),$(TRACER)/track $(COMMON_DIRS) codec) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcmocka -o $@
+$(OUTPUT)/tests/test_tracker: TEST_CFLAGS = $(TRACER_CFLAGS)
 
 $(OUTPUT)/tests/test_pace: tests/tracer/stream/test_pace.c $(call libs,$(OUTPUT)/asan,$(TRACER)/stream) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+$(OUTPUT)/tests/test_pace: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 
 $(OUTPUT)/tests/test_freelog: tests/tracer/stream/test_freelog.c $(call libs,$(OUTPUT)/asan,$(TRACER)/stream) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lcmocka -o $@
+$(OUTPUT)/tests/test_freelog: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 
 # The live view's name cache (output/namecache.c) and the runtime frames'
 # rule it shares with the headline (common/holders.c).
 $(OUTPUT)/tests/test_namecache: tests/tracer/output/test_namecache.c \
 		$(call libs,$(OUTPUT)/asan,$(TRACER)/output $(COMMON_DIRS)) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lelf -ldw -lstdc++ -lcmocka -o $@
+$(OUTPUT)/tests/test_namecache: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
+$(OUTPUT)/tests/test_namecache: TEST_LIBS = -lelf -ldw -lstdc++
 
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
 $(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
 		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind attach maps arch) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(SAN) $(TEST_DEP) $^ -lbpf -lelf -ldw -lcmocka -lm -o $@
+$(OUTPUT)/tests/test_trace: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
+$(OUTPUT)/tests/test_trace: TEST_LIBS = -lbpf -lelf -ldw -lm
 
 # The probe sites of x86-64 and of arm64, each tested on any machine
 # (capstone decodes both): the architecture's file named, whichever ARCH
 # this build's arch/ library holds.
 $(OUTPUT)/tests/test_probesite: tests/tracer/arch/test_probesite.c $(TRACER)/arch/probesite_x86.c \
 		$(call libs,$(OUTPUT),$(TRACER)/maps $(COMMON)) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcapstone -lelf -lcmocka -o $@
+$(OUTPUT)/tests/test_probesite: TEST_CFLAGS = $(TRACER_CFLAGS)
+$(OUTPUT)/tests/test_probesite: TEST_LIBS = -lcapstone -lelf
 
 $(OUTPUT)/tests/test_probesite_arm64: tests/tracer/arch/test_probesite_arm64.c $(TRACER)/arch/probesite_arm64.c \
 		$(call libs,$(OUTPUT),$(TRACER)/maps $(COMMON)) | $(OUTPUT)/tests
-	$(call msg,LINK,$@)
-	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcapstone -lelf -lcmocka -o $@
+$(OUTPUT)/tests/test_probesite_arm64: TEST_CFLAGS = $(TRACER_CFLAGS)
+$(OUTPUT)/tests/test_probesite_arm64: TEST_LIBS = -lcapstone -lelf
 
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.
