@@ -1,5 +1,5 @@
 #!/bin/bash
-# plluaframes.sh - what the collector's Lua walk (user/collector/interp/
+# plluaframes.sh - what the collector's Lua walk (user/interp/lua/
 # luaframes.c) adds to an allocation under heapsnoop --preload: the
 # workload of bench/luaframes.sh (bench/luaalloc.lua: a table constructor
 # in a loop, one malloc a turn and the collector's frees, at a fixed depth

@@ -1,5 +1,5 @@
 #!/bin/bash
-# plpyframes.sh - what the collector's Python walk (user/collector/interp/
+# plpyframes.sh - what the collector's Python walk (user/interp/python/
 # pywalk.c) adds to an allocation under heapsnoop --preload: the workload
 # of bench/pyframes.sh (bench/pyalloc.py: bytes(200) in a loop, one malloc
 # and one free a turn under PYTHONMALLOC=malloc, at a fixed depth of

@@ -107,7 +107,7 @@ int BPF_KPROBE(pvalloc_enter, __u64 size)
 
 /*
  * A lua_Alloc (LuaJIT's lj_alloc_f, found by the loader in lua_newstate's
- * code: user/tracer/interp/ljfind.c): (ud, ptr, osize, nsize), ud and
+ * code: user/interp/luajit/ljfind.c): (ud, ptr, osize, nsize), ud and
  * osize not needed.
  */
 SEC("uprobe")

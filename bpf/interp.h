@@ -3,7 +3,7 @@
  * interp.h - interpreter frames at an allocation (included by alloc.h,
  * whose return program calls interp_emit(), and by task.h): for a process
  * the loader registered in interp_procs (an interpreter it found in it:
- * user/tracer/interp/),
+ * user/interp/),
  * the allocation's return program walks the interpreter's frames (each
  * kind's walk: python.h) and sends them as an HS_EV_INTERP record just
  * before the allocation's own, which then says HS_EVF_INTERP; the loader
@@ -74,9 +74,9 @@ struct {
 	__type(value, struct icode_scratch);
 } icode_scratch_map SEC(".maps");
 
-#include "python.h"
-#include "lua.h"
-#include "luajit.h"
+#include "interp/python/python.bpf.h"
+#include "interp/lua/lua.bpf.h"
+#include "interp/luajit/luajit.bpf.h"
 
 /* LuaJIT's walk (luajit.h) into @s's record, as lua_emit's below. */
 static __always_inline __u32 lj_emit(const struct hs_interp_proc *cfg, struct interp_scratch *s,

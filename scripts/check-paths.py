@@ -10,14 +10,15 @@
 # What is read: the comments of the C sources and headers (.c .h .cpp) under
 # bpf/ user/ codec/ include/ tests/ bench/ examples/ (// and /* */, strings
 # and characters skipped); the # comments of the shell and Python scripts
-# (.sh .py) under tests/ bench/ scripts/, of .ci/run and of the Makefile;
+# (.sh .py) under tests/ bench/ scripts/, of .ci/run, of the Makefile and
+# its mk/*.mk;
 # all of README.md and docs/ (.md, the man pages' .h2m).
 #
 # What is a path, in two rules:
 #  - rooted: a word that starts with one of the top folders (bpf/ user/
 #    codec/ include/ tests/ bench/ docs/ scripts/ examples/ vmlinux/ .ci/)
 #    and has a second part that is a file name with an extension, a folder
-#    (a trailing /) or more parts (user/tracer/interp): it must exist from
+#    (a trailing /) or more parts (user/tracer/track): it must exist from
 #    the repository root. Two words joined by / in prose ("user/kernel")
 #    are not taken;
 #  - relative: a word a/b.ext (one / at least, an extension at the end)
@@ -145,7 +146,8 @@ def sources(files):
 						  "tests", "bench", "examples"):
 			yield f, c_comments
 		elif (f.endswith(SCRIPT_EXT) and top in ("tests", "bench", "scripts")) \
-				or f in (".ci/run", "Makefile"):
+				or f in (".ci/run", "Makefile") \
+				or (top == "mk" and f.endswith(".mk")):
 			yield f, hash_comments
 		elif f == "README.md" or (top == "docs" and f.endswith(DOC_EXT)):
 			yield f, all_lines

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * interp.h - interpreter frames, shared by the BPF side (bpf/interp.h
- * and each kind's walk: bpf/python.h) and the loader
- * (user/tracer/interp/): what a process's walk needs to know (struct
+ * and each kind's walk: user/interp/python/python.bpf.h) and the loader
+ * (user/interp/): what a process's walk needs to know (struct
  * hs_interp_proc, in the interp_procs map by tgid), what a walk sends
  * (HS_EV_INTERP: struct hs_interp_frame, event.h) and a code object's
  * last look (HS_EV_INTERP_CODE: struct hs_interp_code).
@@ -53,7 +53,7 @@ struct hs_interp_frame {
 
 /*
  * CPython in a process: where its thread state and frames are, set by
- * the loader from the binary (user/tracer/interp/pyfind.c) and the C
+ * the loader from the binary (user/interp/python/pyfind.c) and the C
  * library (the thread's key data: glibc's struct pthread). Offsets are
  * bytes; addresses the process's.
  */

@@ -136,7 +136,7 @@ struct lt_header {
 	uint32_t py_version;
 	/*
 	 * A PUC Lua whose frames the collector reads (--interp lua; 0: none):
-	 * its enum lua_vm (user/common/interp/lualayout.h: 1 5.4, 2 5.1) and
+	 * its enum lua_vm (user/interp/lua/lualayout.h: 1 5.4, 2 5.1) and
 	 * lua_newstate's address, by which heapsnoop finds the binary that
 	 * holds the VM (its interpreter loop, lua_resume). Written once,
 	 * before any stack holds Lua words (LT_LUA_*).

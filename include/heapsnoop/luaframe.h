@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * luaframe.h - a Lua frame as a walk sends it (the BPF side's, bpf/lua.h,
- * and the loader's own, user/common/interp/luawalk.c): the two words of an
+ * luaframe.h - a Lua frame as a walk sends it (the BPF side's, user/interp/lua/lua.bpf.h,
+ * and the loader's own, user/interp/lua/luawalk.c): the two words of an
  * interpreter frame (code, pos), innermost first, the running coroutine's
  * frames first and then each resumer's, as Tarantool's backtraces give a
  * coroutine's ancestors.
@@ -74,7 +74,7 @@
 
 /*
  * A Lua state in a process: what the BPF side's walk needs, set by the
- * loader from the interpreter it found (user/common/interp/lualayout.c's
+ * loader from the interpreter it found (user/interp/lua/lualayout.c's
  * offsets, in bytes) and the state's main thread (a uretprobe of
  * lua_newstate, or a scan of the running process). The walk runs only on
  * @owner, the thread that runs the state: a state is one thread's.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_ljbpf.c - the BPF side's LuaJIT walk (bpf/luajit.h, loaded alone
- * from tests/interp/ljwalk.bpf.c) against the outside walk (ljwalk.c),
+ * test_ljbpf.c - the BPF side's LuaJIT walk (user/interp/luajit/luajit.bpf.h, loaded alone
+ * from tests/interp/luawalk.bpf.c built with HS_WALK_LJ) against the outside walk (ljwalk.c),
  * word for word, on Debian's luajit (-joff) waiting where chain.lua's
  * call chain is deepest: the kernel's verifier takes it (bounded loops,
  * masked offsets, two global functions), it follows the coroutine to its
@@ -30,8 +30,8 @@
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/ljproto.h"
-#include "interp/ljwalk.h"
+#include "interp/luajit/ljproto.h"
+#include "interp/luajit/ljwalk.h"
 #include "ljwalk.skel.h"
 
 static const char *chain;

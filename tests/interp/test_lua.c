@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_lua.c - the Lua frames' reading and naming (user/common/interp/)
+ * test_lua.c - the Lua frames' reading and naming (user/interp/lua/, user/interp/luajit/)
  * against Debian's real interpreters: lua5.4 and lua5.1 run
  * tests/interp/lua/chain.lua, which writes Lua's own traceback where its
  * call chain is deepest and waits there on stdin; this test finds the
@@ -33,11 +33,11 @@
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/ljnames.h"
-#include "interp/ljproto.h"
-#include "interp/ljwalk.h"
-#include "interp/luanames.h"
-#include "interp/luawalk.h"
+#include "interp/luajit/ljnames.h"
+#include "interp/luajit/ljproto.h"
+#include "interp/luajit/ljwalk.h"
+#include "interp/lua/luanames.h"
+#include "interp/lua/luawalk.h"
 
 static const char *chain;
 static pid_t running;	/* killed by the teardown when a check fails */

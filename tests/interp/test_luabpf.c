@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_luabpf.c - the BPF side's Lua walk (bpf/lua.h, loaded alone from
+ * test_luabpf.c - the BPF side's Lua walk (user/interp/lua/lua.bpf.h, loaded alone from
  * tests/interp/luawalk.bpf.c) against the loader's (luawalk.c), word for
  * word, on Debian's lua5.4 and lua5.1 waiting where chain.lua's call
  * chain is deepest: the kernel's verifier takes it (bounded loops, masked
@@ -28,7 +28,7 @@
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/luawalk.h"
+#include "interp/lua/luawalk.h"
 #include "luawalk.skel.h"
 
 static const char *chain;

@@ -20,9 +20,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "interp/ljfind.h"
-#include "interp/ljproto.h"
-#include "interp/luafind.h"
+#include "interp/luajit/ljfind.h"
+#include "interp/luajit/ljproto.h"
+#include "interp/lua/luafind.h"
 
 static void check(const char *path, enum lua_vm vm)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_luasegs.c - a Lua walk's frames cut into the interpreter loop's
- * runs (user/tracer/interp/luasegs.c), on the shapes of chain.lua's
+ * runs (user/interp/lua/luasegs.c), on the shapes of chain.lua's
  * deepest call in 5.4 and 5.1 (the research's native stacks: 5 runs, 4
  * in the coroutine), a coroutine resumed after a yield (one luaV_execute
  * for its innermost run: its outer runs one segment), a coroutine running
@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
-#include "interp/luasegs.h"
+#include "interp/lua/luasegs.h"
 
 #define C(fl)	{ 0x1000, HS_LUA_POS(0, HS_LUA_C, (fl)) }
 #define L(fl)	{ 0x2000, HS_LUA_POS(0x3000, HS_LUA_LUA, (fl)) }

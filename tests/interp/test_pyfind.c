@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_pyfind.c - unit tests of the tracer's CPython finder and resolver
- * (user/tracer/interp/) on real files and a real process:
+ * (user/interp/) on real files and a real process:
  *   - pyfind on Debian's /usr/bin/python3.11 (and trixie's python3.13
  *     when a root has it): its version, layout, TSS key, PyCode_Type, its
  *     destructor, the eval loop and its .cold part, pymalloc's hook;
@@ -41,10 +41,10 @@
 #include <gelf.h>
 
 #include "heapsnoop/interp.h"
-#include "interp/libctsd.h"
-#include "interp/pycache.h"
-#include "interp/pyfind.h"
-#include "interp/pylines.h"
+#include "interp/python/libctsd.h"
+#include "interp/python/pycache.h"
+#include "interp/python/pyfind.h"
+#include "interp/python/pylines.h"
 
 #define PY311 "/usr/bin/python3.11"
 

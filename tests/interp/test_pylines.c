@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_pylines.c - unit tests of the CPython pieces the tracer and the
- * collector share (user/common/interp/): the location-table decoder
+ * collector share (user/interp/python/): the location-table decoder
  * against CPython's own co_lines() for every code unit of a dump that
  * lines_dump.py wrote with a real interpreter (test_pylines.sh runs it
  * with Debian's /usr/bin/python3.11, and with a 3.13 when one is there);
@@ -21,9 +21,9 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "interp/pycode.h"
-#include "interp/pylayout.h"
-#include "interp/pylines.h"
+#include "interp/python/pycode.h"
+#include "interp/python/pylayout.h"
+#include "interp/python/pylines.h"
 
 static char **dumps;
 static int ndumps;

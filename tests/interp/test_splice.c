@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * test_splice.c - unit tests of the splice of interpreter frames among
- * native ones (user/tracer/interp/splice.c): the shapes of Debian's
+ * native ones (user/interp/splice.c): the shapes of Debian's
  * python3.11 stacks (one eval frame, several re-entered through C,
  * frames between them kept), and each way the two lists can disagree
  * (a cut native walk, a cut interpreter chain, a mismatch: cut=order),

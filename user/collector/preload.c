@@ -362,7 +362,7 @@ EXPORT void free(void *p)
 {
 	if (!p || in_arena(p))
 		return;
-	/* lua_close's last free: this thread's Lua state is gone (interp/luaframes.c). */
+	/* lua_close's last free: this thread's Lua state is gone (interp/lua/luaframes.c). */
 	if (unlikely((uintptr_t)p == luaframes_block))
 		luaframes_main = luaframes_block = 0;
 	if (pl_block_ours(p)) {
@@ -438,7 +438,7 @@ static __attribute__((noinline)) void *realloc_slow(void *old, size_t size, bool
 	return p;
 }
 
-/* A Lua state's first block (interp/luaframes.c): lua_newstate's LG. */
+/* A Lua state's first block (interp/lua/luaframes.c): lua_newstate's LG. */
 static __attribute__((noinline)) void *lua_state_block(size_t size)
 {
 	void *p = malloc(size);

@@ -25,8 +25,7 @@
 #include "ltmods.h"
 #include "ltstacks.h"
 #include "plstate.h"
-#include "luaframes.h"
-#include "pywalk.h"
+#include "interp/cops.h"
 #include "teststop.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -62,8 +61,9 @@ static void alone(int err, const char *what)
 {
 	supervised = false;
 	lt.handover = NULL;	/* its segments are its own: nobody else reads them */
-	pywalk_on = false;	/* its words are heapsnoop's to name (a fork child's) */
-	luaframes_on = false;
+	/* Its words are heapsnoop's to name (a fork child's): no room walks. */
+	for (const struct interp_cops *const *r = interp_crooms; *r; r++)
+		*(*r)->on = false;
 	lastdump__init(0, 0);
 	dprintf(2, "heapsnoop-preload: pid %d: %s %s (%s): this process writes its own dumps "
 		"(to %s)\n", (int)getpid(), what, hello__name(), strerror(err), lastdump__path());
@@ -139,10 +139,9 @@ __attribute__((constructor)) static void collector_init(void)
 	 * process): said in the header before the hello, so heapsnoop knows
 	 * at once; a hello that fails turns the walk off (alone()).
 	 */
-	if (supervised && interp && strstr(interp, "python"))
-		pywalk__init();
-	if (supervised && interp && strstr(interp, "lua"))
-		luaframes__init();
+	for (const struct interp_cops *const *r = interp_crooms; *r; r++)
+		if (supervised && interp && strstr(interp, (*r)->name))
+			(*r)->init();
 	if (supervised) {
 		err = fd >= 0 ? -hello__send(fd, LT_HELLO_IMAGE, 0, NULL, NULL, 0) : lt_memfd_err;
 		if (err)

@@ -18,26 +18,13 @@
 #include "heapsnoop/livedump.h"
 #include "maps/procmaps.h"
 #include "mapset.h"
-#include "plpython_int.h"
+#include "interp/python/plpython_int.h"
 
-/* @pi's binary read from @path, mapped at @start from file offset @off: 0 or -errno. */
+/* @pi's binary read from @path, mapped at @start from file offset @off (its row's): 0 or -errno. */
 static int read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
 		       uint64_t eval, char *why, size_t cap)
 {
-	int err;
-
-	if (pi->h->lua_vm && !pi->h->py_version)
-		return pllua__read_binary(pi, path, start, off, why, cap);
-	err = py_image__read(path, &pi->img, why, cap);
-	if (err)
-		return err;
-	pi->bias = pi->img.pie ? start - off - pi->img.vaddr_off : 0;
-	pi->code_type = pi->img.code_type + pi->bias;
-	if (!py_image__in_eval(&pi->img, eval - pi->bias)) {
-		snprintf(why, cap, "its eval loop is not where its collector found it");
-		return -EINVAL;
-	}
-	return 0;
+	return pi->ops->pl_read(pi, path, start, off, eval, why, cap);
 }
 
 struct mod_find {
@@ -95,14 +82,8 @@ int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, uint64_t eval, 
 	int err;
 
 	for (struct plpy_image *o = pi->py->images; parent && o; o = o->next)
-		if (o->pid == parent && o->named && o->lua && o->h->lua_newstate == eval) {
-			return pllua__copy(pi, o);
-		} else if (o->pid == parent && o->named && !o->lua && o->h->py_eval == eval) {
-			pi->img = o->img;
-			pi->bias = o->bias;
-			pi->code_type = o->code_type;
-			return 0;
-		}
+		if (o->pid == parent && o->named && o->ops->pl_anchor(o->h) == eval)
+			return o->ops->pl_copy(pi, o);
 	err = proc_maps__load_files(pi->pid, &ms);
 	m = err ? NULL : mapset__find(ms, eval);
 	if (m) {

@@ -25,7 +25,7 @@
 #include "heapsnoop/livedump.h"
 #include "msg.h"
 #include "plimage.h"
-#include "plpython.h"
+#include "interp/python/plpython.h"
 #include "plsummary.h"
 
 #ifndef F_GET_SEALS

@@ -90,7 +90,7 @@ uint64_t reader__logged_frees(const struct reader *r);
  * The ring's records not handed over yet, from position @from up to the
  * producer's now, looked at without handing them over (ring__peek()):
  * what the record being handled may need of later ones (a code object's
- * death, interp/pycache.h). *@to gets the position looked up to.
+ * death, interp/python/pycache.h). *@to gets the position looked up to.
  */
 int reader__peek(const struct reader *r, uint64_t from,
 		 void (*fn)(void *ctx, const void *data, size_t len, uint64_t pos), void *ctx,

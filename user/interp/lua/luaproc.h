@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * luaproc.h - a traced process that runs a Lua VM (luafind.h), in the
+ * loader: its state found (the main thread and global_State: from
+ * lua_newstate's return when launched, else by a scan of words of the
+ * running process for a thread of a state), the BPF side's walk set up
+ * for it (struct hs_lua_proc), and what the walk sends named as Lua's
+ * traceback names it (luanames.h), each frame's text (function, chunk,
+ * line) looked up once per distinct frame, then by its words.
+ *
+ * The innermost Lua frame's line: its saved pc is the last one the VM
+ * saved, which an instruction that allocates without saving it first
+ * (OP_NEWTABLE's luaH_new, in 5.4 and 5.1) leaves behind by one or more
+ * instructions. The exact pc is in a register of the innermost
+ * luaV_execute frame, which the CFI unwinder recovers (unwind.h's
+ * unwind_grab): the one callee-saved register whose value lies in the
+ * running function's code is that pc (nothing else the loop keeps points
+ * into its bytecode).
+ */
+#ifndef HEAPSNOOP_LUAPROC_H
+#define HEAPSNOOP_LUAPROC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "heapsnoop/luaframe.h"
+#include "interp/lua/luafind.h"
+#include "interp/lua/luanames.h"
+
+struct lua_proc;
+
+/*
+ * Process @pid runs the VM @vm describes, its file mapped with @bias
+ * (runtime address = file offset + @bias). NULL: no memory.
+ */
+struct lua_proc *lua_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t bias);
+void lua_proc__free(struct lua_proc *lp);
+
+/* The VM it runs; where its file is mapped (runtime address - file offset); its main thread. */
+const struct lua_vm_info *lua_proc__vm(const struct lua_proc *lp);
+uint64_t lua_proc__bias(const struct lua_proc *lp);
+uint64_t lua_proc__main(const struct lua_proc *lp);
+
+/*
+ * The state, known: its main thread @main (lua_newstate's return, taken
+ * as it is: its global_State beside it, as lua_newstate allocates both),
+ * run by thread @tid. Returns 0, or -ENOENT for a NULL or odd pointer.
+ */
+int lua_proc__set_state(struct lua_proc *lp, uint64_t main, uint32_t tid);
+
+/*
+ * Look for the state among @n words (a thread's registers and a copy of
+ * its stack: any of them may hold a lua_State *), run by thread @tid.
+ * Returns 0 (found), -ENOENT.
+ */
+int lua_proc__find_state(struct lua_proc *lp, const uint64_t *words, size_t n, uint32_t tid);
+
+/* The same in the words of the process's [stack] mapping (its main thread's). */
+int lua_proc__find_state_stack(struct lua_proc *lp);
+
+/*
+ * What both Lua rooms' processes (this, luajit/ljproc.c) do alike:
+ * @len bytes at @addr of process @pid into @buf (0, -EFAULT); a state
+ * looked for by @find (a room's find_state on @lp) in the words of
+ * @pid's [stack] from its top, a page at a time (0, -ENOENT, -ESRCH).
+ */
+int lua_proc__read_pid(pid_t pid, uint64_t addr, void *buf, size_t len);
+int lua_proc__scan_stack(pid_t pid, int (*find)(void *lp, const uint64_t *words, size_t n,
+						  uint32_t tid), void *lp);
+
+/* Is the state known? */
+bool lua_proc__has_state(const struct lua_proc *lp);
+
+/* The BPF side's walk of this state into @out. */
+void lua_proc__bpf(const struct lua_proc *lp, struct hs_lua_proc *out);
+
+/* Is return address @ra in the interpreter loop? In lua_resume? */
+bool lua_proc__in_exec(const struct lua_proc *lp, uint64_t ra);
+bool lua_proc__in_resume(const struct lua_proc *lp, uint64_t ra);
+
+/* The interpreter loop's runtime range, for unwind_grab. */
+void lua_proc__exec_range(const struct lua_proc *lp, uint64_t *lo, uint64_t *hi);
+
+/*
+ * The saved pc to name frame 0 of @f by, when it is a Lua frame: a
+ * register of the innermost luaV_execute frame (@regs, @nregs of them,
+ * @known a bit each) that points into its function's code; 0 (the
+ * frame's own) if none does.
+ */
+uint64_t lua_proc__exact_pc(struct lua_proc *lp, const struct lua_frame *f,
+			    const uint64_t *regs, uint32_t nregs, uint32_t known);
+
+/*
+ * 5.1's rule for a run's end (luasegs.h): is the calling instruction of
+ * Lua frame @caller OP_CALL or OP_TAILCALL? @lp is a struct lua_proc.
+ */
+bool lua_proc__calls(void *lp, const struct lua_frame *caller);
+
+/* Give a frame's text its address in the records (the caller's frame table). */
+typedef uint64_t (*lua_intern_fn)(void *ctx, const struct lua_where *w);
+
+/*
+ * The address that names frame @i of the @nf frames @f (@pc: its exact
+ * saved pc, 0: its own) in the records: looked up by the frame's words
+ * and its caller's (what its name and line depend on), else told as Lua
+ * tells it (luanames.h) and given one by @intern, then kept. *@stale: its
+ * prototype could not be read ("?").
+ */
+uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, unsigned int nf,
+			      unsigned int i, uint64_t pc, lua_intern_fn intern, void *ctx,
+			      bool *stale);
+
+/* The names of this state's frames (luanames.h). */
+struct lua_names *lua_proc__names(struct lua_proc *lp);
+
+/* The memory at @addr was freed: what was read there is forgotten. */
+void lua_proc__forget(struct lua_proc *lp, uint64_t addr);
+
+#endif /* HEAPSNOOP_LUAPROC_H */
