@@ -51,6 +51,24 @@ struct {
 } scratch_map SEC(".maps");
 
 /*
+ * Did a frame-pointer walk of a thread's stack (@ev's), which could not
+ * read the frame at @fp, leave the stack at its start, into the thread's
+ * descriptor: a thread of glibc or musl (its stack below its thread
+ * pointer, stack_end()'s rule), @fp at or above that pointer? glibc 2.41's
+ * start_thread keeps no frame pointer: its %rbp points there, so every
+ * such thread's walk ends so, which is its end, not a frame unreadable.
+ */
+static __always_inline bool walk_left_thread(const struct hs_event *ev, __u64 sp, __u64 fp)
+{
+	__u64 tp;
+
+	if (ev->pid == ev->tid)
+		return false;
+	tp = HS_THREAD_POINTER(current_task(), have_task_btf);
+	return sp < tp && tp - sp <= (64ULL << 20) && fp >= tp;
+}
+
+/*
  * Walk the frame-pointer chain from the return into @ev: @ip is the call
  * site in the allocator's caller, @fp that caller's frame pointer. Frames
  * inside @stack, the bulk copy of [sp, sp + HS_FP_STACK_COPY), if @copied,
@@ -62,6 +80,7 @@ static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, b
 				       __u64 ip, __u64 sp, __u64 fp)
 {
 	__u32 n = 0;
+	bool fault = false;
 
 	ev->frames[n++] = ip;
 	/* To HS_BPF_MAX_FRAMES inclusive: a walk stopped by max_frames says so. */
@@ -80,14 +99,14 @@ static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, b
 			pair[0] = *(__u64 *)(stack + off);
 			pair[1] = *(__u64 *)(stack + off + 8);
 		} else if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
-			ev->flags |= HS_EVF_STACK_FAULT;
+			fault = true;
 			break;
 		}
 		if (!pair[1])
 			break;
 		/* Not a user address: the frame pointer register held data. */
 		if (!HS_RA_IS_USER(pair[1])) {
-			ev->flags |= HS_EVF_STACK_FAULT;
+			fault = true;
 			break;
 		}
 		/* arm64: a return address signed by PAC, its signature off. */
@@ -97,6 +116,8 @@ static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, b
 			break;
 		fp = pair[0];
 	}
+	if (fault && !walk_left_thread(ev, sp, fp))
+		ev->flags |= HS_EVF_STACK_FAULT;
 	ev->nr_frames = n;
 }
 
