@@ -703,19 +703,20 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 }
 
 /*
- * The unwinder of threads' creations and its frames: dwarf's, or with
- * --unwind fp one of their own (the frame-pointer walk cannot cross the C
- * library's clone3 and pthread_create: bpf/creator.h). NULL: no memory.
+ * The unwinder of threads' creations and its frames, one of their own in
+ * both modes: with --unwind fp there is no other (the frame-pointer walk
+ * cannot cross the C library's clone3 and pthread_create:
+ * bpf/creator.h), and dwarf's counts only allocations' stacks (-v's
+ * frames not recovered: a walk from clone3's system call stops at once
+ * before leaf_caller() takes it on). NULL: no memory.
  */
 static struct unwinder *creator_unwinder(struct trace *t)
 {
 	if (!t->creator_unwound)
 		t->creator_unwound = malloc(REC_MAX_DEPTH * sizeof(*t->creator_unwound));
-	if (!t->unwinder && !t->creator_unwinder)
+	if (!t->creator_unwinder)
 		t->creator_unwinder = unwinder__new();
-	if (!t->creator_unwound)
-		return NULL;
-	return t->unwinder ? t->unwinder : t->creator_unwinder;
+	return t->creator_unwound ? t->creator_unwinder : NULL;
 }
 
 /*

@@ -28,10 +28,10 @@ struct trace {
 	struct frametab *frames;	/* frames that are not native code */
 	struct stack_cache *cache;	/* the stacks interned last */
 	/*
-	 * Threads' creators (creators.c): the unwinder of their records with
-	 * --unwind fp (dwarf's is @unwinder), the frames it unwinds, and a
-	 * stack with its creator's appended (REC_MAX_DEPTH each). Made at the
-	 * first HS_EV_THREAD.
+	 * Threads' creators (creators.c): the unwinder of their records (in
+	 * both modes: trace.c's creator_unwinder()), the frames it unwinds,
+	 * and a stack with its creator's appended (REC_MAX_DEPTH each). Made
+	 * at the first HS_EV_THREAD.
 	 */
 	struct unwinder *creator_unwinder;
 	uint64_t *creator_unwound, *appended;
