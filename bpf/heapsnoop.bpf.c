@@ -17,6 +17,7 @@
  *   task.h      process lifecycle: exit, exec, fork
  *   interp.h    interpreter frames at an allocation, a code object's last
  *               look (python.h: CPython's walk)
+ *   creator.h   a new thread's creation, with its creator's stack
  *
  * Entry probes record the arguments of the outermost allocator call of each
  * thread; the return probe of that call emits one HS_EV_ALLOC with its
@@ -41,6 +42,7 @@
 #include "calls.h"
 #include "task.h"
 #include "interp.h"
+#include "creator.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
@@ -174,6 +176,16 @@ SEC("tp_btf/sched_process_fork")
 int BPF_PROG(comm_fork, struct task_struct *parent, struct task_struct *child)
 {
 	return gen_comm_fork(parent, child);
+}
+
+/*
+ * A traced process made a thread: its creator's stack (creator.h).
+ * Loaded from 5.15 (bpf_task_pt_regs), attached in every mode.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(thread_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return gen_thread_fork(parent, child);
 }
 
 /* The interpreter's code object destructor (interp.h). */

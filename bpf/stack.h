@@ -51,6 +51,24 @@ struct {
 } scratch_map SEC(".maps");
 
 /*
+ * Did a frame-pointer walk of a thread's stack (@ev's), which could not
+ * read the frame at @fp, leave the stack at its start, into the thread's
+ * descriptor: a thread of glibc or musl (its stack below its thread
+ * pointer, stack_end()'s rule), @fp at or above that pointer? glibc 2.41's
+ * start_thread keeps no frame pointer: its %rbp points there, so every
+ * such thread's walk ends so, which is its end, not a frame unreadable.
+ */
+static __always_inline bool walk_left_thread(const struct hs_event *ev, __u64 sp, __u64 fp)
+{
+	__u64 tp;
+
+	if (ev->pid == ev->tid)
+		return false;
+	tp = HS_THREAD_POINTER(current_task(), have_task_btf);
+	return sp < tp && tp - sp <= (64ULL << 20) && fp >= tp;
+}
+
+/*
  * Walk the frame-pointer chain from the return into @ev: @ip is the call
  * site in the allocator's caller, @fp that caller's frame pointer. Frames
  * inside @stack, the bulk copy of [sp, sp + HS_FP_STACK_COPY), if @copied,
@@ -62,6 +80,7 @@ static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, b
 				       __u64 ip, __u64 sp, __u64 fp)
 {
 	__u32 n = 0;
+	bool fault = false;
 
 	ev->frames[n++] = ip;
 	/* To HS_BPF_MAX_FRAMES inclusive: a walk stopped by max_frames says so. */
@@ -80,14 +99,14 @@ static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, b
 			pair[0] = *(__u64 *)(stack + off);
 			pair[1] = *(__u64 *)(stack + off + 8);
 		} else if (bpf_probe_read_user(pair, sizeof(pair), (void *)fp)) {
-			ev->flags |= HS_EVF_STACK_FAULT;
+			fault = true;
 			break;
 		}
 		if (!pair[1])
 			break;
 		/* Not a user address: the frame pointer register held data. */
 		if (!HS_RA_IS_USER(pair[1])) {
-			ev->flags |= HS_EVF_STACK_FAULT;
+			fault = true;
 			break;
 		}
 		/* arm64: a return address signed by PAC, its signature off. */
@@ -97,6 +116,8 @@ static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, b
 			break;
 		fp = pair[0];
 	}
+	if (fault && !walk_left_thread(ev, sp, fp))
+		ev->flags |= HS_EVF_STACK_FAULT;
 	ev->nr_frames = n;
 }
 
@@ -107,16 +128,26 @@ static __always_inline struct scratch *scratch_get(void)
 	return bpf_map_lookup_elem(&scratch_map, &zero);
 }
 
-/* The fields of an allocation's record, from its call's state. */
-static __always_inline void fill_alloc(struct hs_event *ev, __u64 id, struct call_state *st,
-				       __u64 addr, __u64 size, __u64 old)
+/*
+ * The fields of a record of @type (HS_EV_ALLOC, or HS_EV_THREAD with
+ * no_call's state), from its call's state.
+ */
+static __always_inline void fill_record(struct hs_event *ev, __u32 type, __u64 id,
+					struct call_state *st, __u64 addr, __u64 size, __u64 old)
 {
-	fill_header(ev, id, HS_EV_ALLOC, (__u16)st->func, addr, st->entry_pos);
+	fill_header(ev, id, type, (__u16)st->func, addr, st->entry_pos);
 	ev->flags = st->interp_flags;
 	ev->interp_frames = st->interp_frames;
 	ev->ts = 0;	/* its place in the ring buffer orders it */
 	ev->old_addr = old;
 	ev->size = size;
+}
+
+/* The fields of an allocation's record, from its call's state. */
+static __always_inline void fill_alloc(struct hs_event *ev, __u64 id, struct call_state *st,
+				       __u64 addr, __u64 size, __u64 old)
+{
+	fill_record(ev, HS_EV_ALLOC, id, st, addr, size, old);
 }
 
 struct vma_end_ctx {
@@ -213,15 +244,16 @@ static __always_inline void read_user_pages(struct hs_user_stack *us, __u64 sp, 
 }
 
 /*
- * Send an allocation's record with @n bytes of stack, in a record of the
- * size class @room (a constant: the ring buffer wants constant sizes),
- * its flags @evf besides. Returns 0, or -1 when the ring buffer had no
- * room for it (nothing sent, nothing counted: the caller's choice).
+ * Send an allocation's record (or @type's) with @n bytes of stack, in a
+ * record of the size class @room (a constant: the ring buffer wants
+ * constant sizes), its flags @evf besides. Returns 0, or -1 when the ring
+ * buffer had no room for it (nothing sent, nothing counted: the caller's
+ * choice).
  */
-static __always_inline int send_user_stack(struct pt_regs *ctx, __u64 id, struct call_state *st,
-					   __u64 addr, __u64 size, __u64 old, __u64 sp,
-					   __u64 want, __u64 n, __u64 tail, const __u64 room,
-					   __u32 evf)
+static __always_inline int send_user_stack(struct pt_regs *ctx, __u32 type, __u64 id,
+					   struct call_state *st, __u64 addr, __u64 size,
+					   __u64 old, __u64 sp, __u64 want, __u64 n, __u64 tail,
+					   const __u64 room, __u32 evf)
 {
 	struct hs_user_stack *us;
 	struct hs_event *ev;
@@ -229,7 +261,7 @@ static __always_inline int send_user_stack(struct pt_regs *ctx, __u64 id, struct
 	ev = bpf_ringbuf_reserve(&events, HS_EVENT_HDR_SIZE + sizeof(*us) + room, 0);
 	if (!ev)
 		return -1;
-	fill_alloc(ev, id, st, addr, size, old);
+	fill_record(ev, type, id, st, addr, size, old);
 	ev->flags |= HS_EVF_USER_STACK | evf;
 	us = (void *)ev + HS_EVENT_HDR_SIZE;
 	hs_copy_uregs(us->regs, ctx);
@@ -290,16 +322,18 @@ static __always_inline int send_user_stack(struct pt_regs *ctx, __u64 id, struct
  * --unwind dwarf: the allocation's record carries the caller's registers
  * and stack (struct hs_user_stack), copied straight into the ring buffer,
  * in the smallest size class (a power of two, 512 B to 8 MiB) that holds
- * the stack or --stack-copy: by default the whole stack.
+ * the stack or --stack-copy: by default the whole stack. A record of
+ * another @type (a constant: HS_EV_THREAD) the same way, without tails,
+ * its loss counted as @lost.
  */
-static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
-						  struct call_state *st, __u64 addr, __u64 size,
-						  __u64 old, bool find_vma)
+static __always_inline void emit_user_stack(struct pt_regs *ctx, __u32 type, __u32 lost,
+					    __u64 id, struct call_state *st, __u64 addr,
+					    __u64 size, __u64 old, bool find_vma)
 {
 	__u64 sp = PT_REGS_SP(ctx), end, n, want, tail = 0, start;
 
 	/* A tail still in place: the stack up to its start (and a little over) only. */
-	if (have_tails && !(st->interp_flags & HS_EVF_INTERP))
+	if (type == HS_EV_ALLOC && have_tails && !(st->interp_flags & HS_EVF_INTERP))
 		tail = tail_find(id, sp, &start);
 	end = tail ? start + HS_TAIL_OVERLAP : stack_end(sp, id, find_vma);
 	/* Not known: as much as allowed up to a guess, which may fault at the stack's end. */
@@ -308,12 +342,12 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	n = want < stack_copy ? want : stack_copy;
 #define SIZE_CLASS(room)							\
 	if (n <= (room) || stack_copy <= (room)) {				\
-		if (!send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, \
-				     room, 0))					\
+		if (!send_user_stack(ctx, type, id, st, addr, size, old, sp, want, n, \
+				     tail, room, 0))				\
 			return;							\
 		if ((room) > HS_USER_STACK_SHORT)				\
 			goto short_copy;					\
-		count(HS_CNT_RB_LOST_ALLOC);					\
+		count(lost);							\
 		return;								\
 	}
 	SIZE_CLASS(512)
@@ -331,7 +365,8 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	SIZE_CLASS(2u << 20)
 	SIZE_CLASS(4u << 20)
 #undef SIZE_CLASS
-	if (!send_user_stack(ctx, id, st, addr, size, old, sp, want, n, tail, HS_USER_STACK_MAX, 0))
+	if (!send_user_stack(ctx, type, id, st, addr, size, old, sp, want, n, tail,
+			     HS_USER_STACK_MAX, 0))
 		return;
 	/*
 	 * No room for the whole copy (a deep stack's class is up to 8 MiB,
@@ -341,13 +376,21 @@ static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
 	 * walk cannot reach one past so short a copy.
 	 */
 short_copy:
-	if (send_user_stack(ctx, id, st, addr, size, old, sp, want,
+	if (send_user_stack(ctx, type, id, st, addr, size, old, sp, want,
 			    n < HS_USER_STACK_SHORT ? n : HS_USER_STACK_SHORT, 0,
 			    HS_USER_STACK_SHORT, HS_EVF_SHORT_COPY)) {
-		count(HS_CNT_RB_LOST_ALLOC);
+		count(lost);
 		return;
 	}
-	count(HS_CNT_SHORT_COPY);
+	if (type == HS_EV_ALLOC)
+		count(HS_CNT_SHORT_COPY);
+}
+
+static __always_inline void emit_alloc_user_stack(struct pt_regs *ctx, __u64 id,
+						  struct call_state *st, __u64 addr, __u64 size,
+						  __u64 old, bool find_vma)
+{
+	emit_user_stack(ctx, HS_EV_ALLOC, HS_CNT_RB_LOST_ALLOC, id, st, addr, size, old, find_vma);
 }
 
 /*

@@ -110,6 +110,18 @@ enum hs_event_type {
 	 * after).
 	 */
 	HS_EV_INTERP_CODE = 7,
+	/*
+	 * Thread @tid of process @pid created thread @addr (a tid) of the
+	 * same process: a struct hs_user_stack follows the header
+	 * (HS_EVF_USER_STACK, in both --unwind modes), the creating thread's
+	 * user registers and stack in the clone syscall, for the loader to
+	 * unwind by CFI through clone3 and pthread_create to their caller.
+	 * Made by the sched_process_fork tracepoint in the parent, before
+	 * the new thread runs, so before any of its records. Where the
+	 * kernel has no bpf_task_pt_regs (5.15), none is made
+	 * (docs/DESIGN.md, "Who created a thread").
+	 */
+	HS_EV_THREAD = 8,
 };
 
 /* hs_event.flags */
@@ -385,6 +397,8 @@ enum hs_counter {
 	 * (HS_EVF_SHORT_COPY), its class finding no room in the ring buffer.
 	 */
 	HS_CNT_SHORT_COPY,
+	/* A thread's creation (HS_EV_THREAD) lost: ring buffer full. */
+	HS_CNT_RB_LOST_THREAD,
 	HS_CNT__MAX,
 };
 

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "framefmt.h"
+#include "frametab.h"
 #include "stacks.h"
 #include "text.h"
 
@@ -20,6 +21,11 @@ void framefmt__write(FILE *out, const char *indent, uint32_t k, uint64_t addr,
 	fprintf(out, "%s#%-2u 0x%" PRIx64, indent, k, addr);
 	if (!f) {
 		fputc('\n', out);
+		return;
+	}
+	/* A thread's stack ends; the frames that created it follow. */
+	if (f->status == SYM_OK && f->kind && !strcmp(f->kind, FRAMETAB_CREATOR_KIND)) {
+		fprintf(out, " ---- created by ----\n");
 		return;
 	}
 	/* Not native code: the kind where a native frame has its module. */

@@ -36,6 +36,16 @@
 #include "records.h"
 #include "symbolizer.h"
 
+/*
+ * The boundary between a thread's own frames and those of its creation
+ * (the creating thread's stack in pthread_create or clone: the tracer's
+ * track/creators.h): a synthetic frame of this kind and function, one per
+ * process, the same for every thread, so that stacks of a pool's workers
+ * merge. Reports write it as a "created by" line (framefmt.c).
+ */
+#define FRAMETAB_CREATOR_KIND	"thread"
+#define FRAMETAB_CREATOR_FUNC	"[created by]"
+
 /* Interpreter frames a table holds at most: then frametab__intern() refuses. */
 #define FRAMETAB_MAX_FRAMES	(1u << 24)
 /* JIT ranges a process holds at most: then frametab__add_jit() refuses. */

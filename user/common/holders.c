@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "framefmt.h"
+#include "frametab.h"
 #include "holders.h"
 #include "htab.h"
 #include "records.h"
@@ -75,7 +76,7 @@ bool holders__is_runtime(const struct sym_frame *f)
 	size_t len;
 
 	if (f->kind)
-		return false;	/* an interpreter's frame is the program's */
+		return holders__is_boundary(f);	/* an interpreter's frame is the program's */
 	if (f->module && has_prefix(path_base(f->module), modules))
 		return true;
 	if (f->status != SYM_OK || !f->func)
@@ -83,6 +84,11 @@ bool holders__is_runtime(const struct sym_frame *f)
 	len = symbol_unversioned_len(f->func);
 	return is_one_of(f->func, len, allocators) || !strncmp(f->func, "operator new", 12) ||
 	       !strncmp(f->func, "operator delete", 15);
+}
+
+bool holders__is_boundary(const struct sym_frame *f)
+{
+	return f->status == SYM_OK && f->kind && !strcmp(f->kind, FRAMETAB_CREATOR_KIND);
 }
 
 bool holders__is_start(const struct sym_frame *f)
@@ -185,12 +191,12 @@ static void pick_of(holders_lookup_fn fn, void *ctx, uint32_t pid, const uint64_
 	 */
 	for (uint32_t k = 0; k < depth; k++) {
 		if (!rec_is_frame_addr(frames[k]) || !fn(ctx, pid, frames[k], &hf) ||
-		    hf.status != SYM_OK)
+		    hf.status != SYM_OK || holders__is_boundary(&hf))
 			continue;
 		logical(&hf, 0, frames[k], p->func, sizeof(p->func), p->where, sizeof(p->where));
 		for (uint32_t j = k + 1; j < depth; j++) {
 			if (!rec_is_frame_addr(frames[j]) || !fn(ctx, pid, frames[j], &cf) ||
-			    cf.status != SYM_OK)
+			    cf.status != SYM_OK || holders__is_boundary(&cf))
 				continue;
 			logical(&cf, 0, frames[j], cname, sizeof(cname), cwhere, sizeof(cwhere));
 			p->caller_len = strlen(cname);

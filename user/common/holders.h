@@ -107,4 +107,12 @@ bool holders__is_runtime(const struct sym_frame *f);
  */
 bool holders__is_start(const struct sym_frame *f);
 
+/*
+ * Is @f the boundary between a thread's frames and its creator's
+ * (frametab.h's FRAMETAB_CREATOR_KIND)? Never a holder nor an
+ * interpreter's frame; a report's stack goes on past a thread's start to
+ * it (stackview.c).
+ */
+bool holders__is_boundary(const struct sym_frame *f);
+
 #endif /* HEAPSNOOP_HOLDERS_H */

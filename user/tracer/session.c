@@ -402,6 +402,16 @@ static int start_tracing(struct session *s)
 			goto abort;
 		}
 	}
+	/*
+	 * Also before them: a thread made before its creation is seen has no
+	 * creator (its stacks end where it started). Not fatal: said.
+	 */
+	if (bpf_program__autoload(s->skel->progs.thread_fork)) {
+		s->tl.thread_fork = bpf_program__attach(s->skel->progs.thread_fork);
+		if (!s->tl.thread_fork)
+			elog("cannot attach to the sched_process_fork tracepoint for threads' "
+			     "creators: %s; creator stacks are not kept", strerror(errno));
+	}
 	if (o->all)
 		err = start_syswide(s);
 	else if (!(err = attach_tasks(s)))
@@ -580,6 +590,7 @@ void session__detach_tasks(struct session *s, struct link_batch *b)
 	link_batch__add(b, s->tl.exec);
 	link_batch__add(b, s->tl.fork);
 	link_batch__add(b, s->tl.thread_exit);
+	link_batch__add(b, s->tl.thread_fork);
 	s->tl = (struct task_links){ 0 };
 }
 

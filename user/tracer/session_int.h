@@ -35,6 +35,7 @@ struct proc;
  */
 struct task_links {
 	struct bpf_link *exit, *exec, *fork, *thread_exit;
+	struct bpf_link *thread_fork;	/* a new thread's creator (bpf/creator.h) */
 };
 
 struct session {

@@ -23,6 +23,9 @@
 
 #include "msg.h"
 #include "output/status.h"
+#include "frametab.h"
+#include "stacks.h"
+#include "track/creators.h"
 #include "track/trace.h"
 
 /* The first stack a tree iterates: its id in *ctx, and stop (1). */
@@ -281,6 +284,143 @@ static void test_user_stacks(void **state)
 	assert_int_equal(trace__stats(t)->allocs, 2);
 	mapset__free(self);
 	trace__free(t);
+}
+
+/* An --unwind fp allocation of thread @tid of PID0 at @addr, with frames @a, @b. */
+static void fp_alloc(struct trace *t, uint32_t tid, uint64_t addr, uint64_t a, uint64_t b,
+		     uint32_t flags)
+{
+	struct hs_event ev = { .type = HS_EV_ALLOC, .pid = PID0, .tid = tid, .addr = addr,
+			       .size = 100, .nr_frames = 2, .flags = flags };
+
+	ev.frames[0] = a;
+	ev.frames[1] = b;
+	feed(t, &ev, HS_EVENT_HDR_SIZE + 2 * sizeof(uint64_t));
+}
+
+struct find_ctx {
+	uint64_t addr;
+	uint32_t stack;
+	bool found;
+};
+
+static void find_live(const struct live_alloc *a, void *ctx)
+{
+	struct find_ctx *c = ctx;
+
+	if (a->addr == c->addr) {
+		c->stack = a->stack;
+		c->found = true;
+	}
+}
+
+/* The frames of the stack of PID0's live block at @addr into @f; their count. */
+static uint32_t frames_at(struct trace *t, uint64_t addr, uint64_t *f, uint32_t *flags)
+{
+	struct proc *p = trace__find_proc(t, PID0);
+	struct find_ctx c = { .addr = addr };
+
+	tracker__for_each(p->live, find_live, &c);
+	assert_true(c.found);
+	*flags = stack_tree__flags(p->stacks, c.stack);
+	return stack_tree__frames(p->stacks, c.stack, f);
+}
+
+/*
+ * Threads' creators (track/creators.c), with --unwind fp (the records of
+ * creation unwound by CFI all the same): thread PID0 makes 4 threads from
+ * one place (unwind_target called from main, against this executable's
+ * CFI), one of them a fifth. Each allocation of theirs goes on past the
+ * boundary frame with its creator's frames; the fifth's with two
+ * boundaries; the 4 share one chain, their stacks one; a stack cut short
+ * gets nothing appended; --snip-post drops the creator's end.
+ */
+static void test_creators(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true });
+	uint64_t ip = (uint64_t)(uintptr_t)unwind_target, ret = (uint64_t)(uintptr_t)main + 1;
+	struct hs_user_stack *us;
+	struct ustack_event e;
+	struct mapset *self;
+	const struct mapping *m;
+	struct sym_frame sf;
+	struct proc *p;
+	uint64_t f[REC_MAX_DEPTH];
+	uint32_t n, flags;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(proc_maps__load_files(getpid(), &self), 0);
+	m = mapset__find(self, ip);
+	assert_non_null(m);
+	assert_int_equal(trace__map_add(t, PID0, m), 0);
+	for (uint32_t k = 1; k <= 5; k++) {
+		len = ustack_event(&e, PID0, ip, 0x7ff000000000, 256);
+		e.ev.type = HS_EV_THREAD;
+		e.ev.tid = k == 5 ? PID0 + 1 : PID0;
+		e.ev.addr = PID0 + k;
+		us = (void *)((char *)&e.ev + HS_EVENT_HDR_SIZE);
+		memcpy(us->data, &ret, sizeof(ret));
+		feed(t, &e, len);
+	}
+	p = trace__find_proc(t, PID0);
+	assert_non_null(p->creators);
+	assert_int_equal(creators__threads(p->creators), 5);
+	assert_int_equal(creators__chains(p->creators), 2);
+	assert_int_equal(trace__stats(t)->threads_created, 5);
+	assert_int_equal(trace__stats(t)->creators_dropped, 0);
+
+	for (uint32_t k = 1; k <= 4; k++)
+		fp_alloc(t, PID0 + k, 0x1000 * k, 0x401000, 0x402000, 0);
+	n = frames_at(t, 0x1000, f, &flags);
+	assert_int_equal(n, 5);
+	assert_int_equal(flags, 0);
+	assert_int_equal(f[0], 0x401000);
+	assert_int_equal(f[1], 0x402000);
+	assert_true(rec_is_frame_addr(f[2]));
+	assert_int_equal(f[3], ip);
+	assert_int_equal(f[4], ret);
+	assert_true(frametab__symbolize(trace__frames(t), PID0, f[2], &sf));
+	assert_string_equal(sf.kind, FRAMETAB_CREATOR_KIND);
+	assert_string_equal(sf.func, FRAMETAB_CREATOR_FUNC);
+	/* The 4 workers' stacks are one; the main thread's has no creator. */
+	fp_alloc(t, PID0, 0x9000, 0x401000, 0x402000, 0);
+	assert_int_equal(stack_tree__count(p->stacks), 2);
+
+	/* A thread's thread: two boundaries, the same frame. */
+	fp_alloc(t, PID0 + 5, 0x5000, 0x401000, 0x402000, 0);
+	assert_int_equal(frames_at(t, 0x5000, f, &flags), 8);
+	assert_int_equal(f[2], f[5]);
+	assert_int_equal(f[3], ip);
+	assert_int_equal(f[6], ip);
+	assert_int_equal(f[7], ret);
+
+	/* Cut short: the next frame would not be what called it. */
+	fp_alloc(t, PID0 + 1, 0x6000, 0x401000, 0x403000, HS_EVF_TRUNCATED);
+	assert_int_equal(frames_at(t, 0x6000, f, &flags), 2);
+	assert_int_equal(flags, STACK_TRUNCATED);
+
+	/* The process's new image: its threads' creators are gone with the old one. */
+	send(t, HS_EV_EXEC, PID0, 0, 0);
+	assert_null(p->creators);
+	assert_int_equal(p->created_by, 0);
+	trace__free(t);
+
+	/* --snip-post 1: the creator's outermost frame, not the thread's. */
+	t = trace__new(&(struct trace_opts){ .map_records = true, .snip_post = 1 });
+	assert_int_equal(trace__map_add(t, PID0, m), 0);
+	len = ustack_event(&e, PID0, ip, 0x7ff000000000, 256);
+	e.ev.type = HS_EV_THREAD;
+	e.ev.addr = PID0 + 1;
+	us = (void *)((char *)&e.ev + HS_EVENT_HDR_SIZE);
+	memcpy(us->data, &ret, sizeof(ret));
+	feed(t, &e, len);
+	fp_alloc(t, PID0 + 1, 0x1000, 0x401000, 0x402000, 0);
+	assert_int_equal(frames_at(t, 0x1000, f, &flags), 4);
+	assert_int_equal(f[1], 0x402000);
+	assert_int_equal(f[3], ip);
+	trace__free(t);
+	mapset__free(self);
 }
 
 #ifdef __x86_64__
@@ -750,6 +890,7 @@ int main(void)
 		cmocka_unit_test(test_exec_drops_old_heap),
 		cmocka_unit_test(test_mapping_records),
 		cmocka_unit_test(test_user_stacks),
+		cmocka_unit_test(test_creators),
 #ifdef __x86_64__
 		cmocka_unit_test(test_jit_frames),
 #endif

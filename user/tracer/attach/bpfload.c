@@ -61,6 +61,8 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 	skel->rodata->empty_probes = o->empty_probes;
 	skel->rodata->empty_read = o->empty_read;
 	skel->rodata->unwind_dwarf = o->dwarf;
+	/* A new thread's creator: -a's processes as skip_task() says (bpf/creator.h). */
+	skel->rodata->creators_all = o->all;
 	skel->rodata->have_tails = o->dwarf && o->tails;	/* kfeatures.c: if the kernel can */
 	/* A record fits an eighth of the ring at most: others wait beside it. */
 	skel->rodata->stack_copy = o->stack_copy < o->ringbuf_bytes / 8 ? o->stack_copy :
@@ -264,6 +266,12 @@ int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 	}
 	if (err)
 		return err;
+	/* Without it the run's threads have no creators: said once, here (docs/KERNELS.md). */
+	if (!kfeatures__use(&f, FEAT_TASK_PT_REGS) && !o->empty_probes)
+		elog("creator stacks are not kept: %s; a thread's stacks end where it started "
+		     "(clone3, start_thread)", f.have[FEAT_TASK_PT_REGS] ?
+		     "bpf_task_pt_regs() is off by --without task-pt-regs" :
+		     "this kernel has no bpf_task_pt_regs() (Linux 5.15)");
 	err = fill_pid_filter(skel, o);
 	if (err) {
 		heapsnoop_bpf__destroy(skel);

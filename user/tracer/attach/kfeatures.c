@@ -50,6 +50,9 @@ static const struct feature_desc descs[FEAT__MAX] = {
 	[FEAT_UPROBE_MULTI] = { "uprobe-multi", "multi-uprobe links", "6.6",
 		"one perf-event uprobe per allocator function: each one's detach "
 		"waits for the kernel in turn (about 0.1 s each on 6.18)" },
+	[FEAT_TASK_PT_REGS] = { "task-pt-regs", "bpf_task_pt_regs()", "5.15",
+		"creator stacks are not kept: a thread's stacks end where it "
+		"started (clone3, start_thread)" },
 };
 
 int kfeatures__parse(const char *list, unsigned int *mask)
@@ -66,7 +69,8 @@ int kfeatures__parse(const char *list, unsigned int *mask)
 		}
 		if (i == FEAT__MAX) {
 			elog("--without: unknown feature '%.*s' (give task-storage, task-btf, "
-			     "find-vma, jiffies, atomics or uprobe-multi, comma-separated)", (int)n, p);
+			     "find-vma, jiffies, atomics, uprobe-multi or task-pt-regs, "
+			     "comma-separated)", (int)n, p);
 			return -EINVAL;
 		}
 		*mask |= 1u << i;
@@ -193,13 +197,14 @@ int kfeatures__probe(struct bpf_features *f, unsigned int without)
 	f->have[FEAT_JIFFIES] = have_helper(BPF_FUNC_jiffies64);
 	f->have[FEAT_ATOMICS] = have_atomics();
 	f->have[FEAT_UPROBE_MULTI] = umulti__probe();
+	f->have[FEAT_TASK_PT_REGS] = f->have[FEAT_TASK_BTF] && have_helper(BPF_FUNC_task_pt_regs);
 	return 0;
 }
 
 bool kfeatures__use(const struct bpf_features *f, enum bpf_feature which)
 {
-	/* Task storage and bpf_find_vma take the BTF task pointer. */
-	if ((which == FEAT_TASK_STORAGE || which == FEAT_FIND_VMA) &&
+	/* Task storage, bpf_find_vma and bpf_task_pt_regs take the BTF task pointer. */
+	if ((which == FEAT_TASK_STORAGE || which == FEAT_FIND_VMA || which == FEAT_TASK_PT_REGS) &&
 	    !kfeatures__use(f, FEAT_TASK_BTF))
 		return false;
 	return f->have[which] && !f->off[which];
@@ -299,6 +304,9 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 		bpf_map__set_map_flags(skel->maps.calls, 0);
 		bpf_map__set_max_entries(skel->maps.calls, CALLS_HASH_ENTRIES);
 	}
+	/* A thread's creator's stack: its registers by bpf_task_pt_regs (creator.h). */
+	if (!kfeatures__use(f, FEAT_TASK_PT_REGS))
+		bpf_program__set_autoload(skel->progs.thread_fork, false);
 	/* bpf_find_vma's callback cannot even be loaded before 5.13. */
 	bpf_program__set_autoload(skel->progs.alloc_exit, find_vma);
 	bpf_program__set_autoload(skel->progs.alloc_exit_compat, !find_vma);

@@ -21,6 +21,7 @@ enum bpf_feature {
 	FEAT_JIFFIES,		/* bpf_jiffies64() */
 	FEAT_ATOMICS,		/* BPF atomic compare-and-exchange, exchange */
 	FEAT_UPROBE_MULTI,	/* multi-uprobe links that filter by process */
+	FEAT_TASK_PT_REGS,	/* bpf_task_pt_regs(): a thread's creator's stack */
 	FEAT__MAX,
 };
 

@@ -10,6 +10,7 @@
 #include <sys/resource.h>
 
 #include "attach/hold.h"
+#include "track/creators.h"
 #include "msg.h"
 #include "status.h"
 
@@ -65,7 +66,7 @@ static bool is_loss(int k)
 	return k != HS_CNT_UNMATCHED_RETURN && k != HS_CNT_SPILLED && k != HS_CNT_DIED_IN_CALL &&
 	       k != HS_CNT_FREE_LOG_FULL && k != HS_CNT_INTERP_LOST &&
 	       k != HS_CNT_INTERP_CODE_LOST && k != HS_CNT_TAIL_MISS && k != HS_CNT_SHED &&
-	       k != HS_CNT_SHED_BYTES && k != HS_CNT_SHORT_COPY;
+	       k != HS_CNT_SHED_BYTES && k != HS_CNT_SHORT_COPY && k != HS_CNT_RB_LOST_THREAD;
 }
 
 static uint64_t lost_of(const uint64_t *cnt)
@@ -186,6 +187,15 @@ uint64_t status__final(FILE *out, struct trace *t, const uint64_t *cnt)
 			"--interpreted-frames-native-stack for its interpreted functions; a "
 			"jitdump's last records are lost with a process killed by a signal)",
 			s->jit_frames - s->jit_named, s->jit_frames);
+	/* No allocation lost: a thread's stacks without its creator, said. */
+	if (cnt[HS_CNT_RB_LOST_THREAD] || s->creators_dropped)
+		flog(out, "CREATORS NOT KEPT: of %" PRIu64 " threads made while traced, %" PRIu64
+			" have no creator stack (ring buffer full: %" PRIu64 "; a malformed record, "
+			"no memory, or more than %u threads of one process at once: the rest); "
+			"their stacks end where they started (clone3, start_thread)",
+			s->threads_created + cnt[HS_CNT_RB_LOST_THREAD],
+			s->creators_dropped + cnt[HS_CNT_RB_LOST_THREAD], cnt[HS_CNT_RB_LOST_THREAD],
+			CREATORS_MAX_THREADS);
 	if (cnt[HS_CNT_SHORT_COPY])
 		flog(out, "%" PRIu64 " allocations were sent with only the first %u KiB of their "
 			"stack, the ring buffer having no room for the whole copy (heapsnoop fell "

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "creators.h"
 #include "frametab.h"
 #include "htab.h"
 #include "trace.h"
@@ -23,6 +24,7 @@ void trace__free_proc(struct proc *p)
 	tracker__free(p->live);
 	acct__fini(&p->acct);
 	stack_tree__free(p->stacks);
+	creators__free(p->creators);
 	free(p);
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "creators.h"
 #include "frametab.h"
 #include "htab.h"
 #include "sampling.h"
@@ -162,6 +163,8 @@ bool trace__ahead(struct trace *t, const void *data, size_t len, uint64_t seq)
 		break;
 	case HS_EV_INTERP:
 	case HS_EV_INTERP_CODE:
+	case HS_EV_THREAD:
+		/* A thread's creation is unwound in turn (thread_event): changes nothing ahead. */
 		return true;
 	default:
 		/* An exec, exit or fork: what later records are unwound against changes. */
@@ -212,6 +215,9 @@ void trace__free(struct trace *t)
 		unwinder__free(t->unwinder);
 	frametab__free(t->frames);
 	stack_cache__free(t->cache);
+	unwinder__free(t->creator_unwinder);
+	free(t->creator_unwound);
+	free(t->appended);
 	free(t->spliced);
 	free(t->unwound);
 	free(t);
@@ -371,6 +377,69 @@ static bool intern(struct trace *t, struct proc *p, const uint64_t *frames, uint
 }
 
 /*
+ * Does thread @tid of @p have a creator to append to a stack cut as
+ * @flags says? Not to one cut short of its thread's start: the frames
+ * after a boundary must be what called the thread's first frame.
+ */
+static bool creator_of(const struct proc *p, uint32_t tid, uint32_t flags)
+{
+	const uint64_t *cf;
+	uint32_t cn, cflags;
+
+	return p->creators && !(flags & (STACK_TRUNCATED | STACK_FAULT)) &&
+	       !creators__get(p->creators, tid, &cf, &cn, &cflags);
+}
+
+/* The boundary frame of @p (frametab.h's FRAMETAB_CREATOR_*); 0: none (no memory). */
+static uint64_t creator_mark(struct trace *t, struct proc *p)
+{
+	if (!p->created_by &&
+	    frametab__intern(t->frames, (uint32_t)p->pid, FRAMETAB_CREATOR_KIND,
+			     FRAMETAB_CREATOR_FUNC, NULL, 0, &p->created_by))
+		p->created_by = 0;
+	return p->created_by;
+}
+
+/*
+ * Thread @tid of @p has a creator: *@frames (@n of them, which reached the
+ * thread's start) with the boundary frame and the creator's chain after
+ * them, in t->appended, at most REC_MAX_DEPTH (then cut=depth), its cut
+ * flags added to *@flags and, where the chain reaches the first thread's
+ * start, its last @snip_post frames left off (--snip-post, of the whole
+ * stack). Returns the frames' count; @n as it was when nothing could be
+ * appended (no memory: counted).
+ */
+static uint32_t append_creator(struct trace *t, struct proc *p, uint32_t tid,
+			       const uint64_t **frames, uint32_t n, uint32_t *flags,
+			       uint32_t snip_post)
+{
+	uint64_t mark = creator_mark(t, p);
+	const uint64_t *cf;
+	uint32_t cn, cflags, k;
+
+	if (!t->appended)
+		t->appended = malloc(REC_MAX_DEPTH * sizeof(*t->appended));
+	if (!mark || !t->appended || creators__get(p->creators, tid, &cf, &cn, &cflags)) {
+		t->stats.no_memory++;
+		return n;
+	}
+	if (!cflags && snip_post < cn)
+		cn -= snip_post;
+	k = n < REC_MAX_DEPTH ? n : REC_MAX_DEPTH;
+	memmove(t->appended, *frames, k * sizeof(*t->appended));
+	if (k < REC_MAX_DEPTH)
+		t->appended[k++] = mark;
+	for (uint32_t i = 0; i < cn && k < REC_MAX_DEPTH; i++)
+		t->appended[k++] = cf[i];
+	if (n + 1 + cn > REC_MAX_DEPTH)
+		*flags |= STACK_TRUNCATED;
+	else
+		*flags |= cflags;
+	*frames = t->appended;
+	return k;
+}
+
+/*
  * An allocation of process @p with @n frames (walked by BPF, or unwound
  * here) and @evflags (HS_EVF_*); @grab: the registers of the native frame
  * the interpreter hooks asked for (NULL: none).
@@ -398,7 +467,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		frames += t->opts.snip_pre;
 		n -= t->opts.snip_pre;
 	}
-	if (!(flags & STACK_TRUNCATED) && t->opts.snip_post < n)
+	/* A thread with a creator: the snip is of the creator's end (append_creator). */
+	if (!(flags & STACK_TRUNCATED) && t->opts.snip_post < n && !creator_of(p, ev->tid, flags))
 		n -= t->opts.snip_post;
 	if (t->opts.interp_splice) {
 		uint32_t iflags;
@@ -409,6 +479,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		frames = t->spliced;
 		flags |= iflags;
 	}
+	if (creator_of(p, ev->tid, flags))
+		n = append_creator(t, p, ev->tid, &frames, n, &flags, t->opts.snip_post);
 	if (n > REC_MAX_DEPTH) {
 		n = REC_MAX_DEPTH;
 		flags |= STACK_TRUNCATED;
@@ -517,6 +589,10 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->shed_kept = 0;	/* ... its samples too: the old image's were its own */
 	jit_names__free(p->jit);
 	p->jit = NULL;
+	/* The old image's threads are gone, and its frames (the boundary's too). */
+	creators__free(p->creators);
+	p->creators = NULL;
+	p->created_by = 0;
 	if (!t->opts.map_records) {
 		p->comm[0] = '\0';
 		trace__read_maps(t, p);
@@ -626,6 +702,131 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		job_done(t);
 }
 
+/*
+ * The unwinder of threads' creations and its frames, one of their own in
+ * both modes: with --unwind fp there is no other (the frame-pointer walk
+ * cannot cross the C library's clone3 and pthread_create:
+ * bpf/creator.h), and dwarf's counts only allocations' stacks (-v's
+ * frames not recovered: a walk from clone3's system call stops at once
+ * before leaf_caller() takes it on). NULL: no memory.
+ */
+static struct unwinder *creator_unwinder(struct trace *t)
+{
+	if (!t->creator_unwound)
+		t->creator_unwound = malloc(REC_MAX_DEPTH * sizeof(*t->creator_unwound));
+	if (!t->creator_unwinder)
+		t->creator_unwinder = unwinder__new();
+	return t->creator_unwound ? t->creator_unwinder : NULL;
+}
+
+/*
+ * The C library's clone wrappers have no CFI at their system call (glibc's
+ * clone3 ends its FDE before the syscall instruction: the child comes
+ * back on another stack), so a walk from there stops at once. There they
+ * are leaves that pushed nothing: on x86-64 the return address is the
+ * word at the stack pointer. A copy of @us (@len bytes) whose registers
+ * are the caller's, as that rule says, its stack bytes the same (@skip
+ * keeps their base); NULL where the rule cannot be applied (arm64, whose
+ * link register is not in the record; a copy that does not hold the word).
+ */
+static struct hs_user_stack *leaf_caller(const struct hs_user_stack *us, size_t len)
+{
+#if defined(__x86_64__)
+	uint64_t ra, sp = us->regs[HS_UREG_SP];
+	struct hs_user_stack *c;
+
+	if (len < sizeof(*us) || us->size > len - sizeof(*us) || us->holes ||
+	    us->skip + 8 > us->size || us->skip + 8 >= HS_PAGE_SIZE || us->want < 8)
+		return NULL;
+	memcpy(&ra, us->data + us->skip, sizeof(ra));
+	c = malloc(len);
+	if (!c)
+		return NULL;
+	memcpy(c, us, len);
+	c->regs[HS_UREG_IP] = ra;
+	c->regs[HS_UREG_SP] = sp + 8;
+	c->skip += 8;
+	c->want -= 8;
+	return c;
+#else
+	(void)us;
+	(void)len;
+	return NULL;
+#endif
+}
+
+/*
+ * HS_EV_THREAD: thread @ev->tid made thread @ev->addr. Its stack in the
+ * clone call unwound (through clone3 and pthread_create to their caller),
+ * its own creator after it, kept as the new thread's (creators.c).
+ */
+static void thread_event(struct trace *t, const struct hs_event *ev, size_t len)
+{
+	const struct hs_user_stack *us = user_stack(ev, len);
+	struct unwind_ctx c = { .t = t };
+	struct unwinder *u = creator_unwinder(t);
+	const uint64_t *frames;
+	struct unwind_res rs;
+	uint32_t n, flags = 0;
+	int err;
+
+	t->stats.threads_created++;
+	if (!us || !ev->addr || ev->addr > UINT32_MAX) {
+		t->stats.bad_events++;
+		t->stats.creators_dropped++;
+		return;
+	}
+	c.p = trace__add_proc(t, (pid_t)ev->pid);
+	if (!u || !c.p || (!c.p->creators && !(c.p->creators = creators__new()))) {
+		t->stats.no_memory++;
+		t->stats.creators_dropped++;
+		return;
+	}
+	unwind__run(u, &(struct unwind_req){
+			.pid = (pid_t)ev->pid, .maps = unwind_maps, .ctx = &c, .us = us,
+			.len = len - HS_EVENT_HDR_SIZE, .frames = t->creator_unwound,
+			.max = REC_MAX_DEPTH }, &rs);
+	free(rs.built);
+	/* No CFI past the system call: the wrapper as a leaf, its own frame first. */
+	if (rs.n == 1 && (rs.flags & UNWIND_FAULT)) {
+		struct hs_user_stack *lc = leaf_caller(us, len - HS_EVENT_HDR_SIZE);
+		struct unwind_res lr;
+
+		if (lc) {
+			unwind__run(u, &(struct unwind_req){
+					.pid = (pid_t)ev->pid, .maps = unwind_maps, .ctx = &c,
+					.us = lc, .len = len - HS_EVENT_HDR_SIZE,
+					.frames = t->creator_unwound + 1, .max = REC_MAX_DEPTH - 1 },
+				    &lr);
+			free(lr.built);
+			if (lr.n > 0) {
+				rs.n = lr.n + 1;
+				rs.flags = lr.flags;
+			}
+			free(lc);
+		}
+	}
+	if (rs.n <= 0) {
+		t->stats.bad_events++;
+		t->stats.creators_dropped++;
+		return;
+	}
+	n = (uint32_t)rs.n;
+	if (rs.flags & (UNWIND_CUT | UNWIND_DEPTH))
+		flags |= STACK_TRUNCATED;
+	if (rs.flags & UNWIND_FAULT)
+		flags |= STACK_FAULT;
+	frames = t->creator_unwound;
+	/* The creating thread's own creator: recursive to the first thread. */
+	if (creator_of(c.p, ev->tid, flags))
+		n = append_creator(t, c.p, ev->tid, &frames, n, &flags, 0);
+	err = creators__set(c.p->creators, (uint32_t)ev->addr, frames, n, flags);
+	if (err == -ENOMEM)
+		t->stats.no_memory++;
+	if (err)
+		t->stats.creators_dropped++;
+}
+
 int trace__unwind_stats(const struct trace *t, struct unwind_stats *st, struct cfi_stats *cst)
 {
 	if (t->pool)
@@ -686,6 +887,9 @@ int trace__event(struct trace *t, const void *data, size_t len, uint64_t seq)
 		break;
 	case HS_EV_EXEC:
 		handle_exec(t, (pid_t)ev->pid);
+		break;
+	case HS_EV_THREAD:
+		thread_event(t, ev, len);
 		break;
 	case HS_EV_FORK:
 		/* -f: the child starts with its parent's mappings (a copy). */

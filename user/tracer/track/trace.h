@@ -119,6 +119,13 @@ struct trace_stats {
 	uint64_t execs;			/* images replaced by exec while traced */
 	uint64_t reaped;		/* ended by trace__reap: their exit was lost */
 	uint64_t exit_live, exit_bytes;	/* live at their exit (or exec) */
+	/*
+	 * Threads whose creation was seen (HS_EV_THREAD), and of them those
+	 * whose creator is not kept: its record malformed or unwound to
+	 * nothing, or past creators.h's CREATORS_MAX_THREADS (its stacks
+	 * end where it started).
+	 */
+	uint64_t threads_created, creators_dropped;
 };
 
 struct proc {
@@ -140,6 +147,9 @@ struct proc {
 	 */
 	uint64_t live_estimate;
 	uint64_t shed_kept;		/* its allocations recorded as shed samples */
+	/* Its threads' creators (creators.h), once it made one; NULL: none. */
+	struct creators *creators;
+	uint64_t created_by;		/* the boundary frame's address; 0: not yet interned */
 };
 
 /*

@@ -27,6 +27,14 @@ struct trace {
 	uint64_t *spliced;	/* interpreter frames among the native ones */
 	struct frametab *frames;	/* frames that are not native code */
 	struct stack_cache *cache;	/* the stacks interned last */
+	/*
+	 * Threads' creators (creators.c): the unwinder of their records (in
+	 * both modes: trace.c's creator_unwinder()), the frames it unwinds,
+	 * and a stack with its creator's appended (REC_MAX_DEPTH each). Made
+	 * at the first HS_EV_THREAD.
+	 */
+	struct unwinder *creator_unwinder;
+	uint64_t *creator_unwound, *appended;
 };
 
 /* Unwinding jobs in flight at most: records looked at ahead (unwind/pool.h). */
