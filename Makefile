@@ -118,9 +118,15 @@ LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
 # heapsnoop's top: main, its options, the session, and --preload's side
 # (user/tracer/preload/: it holds every image's table and writes the dumps
 # with the collector's reader), linked as objects.
-TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(LIVEDUMP_SRC)
-HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON)/interp $(COMMON_DIRS) codec)
-HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lzstd -lz -lstdc++ -lm
+# heapsnoop agent (user/tracer/agent/, docs/AGENT.md): the pull endpoint on
+# libmicrohttpd, its heap profiles through heapdecode's pprof builder
+# (formats/pprof/profbuild.c, protobuf-c: its library is linked, and only
+# the agent's objects see its header), its metrics.
+AGENT_SRC := $(filter-out %/notls.c,$(wildcard $(TRACER)/agent/*.c))
+TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(AGENT_SRC) $(LIVEDUMP_SRC)
+HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(DECODE)/formats/pprof $(COMMON)/interp \
+	$(COMMON_DIRS) codec)
+HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lmicrohttpd -lprotobuf-c -lzstd -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
 HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
 HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lzstd -lz -lstdc++ -lm
@@ -144,6 +150,10 @@ STATIC ?= 1
 ifeq ($(STATIC),1)
 RELEASE_LDFLAGS := -static-pie -Wl,--wrap=dlopen -Wl,-u,__wrap_dlopen -Wl,--fatal-warnings
 RELEASE_LIBS := -lbz2 -llzma
+# Debian's libmicrohttpd.a calls GnuTLS, whose static closure Debian does
+# not ship (p11-kit, libunistring): the agent never asks for TLS, and
+# agent/notls.c's refusals stand in for those calls (docs/AGENT.md).
+HEAPSNOOP_STATIC_OBJ = $(call objs,$(OUTPUT),$(TRACER)/agent/notls.c)
 endif
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude
 
@@ -172,6 +182,9 @@ DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 # generated headers'): the tracer's and heapdecode's objects, each variant.
 $(addsuffix /obj/$(TRACER)/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC)
 $(addsuffix /obj/$(DECODE)/%.o,$(VARIANTS)): DIR_CFLAGS := $(DECODE_INC)
+# ... the agent's: the pprof builder's header too (its one reach across).
+$(addsuffix /obj/$(TRACER)/agent/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC) \
+	-I$(DECODE)/formats/pprof -I$(OUTPUT)/proto
 
 $(OUTPUT)/obj/%.o: %.c
 	$(call msg,CC,$@)
@@ -212,6 +225,7 @@ all_objs = $(foreach v,$(VARIANTS),$(call objs,$(v),$(1)))
 TRACER_OBJ := $(call all_objs,$(TRACER_TOP_SRC) $(foreach d,$(TRACER_LIB_DIRS),$(call lib_src,$(d))))
 DECODE_OBJ := $(call all_objs,$(DECODE_TOP_SRC) $(foreach d,$(DECODE_LIB_DIRS),$(call lib_src,$(d))))
 $(TRACER_OBJ): | $(OUTPUT)/heapsnoop.skel.h $(OUTPUT)/gitversion.h
+$(call all_objs,$(AGENT_SRC)): | $(OUTPUT)/proto/profile.pb-c.h
 $(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
 -include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) \
 	$(call all_objs,$(COMMON_SRC) $(wildcard $(COMMON)/interp/*.c) $(CODEC_SRC)))
@@ -228,7 +242,8 @@ $(OUTPUT)/heapsnoop.skel.h: $(OUTPUT)/heapsnoop.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< name heapsnoop_bpf > $@
 
 # --- heapsnoop ----------------------------------------------------------------
-$(OUTPUT)/heapsnoop: $(call objs,$(OUTPUT),$(TRACER_TOP_SRC)) $(call HEAPSNOOP_A,$(OUTPUT)) | $(OUTPUT)
+$(OUTPUT)/heapsnoop: $(call objs,$(OUTPUT),$(TRACER_TOP_SRC)) $(HEAPSNOOP_STATIC_OBJ) \
+		$(call HEAPSNOOP_A,$(OUTPUT)) | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(RELEASE_LDFLAGS) $^ $(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
 
@@ -797,6 +812,12 @@ $(OUTPUT)/tests/test_probesite_arm64: tests/tracer/arch/test_probesite_arm64.c $
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
 TRACER_PROGS := $(patsubst tests/tracer/prog_%.c,$(OUTPUT)/tests/prog_%,$(wildcard tests/tracer/prog_*.c))
 
+# heapsnoop agent's test program (tests/agent/test_agent.sh): a heap known to the byte.
+AGENT_PROGS := $(OUTPUT)/tests/prog_agent
+$(OUTPUT)/tests/prog_agent: tests/agent/prog_agent.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
+
 $(OUTPUT)/tests/prog_static: tests/tracer/prog_static.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) -static $< -o $@
@@ -975,6 +996,7 @@ check: deps-arm64
 		$(OUTPUT)/mcu/vectors.elf $(OUTPUT)/i386/am_pool $(OUTPUT)/i386/vectors_host \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
+		$(AGENT_PROGS) \
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
 
