@@ -26,11 +26,17 @@
 #include "session.h"
 #include "track/trace.h"
 
-struct agent {
-	struct httpd *http;
+/* A route's snapshots: one child at a time. */
+struct agent_slot {
 	pid_t child;		/* answering now, 0: none */
 	pid_t last;		/* the last child, until its exit event */
-	double child_t0;	/* when it was forked */
+	double t0;		/* when it was forked */
+};
+
+struct agent {
+	struct httpd *http;
+	/* One per route: a slow profile never holds /metrics back. */
+	struct agent_slot slot[AGENT__ROUTES];
 	uint64_t children, failed;
 	double fork_ms_max;
 	uint64_t memory_bound;	/* bytes */
@@ -144,30 +150,31 @@ static void fill_in(struct agent *a, const struct bpf_map *counters, struct metr
 	in->rss = resident_bytes();
 }
 
-static void reap(struct agent *a, double now)
+/* @sl's child, if it ended (or ran too long: killed), reaped and counted. */
+static void reap(struct agent *a, struct agent_slot *sl, double now)
 {
 	int st;
 	pid_t r;
 
-	if (!a->child)
+	if (!sl->child)
 		return;
-	if (now - a->child_t0 > AGENT_CHILD_MAX_S) {
+	if (now - sl->t0 > AGENT_CHILD_MAX_S) {
 		elog("agent: a snapshot's child ran past %d s: killed (a client too slow?)",
 		     AGENT_CHILD_MAX_S);
-		kill(a->child, SIGKILL);
-		while (waitpid(a->child, &st, 0) < 0 && errno == EINTR)
+		kill(sl->child, SIGKILL);
+		while (waitpid(sl->child, &st, 0) < 0 && errno == EINTR)
 			;
 		a->failed++;
-		a->child = 0;
+		sl->child = 0;
 		return;
 	}
-	while ((r = waitpid(a->child, &st, WNOHANG)) < 0 && errno == EINTR)
+	while ((r = waitpid(sl->child, &st, WNOHANG)) < 0 && errno == EINTR)
 		;
 	if (r == 0)
 		return;
 	if (r < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 		a->failed++;
-	a->child = 0;
+	sl->child = 0;
 }
 
 /* Once a second: the tables against --max-memory, said the first time. */
@@ -190,21 +197,20 @@ static void check_memory(struct agent *a, struct trace *t, double now)
 	a->said_over = true;
 }
 
-void agent__tick(struct agent *a, struct trace *t, const struct bpf_map *counters, double now)
+/* A child forked for @route's waiting requests, if its slot is free. */
+static void serve(struct agent *a, enum agent_route route, struct trace *t,
+		  const struct bpf_map *counters, double now)
 {
+	struct agent_slot *sl = &a->slot[route];
 	struct agent_req r[HTTPD_QUEUE];
 	struct metrics_in in;
 	double t0, ms;
 	size_t n;
 	pid_t pid;
 
-	if (!a)
+	if (sl->child)
 		return;
-	reap(a, now);
-	check_memory(a, t, now);
-	if (a->child)
-		return;
-	n = httpd__take(a->http, r, HTTPD_QUEUE);
+	n = httpd__take(a->http, route, r, HTTPD_QUEUE);
 	if (!n)
 		return;
 	fill_in(a, counters, &in);
@@ -224,24 +230,51 @@ void agent__tick(struct agent *a, struct trace *t, const struct bpf_map *counter
 		return;
 	}
 	a->children++;
-	a->child = a->last = pid;
-	a->child_t0 = now;
+	sl->child = sl->last = pid;
+	sl->t0 = now;
+}
+
+void agent__tick(struct agent *a, struct trace *t, const struct bpf_map *counters, double now)
+{
+	if (!a)
+		return;
+	for (int k = 0; k < AGENT__ROUTES; k++)
+		reap(a, &a->slot[k], now);
+	check_memory(a, t, now);
+	for (int k = 0; k < AGENT__ROUTES; k++)
+		serve(a, (enum agent_route)k, t, counters, now);
 }
 
 int agent__wake_fd(const struct agent *a)
 {
-	return a && !a->child ? httpd__wake_fd(a->http) : -1;
+	/*
+	 * Not while a child answers: a request of its route would wake the
+	 * loop at once, again and again; the poll's timeout (SESSION_POLL_MS
+	 * at most) brings the next step soon enough.
+	 */
+	if (!a)
+		return -1;
+	for (int k = 0; k < AGENT__ROUTES; k++)
+		if (a->slot[k].child)
+			return -1;
+	return httpd__wake_fd(a->http);
 }
 
 bool agent__owns(const struct agent *a, pid_t pid)
 {
-	return a && pid && (pid == a->child || pid == a->last);
+	if (!a || !pid)
+		return false;
+	for (int k = 0; k < AGENT__ROUTES; k++)
+		if (pid == a->slot[k].child || pid == a->slot[k].last)
+			return true;
+	return false;
 }
 
 void agent__gone(struct agent *a, pid_t pid)
 {
-	if (a && pid == a->last)
-		a->last = 0;
+	for (int k = 0; a && k < AGENT__ROUTES; k++)
+		if (pid == a->slot[k].last)
+			a->slot[k].last = 0;
 }
 
 /* --- the command line --------------------------------------------------- */
@@ -304,8 +337,8 @@ static int take_args(int argc, char **argv, struct agent_args *aa, char **rest, 
 		} else {
 			if (!strncmp(s, "--sample-bytes", 14))
 				aa->sample_given = true;
-			if (!strncmp(s, "-p", 2) || !strncmp(s, "--pid", 5) || !strcmp(s, "-a") ||
-			    !strcmp(s, "--all"))
+			if (!strncmp(s, "-p", 2) || !strcmp(s, "--pid") || !strncmp(s, "--pid=", 6) ||
+			    !strcmp(s, "-a") || !strcmp(s, "--all"))
 				aa->target_given = true;
 			rest[k++] = argv[i];
 		}
@@ -385,10 +418,12 @@ int agent__main(int argc, char **argv)
 	     o.all ? "every process" : "-p", o.sample_bytes ? "sampled" : "every allocation",
 	     (int)(strrchr(aa.listen, ':') - aa.listen), aa.listen, httpd__port(a.http));
 	status = session__run(s);
-	/* The child first: the daemon's threads wait on the bodies' pipes. */
-	if (a.child) {
-		kill(a.child, SIGKILL);
-		while (waitpid(a.child, NULL, 0) < 0 && errno == EINTR)
+	/* The children first: the daemon's threads wait on the bodies' pipes. */
+	for (int k = 0; k < AGENT__ROUTES; k++) {
+		if (!a.slot[k].child)
+			continue;
+		kill(a.slot[k].child, SIGKILL);
+		while (waitpid(a.slot[k].child, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
 	httpd__free(a.http);

@@ -12,8 +12,9 @@
  * for every request waiting, as --top and the background dumps do
  * (liveview.h, bgdump.h), and goes on. The child reads the trace as it
  * was at the fork (copy-on-write), writes each body into its pipe and
- * exits. One child at a time; one that outlives AGENT_CHILD_MAX_S is
- * killed, counted.
+ * exits. One child at a time per route (a heap profile that takes long
+ * to name never holds a Prometheus scrape back); one that outlives
+ * AGENT_CHILD_MAX_S is killed, counted.
  */
 #ifndef HEAPSNOOP_AGENT_H
 #define HEAPSNOOP_AGENT_H
@@ -39,14 +40,15 @@ int agent__main(int argc, char **argv);
 
 /* loop.c's hooks; each takes NULL (no agent) and does nothing. */
 
-/* The fd to poll for requests waiting; -1 while a child answers or none. */
+/* The fd to poll for requests waiting; -1 while a child answers, or none. */
 int agent__wake_fd(const struct agent *a);
 
 /*
  * The loop's periodic step at @now (CLOCK_MONOTONIC seconds), after its
- * drain: the last child reaped (killed past AGENT_CHILD_MAX_S), the
- * tables' memory against --max-memory once a second, and a child forked
- * from @t for the requests waiting. @counters: the BPF counters.
+ * drain: the children that ended reaped (killed past AGENT_CHILD_MAX_S),
+ * the tables' memory against --max-memory once a second, and for each
+ * route with requests waiting and no child, a child forked from @t.
+ * @counters: the BPF counters.
  */
 void agent__tick(struct agent *a, struct trace *t, const struct bpf_map *counters, double now);
 

@@ -274,20 +274,26 @@ int httpd__wake_fd(const struct httpd *h)
 	return h ? h->wake : -1;
 }
 
-size_t httpd__take(struct httpd *h, struct agent_req *out, size_t max)
+size_t httpd__take(struct httpd *h, enum agent_route route, struct agent_req *out, size_t max)
 {
 	uint64_t v;
-	size_t k = 0;
+	size_t k = 0, kept = 0;
 
 	pthread_mutex_lock(&h->lock);
 	/* Cleared first: a request queued after it wakes the loop again. */
 	if (read(h->wake, &v, sizeof(v)) < 0) {
 		/* EAGAIN: nothing counted since the last take. */
 	}
-	for (; k < max && h->n; k++, h->n--) {
-		out[k] = h->q[h->head];
-		h->head = (h->head + 1) % HTTPD_QUEUE;
+	/* @route's taken, the others kept in their order. */
+	for (size_t i = 0; i < h->n; i++) {
+		struct agent_req *r = &h->q[(h->head + i) % HTTPD_QUEUE];
+
+		if (k < max && (route == AGENT__ROUTES || r->route == route))
+			out[k++] = *r;
+		else
+			h->q[(h->head + kept++) % HTTPD_QUEUE] = *r;
 	}
+	h->n = kept;
 	if (h->n) {
 		v = 1;
 		if (write(h->wake, &v, sizeof(v)) < 0) {
@@ -312,10 +318,10 @@ void httpd__free(struct httpd *h)
 	if (!h)
 		return;
 	/* The queued bodies ended first: a connection's thread waits on its pipe. */
-	while (httpd__take(h, &r, 1))
+	while (httpd__take(h, AGENT__ROUTES, &r, 1))
 		close(r.fd);
 	MHD_stop_daemon(h->d);
-	while (httpd__take(h, &r, 1))
+	while (httpd__take(h, AGENT__ROUTES, &r, 1))
 		close(r.fd);
 	close(h->wake);
 	pthread_mutex_destroy(&h->lock);

@@ -58,10 +58,11 @@ uint16_t httpd__port(const struct httpd *h);
 int httpd__wake_fd(const struct httpd *h);
 
 /*
- * Up to @max waiting requests into @out, oldest first, the wakeup
- * cleared when none is left. Returns how many.
+ * Up to @max waiting requests of @route (AGENT__ROUTES: any) into @out,
+ * oldest first, the others left in their order; the wakeup cleared when
+ * none is left. Returns how many.
  */
-size_t httpd__take(struct httpd *h, struct agent_req *out, size_t max);
+size_t httpd__take(struct httpd *h, enum agent_route route, struct agent_req *out, size_t max);
 
 void httpd__stats(const struct httpd *h, struct httpd_stats *st);
 
