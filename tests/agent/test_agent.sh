@@ -7,7 +7,8 @@
 # pprof -raw` fetches /debug/pprof/heap over HTTP and its totals are the
 # program's and heapdecode --pprof's on the same run's log (a SIGUSR1
 # dump); the endpoint's refusals (404, 400, 405). The agent must end with
-# the program, nothing lost.
+# the program, nothing lost. Then the same numbers under -a (the agent's
+# default) filtered by --comm, ended by SIGTERM.
 #
 # Waits: on the program's and the agent's lines (inotify's tail -F for
 # the agent's stderr and log), and for Prometheus on its answers: its API
@@ -142,4 +143,32 @@ status=$?
 check "the agent ends with its -p target, exit 0 (status $status)" bash -c \
 	"test $status -eq 0 || { test $status -eq 3 && grep -q 'MAPPING RECORDS LOST' '$T/agent.err'; }"
 check_no_loss "the agent lost no event" "$T/agent.err"
+
+# 6. Every process (-a, the agent's default) filtered to the program's
+# name: the same numbers; SIGTERM ends it, nothing lost.
+rm -f "$T/in" "$T/out"
+mkfifo "$T/in" "$T/out"
+"$PROGS/prog_agent" < "$T/in" > "$T/out" &
+PROG=$!
+exec 8> "$T/in" 7< "$T/out"
+wait_line 7 '^ready [0-9]+$' || exit 1
+"$HS" agent --comm prog_agent --every-allocation --listen 127.0.0.1:0 2> "$T/agent_a.err" 7<&- 8>&- &
+AGENT=$!
+line=$(wait_file_line "$T/agent_a.err" 'serving http://127\.0\.0\.1:[0-9]+/metrics') || exit 1
+URL=http://127.0.0.1:$(sed 's/.*127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/' <<< "$line")
+echo go >&8
+wait_line 7 '^done ' || exit 1
+curl -s -o "$T/metrics_a" "$URL/metrics"
+expect_eq "-a --comm: /metrics: the program's live bytes" \
+	"$(sed -n "s/^heapsnoop_live_bytes{pid=\"$PROG\",comm=\"prog_agent\"} //p" "$T/metrics_a")" "$LIVE_BYTES"
+expect_eq "-a --comm: go tool pprof -raw: the program's totals" \
+	"$(raw_totals "$URL/debug/pprof/heap?pid=$PROG")" "$ALLOCS $ALLOC_BYTES $LIVE_BLOCKS $LIVE_BYTES"
+exec 8>&- 7<&-
+wait "$PROG"
+kill -TERM "$AGENT"
+wait "$AGENT"
+status=$?
+check "-a --comm: SIGTERM ends the agent, exit 0 (status $status)" bash -c \
+	"test $status -eq 0 || { test $status -eq 3 && grep -q 'MAPPING RECORDS LOST' '$T/agent_a.err'; }"
+check_no_loss "-a --comm: the agent lost no event" "$T/agent_a.err"
 finish
