@@ -6,8 +6,10 @@
 # HTTP API answers the program's live bytes and blocks exactly; `go tool
 # pprof -raw` fetches /debug/pprof/heap over HTTP and its totals are the
 # program's and heapdecode --pprof's on the same run's log (a SIGUSR1
-# dump); the endpoint's refusals (404, 400, 405). The agent must end with
-# the program, nothing lost. Then the same numbers under -a (the agent's
+# dump); the endpoint's refusals (404, 400, 405); its pushes to a stand-in
+# for Pyroscope's /ingest (ingest_server.py: the request checked as
+# Pyroscope reads it, the profile's totals by go tool pprof). The agent
+# must end with the program, nothing lost. Then the same numbers under -a (the agent's
 # default) filtered by --comm, ended by SIGTERM.
 #
 # Waits: on the program's and the agent's lines (inotify's tail -F for
@@ -67,13 +69,21 @@ raw_totals() { # SOURCE
 		END { for (i = 1; i <= n; i++) printf "%s%d", (i > 1 ? " " : ""), t[i]; print "" }'
 }
 
-# 1. The program, held at "go"; the agent on it.
-mkfifo "$T/in" "$T/out"
+# 1. The Pyroscope stand-in; the program, held at "go"; the agent on it,
+# pushing every second.
+mkfifo "$T/in" "$T/out" "$T/ingest"
+python3 "$(dirname "$0")/ingest_server.py" "$T" > "$T/ingest" &
+INGEST=$!
+exec 9< "$T/ingest"
+wait_line 9 '^listening [0-9]+$' "$T/ingest.log" || exit 1
+IPORT=$(sed -n 's/^listening //p' "$T/ingest.log")
 "$PROGS/prog_agent" < "$T/in" > "$T/out" &
 PROG=$!
 exec 8> "$T/in" 7< "$T/out"
 wait_line 7 '^ready [0-9]+$' || exit 1
-"$HS" agent -p "$PROG" --every-allocation --listen 127.0.0.1:0 -o "$T/rec" 2> "$T/agent.err" 7<&- 8>&- &
+"$HS" agent -p "$PROG" --every-allocation --listen 127.0.0.1:0 -o "$T/rec" \
+	--push-pyroscope "http://127.0.0.1:$IPORT" --push-interval 1 --push-name 'prog_agent.heap{env=test}' \
+	2> "$T/agent.err" 7<&- 8>&- 9<&- &
 AGENT=$!
 line=$(wait_file_line "$T/agent.err" 'serving http://127\.0\.0\.1:[0-9]+/metrics') || exit 1
 PORT=$(sed 's/.*127\.0\.0\.1:\([0-9]*\)\/metrics.*/\1/' <<< "$line")
@@ -109,7 +119,7 @@ scrape_configs:
       - targets: ['127.0.0.1:$PORT']
 EOF2
 prometheus --config.file="$T/prometheus.yml" --storage.tsdb.path="$T/prom" \
-	--web.listen-address="127.0.0.1:$PPORT" > "$T/prom.log" 2>&1 7<&- 8>&- &
+	--web.listen-address="127.0.0.1:$PPORT" > "$T/prom.log" 2>&1 7<&- 8>&- 9<&- &
 PROM=$!
 expect_eq "Prometheus: heapsnoop_live_bytes of the program" \
 	"$(prom_value "heapsnoop_live_bytes{job=\"heapsnoop\",pid=\"$PROG\"}")" "$LIVE_BYTES"
@@ -133,7 +143,26 @@ wait_file_line "$T/rec" '^heapsnoop: end-dump ' > /dev/null
 expect_eq "heapdecode --pprof on the agent's log: the same totals" \
 	"$(raw_totals "$T/rec.pb.gz")" "$(raw_totals "$URL/debug/pprof/heap?pid=$PROG")"
 
-# 5. The program ends: so does the agent (-p), nothing lost.
+# 5. The pushes: each one Pyroscope's /ingest takes (name, from <= until,
+# format=pprof, multipart with a gzip'ed "profile"); one made after the
+# program's "done" has its totals (at most 10 waited for).
+PUSHED=
+for ((i = 0; i < 10; i++)); do
+	wait_line 9 '^(push|bad) ' "$T/ingest.log" || break
+	n=$(tail -n 1 "$T/ingest.log" | awk '{ print $2 }')
+	[ "$(raw_totals "$T/push-$n.pb.gz")" = "$ALLOCS $ALLOC_BYTES $LIVE_BLOCKS $LIVE_BYTES" ] &&
+		{ PUSHED=$n; break; }
+done
+check "push: every request is one /ingest takes" bash -c "! grep -q '^bad ' '$T/ingest.log'"
+check "push: its name and labels" grep -q '^push [0-9]* name=prog_agent.heap{env=test} ' "$T/ingest.log"
+expect_eq "push: a profile pushed after the program's allocations has its totals" \
+	"${PUSHED:+$(raw_totals "$T/push-$PUSHED.pb.gz")}" "$ALLOCS $ALLOC_BYTES $LIVE_BLOCKS $LIVE_BYTES"
+curl -s -o "$T/metrics2" "$URL/metrics"
+check "push: counted in /metrics, none failed" bash -c \
+	"grep -q '^heapsnoop_agent_pushes_total [1-9]' '$T/metrics2' &&
+	 grep -q '^heapsnoop_agent_push_failures_total 0$' '$T/metrics2'"
+
+# 6. The program ends: so does the agent (-p), nothing lost.
 exec 8>&- 7<&-
 wait "$PROG"
 wait "$AGENT"
@@ -143,8 +172,10 @@ status=$?
 check "the agent ends with its -p target, exit 0 (status $status)" bash -c \
 	"test $status -eq 0 || { test $status -eq 3 && grep -q 'MAPPING RECORDS LOST' '$T/agent.err'; }"
 check_no_loss "the agent lost no event" "$T/agent.err"
+kill "$INGEST" 2> /dev/null
+exec 9<&-
 
-# 6. Every process (-a, the agent's default) filtered to the program's
+# 7. Every process (-a, the agent's default) filtered to the program's
 # name: the same numbers; SIGTERM ends it, nothing lost.
 rm -f "$T/in" "$T/out"
 mkfifo "$T/in" "$T/out"

@@ -23,6 +23,7 @@
 #include "msg.h"
 #include "options.h"
 #include "output/status.h"
+#include "push.h"
 #include "session.h"
 #include "track/trace.h"
 
@@ -38,6 +39,13 @@ struct agent {
 	/* One per route: a slow profile never holds /metrics back. */
 	struct agent_slot slot[AGENT__ROUTES];
 	uint64_t children, failed;
+	/* --push-pyroscope: NULL: none; its child's slot, its interval, counts */
+	struct push_target *push;
+	struct agent_slot push_slot;
+	unsigned int push_interval;
+	double next_push;
+	int64_t last_push;	/* Unix seconds the last push's profile ended at */
+	uint64_t pushes, push_failed, push_skipped;
 	double fork_ms_max;
 	uint64_t memory_bound;	/* bytes */
 	uint64_t over_bound;	/* seconds over it */
@@ -146,12 +154,15 @@ static void fill_in(struct agent *a, const struct bpf_map *counters, struct metr
 	in->failed = a->failed;
 	in->fork_ms_max = a->fork_ms_max;
 	in->memory_bound = a->memory_bound;
+	in->pushes = a->pushes;
+	in->push_failed = a->push_failed;
+	in->push_skipped = a->push_skipped;
 	in->over_bound = a->over_bound;
 	in->rss = resident_bytes();
 }
 
-/* @sl's child, if it ended (or ran too long: killed), reaped and counted. */
-static void reap(struct agent *a, struct agent_slot *sl, double now)
+/* @sl's child, if it ended (or ran too long: killed), reaped; failures into *@failed. */
+static void reap(struct agent_slot *sl, uint64_t *failed, double now)
 {
 	int st;
 	pid_t r;
@@ -164,7 +175,7 @@ static void reap(struct agent *a, struct agent_slot *sl, double now)
 		kill(sl->child, SIGKILL);
 		while (waitpid(sl->child, &st, 0) < 0 && errno == EINTR)
 			;
-		a->failed++;
+		(*failed)++;
 		sl->child = 0;
 		return;
 	}
@@ -173,7 +184,7 @@ static void reap(struct agent *a, struct agent_slot *sl, double now)
 	if (r == 0)
 		return;
 	if (r < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		a->failed++;
+		(*failed)++;
 	sl->child = 0;
 }
 
@@ -234,15 +245,52 @@ static void serve(struct agent *a, enum agent_route route, struct trace *t,
 	sl->t0 = now;
 }
 
+/* --push-pyroscope: every interval, a child pushes the heap profile. */
+static void push(struct agent *a, struct trace *t, double now)
+{
+	struct timespec wall;
+	int64_t from;
+	pid_t pid;
+
+	if (!a->push || now < a->next_push)
+		return;
+	a->next_push = now + a->push_interval;
+	if (a->push_slot.child) {
+		a->push_skipped++;
+		return;
+	}
+	clock_gettime(CLOCK_REALTIME, &wall);
+	from = a->last_push ? a->last_push : wall.tv_sec - a->push_interval;
+	fflush(stderr);
+	pid = fork();
+	if (pid == 0) {
+		signal(SIGINT, SIG_IGN);
+		signal(SIGTERM, SIG_IGN);
+		signal(SIGUSR1, SIG_IGN);
+		_exit(push__send(t, a->push, from, wall.tv_sec) ? 1 : 0);
+	}
+	if (pid < 0) {
+		elog("agent: fork: %s; this push skipped", strerror(errno));
+		a->push_failed++;
+		return;
+	}
+	a->pushes++;
+	a->last_push = wall.tv_sec;
+	a->push_slot.child = a->push_slot.last = pid;
+	a->push_slot.t0 = now;
+}
+
 void agent__tick(struct agent *a, struct trace *t, const struct bpf_map *counters, double now)
 {
 	if (!a)
 		return;
 	for (int k = 0; k < AGENT__ROUTES; k++)
-		reap(a, &a->slot[k], now);
+		reap(&a->slot[k], &a->failed, now);
+	reap(&a->push_slot, &a->push_failed, now);
 	check_memory(a, t, now);
 	for (int k = 0; k < AGENT__ROUTES; k++)
 		serve(a, (enum agent_route)k, t, counters, now);
+	push(a, t, now);
 }
 
 int agent__wake_fd(const struct agent *a)
@@ -267,7 +315,7 @@ bool agent__owns(const struct agent *a, pid_t pid)
 	for (int k = 0; k < AGENT__ROUTES; k++)
 		if (pid == a->slot[k].child || pid == a->slot[k].last)
 			return true;
-	return false;
+	return pid == a->push_slot.child || pid == a->push_slot.last;
 }
 
 void agent__gone(struct agent *a, pid_t pid)
@@ -275,6 +323,8 @@ void agent__gone(struct agent *a, pid_t pid)
 	for (int k = 0; a && k < AGENT__ROUTES; k++)
 		if (pid == a->slot[k].last)
 			a->slot[k].last = 0;
+	if (a && pid == a->push_slot.last)
+		a->push_slot.last = 0;
 }
 
 /* --- the command line --------------------------------------------------- */
@@ -289,10 +339,16 @@ static const char usage[] =
 "                          serves every machine that reaches this one: see AGENT.md)\n"
 "  --max-memory MB         the tables' bound, said and counted when passed (default %d)\n"
 "  --every-allocation      no sampling (default: --sample-bytes %d, Go's rate)\n"
+"  --push-pyroscope URL    every interval, POST the heap profile to URL/ingest\n"
+"                          (Grafana Pyroscope; http://ADDR:PORT[/PREFIX], numeric)\n"
+"  --push-interval S       seconds between pushes (default %d)\n"
+"  --push-name NAME        the application name (default heapsnoop{host=HOSTNAME})\n"
 "Without -p, every process (-a). Records go to -o FILE, else nowhere.\n";
 
 struct agent_args {
 	const char *listen;
+	const char *push_url, *push_name;
+	unsigned long push_interval;
 	unsigned long max_mb;
 	bool every, sample_given, target_given, help;
 };
@@ -312,17 +368,32 @@ static int take_args(int argc, char **argv, struct agent_args *aa, char **rest, 
 			     "command, then give its pid");
 			return -EINVAL;
 		}
-		if (!strcmp(s, "--listen") || !strcmp(s, "--max-memory")) {
+		if (!strcmp(s, "--listen") || !strcmp(s, "--max-memory") ||
+		    !strcmp(s, "--push-pyroscope") || !strcmp(s, "--push-interval") ||
+		    !strcmp(s, "--push-name")) {
 			if (i + 1 >= argc) {
 				elog("%s wants a value", s);
 				return -EINVAL;
 			}
 			val = argv[++i];
-		} else if (!strncmp(s, "--listen=", 9) || !strncmp(s, "--max-memory=", 13)) {
+		} else if (!strncmp(s, "--listen=", 9) || !strncmp(s, "--max-memory=", 13) ||
+			   !strncmp(s, "--push-pyroscope=", 17) || !strncmp(s, "--push-interval=", 16) ||
+			   !strncmp(s, "--push-name=", 12)) {
 			val = strchr(s, '=') + 1;
 		}
 		if (val && !strncmp(s, "--listen", 8)) {
 			aa->listen = val;
+		} else if (val && !strncmp(s, "--push-pyroscope", 16)) {
+			aa->push_url = val;
+		} else if (val && !strncmp(s, "--push-name", 11)) {
+			aa->push_name = val;
+		} else if (val && !strncmp(s, "--push-interval", 15)) {
+			errno = 0;
+			aa->push_interval = strtoul(val, &end, 10);
+			if (!*val || *end || errno || !aa->push_interval || aa->push_interval > 86400) {
+				elog("--push-interval %s: seconds, 1 to 86400", val);
+				return -EINVAL;
+			}
 		} else if (val) {
 			errno = 0;
 			aa->max_mb = strtoul(val, &end, 10);
@@ -356,11 +427,12 @@ static int agent_options(int argc, char **argv, struct agent_args *aa, struct op
 {
 	int nrest;
 
-	*aa = (struct agent_args){ .listen = AGENT_LISTEN, .max_mb = AGENT_MAX_MEMORY_MB };
+	*aa = (struct agent_args){ .listen = AGENT_LISTEN, .max_mb = AGENT_MAX_MEMORY_MB,
+				   .push_interval = AGENT_PUSH_INTERVAL };
 	if (take_args(argc, argv, aa, rest, &nrest))
 		return -EINVAL;
 	if (aa->help) {
-		printf(usage, AGENT_MAX_MEMORY_MB, AGENT_SAMPLE_BYTES);
+		printf(usage, AGENT_MAX_MEMORY_MB, AGENT_SAMPLE_BYTES, AGENT_PUSH_INTERVAL);
 		exit(0);
 	}
 	if (aa->every && aa->sample_given) {
@@ -390,6 +462,7 @@ static int agent_options(int argc, char **argv, struct agent_args *aa, struct op
 int agent__main(int argc, char **argv)
 {
 	struct agent a = { 0 };
+	struct push_target pt;
 	struct agent_args aa;
 	struct options o;
 	struct session *s;
@@ -402,6 +475,15 @@ int agent__main(int argc, char **argv)
 		return HS_EXIT_ERROR;
 	}
 	a.memory_bound = (uint64_t)aa.max_mb << 20;
+	if (aa.push_url) {
+		if (push__parse(aa.push_url, aa.push_name, &pt)) {
+			free(rest);
+			return HS_EXIT_ERROR;
+		}
+		a.push = &pt;
+		a.push_interval = (unsigned int)aa.push_interval;
+		a.next_push = now_s() + a.push_interval;
+	}
 	a.http = httpd__new(aa.listen);
 	if (!a.http) {
 		free(rest);
@@ -418,6 +500,10 @@ int agent__main(int argc, char **argv)
 	     o.all ? "every process" : "-p", o.sample_bytes ? "sampled" : "every allocation",
 	     (int)(strrchr(aa.listen, ':') - aa.listen), aa.listen, httpd__port(a.http));
 	status = session__run(s);
+	/* The last push's child let finish (its tries are bounded). */
+	if (a.push_slot.child)
+		while (waitpid(a.push_slot.child, NULL, 0) < 0 && errno == EINTR)
+			;
 	/* The children first: the daemon's threads wait on the bodies' pipes. */
 	for (int k = 0; k < AGENT__ROUTES; k++) {
 		if (!a.slot[k].child)

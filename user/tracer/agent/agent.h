@@ -4,7 +4,8 @@
  * A session like any other (-a by default, or -p and the filters),
  * sampled by default, that runs until SIGTERM and serves its state on a
  * pull endpoint (httpd.h): /metrics for Prometheus, /debug/pprof/heap
- * for go tool pprof, Parca and Pyroscope's scrapers.
+ * for go tool pprof, Parca and Pyroscope's scrapers; and, asked, pushes
+ * the heap profile to Pyroscope's /ingest every interval (push.h).
  *
  * Threads and snapshots. The loop (loop.c) never stops reading events to
  * answer: the HTTP daemon's threads queue requests and wake the loop
@@ -26,6 +27,7 @@
 #define AGENT_SAMPLE_BYTES	(512 * 1024)	/* Go's runtime.MemProfileRate */
 #define AGENT_MAX_MEMORY_MB	256
 #define AGENT_CHILD_MAX_S	60
+#define AGENT_PUSH_INTERVAL	15	/* --push-interval's default, s */
 
 struct agent;
 struct bpf_map;
@@ -33,7 +35,8 @@ struct trace;
 
 /*
  * `heapsnoop agent [--listen ADDR:PORT] [--max-memory MB]
- * [--every-allocation] [heapsnoop's options]`: @argv[0] is "agent".
+ * [--every-allocation] [--push-pyroscope URL [--push-interval S]
+ * [--push-name NAME]] [heapsnoop's options]`: @argv[0] is "agent".
  * Returns the exit status (heapsnoop/exit.h), as session__run()'s.
  */
 int agent__main(int argc, char **argv);

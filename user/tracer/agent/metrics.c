@@ -283,6 +283,12 @@ static void agent(FILE *out, struct trace *t, const struct metrics_in *in)
 		"Snapshots forked to answer requests.", in->children);
 	counter(out, "heapsnoop_agent_snapshots_failed_total",
 		"Snapshots that failed or were killed (their bodies empty or cut).", in->failed);
+	counter(out, "heapsnoop_agent_pushes_total",
+		"Heap profiles pushed (--push-pyroscope), each a child's.", in->pushes);
+	counter(out, "heapsnoop_agent_push_failures_total",
+		"Pushes the backend did not take after every try, or killed.", in->push_failed);
+	counter(out, "heapsnoop_agent_pushes_skipped_total",
+		"Pushes skipped: the last one was still being sent.", in->push_skipped);
 	gauge(out, "heapsnoop_agent_fork_seconds_max",
 	      "The event loop's longest stop to fork a snapshot.", in->fork_ms_max / 1000);
 }

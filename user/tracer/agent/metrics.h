@@ -33,6 +33,7 @@ struct metrics_in {
 	double fork_ms_max;		/* the loop's longest stop for a fork */
 	uint64_t memory_bound;		/* --max-memory, bytes */
 	uint64_t over_bound;		/* seconds the tables spent over it */
+	uint64_t pushes, push_failed, push_skipped;	/* --push-pyroscope */
 	uint64_t rss;			/* the agent's resident bytes (/proc/self/statm) */
 };
 
