@@ -57,7 +57,8 @@ under() { # NAME SCRAPE(0/1) AGENT_ARGS... : once() while the agent runs
 	curl -s -o "$T/metrics" -w '%{time_total}' "http://127.0.0.1:$PORT/metrics" > "$T/tm"
 	curl -s -o "$T/heap" -w '%{time_total}' "http://127.0.0.1:$PORT/debug/pprof/heap" > "$T/th"
 	printf '%s rss_mib=%.1f tables_mib=%.1f fork_ms_max=%.1f metrics_s=%s heap_s=%s heap_kib=%d\n' \
-		"$name" "$(metric heapsnoop_agent_resident_bytes | awk '{ print $1 / 1048576 }')" \
+		"$name" "$(awk '/^heapsnoop_agent_resident_bytes/ { s += $NF } END { print s / 1048576 }' \
+			"$T/metrics")" \
 		"$(awk '/^heapsnoop_agent_table_bytes/ { s += $NF } END { print s / 1048576 }' "$T/metrics")" \
 		"$(metric heapsnoop_agent_fork_seconds_max | awk '{ print $1 * 1000 }')" \
 		"$(cat "$T/tm")" "$(cat "$T/th")" "$(($(stat -c %s "$T/heap") / 1024))" >> "$T/agent.txt"

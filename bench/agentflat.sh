@@ -4,7 +4,8 @@
 # flat. bench/workload.c (a pool of 4096 slots: its live set bounded)
 # runs for MINUTES under `heapsnoop agent` (-a, sampled, the default;
 # AGENT_ARGS to change), scraped every STEP seconds as Prometheus would:
-# each line the agent's resident memory and tables, the workload's live
+# each line the agent's resident memory (its own, files' pages, shared)
+# and tables, the workload's live
 # bytes as the agent estimates them, the events handled and lost.
 #   usage: bench/agentflat.sh [BUILD_DIR]   (root; after `make`)
 #   MINUTES (10), STEP (30), AGENT_ARGS ("")
@@ -33,13 +34,15 @@ wl=$!
 val() { # METRIC-LINE-REGEX
 	awk -v re="$1" '$0 ~ re { s += $NF } END { printf "%.0f", s }' "$T/m"
 }
-printf '%6s %10s %10s %14s %14s %10s\n' "s" "rss_MiB" "tables_MiB" "workload_live" \
-	"events" "lost"
+printf '%6s %9s %9s %9s %10s %14s %14s %8s\n' "s" "anon_MiB" "file_MiB" "shmem_MiB" \
+	"tables_MiB" "workload_live" "events" "lost"
 t0=$SECONDS
 while ((SECONDS - t0 < MINUTES * 60)); do
 	curl -s -o "$T/m" "http://127.0.0.1:$PORT/metrics"
-	printf '%6d %10.1f %10.1f %14s %14s %10s\n' $((SECONDS - t0)) \
-		"$(val '^heapsnoop_agent_resident_bytes ' | awk '{ print $1 / 1048576 }')" \
+	printf '%6d %9.1f %9.1f %9.1f %10.1f %14s %14s %8s\n' $((SECONDS - t0)) \
+		"$(val '^heapsnoop_agent_resident_bytes\\{kind="anon"' | awk '{ print $1 / 1048576 }')" \
+		"$(val '^heapsnoop_agent_resident_bytes\\{kind="file"' | awk '{ print $1 / 1048576 }')" \
+		"$(val '^heapsnoop_agent_resident_bytes\\{kind="shmem"' | awk '{ print $1 / 1048576 }')" \
 		"$(val '^heapsnoop_agent_table_bytes' | awk '{ print $1 / 1048576 }')" \
 		"$(val "^heapsnoop_live_bytes\\{pid=\"$wl\"")" \
 		"$(val '^heapsnoop_events_total')" "$(val '^heapsnoop_events_lost_total ')"

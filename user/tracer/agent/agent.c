@@ -125,17 +125,30 @@ static void __attribute__((noreturn)) child(struct trace *t, struct agent_req *r
 
 /* --- the loop's side ---------------------------------------------------- */
 
-static uint64_t resident_bytes(void)
+/*
+ * The agent's resident memory by kind, bytes (/proc/self/status: RssAnon,
+ * RssFile, RssShmem): its own heap is the anonymous part; the ring buffer
+ * and the BPF maps it maps, and the pages of the traced programs' files
+ * read for their CFI and symbols, are the others.
+ */
+static void resident(uint64_t *anon, uint64_t *file, uint64_t *shmem)
 {
-	unsigned long long size, rss;
-	FILE *f = fopen("/proc/self/statm", "re");
-	int k;
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned long long kb;
 
+	*anon = *file = *shmem = 0;
 	if (!f)
-		return 0;
-	k = fscanf(f, "%llu %llu", &size, &rss);
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "RssAnon: %llu kB", &kb) == 1)
+			*anon = kb << 10;
+		else if (sscanf(line, "RssFile: %llu kB", &kb) == 1)
+			*file = kb << 10;
+		else if (sscanf(line, "RssShmem: %llu kB", &kb) == 1)
+			*shmem = kb << 10;
+	}
 	fclose(f);
-	return k == 2 ? rss * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
 static void fill_in(struct agent *a, const struct bpf_map *counters, struct metrics_in *in)
@@ -158,7 +171,7 @@ static void fill_in(struct agent *a, const struct bpf_map *counters, struct metr
 	in->push_failed = a->push_failed;
 	in->push_skipped = a->push_skipped;
 	in->over_bound = a->over_bound;
-	in->rss = resident_bytes();
+	resident(&in->rss_anon, &in->rss_file, &in->rss_shmem);
 }
 
 /* @sl's child, if it ended (or ran too long: killed), reaped; failures into *@failed. */
@@ -331,6 +344,7 @@ void agent__gone(struct agent *a, pid_t pid)
 
 static const char usage[] =
 "Usage: heapsnoop agent [--listen ADDR:PORT] [--max-memory MB] [--every-allocation]\n"
+"                       [--push-pyroscope URL [--push-interval S] [--push-name NAME]]\n"
 "                       [-a | -p PID] [heapsnoop's options]\n"
 "Trace until SIGTERM and serve the live heap (docs/AGENT.md):\n"
 "  GET /metrics            Prometheus text: live bytes per process, losses, the agent\n"

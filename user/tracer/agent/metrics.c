@@ -259,8 +259,12 @@ static void events(FILE *out, struct trace *t, const struct metrics_in *in)
 
 static void agent(FILE *out, struct trace *t, const struct metrics_in *in)
 {
-	gauge(out, "heapsnoop_agent_resident_bytes", "The agent's resident memory.",
-	      (double)in->rss);
+	family(out, "heapsnoop_agent_resident_bytes", "gauge",
+	       "The agent's resident memory: anon its own heap and stacks; file the pages of "
+	       "the traced programs' files it reads (CFI, symbols) and its own; shmem shared.");
+	fprintf(out, "heapsnoop_agent_resident_bytes{kind=\"anon\"} %" PRIu64 "\n", in->rss_anon);
+	fprintf(out, "heapsnoop_agent_resident_bytes{kind=\"file\"} %" PRIu64 "\n", in->rss_file);
+	fprintf(out, "heapsnoop_agent_resident_bytes{kind=\"shmem\"} %" PRIu64 "\n", in->rss_shmem);
 	family(out, "heapsnoop_agent_table_bytes", "gauge",
 	       "Bytes held by the agent's tables: the live blocks, the stacks and their counts.");
 	fprintf(out, "heapsnoop_agent_table_bytes{table=\"live\"} %zu\n", trace__live_memory(t));

@@ -34,7 +34,8 @@ struct metrics_in {
 	uint64_t memory_bound;		/* --max-memory, bytes */
 	uint64_t over_bound;		/* seconds the tables spent over it */
 	uint64_t pushes, push_failed, push_skipped;	/* --push-pyroscope */
-	uint64_t rss;			/* the agent's resident bytes (/proc/self/statm) */
+	/* the agent's resident bytes: its own, files' pages, shared (/proc/self/status) */
+	uint64_t rss_anon, rss_file, rss_shmem;
 };
 
 /*
