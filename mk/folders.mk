@@ -59,9 +59,14 @@ LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
 # heapsnoop's top: main, its options, the session, and --preload's side
 # (user/tracer/preload/: it holds every image's table and writes the dumps
 # with the collector's reader), linked as objects.
-TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(LIVEDUMP_SRC)
-HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(COMMON_DIRS) codec)
-HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lzstd -lz -lstdc++ -lm
+# heapsnoop agent (user/tracer/agent/, docs/AGENT.md): the pull endpoint on
+# libmicrohttpd, its heap profiles through heapdecode's pprof builder
+# (formats/pprof/profbuild.c, protobuf-c: its library is linked, and only
+# the agent's objects see its header), its metrics.
+AGENT_SRC := $(filter-out %/notls.c,$(wildcard $(TRACER)/agent/*.c))
+TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(AGENT_SRC) $(LIVEDUMP_SRC)
+HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(DECODE)/formats/pprof $(COMMON_DIRS) codec)
+HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lmicrohttpd -lprotobuf-c -lzstd -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)
 HEAPDECODE_A = $(call libs,$(1),$(DECODE_LIB_DIRS) $(COMMON_DIRS) codec)
 HEAPDECODE_LIBS := -ldw -lelf -lprotobuf-c -lzstd -lz -lstdc++ -lm
@@ -85,6 +90,10 @@ STATIC ?= 1
 ifeq ($(STATIC),1)
 RELEASE_LDFLAGS := -static-pie -Wl,--wrap=dlopen -Wl,-u,__wrap_dlopen -Wl,--fatal-warnings
 RELEASE_LIBS := -lbz2 -llzma
+# Debian's libmicrohttpd.a calls GnuTLS, whose static closure Debian does
+# not ship (p11-kit, libunistring): the agent never asks for TLS, and
+# agent/notls.c's refusals stand in for those calls (docs/AGENT.md).
+HEAPSNOOP_STATIC_OBJ = $(call objs,$(OUTPUT),$(TRACER)/agent/notls.c)
 endif
 # The rooms' BPF walks (user/interp/*/*.bpf.h) included by bpf/interp.h by
 # their path from user/; theirs see bpf/'s headers.

@@ -28,7 +28,7 @@ man: $(MAN_PAGES)
 
 # make install PREFIX=/usr/local DESTDIR=: the two programs, the preload
 # library, libhsam.a with its headers and a pkg-config file
-# (heapsnoop-am), the man pages. PC_PREFIX is the pkg-config file's
+# (heapsnoop-am), the man pages, heapsnoop agent's systemd unit. PC_PREFIX is the pkg-config file's
 # prefix (make dist's is relative to the file, so the tarball can go
 # anywhere).
 PREFIX ?= /usr/local
@@ -37,6 +37,8 @@ LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+# heapsnoop agent's unit (scripts/heapsnoop-agent.service, docs/AGENT.md).
+SYSTEMDDIR ?= $(LIBDIR)/systemd/system
 PC_PREFIX ?= $(PREFIX)
 # The alloc-metadata library's public headers: alloc_metadata.h and what it includes.
 AM_HEADERS := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h
@@ -64,6 +66,8 @@ install: all $(OUTPUT)/libhsam.a $(MAN_PAGES)
 		printf '%s\n' "$$PC_TEXT" > $(DESTDIR)$(PKGCONFIGDIR)/heapsnoop-am.pc
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man8 $(OUTPUT)/man/heapsnoop.8
 	$(Q)install -D -m 0644 -t $(DESTDIR)$(MANDIR)/man1 $(OUTPUT)/man/heapdecode.1
+	$(Q)mkdir -p $(DESTDIR)$(SYSTEMDDIR) && sed 's|@BINDIR@|$(BINDIR)|' \
+		scripts/heapsnoop-agent.service > $(DESTDIR)$(SYSTEMDDIR)/heapsnoop-agent.service
 
 # make dist: $(OUTPUT)/dist/heapsnoop-VERSION-COMMIT-MACHINE.tar.gz for
 # x86_64 and aarch64, each an install tree (bin, lib, include, share/man)

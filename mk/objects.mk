@@ -14,6 +14,9 @@ DEPFLAGS = -MMD -MP -MF $(@:.o=.d)
 $(addsuffix /obj/$(TRACER)/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC)
 $(addsuffix /obj/$(INTERP)/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC)
 $(addsuffix /obj/$(DECODE)/%.o,$(VARIANTS)): DIR_CFLAGS := $(DECODE_INC)
+# ... the agent's: the pprof builder's header too (its one reach across).
+$(addsuffix /obj/$(TRACER)/agent/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC) \
+	-I$(DECODE)/formats/pprof -I$(OUTPUT)/proto
 
 $(OUTPUT)/obj/%.o: %.c
 	$(call msg,CC,$@)
@@ -54,6 +57,7 @@ all_objs = $(foreach v,$(VARIANTS),$(call objs,$(v),$(1)))
 TRACER_OBJ := $(call all_objs,$(TRACER_TOP_SRC) $(foreach d,$(TRACER_LIB_DIRS),$(call lib_src,$(d))))
 DECODE_OBJ := $(call all_objs,$(DECODE_TOP_SRC) $(foreach d,$(DECODE_LIB_DIRS),$(call lib_src,$(d))))
 $(TRACER_OBJ): | $(OUTPUT)/heapsnoop.skel.h $(OUTPUT)/gitversion.h
+$(call all_objs,$(AGENT_SRC)): | $(OUTPUT)/proto/profile.pb-c.h
 $(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
 -include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) \
 	$(call all_objs,$(COMMON_SRC) $(CODEC_SRC)))

@@ -2,7 +2,8 @@
 # mk/programs.mk - heapsnoop and heapdecode (included by the Makefile, in its order).
 
 # --- heapsnoop ----------------------------------------------------------------
-$(OUTPUT)/heapsnoop: $(call objs,$(OUTPUT),$(TRACER_TOP_SRC)) $(call HEAPSNOOP_A,$(OUTPUT)) | $(OUTPUT)
+$(OUTPUT)/heapsnoop: $(call objs,$(OUTPUT),$(TRACER_TOP_SRC)) $(HEAPSNOOP_STATIC_OBJ) \
+		$(call HEAPSNOOP_A,$(OUTPUT)) | $(OUTPUT)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) $(RELEASE_LDFLAGS) $(LINK_IN) $(HEAPSNOOP_LIBS) $(RELEASE_LIBS) -o $@
 

@@ -217,6 +217,12 @@ $(OUTPUT)/tests/test_probesite_arm64: TEST_LIBS = -lcapstone -lelf
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
 TRACER_PROGS := $(patsubst tests/tracer/prog_%.c,$(OUTPUT)/tests/prog_%,$(wildcard tests/tracer/prog_*.c))
 
+# heapsnoop agent's test program (tests/agent/test_agent.sh): a heap known to the byte.
+AGENT_PROGS := $(OUTPUT)/tests/prog_agent
+$(OUTPUT)/tests/prog_agent: tests/agent/prog_agent.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -o $@
+
 $(OUTPUT)/tests/prog_static: tests/tracer/prog_static.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) -static $< -o $@

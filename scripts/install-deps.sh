@@ -9,6 +9,8 @@
 # massif file (tests/tracer/test_vs_heaptrack.sh, test_overtime.sh);
 # protobuf-c builds heapdecode --pprof, go tool pprof and protoc read its
 # profiles (tests/tracer/test_pprof.sh).
+# libmicrohttpd serves heapsnoop agent's pull endpoint (its archive linked
+# in); Prometheus scrapes it in tests/agent/test_agent.sh, curl asks it.
 # The release binaries are linked static (Makefile, STATIC): libdw's own
 # libraries come in as archives too (liblzma-dev, libbz2-dev). help2man
 # makes the man pages, man-db renders them (tests/test_install.sh);
@@ -53,14 +55,14 @@ PKGS="make gcc g++ libc6-dev python3 clang llvm libclang-rt-dev bpftool libbpf-d
 libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev libcapstone-dev libcmocka-dev libunwind-dev
 pkg-config libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils debuginfod help2man man-db libxml2-utils chromium gdb sqlite3
-heaptrack valgrind strace python3.11
+heaptrack valgrind strace python3.11 libmicrohttpd-dev prometheus curl
 gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc-i686-linux-gnu libc6-dev-i386-cross
 lua5.4 lua5.1 luajit liblua5.4-0 liblua5.1-0 libluajit-5.1-2 liblua5.4-0-dbg liblua5.1-0-dbg nodejs
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross
 qemu-system-arm libc6-dev:arm64 libbpf-dev:arm64 libelf-dev:arm64 libdw-dev:arm64
 zlib1g-dev:arm64 libzstd-dev:arm64 liblzma-dev:arm64 libbz2-dev:arm64 libcapstone-dev:arm64
-libprotobuf-c-dev:arm64
+libprotobuf-c-dev:arm64 libmicrohttpd-dev:arm64
 libcmocka-dev:arm64"
 SUDO=
 [ "$(id -u)" -eq 0 ] || SUDO=sudo

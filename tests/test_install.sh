@@ -16,6 +16,7 @@ mk() { make -C "$REPO" --no-print-directory OUTPUT="$OUT" "$@" > "$T/make.log" 2
 	{ cat "$T/make.log"; return 1; }; }
 FILES="bin/heapdecode bin/heapsnoop include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h
 lib/libheapsnoop_preload.so lib/libhsam.a lib/pkgconfig/heapsnoop-am.pc
+lib/systemd/system/heapsnoop-agent.service
 share/man/man1/heapdecode.1 share/man/man8/heapsnoop.8"
 files_under() { # DIR: every file and link under it, relative, on one line
 	(cd "$1" && find . -type f -o -type l) | sed 's|^\./||' | sort | tr '\n' ' '

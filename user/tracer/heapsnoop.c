@@ -5,12 +5,15 @@
  * stack that made it. The options are options.c's; a run, from loading
  * the BPF side to the last dump, is the session's (session.c starts it,
  * loop.c runs it, shutdown.c ends it); --preload runs the command with
- * the in-process collector instead (preload/preload.c).
+ * the in-process collector instead (preload/preload.c); `heapsnoop agent`
+ * runs a session as a service with a pull endpoint (agent/agent.c).
  *
  * Line grammar of the output: docs/OUTPUT.md (user/common/records/records.c).
  */
 #include <stdio.h>
+#include <string.h>
 
+#include "agent/agent.h"
 #include "heapsnoop/exit.h"
 #include "msg.h"
 #include "options.h"
@@ -24,6 +27,9 @@ int main(int argc, char **argv)
 	int status;
 
 	msg_init("heapsnoop");
+	/* heapsnoop agent ...: the service (agent/agent.h). */
+	if (argc > 1 && !strcmp(argv[1], "agent"))
+		return agent__main(argc - 1, argv + 1);
 	if (options__parse(argc, argv, &o)) {
 		fputs("Try 'heapsnoop --help' for more information.\n", stderr);
 		return HS_EXIT_ERROR;

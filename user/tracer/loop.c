@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "agent/agent.h"
 #include "attach/execprobe.h"
 #include "heapsnoop.skel.h"
 #include "heapsnoop/exit.h"
@@ -85,7 +86,8 @@ static void unfollowed_fork(struct session *s, const struct hs_event *ev)
 /* A child of heapsnoop's own: a dump's writer (bgdump.h) or the view's. */
 static bool own_child(const struct session *s, pid_t pid)
 {
-	return bgdump__owns(s->bg, pid) || liveview__owns(s->lv, pid);
+	return bgdump__owns(s->bg, pid) || liveview__owns(s->lv, pid) ||
+	       agent__owns(s->agent, pid);
 }
 
 int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq)
@@ -101,6 +103,7 @@ int session__on_record(void *ctx, const void *data, size_t len, uint64_t seq)
 			return 0;
 		bgdump__gone(s->bg, (pid_t)ev->pid);
 		liveview__gone(s->lv, (pid_t)ev->pid);
+		agent__gone(s->agent, (pid_t)ev->pid);
 	}
 	/* The target's own end is its exit stop's or its pidfd's (target_ended). */
 	if (!s->o.all && len >= HS_EVENT_HDR_SIZE && ev->type == HS_EV_EXIT &&
@@ -199,15 +202,17 @@ int session__drain(struct session *s)
  */
 static int wait_events(struct session *s)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = reader__poll_fd(s->rd), .events = POLLIN },
 		/* The launched command stopped (its exec, its loader's calls). */
 		{ .fd = s->launched ? s->child.wake_fd : -1, .events = POLLIN },
+		/* heapsnoop agent: requests wait. */
+		{ .fd = agent__wake_fd(s->agent), .events = POLLIN },
 	};
 	double now;
 	int log_ms;
 
-	if (poll(pfd, 2, s->timeout_ms) < 0 && errno != EINTR)
+	if (poll(pfd, 3, s->timeout_ms) < 0 && errno != EINTR)
 		return -errno;
 	now = now_s();
 	s->timeout_ms = pace__next(&s->pace, reader__head(s->rd), now);
@@ -371,6 +376,7 @@ static void periodic(struct session *s, double now)
 		s->next_status = now + 1;
 	}
 	liveview__tick(s->lv, s->trace, now);
+	agent__tick(s->agent, s->trace, s->skel->maps.counters, now);
 }
 
 int session__loop(struct session *s)

@@ -24,6 +24,7 @@ static const char usage_text[] =
 "Usage: heapsnoop [OPTION]... -p PID\n"
 "  or:  heapsnoop [OPTION]... [-u USER] -- COMMAND [ARG]...\n"
 "  or:  heapsnoop [OPTION]... -a\n"
+"  or:  heapsnoop agent [--listen ADDR:PORT] [OPTION]...   (heapsnoop agent --help)\n"
 "Trace the heap of a running process (-p), of COMMAND, started held so\n"
 "that its first allocation is traced, or of every process (-a). When the\n"
 "process exits, on SIGINT or SIGTERM, write every live allocation as one\n"

@@ -594,6 +594,11 @@ void session__detach_tasks(struct session *s, struct link_batch *b)
 	s->tl = (struct task_links){ 0 };
 }
 
+void session__set_agent(struct session *s, struct agent *a)
+{
+	s->agent = a;
+}
+
 void session__free(struct session *s)
 {
 	struct link_batch *b;

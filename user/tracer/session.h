@@ -16,6 +16,7 @@
 
 #include "options.h"
 
+struct agent;
 struct session;
 
 /*
@@ -35,6 +36,12 @@ struct session *session__new(const struct options *o);
  * else the command's in launch mode (HS_EXIT_SIGNALED if killed), or 0.
  */
 int session__run(struct session *s);
+
+/*
+ * heapsnoop agent: the loop polls @a's requests and forks its snapshots
+ * (agent/agent.h); @a outlives the run. Before session__run().
+ */
+void session__set_agent(struct session *s, struct agent *a);
 
 /* Detach, close and free all @s holds (its output file too); NULL: nothing. */
 void session__free(struct session *s);
