@@ -229,6 +229,9 @@ static void fill_config(const struct interp *ip, const struct iproc *p, const st
 	py->str_compact = l->str_compact;
 	py->bytes_size = l->bytes_size;
 	py->bytes_data = l->bytes_data;
+	py->fr_code_tag = l->fr_code_tag;
+	py->fr_tlbc = l->fr_tlbc;
+	py->co_tlbc = l->co_tlbc;
 }
 
 /* Register @p with the BPF side: its allocations' frames are read from now on. */
