@@ -1,6 +1,7 @@
 # pylib.sh - helpers for the tests of Python frames (sourced after lib.sh):
 # test_python.sh (the BPF tracer) and tests/collector/test_preload_python.sh
 # (heapsnoop --preload) read stacks alike.
+PYLIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # The other CPython builds run where they are here, one a line "LABEL
 # PYTHON": python-build-standalone's 3.12 (the Google Cloud SDK's copy;
@@ -21,6 +22,25 @@ other_pythons() {
 	pyenv-3.12.1 $pyenv/3.12.1/bin/python3.12
 	pyenv-3.13.0 $pyenv/3.13.0/bin/python3.13
 	EOF
+}
+
+# The python of a CPython build tests/tracer/make-python.sh makes (NAME:
+# 3.14t, its prefix/bin/python3.14t), made now if it is not in its cache
+# (once: minutes). HS_PY314T names another 3.14t. False, with a "note:
+# ... not run" line naming the command, where it is not there and cannot
+# be made (no network to the mirror, no compiler, not root).
+python_build() { # NAME
+	local dir
+	if [ "$1" = 3.14t ] && [ -n "${HS_PY314T:-}" ]; then
+		echo "$HS_PY314T"
+		return 0
+	fi
+	if dir=$("$PYLIB_DIR/make-python.sh" "$1" 2> "${T:-/tmp}/make-python.$1.err"); then
+		echo "$dir/prefix/bin/python${1%t}t"
+		return 0
+	fi
+	echo "note: no CPython $1 build and it could not be made ($(tail -n 1 "${T:-/tmp}/make-python.$1.err")): $1 not run; make it with: tests/tracer/make-python.sh $1" >&2
+	return 1
 }
 
 # The frames of LOG's `live` records of SIZE bytes (heapdecode -s),
