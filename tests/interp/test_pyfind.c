@@ -8,9 +8,12 @@
  *   - pyfind on 3.12 builds where they are (python-build-standalone's,
  *     clang's code the decoder does not know, no .symtab; pyenv's, GCC's):
  *     the TSS key at the table's offset, whichever the code says;
- *   - a build that hides its eval loop (a copy of python3.11 whose
- *     _PyEval_EvalFrameDefault is renamed in .dynstr): refused, the
- *     message naming the symbol, where it is looked for and what to do;
+ *   - a build that hides its eval loop or its runtime state (a copy of
+ *     python3.11 whose _PyEval_EvalFrameDefault, or _PyRuntime, is
+ *     renamed in .dynstr): refused, the message naming the symbol, where
+ *     it is looked for and what to do;
+ *   - 3.14 and free-threaded 3.14 where given (HS_PY314, HS_PY314T): the
+ *     layout read from _Py_DebugOffsets is what 3.14.7's headers say;
  *   - libctsd on this machine's glibc, checked against glibc itself: a
  *     key's value set with pthread_setspecific() is where the offsets say,
  *     from this thread's thread pointer;
@@ -249,6 +252,24 @@ static void test_eval_hidden(void **state)
 	assert_non_null(strstr(why, "--no-interp"));
 }
 
+/* A build whose _PyRuntime is renamed: refused, the symbol named, not "not a CPython". */
+static void test_runtime_hidden(void **state)
+{
+	char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
+	struct py_image img;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	copy_renaming(PY311, path, "_PyRuntime");
+	assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
+	unlink(path);
+	print_message("%s\n", why);
+	assert_non_null(strstr(why, "no _PyRuntime symbol in .dynsym or .symtab"));
+	assert_non_null(strstr(why, "its Python frames need one that exports it"));
+}
+
 static void test_not_python(void **state)
 {
 	struct py_image img;
@@ -479,6 +500,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_python314),
 		cmocka_unit_test(test_not_python),
 		cmocka_unit_test(test_eval_hidden),
+		cmocka_unit_test(test_runtime_hidden),
 		cmocka_unit_test(test_libc_tsd),
 	};
 	const struct CMUnitTest live[] = {

@@ -193,20 +193,23 @@ int py_layout__from_debug_offsets(const void *blob, size_t len, uint32_t version
 		       py_layout__version_str(version, v, sizeof(v)));
 		return -ENOTSUP;
 	}
-	if (len < 16 || memcmp(b, "xdebugpy", 8))
-		return refuse(why, cap, "_Py_DebugOffsets cookie (\"xdebugpy\") not found at the "
-			      "start of _PyRuntime: not a 3.13 or later build, or one that "
-			      "moved it; heapsnoop needs it to read the frames of 3.13 and "
-			      "later (--no-interp: native frames only)");
+	if (len < 16 || memcmp(b, "xdebugpy", 8)) {
+		refuse(why, cap, "_Py_DebugOffsets cookie (\"xdebugpy\") not found at the start "
+		       "of _PyRuntime: not a 3.13 or later build, or one that moved it; heapsnoop "
+		       "needs it to read the frames of 3.13 and later (--no-interp: native "
+		       "frames only)");
+		return -ENOTSUP;
+	}
 	memcpy(&dver, b + 8, sizeof(dver));
 	for (size_t i = 0; i < sizeof(do_maps) / sizeof(do_maps[0]); i++)
 		if (PY_MINOR_OF(dver) == do_maps[i].minor && dver >> 32 == 0)
 			m = &do_maps[i];
-	if (!m)
-		return refuse(why, cap, "_Py_DebugOffsets of version %#llx: a debug-offsets "
-			      "layout this heapsnoop does not know (it reads 3.13's and 3.14's); "
-			      "a newer heapsnoop may (--no-interp: native frames only)",
-			      (unsigned long long)dver);
+	if (!m) {
+		refuse(why, cap, "_Py_DebugOffsets of version %#llx: a debug-offsets layout this "
+		       "heapsnoop does not know (it reads 3.13's and 3.14's); a newer heapsnoop "
+		       "may (--no-interp: native frames only)", (unsigned long long)dver);
+		return -ENOTSUP;
+	}
 	if (dver != version)
 		return refuse(why, cap, "its _Py_DebugOffsets says version %#llx, its Py_Version "
 			      "%#x: a build whose runtime state is not what it says",

@@ -127,9 +127,11 @@ int py_layout__table(uint32_t version, struct py_layout *l);
  * inside their structs. Fields it does not describe (the TSS key,
  * _co_firsttraceable, tp_dealloc) from the table of its minor version
  * and build (3.13, 3.14, free-threaded 3.14). Returns 0; -EINVAL when
- * the blob does not check, -ENOTSUP for a version before 3.13 or a build
- * the table does not know (free-threaded 3.13); either with why in @why
- * (@cap bytes; may be NULL), one sentence naming the property missing.
+ * the blob does not agree with itself or the binary; -ENOTSUP for a
+ * version before 3.13, no cookie, a _Py_DebugOffsets version this reader
+ * has no map of, or a build the table does not know (free-threaded
+ * 3.13); either with why in @why (@cap bytes; may be NULL), one sentence
+ * naming the property missing.
  */
 int py_layout__from_debug_offsets(const void *blob, size_t len, uint32_t version,
 				  uint64_t runtime_size, struct py_layout *l, char *why,

@@ -295,7 +295,19 @@ int py_image__read(const char *path, struct py_image *img, char *why, size_t cap
 	if (err)
 		return err;
 	if (elf_file__find_object(ef, "_PyRuntime", &rt)) {
-		err = -ENOENT;
+		struct elf_func eval;
+
+		/* A CPython (its eval loop, its version) that hides its runtime state. */
+		if (elf_file__find_func(ef, "_PyEval_EvalFrameDefault", &eval) &&
+		    elf_file__find_object(ef, "Py_Version", &ver)) {
+			err = -ENOENT;
+			goto out;
+		}
+		say(why, cap, "no _PyRuntime symbol in .dynsym or .symtab, where CPython's own "
+		    "build exports it: a build that hides or renames its runtime state, where "
+		    "heapsnoop finds its threads and (3.13 and later) its layout; its Python "
+		    "frames need one that exports it (--no-interp: native frames only)");
+		err = -ENOTSUP;
 		goto out;
 	}
 	img->runtime = rt.addr;
