@@ -23,10 +23,12 @@
 #   the collector alone (LD_PRELOAD by hand): native frames only;
 #   the other builds where they are (pylib.sh's other_pythons:
 #     python-build-standalone's 3.12, clang, no .symtab; pyenv's 3.12.1
-#     and 3.13.0) and trixie's python3.13 in its root (chroot, as root):
-#     the chain, re-entered, 60 deep, a thread (pyenv's: the chain),
-#     each Python's frames read by the layout of its version (3.12: the
-#     table's; 3.13: its own _Py_DebugOffsets), no stack cut=order;
+#     and 3.13.0), trixie's python3.13 and forky's python3.14 in their
+#     roots (chroot, as root), a free-threaded 3.14 built from Debian's
+#     source (tests/tracer/make-python.sh, made if missing): the chain,
+#     re-entered, 60 deep, a thread (pyenv's: the chain), each Python's
+#     frames read by the layout of its version (3.12: the table's; 3.13
+#     and 3.14: their own _Py_DebugOffsets), no stack cut=order;
 #     pyenv's 3.10.13 said not read (before 3.11); "skipped: no ..." for
 #     each one absent.
 # No BPF: runs as any user (the root's 3.13: as root). ~12 s; the other
@@ -193,7 +195,7 @@ other_build() { # LABEL SDIR COMMAND...
 	"$HS" --preload -v -o "$T/$l.chain" -- "$@" "$sdir/chain_a.py" > /dev/null 2> "$T/$l.chain.err"
 	check "$l: heapsnoop exits 0" test $? -eq 0
 	check "$l: it says it names its frames" \
-		grep -q "pid [0-9]*: Python 3\.1[23]\.[0-9]*, its frames read by its collector" "$T/$l.chain.err"
+		grep -q "pid [0-9]*: Python 3\.1[2-4]\.[0-9]*, its frames read by its collector" "$T/$l.chain.err"
 	stack_of "$T/$l.chain" 777778 > "$T/$l.chain.stack"
 	expect_chain "$l: chain" "$T/$l.chain.stack" "$CHAIN, <module> chain_a.py:30"
 	check "$l: no frame <code gone>, no stack cut=order" \
@@ -230,12 +232,31 @@ else
 	echo "skipped: no trixie root with python3.13 (tests/distro/make-root.sh trixie), or not root"
 fi
 
+# forky's python3.14 in its root, as trixie's 3.13; free-threaded 3.14
+# (tests/tracer/make-python.sh's, made if missing) as the others.
+root=${HS_PYROOT314:-$(ls -d /var/cache/heapsnoop/roots/forky.*/root 2> /dev/null | head -n 1)}
+if [ -n "$root" ] && [ -x "$root/usr/bin/python3.14" ] && [ "$(id -u)" = 0 ]; then
+	echo "python: $root/usr/bin/python3.14 (in its root)"
+	lib=$(mktemp -d /tmp/hs-pl314.XXXXXX)
+	chmod 755 "$lib" && cp "$OUT/libheapsnoop_preload.so" "$lib/"
+	HEAPSNOOP_PRELOAD_LIB=$lib/libheapsnoop_preload.so other_build forky-3.14 /mnt \
+		unshare -m sh -c "mount --bind /tmp '$root/tmp' && mount --bind '$SCRIPTS' '$root/mnt' &&
+			exec chroot '$root' /usr/bin/python3.14 \"\$0\""
+	rm -rf "$lib"
+else
+	echo "skipped: no forky root with python3.14 (tests/distro/make-root.sh forky), or not root"
+fi
+if pyt=$(python_build 3.14t); then
+	echo "python: $pyt ($("$pyt" -c 'import sys; print(sys.version.split()[0])'), free-threaded)"
+	other_build 3.14t "$SCRIPTS" "$pyt"
+fi
+
 # Before 3.11: said, not read.
 py310=${HS_PYENV_ROOT:-/root/.pyenv}/versions/3.10.13/bin/python3.10
 if [ -x "$py310" ]; then
 	"$HS" --preload -o "$T/310" -- "$py310" chain_a.py > /dev/null 2> "$T/310.err"
 	check "3.10: said not read, why and what to do" grep -q \
-		"heapsnoop-preload: pid [0-9]*: a CPython before 3.11 (no Py_Version in its exported symbols): its frames are not read: heapsnoop reads the frames of 3.11 to 3.13; run it on one of those" \
+		"heapsnoop-preload: pid [0-9]*: a CPython before 3.11 (no Py_Version in its exported symbols): its frames are not read: heapsnoop reads the frames of 3.11 to 3.14; run it on one of those" \
 		"$T/310.err"
 else
 	echo "skipped: no pyenv 3.10.13 here ($py310)"
