@@ -161,6 +161,7 @@ static __always_inline __u32 py_str_copy(const struct hs_py_proc *py, __u64 str,
 	if (!str || bpf_probe_read_user(&len, sizeof(len), (void *)(str + py->str_length)) ||
 	    bpf_probe_read_user(&st, sizeof(st), (void *)(str + py->str_state)))
 		return 0;
+	st.state >>= py->str_state_shift & 31;
 	k = (st.state >> 2) & 7;
 	if (!(st.state & 0x20) || (k != 1 && k != 2 && k != 4))
 		return 0;

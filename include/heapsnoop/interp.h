@@ -77,6 +77,8 @@ struct hs_py_proc {
 	__u64 fr_code_tag;	/* low bits of f_executable cleared (3.14's _PyStackRef tag) */
 	__s32 fr_tlbc;		/* free-threaded 3.14: the frame's tlbc_index; -1: none */
 	__s32 co_tlbc;		/* ... the code object's co_tlbc (_PyCodeArray *) */
+	__u32 str_state_shift;	/* a str's state word >> this: 3.14t's interned is a byte */
+	__u32 pad;
 };
 
 /*

@@ -164,6 +164,7 @@ static void check_314(const char *path, bool ft)
 	assert_int_equal(l->tp_dealloc, ft ? 64 : 48);
 	assert_int_equal(l->str_ascii, ft ? 56 : 40);
 	assert_int_equal(l->str_compact, ft ? 72 : 56);
+	assert_int_equal(l->str_state_shift, ft ? 6 : 0);
 	assert_true(img.code_type && img.code_dealloc && img.code_dealloc_off);
 	assert_true(img.neval >= 1 && img.eval[0].start < img.eval[0].end);
 	print_message("%s: 3.14%s, _PyRuntime %#llx (%llu bytes), TSS key +2336, eval [%#llx, "

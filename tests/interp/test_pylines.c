@@ -259,6 +259,7 @@ static void test_debug_offsets_314(void **state)
 	assert_int_equal(l.str_compact, 72);
 	assert_int_equal(l.fr_code_tag, 3);
 	assert_int_equal(l.fr_read, 79);
+	assert_int_equal(l.str_state_shift, 6);
 	/* 3.14's words read as 3.13's would not check: the map is the version's */
 	assert_int_equal(FROM(w, 8 + 8 * 72, 0x030e07f0, 362368, &l), -EINVAL);
 	w[1 + 48] = 250;	/* co_tlbc beyond the code object */

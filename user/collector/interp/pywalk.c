@@ -157,7 +157,7 @@ static inline uint64_t str_tail(uint64_t s)
 
 	if (!s || (s & 7))
 		return 0;
-	state = u32_at(s + L.str_state);
+	state = u32_at(s + L.str_state) >> L.str_state_shift;
 	kind = PY_STR_KIND(state);
 	if (!(state & PY_STR_COMPACT))
 		return 0;
@@ -286,7 +286,7 @@ static void str_of(uint64_t s, uint32_t max, struct str_view *v)
 	*v = (struct str_view){ "", 0, 1 };
 	if (!s || (s & 7))
 		return;
-	state = u32_at(s + L.str_state);
+	state = u32_at(s + L.str_state) >> L.str_state_shift;
 	len = u64_at(s + L.str_length);
 	kind = PY_STR_KIND(state);
 	if (!(state & PY_STR_COMPACT) || (kind != 1 && kind != 2 && kind != 4) ||

@@ -285,6 +285,8 @@ int py_layout__from_debug_offsets(const void *blob, size_t len, uint32_t version
 	l->str_ascii = (uint32_t)word(b, m->un_ascii_size);
 	/* PyCompactUnicodeObject: the ASCII header, utf8_length and utf8. */
 	l->str_compact = l->str_ascii + 16;
+	/* 3.14t: unsigned char interned (atomic), not interned:2 */
+	l->str_state_shift = ft && m->minor >= 0x030e ? 6 : 0;
 	l->bytes_size = (uint32_t)word(b, m->by_ob_size);
 	l->bytes_data = (uint32_t)word(b, m->by_ob_sval);
 	/* A frame is read up to its last field the walk uses. */

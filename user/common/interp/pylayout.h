@@ -84,6 +84,12 @@ struct py_layout {
 	uint32_t str_state;	/* the state bit field's word */
 	uint32_t str_ascii;	/* compact ASCII data */
 	uint32_t str_compact;	/* compact non-ASCII data */
+	/*
+	 * The state word shifted right by this first, for PY_STR_*: 0; 6 in
+	 * a free-threaded 3.14, whose interned is a whole byte (kind at bit
+	 * 8, not 2).
+	 */
+	uint32_t str_state_shift;
 	/* bytes */
 	uint32_t bytes_size;	/* ob_size */
 	uint32_t bytes_data;	/* ob_sval */
@@ -100,7 +106,7 @@ struct py_layout {
 	uint8_t free_threaded;	/* _Py_DebugOffsets' free_threaded (Py_GIL_DISABLED) */
 };
 
-/* A str's state word: its kind (1, 2 or 4 bytes a character), compact, ASCII. */
+/* A str's state word (shifted by str_state_shift): its kind (1, 2 or 4 bytes a character), compact, ASCII. */
 #define PY_STR_KIND(state) (((state) >> 2) & 7)
 #define PY_STR_COMPACT 0x20
 #define PY_STR_ASCII 0x40

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include "maps/ehfde.h"
 #include "maps/elffile.h"
@@ -339,6 +341,30 @@ int py_image__read(const char *path, struct py_image *img, char *why, size_t cap
 out:
 	elf_file__close(ef);
 	return err;
+}
+
+bool py_command__free_threaded(const char *cmd)
+{
+	char path[PATH_MAX];
+	struct py_image img;
+	const char *dirs = getenv("PATH");
+	char why[8];
+
+	if (strchr(cmd, '/'))
+		return !py_image__read(cmd, &img, why, sizeof(why)) && img.layout.free_threaded;
+	/* As execvp(): each directory of PATH (its default when unset) in turn. */
+	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; ; d++) {
+		const char *end = strchrnul(d, ':');
+		int n = snprintf(path, sizeof(path), "%.*s/%s", (int)(end - d), end > d ? d : ".",
+				 cmd);
+
+		if (n > 0 && (size_t)n < sizeof(path) && !access(path, X_OK))
+			return !py_image__read(path, &img, why, sizeof(why)) &&
+			       img.layout.free_threaded;
+		if (!*end)
+			return false;
+		d = end;
+	}
 }
 
 bool py_image__in_eval(const struct py_image *img, uint64_t pc)

@@ -56,6 +56,15 @@ struct py_image {
  */
 int py_image__read(const char *path, struct py_image *img, char *why, size_t cap);
 
+/*
+ * Is command @cmd (a path, or a name looked up in PATH as execvp() does)
+ * a free-threaded CPython (its _Py_DebugOffsets' free_threaded)? Such a
+ * build refuses PYTHONMALLOC=malloc ("unknown allocator", fatal at its
+ * start): its objects come from its own mimalloc. False for any other
+ * file, or none.
+ */
+bool py_command__free_threaded(const char *cmd);
+
 /* Is link-time address @pc in the eval loop's code? */
 bool py_image__in_eval(const struct py_image *img, uint64_t pc);
 
