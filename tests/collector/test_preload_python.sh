@@ -119,7 +119,7 @@ expect_nogil_chain "$T/threads"
 # kill -9: the table holds the frames and the collector's records of their
 # code objects: names, files and lines in the log though the process is gone.
 # A copy of the scripts, removed before the log is read.
-mkdir "$T/gone" && cp server.py chain_a.py chain_b.py deep.py "$T/gone/"
+mkdir "$T/gone" && cp server.py chain_a.py chain_b.py deep.py pyalloc.py "$T/gone/"
 coproc SRV { cd "$T/gone" && exec "$HS" --preload -o "$T/k9" -- "$PY" -u server.py 2> "$T/k9.err"; }
 hs_pid=$SRV_PID
 wait_line "${SRV[0]}" '^ready' && echo chain >&"${SRV[1]}" && wait_line "${SRV[0]}" '^did chain' &&

@@ -4,7 +4,7 @@
  * collector share (user/common/interp/): the location-table decoder
  * against CPython's own co_lines() for every code unit of a dump that
  * lines_dump.py wrote with a real interpreter (test_pylines.sh runs it
- * with Debian's /usr/bin/python3.11, and with a 3.13 when one is there);
+ * with Debian's /usr/bin/python3.11, and with a 3.13 and a 3.14 when there);
  * str objects' kinds to UTF-8; the version tables; _Py_DebugOffsets
  * refused when any check fails.
  *

@@ -32,7 +32,13 @@
 #     python-build-standalone's 3.12, clang, no .symtab; pyenv's 3.12.1
 #     and 3.13.0, --enable-shared), each launched (the chain; the 3.12 of
 #     python-build-standalone re-entered, 60 deep, a thread too) and
-#     attached (the chain, 60 deep); "skipped: no ..." for each one absent.
+#     attached (the chain, 60 deep); "skipped: no ..." for each one absent;
+#   forky's python3.14 in its root (tests/distro/make-root.sh forky) and a
+#     free-threaded 3.14 (tests/tracer/make-python.sh 3.14t, made when
+#     missing: some 12 minutes once), each launched (the chain, re-entered,
+#     60 deep, a thread) and attached (the chain, 60 deep), its layout from
+#     its _Py_DebugOffsets; a copy of forky's python3.14 whose cookie is
+#     altered: refused once, the message naming the cookie and what to do.
 # HS_PY_MILLION: the small objects' count (default 1000000).
 # HS_PY_KERNEL_ONLY=1 (the kernel matrix's guests): only the parts whose
 # outcome the kernel decides, the BPF walk's loading and reads (launched:
@@ -131,7 +137,7 @@ if all_parts "offline, exec'd code"; then
 	# read after the scripts are gone (a copy of them run, then removed) and
 	# python has exited: their functions, files and lines come from the log's
 	# frame records, never from the files or the process.
-	mkdir "$T/gone" && cp chain_a.py chain_b.py "$T/gone/" &&
+	mkdir "$T/gone" && cp chain_a.py chain_b.py pyalloc.py "$T/gone/" &&
 		(cd "$T/gone" && exec "$HS" -q -o "$T/off" -- "$PY" chain_a.py) > /dev/null 2> "$T/off.err"
 	rm -rf "$T/gone"
 	# The chain as each output shows it: innermost first, FILE:LINE of $T/gone.
@@ -334,10 +340,12 @@ other_more() { # LABEL
 	expect_nogil_chain "$T/$l.threads" "$l:"
 }
 
-# LABEL's python PY attached: the chain, 60 deep.
+# LABEL's python PY attached: the chain, 60 deep (PYTHONMALLOC=malloc;
+# a free-threaded build's, 3.14t, refuses it: unset there).
 other_attached() { # LABEL
-	local l=$1
-	attach_server "$l.attach" PYTHONMALLOC=malloc || return 1
+	local l=$1 malloc=PYTHONMALLOC=malloc
+	[ "${l%t}" = "$l" ] || malloc="-u PYTHONMALLOC"
+	attach_server "$l.attach" $malloc || return 1
 	echo chain >&"${S[1]}"
 	wait_line "${S[0]}" '^did chain' || return 1
 	echo deep >&"${S[1]}"
