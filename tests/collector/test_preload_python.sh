@@ -234,7 +234,7 @@ fi
 
 # forky's python3.14 in its root, as trixie's 3.13; free-threaded 3.14
 # (tests/tracer/make-python.sh's, made if missing) as the others.
-root=${HS_PYROOT314:-$(ls -d /var/cache/heapsnoop/roots/forky.*/root 2> /dev/null | head -n 1)}
+root=$(forky_root)
 if [ -n "$root" ] && [ -x "$root/usr/bin/python3.14" ] && [ "$(id -u)" = 0 ]; then
 	echo "python: $root/usr/bin/python3.14 (in its root)"
 	lib=$(mktemp -d /tmp/hs-pl314.XXXXXX)

@@ -43,6 +43,21 @@ python_build() { # NAME
 	return 1
 }
 
+# The root filesystem with forky's python3.14 (HS_PYROOT314, or
+# tests/distro/make-root.sh's forky root, made now if it is not in its
+# cache: some 90 s once, as root, with network to the mirror); nothing
+# where there is none and it cannot be made (its reason on standard error).
+forky_root() {
+	local d
+	if [ -n "${HS_PYROOT314:-}" ]; then
+		echo "$HS_PYROOT314"
+	elif [ "$(id -u)" = 0 ] && d=$("$PYLIB_DIR/../distro/make-root.sh" forky 2> "${T:-/tmp}/forky.err"); then
+		echo "$d/root"
+	else
+		tail -n 1 "${T:-/tmp}/forky.err" >&2
+	fi
+}
+
 # The frames of LOG's `live` records of SIZE bytes (heapdecode -s),
 # innermost first, one a line: "py FUNCTION FILE:LINE" (FILE's last
 # component) or "c NAME"; a line "--" after each record's.
