@@ -246,10 +246,11 @@ if [ -n "$root" ] && [ -x "$root/usr/bin/python3.14" ] && [ "$(id -u)" = 0 ]; th
 else
 	echo "skipped: no forky root with python3.14 (tests/distro/make-root.sh forky), or not root"
 fi
-if pyt=$(python_build 3.14t); then
+for ft in 3.14t 3.13t; do
+	pyt=$(python_build $ft) || continue
 	echo "python: $pyt ($("$pyt" -c 'import sys; print(sys.version.split()[0])'), free-threaded)"
-	other_build 3.14t "$SCRIPTS" "$pyt"
-fi
+	other_build $ft "$SCRIPTS" "$pyt"
+done
 
 # Before 3.11: said, not read.
 py310=${HS_PYENV_ROOT:-/root/.pyenv}/versions/3.10.13/bin/python3.10

@@ -176,6 +176,45 @@ static void check_314(const char *path, bool ft)
 			      (unsigned long long)img.eval[i].end);
 }
 
+/*
+ * Free-threaded 3.13 (HS_PY313T: tests/tracer/make-python.sh's 3.13t):
+ * its layout from _Py_DebugOffsets as 3.13.5's headers say with
+ * Py_GIL_DISABLED, the table's fields of that build.
+ */
+static void test_python313t(void **state)
+{
+	const char *path = getenv("HS_PY313T");
+	struct py_image img;
+	const struct py_layout *l = &img.layout;
+	char why[512] = "";
+
+	(void)state;
+	if (!path || !*path) {
+		print_message("no free-threaded python3.13t given (HS_PY313T): skipped\n");
+		return;
+	}
+	if (py_image__read(path, &img, why, sizeof(why)))
+		fail_msg("%s: %s", path, why);
+	assert_int_equal(PY_MINOR_OF(img.version), 0x030d);
+	assert_true(img.debug_offsets && l->free_threaded);
+	assert_int_equal(img.tss_key - img.runtime, 2160);
+	assert_int_equal(l->ts_frame, 72);
+	assert_int_equal(l->fr_owner, 70);
+	assert_int_equal(l->fr_code_tag, 0);
+	assert_int_equal(l->fr_tlbc, -1);
+	assert_int_equal(l->co_filename, 128);
+	assert_int_equal(l->co_firstlineno, 84);
+	assert_int_equal(l->co_code, 216);
+	assert_int_equal(l->co_firsttraceable, 200);
+	assert_int_equal(l->ob_type, 24);
+	assert_int_equal(l->tp_dealloc, 64);
+	assert_int_equal(l->str_ascii, 56);
+	assert_int_equal(l->str_compact, 72);
+	assert_int_equal(l->str_state_shift, 0);
+	print_message("%s: 3.13t, _PyRuntime %#llx (%llu bytes), TSS key +2160\n", path,
+		      (unsigned long long)img.runtime, (unsigned long long)img.runtime_size);
+}
+
 static void test_python314(void **state)
 {
 	const char *py = getenv("HS_PY314"), *pyt = getenv("HS_PY314T");
@@ -499,6 +538,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_python313),
 		cmocka_unit_test(test_python312),
 		cmocka_unit_test(test_python314),
+		cmocka_unit_test(test_python313t),
 		cmocka_unit_test(test_not_python),
 		cmocka_unit_test(test_eval_hidden),
 		cmocka_unit_test(test_runtime_hidden),

@@ -34,4 +34,8 @@ if [ -z "${HS_PY314T:-}" ]; then
 	t=$(ls -d /var/cache/heapsnoop/python/3.14t.*/prefix/bin/python3.14t 2> /dev/null | head -n 1)
 	[ -n "$t" ] && export HS_PY314T=$t
 fi
+if [ -z "${HS_PY313T:-}" ]; then
+	t=$(ls -d /var/cache/heapsnoop/python/3.13t.*/prefix/bin/python3.13t 2> /dev/null | head -n 1)
+	[ -n "$t" ] && export HS_PY313T=$t
+fi
 exec "$OUT/tests/test_pyfind" "${py313:--}" ${py312[@]+"${py312[@]}"}

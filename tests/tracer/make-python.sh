@@ -3,7 +3,7 @@
 # Debian does not package, for test_python's "other builds", in a cache
 # shared by all checkouts and kept between runs (like tests/distro's roots
 # and the kernel matrix's kernels):
-#   make-python.sh NAME      NAME: 3.14t (free-threaded, --disable-gil)
+#   make-python.sh NAME      NAME: 3.14t, 3.13t (free-threaded, --disable-gil)
 # prints the build's cache directory, which holds:
 #   prefix/    the installed build (prefix/bin/python3.14t)
 #   recipe     what it was made from (the source, its sha256, configure's
@@ -15,7 +15,9 @@
 # configured --disable-gil with neither PGO
 # nor LTO (the build's minutes, not its speed, matter here) and
 # --without-ensurepip, built with this machine's compiler; symbols kept
-# (.symtab), linked static (libpython in the executable).
+# (.symtab), linked static (libpython in the executable). 3.13t: the same
+# from trixie's python3.13 3.13.5 (python3.13_3.13.5.orig.tar.xz, its
+# sha256 from trixie's Sources).
 #
 # A build is made once, by whoever needs it first, under a lock, in a
 # temporary directory renamed into place when complete; the directory's
@@ -26,7 +28,7 @@
 #   PYTHON_CACHE   the cache (default /var/cache/heapsnoop/python)
 #   DISTRO_MIRROR  the Debian mirror (default http://deb.debian.org/debian)
 set -u
-NAME=${1:?usage: $0 3.14t}
+NAME=${1:?usage: $0 3.14t|3.13t}
 CACHE=${PYTHON_CACHE:-/var/cache/heapsnoop/python}
 MIRROR=${DISTRO_MIRROR:-http://deb.debian.org/debian}
 die() { echo "make-python: $NAME: $*" >&2; exit 1; }
@@ -38,7 +40,13 @@ case $NAME in
 	SHA256=3b48dac8fb59f62eaa67ac83c1eb12bda1b7a08406dd286e252c11a66be27f81
 	CONFIGURE="--disable-gil --without-ensurepip"
 	;;
-*) die "unknown build (known: 3.14t)" ;;
+3.13t)
+	TARBALL=python3.13_3.13.5.orig.tar.xz
+	URL=$MIRROR/pool/main/p/python3.13/$TARBALL
+	SHA256=93e583f243454e6e9e4588ca2c2662206ad961659863277afcdb96801647d640
+	CONFIGURE="--disable-gil --without-ensurepip"
+	;;
+*) die "unknown build (known: 3.14t 3.13t)" ;;
 esac
 recipe="$TARBALL $SHA256 $CONFIGURE v1"
 key=$(printf '%s\n' "$recipe" | sha256sum | cut -c1-12)

@@ -25,18 +25,20 @@ other_pythons() {
 }
 
 # The python of a CPython build tests/tracer/make-python.sh makes (NAME:
-# 3.14t, its prefix/bin/python3.14t), made now if it is not in its cache
-# (once: minutes). HS_PY314T names another 3.14t. False, with a "note:
-# ... not run" line naming the command, where it is not there and cannot
-# be made (no network to the mirror, no compiler, not root).
+# 3.14t or 3.13t, its prefix/bin/python3.14t or python3.13t), made now if
+# it is not in its cache (once: minutes). HS_PY314T, HS_PY313T name
+# another. False, with a "note: ... not run" line naming the command,
+# where it is not there and cannot be made (no network to the mirror, no
+# compiler, not root).
 python_build() { # NAME
-	local dir
-	if [ "$1" = 3.14t ] && [ -n "${HS_PY314T:-}" ]; then
-		echo "$HS_PY314T"
+	local dir var=HS_PY${1//./}
+	var=${var^^}
+	if [ -n "${!var:-}" ]; then
+		echo "${!var}"
 		return 0
 	fi
 	if dir=$("$PYLIB_DIR/make-python.sh" "$1" 2> "${T:-/tmp}/make-python.$1.err"); then
-		echo "$dir/prefix/bin/python${1%t}t"
+		echo "$dir/prefix/bin/python$1"
 		return 0
 	fi
 	echo "note: no CPython $1 build and it could not be made ($(tail -n 1 "${T:-/tmp}/make-python.$1.err")): $1 not run; make it with: tests/tracer/make-python.sh $1" >&2

@@ -447,12 +447,13 @@ if all_parts "3.14"; then
 	else
 		echo "note: no forky root with python3.14 and none could be made (tests/distro/make-root.sh forky, as root): 3.14 not run"
 	fi
-	if PYT=$(python_build 3.14t); then
+	for ft in 3.14t 3.13t; do
+		PYT=$(python_build $ft) || continue
 		echo "python: $PYT ($("$PYT" -c 'import sys; print(sys.version.split()[0], "GIL", sys._is_gil_enabled())'))"
-		other_build 3.14t "$PYT" || check "3.14t: its server answered" false
-		check "3.14t: its layout from its _Py_DebugOffsets" \
-			grep -q "runs Python 3\.14\.[0-9]* (.*): its frames are read (its layout from its _Py_DebugOffsets)" \
-			"$T/3.14t.chain.err"
-	fi
+		other_build $ft "$PYT" || check "$ft: its server answered" false
+		check "$ft: its layout from its _Py_DebugOffsets" \
+			grep -q "runs Python ${ft%t}\.[0-9]* (.*): its frames are read (its layout from its _Py_DebugOffsets)" \
+			"$T/$ft.chain.err"
+	done
 fi
 finish

@@ -40,12 +40,10 @@ static const struct py_layout common = {
 static int table_extras(uint32_t minor, bool free_threaded, struct py_layout *l)
 {
 	switch (minor) {
-	case 0x030d:	/* 3.13 */
-		if (free_threaded)
-			return -ENOTSUP;
+	case 0x030d:	/* 3.13: trixie's headers; 3.13t: 3.13.5's with Py_GIL_DISABLED */
 		l->rt_tss_key = 2160;
-		l->co_firsttraceable = 184;
-		l->tp_dealloc = 48;
+		l->co_firsttraceable = free_threaded ? 200 : 184;
+		l->tp_dealloc = free_threaded ? 64 : 48;	/* PyObject 32 bytes, not 16 */
 		return 0;
 	case 0x030e:	/* 3.14: 3.14.7's headers, Py_GIL_DISABLED or not */
 		l->rt_tss_key = 2336;
@@ -230,7 +228,7 @@ int py_layout__from_debug_offsets(const void *blob, size_t len, uint32_t version
 	l->free_threaded = (uint8_t)ft;
 	if (table_extras(m->minor, ft, l)) {
 		refuse(why, cap, "Python %s%s: heapsnoop does not know where its runtime keeps its "
-		       "thread-state key (it knows 3.13's, 3.14's and free-threaded 3.14's)",
+		       "thread-state key (it knows 3.13's and 3.14's, free-threaded or not)",
 		       py_layout__version_str(version, v, sizeof(v)), ft ? " (free-threaded)" : "");
 		return -ENOTSUP;
 	}

@@ -33,7 +33,10 @@
  * headers (Debian's python3.14_3.14.7.orig.tar.xz, Py_BUILD_CORE
  * offsetof()s, with and without Py_GIL_DISABLED) and checked on forky's
  * python3.14 (3.14.8, GCC: its PyGILState_GetThisThreadState's code says
- * the same key) and a --disable-gil 3.14.7 (tests/tracer/make-python.sh).
+ * the same key) and a --disable-gil 3.14.7 (tests/tracer/make-python.sh);
+ * free-threaded 3.13's from 3.13.5's headers with Py_GIL_DISABLED (the
+ * same offsetof()s give the default build's table above), checked on a
+ * --disable-gil 3.13.5 built the same way.
  * docs/DESIGN.md, "Interpreter frames".
  */
 #ifndef HEAPSNOOP_PYLAYOUT_H
@@ -132,11 +135,10 @@ int py_layout__table(uint32_t version, struct py_layout *l);
  * _PyRuntime size equal to @runtime_size (the symbol's), the offsets
  * inside their structs. Fields it does not describe (the TSS key,
  * _co_firsttraceable, tp_dealloc) from the table of its minor version
- * and build (3.13, 3.14, free-threaded 3.14). Returns 0; -EINVAL when
+ * and build (3.13, 3.14, each free-threaded or not). Returns 0; -EINVAL when
  * the blob does not agree with itself or the binary; -ENOTSUP for a
- * version before 3.13, no cookie, a _Py_DebugOffsets version this reader
- * has no map of, or a build the table does not know (free-threaded
- * 3.13); either with why in @why (@cap bytes; may be NULL), one sentence
+ * version before 3.13, no cookie, or a _Py_DebugOffsets version this
+ * reader has no map of; either with why in @why (@cap bytes; may be NULL), one sentence
  * naming the property missing.
  */
 int py_layout__from_debug_offsets(const void *blob, size_t len, uint32_t version,
