@@ -24,8 +24,9 @@
 #   the other builds where they are (pylib.sh's other_pythons:
 #     python-build-standalone's 3.12, clang, no .symtab; pyenv's 3.12.1
 #     and 3.13.0), trixie's python3.13 and forky's python3.14 in their
-#     roots (chroot, as root), a free-threaded 3.14 built from Debian's
-#     source (tests/tracer/make-python.sh, made if missing): the chain,
+#     roots (chroot, as root), free-threaded 3.14 and 3.13 built from
+#     Debian's source (tests/tracer/make-python.sh, made if missing; in
+#     them each block is malloc through ctypes: pyalloc.py): the chain,
 #     re-entered, 60 deep, a thread (pyenv's: the chain), each Python's
 #     frames read by the layout of its version (3.12: the table's; 3.13
 #     and 3.14: their own _Py_DebugOffsets), no stack cut=order;
@@ -232,8 +233,8 @@ else
 	echo "skipped: no trixie root with python3.13 (tests/distro/make-root.sh trixie), or not root"
 fi
 
-# forky's python3.14 in its root, as trixie's 3.13; free-threaded 3.14
-# (tests/tracer/make-python.sh's, made if missing) as the others.
+# forky's python3.14 in its root, as trixie's 3.13; free-threaded 3.14 and
+# 3.13 (tests/tracer/make-python.sh's, made if missing) as the others.
 root=$(forky_root)
 if [ -n "$root" ] && [ -x "$root/usr/bin/python3.14" ] && [ "$(id -u)" = 0 ]; then
 	echo "python: $root/usr/bin/python3.14 (in its root)"

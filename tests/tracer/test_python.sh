@@ -33,12 +33,15 @@
 #     and 3.13.0, --enable-shared), each launched (the chain; the 3.12 of
 #     python-build-standalone re-entered, 60 deep, a thread too) and
 #     attached (the chain, 60 deep); "skipped: no ..." for each one absent;
-#   forky's python3.14 in its root (tests/distro/make-root.sh forky) and a
-#     free-threaded 3.14 (tests/tracer/make-python.sh 3.14t, made when
-#     missing: some 12 minutes once), each launched (the chain, re-entered,
-#     60 deep, a thread) and attached (the chain, 60 deep), its layout from
-#     its _Py_DebugOffsets; a copy of forky's python3.14 whose cookie is
-#     altered: refused once, the message naming the cookie and what to do.
+#   forky's python3.14 in its root (tests/distro/make-root.sh forky, made
+#     when missing: 90 s once) and free-threaded 3.14 and 3.13
+#     (tests/tracer/make-python.sh 3.14t, 3.13t, made when missing: 12 and
+#     40 minutes once on this busy machine), each launched (the chain,
+#     re-entered, 60 deep, a thread) and attached (the chain, 60 deep), its
+#     layout from its _Py_DebugOffsets: 30 s for 3.14 (in its root, with
+#     the cookie's copy), 12 s and 10 s for 3.14t and 3.13t at a load of 9;
+#     a copy of forky's python3.14 whose cookie is altered: refused once,
+#     the message naming the cookie and what to do.
 # HS_PY_MILLION: the small objects' count (default 1000000).
 # HS_PY_KERNEL_ONLY=1 (the kernel matrix's guests): only the parts whose
 # outcome the kernel decides, the BPF walk's loading and reads (launched:
@@ -393,14 +396,14 @@ else
 	echo "note: no python3.13 here nor a trixie root with one (tests/distro/make-root.sh trixie): 3.13 not run"
 fi
 
-# --- 3.14 (forky's, in its root) and free-threaded 3.14 (built from source) ----
+# --- 3.14 (forky's, in its root), free-threaded 3.14 and 3.13 (from source) ---
 # Each: launched, the chain, the loop re-entered, 60 deep and a thread
 # (other_build's and other_more's); attached, the chain and 60 deep
-# (other_attached's): 6 runs of heapsnoop, some 15 s each build. 3.14
-# reads its layout from its _Py_DebugOffsets (f_executable a tagged
-# _PyStackRef, owner 3 the shim); 3.14t too, with its bigger object
-# headers and each thread's own copy of the code units (the thread's
-# line is right only if that copy is followed).
+# (other_attached's): 5 runs of heapsnoop each build. 3.14 reads its
+# layout from its _Py_DebugOffsets (f_executable a tagged _PyStackRef,
+# owner 3 the shim); 3.14t too, with its bigger object headers and each
+# thread's own copy of the code units (the thread's line is right only
+# if that copy is followed); 3.13t with 3.13's frames and its headers.
 # forky's runs in its root by chroot, the scripts copied into the root's
 # /tmp (chroot leaves no way to the checkout), through a wrapper that
 # takes a script's name as python does.
