@@ -46,7 +46,7 @@ run "CPython location tables against co_lines(), str kinds, layouts (cmocka, ASa
 	tests/interp/test_pylines.sh "$OUT"
 run "interpreter frames among native ones: the splice unit tests (cmocka, ASan+UBSan)" \
 	"$OUT/tests/test_splice"
-run "the tracer's CPython finder and resolver on Debian's python3.11, trixie's 3.13 and the 3.12 builds present; a build that hides its eval loop (cmocka, ASan+UBSan)" \
+run "the tracer's CPython finder and resolver on Debian's python3.11, trixie's 3.13, the 3.12 builds present, forky's 3.14 and a free-threaded 3.14 where made (their layouts against 3.14.7's headers); a build that hides its eval loop or _PyRuntime (cmocka, ASan+UBSan)" \
 	tests/interp/test_pyfind.sh "$OUT"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"

@@ -23,7 +23,7 @@
 
 enum hs_interp_kind {
 	HS_INTERP_NONE = 0,
-	HS_INTERP_PYTHON = 1,	/* CPython 3.11 to 3.13 */
+	HS_INTERP_PYTHON = 1,	/* CPython 3.11 to 3.14 */
 	HS_INTERP_LUA = 2,	/* PUC Lua 5.4 and 5.1 */
 	HS_INTERP__MAX,
 };
@@ -74,6 +74,11 @@ struct hs_py_proc {
 	__s32 co_firsttraceable;
 	__u32 str_length, str_state, str_ascii, str_compact;
 	__u32 bytes_size, bytes_data;
+	__u64 fr_code_tag;	/* low bits of f_executable cleared (3.14's _PyStackRef tag) */
+	__s32 fr_tlbc;		/* free-threaded 3.14: the frame's tlbc_index; -1: none */
+	__s32 co_tlbc;		/* ... the code object's co_tlbc (_PyCodeArray *) */
+	__u32 str_state_shift;	/* a str's state word >> this: 3.14t's interned is a byte */
+	__u32 pad;
 };
 
 /*

@@ -23,10 +23,13 @@
 #   the collector alone (LD_PRELOAD by hand): native frames only;
 #   the other builds where they are (pylib.sh's other_pythons:
 #     python-build-standalone's 3.12, clang, no .symtab; pyenv's 3.12.1
-#     and 3.13.0) and trixie's python3.13 in its root (chroot, as root):
-#     the chain, re-entered, 60 deep, a thread (pyenv's: the chain),
-#     each Python's frames read by the layout of its version (3.12: the
-#     table's; 3.13: its own _Py_DebugOffsets), no stack cut=order;
+#     and 3.13.0), trixie's python3.13 and forky's python3.14 in their
+#     roots (chroot, as root), free-threaded 3.14 and 3.13 built from
+#     Debian's source (tests/tracer/make-python.sh, made if missing; in
+#     them each block is malloc through ctypes: pyalloc.py): the chain,
+#     re-entered, 60 deep, a thread (pyenv's: the chain), each Python's
+#     frames read by the layout of its version (3.12: the table's; 3.13
+#     and 3.14: their own _Py_DebugOffsets), no stack cut=order;
 #     pyenv's 3.10.13 said not read (before 3.11); "skipped: no ..." for
 #     each one absent.
 # No BPF: runs as any user (the root's 3.13: as root). ~12 s; the other
@@ -117,7 +120,7 @@ expect_nogil_chain "$T/threads"
 # kill -9: the table holds the frames and the collector's records of their
 # code objects: names, files and lines in the log though the process is gone.
 # A copy of the scripts, removed before the log is read.
-mkdir "$T/gone" && cp server.py chain_a.py chain_b.py deep.py "$T/gone/"
+mkdir "$T/gone" && cp server.py chain_a.py chain_b.py deep.py pyalloc.py "$T/gone/"
 coproc SRV { cd "$T/gone" && exec "$HS" --preload -o "$T/k9" -- "$PY" -u server.py 2> "$T/k9.err"; }
 hs_pid=$SRV_PID
 wait_line "${SRV[0]}" '^ready' && echo chain >&"${SRV[1]}" && wait_line "${SRV[0]}" '^did chain' &&
@@ -193,7 +196,7 @@ other_build() { # LABEL SDIR COMMAND...
 	"$HS" --preload -v -o "$T/$l.chain" -- "$@" "$sdir/chain_a.py" > /dev/null 2> "$T/$l.chain.err"
 	check "$l: heapsnoop exits 0" test $? -eq 0
 	check "$l: it says it names its frames" \
-		grep -q "pid [0-9]*: Python 3\.1[23]\.[0-9]*, its frames read by its collector" "$T/$l.chain.err"
+		grep -q "pid [0-9]*: Python 3\.1[2-4]\.[0-9]*, its frames read by its collector" "$T/$l.chain.err"
 	stack_of "$T/$l.chain" 777778 > "$T/$l.chain.stack"
 	expect_chain "$l: chain" "$T/$l.chain.stack" "$CHAIN, <module> chain_a.py:30"
 	check "$l: no frame <code gone>, no stack cut=order" \
@@ -230,12 +233,32 @@ else
 	echo "skipped: no trixie root with python3.13 (tests/distro/make-root.sh trixie), or not root"
 fi
 
+# forky's python3.14 in its root, as trixie's 3.13; free-threaded 3.14 and
+# 3.13 (tests/tracer/make-python.sh's, made if missing) as the others.
+root=$(forky_root)
+if [ -n "$root" ] && [ -x "$root/usr/bin/python3.14" ] && [ "$(id -u)" = 0 ]; then
+	echo "python: $root/usr/bin/python3.14 (in its root)"
+	lib=$(mktemp -d /tmp/hs-pl314.XXXXXX)
+	chmod 755 "$lib" && cp "$OUT/libheapsnoop_preload.so" "$lib/"
+	HEAPSNOOP_PRELOAD_LIB=$lib/libheapsnoop_preload.so other_build forky-3.14 /mnt \
+		unshare -m sh -c "mount --bind /tmp '$root/tmp' && mount --bind '$SCRIPTS' '$root/mnt' &&
+			exec chroot '$root' /usr/bin/python3.14 \"\$0\""
+	rm -rf "$lib"
+else
+	echo "skipped: no forky root with python3.14 (tests/distro/make-root.sh forky), or not root"
+fi
+for ft in 3.14t 3.13t; do
+	pyt=$(python_build $ft) || continue
+	echo "python: $pyt ($("$pyt" -c 'import sys; print(sys.version.split()[0])'), free-threaded)"
+	other_build $ft "$SCRIPTS" "$pyt"
+done
+
 # Before 3.11: said, not read.
 py310=${HS_PYENV_ROOT:-/root/.pyenv}/versions/3.10.13/bin/python3.10
 if [ -x "$py310" ]; then
 	"$HS" --preload -o "$T/310" -- "$py310" chain_a.py > /dev/null 2> "$T/310.err"
 	check "3.10: said not read, why and what to do" grep -q \
-		"heapsnoop-preload: pid [0-9]*: a CPython before 3.11 (no Py_Version in its exported symbols): its frames are not read: heapsnoop reads the frames of 3.11 to 3.13; run it on one of those" \
+		"heapsnoop-preload: pid [0-9]*: a CPython before 3.11 (no Py_Version in its exported symbols): its frames are not read: heapsnoop reads the frames of 3.11 to 3.14; run it on one of those" \
 		"$T/310.err"
 else
 	echo "skipped: no pyenv 3.10.13 here ($py310)"

@@ -4,7 +4,7 @@
 # (tests/distro: the binaries copied alone into it; tests/kmatrix and
 # tests/arm64: the guests' root, docs/KERNELS.md), in a cache shared by all
 # checkouts and kept between runs:
-#   make-root.sh NAME       NAME: bullseye, trixie (x86-64), trixie-arm64
+#   make-root.sh NAME       NAME: bullseye, trixie, forky (x86-64), trixie-arm64
 # prints the root's cache directory, which holds:
 #   root/      the root filesystem
 #   packages   its packages and versions (dpkg-query), one a line
@@ -16,6 +16,9 @@
 # below): nothing for bullseye; for trixie, which is also the x86-64
 # guests' root, python3 (test_syswide reads --json) and libc6-dbg
 # (test_semantics names glibc's static __libc_start_call_main).
+# forky is Debian 14 (testing): python3.14, for test_python's 3.14 chains
+# (debootstrap 1.0.128 has no script named forky: sid's, which all
+# suites since buster use, is passed by path).
 # trixie-arm64 is the arm64 guest's root, with libc6-dbg and libcmocka0
 # (the collector's unwinder test runs there): `debootstrap --foreign` unpacks
 # it without running its programs (they are arm64 code: no qemu-user
@@ -35,18 +38,20 @@
 #   DISTRO_CACHE   the cache (default /var/cache/heapsnoop/roots)
 #   DISTRO_MIRROR  the Debian mirror (default http://deb.debian.org/debian)
 set -u
-NAME=${1:?usage: $0 bullseye|trixie|trixie-arm64}
+NAME=${1:?usage: $0 bullseye|trixie|forky|trixie-arm64}
 CACHE=${DISTRO_CACHE:-/var/cache/heapsnoop/roots}
 MIRROR=${DISTRO_MIRROR:-http://deb.debian.org/debian}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 die() { echo "make-root: $NAME: $*" >&2; exit 1; }
 
 FOREIGN=0
+SCRIPT=
 case $NAME in
 bullseye) SUITE=bullseye ARCH=amd64 INCLUDE= ;;
 trixie) SUITE=trixie ARCH=amd64 INCLUDE=python3,libc6-dbg ;;
+forky) SUITE=forky ARCH=amd64 INCLUDE=python3.14 SCRIPT=/usr/share/debootstrap/scripts/sid ;;
 trixie-arm64) SUITE=trixie ARCH=arm64 INCLUDE=libc6-dbg,libcmocka0 FOREIGN=1 ;;
-*) die "unknown root (known: bullseye trixie trixie-arm64)" ;;
+*) die "unknown root (known: bullseye trixie forky trixie-arm64)" ;;
 esac
 # Bump the last field when what is done to a root below changes.
 recipe="$SUITE $ARCH minbase include=$INCLUDE foreign=$FOREIGN v1"
@@ -86,7 +91,7 @@ opts=(--variant=minbase --arch="$ARCH" --keyring="$KEYRING")
 [ -n "$INCLUDE" ] && opts+=(--include="$INCLUDE")
 [ "$FOREIGN" = 1 ] && opts+=(--foreign)
 echo "make-root: $NAME: debootstrap ${opts[*]} $SUITE (once; cached in $DIR)" >&2
-debootstrap "${opts[@]}" "$SUITE" "$tmp/root" "$MIRROR" > "$tmp/debootstrap.log" 2>&1 || {
+debootstrap "${opts[@]}" "$SUITE" "$tmp/root" "$MIRROR" $SCRIPT > "$tmp/debootstrap.log" 2>&1 || {
 	tail -n 20 "$tmp/debootstrap.log" >&2
 	[ -f "$tmp/root/debootstrap/debootstrap.log" ] && tail -n 20 "$tmp/root/debootstrap/debootstrap.log" >&2
 	die "debootstrap failed (the lines above; no network to $MIRROR?)"

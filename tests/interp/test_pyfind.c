@@ -8,9 +8,12 @@
  *   - pyfind on 3.12 builds where they are (python-build-standalone's,
  *     clang's code the decoder does not know, no .symtab; pyenv's, GCC's):
  *     the TSS key at the table's offset, whichever the code says;
- *   - a build that hides its eval loop (a copy of python3.11 whose
- *     _PyEval_EvalFrameDefault is renamed in .dynstr): refused, the
- *     message naming the symbol, where it is looked for and what to do;
+ *   - a build that hides its eval loop or its runtime state (a copy of
+ *     python3.11 whose _PyEval_EvalFrameDefault, or _PyRuntime, is
+ *     renamed in .dynstr): refused, the message naming the symbol, where
+ *     it is looked for and what to do;
+ *   - 3.14 and free-threaded 3.14 where given (HS_PY314, HS_PY314T): the
+ *     layout read from _Py_DebugOffsets is what 3.14.7's headers say;
  *   - libctsd on this machine's glibc, checked against glibc itself: a
  *     key's value set with pthread_setspecific() is where the offsets say,
  *     from this thread's thread pointer;
@@ -128,6 +131,105 @@ static void test_python312(void **state)
 	}
 }
 
+/*
+ * 3.14 (HS_PY314: forky's python3.14) and free-threaded 3.14 (HS_PY314T:
+ * tests/tracer/make-python.sh's --disable-gil build): the layout read from
+ * each one's _Py_DebugOffsets is what 3.14.7's own headers say
+ * (offsetof() with and without Py_GIL_DISABLED), the TSS key the table's.
+ */
+static void check_314(const char *path, bool ft)
+{
+	struct py_image img;
+	const struct py_layout *l = &img.layout;
+	char why[512] = "";
+
+	if (py_image__read(path, &img, why, sizeof(why)))
+		fail_msg("%s: %s", path, why);
+	assert_int_equal(PY_MINOR_OF(img.version), 0x030e);
+	assert_true(img.debug_offsets);
+	assert_int_equal(l->free_threaded, ft);
+	assert_int_equal(img.tss_key - img.runtime, 2336);
+	assert_int_equal(l->ts_frame, 72);
+	assert_int_equal(l->fr_previous, 8);
+	assert_int_equal(l->fr_code, 0);
+	assert_int_equal(l->fr_instr, 56);
+	assert_int_equal(l->fr_owner, ft ? 78 : 74);
+	assert_int_equal(l->fr_tlbc, ft ? 72 : -1);
+	assert_int_equal(l->co_tlbc, ft ? 224 : -1);
+	assert_int_equal(l->co_filename, ft ? 128 : 112);
+	assert_int_equal(l->co_firstlineno, ft ? 84 : 68);
+	assert_int_equal(l->co_code, ft ? 232 : 208);
+	assert_int_equal(l->co_firsttraceable, ft ? 208 : 192);
+	assert_int_equal(l->ob_type, ft ? 24 : 8);
+	assert_int_equal(l->tp_dealloc, ft ? 64 : 48);
+	assert_int_equal(l->str_ascii, ft ? 56 : 40);
+	assert_int_equal(l->str_compact, ft ? 72 : 56);
+	assert_int_equal(l->str_state_shift, ft ? 6 : 0);
+	assert_true(img.code_type && img.code_dealloc && img.code_dealloc_off);
+	assert_true(img.neval >= 1 && img.eval[0].start < img.eval[0].end);
+	print_message("%s: 3.14%s, _PyRuntime %#llx (%llu bytes), TSS key +2336, eval [%#llx, "
+		      "%#llx) and %d more\n", path, ft ? "t" : "", (unsigned long long)img.runtime,
+		      (unsigned long long)img.runtime_size, (unsigned long long)img.eval[0].start,
+		      (unsigned long long)img.eval[0].end, img.neval - 1);
+	for (int i = 1; i < img.neval; i++)
+		print_message("  .cold [%#llx, %#llx)\n", (unsigned long long)img.eval[i].start,
+			      (unsigned long long)img.eval[i].end);
+}
+
+/*
+ * Free-threaded 3.13 (HS_PY313T: tests/tracer/make-python.sh's 3.13t):
+ * its layout from _Py_DebugOffsets as 3.13.5's headers say with
+ * Py_GIL_DISABLED, the table's fields of that build.
+ */
+static void test_python313t(void **state)
+{
+	const char *path = getenv("HS_PY313T");
+	struct py_image img;
+	const struct py_layout *l = &img.layout;
+	char why[512] = "";
+
+	(void)state;
+	if (!path || !*path) {
+		print_message("no free-threaded python3.13t given (HS_PY313T): skipped\n");
+		return;
+	}
+	if (py_image__read(path, &img, why, sizeof(why)))
+		fail_msg("%s: %s", path, why);
+	assert_int_equal(PY_MINOR_OF(img.version), 0x030d);
+	assert_true(img.debug_offsets && l->free_threaded);
+	assert_int_equal(img.tss_key - img.runtime, 2160);
+	assert_int_equal(l->ts_frame, 72);
+	assert_int_equal(l->fr_owner, 70);
+	assert_int_equal(l->fr_code_tag, 0);
+	assert_int_equal(l->fr_tlbc, -1);
+	assert_int_equal(l->co_filename, 128);
+	assert_int_equal(l->co_firstlineno, 84);
+	assert_int_equal(l->co_code, 216);
+	assert_int_equal(l->co_firsttraceable, 200);
+	assert_int_equal(l->ob_type, 24);
+	assert_int_equal(l->tp_dealloc, 64);
+	assert_int_equal(l->str_ascii, 56);
+	assert_int_equal(l->str_compact, 72);
+	assert_int_equal(l->str_state_shift, 0);
+	print_message("%s: 3.13t, _PyRuntime %#llx (%llu bytes), TSS key +2160\n", path,
+		      (unsigned long long)img.runtime, (unsigned long long)img.runtime_size);
+}
+
+static void test_python314(void **state)
+{
+	const char *py = getenv("HS_PY314"), *pyt = getenv("HS_PY314T");
+
+	(void)state;
+	if (py && *py)
+		check_314(py, false);
+	else
+		print_message("no python3.14 given (HS_PY314): skipped\n");
+	if (pyt && *pyt)
+		check_314(pyt, true);
+	else
+		print_message("no free-threaded python3.14t given (HS_PY314T): skipped\n");
+}
+
 /* @from copied to @to with @name's first letter changed in its .dynstr. */
 static void copy_renaming(const char *from, const char *to, const char *name)
 {
@@ -188,6 +290,24 @@ static void test_eval_hidden(void **state)
 	assert_non_null(strstr(why, "(.dynsym)"));
 	assert_non_null(strstr(why, "its Python frames need one that exports it"));
 	assert_non_null(strstr(why, "--no-interp"));
+}
+
+/* A build whose _PyRuntime is renamed: refused, the symbol named, not "not a CPython". */
+static void test_runtime_hidden(void **state)
+{
+	char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
+	struct py_image img;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	copy_renaming(PY311, path, "_PyRuntime");
+	assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
+	unlink(path);
+	print_message("%s\n", why);
+	assert_non_null(strstr(why, "no _PyRuntime symbol in .dynsym or .symtab"));
+	assert_non_null(strstr(why, "its Python frames need one that exports it"));
 }
 
 static void test_not_python(void **state)
@@ -417,8 +537,11 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_python311),
 		cmocka_unit_test(test_python313),
 		cmocka_unit_test(test_python312),
+		cmocka_unit_test(test_python314),
+		cmocka_unit_test(test_python313t),
 		cmocka_unit_test(test_not_python),
 		cmocka_unit_test(test_eval_hidden),
+		cmocka_unit_test(test_runtime_hidden),
 		cmocka_unit_test(test_libc_tsd),
 	};
 	const struct CMUnitTest live[] = {

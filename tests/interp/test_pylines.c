@@ -4,7 +4,7 @@
  * collector share (user/interp/python/): the location-table decoder
  * against CPython's own co_lines() for every code unit of a dump that
  * lines_dump.py wrote with a real interpreter (test_pylines.sh runs it
- * with Debian's /usr/bin/python3.11, and with a 3.13 when one is there);
+ * with Debian's /usr/bin/python3.11, and with a 3.13 and a 3.14 when there);
  * str objects' kinds to UTF-8; the version tables; _Py_DebugOffsets
  * refused when any check fails.
  *
@@ -142,8 +142,14 @@ static void test_tables(void **state)
 	assert_int_equal(l.fr_entry, -1);
 	assert_int_equal(py_layout__table(0x030d05f0, &l), 0);
 	assert_int_equal(l.cf_frame, -1);
+	assert_int_equal(l.fr_code_tag, 0);
+	assert_int_equal(py_layout__table(0x030e08f0, &l), 0);
+	assert_int_equal(l.rt_tss_key, 2336);
+	assert_int_equal(l.co_code, 208);
+	assert_int_equal(l.fr_code_tag, 3);
+	assert_int_equal(l.fr_tlbc, -1);
 	assert_int_equal(py_layout__table(0x030a0cf0, &l), -ENOTSUP);
-	assert_int_equal(py_layout__table(0x030e00f0, &l), -ENOTSUP);
+	assert_int_equal(py_layout__table(0x030f00f0, &l), -ENOTSUP);
 }
 
 /* 3.13.5's _Py_DebugOffsets, as its headers make it; each check refuses. */
@@ -157,35 +163,110 @@ static void debug_offsets_313(uint64_t *w)
 	w[1 + 27] = 80; w[1 + 28] = 8; w[1 + 29] = 0; w[1 + 30] = 56; w[1 + 32] = 70;
 	w[1 + 33] = 208; w[1 + 34] = 112; w[1 + 35] = 120; w[1 + 36] = 128;
 	w[1 + 37] = 136; w[1 + 38] = 68; w[1 + 42] = 200;
-	w[1 + 44] = 8;
+	w[1 + 43] = 16; w[1 + 44] = 8;
 	w[1 + 63] = 40; w[1 + 64] = 16; w[1 + 65] = 32;
 	w[1 + 66] = 56; w[1 + 67] = 32; w[1 + 68] = 16; w[1 + 69] = 40;
 }
+
+#define FROM(w, len, version, size, l) \
+	py_layout__from_debug_offsets(w, len, version, size, l, why, sizeof(why))
 
 static void test_debug_offsets(void **state)
 {
 	uint64_t w[73];
 	struct py_layout l;
+	char why[512];
 
 	(void)state;
 	debug_offsets_313(w);
-	assert_int_equal(py_layout__from_debug_offsets(w, sizeof(w), 0x030d05f0, 283376, &l), 0);
+	assert_int_equal(FROM(w, sizeof(w), 0x030d05f0, 283376, &l), 0);
 	assert_int_equal(l.ts_frame, 72);
 	assert_int_equal(l.fr_owner, 70);
 	assert_int_equal(l.co_code, 200);
 	assert_int_equal(l.co_firsttraceable, 184);	/* from the table */
 	assert_int_equal(l.rt_tss_key, 2160);
 	assert_int_equal(l.fr_read, 71);
+	assert_int_equal(l.fr_tlbc, -1);
+	assert_int_equal(l.str_compact, 56);
 	/* another version, another runtime size, a field outside its struct, a short blob */
-	assert_int_equal(py_layout__from_debug_offsets(w, sizeof(w), 0x030d04f0, 283376, &l), -EINVAL);
-	assert_int_equal(py_layout__from_debug_offsets(w, sizeof(w), 0x030d05f0, 283377, &l), -EINVAL);
+	assert_int_equal(FROM(w, sizeof(w), 0x030d04f0, 283376, &l), -EINVAL);
+	assert_non_null(strstr(why, "says version 0x30d05f0, its Py_Version 0x30d04f0"));
+	assert_int_equal(FROM(w, sizeof(w), 0x030d05f0, 283377, &l), -EINVAL);
 	w[1 + 32] = 80;
-	assert_int_equal(py_layout__from_debug_offsets(w, sizeof(w), 0x030d05f0, 283376, &l), -EINVAL);
+	assert_int_equal(FROM(w, sizeof(w), 0x030d05f0, 283376, &l), -EINVAL);
 	debug_offsets_313(w);
-	assert_int_equal(py_layout__from_debug_offsets(w, 100, 0x030d05f0, 283376, &l), -EINVAL);
+	assert_int_equal(FROM(w, 100, 0x030d05f0, 283376, &l), -EINVAL);
+	/* free-threaded 3.13: the table's fields of its build */
+	w[1 + 1] = 1;
+	assert_int_equal(FROM(w, sizeof(w), 0x030d05f0, 283376, &l), 0);
+	assert_int_equal(l.co_firsttraceable, 200);
+	assert_int_equal(l.tp_dealloc, 64);
+	assert_int_equal(l.str_state_shift, 0);	/* 3.13t's interned is still 2 bits */
+	w[1 + 1] = 2;
+	assert_int_equal(FROM(w, sizeof(w), 0x030d05f0, 283376, &l), -EINVAL);
+	debug_offsets_313(w);
+	/* a version whose _Py_DebugOffsets this reader does not know */
+	w[1] = 0x030f00a1;
+	assert_int_equal(FROM(w, sizeof(w), 0x030f00a1, 283376, &l), -ENOTSUP);
+	assert_string_equal(why, "_Py_DebugOffsets of version 0x30f00a1: a debug-offsets layout "
+			    "this heapsnoop does not know (it reads 3.13's and 3.14's); a newer "
+			    "heapsnoop may (--no-interp: native frames only)");
+	debug_offsets_313(w);
 	memcpy(w, "xdebugPY", 8);
-	assert_int_equal(py_layout__from_debug_offsets(w, sizeof(w), 0x030d05f0, 283376, &l), -EINVAL);
-	assert_int_equal(py_layout__from_debug_offsets(w, sizeof(w), 0x030b02f0, 283376, &l), -ENOTSUP);
+	assert_int_equal(FROM(w, sizeof(w), 0x030d05f0, 283376, &l), -ENOTSUP);
+	assert_non_null(strstr(why, "_Py_DebugOffsets cookie (\"xdebugpy\") not found at the start "
+				    "of _PyRuntime: not a 3.13 or later build"));
+	assert_int_equal(FROM(w, sizeof(w), 0x030b02f0, 283376, &l), -ENOTSUP);
+}
+
+/*
+ * Free-threaded 3.14.7's _Py_DebugOffsets (--disable-gil), as its headers
+ * make it: its bigger object headers and thread-local bytecode.
+ */
+static void debug_offsets_314t(uint64_t *w)
+{
+	memcpy(w, "xdebugpy", 8);
+	memset(w + 1, 0, 8 * 94);
+	w[1 + 0] = 0x030e07f0;
+	w[1 + 1] = 1;		/* free_threaded */
+	w[1 + 2] = 362368;	/* sizeof(_PyRuntimeState) */
+	w[1 + 21] = 15600; w[1 + 25] = 72;	/* thread state: current_frame */
+	w[1 + 30] = 88; w[1 + 31] = 8; w[1 + 32] = 0; w[1 + 33] = 56; w[1 + 35] = 78;
+	w[1 + 37] = 72;		/* tlbc_index */
+	w[1 + 38] = 248; w[1 + 39] = 128; w[1 + 40] = 136; w[1 + 41] = 144;
+	w[1 + 42] = 152; w[1 + 43] = 84; w[1 + 47] = 232; w[1 + 48] = 224;
+	w[1 + 49] = 32; w[1 + 50] = 24;	/* PyObject: ob_tid, ob_ref_local, ob_ref_shared */
+	w[1 + 73] = 56; w[1 + 74] = 32; w[1 + 75] = 48;
+	w[1 + 76] = 72; w[1 + 77] = 48; w[1 + 78] = 32; w[1 + 79] = 56;
+}
+
+static void test_debug_offsets_314(void **state)
+{
+	uint64_t w[95];
+	struct py_layout l;
+	char why[512];
+
+	(void)state;
+	debug_offsets_314t(w);
+	assert_int_equal(FROM(w, sizeof(w), 0x030e07f0, 362368, &l), 0);
+	assert_true(l.free_threaded);
+	assert_int_equal(l.ob_type, 24);
+	assert_int_equal(l.tp_dealloc, 64);
+	assert_int_equal(l.fr_owner, 78);
+	assert_int_equal(l.fr_tlbc, 72);
+	assert_int_equal(l.co_tlbc, 224);
+	assert_int_equal(l.co_code, 232);
+	assert_int_equal(l.co_firsttraceable, 208);
+	assert_int_equal(l.str_ascii, 56);
+	assert_int_equal(l.str_compact, 72);
+	assert_int_equal(l.fr_code_tag, 3);
+	assert_int_equal(l.fr_read, 79);
+	assert_int_equal(l.str_state_shift, 6);
+	/* 3.14's words read as 3.13's would not check: the map is the version's */
+	assert_int_equal(FROM(w, 8 + 8 * 72, 0x030e07f0, 362368, &l), -EINVAL);
+	w[1 + 48] = 250;	/* co_tlbc beyond the code object */
+	assert_int_equal(FROM(w, sizeof(w), 0x030e07f0, 362368, &l), -EINVAL);
+	assert_non_null(strstr(why, "thread-local bytecode"));
 }
 
 int main(int argc, char **argv)
@@ -196,6 +277,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_str_kinds),
 		cmocka_unit_test(test_tables),
 		cmocka_unit_test(test_debug_offsets),
+		cmocka_unit_test(test_debug_offsets_314),
 	};
 
 	dumps = argv + 1;

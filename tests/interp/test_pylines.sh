@@ -6,7 +6,8 @@
 # python3.11 a PATH may find first: pyenv's), and by a 3.13 where there
 # is one (HS_PYROOT313: a Debian 13 root with /usr/bin/python3.13, run
 # there with chroot; by default tests/distro/make-root.sh's trixie root
-# if it is made).
+# if it is made), and by forky's python3.14 the same way (HS_PYROOT314,
+# default the forky root if it is made).
 set -u
 OUT=$(realpath "${1:?usage: $0 BUILD_DIR}")
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -23,5 +24,13 @@ if [ -n "$root" ] && [ -x "$root/usr/bin/python3.13" ]; then
 	dumps+=("$T/313")
 else
 	echo "note: no 3.13 root (HS_PYROOT313, or tests/distro/make-root.sh trixie): 3.11 only"
+fi
+root=${HS_PYROOT314:-$(ls -d /var/cache/heapsnoop/roots/forky.*/root 2> /dev/null | head -n 1)}
+if [ -n "$root" ] && [ -x "$root/usr/bin/python3.14" ]; then
+	chroot "$root" /usr/bin/python3.14 - < "$HERE/lines_dump.py" > "$T/314" ||
+		{ echo "FAIL python3.14 in $root: lines_dump.py"; exit 1; }
+	dumps+=("$T/314")
+else
+	echo "note: no 3.14 root (HS_PYROOT314, or tests/distro/make-root.sh forky): not run on 3.14"
 fi
 exec "$OUT/tests/test_pylines" "${dumps[@]}"

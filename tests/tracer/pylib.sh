@@ -1,6 +1,7 @@
 # pylib.sh - helpers for the tests of Python frames (sourced after lib.sh):
 # test_python.sh (the BPF tracer) and tests/collector/test_preload_python.sh
 # (heapsnoop --preload) read stacks alike.
+PYLIB_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 # The other CPython builds run where they are here, one a line "LABEL
 # PYTHON": python-build-standalone's 3.12 (the Google Cloud SDK's copy;
@@ -21,6 +22,42 @@ other_pythons() {
 	pyenv-3.12.1 $pyenv/3.12.1/bin/python3.12
 	pyenv-3.13.0 $pyenv/3.13.0/bin/python3.13
 	EOF
+}
+
+# The python of a CPython build tests/tracer/make-python.sh makes (NAME:
+# 3.14t or 3.13t, its prefix/bin/python3.14t or python3.13t), made now if
+# it is not in its cache (once: minutes). HS_PY314T, HS_PY313T name
+# another. False, with a "note: ... not run" line naming the command,
+# where it is not there and cannot be made (no network to the mirror, no
+# compiler, not root).
+python_build() { # NAME
+	local dir var=HS_PY${1//./}
+	var=${var^^}
+	if [ -n "${!var:-}" ]; then
+		echo "${!var}"
+		return 0
+	fi
+	if dir=$("$PYLIB_DIR/make-python.sh" "$1" 2> "${T:-/tmp}/make-python.$1.err"); then
+		echo "$dir/prefix/bin/python$1"
+		return 0
+	fi
+	echo "note: no CPython $1 build and it could not be made ($(tail -n 1 "${T:-/tmp}/make-python.$1.err")): $1 not run; make it with: tests/tracer/make-python.sh $1" >&2
+	return 1
+}
+
+# The root filesystem with forky's python3.14 (HS_PYROOT314, or
+# tests/distro/make-root.sh's forky root, made now if it is not in its
+# cache: some 90 s once, as root, with network to the mirror); nothing
+# where there is none and it cannot be made (its reason on standard error).
+forky_root() {
+	local d
+	if [ -n "${HS_PYROOT314:-}" ]; then
+		echo "$HS_PYROOT314"
+	elif [ "$(id -u)" = 0 ] && d=$("$PYLIB_DIR/../distro/make-root.sh" forky 2> "${T:-/tmp}/forky.err"); then
+		echo "$d/root"
+	else
+		tail -n 1 "${T:-/tmp}/forky.err" >&2
+	fi
 }
 
 # The frames of LOG's `live` records of SIZE bytes (heapdecode -s),

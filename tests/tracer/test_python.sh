@@ -32,7 +32,16 @@
 #     python-build-standalone's 3.12, clang, no .symtab; pyenv's 3.12.1
 #     and 3.13.0, --enable-shared), each launched (the chain; the 3.12 of
 #     python-build-standalone re-entered, 60 deep, a thread too) and
-#     attached (the chain, 60 deep); "skipped: no ..." for each one absent.
+#     attached (the chain, 60 deep); "skipped: no ..." for each one absent;
+#   forky's python3.14 in its root (tests/distro/make-root.sh forky, made
+#     when missing: 90 s once) and free-threaded 3.14 and 3.13
+#     (tests/tracer/make-python.sh 3.14t, 3.13t, made when missing: 12 and
+#     40 minutes once on this busy machine), each launched (the chain,
+#     re-entered, 60 deep, a thread) and attached (the chain, 60 deep), its
+#     layout from its _Py_DebugOffsets: 30 s for 3.14 (in its root, with
+#     the cookie's copy), 12 s and 10 s for 3.14t and 3.13t at a load of 9;
+#     a copy of forky's python3.14 whose cookie is altered: refused once,
+#     the message naming the cookie and what to do.
 # HS_PY_MILLION: the small objects' count (default 1000000).
 # HS_PY_KERNEL_ONLY=1 (the kernel matrix's guests): only the parts whose
 # outcome the kernel decides, the BPF walk's loading and reads (launched:
@@ -131,7 +140,7 @@ if all_parts "offline, exec'd code"; then
 	# read after the scripts are gone (a copy of them run, then removed) and
 	# python has exited: their functions, files and lines come from the log's
 	# frame records, never from the files or the process.
-	mkdir "$T/gone" && cp chain_a.py chain_b.py "$T/gone/" &&
+	mkdir "$T/gone" && cp chain_a.py chain_b.py pyalloc.py "$T/gone/" &&
 		(cd "$T/gone" && exec "$HS" -q -o "$T/off" -- "$PY" chain_a.py) > /dev/null 2> "$T/off.err"
 	rm -rf "$T/gone"
 	# The chain as each output shows it: innermost first, FILE:LINE of $T/gone.
@@ -314,7 +323,7 @@ other_build() { # LABEL OPY
 	local l=$1 PY=$2
 	"$HS" -q -o "$T/$l.chain" -- "$PY" chain_a.py > /dev/null 2> "$T/$l.chain.err"
 	check "$l: it says it reads Python's frames" \
-		grep -q "runs Python 3\.1[23]\.[0-9]* (.*): its frames are read" "$T/$l.chain.err"
+		grep -q "runs Python 3\.1[2-4]\.[0-9]* (.*): its frames are read" "$T/$l.chain.err"
 	stack_of "$T/$l.chain" 777778 > "$T/$l.chain.stack"
 	expect_chain "$l: launched chain" "$T/$l.chain.stack" "$CHAIN, <module> chain_a.py:30"
 	check_no_loss "$l: no events lost" "$T/$l.chain.err"
@@ -334,10 +343,12 @@ other_more() { # LABEL
 	expect_nogil_chain "$T/$l.threads" "$l:"
 }
 
-# LABEL's python PY attached: the chain, 60 deep.
+# LABEL's python PY attached: the chain, 60 deep (PYTHONMALLOC=malloc;
+# a free-threaded build's, 3.14t, refuses it: unset there).
 other_attached() { # LABEL
-	local l=$1
-	attach_server "$l.attach" PYTHONMALLOC=malloc || return 1
+	local l=$1 malloc=PYTHONMALLOC=malloc
+	[ "${l%t}" = "$l" ] || malloc="-u PYTHONMALLOC"
+	attach_server "$l.attach" $malloc || return 1
 	echo chain >&"${S[1]}"
 	wait_line "${S[0]}" '^did chain' || return 1
 	echo deep >&"${S[1]}"
@@ -351,7 +362,7 @@ other_attached() { # LABEL
 	exec 6<&-
 	wait "$drain"
 	check "$l: attached: it says it reads Python's frames" \
-		grep -q "runs Python 3\.1[23]\.[0-9]* (.*): its frames are read" "$T/$l.attach.err"
+		grep -q "runs Python 3\.1[2-4]\.[0-9]* (.*): its frames are read" "$T/$l.attach.err"
 	stack_of "$T/$l.attach.rec" 777778 > "$T/$l.attach.chain"
 	expect_chain "$l: attached chain" "$T/$l.attach.chain" "$CHAIN, <module> server.py:20"
 	stack_of "$T/$l.attach.rec" 666667 > "$T/$l.attach.deep"
@@ -383,5 +394,69 @@ if [ -n "$run313" ]; then
 	expect_chain "3.13 chain" "$T/chain313.stack" "$CHAIN, <module> chain_a.py:30"
 else
 	echo "note: no python3.13 here nor a trixie root with one (tests/distro/make-root.sh trixie): 3.13 not run"
+fi
+
+# --- 3.14 (forky's, in its root), free-threaded 3.14 and 3.13 (from source) ---
+# Each: launched, the chain, the loop re-entered, 60 deep and a thread
+# (other_build's and other_more's); attached, the chain and 60 deep
+# (other_attached's): 5 runs of heapsnoop each build. 3.14 reads its
+# layout from its _Py_DebugOffsets (f_executable a tagged _PyStackRef,
+# owner 3 the shim); 3.14t too, with its bigger object headers and each
+# thread's own copy of the code units (the thread's line is right only
+# if that copy is followed); 3.13t with 3.13's frames and its headers.
+# forky's runs in its root by chroot, the scripts copied into the root's
+# /tmp (chroot leaves no way to the checkout), through a wrapper that
+# takes a script's name as python does.
+if all_parts "3.14"; then
+	root=$(forky_root)
+	if [ -n "$root" ] && [ -x "$root/usr/bin/python3.14" ] && [ "$(id -u)" = 0 ]; then
+		rdir=$(mktemp -d "$root/tmp/hs-py.XXXXXX") && cp "$SCRIPTS"/*.py "$rdir/" &&
+			chmod 755 "$rdir" || exit 1
+		trap 'rm -rf "$rdir" "$T"; jobs -p | xargs -r kill 2>/dev/null' EXIT
+		cat > "$T/py314" <<-EOF
+		#!/bin/sh
+		s=\$1; shift
+		exec chroot '$root' /usr/bin/python3.14 '${rdir#"$root"}/'"\$s" "\$@"
+		EOF
+		chmod +x "$T/py314"
+		echo "python: $root/usr/bin/python3.14 ($(chroot "$root" /usr/bin/python3.14 -c 'import sys; print(sys.version.split()[0])'))"
+		other_build 3.14 "$T/py314" || check "3.14: its server answered" false
+		check "3.14: its layout from its _Py_DebugOffsets" \
+			grep -q "runs Python 3\.14\.[0-9]* (.*): its frames are read (its layout from its _Py_DebugOffsets)" \
+			"$T/3.14.chain.err"
+		# A copy whose _Py_DebugOffsets cookie is altered (it runs as
+		# before: CPython never reads it): refused once, the message
+		# naming the cookie, what it means and what to do; native frames.
+		python3 - "$root/usr/bin/python3.14" "$rdir/python3.14-nocookie" <<-'EOF'
+		import subprocess, sys
+		src, dst = sys.argv[1:]
+		out = subprocess.run(['readelf', '-SW', src], capture_output=True, text=True, check=True).stdout
+		f = next(l.split(']')[1].split() for l in out.splitlines() if ' .PyRuntime ' in l)
+		off = int(f[3], 16)
+		b = bytearray(open(src, 'rb').read())
+		assert b[off:off + 8] == b'xdebugpy', 'no cookie at .PyRuntime'
+		b[off + 6:off + 8] = b'PY'
+		open(dst, 'wb').write(b)
+		EOF
+		chmod +x "$rdir/python3.14-nocookie"
+		"$HS" -q -o "$T/nocookie" -- chroot "$root" "${rdir#"$root"}/python3.14-nocookie" \
+			"${rdir#"$root"}/chain_a.py" > /dev/null 2> "$T/nocookie.err"
+		check "3.14, its cookie altered: heapsnoop exits 0" test $? -eq 0
+		expect_eq "3.14, its cookie altered: said once, what is missing, what it means, what to do" \
+			"$(grep -c "runs .*/python3.14-nocookie: its Python frames are not read: _Py_DebugOffsets cookie (\"xdebugpy\") not found at the start of _PyRuntime: not a 3.13 or later build, or one that moved it; heapsnoop needs it to read the frames of 3.13 and later (--no-interp: native frames only)\$" "$T/nocookie.err")" 1
+		stack_of "$T/nocookie" 777778 > "$T/nocookie.stack"
+		check "3.14, its cookie altered: native frames, no Python frame" \
+			bash -c "grep -q '^c ' '$T/nocookie.stack' && ! grep -q '^py ' '$T/nocookie.stack'"
+	else
+		echo "note: no forky root with python3.14 and none could be made (tests/distro/make-root.sh forky, as root): 3.14 not run"
+	fi
+	for ft in 3.14t 3.13t; do
+		PYT=$(python_build $ft) || continue
+		echo "python: $PYT ($("$PYT" -c 'import sys; print(sys.version.split()[0], "GIL", sys._is_gil_enabled())'))"
+		other_build $ft "$PYT" || check "$ft: its server answered" false
+		check "$ft: its layout from its _Py_DebugOffsets" \
+			grep -q "runs Python ${ft%t}\.[0-9]* (.*): its frames are read (its layout from its _Py_DebugOffsets)" \
+			"$T/$ft.chain.err"
+	done
 fi
 finish

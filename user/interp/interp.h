@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * interp.h - interpreter frames in the loader: which traced processes run
- * an interpreter (a CPython 3.11 to 3.13: pyfind.h), found when tracing
+ * an interpreter (a CPython 3.11 to 3.14: pyfind.h), found when tracing
  * begins (-p), at each exec and once the C library is mapped (launch
  * mode), at an exec seen later (-p), inherited at a fork (-f); each
  * registered for the BPF side's walk (bpf/interp.h: struct hs_interp_proc

@@ -119,7 +119,7 @@ static const char usage_text[] =
 "      --interp KINDS     interpreters whose frames go among the native ones,\n"
 "                         each function at its file:line (a comma list;\n"
 "                         default python,lua), with -p or a command: python,\n"
-"                         CPython 3.11 to 3.13 (a command's Python runs with\n"
+"                         CPython 3.11 to 3.14 (a command's Python runs with\n"
 "                         PYTHONMALLOC=malloc unless set, so each object is a\n"
 "                         live block); lua, Lua 5.4 and 5.1 (named as Lua's\n"
 "                         traceback names them, coroutines followed to their\n"

@@ -32,6 +32,7 @@
 #include "frametab.h"
 #include "heapsnoop.skel.h"
 #include "interp/interp.h"
+#include "interp/python/pyfind.h"
 #include "interp/reach.h"
 #include "msg.h"
 #include "outfile.h"
@@ -365,9 +366,15 @@ static int start_tracing(struct session *s)
 		/*
 		 * pymalloc's fast path is inlined at every call site of Debian's
 		 * python3.x (LTO): no probe sees its objects. Under
-		 * PYTHONMALLOC=malloc each is a malloc'ed block.
+		 * PYTHONMALLOC=malloc each is a malloc'ed block; a
+		 * free-threaded build (3.13t, 3.14t) refuses it (mimalloc
+		 * only): left unset when the command is one.
 		 */
-		if ((o->interp & OPT_INTERP_PYTHON) && !getenv("PYTHONMALLOC")) {
+		if ((o->interp & OPT_INTERP_PYTHON) && !getenv("PYTHONMALLOC") &&
+		    py_command__free_threaded(o->argv[0])) {
+			elog("%s is a free-threaded CPython: it refuses PYTHONMALLOC=malloc, left "
+			     "unset", o->argv[0]);
+		} else if ((o->interp & OPT_INTERP_PYTHON) && !getenv("PYTHONMALLOC")) {
 			if (setenv("PYTHONMALLOC", "malloc", 1))
 				return -errno;
 			if (o->verbose)

@@ -1,12 +1,12 @@
 # chain_a.py - a known chain of Python calls across two files (with
 # chain_b.py), for tests/tracer/test_python.sh: <module>:30 -> main:24 ->
 # f1:12 -> (chain_b) f2:7 -> f3:16 -> (chain_b) f4:11 -> f5:20, which keeps
-# a bytearray of 777777 bytes (malloc(777778)). The line numbers are the
-# test's: keep them.
+# a block of 777777 bytes (malloc(777778): pyalloc.py). The line numbers are
+# the test's: keep them.
 import os
 import sys
 import chain_b
-
+from pyalloc import alloc
 
 def f1():
     return chain_b.f2()
@@ -17,7 +17,7 @@ def f3():
 
 
 def f5():
-    return bytearray(777777)
+    return alloc(777777)
 
 
 def main():

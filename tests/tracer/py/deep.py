@@ -1,13 +1,13 @@
 # deep.py - a stack 60 Python frames deep, for tests/tracer/test_python.sh:
 # <module>:19 -> main:15 -> rec:11 (57 times) -> rec:10, which keeps a
-# bytearray of 666666 bytes (malloc(666667)). Keep the line numbers.
+# block of 666666 bytes (malloc(666667): pyalloc.py). Keep the line numbers.
 import os
 import sys
-
+from pyalloc import alloc
 
 def rec(n):
     if n == 0:
-        return bytearray(666666)
+        return alloc(666666)
     return rec(n - 1)
 
 

@@ -1,15 +1,15 @@
 # interleave.py - a chain that re-enters the eval loop from C three ways,
 # for tests/tracer/test_python.sh: map() calling a function, a class call
-# running __init__, next() on a generator; leaf keeps a bytearray of
-# 555555 bytes (malloc(555556)): leaf:12 <- gen:17 <- K.__init__:22 <-
+# running __init__, next() on a generator; leaf keeps a block of
+# 555555 bytes (malloc(555556): pyalloc.py): leaf:12 <- gen:17 <- K.__init__:22 <-
 # g:26 <- main:30 <- <module>:34, C frames between each re-entry. Keep
 # the lines.
 import os
-
+from pyalloc import alloc
 
 def leaf():
     # One line apart from the others.
-    keep = bytearray(555555)
+    keep = alloc(555555)
     return keep
 
 

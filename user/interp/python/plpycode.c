@@ -75,8 +75,10 @@ static uint64_t str_tail(struct plpy_image *pi, uint64_t s)
 	uint32_t state;
 	uint64_t n;
 
-	if (!s || (s & 7) || vm_read(pi, s + l->str_state, &state, sizeof(state)) ||
-	    !(state & PY_STR_COMPACT) || vm_read(pi, s + l->str_length, &n, sizeof(n)))
+	if (!s || (s & 7) || vm_read(pi, s + l->str_state, &state, sizeof(state)))
+		return 0;
+	state >>= l->str_state_shift;
+	if (!(state & PY_STR_COMPACT) || vm_read(pi, s + l->str_length, &n, sizeof(n)))
 		return 0;
 	n *= PY_STR_KIND(state);
 	s += (state & PY_STR_ASCII) ? l->str_ascii : l->str_compact;

@@ -83,6 +83,7 @@ int py_str__read(const struct py_layout *l, py_read_fn rd, void *ctx, uint64_t a
 		err = rd(ctx, addr + l->str_state, &state, sizeof(state));
 	if (err)
 		return err;
+	state >>= l->str_state_shift;
 	kind = PY_STR_KIND(state);
 	/* Only compact strings: what code objects' names and files are. */
 	if (!(state & PY_STR_COMPACT) || (kind != 1 && kind != 2 && kind != 4) ||

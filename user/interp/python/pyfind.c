@@ -2,8 +2,8 @@
 /*
  * pyfind.c - a CPython in a binary, from the file (see pyfind.h): its
  * exported symbols (.dynsym: a stripped Debian binary keeps 2,211 of
- * them), its initialised data, its code (pydecode.h) and its CFI (libdw:
- * the FDE that covers the eval loop's .cold part).
+ * them), its initialised data, its code (pydecode.h) and its CFI (the
+ * FDE that covers the eval loop's .cold part: maps/ehfde.h).
  */
 #include <elfutils/libdw.h>
 #include <errno.h>
@@ -12,7 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <limits.h>
+#include <unistd.h>
 
+#include "maps/ehfde.h"
 #include "maps/elffile.h"
 #include "interp/python/pydecode.h"
 #include "interp/python/pyfind.h"
@@ -40,6 +43,7 @@ static int read_u64(struct elf_file *ef, uint64_t addr, uint64_t *v)
 }
 
 struct cold_ctx {
+	Elf *elf;
 	Dwarf_CFI *cfi;
 	struct py_image *img;
 };
@@ -47,17 +51,30 @@ struct cold_ctx {
 /*
  * A jump out of the eval loop: into the middle of another FDE, that FDE
  * is a part of it (GCC's .cold split; a tail call lands at an FDE's
- * start, a function's entry).
+ * start, a function's entry). The FDE's whole range from .eh_frame_hdr
+ * (maps/ehfde.h); where a file has none, the CFI row's that libdw gives
+ * (a part of it: forky's python3.14's .cold part is 84 KiB, one FDE of
+ * hundreds of rows).
  */
 static void cold_target(void *arg, uint64_t target)
 {
 	struct cold_ctx *c = arg;
 	struct py_image *img = c->img;
 	Dwarf_Frame *frame = NULL;
+	uint64_t lo, hi;
 	Dwarf_Addr start, end;
 	bool signalp;
+	int err;
 
 	if (py_image__in_eval(img, target) || img->neval >= PY_EVAL_RANGES)
+		return;
+	err = eh_fde__covering(c->elf, target, &lo, &hi);
+	if (!err) {
+		if (target != lo)
+			img->eval[img->neval++] = (struct py_range){ lo, hi };
+		return;
+	}
+	if (err != -ENOTSUP || !c->cfi)
 		return;
 	if (dwarf_cfi_addrframe(c->cfi, target, &frame) ||
 	    dwarf_frame_info(frame, &start, &end, &signalp) < 0 || target == start) {
@@ -71,7 +88,7 @@ static void cold_target(void *arg, uint64_t target)
 static int find_eval(struct elf_file *ef, struct py_image *img, char *why, size_t cap)
 {
 	struct elf_func fn;
-	struct cold_ctx c = { .img = img };
+	struct cold_ctx c = { .elf = elf_file__elf(ef), .img = img };
 	uint8_t *code;
 	int err;
 
@@ -177,7 +194,7 @@ static int find_tss(struct elf_file *ef, struct py_image *img, char *why, size_t
 	} else {
 		say(why, cap, "Python %s: heapsnoop has no layout of its runtime state and its "
 		    "PyGILState_GetThisThreadState's code does not say where its thread-state "
-		    "key is (%s): heapsnoop reads the frames of 3.11 to 3.13", v, strerror(-err));
+		    "key is (%s): heapsnoop reads the frames of 3.11 to 3.14", v, strerror(-err));
 		return -ENOTSUP;
 	}
 	if (img->tss_key < img->runtime || img->tss_key + 8 > img->runtime + img->runtime_size ||
@@ -200,7 +217,7 @@ static int find_code_type(struct elf_file *ef, struct py_image *img, char *why, 
 	uint64_t basicsize;
 
 	if (elf_file__find_object(ef, "PyCode_Type", &obj) ||
-	    read_u64(ef, obj.addr + 32, &basicsize) ||
+	    read_u64(ef, obj.addr + img->layout.tp_dealloc - 16, &basicsize) ||
 	    read_u64(ef, obj.addr + img->layout.tp_dealloc, &img->code_dealloc)) {
 		say(why, cap, "no PyCode_Type in its exported symbols (.dynsym) or data, where "
 		    "CPython's own build puts it: a build that hides its C API; its Python frames "
@@ -247,21 +264,22 @@ static int read_layout(struct elf_file *ef, struct py_image *img, char *why, siz
 
 	py_layout__version_str(img->version, v, sizeof(v));
 	if (PY_MINOR_OF(img->version) >= 0x030d) {
-		err = elf_file__read_addr(ef, img->runtime, blob, sizeof(blob));
-		if (!err)
-			err = py_layout__from_debug_offsets(blob, sizeof(blob), img->version,
-							    img->runtime_size, &img->layout);
-		if (err == -ENOTSUP)
-			say(why, cap, "Python %s: heapsnoop reads the frames of 3.11 to 3.13", v);
-		else if (err)
-			say(why, cap, "Python %s: its _Py_DebugOffsets is not the layout heapsnoop "
-			    "knows (3.13's)", v);
+		/* _PyRuntime is some 300 KiB: a short one is not a CPython's. */
+		if (img->runtime_size < sizeof(blob) ||
+		    elf_file__read_addr(ef, img->runtime, blob, sizeof(blob))) {
+			say(why, cap, "Python %s: its _PyRuntime (%llu bytes) has no initialised "
+			    "_Py_DebugOffsets to read in the file", v,
+			    (unsigned long long)img->runtime_size);
+			return -EINVAL;
+		}
+		err = py_layout__from_debug_offsets(blob, sizeof(blob), img->version,
+						    img->runtime_size, &img->layout, why, cap);
 		img->debug_offsets = !err;
-		return err ? (err == -ENOTSUP ? err : -EINVAL) : 0;
+		return err;
 	}
 	err = py_layout__table(img->version, &img->layout);
 	if (err)
-		say(why, cap, "Python %s: heapsnoop reads the frames of 3.11 to 3.13", v);
+		say(why, cap, "Python %s: heapsnoop reads the frames of 3.11 to 3.14", v);
 	return err;
 }
 
@@ -279,7 +297,19 @@ int py_image__read(const char *path, struct py_image *img, char *why, size_t cap
 	if (err)
 		return err;
 	if (elf_file__find_object(ef, "_PyRuntime", &rt)) {
-		err = -ENOENT;
+		struct elf_func eval;
+
+		/* A CPython (its eval loop, its version) that hides its runtime state. */
+		if (elf_file__find_func(ef, "_PyEval_EvalFrameDefault", &eval) &&
+		    elf_file__find_object(ef, "Py_Version", &ver)) {
+			err = -ENOENT;
+			goto out;
+		}
+		say(why, cap, "no _PyRuntime symbol in .dynsym or .symtab, where CPython's own "
+		    "build exports it: a build that hides or renames its runtime state, where "
+		    "heapsnoop finds its threads and (3.13 and later) its layout; its Python "
+		    "frames need one that exports it (--no-interp: native frames only)");
+		err = -ENOTSUP;
 		goto out;
 	}
 	img->runtime = rt.addr;
@@ -292,7 +322,7 @@ int py_image__read(const char *path, struct py_image *img, char *why, size_t cap
 	if (elf_file__find_object(ef, "Py_Version", &ver) ||
 	    elf_file__read_addr(ef, ver.addr, &version, sizeof(version))) {
 		say(why, cap, "a CPython before 3.11 (no Py_Version in its exported symbols): "
-		    "heapsnoop reads the frames of 3.11 to 3.13; run it on one of those for its "
+		    "heapsnoop reads the frames of 3.11 to 3.14; run it on one of those for its "
 		    "Python frames");
 		err = -ENOTSUP;
 		goto out;
@@ -311,6 +341,30 @@ int py_image__read(const char *path, struct py_image *img, char *why, size_t cap
 out:
 	elf_file__close(ef);
 	return err;
+}
+
+bool py_command__free_threaded(const char *cmd)
+{
+	char path[PATH_MAX];
+	struct py_image img;
+	const char *dirs = getenv("PATH");
+	char why[8];
+
+	if (strchr(cmd, '/'))
+		return !py_image__read(cmd, &img, why, sizeof(why)) && img.layout.free_threaded;
+	/* As execvp(): each directory of PATH (its default when unset) in turn. */
+	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; ; d++) {
+		const char *end = strchrnul(d, ':');
+		int n = snprintf(path, sizeof(path), "%.*s/%s", (int)(end - d), end > d ? d : ".",
+				 cmd);
+
+		if (n > 0 && (size_t)n < sizeof(path) && !access(path, X_OK))
+			return !py_image__read(path, &img, why, sizeof(why)) &&
+			       img.layout.free_threaded;
+		if (!*end)
+			return false;
+		d = end;
+	}
 }
 
 bool py_image__in_eval(const struct py_image *img, uint64_t pc)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pyfind.h - a CPython 3.11 to 3.13 in a binary, found from the file
+ * pyfind.h - a CPython 3.11 to 3.14 in a binary, found from the file
  * alone (what a stripped Debian python3.x or libpython3.x.so exports and
  * its own code says), before the process runs: its version (Py_Version),
  * layout (pylayout.h: _Py_DebugOffsets from 3.13, else the table,
@@ -46,13 +46,24 @@ struct py_image {
 
 /*
  * Read the CPython in the ELF file @path into @img. Returns 0; -ENOENT
- * (not a CPython: no _PyRuntime), or with a reason in @why (@cap bytes)
- * -ENOTSUP (a version whose frames heapsnoop does not read: before 3.11,
- * after 3.13, another architecture; a build that does not export
- * _PyEval_EvalFrameDefault or PyCode_Type) or -EINVAL (the file does not
- * agree with the layout of its version); -errno of reading it.
+ * (not a CPython: no _PyRuntime, no _PyEval_EvalFrameDefault, no
+ * Py_Version), or with a reason in @why (@cap bytes) -ENOTSUP (a version
+ * whose frames heapsnoop does not read: before 3.11, after 3.14, another
+ * architecture; a build that hides _PyRuntime, _PyEval_EvalFrameDefault
+ * or PyCode_Type; a 3.13 or later without its _Py_DebugOffsets cookie or
+ * with a layout of it heapsnoop does not know) or -EINVAL (the file does
+ * not agree with the layout of its version); -errno of reading it.
  */
 int py_image__read(const char *path, struct py_image *img, char *why, size_t cap);
+
+/*
+ * Is command @cmd (a path, or a name looked up in PATH as execvp() does)
+ * a free-threaded CPython (its _Py_DebugOffsets' free_threaded)? Such a
+ * build refuses PYTHONMALLOC=malloc ("unknown allocator", fatal at its
+ * start): its objects come from its own mimalloc. False for any other
+ * file, or none.
+ */
+bool py_command__free_threaded(const char *cmd);
 
 /* Is link-time address @pc in the eval loop's code? */
 bool py_image__in_eval(const struct py_image *img, uint64_t pc);

@@ -25,9 +25,19 @@
  * place the same. test_pyfind and test_python run each build
  * present (tests/tracer/pylib.sh, other_pythons). 3.13 and later carry
  * their own description, _Py_DebugOffsets at the start of _PyRuntime
- * (pycore_runtime.h): py_layout__from_debug_offsets() reads it and only
- * the fields it lacks come from the table. docs/DESIGN.md, "Interpreter
- * frames".
+ * (3.13's pycore_runtime.h, 3.14's pycore_debug_offsets.h: 3.14 added
+ * fields in the middle, so each version has its map of words):
+ * py_layout__from_debug_offsets() reads it and only the fields it lacks
+ * (the TSS key, _co_firsttraceable, tp_dealloc) come from a table: 3.13's
+ * as above; 3.14's and free-threaded 3.14's compiled from 3.14.7's own
+ * headers (Debian's python3.14_3.14.7.orig.tar.xz, Py_BUILD_CORE
+ * offsetof()s, with and without Py_GIL_DISABLED) and checked on forky's
+ * python3.14 (3.14.8, GCC: its PyGILState_GetThisThreadState's code says
+ * the same key) and a --disable-gil 3.14.7 (tests/tracer/make-python.sh);
+ * free-threaded 3.13's from 3.13.5's headers with Py_GIL_DISABLED (the
+ * same offsetof()s give the default build's table above), checked on a
+ * --disable-gil 3.13.5 built the same way.
+ * docs/DESIGN.md, "Interpreter frames".
  */
 #ifndef HEAPSNOOP_PYLAYOUT_H
 #define HEAPSNOOP_PYLAYOUT_H
@@ -41,7 +51,9 @@
 /*
  * _PyInterpreterFrame.owner's value (3.12 and later) of the shim frame
  * that _PyEval_EvalFrameDefault pushes on entry: FRAME_OWNED_BY_CSTACK
- * (3.12, 3.13), FRAME_OWNED_BY_INTERPRETER (3.14): 3 in each.
+ * (3.12, 3.13), FRAME_OWNED_BY_INTERPRETER (3.14): 3 in each. Owners of 3
+ * and above are not a Python function's frame (3.14 added
+ * FRAME_OWNED_BY_CSTACK, 4): a shim.
  */
 #define PY_OWNER_CSTACK 3
 /* ... a generator's or coroutine's own frame. */
@@ -75,40 +87,63 @@ struct py_layout {
 	uint32_t str_state;	/* the state bit field's word */
 	uint32_t str_ascii;	/* compact ASCII data */
 	uint32_t str_compact;	/* compact non-ASCII data */
+	/*
+	 * The state word shifted right by this first, for PY_STR_*: 0; 6 in
+	 * a free-threaded 3.14, whose interned is a whole byte (kind at bit
+	 * 8, not 2).
+	 */
+	uint32_t str_state_shift;
 	/* bytes */
 	uint32_t bytes_size;	/* ob_size */
 	uint32_t bytes_data;	/* ob_sval */
+	/* 3.14: f_executable is a _PyStackRef whose low bits tag it: these cleared */
+	uint32_t fr_code_tag;
+	/*
+	 * Free-threaded 3.14: a thread runs its own copy of a code object's
+	 * code units (thread-local bytecode): the frame's tlbc_index (an
+	 * int32) into the code object's co_tlbc (a _PyCodeArray: its size,
+	 * then a pointer a copy, the first co_code_adaptive). -1: none.
+	 */
+	int32_t fr_tlbc;
+	int32_t co_tlbc;
+	uint8_t free_threaded;	/* _Py_DebugOffsets' free_threaded (Py_GIL_DISABLED) */
 };
 
-/* A str's state word: its kind (1, 2 or 4 bytes a character), compact, ASCII. */
+/* A str's state word (shifted by str_state_shift): its kind (1, 2 or 4 bytes a character), compact, ASCII. */
 #define PY_STR_KIND(state) (((state) >> 2) & 7)
 #define PY_STR_COMPACT 0x20
 #define PY_STR_ASCII 0x40
 
 /*
  * The layout of CPython @version (PY_VERSION_HEX) from the table into
- * *@l: 3.11, 3.12, 3.13. Returns 0, or -ENOTSUP for another minor
- * version (3.13 and later: py_layout__from_debug_offsets first).
+ * *@l: 3.11, 3.12, 3.13, 3.14 (their default builds: with the GIL).
+ * Returns 0, or -ENOTSUP for another minor version (3.13 and later:
+ * py_layout__from_debug_offsets first; it alone knows free-threaded
+ * builds).
  */
 int py_layout__table(uint32_t version, struct py_layout *l);
 
-/* The bytes of _Py_DebugOffsets py_layout__from_debug_offsets() reads. */
-#define PY_DEBUG_OFFSETS_SIZE (8 + 8 * 72)
+/* The bytes of _Py_DebugOffsets py_layout__from_debug_offsets() reads (3.14's). */
+#define PY_DEBUG_OFFSETS_SIZE (8 + 8 * 94)
 
 /*
  * 3.13 and later: the layout from the _Py_DebugOffsets at the start of
  * _PyRuntime (@blob, @len bytes of it: from the binary's .data, which
- * holds its initialiser), checked: the cookie "xdebugpy", its version
- * equal to @version (Py_Version), its _PyRuntime size equal to
- * @runtime_size (the symbol's), the offsets inside their structs. Fields
- * it does not describe (the TSS key, _co_firsttraceable, tp_dealloc)
- * from the table of its minor version. Returns 0; -EINVAL when the blob
- * does not check (a layout of _Py_DebugOffsets this reader does not
- * know: 3.14 changed it); -ENOTSUP for a version before 3.13 or one the
- * table does not know (the TSS key).
+ * holds its initialiser), checked: the cookie "xdebugpy", its version a
+ * 3.13 or 3.14 (the two layouts of _Py_DebugOffsets this reader knows)
+ * and equal to @version (Py_Version), free_threaded 0 or 1, its
+ * _PyRuntime size equal to @runtime_size (the symbol's), the offsets
+ * inside their structs. Fields it does not describe (the TSS key,
+ * _co_firsttraceable, tp_dealloc) from the table of its minor version
+ * and build (3.13, 3.14, each free-threaded or not). Returns 0; -EINVAL when
+ * the blob does not agree with itself or the binary; -ENOTSUP for a
+ * version before 3.13, no cookie, or a _Py_DebugOffsets version this
+ * reader has no map of; either with why in @why (@cap bytes; may be NULL), one sentence
+ * naming the property missing.
  */
 int py_layout__from_debug_offsets(const void *blob, size_t len, uint32_t version,
-				  uint64_t runtime_size, struct py_layout *l);
+				  uint64_t runtime_size, struct py_layout *l, char *why,
+				  size_t cap);
 
 /*
  * Write "3.11.2" for @version into @buf (@cap bytes). Returns @buf.

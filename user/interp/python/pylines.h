@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pylines.h - the line of an instruction from a code object's location
- * table (co_linetable), CPython 3.11 to 3.13's format, as CPython's
+ * table (co_linetable), CPython 3.11 to 3.14's format, as CPython's
  * Objects/locations.md describes it: a run of entries, each a first byte
  * 1CCCCLLL (C the kind, L+1 the code units it covers) and the kind's
  * bytes. The line starts at co_firstlineno; kinds 0-9 keep it (one byte

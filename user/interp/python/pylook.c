@@ -110,6 +110,14 @@ static void say_allocator(struct iproc *p, bool running)
 		pymalloc = !set || !strcmp(env, "pymalloc") || !strcmp(env, "debug") ||
 			   !strcmp(env, "pymalloc_debug");
 	py_layout__version_str(p->py->img.version, v, sizeof(v));
+	if (p->py->img.layout.free_threaded) {
+		elog("pid %d: Python %s is a free-threaded build: ITS OBJECTS ARE NOT LIVE BLOCKS "
+		     "HERE: it takes them from its own mimalloc heaps (it refuses "
+		     "PYTHONMALLOC=malloc, and heapsnoop leaves it unset for such a command); what "
+		     "it and its extensions take from the C library is traced, with its Python "
+		     "frames", p->pid, v);
+		return;
+	}
 	if (!pymalloc) {
 		if (set)
 			elog("pid %d: Python %s allocates its objects with PYTHONMALLOC=%s: each "
@@ -192,6 +200,10 @@ static void fill_config(const struct interp *ip, const struct iproc *p, const st
 	py->str_compact = l->str_compact;
 	py->bytes_size = l->bytes_size;
 	py->bytes_data = l->bytes_data;
+	py->fr_code_tag = l->fr_code_tag;
+	py->fr_tlbc = l->fr_tlbc;
+	py->co_tlbc = l->co_tlbc;
+	py->str_state_shift = l->str_state_shift;
 }
 
 /* Register @p with the BPF side: its allocations' frames are read from now on. */

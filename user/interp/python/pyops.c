@@ -55,8 +55,8 @@ static bool any_eval(struct iproc *p, const uint64_t *native, uint32_t n)
 /*
  * @pd's frames named into ip->iframes, cut into segments (ip->seg_end):
  * 3.11 ends one at each is_entry frame (it included), 3.12 and later at
- * each shim frame (owner 3: dropped, as a 3.13 f_executable that is
- * None). Frames not started yet are dropped (CPython's tracebacks do).
+ * each shim frame (owner 3, or 3.14's 4: dropped, as a 3.13 f_executable
+ * that is None). Frames not started yet are dropped (CPython's tracebacks do).
  */
 static uint32_t name_frames(struct interp *ip, struct iproc *p, const struct hs_event *ev,
 			    const struct pending *pd, uint64_t pos, uint32_t *nseg, bool *cut)
@@ -69,7 +69,7 @@ static uint32_t name_frames(struct interp *ip, struct iproc *p, const struct hs_
 		struct py_frame_name fn;
 		struct interp_frame f;
 
-		if (!by_entry && HS_PY_POS_OWNER(w) == PY_OWNER_CSTACK) {
+		if (!by_entry && HS_PY_POS_OWNER(w) >= PY_OWNER_CSTACK) {
 			ip->seg_end[s++] = k;
 			continue;
 		}

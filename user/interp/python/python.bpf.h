@@ -14,7 +14,9 @@
  * of them). A thread that is not a Python thread has none: no frames.
  *
  * The frames: tstate->cframe->current_frame (3.11, 3.12) or
- * tstate->current_frame (3.13), then ->previous. Each frame is one read
+ * tstate->current_frame (3.13, 3.14), then ->previous; 3.14's code object
+ * a tagged _PyStackRef (its low bits cleared), a free-threaded 3.14's
+ * instruction pointer into the thread's own copy of the code units. Each frame is one read
  * of its first fr_read bytes (72 in 3.11), from which the code object,
  * the instruction pointer, the previous frame, its owner and 3.11's
  * is_entry are taken: three 8-byte reads a frame cost 2.9 times more
@@ -69,6 +71,33 @@ static __always_inline __u64 py_field(const __u8 *f, __u32 off)
 }
 
 /*
+ * Where the code units the frame (copied at @f) runs of code object
+ * @code are: its own (co_code_adaptive), or in a free-threaded 3.14 the
+ * thread's copy, co_tlbc->entries[f->tlbc_index] (_PyCodeArray: its
+ * size, then a pointer a copy); two reads for a thread other than the
+ * first. Its own where a copy is not there.
+ */
+static __always_inline __u64 py_code_units(const struct hs_py_proc *py, const __u8 *f, __u64 code)
+{
+	__u64 own = code + py->co_code, arr, n, copy;
+	__s32 idx;
+
+	if (py->fr_tlbc < 0 || py->co_tlbc < 0)
+		return own;
+	idx = *(const __s32 *)(f + (py->fr_tlbc & 0x7c));
+	if (idx <= 0 || idx > 4096)
+		return own;
+	arr = py_read_u64(code + (__u32)py->co_tlbc);
+	if (!arr)
+		return own;
+	n = py_read_u64(arr);
+	if ((__u64)idx >= n)
+		return own;
+	copy = py_read_u64(arr + 8 + (__u64)idx * 8);
+	return copy ? copy : own;
+}
+
+/*
  * Walk the thread's frames into @s's record (its header's flags and
  * nr_frames, its frames) at most @max; its context word (@s's addr) the
  * thread state. Returns the frames read.
@@ -100,11 +129,11 @@ static __always_inline __u32 py_walk(const struct hs_interp_proc *cfg, struct in
 			frame = 0;
 			break;
 		}
-		code = py_field(s->frame, py->fr_code);
+		code = py_field(s->frame, py->fr_code) & ~py->fr_code_tag;
 		instr = py_field(s->frame, py->fr_instr);
 		owner = s->frame[py->fr_owner & 127];
 		entry = py->fr_entry >= 0 ? s->frame[py->fr_entry & 127] : 0;
-		index = (__s64)(instr - code - py->co_code) >> 1;
+		index = (__s64)(instr - py_code_units(py, s->frame, code)) >> 1;
 		if (index < -(1LL << 30) || index > (1LL << 30))
 			index = -(1LL << 30);
 		fr[i & (HS_INTERP_MAX_FRAMES - 1)].code = code;
@@ -132,6 +161,7 @@ static __always_inline __u32 py_str_copy(const struct hs_py_proc *py, __u64 str,
 	if (!str || bpf_probe_read_user(&len, sizeof(len), (void *)(str + py->str_length)) ||
 	    bpf_probe_read_user(&st, sizeof(st), (void *)(str + py->str_state)))
 		return 0;
+	st.state >>= py->str_state_shift & 31;
 	k = (st.state >> 2) & 7;
 	if (!(st.state & 0x20) || (k != 1 && k != 2 && k != 4))
 		return 0;

@@ -79,21 +79,20 @@ static int layout_of(uint32_t version, const void *runtime, const uint8_t *code,
 		snprintf(why, cap, "its _PyRuntime's size is not in its symbols");
 		return -ENOTSUP;
 	} else {
-		err = py_layout__from_debug_offsets(runtime, PY_DEBUG_OFFSETS_SIZE, version,
-						    sym->st_size, &L);
-		if (err == -EINVAL) {
-			snprintf(why, cap, "its _Py_DebugOffsets is not the layout heapsnoop knows "
-				 "(3.13's)");
+		/* Its first 16 bytes, then as many as its version's layout has. */
+		err = py_layout__from_debug_offsets(runtime, sym->st_size < PY_DEBUG_OFFSETS_SIZE ?
+						    16 : PY_DEBUG_OFFSETS_SIZE, version,
+						    sym->st_size, &L, why, cap);
+		if (err)
 			return -ENOTSUP;
-		}
 	}
 	if (err) {
-		snprintf(why, cap, "heapsnoop reads the frames of 3.11 to 3.13; run it on one of "
+		snprintf(why, cap, "heapsnoop reads the frames of 3.11 to 3.14; run it on one of "
 			 "those for its Python frames");
 		return -ENOTSUP;
 	}
-	/* tp_basicsize (PyTypeObject's fifth word): the code object up to its code units. */
-	memcpy(&basicsize, code + 32, sizeof(basicsize));
+	/* tp_basicsize (after PyVarObject's header and tp_name): the code object up to its code units. */
+	memcpy(&basicsize, code + L.tp_dealloc - 16, sizeof(basicsize));
 	if (basicsize != L.co_code) {
 		snprintf(why, cap, "its code objects are %llu bytes before their code, the layout of "
 			 "its version says %u (please report this with heapsnoop -V and the "
@@ -115,7 +114,7 @@ int pywalk__init(void)
 	if (runtime && eval && !version) {
 		dprintf(2, "heapsnoop-preload: pid %d: a CPython before 3.11 (no Py_Version in its "
 			"exported symbols): its frames are not read: heapsnoop reads the frames of "
-			"3.11 to 3.13; run it on one of those for its Python frames\n", (int)getpid());
+			"3.11 to 3.14; run it on one of those for its Python frames\n", (int)getpid());
 		return -ENOTSUP;
 	}
 	if (!version || !runtime || !eval || !this_tstate || !code)
@@ -159,7 +158,7 @@ static inline uint64_t str_tail(uint64_t s)
 
 	if (!s || (s & 7))
 		return 0;
-	state = u32_at(s + L.str_state);
+	state = u32_at(s + L.str_state) >> L.str_state_shift;
 	kind = PY_STR_KIND(state);
 	if (!(state & PY_STR_COMPACT))
 		return 0;
@@ -194,23 +193,45 @@ enum frame_kind {
 	FRAME_CODE,	/* a code object's: 2 words */
 };
 
+/*
+ * Where the code units the frame at @frame runs of code object @code
+ * are: its own, or in a free-threaded 3.14 the thread's copy,
+ * co_tlbc->entries[frame->tlbc_index] (_PyCodeArray: its size, then a
+ * pointer a copy), where there is one.
+ */
+static inline uint64_t code_units(uint64_t frame, uint64_t code)
+{
+	uint64_t own = code + L.co_code, arr, copy;
+	int32_t idx;
+
+	if (L.fr_tlbc < 0 || L.co_tlbc < 0)
+		return own;
+	memcpy(&idx, (const void *)(uintptr_t)(frame + (uint32_t)L.fr_tlbc), sizeof(idx));
+	arr = u64_at(code + (uint32_t)L.co_tlbc);
+	if (idx <= 0 || !arr || (arr & 7) || arr > LT_PY_ADDR || (uint64_t)idx >= u64_at(arr))
+		return own;
+	copy = u64_at(arr + 8 + (uint64_t)idx * 8);
+	return copy ? copy : own;
+}
+
 /* A frame's fields, and its code object's fingerprint: 2 words into @w. */
 static inline enum frame_kind frame_words(uint64_t frame, uint64_t *w, uint64_t *prev)
 {
-	uint64_t code = u64_at(frame + L.fr_code), instr = u64_at(frame + L.fr_instr);
+	uint64_t code = u64_at(frame + L.fr_code) & ~(uint64_t)L.fr_code_tag;
+	uint64_t instr = u64_at(frame + L.fr_instr);
 	bool entry = false;
 	int64_t index;
 
 	*prev = u64_at(frame + L.fr_previous);
 	if (L.fr_entry >= 0)
 		entry = *(const uint8_t *)(uintptr_t)(frame + (uint32_t)L.fr_entry);
-	else if (*(const uint8_t *)(uintptr_t)(frame + L.fr_owner) == PY_OWNER_CSTACK)
-		return FRAME_SHIM;	/* 3.12: the trampoline's code; 3.13: None */
+	else if (*(const uint8_t *)(uintptr_t)(frame + L.fr_owner) >= PY_OWNER_CSTACK)
+		return FRAME_SHIM;	/* 3.12: the trampoline's code; 3.13, 3.14: None */
 	if (!code || (code & 7) || code > LT_PY_ADDR)
 		return FRAME_BAD;
 	if (L.fr_entry < 0 && u64_at(code + L.ob_type) != code_type)
 		return FRAME_BAD;
-	index = (int64_t)(instr - code - L.co_code) >> 1;
+	index = (int64_t)(instr - code_units(frame, code)) >> 1;
 	w[0] = LT_PY_WORD | (entry ? LT_PY_ENTRY : 0) | code;
 	w[1] = lt_py_pos(fingerprint(code), index < INT32_MIN || index > INT32_MAX ?
 			 LT_PY_INDEX_BAD : (int32_t)index);
@@ -266,7 +287,7 @@ static void str_of(uint64_t s, uint32_t max, struct str_view *v)
 	*v = (struct str_view){ "", 0, 1 };
 	if (!s || (s & 7))
 		return;
-	state = u32_at(s + L.str_state);
+	state = u32_at(s + L.str_state) >> L.str_state_shift;
 	len = u64_at(s + L.str_length);
 	kind = PY_STR_KIND(state);
 	if (!(state & PY_STR_COMPACT) || (kind != 1 && kind != 2 && kind != 4) ||

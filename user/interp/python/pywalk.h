@@ -21,7 +21,7 @@ extern bool pywalk_on;
 /*
  * Find this process's CPython (its exported Py_Version, _PyRuntime,
  * _PyEval_EvalFrameDefault, PyGILState_GetThisThreadState, PyCode_Type;
- * 3.11 to 3.13, the layout user/interp/python/pylayout.c's table's or,
+ * 3.11 to 3.14, the layout user/interp/python/pylayout.c's table's or,
  * from 3.13, its own _Py_DebugOffsets', checked against PyCode_Type's
  * size) and say it in the table's header (py_version, py_eval) before
  * any stack holds its frames. Returns 0 (the walk is on); -ENOENT: no

@@ -208,10 +208,22 @@ int proc_maps__find_libc(pid_t pid, char *path, size_t cap)
 	for (size_t i = 0; i < pm->n && err; i++) {
 		if (!proc_maps__is_libc(pm->v[i].path))
 			continue;
-		if (pid == getpid())
+		if (pid == getpid()) {
 			snprintf(path, cap, "%s", pm->v[i].path);
-		else
+		} else {
+			struct stat st;
+
+			/*
+			 * Its root's view; a process in a chroot under ours has
+			 * its maps' paths from our root (the kernel names them
+			 * from the reader's root): then the path as it is.
+			 */
 			snprintf(path, cap, "/proc/%d/root%s", pid, pm->v[i].path);
+			if ((stat(path, &st) || st.st_dev != pm->v[i].dev ||
+			     st.st_ino != pm->v[i].ino) && !stat(pm->v[i].path, &st) &&
+			    st.st_dev == pm->v[i].dev && st.st_ino == pm->v[i].ino)
+				snprintf(path, cap, "%s", pm->v[i].path);
+		}
 		err = 0;
 	}
 	mapset__free(pm);

@@ -31,6 +31,7 @@
 
 #include "frametab.h"
 #include "heapsnoop/env.h"
+#include "interp/python/pyfind.h"
 #include "msg.h"
 #include "outfile.h"
 #include "output/summary.h"
@@ -122,7 +123,11 @@ static int environment(struct run *r)
 		err |= setenv(HS_ENV_INTERP, !(o->interp & OPT_INTERP_LUA) ? "python" :
 			      !(o->interp & OPT_INTERP_PYTHON) ? "lua" : "python,lua", 1);
 	if ((o->interp & OPT_INTERP_PYTHON) && !r->standalone) {
-		if (!getenv("PYTHONMALLOC")) {
+		if (!getenv("PYTHONMALLOC") && o->argv && o->argv[0] &&
+		    py_command__free_threaded(o->argv[0])) {
+			elog("%s is a free-threaded CPython: it refuses PYTHONMALLOC=malloc, left "
+			     "unset", o->argv[0]);
+		} else if (!getenv("PYTHONMALLOC")) {
 			err |= setenv("PYTHONMALLOC", "malloc", 1);
 			if (o->verbose)
 				elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates "
