@@ -500,7 +500,7 @@ dist: all man
 # when it runs under them; its headers followed as the objects' are.
 TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
-	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model \
+	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_pydecode_arm64 test_model \
 	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf \
 	test_ljbpf test_namecache test_holders)
 -include $(UNIT_TESTS:=.d)
@@ -699,6 +699,12 @@ $(OUTPUT)/tests/test_probesite_arm64: tests/tracer/arch/test_probesite_arm64.c $
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcapstone -lelf -lcmocka -o $@
 
+# The arm64 decoders of CPython's and LuaJIT's code, on any machine.
+$(OUTPUT)/tests/test_pydecode_arm64: tests/tracer/arch/test_pydecode_arm64.c \
+		$(TRACER)/arch/pydecode_arm64.c $(TRACER)/arch/ljdecode_arm64.c | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(TRACER_CFLAGS) $(TEST_DEP) $^ -lcapstone -lcmocka -o $@
+
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
@@ -859,7 +865,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
 		$(OUTPUT)/am_pool \
-		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 \
+		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 $(OUTPUT)/tests/test_pydecode_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build
 	$(Q)tests/run.sh $(OUTPUT)
