@@ -17,9 +17,9 @@
 # guests' root, python3 (test_syswide reads --json) and libc6-dbg
 # (test_semantics names glibc's static __libc_start_call_main).
 # trixie-arm64 is the arm64 guest's root, with libc6-dbg, libcmocka0
-# (the collector's unwinder test runs there), python3 (3.13) and luajit
-# (Python's and LuaJIT's arm64 tests, tests/arm64): `debootstrap --foreign` unpacks
-# it without running its programs (they are arm64 code: no qemu-user
+# (the collector's unwinder test runs there), python3 (3.13), luajit and
+# procps (Python's and LuaJIT's arm64 tests, tests/arm64; test_preload_python's
+# pgrep): `debootstrap --foreign` unpacks it without running its programs (they are arm64 code: no qemu-user
 # needed), the packages the first stage leaves packed are unpacked the
 # same way (dpkg-deb -x), and what the maintainer scripts would have made
 # and the guest's tests use (/etc/passwd, the awk link) is made here.
@@ -46,7 +46,7 @@ FOREIGN=0
 case $NAME in
 bullseye) SUITE=bullseye ARCH=amd64 INCLUDE= ;;
 trixie) SUITE=trixie ARCH=amd64 INCLUDE=python3,libc6-dbg ;;
-trixie-arm64) SUITE=trixie ARCH=arm64 INCLUDE=libc6-dbg,libcmocka0,python3,luajit FOREIGN=1 ;;
+trixie-arm64) SUITE=trixie ARCH=arm64 INCLUDE=libc6-dbg,libcmocka0,python3,luajit,procps FOREIGN=1 ;;
 *) die "unknown root (known: bullseye trixie trixie-arm64)" ;;
 esac
 # Bump the last field when what is done to a root below changes.
