@@ -249,18 +249,18 @@ $(OUTPUT)/heapdecode: $(call objs,$(OUTPUT),$(DECODE_TOP_SRC)) $(call HEAPDECODE
 # preload library, whose live set is a table in shared memory
 # (include/heapsnoop/livetable.h); all -fPIC.
 RECORDS_SRC := $(wildcard $(COMMON)/records/*.c) $(COMMON)/text.c
-AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c \
-	$(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
+AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c $(COLLECTOR)/amdump.c \
+	$(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c $(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
 CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
-	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/dlclose.c
+	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/modcfi.c $(CUNWIND)/dlclose.c
 # The table written: its slots and segments, stacks (their private index)
 # and modules, a fork child's copy, the hello to heapsnoop, exec marks,
 # the process's own dumps.
-LIVETABLE_SRC := $(CLIVE)/livetable.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLIVE)/ltmods.c \
+LIVETABLE_SRC := $(CLIVE)/ltwrite.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLIVE)/ltmods.c \
 	$(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
 # interp/: a CPython's frames read in the process (pywalk.c), a PUC Lua's (luaframes.c,
 # named with common/'s luanames.c); their layouts common/'s.
@@ -273,8 +273,8 @@ PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LI
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(CINTERP) -fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
 	include/heapsnoop/livetable.h include/heapsnoop/livedump.h \
-	$(wildcard $(COLLECTOR)/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(CINTERP)/*.h) $(COMMON)/records.h \
-	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h
+	$(wildcard $(COLLECTOR)/*.h $(COLLECTOR)/port/*.h $(CUNWIND)/*.h $(CLIVE)/*.h $(CINTERP)/*.h) $(COMMON)/records.h \
+	$(COMMON)/records/records_int.h $(COMMON)/text.h $(COMMON)/sampling.h $(COMMON)/pacmask.h
 
 $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 	$(call msg,AR,$@)
@@ -407,6 +407,83 @@ $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(OUTPUT)/libhsam.a -pthread -lm -o $@
 
+# --- the codec and libhsam on a microcontroller (examples/mcu, docs/MCU.md) ---
+# Built freestanding for a Cortex-M3 (Debian's gcc-arm-none-eabi, newlib's
+# string functions, libgcc's EHABI unwinder): the codec, the
+# alloc-metadata core with the Cortex-M port (its lock masks interrupts,
+# no pthreads, no stdio, no module look-up) and the dump without stdio
+# (amlines.c), each an archive; the firmware that uses them runs in
+# qemu-system-arm -M mps2-an385 (tests/mcu/test_mcu.sh). -funwind-tables:
+# the .ARM.exidx entries its stack walk reads; no sibling calls in the
+# firmware, so that each of its functions stays a frame.
+MCU_CROSS ?= arm-none-eabi-
+MCU := $(OUTPUT)/mcu
+MCU_ARCH := -mcpu=cortex-m3 -mthumb
+MCU_CFLAGS := $(MCU_ARCH) -Os -g -std=gnu11 $(WARN) -ffreestanding -ffunction-sections \
+	-fdata-sections -funwind-tables -Iinclude -I$(COMMON) -DHS_AM_PORT='"amport_cortexm.h"'
+MCU_AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c
+MCU_FW_SRC := $(wildcard examples/mcu/*.c)
+MCU_FW_CFLAGS := $(MCU_CFLAGS) -fno-optimize-sibling-calls -Iexamples/mcu
+
+# The format's vectors checked on the core itself: tests/mcu/vectors_fw.c
+# links tests/data/vectors.tsv in whole (.incbin).
+MCU_TEST_CFLAGS := $(MCU_FW_CFLAGS) -Itests/codec -DVECTORS_TSV='"$(abspath tests/data/vectors.tsv)"'
+
+$(MCU)/obj/%.o: %.c $(COLLECTOR_HDR) $(wildcard examples/mcu/*.h)
+	$(call msg,MCU-CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(MCU_CROSS)gcc $(if $(filter examples/mcu/%,$<),$(MCU_FW_CFLAGS),$(if $(filter tests/%,$<),$(MCU_TEST_CFLAGS),$(MCU_CFLAGS))) -c $< -o $@
+
+$(MCU)/obj/tests/mcu/vectors_fw.o: tests/data/vectors.tsv tests/codec/vectors_check.h
+
+$(MCU)/libhscodec.a: $(patsubst %.c,$(MCU)/obj/%.o,$(CODEC_SRC))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(MCU_CROSS)ar rcs $@ $^
+
+$(MCU)/libhsam.a: $(patsubst %.c,$(MCU)/obj/%.o,$(MCU_AM_SRC))
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && $(MCU_CROSS)ar rcs $@ $^
+
+$(MCU)/fw.elf: $(patsubst %.c,$(MCU)/obj/%.o,$(MCU_FW_SRC)) $(MCU)/libhsam.a $(MCU)/libhscodec.a \
+		examples/mcu/mps2_an385.ld
+	$(call msg,LINK,$@)
+	$(Q)$(MCU_CROSS)gcc $(MCU_ARCH) -nostartfiles --specs=nano.specs -Wl,--gc-sections \
+		-T examples/mcu/mps2_an385.ld -Wl,-Map=$(MCU)/fw.map $(filter %.o %.a,$^) -lc -lgcc -o $@
+
+$(MCU)/vectors.elf: $(addprefix $(MCU)/obj/,examples/mcu/startup.o examples/mcu/uart.o \
+		tests/mcu/vectors_fw.o tests/codec/vectors_check.o) $(MCU)/libhscodec.a examples/mcu/mps2_an385.ld
+	$(call msg,LINK,$@)
+	$(Q)$(MCU_CROSS)gcc $(MCU_ARCH) -nostartfiles --specs=nano.specs -Wl,--gc-sections \
+		-T examples/mcu/mps2_an385.ld $(filter %.o %.a,$^) -lc -lgcc -o $@
+
+.PHONY: mcu
+mcu: $(MCU)/fw.elf $(MCU)/vectors.elf
+
+# --- libhsam on 32-bit x86 Linux (docs/MCU.md) -------------------------------
+# The same library built by gcc-i686-linux-gnu into $(OUTPUT)/i386 (this
+# Makefile again, its OUTPUT and CC those), and examples/am_pool.c linked
+# to it, run by the cross C library's own loader (libc6-dev-i386-cross:
+# no i386 packages installed multiarch); tests/collector/test_hsam_i386.sh.
+I386_CROSS ?= i686-linux-gnu-
+I386 := $(OUTPUT)/i386
+I386_LIBDIR := /usr/i686-linux-gnu/lib
+
+$(I386)/libhsam.a: FORCE
+	$(Q)$(MAKE) --no-print-directory OUTPUT=$(I386) CC=$(I386_CROSS)gcc AR=$(I386_CROSS)ar $@
+
+# The format's vectors on a 32-bit host (tests/codec/vectors_host.c).
+$(I386)/vectors_host: tests/codec/vectors_host.c tests/codec/vectors_check.c $(CODEC_SRC) \
+		tests/codec/vectors_check.h include/heapsnoop/codec.h
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(I386_CROSS)gcc $(ALL_CFLAGS) -Itests/codec $(filter %.c,$^) \
+		-Wl,--dynamic-linker=$(I386_LIBDIR)/ld-linux.so.2 -Wl,-rpath=$(I386_LIBDIR) -o $@
+
+$(I386)/am_pool: examples/am_pool.c $(I386)/libhsam.a
+	$(call msg,CC,$@)
+	$(Q)$(I386_CROSS)gcc $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fno-inline $< $(I386)/libhsam.a \
+		-pthread -lm -Wl,--dynamic-linker=$(I386_LIBDIR)/ld-linux.so.2 -Wl,-rpath=$(I386_LIBDIR) -o $@
+
 # --- man pages, install, dist ------------------------------------------------
 # heapsnoop(8) and heapdecode(1), made by help2man from each program's
 # --help and the README's content in docs/man/*.h2m (the date: the last
@@ -518,6 +595,11 @@ $(OUTPUT)/tests/test_alloc_metadata: tests/collector/test_alloc_metadata.c $(AM_
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
 
+# amlines.c's lines against records.c's writer (tests/collector/test_amlines.c).
+$(OUTPUT)/tests/test_amlines: tests/collector/test_amlines.c $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) $(filter %.c,$^) -pthread -lcmocka -lm -o $@
+
 # The collector's unwinder on frames of known shapes (tests/collector/
 # test_unwind.c): the shapes without frame pointers, one frame with a frame
 # pointer and no CFI, two libraries of the shapes loaded in turn.
@@ -538,9 +620,20 @@ $(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so: $(OUTPUT)/tests/l
 	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB $(if $(filter b,$*),-DSHAPES_PAD -DSWAP_B) -fPIC -shared \
 		-fvisibility=hidden $(filter %.S %.c,$^) -o $@
 
+COMMA := ,
+# ... and the shapes with CFI .eh_frame_hdr does not index (modcfi.c): in
+# .debug_frame alone (_dbg), in .eh_frame linked without a header (_nohdr).
+$(OUTPUT)/tests/libshapes_dbg.so $(OUTPUT)/tests/libshapes_nohdr.so: $(OUTPUT)/tests/libshapes_%.so: \
+		tests/collector/unwind_shapes.c tests/collector/unwind_shapes.h | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(SHAPES_CFLAGS) -DSHAPES_LIB -fPIC -shared -fvisibility=hidden \
+		$(if $(filter dbg,$*),-fno-asynchronous-unwind-tables -fno-unwind-tables,-Wl$(COMMA)--no-eh-frame-hdr) \
+		$< -o $@
+
 $(OUTPUT)/tests/test_unwind: tests/collector/test_unwind.c $(LOCALSTACK_SRC) \
 		$(OUTPUT)/tests/unwind_shapes.o $(OUTPUT)/tests/unwind_nocfi.o $(COLLECTOR_HDR) \
-		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so | $(OUTPUT)/tests
+		$(OUTPUT)/tests/libshapes_a.so $(OUTPUT)/tests/libshapes_b.so \
+		$(OUTPUT)/tests/libshapes_dbg.so $(OUTPUT)/tests/libshapes_nohdr.so | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -I$(CUNWIND) -Itests/collector $(filter %.c %.o,$^) -rdynamic \
 		-pthread -ldl -lcmocka -o $@
@@ -760,6 +853,26 @@ $(OUTPUT)/tests/lua5.1: /usr/bin/lua5.1 | $(OUTPUT)/tests
 NOFP_CFLAGS := -O2 -g -fomit-frame-pointer
 UNWIND_PROGS := $(OUTPUT)/tests/prog_nofp $(OUTPUT)/tests/libnofp_late.so
 
+# Where each finds its CFI (tests/tracer/test_cfiplace.sh): tests/tracer/
+# prog_deep.c without frame pointers, its CFI in .eh_frame as usual
+# (_eh), in .eh_frame linked without .eh_frame_hdr (_nohdr), in
+# .debug_frame alone (_dbg: the C runtime's files keep their .eh_frame).
+CFI_PLACE_CFLAGS := $(NOFP_CFLAGS) -fno-inline -fno-optimize-sibling-calls -fno-ipa-cp -fno-ipa-icf
+CFI_PLACES := $(addprefix $(OUTPUT)/tests/prog_deep_,eh nohdr dbg)
+UNWIND_PROGS += $(CFI_PLACES)
+
+$(OUTPUT)/tests/prog_deep_eh: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) $< -o $@
+
+$(OUTPUT)/tests/prog_deep_nohdr: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) -Wl,--no-eh-frame-hdr $< -o $@
+
+$(OUTPUT)/tests/prog_deep_dbg: tests/tracer/prog_deep.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFI_PLACE_CFLAGS) -fno-asynchronous-unwind-tables -fno-unwind-tables $< -o $@
+
 $(OUTPUT)/tests/libnofp.so $(OUTPUT)/tests/libnofp_late.so: $(OUTPUT)/tests/lib%.so: \
 		tests/unwind/lib%.c tests/unwind/nofp.h | $(OUTPUT)/tests
 	$(call msg,CC,$@)
@@ -864,7 +977,8 @@ check: deps-arm64
 		$(OUTPUT)/tests/test_luasegs $(OUTPUT)/tests/test_ljbpf \
 		$(OUTPUT)/tests/test_alloc_metadata $(OUTPUT)/tests/test_unwind $(OUTPUT)/tests/prog_collect \
 		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
-		$(OUTPUT)/am_pool \
+		$(OUTPUT)/am_pool $(OUTPUT)/tests/test_amlines $(OUTPUT)/mcu/fw.elf \
+		$(OUTPUT)/mcu/vectors.elf $(OUTPUT)/i386/am_pool $(OUTPUT)/i386/vectors_host \
 		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 $(OUTPUT)/tests/test_pydecode_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build
@@ -883,6 +997,7 @@ kmatrix: deps
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
 	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind \
+	prog_deep prog_deep_eh prog_deep_nohdr prog_deep_dbg \
 	$(COLLECTOR_ARM64_PROGS))
 
 ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)

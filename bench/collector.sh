@@ -39,8 +39,8 @@ WL=$T/wl
 gcc -O2 -g -fno-omit-frame-pointer -o "$WL" bench/workload.c
 gcc -O2 -g -fomit-frame-pointer -o "$T/wl_nofp" bench/workload.c
 U=user/collector/unwind
-gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -I$U bench/unwinders.c \
-	$U/localstack.c $U/framestep.c $U/ehframe.c $U/ehframe_cfa.c $U/ehframe_expr.c $U/dlclose.c \
+gcc -O2 -g -fomit-frame-pointer -std=gnu11 -D_GNU_SOURCE -Iinclude -Iuser/common -I$U bench/unwinders.c \
+	$U/localstack.c $U/framestep.c $U/ehframe.c $U/ehframe_cfa.c $U/ehframe_expr.c $U/modcfi.c $U/dlclose.c \
 	-lunwind -o "$T/unwinders"
 # The preload before its live table: its list behind the blocks.
 BEFORE=${BENCH_BEFORE:-89ebebf}

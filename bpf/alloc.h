@@ -17,7 +17,7 @@
 #include "filter.h"
 #include "calls.h"
 #include "stack.h"
-#include "freelog.h"
+#include "frees.h"
 #include "interp.h"
 
 /*

@@ -17,6 +17,8 @@
 /* Set by the loader before load. */
 const volatile __u32 self_tgid;		/* never trace heapsnoop itself */
 const volatile __u32 max_frames = HS_BPF_MAX_FRAMES;
+/* arm64: a return address's address bits, its PAC signature off (user/common/pacmask.h). */
+const volatile __u64 ra_mask = HS_RA_MASK;
 /* Wake the consumer once this many bytes wait in the ring buffer. */
 const volatile __u64 wakeup_bytes = 256 << 10;
 /*

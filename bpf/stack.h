@@ -91,7 +91,7 @@ static __always_inline void walk_stack(struct hs_event *ev, const __u8 *stack, b
 			break;
 		}
 		/* arm64: a return address signed by PAC, its signature off. */
-		pair[1] &= HS_RA_MASK;
+		pair[1] &= ra_mask;
 		ev->frames[n++ & (HS_BPF_MAX_FRAMES - 1)] = pair[1];
 		if (pair[0] <= fp)
 			break;

@@ -27,6 +27,20 @@ struct bitreader {
 	size_t pos;
 };
 
+/*
+ * @v with its bytes in big-endian order and back: the bitstream's 64-bit
+ * windows are loaded and stored as bytes (memcpy), MSB first, on a host
+ * of either byte order (Cortex-M and x86 are little-endian).
+ */
+static inline uint64_t be64(uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return v;
+#else
+	return __builtin_bswap64(v);
+#endif
+}
+
 /* Significant bits of @v: position of its highest set bit, 1 for 0. */
 static unsigned int sig_bits(uint64_t v)
 {
@@ -49,7 +63,7 @@ static inline __attribute__((always_inline)) void bw_put(struct bitwriter *bw, u
 		uint64_t win;
 
 		__builtin_memcpy(&win, bw->buf + byte, 8);
-		win = __builtin_bswap64(__builtin_bswap64(win) | v << (64 - off - w));
+		win = be64(be64(win) | v << (64 - off - w));
 		__builtin_memcpy(bw->buf + byte, &win, 8);
 		bw->pos += w;
 		return;
@@ -91,7 +105,7 @@ static uint64_t load_be64(const uint8_t *p, const uint8_t *end)
 
 	if (end - p >= 8) {
 		__builtin_memcpy(&v, p, 8);
-		return __builtin_bswap64(v);
+		return be64(v);
 	}
 	for (int i = 0; i < 8; i++)
 		v = v << 8 | (p + i < end ? p[i] : 0);

@@ -2,7 +2,7 @@
 # check-paths.py - every path of this repository that a comment or a doc
 # names exists in the git tree (files from `git ls-files`, and the folders
 # that hold them). Files move: after user/tracer's split into folders, 11
-# comments in 7 files (bpf/config.h, bpf/freelog.h, ...) still named
+# comments in 7 files (bpf/config.h among them) still named
 # kfeatures.c and five others at user/tracer's top, where they had been
 # (now attach/kfeatures.c); this says which comment to fix. A file it
 # flags that is new and not yet added (git add) is not in the tree yet.

@@ -24,6 +24,13 @@
 # a PATH finds first may be another build (pyenv's).
 # libunwind-dev is for the benchmarks only (bench/collector.sh: the preload
 # before its own unwinder, bench/unwinders.c); the preload needs none.
+# The microcontroller's line (docs/MCU.md, tests/mcu/test_mcu.sh): the
+# Cortex-M cross compiler and newlib, for the codec and libhsam built
+# freestanding and the firmware, and qemu-system-arm (also the arm64
+# line's), which runs it as an mps2-an385 board; gcc-i686-linux-gnu and
+# its C library build libhsam for 32-bit Linux (tests/collector/
+# test_hsam_i386.sh). Not gcc-multilib: Debian 12's conflicts with
+# gcc-aarch64-linux-gnu, and installing it removes the arm64 compiler.
 # The last line is the kernel matrix's (tests/kmatrix): qemu, a static
 # busybox and cpio for its initramfs, xz and zstd for compressed modules,
 # kmod's depmod, the archive keys that sign bullseye; debootstrap makes the
@@ -47,6 +54,7 @@ libdw-dev zlib1g-dev libzstd-dev liblzma-dev libbz2-dev libcapstone-dev libcmock
 pkg-config libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev protobuf-compiler golang-go
 binutils util-linux elfutils debuginfod help2man man-db libxml2-utils chromium gdb sqlite3
 heaptrack valgrind strace python3.11
+gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm gcc-i686-linux-gnu libc6-dev-i386-cross
 lua5.4 lua5.1 luajit liblua5.4-0 liblua5.1-0 libluajit-5.1-2 liblua5.4-0-dbg liblua5.1-0-dbg nodejs
 qemu-system-x86 busybox-static cpio xz-utils zstd kmod debian-archive-keyring debootstrap"
 ARM64_PKGS="gcc-aarch64-linux-gnu libc6-dev-arm64-cross libstdc++-12-dev-arm64-cross

@@ -76,6 +76,10 @@ run "fuzz record parser (${FUZZ_RECORDS_SECONDS:-10}s)" \
 run "fuzz jitdump reader (${FUZZ_JITDUMP_SECONDS:-10}s)" \
 	make --no-print-directory fuzz-run-jitdump OUTPUT="$OUT" \
 	FUZZ_JITDUMP_SECONDS="${FUZZ_JITDUMP_SECONDS:-10}"
+run "alloc-metadata lines without stdio (amlines.c) byte for byte the record writer's (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_amlines"
+run "a Cortex-M3 firmware's pool in qemu-system-arm (mps2-an385): its UART's ~m# dumps named by heapdecode -e fw.elf" \
+	tests/mcu/test_mcu.sh "$OUT"
 for t in tests/collector/test_*.sh; do
 	run "collector: $(basename "$t" .sh)" "$t" "$OUT"
 done

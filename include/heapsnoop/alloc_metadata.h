@@ -19,8 +19,8 @@
  *
  * head is a multiple of the alignment asked for, so a block aligned to it
  * gives a user pointer aligned to it; the node is the 40 bytes just before
- * the user pointer and ends with a magic number that tells our blocks from
- * others (hs_am_owns()).
+ * the user pointer (32 on a 32-bit target) and ends with a magic number
+ * that tells our blocks from others (hs_am_owns()).
  */
 #ifndef HEAPSNOOP_ALLOC_METADATA_H
 #define HEAPSNOOP_ALLOC_METADATA_H
@@ -36,7 +36,8 @@
 extern "C" {
 #endif
 
-/* The list node just before every user pointer (40 bytes). */
+/* The list node just before every user pointer (40 bytes; 32 where
+ * pointers are 4 bytes, as on Cortex-M or i386). */
 struct hs_am_node {
 	struct hs_am_node *prev, *next;
 	uint64_t size;		/* bytes the user asked for: the record's size */
@@ -190,7 +191,9 @@ void hs_am__unlock(struct hs_am *am);
  * (docs/COLLECTOR.md: each stands for s / (1 - e^(-s/mean)) bytes), not
  * every allocation: each dump says so (its `dump` line's sample-bytes=,
  * docs/OUTPUT.md), and heapdecode scales them. 0: every allocation (the
- * default). Call before the first block is placed.
+ * default). Call before the first block is placed. Built for a Cortex-M
+ * (its port, docs/MCU.md) there is no sampling: the call does nothing,
+ * and every dump is of every allocation, as it says.
  */
 void hs_am__set_sample_bytes(struct hs_am *am, uint64_t mean);
 
@@ -209,6 +212,28 @@ void hs_am__totals(struct hs_am *am, uint64_t *live, uint64_t *bytes);
  */
 int hs_am__dump(struct hs_am *am, FILE *out, int pid, const char *reason,
 		hs_am_maps_fn maps, void *arg);
+
+/*
+ * Writes @len bytes at @buf, one whole record line (its '\n' included),
+ * to wherever the dump goes (a UART, a log); returns 0, or a negative
+ * errno that ends the dump.
+ */
+typedef int (*hs_am_write_fn)(void *arg, const char *buf, size_t len);
+
+/*
+ * hs_am__dump() for a system without stdio or loaded modules (a firmware,
+ * docs/MCU.md): the same `dump`, `live` and `end-dump` lines, byte for
+ * byte, each handed to @write(@arg, ...) whole, no `map` record (the
+ * frames are addresses in one image, heapdecode -e IMAGE names them).
+ * @time_ms: the `dump` line's time= in milliseconds (0: none known).
+ * A block whose stack went on past its blob (a tail, set only by the
+ * preload) says cut=depth here, its outer frames not written. Holds the
+ * lock throughout (on a single-core port: interrupts masked while @write
+ * runs). Allocates nothing; 640 bytes of stack on a Cortex-M3 (-Os).
+ * Returns 0, or the first error of @write, or -EINVAL for a NULL @write.
+ */
+int hs_am__dump_lines(struct hs_am *am, hs_am_write_fn write, void *arg, int pid,
+		      const char *reason, uint64_t time_ms);
 
 #ifdef __cplusplus
 }

@@ -43,10 +43,17 @@ struct hs_record {
 /*
  * Errors. Every function returns 0 or a positive count on success and the
  * negative of one of these on failure; hs_strerror() names it.
+ *
+ * One error space with errno: the codes start above HS_ERR_BASE, past every
+ * errno value (the kernel's MAX_ERRNO is 4095), so a caller may return
+ * either a negative errno or a negative hs_err through one int and
+ * hs_strerror() names both.
  */
+#define HS_ERR_BASE 4096
+
 enum hs_err {
 	HS_OK = 0,
-	HS_EDEPTH,		/* depth above HS_MAX_DEPTH */
+	HS_EDEPTH = HS_ERR_BASE + 1,	/* depth above HS_MAX_DEPTH */
 	HS_ERANGE,		/* a value at or above 2^63 */
 	HS_ENOSPC,		/* output buffer too small */
 	HS_EBASE64,		/* not valid base64 */
@@ -71,7 +78,10 @@ enum hs_err {
 	HS__ERR_MAX,
 };
 
-/* Human-readable text for a (negative or positive) hs_err; never NULL. */
+/*
+ * hs_strerror - text for @err: an hs_err or an errno value, negative or
+ * positive (0: "success"); "unknown error" for neither. Never NULL.
+ */
 const char *hs_strerror(int err);
 
 /*

@@ -22,6 +22,9 @@
 #define HS_ENV_SEED		"HEAPSNOOP_SEED"
 /* "fp": the collector walks frame pointers, not CFI; --unwind fp. */
 #define HS_ENV_UNWIND		"HEAPSNOOP_UNWIND"
+/* The innermost and outermost frames each stack drops; --snip-pre, --snip-post (33 at most). */
+#define HS_ENV_SNIP_PRE		"HEAPSNOOP_SNIP_PRE"
+#define HS_ENV_SNIP_POST	"HEAPSNOOP_SNIP_POST"
 /*
  * Set by --preload: heapsnoop's abstract socket (its name, without the
  * leading NUL) and the token a hello carries, where a process hands its

@@ -5,7 +5,7 @@
  * pages list, and CI scripts test for. A status the table does not name
  * (0, and heapsnoop's "the command's own") is the program's; the first
  * that applies is the one returned (user/tracer/shutdown.c,
- * user/tracer/output/gate.c; user/decode/heapdecode.c).
+ * user/tracer/output/tracegate.c; user/decode/heapdecode.c).
  */
 #ifndef HEAPSNOOP_EXIT_H
 #define HEAPSNOOP_EXIT_H
@@ -34,5 +34,12 @@
 #define HD_EXIT_MALFORMED	1
 /* heapdecode: a usage or I/O error. */
 #define HD_EXIT_ERROR		2
+/*
+ * heapdecode: no frame could be named: every address looked up in a
+ * module's file (a map record's, or -e FILE) named no function (the
+ * files not found, not the traced ones, or without symbols). Said on
+ * stderr; the output is written all the same.
+ */
+#define HD_EXIT_UNNAMED		3
 
 #endif /* HEAPSNOOP_EXIT_H */

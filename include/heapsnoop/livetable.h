@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * livetable.h - the preload collector's live set in shared memory: the
- * layout one process image writes (user/collector/livetable/livetable.c) and anyone
+ * layout one process image writes (user/collector/livetable/ltwrite.c) and anyone
  * reads (heapsnoop --preload, the process's own last dump), while the
  * writer runs or after it died, however it died; and the messages
  * through which an image hands its table to heapsnoop. Crosses process

@@ -15,6 +15,9 @@
 #   the collector's unwinder on frames of known shapes, signal frames,
 #     libraries unloaded and replaced, threads (tests/collector/
 #     test_unwind.c, cmocka)
+#   .eh_frame without .eh_frame_hdr and .debug_frame alone, both ways:
+#     heapsnoop and --preload give the same frames (tests/tracer/
+#     test_cfiplace.sh)
 #   the live table's seqlock torture (arm64's orderings: stlr, ldar, dmb)
 #     and every way a process ends, each dump exact (tests/collector/
 #     test_livetable.c, test_death.sh)
@@ -35,7 +38,7 @@
 #                           with the files it names (x86root/, --sysroot)
 # Usage: in-guest.sh ARM64_BUILD_DIR SHARE
 # HS_ARM64_TESTS: the parts to run (default all of them): kmatrix (the
-# kernel matrix's four), pac, preload, unwinder, torture, python,
+# kernel matrix's four), pac, preload, unwinder, cfiplace, torture, python,
 # preload-python, luajit, refused, logs (the two logs for the host: run.sh
 # needs them).
 # Exits non-zero if a test failed or a file could not be written.
@@ -43,7 +46,7 @@ set -u
 OUT=$(realpath "${1:?usage: $0 ARM64_BUILD_DIR SHARE}"); SHARE=${2:?usage: $0 ARM64_BUILD_DIR SHARE}
 cd "$(dirname "$0")/../.." || exit 2
 rc=0
-PARTS=" ${HS_ARM64_TESTS:-kmatrix pac preload unwinder torture python preload-python luajit refused logs} "
+PARTS=" ${HS_ARM64_TESTS:-kmatrix pac preload unwinder cfiplace torture python preload-python luajit refused logs} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 part kmatrix && { tests/kmatrix/in-guest.sh "$OUT" semantics attach unwind threads || rc=1; }
 
@@ -62,6 +65,8 @@ run_test() {
 part pac && run_test "pointer authentication" tests/arm64/test_pac.sh "$OUT"
 part preload && run_test "the preload collector" tests/collector/test_preload.sh "$OUT"
 part unwinder && run_test "the collector's unwinder" "$OUT/tests/test_unwind"
+part cfiplace && run_test "CFI where a program keeps it, the tracer's frames and the collector's the same" \
+	tests/tracer/test_cfiplace.sh "$OUT"
 part torture &&
 	run_test "the live table's seqlock torture" "$OUT/tests/test_livetable_torture" --torture 2000000
 # Python: the root's python3.13 (the default, Debian's python3.11, is not

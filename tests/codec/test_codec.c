@@ -5,6 +5,7 @@
  * both ways byte for byte, the upstream README's example, random round trips
  * up to 2^63-1, and each error FORMAT.md names.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -336,6 +337,11 @@ static void test_bline_parse(void **state)
 	assert_string_equal(hs_strerror(-HS_ETRAILER),
 			    "length trailer does not match the blob length");
 	assert_string_equal(hs_strerror(9999), "unknown error");
+	/* One error space: no code is an errno value, and both are named. */
+	assert_true(HS_EDEPTH > 4095);
+	assert_string_equal(hs_strerror(-ENOMEM), strerror(ENOMEM));
+	assert_string_equal(hs_strerror(0), "success");
+	assert_string_equal(hs_strerror(HS__ERR_MAX), "unknown error");
 }
 
 int main(int argc, char **argv)

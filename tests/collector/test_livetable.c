@@ -36,7 +36,7 @@
 #include <cmocka.h>
 
 #include "heapsnoop/livedump.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "ltfmt.h"
 #include "records.h"
 

@@ -7,7 +7,8 @@
 # the programs the command executes too (one exec'd as another user
 # cannot open it: said, exit 3); the program sees no fd of it; without
 # /proc (a mount namespace without it), through a private file that is
-# gone afterwards. ~2 s.
+# gone afterwards; the library beside heapsnoop reaches a command in
+# another root (chroot). ~2 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 PC=$PROGS/prog_collect
@@ -75,6 +76,28 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 		"$(grep -cE 'main;case_deep;(deep_recurse;){2}deep_recurse 1234$' "$T/suf.bytes")" 1
 else
 	echo "skip exec'd as another user: needs root and setpriv"
+fi
+
+# A command that enters another root (chroot): the host's path to the
+# library beside heapsnoop means nothing there, its descriptor's name
+# through heapsnoop's /proc does (the root's own /proc: bound from ours).
+# The root: the program, and the C library and loader it links, alone.
+if [ "$(id -u)" -eq 0 ] && command -v unshare > /dev/null; then
+	[ -d "$T/pub" ] || { mkdir -m 755 "$T/pub" && cp "$PC" "$HS" "$OUT/libheapsnoop_preload.so" "$T/pub/"; } || exit 1
+	R=$T/root
+	mkdir -p "$R/proc" "$R/bin" && cp "$PC" "$R/bin/" || exit 1
+	for lib in $(ldd "$PC" "$OUT/libheapsnoop_preload.so" | grep -o '/[^ :]*' | grep -v "^$OUT"); do
+		mkdir -p "$R$(dirname "$lib")" && cp -L "$lib" "$R$lib" || exit 1
+	done
+	"$T/pub/heapsnoop" --preload -o "$T/root.heap" -- unshare -m sh -c \
+		"mount --bind /proc '$R/proc' && exec chroot '$R' /bin/prog_collect deep 3" \
+		> "$T/root.stdout" 2> "$T/root.err"
+	expect_eq "the library a file, a command in another root: exit 0" "$?" 0
+	check "another root: the program ran" grep -qx 'ok deep' "$T/root.stdout"
+	expect_eq "another root: traced, by the descriptor" "$("$HD" --folded --sysroot "$R" "$T/root.heap" 2> /dev/null |
+		grep -cE 'main;case_deep;(deep_recurse;){2}deep_recurse 1234$')" 1
+else
+	echo "skip another root: needs root and unshare"
 fi
 
 # The program's fds: as many as without the collector, none for the

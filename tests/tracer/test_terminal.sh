@@ -53,12 +53,12 @@ check "--preload terminal: no record on the terminal" \
 check "--preload terminal: the report's command named" grep -q "^  heapdecode --report $plog" "$T/ptty"
 
 # What --preload does not honour is refused, one line each, never ignored.
-"$HS" --preload --snip-pre 2 --snip-post 1 --min-size 8 -o "$T/refused" -- "$LEAKY" \
+"$HS" --preload --min-size 8 --max-size 64 -o "$T/refused" -- "$LEAKY" \
 	> /dev/null 2> "$T/refused.err"
-check "--preload --snip-pre --snip-post --min-size: exit 1, nothing run" \
+check "--preload --min-size --max-size: exit 1, nothing run" \
 	bash -c "test $? -eq 1 && test ! -e '$T/refused'"
 check "... one line for each" bash -c "[ \$(grep -c 'goes with the BPF tracer, not --preload' \
-	'$T/refused.err') -eq 3 ] && grep -q '^heapsnoop: --snip-post goes with the BPF tracer, not --preload: the collector writes whole stacks' '$T/refused.err'"
+	'$T/refused.err') -eq 2 ] && grep -q '^heapsnoop: --max-size goes with the BPF tracer, not --preload: every allocation is recorded' '$T/refused.err'"
 check "--preload terminal: the summary on by default, its headline" grep -q \
 	"^heapsnoop: biggest holder: 4.0 KiB in 1 block, load_config (leaky.c:58) <- main (leaky.c:67)" \
 	"$T/ptty"

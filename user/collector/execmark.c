@@ -21,7 +21,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "livetable.h"
+#include "ltwrite.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

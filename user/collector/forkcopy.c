@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "forkcopy.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "ltmods.h"
 #include "ltstacks.h"
 

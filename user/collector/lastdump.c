@@ -35,7 +35,7 @@
 #include "heapsnoop/env.h"
 #include "heapsnoop/livedump.h"
 #include "lastdump.h"
-#include "livetable.h"
+#include "ltwrite.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define ALTSTACK_SIZE (64 * 1024)

@@ -4,7 +4,7 @@
  * dynamically linked program (LD_PRELOAD; `heapsnoop --preload -- CMD`).
  * Every allocator entry point of the C library is interposed; a tracked
  * block's record (size, stack) is an entry of this image's live table in
- * shared memory (livetable.c, include/heapsnoop/livetable.h), which
+ * shared memory (ltwrite.c, include/heapsnoop/livetable.h), which
  * heapsnoop --preload holds and dumps however the process ends (hello.c),
  * or which the process dumps itself (lastdump.c). Behind each tracked
  * block only 16 bytes stay (block.h). The set-up is setup.c's. Variables
@@ -26,7 +26,7 @@
 
 #include "block.h"
 #include "lastdump.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "localstack.h"
 #include "ltstacks.h"
 #include "records.h"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * setup.c - the preload collector set up (see plstate.h): its variables
- * read, this image's live table made (livetable.c) and handed to
+ * read, this image's live table made (ltwrite.c) and handed to
  * heapsnoop (hello.c) or, with no heapsnoop to take it, dumped by the
  * process itself (lastdump.c); threads registered as they first change
  * the table; fork's handlers (forkcopy.c); the dump at exit.
@@ -20,7 +20,7 @@
 #include "heapsnoop/env.h"
 #include "hello.h"
 #include "lastdump.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "localstack.h"
 #include "ltmods.h"
 #include "ltstacks.h"
@@ -159,7 +159,8 @@ __attribute__((constructor)) static void collector_init(void)
 	ltmods__refresh();
 	pthread_key_create(&thread_key, thread_end);
 	pl_thread_start();
-	localstack__init(unwind && !strcmp(unwind, "fp"));
+	localstack__init(unwind && !strcmp(unwind, "fp"), (unsigned int)env_num(HS_ENV_SNIP_PRE, 0),
+			 (unsigned int)env_num(HS_ENV_SNIP_POST, 0));
 	pthread_atfork(forkcopy__prepare, forkcopy__parent, at_fork_child);
 	__atomic_store_n(&pl_ready, 1, __ATOMIC_RELEASE);
 out:

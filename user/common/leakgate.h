@@ -4,7 +4,7 @@
  * live at the end, after LSan-style suppressions, suppress.h) exceed a
  * number of bytes, or whose processes' heap peaked above a limit; say
  * which stacks broke it, symbolized. The tracer feeds it the processes
- * it saw (user/tracer/output/gate.c), heapdecode its log's
+ * it saw (user/tracer/output/tracegate.c), heapdecode its log's
  * (user/decode/analyses/gate.c); the exit statuses are
  * heapsnoop/exit.h's, documented in heapsnoop --help, the README and
  * docs/OUTPUT.md.

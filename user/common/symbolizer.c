@@ -53,6 +53,7 @@ struct cache_slot {
 struct symbolizer {
 	struct cache_slot *cache;
 	uint64_t hits, misses;
+	uint64_t looked, named;	/* symbolizer__counts() */
 	char *sysroot;
 	int root_fd;		/* --sysroot opened O_PATH, or -1 */
 	bool no_local_files;
@@ -513,6 +514,21 @@ static void cached_lookup(struct symbolizer *s, struct module *m, bool is_return
 	c->frame = *out;
 }
 
+/* A lookup in a module a file was looked for (not --no-local-files'), and whether it named. */
+static void count(struct symbolizer *s, const struct sym_frame *out)
+{
+	if (out->status == SYM_NOT_OPENED)
+		return;
+	s->looked++;
+	s->named += out->status == SYM_OK;
+}
+
+void symbolizer__counts(const struct symbolizer *s, uint64_t *looked, uint64_t *named)
+{
+	*looked = s->looked;
+	*named = s->named;
+}
+
 int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t addr,
 		       bool is_return, struct sym_frame *out)
 {
@@ -531,13 +547,11 @@ int symbolizer__lookup(struct symbolizer *s, const struct mapping *map, uint64_t
 	out->file_off = addr - map->start + map->offset;
 	if (!m->frames++)
 		m->first_off = out->file_off;
-	if (m->status != SYM_OK)
-		return 0;
-	if (to_elf_addr(m, map, addr, &out->elf_addr)) {
+	if (m->status == SYM_OK && to_elf_addr(m, map, addr, &out->elf_addr))
 		out->status = SYM_NO_SYMBOL;
-		return 0;
-	}
-	cached_lookup(s, m, is_return, out);
+	else if (m->status == SYM_OK)
+		cached_lookup(s, m, is_return, out);
+	count(s, out);
 	return 0;
 }
 
@@ -557,6 +571,7 @@ int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_
 		m->first_off = elf_addr;
 	if (m->status == SYM_OK)
 		cached_lookup(s, m, is_return, out);
+	count(s, out);
 	return 0;
 }
 

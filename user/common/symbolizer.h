@@ -116,6 +116,14 @@ struct sym_missing {
  */
 bool symbolizer__next_missing(struct symbolizer *s, size_t *pos, struct sym_missing *out);
 
+/*
+ * Lookups so far of addresses in a module (a mapping's file, or -e's)
+ * into *@looked, those that named a function into *@named: none of many
+ * named means the files are not the traced ones, or not there. Lookups
+ * of unmapped addresses and under --no-local-files are not counted.
+ */
+void symbolizer__counts(const struct symbolizer *s, uint64_t *looked, uint64_t *named);
+
 /* Human text for a status ("build ID mismatch", ...). */
 const char *sym_status_str(enum sym_status st);
 

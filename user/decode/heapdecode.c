@@ -209,6 +209,27 @@ static void say_missing(struct symbolizer *sym)
 	}
 }
 
+/*
+ * No frame named of all those looked up in a file: said (the modules not
+ * found were said above; -e's file may not be the program's), true.
+ */
+static bool say_unnamed(struct symbolizer *sym, const struct hd_args *a)
+{
+	uint64_t looked, named;
+
+	symbolizer__counts(sym, &looked, &named);
+	if (!looked || named)
+		return false;
+	if (a->mo.elf)
+		elog("no frame could be named: none of %" PRIu64 " lookups in -e %s found a "
+		     "function (is it the program the addresses are from, with its symbols?)",
+		     looked, a->mo.elf);
+	else
+		elog("no frame could be named: none of %" PRIu64 " lookups in the modules the log "
+		     "maps found a function (each module not found is said above)", looked);
+	return true;
+}
+
 static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 {
 	const struct hd_writer *w = hd_writer__of(a->output);
@@ -219,7 +240,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 	struct outfile *out = NULL;
 	unsigned long malformed = 0;
 	int status, gate = 0;
-	bool incomplete = false;
+	bool incomplete = false, unnamed;
 
 	/*
 	 * Opened first (a path that cannot be written fails at once), emptied
@@ -281,6 +302,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		     "[interpreter frame without its frame record] (a log cut, or not "
 		     "heapsnoop's)", hd_model__missing_frames(m));
 	say_missing(sym);
+	unnamed = say_unnamed(sym, a);
 	hd_model__free(m);
 	hd_model__free(base);
 	symbolizer__free(sym);
@@ -291,7 +313,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 	}
 	if (status || gate)
 		return status ? status : gate;
-	return incomplete ? HD_EXIT_MALFORMED : 0;
+	return incomplete ? HD_EXIT_MALFORMED : unnamed ? HD_EXIT_UNNAMED : 0;
 }
 
 /*

@@ -25,7 +25,7 @@
 #include "interp/interp.h"
 #include "msg.h"
 #include "output/bgdump.h"
-#include "output/gate.h"
+#include "output/tracegate.h"
 #include "output/liveview.h"
 #include "output/report.h"
 #include "output/status.h"

@@ -106,8 +106,9 @@ static const char usage_text[] =
 "                         buffer at most); deeper stacks are cut and counted\n"
 "      --preload          no BPF: run COMMAND with the in-process collector\n"
 "                         (LD_PRELOAD, docs/COLLECTOR.md); -o, -i, -f,\n"
-"                         --unwind fp, --interp carry over, SIGUSR1 asks\n"
-"                         for a dump; the BPF side's own options are refused\n"
+"                         --unwind fp, --snip-*, --interp carry over,\n"
+"                         SIGUSR1 asks for a dump; the BPF side's own\n"
+"                         options are refused\n"
 "      --sample-bytes N   record one allocation per N bytes allocated on\n"
 "                         average (Poisson, as tcmalloc): the others cost no\n"
 "                         stack and no record; dumps say sample-bytes=N and\n"
@@ -275,8 +276,6 @@ static const struct {
 	{ OPT_MIN_SIZE, "--min-size", "every allocation is recorded (--sample-bytes samples)" },
 	{ OPT_MAX_SIZE, "--max-size", "every allocation is recorded (--sample-bytes samples)" },
 	{ OPT_SAMPLE_MS, "--sample-ms", "the collector writes no sample records" },
-	{ OPT_SNIP_PRE, "--snip-pre", "the collector writes whole stacks" },
-	{ OPT_SNIP_POST, "--snip-post", "the collector writes whole stacks" },
 	{ OPT_STACK_COPY, "--stack-copy", "the collector unwinds in the process, nothing copied" },
 	{ OPT_NO_TAILS, "--no-tails", "the collector unwinds in the process, nothing copied" },
 	{ OPT_UNWIND_THREADS, "--unwind-threads", "each process unwinds its own stacks" },

@@ -37,7 +37,7 @@
 #include "outfile.h"
 #include "output/bgdump.h"
 #include "output/liveview.h"
-#include "output/gate.h"
+#include "output/tracegate.h"
 #include "output/status.h"
 #include "output/ttylog.h"
 #include "session.h"

@@ -53,7 +53,7 @@
 #include "interp/lualayout.h"
 #include "interp/luanames.h"
 #include "interp/luawalk.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "ltstacks.h"
 #include "luaframes.h"
 

@@ -30,7 +30,7 @@
 #include <unistd.h>
 
 #include "interp/pylayout.h"
-#include "livetable.h"
+#include "ltwrite.h"
 #include "ltstacks.h"
 #include "pywalk.h"
 

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "livetable.h"
+#include "ltwrite.h"
 #include "ltmods.h"
 #include "modmaps.h"
 

@@ -36,7 +36,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "livetable.h"
+#include "ltwrite.h"
 #include "ltindex.h"
 #include "ltmods.h"
 #include "ltstacks.h"

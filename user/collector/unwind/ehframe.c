@@ -1,14 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * ehframe.c - an address's unwind rule from its module's .eh_frame (see
- * ehframe.h): the FDE that covers it, found by .eh_frame_hdr's binary
- * search table (or a walk of .eh_frame where a module has none), its CIE
- * parsed, then both call frame programs run (ehframe_cfa.c) and the row
- * compiled (ehframe_expr.c). The formats: .eh_frame_hdr, CIEs and FDEs as
- * the LSB's "Exception Frames" gives them (DWARF 5's section 6.4.1 with
- * .eh_frame's CIE id, pointer encodings and augmentations). Every read is
- * bounded by the module's segment; an error or a form not handled ends in
- * -EINVAL or LS_RULE_BAD, never a guess.
+ * ehframe.c - an address's unwind rule from its module's .eh_frame or
+ * .debug_frame (see ehframe.h): the FDE that covers it, found by
+ * .eh_frame_hdr's binary search table (or a walk of .eh_frame where the
+ * header has none) or by modcfi.c's index, its CIE parsed, then both call
+ * frame programs run (ehframe_cfa.c) and the row compiled
+ * (ehframe_expr.c); and the scan of a section's FDEs that index is built
+ * from. The formats: .eh_frame_hdr, CIEs and FDEs as the LSB's "Exception
+ * Frames" gives them (DWARF 5's section 6.4.1 with .eh_frame's CIE id,
+ * pointer encodings and augmentations); .debug_frame's as DWARF 5 gives
+ * them (CIE id all ones, the CIE pointer an offset in the section, 32- or
+ * 64-bit). Every read is bounded by the module's segment or the indexed
+ * section; an error or a form not handled ends in -EINVAL or LS_RULE_BAD,
+ * never a guess.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -16,20 +20,36 @@
 
 #include "ehframe_int.h"
 
-static int cie_parse(const uint8_t *p, const struct cur *bounds, struct cie *cie)
+/*
+ * A CIE's id, or the CIE pointer of an FDE: 4 bytes, but 8 in
+ * .debug_frame's 64-bit format (its length 0xffffffff then 8 bytes).
+ */
+static uint64_t id_read(struct cur *c, bool debug, bool is64)
+{
+	return rd_fixed(c, debug && is64 ? 8 : 4);
+}
+
+/* Is @id a CIE's: .eh_frame's 0, .debug_frame's all ones. */
+static bool id_is_cie(uint64_t id, bool debug, bool is64)
+{
+	return debug ? id == (is64 ? ~0ull : 0xffffffffull) : !id;
+}
+
+static int cie_parse(const uint8_t *p, const struct cur *bounds, bool debug, struct cie *cie)
 {
 	struct cur c = { p, bounds->end, false };
 	const char *aug;
 	uint64_t len = rd_fixed(&c, 4);
 	const uint8_t *aug_end = NULL;
+	bool is64 = len == 0xffffffffu;
 	uint8_t version;
 
-	if (len == 0xffffffffu)
+	if (is64)
 		len = rd_fixed(&c, 8);
 	if (c.bad || !len || len > (uint64_t)(c.end - c.p))
 		return -EINVAL;
 	c.end = c.p + len;
-	if (rd_fixed(&c, 4) != 0)	/* .eh_frame's CIE id */
+	if (!id_is_cie(id_read(&c, debug, is64), debug, is64) || c.bad)
 		return -EINVAL;
 	version = (uint8_t)rd_fixed(&c, 1);
 	if (version != 1 && version != 3 && version != 4)
@@ -95,20 +115,22 @@ done:
 
 /*
  * The FDE at @p (its length field): its CIE parsed into *@cie, its range
- * into *@start and *@range, its instructions into @insn..@end. Returns 0;
- * 1 for a CIE (not an FDE); -EINVAL. *@next: the entry after it (NULL at
- * .eh_frame's terminator).
+ * into *@start and *@range, its instructions into @insn..@end. @debug:
+ * .debug_frame's, its addresses plus @bias. Returns 0; 1 for a CIE (not
+ * an FDE); -EINVAL. *@next: the entry after it (NULL at .eh_frame's
+ * terminator).
  */
-static int fde_parse(const uint8_t *p, const struct cur *bounds, struct cie *cie,
-		     uint64_t *start, uint64_t *range, const uint8_t **insn, const uint8_t **end,
-		     const uint8_t **next)
+static int fde_parse(const uint8_t *p, const struct cur *bounds, bool debug, uintptr_t bias,
+		     struct cie *cie, uint64_t *start, uint64_t *range, const uint8_t **insn,
+		     const uint8_t **end, const uint8_t **next)
 {
 	struct cur c = { p, bounds->end, false };
-	const uint8_t *id_at;
+	const uint8_t *id_at, *cie_at;
 	uint64_t len = rd_fixed(&c, 4), id;
+	bool is64 = len == 0xffffffffu;
 
 	*next = NULL;
-	if (len == 0xffffffffu)
+	if (is64)
 		len = rd_fixed(&c, 8);
 	if (c.bad || len > (uint64_t)(c.end - c.p))
 		return -EINVAL;
@@ -117,15 +139,24 @@ static int fde_parse(const uint8_t *p, const struct cur *bounds, struct cie *cie
 	c.end = c.p + len;
 	*next = c.end;
 	id_at = c.p;
-	id = rd_fixed(&c, 4);
+	id = id_read(&c, debug, is64);
 	if (c.bad)
 		return -EINVAL;
-	if (!id)
+	if (id_is_cie(id, debug, is64))
 		return 1;
-	/* The CIE pointer counts back from its own field. */
-	if (id > (uint64_t)(id_at - bounds->p) || cie_parse(id_at - id, bounds, cie))
+	/* .eh_frame's CIE pointer counts back from its own field; .debug_frame's from the section. */
+	if (debug) {
+		if (id >= (uint64_t)(bounds->end - bounds->p))
+			return -EINVAL;
+		cie_at = bounds->p + id;
+	} else {
+		if (id > (uint64_t)(id_at - bounds->p))
+			return -EINVAL;
+		cie_at = id_at - id;
+	}
+	if (cie_parse(cie_at, bounds, debug, cie))
 		return -EINVAL;
-	*start = rd_ptr(&c, cie->fde_enc, 0);
+	*start = rd_ptr(&c, cie->fde_enc, 0) + (debug ? bias : 0);
 	*range = rd_ptr(&c, cie->fde_enc & 0x0f, 0);
 	if (cie->has_z) {
 		uint64_t alen = rd_uleb(&c);
@@ -141,6 +172,31 @@ static int fde_parse(const uint8_t *p, const struct cur *bounds, struct cie *cie
 	return 0;
 }
 
+/* The FDE for @addr in an index's sorted FDEs (modcfi.c's). */
+static int index_find(const struct ls_index *x, uintptr_t addr, struct cie *cie,
+		      const uint8_t **insn, const uint8_t **end, uint64_t *start)
+{
+	struct cur bounds = { x->sec, x->sec + x->len, false };
+	uint64_t lo = 0, hi = x->n, range;
+	const uint8_t *next;
+
+	if (!x->n || x->fde[0].start > addr)
+		return -ENOENT;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (x->fde[mid].start <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (x->fde[lo].off >= x->len ||
+	    fde_parse(x->sec + x->fde[lo].off, &bounds, x->debug, x->bias, cie, start, &range, insn,
+		      end, &next))
+		return -EINVAL;
+	return addr - *start < range ? 0 : -ENOENT;
+}
+
 /* The FDE for @addr: by .eh_frame_hdr's table, else a walk of .eh_frame. */
 static int fde_find(const struct ls_module *mod, uintptr_t addr, struct cie *cie,
 		    const uint8_t **insn, const uint8_t **end, uint64_t *start)
@@ -152,6 +208,8 @@ static int fde_find(const struct ls_module *mod, uintptr_t addr, struct cie *cie
 	const uint8_t *eh, *fde, *next;
 	uint64_t count, range;
 
+	if (mod->idx)
+		return index_find(mod->idx, addr, cie, insn, end, start);
 	if (!mod->hdr || hdr < mod->lo || hdr >= mod->hi || rd_fixed(&c, 1) != 1)
 		return -ENOENT;
 	ptr_enc = (uint8_t)rd_fixed(&c, 1);
@@ -181,13 +239,13 @@ static int fde_find(const struct ls_module *mod, uintptr_t addr, struct cie *cie
 		fde = (const uint8_t *)(hdr + (intptr_t)t[2 * lo + 1]);
 		if ((uintptr_t)fde < mod->lo || (uintptr_t)fde >= mod->hi)
 			return -EINVAL;
-		if (fde_parse(fde, &bounds, cie, start, &range, insn, end, &next))
+		if (fde_parse(fde, &bounds, false, 0, cie, start, &range, insn, end, &next))
 			return -EINVAL;
 		return addr - *start < range ? 0 : -ENOENT;
 	}
 	/* No table: every FDE in turn, to the terminator or the segment's end. */
 	for (fde = eh; fde && (uintptr_t)fde >= mod->lo && (uintptr_t)fde < mod->hi; fde = next) {
-		int r = fde_parse(fde, &bounds, cie, start, &range, insn, end, &next);
+		int r = fde_parse(fde, &bounds, false, 0, cie, start, &range, insn, end, &next);
 
 		if (r < 0)
 			return r;
@@ -219,4 +277,26 @@ int ehframe__rule(const struct ls_module *mod, uintptr_t addr, uintptr_t pc,
 		return err;
 	ehframe_expr__compile(&row, pc, cie.signal, r);
 	return 0;
+}
+
+int64_t ehframe__scan(const uint8_t *sec, uint64_t len, uintptr_t bias, bool debug,
+		      struct ls_fde *out, uint64_t max)
+{
+	struct cur bounds = { sec, sec + len, false };
+	const uint8_t *p, *next, *insn, *end;
+	uint64_t start, range, n = 0;
+	struct cie cie;
+
+	for (p = sec; p && p < bounds.end; p = next) {
+		int r = fde_parse(p, &bounds, debug, bias, &cie, &start, &range, &insn, &end, &next);
+
+		if (r < 0)
+			return -EINVAL;
+		if (r || !range)
+			continue;
+		if (out && n < max)
+			out[n] = (struct ls_fde){ (uintptr_t)start, (uint64_t)(p - sec) };
+		n++;
+	}
+	return (int64_t)n;
 }

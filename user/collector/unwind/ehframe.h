@@ -3,8 +3,10 @@
  * ehframe.h - the unwind rule of one code address, read in the process
  * from its module's .eh_frame as the dynamic loader mapped it: the FDE
  * found through .eh_frame_hdr's binary search table (or a walk of
- * .eh_frame where a module has no table), its CIE's and its own call
- * frame instructions run up to the address (DWARF 5, section 6.4; the
+ * .eh_frame where the header has no table), or through an index of
+ * .eh_frame or .debug_frame that modcfi.c built for a module without a
+ * header or code without .eh_frame; its CIE's and its own call frame
+ * instructions run up to the address (DWARF 5, section 6.4; the
  * .eh_frame encodings of the LSB, "Exception Frames"), the row compiled
  * to a struct ls_rule. Nothing allocated, no lock, no libc call: callable
  * inside malloc and from a signal handler.
@@ -90,14 +92,39 @@ struct ls_rule {
 #define LS_LOC_HOW(loc) ((loc) & 15)
 #define LS_LOC_BASE(loc) ((loc) >> 4)
 
+/* One FDE of an index (modcfi.c): its first address in the process, its offset. */
+struct ls_fde {
+	uintptr_t start;
+	uint64_t off;
+};
+
+/*
+ * A module's CFI found without .eh_frame_hdr (modcfi.h): @sec..@sec +
+ * @len a section's bytes, .eh_frame as loaded or .debug_frame mapped from
+ * the file (@debug: its CIE ids and CIE pointers, DWARF 5 section 6.4.1,
+ * and addresses as linked, plus @bias, the module's load address); @fde
+ * its @n FDEs sorted by start.
+ */
+struct ls_index {
+	const uint8_t *sec;
+	uint64_t len;
+	uintptr_t bias;
+	bool debug;
+	const struct ls_fde *fde;
+	uint64_t n;
+};
+
 /*
  * A module as the dynamic loader mapped it: @hdr its .eh_frame_hdr (NULL:
  * none), @lo..@hi the bounds of the segment holding it (every read of the
  * CFI checked against them: .eh_frame lies in the same read-only segment).
+ * Or, @idx set (@hdr then unused): an index of a section's FDEs, every
+ * read bounded by that section.
  */
 struct ls_module {
 	const uint8_t *hdr;
 	uintptr_t lo, hi;
+	const struct ls_index *idx;
 };
 
 /*
@@ -111,5 +138,16 @@ struct ls_module {
  */
 int ehframe__rule(const struct ls_module *mod, uintptr_t addr, uintptr_t pc,
 		  struct ls_rule *r);
+
+/*
+ * The FDEs of the section @sec..@sec + @len (.eh_frame as loaded, or
+ * .debug_frame with @debug, its addresses plus @bias) into @out[@max],
+ * unsorted, CIEs and FDEs of an empty range skipped; @out NULL: counted
+ * only. Returns the count found (those past @max not stored), or -EINVAL
+ * for an entry that is malformed (the index is then not used: a walk that
+ * stops beats a rule from the wrong FDE).
+ */
+int64_t ehframe__scan(const uint8_t *sec, uint64_t len, uintptr_t bias, bool debug,
+		      struct ls_fde *out, uint64_t max);
 
 #endif /* HEAPSNOOP_COLLECTOR_EHFRAME_H */

@@ -113,7 +113,7 @@ enum step framestep__rule(const struct ls_rule *r, struct frame *f)
 	/* A caller's frame is above its callee's, but across a signal (sigaltstack). */
 	if (cfa <= f->sp && !(r->flags & LS_RULE_SIGNAL))
 		return STEP_FAIL;
-	f->pc = ra & HS_RA_MASK;
+	f->pc = ra & LS_RA_MASK;
 	f->lr = f->pc;
 	f->lr_ok = true;
 	f->sp = cfa;
@@ -139,10 +139,10 @@ enum step framestep__sigreturn(struct frame *f)
 	if (safe_read(at, &uc, len))
 		return STEP_FAIL;
 #if defined(__aarch64__)
-	f->pc = uc.uc_mcontext.pc & HS_RA_MASK;
+	f->pc = uc.uc_mcontext.pc & LS_RA_MASK;
 	f->sp = uc.uc_mcontext.sp;
 	f->fp = uc.uc_mcontext.regs[29];
-	f->lr = uc.uc_mcontext.regs[30] & HS_RA_MASK;
+	f->lr = uc.uc_mcontext.regs[30] & LS_RA_MASK;
 #else
 	f->pc = (uintptr_t)uc.uc_mcontext.gregs[REG_RIP];
 	f->sp = (uintptr_t)uc.uc_mcontext.gregs[REG_RSP];
@@ -157,20 +157,25 @@ enum step framestep__sigreturn(struct frame *f)
 
 enum step framestep__fp(struct frame *f)
 {
-#if defined(__x86_64__)
 	uintptr_t rec[2];
 
 	if (!f->fp_ok || !f->fp || (f->fp & 7) || f->fp < f->sp || safe_read(f->fp, rec, sizeof(rec)))
 		return STEP_FAIL;
+	rec[1] &= LS_RA_MASK;
 	if (!rec[1])
 		return STEP_END;
 	f->pc = rec[1];
+	/*
+	 * The caller's sp: just above the record on x86-64 (push %rbp after
+	 * the call); on arm64 at least that (stp x29, x30, [sp, #-N]! puts
+	 * the record at the frame's bottom), as the tracer takes it
+	 * (ARCH_FP_RECORD_SP): exact where the caller's CFA is from x29 or
+	 * where its frame is no bigger than the record.
+	 */
 	f->sp = f->fp + 16;
 	f->fp = rec[0];
+	f->lr = rec[1];
+	f->lr_ok = true;
 	f->exact = false;
 	return STEP_OK;
-#else
-	(void)f;
-	return STEP_FAIL;	/* a frame record does not give the caller's sp */
-#endif
 }

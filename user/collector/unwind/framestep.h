@@ -14,6 +14,19 @@
 #include <stdint.h>
 
 #include "ehframe.h"
+#include "heapsnoop/arch.h"
+
+/*
+ * A return address's address bits (arm64: its PAC signature off): the
+ * CPU's (user/common/pacmask.h), set by localstack__init().
+ */
+extern uint64_t localstack_ra_mask;
+/* ... where it is not every bit: x86-64's a constant, no load. */
+#if defined(__aarch64__)
+#define LS_RA_MASK localstack_ra_mask
+#else
+#define LS_RA_MASK HS_RA_MASK
+#endif
 
 /* One frame's registers: those the rules read. */
 struct frame {
@@ -49,11 +62,13 @@ enum step framestep__rule(const struct ls_rule *r, struct frame *f);
 enum step framestep__sigreturn(struct frame *f);
 
 /*
- * One step by the frame pointer (x86-64: push %rbp; mov %rsp, %rbp) where
- * @f's pc has no CFI: the frame pointer 8-aligned and above the stack
- * pointer, its two words read through process_vm_readv (a frame pointer
- * that was not one faults nothing). STEP_FAIL on arm64: a frame record
- * does not give the caller's stack pointer, which the next CFI step needs.
+ * One step by the frame pointer (x86-64: push %rbp; mov %rsp, %rbp;
+ * arm64: stp x29, x30, [sp, #-N]!; mov x29, sp) where @f's pc has no
+ * CFI: the frame pointer 8-aligned and above the stack pointer, its two
+ * words read through process_vm_readv (a frame pointer that was not one
+ * faults nothing). The caller's sp is taken as fp + 16, exact on x86-64;
+ * on arm64 a lower bound, so the walk goes on from there only by a CFA
+ * from x29 or by another record (localstack.c).
  */
 enum step framestep__fp(struct frame *f);
 

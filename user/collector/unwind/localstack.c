@@ -8,7 +8,10 @@
  * frame, the rule of its pc (a return address minus one, so that a call
  * that ends a function finds its own row), then one step to the caller
  * (framestep.c: by the rule, through a signal frame, or by the frame
- * pointer where x86-64 code has no CFI). It ends complete where the
+ * pointer where code has no CFI; on arm64 the caller's rule must then
+ * have its CFA from x29, or from the frame record x29 points at). The rule's FDE by the module's .eh_frame_hdr,
+ * else by modcfi.c's index of its .eh_frame or of its file's
+ * .debug_frame, built once, under the loader's lock. It ends complete where the
  * return address is undefined (_start, a thread's clone3 start) or 0, or
  * in the dynamic loader's entry code (no CFI, %rbp/x29 zeroed: the ABI's
  * outermost frame, as the tracer's is_loader()). A frame reached by the
@@ -45,9 +48,13 @@
 #include "framestep.h"
 #include "heapsnoop/arch.h"
 #include "localstack.h"
+#include "modcfi.h"
+#include "pacmask.h"
 
 uintptr_t localstack_self_start, localstack_self_end;
 bool localstack_fp;
+unsigned int localstack_snip_pre, localstack_snip_post;
+uint64_t localstack_ra_mask = HS_RA_MASK;
 _Atomic uint32_t localstack_epoch;
 
 /* The rule cache: 32-byte entries, a power of two of them (128 KiB). */
@@ -187,6 +194,11 @@ struct find {
 	struct ls_module mod;
 	uint32_t subs;
 	bool found, loader, readable;
+	/* The second pass, modcfi's: the rule of @addr into *@r, its answer in @err. */
+	bool index;
+	uintptr_t addr;
+	struct ls_rule *r;
+	int err;
 };
 
 /* The module holding f->pc, its .eh_frame_hdr and the segment around it. */
@@ -227,6 +239,9 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
 	base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
 	base = base ? base + 1 : info->dlpi_name ? info->dlpi_name : "";
 	f->loader = !strncmp(base, "ld-linux", 8) || !strncmp(base, "ld-musl", 7);
+	/* Under the loader's lock, as modcfi's tables want. */
+	if (f->index)
+		f->err = modcfi__rule(info, f->mod.hdr != NULL, f->addr, f->pc, f->r);
 	return 1;
 }
 
@@ -247,6 +262,8 @@ static __attribute__((noinline)) enum parsed rule_parse(const struct frame *f, u
 							 struct ls_rule *r)
 {
 	struct find fd = { .pc = f->pc };
+	uintptr_t addr = f->exact ? f->pc : f->pc - 1;
+	bool keep = true;
 	uint64_t w[2];
 	uint32_t seen;
 	int err;
@@ -262,7 +279,17 @@ static __attribute__((noinline)) enum parsed rule_parse(const struct frame *f, u
 	if (!fd.found)
 		return PARSED_NONE;
 	memset(r, 0, sizeof(*r));
-	err = ehframe__rule(&fd.mod, f->exact ? f->pc : f->pc - 1, f->pc, r);
+	err = fd.mod.hdr ? ehframe__rule(&fd.mod, addr, f->pc, r) : -ENOENT;
+	if (err == -ENOENT) {
+		/* No .eh_frame_hdr, or no FDE in it: modcfi's indexes, once more under the lock. */
+		fd = (struct find){ .pc = f->pc, .index = true, .addr = addr, .r = r, .err = -ENOENT };
+		dl_iterate_phdr(find_module, &fd);
+		err = fd.err;
+		if (err == -EBUSY) {
+			keep = false;
+			err = -ENOENT;
+		}
+	}
 	if (err == -ENOENT) {
 		r->flags = LS_RULE_NOFDE | (fd.loader ? LS_RULE_LOADER : 0);
 		if (fd.readable && framestep__is_sigreturn(f->pc))
@@ -270,7 +297,7 @@ static __attribute__((noinline)) enum parsed rule_parse(const struct frame *f, u
 	} else if (err) {
 		r->flags = LS_RULE_BAD;	/* malformed CFI */
 	}
-	if (rule_pack(r, w))
+	if (keep && rule_pack(r, w))
 		cache_put(f->pc, (uint64_t)f->pc << 1 | f->exact, epoch, w);
 	return PARSED;
 }
@@ -320,6 +347,28 @@ static __attribute__((noinline)) enum step frame_slow(struct frame *f, bool hit,
 			break;
 		}
 	}
+#if defined(__aarch64__)
+	/*
+	 * Past a frame record the caller's sp is only bounded (fp + 16,
+	 * framestep__fp()): a rule whose CFA is from sp would read the wrong
+	 * slot. x29 vouches for the frame where its rule saves x29 and x30
+	 * as a frame record (x29 at CFA + k, x30 at CFA + k + 8: code that
+	 * keeps frame pointers, AAPCS64 6.2.3, where x29 points at that
+	 * record), so CFA = x29 - k, and the sp from it; code without frame
+	 * pointers saves x30 alone and leaves x29 at an outer record: the
+	 * walk stops there. A CFA from x29 needs nothing more; code without
+	 * CFI is stepped by its record again.
+	 */
+	if (f->by_fp && !(r.flags & (LS_RULE_NOFDE | LS_RULE_BAD)) && r.cfa_base != LS_BASE_FP) {
+		uintptr_t cfa = f->fp - (intptr_t)r.fp_off;
+
+		if (r.fp != LS_LOC(LS_AT, LS_BASE_CFA) || r.ra != LS_LOC(LS_AT, LS_BASE_CFA) ||
+		    r.ra_off != r.fp_off + 8 || !f->fp_ok || (r.flags & LS_RULE_CFA_DEREF) ||
+		    cfa - (intptr_t)r.cfa_off < f->sp)
+			return STEP_FAIL;
+		f->sp = cfa - (intptr_t)r.cfa_off;
+	}
+#endif
 	f->by_fp = false;
 	if (!(r.flags & (LS_RULE_NOFDE | LS_RULE_BAD)))
 		return framestep__rule(&r, f);
@@ -342,6 +391,12 @@ static __attribute__((noinline)) enum step frame_slow(struct frame *f, bool hit,
 #define WF_LR_OK (1u << 1)
 #define WF_EXACT (1u << 2)
 #define WF_BY_FP (1u << 3)
+/* The flags the inline step leaves to frame_slow(): arm64's frame-record chain. */
+#if defined(__aarch64__)
+#define WF_SLOW WF_BY_FP
+#else
+#define WF_SLOW 0u
+#endif
 
 __attribute__((noinline)) int localstack__walk(void **ip, int max, bool *broken)
 {
@@ -371,7 +426,7 @@ walk:
 
 		*out++ = (void *)pc;
 		/* The common frame, inline: framestep__rule()'s plain case in registers. */
-		if (__builtin_expect(hit && W_FLAGS(w[1]) == LS_RULE_PLAIN &&
+		if (__builtin_expect(hit && W_FLAGS(w[1]) == LS_RULE_PLAIN && !(fl & WF_SLOW) &&
 				     (W_CFA_BASE(w[1]) != LS_BASE_FP || (fl & WF_FP_OK)), 1)) {
 			if (out == end)
 				return (int)(out - ip);
@@ -388,7 +443,7 @@ walk:
 				fp = *(const uintptr_t *)fp_at;
 				fl = WF_FP_OK;
 			}
-			pc = *(const uintptr_t *)ra_at & HS_RA_MASK;
+			pc = *(const uintptr_t *)ra_at & LS_RA_MASK;
 			lr = pc;
 			fl |= WF_LR_OK;
 			sp = cfa;
@@ -447,11 +502,14 @@ static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
-void localstack__init(bool use_fp)
+void localstack__init(bool use_fp, unsigned int snip_pre, unsigned int snip_post)
 {
 	uint32_t subs = 0;
 
 	localstack_fp = use_fp;
+	localstack_ra_mask = pacmask__detect(NULL);
+	localstack_snip_pre = snip_pre < LOCALSTACK_SNIP_MAX ? snip_pre : LOCALSTACK_SNIP_MAX;
+	localstack_snip_post = snip_post < LOCALSTACK_SNIP_MAX ? snip_post : LOCALSTACK_SNIP_MAX;
 	dl_iterate_phdr(find_self, (void *)(uintptr_t)localstack__init);
 	/* Unloads before the collector began are no news to its empty cache. */
 	dl_iterate_phdr(first_object, &subs);

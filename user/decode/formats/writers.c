@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <string.h>
 
+#include "heapsnoop/codec.h"
+
 #include "analyses/runtime.h"
 #include "formats/folded.h"
 #include "formats/html.h"
@@ -21,21 +23,17 @@
 #include "formats/writers.h"
 #include "msg.h"
 
-/* A file format's failure @err said, naming its FILE @path; returns @err. */
+/*
+ * A file format's failure @err (a negative errno or hs_err: one space,
+ * include/heapsnoop/codec.h) said, naming its FILE @path; returns @err.
+ * -ENOENT is a format's "no whole-run records (sample, proc, stack)".
+ */
 static int file_failed(const char *path, int err)
 {
 	if (err == -ENOENT)
 		elog("%s: no whole-run records (sample, proc, stack) in the input", path);
 	else if (err)
-		elog("writing %s failed", path);
-	return err;
-}
-
-/* The same, with why, for the formats whose errors are errnos. */
-static int file_failed_why(const char *path, int err)
-{
-	if (err)
-		elog("writing %s failed: %s", path, strerror(-err));
+		elog("writing %s failed: %s", path, hs_strerror(err));
 	return err;
 }
 
@@ -117,17 +115,17 @@ static int write_pprof(struct hd_model *m, const struct hd_write_opts *o, FILE *
 	/* A FILE with %p: one profile per process (hd_pprof__write_each says why not). */
 	if (!out)
 		return hd_pprof__write_each(m, &po, o->path) ? -EIO : 0;
-	return file_failed_why(o->path, hd_pprof__write(m, &po, out));
+	return file_failed(o->path, hd_pprof__write(m, &po, out));
 }
 
 static int write_speedscope(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
 {
-	return file_failed_why(o->path, hd_speedscope__write(m, o->counts, o->input, out));
+	return file_failed(o->path, hd_speedscope__write(m, o->counts, o->input, out));
 }
 
 static int write_html(struct hd_model *m, const struct hd_write_opts *o, FILE *out)
 {
-	return file_failed_why(o->path, hd_html__write(m, o, out));
+	return file_failed(o->path, hd_html__write(m, o, out));
 }
 
 static const struct hd_writer writers[HD_OUT__N] = {

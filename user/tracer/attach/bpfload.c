@@ -19,6 +19,7 @@
 #include "kfeatures.h"
 #include "maps/procmaps.h"
 #include "msg.h"
+#include "pacmask.h"
 #include "records.h"
 #include "sampling.h"
 
@@ -50,7 +51,13 @@ int bpfload__preflight(void)
 /* The filters and sizes the BPF side reads, before load. */
 static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 {
+	const char *from;
+
 	skel->rodata->self_tgid = (__u32)getpid();
+	skel->rodata->ra_mask = pacmask__detect(&from);
+	if (o->verbose && HS_RA_MASK != ~0ULL)
+		elog("return addresses: the address bits %#llx, from %s",
+		     (unsigned long long)skel->rodata->ra_mask, from);
 	skel->rodata->empty_probes = o->empty_probes;
 	skel->rodata->empty_read = o->empty_read;
 	skel->rodata->unwind_dwarf = o->dwarf;

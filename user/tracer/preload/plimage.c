@@ -666,9 +666,9 @@ static bool exec_untraced(struct plimages *ims, struct plimage *im)
 		uint64_t live = live_now(ims, im);
 
 		elog("pid %d exec'd a program that did not hand its table over (static, setuid, "
-		     "LD_PRELOAD cleared, run as another user that cannot open heapsnoop's embedded "
-		     "collector /proc/PID/fd/N: put libheapsnoop_preload.so beside heapsnoop or "
-		     "name it in HEAPSNOOP_PRELOAD_LIB, or in another network namespace: then its "
+		     "LD_PRELOAD cleared, run as another user or in a root without /proc that cannot "
+		     "open heapsnoop's collector /proc/PID/fd/N: name a copy it can read in "
+		     "HEAPSNOOP_PRELOAD_LIB, or in another network namespace: then its "
 		     "own dumps are beside -o's file): NOT TRACED from there on; %" PRIu64
 		     " allocations of the image before were live at the exec", (int)im->pid, live);
 		ims->untraced_execs++;

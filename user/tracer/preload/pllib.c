@@ -83,14 +83,34 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 }
 
 /*
- * The embedded library in a sealed memfd kept open here, named through
- * our /proc entry, which the command's processes may open as long as we
- * are dumpable (no file capabilities) and /proc is there.
+ * @fd, kept open here, named through our /proc entry: a name the
+ * command's processes may open in any root or mount namespace that has
+ * the same /proc, as long as we are dumpable (no file capabilities).
+ * Returns 0 (@l->fd holds it, @l->path names it) or -errno; @fd is closed
+ * on failure.
  */
+static int name_fd(struct pllib *l, int fd)
+{
+	int err = 0;
+
+	if (prctl(PR_GET_DUMPABLE) != 1)
+		err = -EPERM;
+	snprintf(l->path, sizeof(l->path), "/proc/%d/fd/%d", (int)getpid(), fd);
+	if (!err && access(l->path, R_OK))
+		err = -errno;	/* no /proc in this mount namespace */
+	if (err) {
+		close(fd);
+		return err;
+	}
+	l->fd = fd;
+	return 0;
+}
+
+/* The embedded library in a sealed memfd, named by name_fd(). */
 static int embed_memfd(struct pllib *l)
 {
 	size_t n = (size_t)(hs_preload_blob_end - hs_preload_blob);
-	int err;
+	int fd, err;
 
 	if (prctl(PR_GET_DUMPABLE) != 1)
 		return -EPERM;
@@ -98,23 +118,56 @@ static int embed_memfd(struct pllib *l)
 	 * Never executed, only mapped by ld.so (which a noexec seal allows):
 	 * so vm.memfd_noexec = 2 (6.3) lets it be. Before 6.3: no such flag.
 	 */
-	l->memfd = memfd_create(PRELOAD_LIB, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
-	if (l->memfd < 0 && errno == EINVAL)
-		l->memfd = memfd_create(PRELOAD_LIB, MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (l->memfd < 0)
+	fd = memfd_create(PRELOAD_LIB, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+	if (fd < 0 && errno == EINVAL)
+		fd = memfd_create(PRELOAD_LIB, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
 		return -errno;
-	err = write_all(l->memfd, hs_preload_blob, n);
-	if (!err && fcntl(l->memfd, F_ADD_SEALS,
-			  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
+	err = write_all(fd, hs_preload_blob, n);
+	if (!err && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
 		err = -errno;
-	snprintf(l->path, sizeof(l->path), "/proc/%d/fd/%d", (int)getpid(), l->memfd);
-	if (!err && access(l->path, R_OK))
-		err = -errno;	/* no /proc in this mount namespace */
 	if (err) {
-		close(l->memfd);
-		l->memfd = -1;
+		close(fd);
+		return err;
 	}
-	return err;
+	return name_fd(l, fd);
+}
+
+/*
+ * The library found on disk beside heapsnoop: its path first, then the
+ * same file opened and named by name_fd(), in one LD_PRELOAD. ld.so maps
+ * a file once however it is named (glibc and musl compare the device and
+ * inode), so a command that keeps our root and runs as another user loads
+ * it by its path, and one that enters another root (chroot, a container)
+ * with the same /proc by the descriptor; ld.so says the name that cannot
+ * serve "cannot be preloaded ... ignored", once, on the program's standard
+ * error (the descriptor's, for another user). Where the descriptor cannot
+ * serve here, or
+ * both names do not fit, the path alone.
+ */
+static void open_found(struct pllib *l)
+{
+	char path[sizeof(l->path)];
+	int fd = open(l->path, O_RDONLY | O_CLOEXEC);
+	size_t n;
+
+	if (fd < 0)
+		return;
+	memcpy(path, l->path, sizeof(path));
+	if (name_fd(l, fd))
+		goto path_only;
+	n = strlen(path);
+	if (n + 1 + strlen(l->path) + 1 > sizeof(path))
+		goto path_only;
+	memmove(l->path + n + 1, l->path, strlen(l->path) + 1);
+	memcpy(l->path, path, n);
+	l->path[n] = ':';
+	return;
+path_only:
+	memcpy(l->path, path, sizeof(path));
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
 }
 
 /* The embedded library as a private file: a 0700 directory, a 0500 file. */
@@ -145,8 +198,10 @@ int pllib__choose(struct pllib *l)
 	const char *env = getenv(HS_ENV_PRELOAD_LIB);
 	int err = find_lib(l->path, sizeof(l->path));
 
-	l->memfd = -1;
+	l->fd = -1;
 	l->dir[0] = '\0';
+	if (!err && !(env && *env))
+		open_found(l);
 	if (!err)
 		return 0;
 	if (env && *env) {
@@ -167,9 +222,9 @@ int pllib__choose(struct pllib *l)
 
 void pllib__cleanup(struct pllib *l)
 {
-	if (l->memfd >= 0)
-		close(l->memfd);
-	l->memfd = -1;
+	if (l->fd >= 0)
+		close(l->fd);
+	l->fd = -1;
 	if (l->dir[0]) {
 		char file[PATH_MAX + 32];
 

@@ -14,6 +14,11 @@
  * is until the last of them ends. Where that name cannot serve (no /proc,
  * or heapsnoop not dumpable: file capabilities), a private directory
  * (0700, under $TMPDIR or /tmp) holds a copy until heapsnoop ends.
+ * A copy found beside heapsnoop is named twice, by its path and, opened,
+ * the same way (pllib.c's open_found()): a command that enters another
+ * root (chroot, a container) with the same /proc reaches it where the
+ * host's path means nothing, one run as another user by the path. The
+ * user's $HEAPSNOOP_PRELOAD_LIB is passed as given.
  */
 #ifndef HEAPSNOOP_PLLIB_H
 #define HEAPSNOOP_PLLIB_H
@@ -22,8 +27,8 @@
 #include <stdbool.h>
 
 struct pllib {
-	char path[PATH_MAX + 32];	/* what LD_PRELOAD names */
-	int memfd;			/* the embedded copy's, -1 */
+	char path[PATH_MAX + 64];	/* what LD_PRELOAD names: one or two, ':' between */
+	int fd;				/* what path names, held open; -1 */
 	char dir[PATH_MAX];		/* the private directory made, "" */
 };
 

@@ -104,6 +104,12 @@ static int environment(struct run *r)
 		err |= set_num(HS_ENV_SEED, o->seed);
 	if (o->unwind_fp)
 		err |= setenv(HS_ENV_UNWIND, "fp", 1);
+	unsetenv(HS_ENV_SNIP_PRE);
+	unsetenv(HS_ENV_SNIP_POST);
+	if (o->snip_pre)
+		err |= set_num(HS_ENV_SNIP_PRE, o->snip_pre);
+	if (o->snip_post)
+		err |= set_num(HS_ENV_SNIP_POST, o->snip_post);
 	/*
 	 * Python frames (docs/COLLECTOR.md, "Python frames"): the collector
 	 * reads them, heapsnoop names them. pymalloc's objects come from its
@@ -390,7 +396,7 @@ static void summarize(struct run *r)
 int preload__run(const struct options *o)
 {
 	struct run r = { .o = o, .summary = o->summary, .output = o->output, .out_fd = 1, .sfd = -1, .tfd = -1,
-			 .sock = { .fd = -1 }, .lib = { .memfd = -1 } };
+			 .sock = { .fd = -1 }, .lib = { .fd = -1 } };
 	int status = 1, lost = 0;
 	FILE *f;
 

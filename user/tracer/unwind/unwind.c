@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pacmask.h"
 #include "unwind.h"
 
 /*
@@ -69,12 +70,19 @@ static void touch_lines(const uint8_t *p, uint32_t n)
 	__asm__ volatile("" : : "r"(sum));
 }
 
+/*
+ * arm64: a return address's address bits (pacmask.h: the CPU's, one for
+ * every process of the machine), set by the first unwinder made.
+ */
+static uint64_t ra_mask = HS_RA_MASK;
+
 struct unwinder *unwinder__new(void)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
+	ra_mask = pacmask__detect(NULL);
 	u->cfi = cfi_cache__new();
 	if (!u->cfi) {
 		free(u);
@@ -141,7 +149,7 @@ static enum step step_slow(struct unwinder *u, struct cfi_module *mod, uint64_t 
 	if (cfa <= r->v[CFI_REG_SP])
 		return STEP_FAIL;
 	memcpy(r->v, caller, sizeof(caller));
-	r->v[CFI_REG_RA] &= HS_RA_MASK;
+	r->v[CFI_REG_RA] &= ra_mask;
 	r->known = known;
 	return STEP_OK;
 }
@@ -202,7 +210,7 @@ static enum step step_rule(struct unwinder *u, struct cfi_module *mod, uint64_t 
 	}
 	r->v[CFI_REG_SP] = cfa;
 	/* arm64: a return address signed by PAC, its signature off. */
-	r->v[CFI_REG_RA] &= HS_RA_MASK;
+	r->v[CFI_REG_RA] &= ra_mask;
 	r->known = known;
 	return STEP_OK;
 }
@@ -247,7 +255,7 @@ static enum step step_fp(struct unwinder *u, struct walk_maps *w, const struct s
 		return STEP_FAIL;
 	if (read_stack((void *)s, bp, &saved) || read_stack((void *)s, bp + 8, &ra))
 		return missed(s, bp + 8);
-	ra &= HS_RA_MASK;
+	ra &= ra_mask;
 	if (!ra)
 		return STEP_END;
 	m = walk_find(w, ra - 1);

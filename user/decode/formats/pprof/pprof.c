@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapsnoop/codec.h"
+
 #include "framefmt.h"
 #include "msg.h"
 #include "outfile.h"
@@ -222,7 +224,7 @@ int hd_pprof__write_each(struct hd_model *m, const struct hd_pprof_opts *o, cons
 		po.pid = pids[i];
 		err = !path ? -ENOMEM : !f ? -EIO : hd_pprof__write(m, &po, f);
 		if (err && f)
-			elog("writing %s failed: %s", path, strerror(-err));
+			elog("writing %s failed: %s", path, hs_strerror(err));
 		if (outfile__close(of) && !err)
 			err = -EIO;
 		free(path);

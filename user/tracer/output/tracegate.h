@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gate.h - heapsnoop's CI gates (--fail-on-leak, --suppressions,
+ * tracegate.h - heapsnoop's CI gates (--fail-on-leak, --suppressions,
  * --max-peak) on a traced run: every process that ends while traced
  * (gate__proc, from the trace's exit hook) and every process left at
  * the end (gate__finish) goes to the common gate (leakgate.h), its
  * stacks symbolized through its own mappings.
  */
-#ifndef HEAPSNOOP_GATE_H
-#define HEAPSNOOP_GATE_H
+#ifndef HEAPSNOOP_TRACEGATE_H
+#define HEAPSNOOP_TRACEGATE_H
 
 #include "leakgate.h"
 #include "track/trace.h"
@@ -34,4 +34,4 @@ void gate__proc(struct gate *g, const struct proc *p);
  */
 int gate__finish(struct gate *g, struct trace *t, int status);
 
-#endif /* HEAPSNOOP_GATE_H */
+#endif /* HEAPSNOOP_TRACEGATE_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * freelog.h - plain frees written to their CPU's log beside the ring
+ * frees.h - plain frees written to their CPU's log beside the ring
  * buffer, not into it: a claim and three stores instead of a record, for a
  * third of a busy program's allocator calls (docs/DESIGN.md, "Frees beside
  * the ring"). The loader takes the entries (user/tracer/stream/freelog.c) and
@@ -9,8 +9,8 @@
  *
  * Maps: free_logs.
  */
-#ifndef HEAPSNOOP_BPF_FREELOG_H
-#define HEAPSNOOP_BPF_FREELOG_H
+#ifndef HEAPSNOOP_BPF_FREES_H
+#define HEAPSNOOP_BPF_FREES_H
 
 #include "record.h"
 
@@ -58,4 +58,4 @@ static __always_inline bool log_free(__u64 id, __u64 addr)
 	return true;
 }
 
-#endif /* HEAPSNOOP_BPF_FREELOG_H */
+#endif /* HEAPSNOOP_BPF_FREES_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * gate.c - the tracer's side of the CI gates (see gate.h): processes in,
+ * tracegate.c - the tracer's side of the CI gates (see tracegate.h): processes in,
  * frames symbolized through each process's last known mappings, the
  * verdict folded into the exit status.
  */
@@ -8,7 +8,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "gate.h"
+#include "tracegate.h"
 #include "heapsnoop/exit.h"
 #include "leakgate.h"
 #include "msg.h"

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * livetable.c - this image's live table (see livetable.h): made, grown
+ * ltwrite.c - this image's live table (see ltwrite.h): made, grown
  * by segments, its slots handed to threads, its writers frozen for a
  * moment.
  *
@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "livetable.h"
+#include "ltwrite.h"
 
 #ifndef MFD_CLOEXEC
 #define MFD_CLOEXEC 0x0001u

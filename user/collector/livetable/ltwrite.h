@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * livetable.h - the writer's side of this process image's live table
+ * ltwrite.h - the writer's side of this process image's live table
  * (include/heapsnoop/livetable.h: the layout and its protocol): the
  * table's memfd and mapping, its segments made as its regions fill,
  * slots handed to threads, and the stores that publish and free an
@@ -18,8 +18,8 @@
  * (the asymmetric fence of liburcu's membarrier flavour); without
  * membarrier, each section pays a full fence.
  */
-#ifndef HEAPSNOOP_COLLECTOR_LIVETABLE_H
-#define HEAPSNOOP_COLLECTOR_LIVETABLE_H
+#ifndef HEAPSNOOP_COLLECTOR_LTWRITE_H
+#define HEAPSNOOP_COLLECTOR_LTWRITE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -103,7 +103,7 @@ struct lt_thread {
 	uint32_t tid;			/* 0: not registered yet */
 	int busy;			/* sections entered, not left */
 	int freezing;			/* this thread froze the others: its sections go on */
-	struct lt_thread *next, *prev;	/* the registry (livetable.c's lock) */
+	struct lt_thread *next, *prev;	/* the registry (ltwrite.c's lock) */
 	void *altstack;			/* lastdump.c's, where it made one */
 };
 extern __thread struct lt_thread lt_tls __attribute__((tls_model("initial-exec")));
@@ -246,4 +246,4 @@ void livetable__forked(void);
 bool livetable__freeze(bool bounded);
 void livetable__thaw(void);
 
-#endif /* HEAPSNOOP_COLLECTOR_LIVETABLE_H */
+#endif /* HEAPSNOOP_COLLECTOR_LTWRITE_H */
