@@ -7,7 +7,7 @@
 # when it runs under them; its headers followed as the objects' are.
 TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
-	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_model \
+	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_pydecode_arm64 test_model \
 	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf \
 	test_ljbpf test_namecache test_holders)
 -include $(UNIT_TESTS:=.d)
@@ -211,6 +211,12 @@ $(OUTPUT)/tests/test_probesite_arm64: tests/tracer/arch/test_probesite_arm64.c $
 		$(call libs,$(OUTPUT),$(TRACER)/maps $(COMMON)) | $(OUTPUT)/tests
 $(OUTPUT)/tests/test_probesite_arm64: TEST_CFLAGS = $(TRACER_CFLAGS)
 $(OUTPUT)/tests/test_probesite_arm64: TEST_LIBS = -lcapstone -lelf
+
+# The arm64 decoders of CPython's and LuaJIT's code, on any machine.
+$(OUTPUT)/tests/test_pydecode_arm64: tests/tracer/arch/test_pydecode_arm64.c \
+		$(INTERP)/python/pydecode_arm64.c $(INTERP)/luajit/ljdecode_arm64.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_pydecode_arm64: TEST_CFLAGS = $(TRACER_CFLAGS)
+$(OUTPUT)/tests/test_pydecode_arm64: TEST_LIBS = -lcapstone
 
 # Programs the tracer tests trace: frame pointers, no inlining, no sibling
 # calls, so their stacks are exactly their source's call chains.

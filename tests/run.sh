@@ -50,6 +50,7 @@ run "the tracer's CPython finder and resolver on Debian's python3.11, trixie's 3
 	tests/interp/test_pyfind.sh "$OUT"
 run "probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite"
 run "arm64 probe site analysis unit tests (cmocka)" "$OUT/tests/test_probesite_arm64"
+run "arm64 CPython and LuaJIT code decoders unit tests (cmocka)" "$OUT/tests/test_pydecode_arm64"
 run "codec unit tests under ASan+UBSan" "$OUT/asan/test_codec" tests/data/vectors.tsv
 run "heapdecode's model of a log unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_model"
 run "heapdecode filter" tests/decode/test_heapdecode.sh "$OUT/heapdecode"

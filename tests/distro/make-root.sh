@@ -19,9 +19,10 @@
 # forky is Debian 14 (testing): python3.14, for test_python's 3.14 chains
 # (debootstrap 1.0.128 has no script named forky: sid's, which all
 # suites since buster use, is passed by path).
-# trixie-arm64 is the arm64 guest's root, with libc6-dbg and libcmocka0
-# (the collector's unwinder test runs there): `debootstrap --foreign` unpacks
-# it without running its programs (they are arm64 code: no qemu-user
+# trixie-arm64 is the arm64 guest's root, with libc6-dbg, libcmocka0
+# (the collector's unwinder test runs there), python3 (3.13), luajit and
+# procps (Python's and LuaJIT's arm64 tests, tests/arm64; test_preload_python's
+# pgrep): `debootstrap --foreign` unpacks it without running its programs (they are arm64 code: no qemu-user
 # needed), the packages the first stage leaves packed are unpacked the
 # same way (dpkg-deb -x), and what the maintainer scripts would have made
 # and the guest's tests use (/etc/passwd, the awk link) is made here.
@@ -50,7 +51,7 @@ case $NAME in
 bullseye) SUITE=bullseye ARCH=amd64 INCLUDE= ;;
 trixie) SUITE=trixie ARCH=amd64 INCLUDE=python3,libc6-dbg ;;
 forky) SUITE=forky ARCH=amd64 INCLUDE=python3.14 SCRIPT=/usr/share/debootstrap/scripts/sid ;;
-trixie-arm64) SUITE=trixie ARCH=arm64 INCLUDE=libc6-dbg,libcmocka0 FOREIGN=1 ;;
+trixie-arm64) SUITE=trixie ARCH=arm64 INCLUDE=libc6-dbg,libcmocka0,python3,luajit,procps FOREIGN=1 ;;
 *) die "unknown root (known: bullseye trixie forky trixie-arm64)" ;;
 esac
 # Bump the last field when what is done to a root below changes.

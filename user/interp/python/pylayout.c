@@ -63,7 +63,12 @@ int py_layout__table(uint32_t version, struct py_layout *l)
 	l->co_tlbc = -1;
 	switch (PY_MINOR_OF(version)) {
 	case 0x030b:	/* 3.11 */
+#ifdef __aarch64__
+		/* The GIL's two pthread_mutex_t before it: 48 bytes each, 40 on x86-64. */
+		l->rt_tss_key = 608;
+#else
 		l->rt_tss_key = 592;	/* gilstate.autoTSSkey */
+#endif
 		l->ts_frame = 56;	/* cframe */
 		l->cf_frame = 8;
 		l->fr_code = 32;
