@@ -18,7 +18,7 @@
 #include "calls.h"
 #include "stack.h"
 #include "frees.h"
-#include "interp.h"
+#include "interp.bpf.h"
 
 /*
  * Does the call of @func need its place in the stream of records? Only the

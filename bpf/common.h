@@ -20,6 +20,6 @@
 #define WRITE_ONCE(x, v) (*(volatile typeof(x) *)&(x) = (v))
 
 #include "heapsnoop/event.h"
-#include "arch.h"
+#include "arch.bpf.h"
 
 #endif /* HEAPSNOOP_BPF_COMMON_H */

@@ -31,7 +31,7 @@ struct {
  * compare-and-exchange of the head (a program that preempted this one on
  * this CPU may hold the next one), filled, then its stamp, the ring
  * buffer's producer position + 1, read after the claim and stored last
- * (the loader takes an entry once its stamp is set: bpf/arch.h's
+ * (the loader takes an entry once its stamp is set: bpf/arch.bpf.h's
  * HS_STORE_RELEASE). Returns false when the log is full or the claim was
  * lost: the caller sends a ring buffer record instead.
  */

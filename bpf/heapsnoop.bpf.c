@@ -41,7 +41,7 @@
 #include "alloc.h"
 #include "calls.h"
 #include "task.h"
-#include "interp.h"
+#include "interp.bpf.h"
 #include "creator.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -166,7 +166,7 @@ static long vma_end_cb(struct task_struct *task, struct vm_area_struct *vma, voi
  *  - the main thread: mm->start_stack (argc; argv and the environment are
  *    above it);
  *  - a thread of glibc or musl: its thread pointer (x86-64's %fs base,
- *    arm64's tpidr_el0: bpf/arch.h), at or just above the thread
+ *    arm64's tpidr_el0: bpf/arch.bpf.h), at or just above the thread
  *    descriptor that the C library puts at the top of the thread's stack
  *    mapping, above the stack;
  *  - else (an alternate signal stack, a coroutine): the end of the mapping

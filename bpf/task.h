@@ -15,7 +15,7 @@
 #include "record.h"
 #include "calls.h"
 #include "filter.h"
-#include "interp.h"
+#include "interp.bpf.h"
 
 /*
  * System-wide mode: the per-CPU perf events whose mmap, comm and fork

@@ -3,7 +3,7 @@
 
 # --- BPF object and its skeleton ---------------------------------------------
 $(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h $(INTERP)/*/*.bpf.h) include/heapsnoop/event.h \
-		include/heapsnoop/interp.h include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
+		include/heapsnoop/interpframe.h include/heapsnoop/arch.h vmlinux/$(ARCH)/vmlinux.h | $(OUTPUT)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@.tmp
 	$(Q)llvm-strip -g $@.tmp -o $@ && rm -f $@.tmp

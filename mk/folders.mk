@@ -95,6 +95,6 @@ RELEASE_LIBS := -lbz2 -llzma
 # agent/notls.c's refusals stand in for those calls (docs/AGENT.md).
 HEAPSNOOP_STATIC_OBJ = $(call objs,$(OUTPUT),$(TRACER)/agent/notls.c)
 endif
-# The rooms' BPF walks (user/interp/*/*.bpf.h) included by bpf/interp.h by
+# The rooms' BPF walks (user/interp/*/*.bpf.h) included by bpf/interp.bpf.h by
 # their path from user/; theirs see bpf/'s headers.
 BPF_CFLAGS := -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Ivmlinux/$(ARCH) -Iinclude -Ibpf -Iuser

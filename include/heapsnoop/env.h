@@ -2,7 +2,7 @@
 /*
  * env.h - the environment variables heapsnoop's programs read, each name
  * written once: the in-process collector's settings, which heapsnoop
- * --preload sets from its options (user/tracer/preload/preload.c) and a user may
+ * --preload sets from its options (user/tracer/preload/plrun.c) and a user may
  * set by hand beside LD_PRELOAD (docs/COLLECTOR.md's table), and where
  * --preload finds the collector. A variable's value is read where its
  * name is used.

@@ -99,7 +99,7 @@ enum hs_event_type {
 	 * @flags: HS_EVF_TRUNCATED (the chain went on past what was read),
 	 * HS_EVF_STACK_FAULT (a frame could not be read). Made by the same
 	 * program run as the allocation's record, just before it
-	 * (include/heapsnoop/interp.h; docs/DESIGN.md, "Interpreter frames").
+	 * (include/heapsnoop/interpframe.h; docs/DESIGN.md, "Interpreter frames").
 	 */
 	HS_EV_INTERP = 6,
 	/*

@@ -43,7 +43,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 
-#include "heapsnoop/interp.h"
+#include "heapsnoop/interpframe.h"
 #include "interp/python/libctsd.h"
 #include "interp/python/pycache.h"
 #include "interp/python/pyfind.h"

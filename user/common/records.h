@@ -10,7 +10,7 @@
  * the stack of a `live` or `stack` record of the form with tokens,
  * deeper than one `~m#` token holds, split into tokens and put back
  * together (records__tokens(), records__stack()). heapsnoop writes them
- * (output/report.c), heapdecode and the tests read them;
+ * (output/dump.c), heapdecode and the tests read them;
  * tests/common/test_records.c checks that what is written parses back to
  * the same values, tests/fuzz/fuzz_records.c that any line parses safely.
  *

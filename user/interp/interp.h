@@ -4,7 +4,7 @@
  * an interpreter (a CPython 3.11 to 3.14: pyfind.h), found when tracing
  * begins (-p), at each exec and once the C library is mapped (launch
  * mode), at an exec seen later (-p), inherited at a fork (-f); each
- * registered for the BPF side's walk (bpf/interp.h: struct hs_interp_proc
+ * registered for the BPF side's walk (bpf/interp.bpf.h: struct hs_interp_proc
  * in interp_procs) with its code objects' destructor probed; the walk's
  * records named (pycache.h) and spliced among the native frames of the
  * allocation they come with (splice.h). What it found, what it could not
@@ -21,7 +21,7 @@
 #include <sys/types.h>
 
 #include "heapsnoop/event.h"
-#include "heapsnoop/interp.h"
+#include "heapsnoop/interpframe.h"
 #include "unwind/unwind.h"
 
 struct heapsnoop_bpf;

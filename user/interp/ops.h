@@ -6,7 +6,7 @@
  * rooms.c in the order they look. The core keeps the process table
  * (struct iproc: interp_int.h), the ring's records, the look ahead and
  * the splice; a room finds its runtime in a process, registers it with
- * the BPF side (bpf/interp.h: struct hs_interp_proc), names its frames
+ * the BPF side (bpf/interp.bpf.h: struct hs_interp_proc), names its frames
  * and places them. A new runtime is a new room and a row: nothing in
  * the core tests which runtime a process runs. docs/DESIGN.md, "The
  * rooms".
@@ -19,7 +19,7 @@
 #include <stdio.h>
 
 #include "heapsnoop/event.h"
-#include "heapsnoop/interp.h"
+#include "heapsnoop/interpframe.h"
 #include "interp/interp.h"
 
 struct interp;

@@ -5,7 +5,7 @@
  * stack that made it. The options are options.c's; a run, from loading
  * the BPF side to the last dump, is the session's (session.c starts it,
  * loop.c runs it, shutdown.c ends it); --preload runs the command with
- * the in-process collector instead (preload/preload.c); `heapsnoop agent`
+ * the in-process collector instead (preload/plrun.c); `heapsnoop agent`
  * runs a session as a service with a pull endpoint (agent/agent.c).
  *
  * Line grammar of the output: docs/OUTPUT.md (user/common/records/records.c).

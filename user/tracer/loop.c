@@ -28,7 +28,7 @@
 #include "output/bgdump.h"
 #include "output/tracegate.h"
 #include "output/liveview.h"
-#include "output/report.h"
+#include "output/dump.h"
 #include "output/status.h"
 #include "session_int.h"
 #include "stream/flow.h"

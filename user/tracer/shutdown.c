@@ -27,7 +27,7 @@
 #include "outfile.h"
 #include "output/bgdump.h"
 #include "output/liveview.h"
-#include "output/report.h"
+#include "output/dump.h"
 #include "output/status.h"
 #include "output/ttylog.h"
 #include "session_int.h"

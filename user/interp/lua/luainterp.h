@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "heapsnoop/interp.h"
+#include "heapsnoop/interpframe.h"
 #include "interp/interp_int.h"
 #include "interp/lua/luanames.h"
 

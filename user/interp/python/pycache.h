@@ -31,7 +31,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "heapsnoop/interp.h"
+#include "heapsnoop/interpframe.h"
 #include "interp/python/pycode.h"
 #include "interp/python/pylayout.h"
 

@@ -165,7 +165,7 @@ static int probe_destructor(struct interp *ip, struct iproc *p, const char *path
 				p->py->img.code_dealloc_off);
 }
 
-/* What the BPF walk needs of @p (include/heapsnoop/interp.h). */
+/* What the BPF walk needs of @p (include/heapsnoop/interpframe.h). */
 static void fill_config(const struct interp *ip, const struct iproc *p, const struct libc_tsd *tsd,
 			struct hs_interp_proc *cfg)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
  * python.h - CPython's frames at an allocation, read in BPF (included by
- * bpf/interp.h): the allocating thread's state found without the
+ * bpf/interp.bpf.h): the allocating thread's state found without the
  * process's help, then its chain of _PyInterpreterFrame, one read each.
  *
  * The thread state: the one CPython's own PyGILState_GetThisThreadState()

@@ -106,7 +106,7 @@ static void set_rodata(struct heapsnoop_bpf *skel, const struct bpfload_opts *o)
 		bpf_program__set_autoload(skel->progs.task_fork, false);
 	if (!o->comm)
 		bpf_program__set_autoload(skel->progs.comm_fork, false);
-	/* Interpreter frames (bpf/interp.h): -p and launch mode read them. */
+	/* Interpreter frames (bpf/interp.bpf.h): -p and launch mode read them. */
 	skel->rodata->interp_walk = o->interp && !o->all;
 	if (!skel->rodata->interp_walk)
 		bpf_program__set_autoload(skel->progs.interp_code_gone, false);

@@ -286,7 +286,7 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 	bpf_map__set_max_entries(skel->maps.free_logs, (__u32)nlogs);
 	/*
 	 * Stack tails' sequence count is read acquire on arm64, by an atomic
-	 * add of 0 (bpf/arch.h): atomics again. The loader asked for them
+	 * add of 0 (bpf/arch.bpf.h): atomics again. The loader asked for them
 	 * (dwarf, not --no-tails) by setting have_tails already.
 	 */
 	skel->rodata->have_tails = skel->rodata->have_tails && skel->rodata->have_slots &&

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "elfseg.h"
-#include "arch/arch.h"
+#include "arch/tracer_arch.h"
 #include "elffile.h"
 
 struct elf_file {

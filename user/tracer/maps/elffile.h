@@ -65,7 +65,7 @@ bool elf_file__is_dynamic(struct elf_file *ef);
 
 /*
  * Whether the file is 64-bit code of the machine heapsnoop was built for
- * (ELFCLASS64 and arch/arch.h's ARCH_ELF_MACHINE: EM_X86_64 or
+ * (ELFCLASS64 and arch/tracer_arch.h's ARCH_ELF_MACHINE: EM_X86_64 or
  * EM_AARCH64), the only kind it traces: a 32-bit (i386, x32, arm) program
  * passes its arguments and keeps its stack otherwise, and was traced as
  * empty.

@@ -13,7 +13,7 @@
 
 #include "bgdump.h"
 #include "msg.h"
-#include "report.h"
+#include "dump.h"
 
 struct bgdump {
 	pid_t pid;		/* the running writer, or 0 */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * summary.c - the -s summary from each process's live stacks (see
- * summary.h): what report.c wrote from the tracker alone, now from
+ * summary.h): what dump.c wrote from the tracker alone, now from
  * copies both the tracker and --preload's live tables make.
  */
 #include <errno.h>

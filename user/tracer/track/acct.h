@@ -3,7 +3,7 @@
  * acct.h - a process's whole-run accounting, from the moment tracing
  * began: allocations, bytes allocated, frees, temporary allocations, and
  * the peak of its live bytes (when, and what each stack held then).
- * Written as `proc` and `stack` records (docs/OUTPUT.md) by report.c.
+ * Written as `proc` and `stack` records (docs/OUTPUT.md) by dump.c.
  *
  * Temporary is heaptrack's definition: an allocation freed with no other
  * allocation by the same thread in between (the thread that frees it:

@@ -236,7 +236,7 @@ void trace__set_comm(struct trace *t, pid_t pid, const char *comm);
  * The frames of the processes' stacks that are not native code
  * (frametab.h: interpreter frames' synthetic addresses, JIT ranges), each
  * process's forgotten when it ends or execs; what every dump names them
- * by (report.c).
+ * by (dump.c).
  */
 struct frametab *trace__frames(const struct trace *t);
 

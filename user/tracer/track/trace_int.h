@@ -11,7 +11,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "heapsnoop/interp.h"
+#include "heapsnoop/interpframe.h"
 #include "stackcache.h"
 #include "trace.h"
 

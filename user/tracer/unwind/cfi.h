@@ -9,7 +9,7 @@
  * kept in a direct-mapped cache by (module, address): libdw parses an FDE
  * for every lookup, a hot call site is looked up once.
  *
- * Registers are the architecture's DWARF register numbers (arch/arch.h).
+ * Registers are the architecture's DWARF register numbers (arch/tracer_arch.h).
  */
 #ifndef HEAPSNOOP_CFI_H
 #define HEAPSNOOP_CFI_H
@@ -19,7 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arch/arch.h"
+#include "arch/tracer_arch.h"
 #include "maps/procmaps.h"
 
 /* How the caller's value of a register is found. */
@@ -31,7 +31,7 @@ enum cfi_kind {
 	CFI_EXPR,	/* a DWARF expression: cfi_module__eval_frame() */
 };
 
-/* Registers a rule describes: cfi_rule_regs[] (arch/arch.h), RA first. */
+/* Registers a rule describes: cfi_rule_regs[] (arch/tracer_arch.h), RA first. */
 
 /*
  * One row of a module's CFI for one address: CFA = cfa_reg + cfa_off

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * preload.c - `heapsnoop --preload` (see preload.h): the library
+ * plrun.c - `heapsnoop --preload` (see preload.h): the library
  * (pllib.c), the socket (plsock.c), the command forked with the
  * collector's environment, then one loop until every process it made has
  * ended: hellos taken, ends written, SIGUSR1 and -i dumps (plimage.c).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report.h - what heapsnoop writes: the dump of live allocations (mapping
+ * dump.h - what heapsnoop writes: the dump of live allocations (mapping
  * records, the stacks as a tree, then one line per allocation; grammar:
  * docs/OUTPUT.md),
  * the same for one process at its exit, and the human summary: processes

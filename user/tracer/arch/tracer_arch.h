@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arch/arch.h - the tracer's architecture-specific parts behind one
+ * arch/tracer_arch.h - the tracer's architecture-specific parts behind one
  * interface, chosen at build time (the Makefile's ARCH picks
  * user/tracer/arch/ *_$(ARCH).c; the compiler's __x86_64__ or __aarch64__
  * picks the constants here). docs/ARCH.md lists them all.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * interp.h - interpreter frames, shared by the BPF side (bpf/interp.h
+ * interpframe.h - interpreter frames, shared by the BPF side (bpf/interp.bpf.h
  * and each kind's walk: user/interp/python/python.bpf.h) and the loader
  * (user/interp/): what a process's walk needs to know (struct
  * hs_interp_proc, in the interp_procs map by tgid), what a walk sends

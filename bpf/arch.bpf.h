@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * arch.h - the BPF side's architecture-specific reads, one per job, chosen
+ * arch.bpf.h - the BPF side's architecture-specific reads, one per job, chosen
  * by clang's -D__TARGET_ARCH_x86 or _arm64 (the Makefile's ARCH); the
  * layout they fill is include/heapsnoop/arch.h's. docs/ARCH.md.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * interp.h - interpreter frames at an allocation (included by alloc.h,
+ * interp.bpf.h - interpreter frames at an allocation (included by alloc.h,
  * whose return program calls interp_emit(), and by task.h): for a process
  * the loader registered in interp_procs (an interpreter it found in it:
  * user/interp/),
@@ -9,7 +9,7 @@
  * before the allocation's own, which then says HS_EVF_INTERP; the loader
  * splices them into the native frames. A code object's destructor sends
  * its last look (HS_EV_INTERP_CODE) before its memory can be reused.
- * include/heapsnoop/interp.h has the records; docs/DESIGN.md,
+ * include/heapsnoop/interpframe.h has the records; docs/DESIGN.md,
  * "Interpreter frames", the why.
  *
  * Runs on 5.10's verifier: bounded loops, no bpf_loop; the record is
@@ -23,7 +23,7 @@
 #ifndef HEAPSNOOP_BPF_INTERP_H
 #define HEAPSNOOP_BPF_INTERP_H
 
-#include "heapsnoop/interp.h"
+#include "heapsnoop/interpframe.h"
 #include "record.h"
 #include "filter.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * report.c - the dump, the exit records and the summary (see report.h;
+ * dump.c - the dump, the exit records and the summary (see dump.h;
  * line grammar in docs/OUTPUT.md). A dump repeats the mapping records each
  * time, and each process's stacks as a tree (treelog.c), so that any one
  * dump, cut out of a log, can be read and symbolized on its own. Everything
@@ -18,7 +18,7 @@
 #include "frametab.h"
 #include "msg.h"
 #include "records.h"
-#include "report.h"
+#include "dump.h"
 #include "summary.h"
 #include "treelog.h"
 
