@@ -13,12 +13,21 @@
 #define HEAPSNOOP_BPF_CONFIG_H
 
 #include "common.h"
+#include "heapsnoop/interpframe.h"
 
 /* Set by the loader before load. */
 const volatile __u32 self_tgid;		/* never trace heapsnoop itself */
 const volatile __u32 max_frames = HS_BPF_MAX_FRAMES;
 /* arm64: a return address's address bits, its PAC signature off (user/common/pacmask.h). */
 const volatile __u64 ra_mask = HS_RA_MASK;
+/*
+ * Python frames the walk reads at most (user/interp/python/python.bpf.h):
+ * HS_INTERP_MAX_FRAMES, or HS_PY_WALK_OLD on a kernel before 6.2, whose
+ * verifier follows each of the loop's turns with its branches and gives
+ * up on alloc_exit past a million instructions (Linux 6.1, once 3.14's
+ * frames were read); a deeper chain is marked cut there (bpfload.c).
+ */
+const volatile __u32 py_walk_bound = HS_INTERP_MAX_FRAMES;
 /* Wake the consumer once this many bytes wait in the ring buffer. */
 const volatile __u64 wakeup_bytes = 256 << 10;
 /*

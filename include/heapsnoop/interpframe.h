@@ -30,6 +30,8 @@ enum hs_interp_kind {
 
 /* Interpreter frames one allocation's record carries at most. */
 #define HS_INTERP_MAX_FRAMES 128
+/* ... on a kernel before 6.2 (bpf/config.h py_walk_bound). */
+#define HS_PY_WALK_OLD 64
 
 /*
  * One interpreter frame, innermost first. @code: what the loader names

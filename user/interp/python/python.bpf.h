@@ -71,23 +71,25 @@ static __always_inline __u64 py_field(const __u8 *f, __u32 off)
 }
 
 /*
- * Where the code units the frame (copied at @f) runs of code object
- * @code are: its own (co_code_adaptive), or in a free-threaded 3.14 the
- * thread's copy, co_tlbc->entries[f->tlbc_index] (_PyCodeArray: its
- * size, then a pointer a copy); two reads for a thread other than the
- * first. Its own where a copy is not there.
+ * Where the code units a frame of code object @code runs are: its own,
+ * @own (co_code_adaptive), or in a free-threaded 3.14 the thread's copy,
+ * co_tlbc->entries[@idx] (_PyCodeArray: its size, then a pointer a
+ * copy; @idx the frame's tlbc_index, @co_tlbc the code object's field,
+ * @fr_tlbc < 0: a build without them); two reads for a thread other than
+ * the first. @own where a copy is not there.
+ *
+ * A global function, not inlined: the verifier checks it once, apart, and
+ * the walk's loop sees one call that returns a number, not the five ways
+ * out of it in each of its 128 turns (with them, Linux 6.1's verifier
+ * passed its million instructions on alloc_exit).
  */
-static __always_inline __u64 py_code_units(const struct hs_py_proc *py, const __u8 *f, __u64 code)
+__noinline __u64 py_code_units(__u64 own, __u64 code, __s32 idx, __s32 fr_tlbc, __s32 co_tlbc)
 {
-	__u64 own = code + py->co_code, arr, n, copy;
-	__s32 idx;
+	__u64 arr, n, copy;
 
-	if (py->fr_tlbc < 0 || py->co_tlbc < 0)
+	if (fr_tlbc < 0 || co_tlbc < 0 || idx <= 0 || idx > 4096)
 		return own;
-	idx = *(const __s32 *)(f + (py->fr_tlbc & 0x7c));
-	if (idx <= 0 || idx > 4096)
-		return own;
-	arr = py_read_u64(code + (__u32)py->co_tlbc);
+	arr = py_read_u64(code + (__u32)co_tlbc);
 	if (!arr)
 		return own;
 	n = py_read_u64(arr);
@@ -122,7 +124,7 @@ static __always_inline __u32 py_walk(const struct hs_interp_proc *cfg, struct in
 		__s64 index;
 		__u8 owner, entry;
 
-		if (!frame || i >= max)
+		if (!frame || i >= max || i >= py_walk_bound)
 			break;
 		if (!len || bpf_probe_read_user(s->frame, len, (void *)frame)) {
 			h->flags |= HS_EVF_STACK_FAULT;
@@ -133,7 +135,9 @@ static __always_inline __u32 py_walk(const struct hs_interp_proc *cfg, struct in
 		instr = py_field(s->frame, py->fr_instr);
 		owner = s->frame[py->fr_owner & 127];
 		entry = py->fr_entry >= 0 ? s->frame[py->fr_entry & 127] : 0;
-		index = (__s64)(instr - py_code_units(py, s->frame, code)) >> 1;
+		index = (__s64)(instr - py_code_units(code + py->co_code, code,
+						      *(const __s32 *)(s->frame + (py->fr_tlbc & 0x7c)),
+						      py->fr_tlbc, py->co_tlbc)) >> 1;
 		if (index < -(1LL << 30) || index > (1LL << 30))
 			index = -(1LL << 30);
 		fr[i & (HS_INTERP_MAX_FRAMES - 1)].code = code;

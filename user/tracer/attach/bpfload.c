@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "bpfload.h"
+#include "heapsnoop/interpframe.h"
 #include "heapsnoop.skel.h"
 #include "kfeatures.h"
 #include "maps/procmaps.h"
@@ -193,6 +194,8 @@ int bpfload__trace_named(struct heapsnoop_bpf *skel, const char *name)
  * The object opened, set for @o with a walk of @max_frames, loaded into
  * *@out; a refusal said unless @quiet. Returns 0 or -errno.
  */
+static bool release_before(const char *release, unsigned int major, unsigned int minor);
+
 static int open_load(const struct bpfload_opts *o, const struct bpf_features *f,
 		     unsigned int max_frames, bool quiet, struct heapsnoop_bpf **out)
 {
@@ -206,6 +209,9 @@ static int open_load(const struct bpfload_opts *o, const struct bpf_features *f,
 	}
 	set_rodata(skel, o);
 	skel->rodata->max_frames = max_frames;
+	/* Python's walk shorter before 6.2 (bpf/config.h's py_walk_bound). */
+	skel->rodata->py_walk_bound = release_before(f->release, 6, 2) ? HS_PY_WALK_OLD :
+				      HS_INTERP_MAX_FRAMES;
 	err = kfeatures__apply(f, skel);
 	if (err)
 		elog("cannot prepare the BPF programs: %s", strerror(-err));
