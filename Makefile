@@ -13,9 +13,9 @@
 #   make arm64      only the arm64 build's tests, in qemu-system-aarch64 (docs/ARCH.md)
 #   make bench      the benchmarks in bench/ (not part of check)
 
-# The areas, each a file of mk/, included in this order (later ones use the
+# The areas, each a file of scripts/mk/, included in this order (later ones use the
 # variables and rules of earlier ones).
-include mk/config.mk mk/folders.mk
+include scripts/mk/config.mk scripts/mk/folders.mk
 
 .PHONY: FORCE all clean check demo man install dist deps deps-arm64 bench fuzz fuzz-run fuzz-run-records kmatrix arm64 arm64-build
 .DEFAULT_GOAL := all
@@ -30,7 +30,7 @@ $(OUTPUT)/gitversion.h: FORCE | $(OUTPUT)
 	$(Q)echo '#define HEAPSNOOP_GIT "$(GIT_DESC)"' | cmp -s - $@ || \
 		echo '#define HEAPSNOOP_GIT "$(GIT_DESC)"' > $@
 
-include mk/objects.mk mk/bpf.mk mk/programs.mk mk/collector.mk mk/mcu.mk mk/install.mk mk/tests.mk mk/fuzz.mk
+include scripts/mk/objects.mk scripts/mk/bpf.mk scripts/mk/programs.mk scripts/mk/collector.mk scripts/mk/mcu.mk scripts/mk/install.mk scripts/mk/tests.mk scripts/mk/fuzz.mk
 
 # What building and tracing here need; deps-arm64 adds the cross compiler,
 # the arm64 libraries and qemu the arm64 build and test need (make check).
@@ -78,7 +78,7 @@ kmatrix: deps
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1
 	$(Q)tests/kmatrix/run.sh $(OUTPUT)
 
-include mk/arm64.mk
+include scripts/mk/arm64.mk
 
 bench: deps all
 	$(Q)bench/run.sh $(OUTPUT)

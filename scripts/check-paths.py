@@ -11,7 +11,7 @@
 # bpf/ user/ codec/ include/ tests/ bench/ examples/ (// and /* */, strings
 # and characters skipped); the # comments of the shell and Python scripts
 # (.sh .py) under tests/ bench/ scripts/, of .ci/run, of the Makefile and
-# its mk/*.mk;
+# its scripts/mk/*.mk;
 # all of README.md and docs/ (.md, the man pages' .h2m).
 #
 # What is a path, in two rules:
@@ -147,7 +147,7 @@ def sources(files):
 			yield f, c_comments
 		elif (f.endswith(SCRIPT_EXT) and top in ("tests", "bench", "scripts")) \
 				or f in (".ci/run", "Makefile") \
-				or (top == "mk" and f.endswith(".mk")):
+				or (f.startswith("scripts/mk/") and f.endswith(".mk")):
 			yield f, hash_comments
 		elif f == "README.md" or (top == "docs" and f.endswith(DOC_EXT)):
 			yield f, all_lines

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/config.mk - the toolchain, the architecture built for, the flags, the version, V=1 (included by the Makefile, in its order).
+# scripts/mk/config.mk - the toolchain, the architecture built for, the flags, the version, V=1 (included by the Makefile, in its order).
 
 OUTPUT ?= build
 CLANG ?= clang

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/programs.mk - heapsnoop and heapdecode (included by the Makefile, in its order).
+# scripts/mk/programs.mk - heapsnoop and heapdecode (included by the Makefile, in its order).
 
 # --- heapsnoop ----------------------------------------------------------------
 $(OUTPUT)/heapsnoop: $(call objs,$(OUTPUT),$(TRACER_TOP_SRC)) $(HEAPSNOOP_STATIC_OBJ) \

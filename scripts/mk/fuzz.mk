@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/fuzz.mk - the ASan+UBSan tool and suite, libFuzzer targets and their runs (included by the Makefile, in its order).
+# scripts/mk/fuzz.mk - the ASan+UBSan tool and suite, libFuzzer targets and their runs (included by the Makefile, in its order).
 
 # The same unit suite and tool under ASan+UBSan.
 $(OUTPUT)/asan/test_codec: tests/codec/test_codec.c $(call libs,$(OUTPUT)/asan,codec) | $(OUTPUT)/asan

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/folders.mk - each program's folders and libraries, the interpreters' rooms, the link lists, the release link (included by the Makefile, in its order).
+# scripts/mk/folders.mk - each program's folders and libraries, the interpreters' rooms, the link lists, the release link (included by the Makefile, in its order).
 
 CODEC_SRC := $(wildcard codec/*.c)
 COMMON_SRC := $(wildcard $(COMMON)/*.c $(COMMON)/records/*.c)

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/install.mk - man pages, install, dist (included by the Makefile, in its order).
+# scripts/mk/install.mk - man pages, install, dist (included by the Makefile, in its order).
 
 # --- man pages, install, dist ------------------------------------------------
 # heapsnoop(8) and heapdecode(1), made by help2man from each program's

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/collector.mk - the in-process collector: libhsam.a, the preload library, their tests and programs (included by the Makefile, in its order).
+# scripts/mk/collector.mk - the in-process collector: libhsam.a, the preload library, their tests and programs (included by the Makefile, in its order).
 
 # --- the in-process collector (user/collector, docs/COLLECTOR.md) ------------
 # The alloc-metadata library (with the record lines and the codec it

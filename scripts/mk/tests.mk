@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/tests.mk - the unit tests, the programs the tracer tests trace (included by the Makefile, in its order).
+# scripts/mk/tests.mk - the unit tests, the programs the tracer tests trace (included by the Makefile, in its order).
 
 # --- tests --------------------------------------------------------------------
 # A C unit test (tests/ as the source folders): its file and the libraries

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/objects.mk - the objects of each folder in the three variants and the folders' libraries (included by the Makefile, in its order).
+# scripts/mk/objects.mk - the objects of each folder in the three variants and the folders' libraries (included by the Makefile, in its order).
 
 # --- objects and the folders' libraries ---------------------------------------
 # Three variants, each under its own directory: the build's ($(OUTPUT)),

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/mcu.mk - the codec and libhsam on a microcontroller and on 32-bit x86 Linux (docs/MCU.md) (included by the Makefile, in its order).
+# scripts/mk/mcu.mk - the codec and libhsam on a microcontroller and on 32-bit x86 Linux (docs/MCU.md) (included by the Makefile, in its order).
 
 # --- the codec and libhsam on a microcontroller (examples/mcu, docs/MCU.md) ---
 # Built freestanding for a Cortex-M3 (Debian's gcc-arm-none-eabi, newlib's

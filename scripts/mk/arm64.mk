@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/arm64.mk - the arm64 build and its tests in qemu (included by the Makefile, in its order).
+# scripts/mk/arm64.mk - the arm64 build and its tests in qemu (included by the Makefile, in its order).
 
 # --- arm64 (docs/ARCH.md): the tools and the programs its test traces, built
 # for arm64 into $(OUTPUT)/arm64 (cross, or natively on an arm64 machine);

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# mk/bpf.mk - the BPF object and its skeleton (included by the Makefile, in its order).
+# scripts/mk/bpf.mk - the BPF object and its skeleton (included by the Makefile, in its order).
 
 # --- BPF object and its skeleton ---------------------------------------------
 $(OUTPUT)/heapsnoop.bpf.o: bpf/heapsnoop.bpf.c $(wildcard bpf/*.h $(INTERP)/*/*.bpf.h) include/heapsnoop/event.h \
