@@ -214,7 +214,8 @@ $(OUTPUT)/tests/test_probesite_arm64: TEST_LIBS = -lcapstone -lelf
 
 # The arm64 decoders of CPython's and LuaJIT's code, on any machine.
 $(OUTPUT)/tests/test_pydecode_arm64: tests/tracer/arch/test_pydecode_arm64.c \
-		$(INTERP)/python/pydecode_arm64.c $(INTERP)/luajit/ljdecode_arm64.c | $(OUTPUT)/tests
+		$(INTERP)/python/pydecode_arm64.c $(INTERP)/luajit/ljdecode_arm64.c $(INTERP)/insnwalk.c \
+		| $(OUTPUT)/tests
 $(OUTPUT)/tests/test_pydecode_arm64: TEST_CFLAGS = $(TRACER_CFLAGS)
 $(OUTPUT)/tests/test_pydecode_arm64: TEST_LIBS = -lcapstone
 

@@ -26,9 +26,12 @@
 #     frames deep, a thread that released the GIL) and attached
 #     (tests/tracer/test_python.sh, the kernel's part and the re-entered
 #     loop), and under --preload (tests/collector/test_preload_python.sh)
-#   LuaJIT, the root's luajit (trixie's openresty 2.1): its allocator
-#     probed, its objects live blocks, its frames said not read
-#     (tests/arm64/test_luajit.sh)
+#   LuaJIT frames on the root's luajit (trixie's, OpenResty's 2.1): its
+#     allocator probed, the leak's blocks at their lines, the known chain
+#     named as LuaJIT's own traceback names it, launched and attached, a
+#     LuaJIT of no known layout refused, the JIT on (tests/tracer/
+#     test_luajit.sh, all but its run with the walker off: the loader's
+#     choice alone, the same on both)
 #   an x86-64 program refused, by the machine's name
 #   then, for the host to compare (run.sh), into SHARE:
 #     arm64.heap            a log of prog_nofp recorded here
@@ -86,7 +89,9 @@ fi
 part preload-python &&
 	HS_PYTHON=/usr/bin/python3.13 run_test "Python frames under --preload (python3.13)" \
 		tests/collector/test_preload_python.sh "$OUT"
-part luajit && run_test "LuaJIT (the root's luajit)" tests/arm64/test_luajit.sh "$OUT"
+part luajit &&
+	HS_LUAJIT=/usr/bin/luajit HS_LJ_SKIP=interp-python \
+		run_test "LuaJIT frames (the root's luajit)" tests/tracer/test_luajit.sh "$OUT"
 # test_death.sh (the ways a process ends, with the collector) takes some
 # 10 minutes under TCG, which would take make check past its 30: run it on
 # an arm64 machine (it passed in this guest, the guest then 611 s), or here

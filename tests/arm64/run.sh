@@ -7,7 +7,7 @@
 #   chains, attach, DWARF unwinding through libraries without frame
 #   pointers, threads; the preload collector and its unwinder's unit
 #   test; Python's frames on the root's python3.13 (BPF and --preload),
-#   LuaJIT's allocator on its luajit; prog_nofp recorded there;
+#   LuaJIT's frames on its luajit; prog_nofp recorded there;
 #   here: that arm64 log symbolized by this machine's (x86-64) heapdecode
 #   gives the report the guest's own heapdecode gave, with the function
 #   names and source lines of the program's chain; and an x86-64 log

@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -86,8 +87,11 @@ static void check_allocf(const char *path)
 	assert_int_equal(af.ps.offset, 3);
 	assert_true(af.ps.emulated);
 	assert_int_equal(af.site - af.ps.offset, af.addr);	/* file offset == address */
-	/* The GG_State lua_newstate allocates: GC64 2.1's, whose layout ljproto.h has. */
-	assert_int_equal(af.gg_size, LJ_GG_SIZE);
+	/* The GG_State lua_newstate allocates: Debian 12's 2.1 (GC64), a known layout. */
+	assert_non_null(lj_layout__find(af.gg_size));
+	assert_int_equal(lj_layout__find(af.gg_size)->gg_g, 96);
+	printf("%s: its GG_State %u bytes: %s\n", path, af.gg_size,
+	       lj_layout__find(af.gg_size)->build);
 }
 
 static void luajit_allocf(void **state)
@@ -100,6 +104,29 @@ static void luajit_allocf(void **state)
 	/* PUC Lua has no such shape. */
 	if (!access("/usr/bin/lua5.4", R_OK))
 		assert_int_equal(lj_find__allocf("/usr/bin/lua5.4", &af), -ENOENT);
+}
+
+/* The builds known on this architecture, by their GG_State's size (ljlayout.c). */
+static void luajit_layouts(void **state)
+{
+	char sizes[64];
+
+	(void)state;
+#if defined(__aarch64__)
+	assert_int_equal(lj_layout__find(6216)->gg_g, 96);
+	assert_int_equal(lj_layout__find(6280)->gg_g, 112);
+	assert_null(lj_layout__find(6240));	/* x86-64's */
+#else
+	assert_int_equal(lj_layout__find(6240)->gg_g, 96);
+	assert_int_equal(lj_layout__find(6304)->gg_g, 112);
+	assert_null(lj_layout__find(6216));	/* arm64's */
+#endif
+	assert_null(lj_layout__find(0));
+	lj_layout__sizes(sizes, sizeof(sizes));
+	assert_non_null(strstr(sizes, " or "));
+	/* Too small a buffer: cut, still a string. */
+	lj_layout__sizes(sizes, 6);
+	assert_int_equal(strlen(sizes), 5);
 }
 
 static void not_lua(void **state)
@@ -116,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(debian_files),
 		cmocka_unit_test(luajit_allocf),
+		cmocka_unit_test(luajit_layouts),
 		cmocka_unit_test(not_lua),
 	};
 

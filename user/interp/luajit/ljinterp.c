@@ -86,12 +86,13 @@ static const struct lua_room lj_room = {
 
 /* Read @p's LuaJIT frames from now on (its file @path, found as @vm says). */
 static int lj_turn_on(struct interp *ip, struct iproc *p, const char *path,
-		      const struct lua_vm_info *vm, uint64_t bias, enum interp_when when)
+		      const struct lua_vm_info *vm, const struct lj_layout *ly, uint64_t bias,
+		      enum interp_when when)
 {
 	struct hs_interp_proc cfg;
 	int err;
 
-	p->lj = lj_proc__new(p->pid, vm, bias);
+	p->lj = lj_proc__new(p->pid, vm, ly, bias);
 	p->pending = htab__new(8, NULL, NULL);
 	if (!p->lj || !p->pending)
 		return -ENOMEM;
@@ -116,7 +117,9 @@ static int lj_turn_on(struct interp *ip, struct iproc *p, const char *path,
 static bool lj_look(struct interp *ip, struct iproc *p, const char *path, const char *shown,
 		    const struct lua_vm_info *vm, uint64_t bias, enum interp_when when)
 {
+	const struct lj_layout *ly;
 	struct lj_allocf af;
+	char sizes[64];
 	int err = probe_allocf(ip, p, path, &af);
 
 	if (err) {
@@ -128,12 +131,14 @@ static bool lj_look(struct interp *ip, struct iproc *p, const char *path, const 
 		     err == -ENOTSUP ? "not looked for on this architecture" : strerror(-err));
 		return true;
 	}
-	if (ip->o.lua && af.gg_size != LJ_GG_SIZE) {
+	ly = lj_layout__find(af.gg_size);
+	if (ip->o.lua && !ly) {
 		ip->c.refused++;
+		lj_layout__sizes(sizes, sizeof(sizes));
 		elog("pid %d runs LuaJIT (%s): its objects are live blocks (its allocator lj_alloc_f "
-		     "probed); its frames are not read: its state is %u bytes, not the %u of the "
-		     "LuaJIT 2.1 (GC64) whose layout heapsnoop knows", p->pid, shown, af.gg_size,
-		     LJ_GG_SIZE);
+		     "probed); its frames are not read: its state is %u bytes, not the %s of a "
+		     "LuaJIT 2.1 (GC64) whose layout heapsnoop knows (Debian 12's and 13's, on this "
+		     "architecture)", p->pid, shown, af.gg_size, sizes);
 		return true;
 	}
 	if (!ip->o.lua) {
@@ -143,7 +148,7 @@ static bool lj_look(struct interp *ip, struct iproc *p, const char *path, const 
 					      "");
 		return true;
 	}
-	err = lj_turn_on(ip, p, path, vm, bias, when);
+	err = lj_turn_on(ip, p, path, vm, ly, bias, when);
 	if (err) {
 		ip->c.refused++;
 		elog("pid %d runs LuaJIT (%s): its objects are live blocks, but its frames cannot "
@@ -154,9 +159,10 @@ static bool lj_look(struct interp *ip, struct iproc *p, const char *path, const 
 	}
 	p->lua_refused = false;
 	elog("pid %d runs LuaJIT 2.1 (%s): its objects are live blocks (its allocator "
-	     "lj_alloc_f probed)%s; its frames are read (its VM by the largest FDE)%s", p->pid,
-	     shown, when == INTERP_RUNNING ? ", those it allocated before tracing began not seen" :
-					     "",
+	     "lj_alloc_f probed)%s; its frames are read (the layout of %s, its VM by the largest "
+	     "FDE)%s", p->pid, shown,
+	     when == INTERP_RUNNING ? ", those it allocated before tracing began not seen" : "",
+	     ly->build,
 	     when != INTERP_RUNNING || lj_proc__has_state(p->lj) ? "" :
 	     ", once its state is found in an allocation's registers or stack");
 	return true;
@@ -165,7 +171,8 @@ static bool lj_look(struct interp *ip, struct iproc *p, const char *path, const 
 /* -f: a child of a LuaJIT process: the same state, its memory a copy, run by its one thread. */
 static void lj_fork(struct interp *ip, struct iproc *pp, struct iproc *c)
 {
-	c->lj = lj_proc__new(c->pid, lj_proc__vm(pp->lj), lj_proc__bias(pp->lj));
+	c->lj = lj_proc__new(c->pid, lj_proc__vm(pp->lj), lj_proc__layout(pp->lj),
+			     lj_proc__bias(pp->lj));
 	c->pending = htab__new(8, NULL, NULL);
 	c->looked = true;
 	if (!c->lj || !c->pending) {

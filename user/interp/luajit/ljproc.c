@@ -22,6 +22,7 @@ struct memo {
 struct lj_proc {
 	pid_t pid;
 	struct lua_vm_info vm;
+	const struct lj_layout *ly;	/* its build's (ljproto.h) */
 	uint64_t bias;
 	struct lua_reader rd;
 	struct lj_names *names;
@@ -37,7 +38,8 @@ static int read_proc(void *ctx, uint64_t addr, void *buf, size_t len)
 	return lua_proc__read_pid(lp->pid, addr, buf, len);
 }
 
-struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t bias)
+struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm,
+			     const struct lj_layout *ly, uint64_t bias)
 {
 	struct lj_proc *lp = calloc(1, sizeof(*lp));
 
@@ -45,6 +47,7 @@ struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t b
 		return NULL;
 	lp->pid = pid;
 	lp->vm = *vm;
+	lp->ly = ly;
 	lp->bias = bias;
 	lp->rd = (struct lua_reader){ .read = read_proc, .ctx = lp };
 	lp->names = lj_names__new(&lp->rd);
@@ -80,6 +83,11 @@ const struct lua_vm_info *lj_proc__vm(const struct lj_proc *lp)
 	return &lp->vm;
 }
 
+const struct lj_layout *lj_proc__layout(const struct lj_proc *lp)
+{
+	return lp->ly;
+}
+
 uint64_t lj_proc__bias(const struct lj_proc *lp)
 {
 	return lp->bias;
@@ -107,7 +115,7 @@ int lj_proc__find_state(struct lj_proc *lp, const uint64_t *words, size_t n, uin
 		/* A heap pointer, 8-aligned: a cheap test before any read. */
 		if (words[i] < 4096 || (words[i] & 7) || words[i] >> 47)
 			continue;
-		if (!lj_state__main(&lp->rd, words[i], &m))
+		if (!lj_state__main(&lp->rd, lp->ly, words[i], &m))
 			return lj_proc__set_state(lp, m, tid);
 	}
 	return -ENOENT;

@@ -23,14 +23,20 @@
 #include "interp/lua/luafind.h"
 #include "interp/lua/luanames.h"
 #include "interp/lua/luawalk.h"
+#include "interp/luajit/ljproto.h"
 
 struct lj_proc;
 
-/* Process @pid runs LuaJIT as @vm found it, its file mapped with @bias. NULL: no memory. */
-struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t bias);
+/*
+ * Process @pid runs LuaJIT build @ly (ljproto.h) as @vm found it, its file
+ * mapped with @bias. NULL: no memory.
+ */
+struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm,
+			     const struct lj_layout *ly, uint64_t bias);
 void lj_proc__free(struct lj_proc *lp);
 
 const struct lua_vm_info *lj_proc__vm(const struct lj_proc *lp);
+const struct lj_layout *lj_proc__layout(const struct lj_proc *lp);
 uint64_t lj_proc__bias(const struct lj_proc *lp);
 uint64_t lj_proc__main(const struct lj_proc *lp);
 

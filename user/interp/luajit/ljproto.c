@@ -399,9 +399,10 @@ int lj_proto__callname(const struct lua_reader *rd, struct lj_proto *p, int pos,
 	return slotname(rd, p, (uint32_t)pos, slot, what, name);
 }
 
-int lj_state__main(const struct lua_reader *rd, uint64_t addr, uint64_t *main)
+int lj_state__main(const struct lua_reader *rd, const struct lj_layout *ly, uint64_t addr,
+		   uint64_t *main)
 {
-	uint8_t l[LJ_L_SIZE];
+	uint8_t l[LJ_L_GLREF + 8];	/* its header (gct at 9) and glref */
 	uint64_t g, m, mg;
 
 	if (rd->read(rd->ctx, addr, l, sizeof(l)) || l[9] != LJ_GCT_THREAD)
@@ -413,7 +414,7 @@ int lj_state__main(const struct lua_reader *rd, uint64_t addr, uint64_t *main)
 	if (!m || rd->read(rd->ctx, m, l, sizeof(l)) || l[9] != LJ_GCT_THREAD)
 		return -ENOENT;
 	mg = u64_at(l, LJ_L_GLREF);
-	if (mg != g || m + LJ_GG_G != g)
+	if (mg != g || m + ly->gg_g != g)
 		return -ENOENT;
 	*main = m;
 	return 0;

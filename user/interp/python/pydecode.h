@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * pydecode.h - what a stripped CPython binary's own code says where its
- * data is, read by decoding a few of its exported functions (capstone),
- * one implementation per architecture (user/tracer/arch/pydecode_$(ARCH).c):
+ * data is, read by decoding a few of its exported functions
+ * (interp/insnwalk.h's walk), one implementation per architecture
+ * (pydecode_$(ARCH).c):
  *
  *   the TSS key        PyGILState_GetThisThreadState() loads
  *                      _PyRuntime's autoTSSkey._key into the first
@@ -42,15 +43,14 @@ struct pydecode_key {
 /*
  * Where the key is in @len bytes of code at @addr
  * (PyGILState_GetThisThreadState): *@key. Returns 0, -ENOENT (no such
- * load before the first jump or return), -ENOTSUP (not on this
- * architecture), -EINVAL (capstone).
+ * load before the first jump or return), -EINVAL (capstone), -ENOMEM.
  */
 int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, struct pydecode_key *key);
 
 /*
  * Each direct jump (conditional or not) in @len bytes of code at @addr
  * whose target lies outside [@addr, @addr + @len), to @fn(@ctx, target).
- * Returns the jumps found, or -ENOTSUP, -EINVAL.
+ * Returns the jumps found, or -EINVAL, -ENOMEM.
  */
 int pydecode__jumps_out(const uint8_t *code, size_t len, uint64_t addr,
 			void (*fn)(void *ctx, uint64_t target), void *ctx);
@@ -58,7 +58,7 @@ int pydecode__jumps_out(const uint8_t *code, size_t len, uint64_t addr,
 /*
  * In PyObject_Malloc's first @len bytes at @addr: the address of the
  * hook it loads (*@hook) and the value it compares it with (*@pymalloc).
- * Returns 0, -ENOENT, -ENOTSUP, -EINVAL.
+ * Returns 0, -ENOENT, -EINVAL, -ENOMEM.
  */
 int pydecode__malloc_hook(const uint8_t *code, size_t len, uint64_t addr, uint64_t *hook,
 			  uint64_t *pymalloc);

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * pydecode_arm64.c - the AArch64 shapes of CPython's functions that
- * pydecode.h reads (capstone ARM64), followed with interp/a64track.h: an
- * address is made by adrp and add (or loaded from a GOT slot so made), a
- * word loaded from it by ldr or ldp. Shapes from Debian 12's python3.11
+ * pydecode.h reads, each a step of interp/insnwalk.h's walk, followed
+ * with interp/a64track.h: an address is made by adrp and add (or loaded
+ * from a GOT slot so made), a word loaded from it by ldr or ldp. Shapes from Debian 12's python3.11
  * (3.11.2) and Debian 13's python3.13 (3.13.5) for arm64, both GCC:
  *
  *   PyGILState_GetThisThreadState   adrp x0, _PyRuntime; add x0, x0, #lo;
@@ -21,20 +21,14 @@
  * (ldr w0).
  */
 #include <errno.h>
+#include <stdbool.h>
 
 #include "interp/a64track.h"
+#include "interp/insnwalk.h"
 #include "interp/python/pydecode.h"
 
 /* Instructions looked at in a function's start: the shapes are within 16. */
 #define HEAD_INSNS 24
-
-static int open_cs(csh *h)
-{
-	if (cs_open(CS_ARCH_ARM64, CS_MODE_ARM, h) != CS_ERR_OK)
-		return -EINVAL;
-	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
-	return 0;
-}
 
 /* Where x0 says the key is, at the tail call: a Py_tss_t's _key (+4). */
 static int key_of(const struct a64_val *x0, struct pydecode_key *key)
@@ -61,116 +55,86 @@ static int key_of(const struct a64_val *x0, struct pydecode_key *key)
 	}
 }
 
+/* A branch that leaves the straight run: b, ret, br, bl, blr. */
+static bool leaves(const cs_insn *in)
+{
+	return a64_is_b(in) || in->id == ARM64_INS_RET || in->id == ARM64_INS_BR ||
+	       in->id == ARM64_INS_BL || in->id == ARM64_INS_BLR;
+}
+
+struct key_walk {
+	struct a64_regs r;
+	struct pydecode_key *key;
+};
+
+static int key_step(void *ctx, const cs_insn *in)
+{
+	struct key_walk *w = ctx;
+
+	/* The call or tail call that is given the key: x0 says where it was. */
+	if (a64_is_b(in) || in->id == ARM64_INS_BL)
+		return key_of(&w->r.x[0], w->key) ? INSNWALK_END : INSNWALK_FOUND;
+	if (leaves(in))
+		return INSNWALK_END;
+	a64_step(&w->r, in);
+	return INSNWALK_ON;
+}
+
 int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, struct pydecode_key *key)
 {
-	struct a64_regs r = { 0 };
-	cs_insn *in = NULL;
-	size_t n;
-	csh h;
-	int err = -ENOENT;
+	struct key_walk w = { .key = key };
 
-	if (open_cs(&h))
-		return -EINVAL;
-	n = cs_disasm(h, code, len, addr, HEAD_INSNS, &in);
-	for (size_t i = 0; i < n; i++) {
-		/* The call or tail call that is given the key: x0 says where it was. */
-		if (a64_is_b(&in[i]) || in[i].id == ARM64_INS_BL) {
-			err = key_of(&r.x[0], key);
-			break;
-		}
-		if (in[i].id == ARM64_INS_RET || in[i].id == ARM64_INS_BR ||
-		    in[i].id == ARM64_INS_BLR)
-			break;
-		a64_step(&r, &in[i]);
-	}
-	cs_free(in, n);
-	cs_close(&h);
-	return err;
+	return insnwalk__found(insnwalk(INSNWALK_ARM64, code, len, addr, HEAD_INSNS, key_step, &w));
 }
 
 int pydecode__jumps_out(const uint8_t *code, size_t len, uint64_t addr,
 			void (*fn)(void *ctx, uint64_t target), void *ctx)
 {
-	const uint8_t *p = code;
-	uint64_t at = addr, target;
-	size_t left = len;
-	cs_insn *in;
-	int found = 0;
-	csh h;
+	return insnwalk__jumps_out(INSNWALK_ARM64, code, len, addr, fn, ctx);
+}
 
-	if (open_cs(&h))
-		return -EINVAL;
-	in = cs_malloc(h);
-	if (!in) {
-		cs_close(&h);
-		return -ENOMEM;
+struct hook_walk {
+	struct a64_regs r;
+	uint64_t *hook, *pymalloc;
+};
+
+static int hook_step(void *ctx, const cs_insn *in)
+{
+	struct hook_walk *w = ctx;
+	const cs_arm64 *a = &in->detail->arm64;
+	const struct a64_val *va, *vb, *t;
+	int ra, rb;
+
+	if (leaves(in))
+		return INSNWALK_END;
+	/* cmp xA, xB: one loaded from the hook, the other pymalloc's function. */
+	if (in->id != ARM64_INS_CMP || a->op_count != 2 || a->operands[0].type != ARM64_OP_REG ||
+	    a->operands[1].type != ARM64_OP_REG) {
+		a64_step(&w->r, in);
+		return INSNWALK_ON;
 	}
-	while (left >= 4) {
-		if (!cs_disasm_iter(h, &p, &left, &at, in)) {
-			/* Not code (a literal pool, a jump table): the next word. */
-			p += 4;
-			left -= 4;
-			at += 4;
-			continue;
-		}
-		if (!a64_branch_target(in, &target))
-			continue;
-		if (target < addr || target >= addr + len) {
-			fn(ctx, target);
-			found++;
-		}
+	ra = a64_xreg(a->operands[0].reg);
+	rb = a64_xreg(a->operands[1].reg);
+	if (ra < 0 || rb < 0)
+		return INSNWALK_ON;
+	va = &w->r.x[ra];
+	vb = &w->r.x[rb];
+	if (va->kind == A64_CONST) {
+		t = va;
+		va = vb;
+		vb = t;
 	}
-	cs_free(in, 1);
-	cs_close(&h);
-	return found;
+	if (va->kind != A64_LOAD || va->width != 8 || vb->kind != A64_CONST || vb->v <= 0x1000)
+		return INSNWALK_ON;
+	*w->hook = va->v;
+	*w->pymalloc = vb->v;
+	return INSNWALK_FOUND;
 }
 
 int pydecode__malloc_hook(const uint8_t *code, size_t len, uint64_t addr, uint64_t *hook,
 			  uint64_t *pymalloc)
 {
-	struct a64_regs r = { 0 };
-	cs_insn *in = NULL;
-	size_t n;
-	csh h;
-	int err = -ENOENT;
+	struct hook_walk w = { .hook = hook, .pymalloc = pymalloc };
 
-	if (open_cs(&h))
-		return -EINVAL;
-	n = cs_disasm(h, code, len, addr, HEAD_INSNS, &in);
-	for (size_t i = 0; i < n; i++) {
-		const cs_arm64 *a = &in[i].detail->arm64;
-
-		/* cmp xA, xB: one loaded from the hook, the other pymalloc's function. */
-		if (in[i].id == ARM64_INS_CMP && a->op_count == 2 && a->operands[0].type == ARM64_OP_REG &&
-		    a->operands[1].type == ARM64_OP_REG) {
-			int ra = a64_xreg(a->operands[0].reg), rb = a64_xreg(a->operands[1].reg);
-			const struct a64_val *va, *vb;
-
-			if (ra < 0 || rb < 0)
-				continue;
-			va = &r.x[ra];
-			vb = &r.x[rb];
-			if (va->kind == A64_CONST) {
-				const struct a64_val *t = va;
-
-				va = vb;
-				vb = t;
-			}
-			if (va->kind == A64_LOAD && va->width == 8 && vb->kind == A64_CONST &&
-			    vb->v > 0x1000) {
-				*hook = va->v;
-				*pymalloc = vb->v;
-				err = 0;
-				break;
-			}
-			continue;
-		}
-		if (a64_is_b(&in[i]) || in[i].id == ARM64_INS_RET || in[i].id == ARM64_INS_BR ||
-		    in[i].id == ARM64_INS_BL || in[i].id == ARM64_INS_BLR)
-			break;
-		a64_step(&r, &in[i]);
-	}
-	cs_free(in, n);
-	cs_close(&h);
-	return err;
+	return insnwalk__found(insnwalk(INSNWALK_ARM64, code, len, addr, HEAD_INSNS, hook_step, &w));
 }

@@ -1,25 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
  * pydecode_x86.c - the x86-64 shapes of CPython's functions that
- * pydecode.h reads (capstone). Memory operands are %rip-relative (PIE
- * and non-PIE code alike) or absolute (no base, no index).
+ * pydecode.h reads, each a step of interp/insnwalk.h's walk. Memory
+ * operands are %rip-relative (PIE and non-PIE code alike) or absolute
+ * (no base, no index).
  */
-#include <capstone/capstone.h>
 #include <errno.h>
 #include <stdbool.h>
 
+#include "interp/insnwalk.h"
 #include "interp/python/pydecode.h"
 
 /* Instructions looked at in a function's start: the shapes are within 16. */
 #define HEAD_INSNS 24
-
-static int open_cs(csh *h)
-{
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, h) != CS_ERR_OK)
-		return -EINVAL;
-	cs_option(*h, CS_OPT_DETAIL, CS_OPT_ON);
-	return 0;
-}
 
 /* The address a memory operand names, if it names one without registers. */
 static bool mem_addr(const cs_insn *in, const cs_x86_op *op, uint64_t *addr)
@@ -43,128 +36,102 @@ static bool is_jump(const cs_insn *in)
 	return false;
 }
 
+/* mov m64, %reg: the register loaded from a named address, and where from. */
+static bool load64(const cs_insn *in, x86_reg *reg, uint64_t *from)
+{
+	const cs_x86 *x = &in->detail->x86;
+
+	if (in->id != X86_INS_MOV || x->op_count != 2 || x->operands[0].type != X86_OP_REG ||
+	    x->operands[1].size != 8 || !mem_addr(in, &x->operands[1], from))
+		return false;
+	*reg = x->operands[0].reg;
+	return true;
+}
+
+struct key_walk {
+	uint64_t slot[X86_REG_ENDING];	/* a GOT slot a register was loaded from */
+	struct pydecode_key *key;
+};
+
+static int key_step(void *ctx, const cs_insn *in)
+{
+	struct key_walk *w = ctx;
+	const cs_x86 *x = &in->detail->x86;
+	x86_reg reg;
+	uint64_t a;
+
+	/* mov m32, %edi: the key, pthread_getspecific's argument */
+	if (in->id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	    x->operands[0].reg == X86_REG_EDI && x->operands[1].size == 4 &&
+	    mem_addr(in, &x->operands[1], &a)) {
+		*w->key = (struct pydecode_key){ .addr = a };
+		return INSNWALK_FOUND;
+	}
+	/* mov GOT(%rip), %reg: a slot that holds _PyRuntime's address ... */
+	if (load64(in, &reg, &a)) {
+		w->slot[reg] = a;
+		return INSNWALK_ON;
+	}
+	/* ... then lea off(%reg), %rX: the Py_tss_t PyThread_tss_get is given */
+	if (in->id == X86_INS_LEA && x->op_count == 2 && x->operands[1].type == X86_OP_MEM &&
+	    x->operands[1].mem.index == X86_REG_INVALID &&
+	    x->operands[1].mem.base != X86_REG_INVALID && w->slot[x->operands[1].mem.base]) {
+		*w->key = (struct pydecode_key){ .via_slot = true,
+						 .addr = w->slot[x->operands[1].mem.base],
+						 .off = x->operands[1].mem.disp };
+		return INSNWALK_FOUND;
+	}
+	if (is_jump(in) && in->id != X86_INS_JE && in->id != X86_INS_JNE)
+		return INSNWALK_END;
+	return INSNWALK_ON;
+}
+
 int pydecode__tss_key(const uint8_t *code, size_t len, uint64_t addr, struct pydecode_key *key)
 {
-	uint64_t slot[X86_REG_ENDING] = { 0 };
-	cs_insn *in = NULL;
-	size_t n;
-	csh h;
-	int err = -ENOENT;
+	struct key_walk w = { .key = key };
 
-	if (open_cs(&h))
-		return -EINVAL;
-	n = cs_disasm(h, code, len, addr, HEAD_INSNS, &in);
-	for (size_t i = 0; i < n; i++) {
-		const cs_x86 *x = &in[i].detail->x86;
-		uint64_t a;
-
-		/* mov m32, %edi: the key, pthread_getspecific's argument */
-		if (in[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-		    x->operands[0].reg == X86_REG_EDI && x->operands[1].size == 4 &&
-		    mem_addr(&in[i], &x->operands[1], &a)) {
-			*key = (struct pydecode_key){ .addr = a };
-			err = 0;
-			break;
-		}
-		/* mov GOT(%rip), %reg: a slot that holds _PyRuntime's address ... */
-		if (in[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-		    x->operands[1].size == 8 && mem_addr(&in[i], &x->operands[1], &a)) {
-			slot[x->operands[0].reg] = a;
-			continue;
-		}
-		/* ... then lea off(%reg), %rX: the Py_tss_t PyThread_tss_get is given */
-		if (in[i].id == X86_INS_LEA && x->op_count == 2 && x->operands[1].type == X86_OP_MEM &&
-		    x->operands[1].mem.index == X86_REG_INVALID &&
-		    x->operands[1].mem.base != X86_REG_INVALID && slot[x->operands[1].mem.base]) {
-			*key = (struct pydecode_key){ .via_slot = true, .addr = slot[x->operands[1].mem.base],
-						      .off = x->operands[1].mem.disp };
-			err = 0;
-			break;
-		}
-		if (is_jump(&in[i]) && in[i].id != X86_INS_JE && in[i].id != X86_INS_JNE)
-			break;
-	}
-	cs_free(in, n);
-	cs_close(&h);
-	return err;
+	return insnwalk__found(insnwalk(INSNWALK_X86_64, code, len, addr, HEAD_INSNS, key_step, &w));
 }
 
 int pydecode__jumps_out(const uint8_t *code, size_t len, uint64_t addr,
 			void (*fn)(void *ctx, uint64_t target), void *ctx)
 {
-	const uint8_t *p = code;
-	uint64_t at = addr;
-	size_t left = len;
-	cs_insn *in;
-	int found = 0;
-	csh h;
+	return insnwalk__jumps_out(INSNWALK_X86_64, code, len, addr, fn, ctx);
+}
 
-	if (open_cs(&h))
-		return -EINVAL;
-	in = cs_malloc(h);
-	if (!in) {
-		cs_close(&h);
-		return -ENOMEM;
-	}
-	while (left) {
-		const cs_x86 *x;
+struct hook_walk {
+	uint64_t where[X86_REG_ENDING];	/* the address a register was loaded from (0: none) */
+	uint64_t *hook, *pymalloc;
+};
 
-		if (!cs_disasm_iter(h, &p, &left, &at, in)) {
-			/* Not code (padding, a jump table): step over a byte. */
-			p++;
-			left--;
-			at++;
-			continue;
-		}
-		x = &in->detail->x86;
-		if (!is_jump(in) || x->op_count != 1 || x->operands[0].type != X86_OP_IMM)
-			continue;
-		if ((uint64_t)x->operands[0].imm < addr || (uint64_t)x->operands[0].imm >= addr + len) {
-			fn(ctx, (uint64_t)x->operands[0].imm);
-			found++;
-		}
+static int hook_step(void *ctx, const cs_insn *in)
+{
+	struct hook_walk *w = ctx;
+	const cs_x86 *x = &in->detail->x86;
+	x86_reg reg;
+	uint64_t a;
+
+	if (load64(in, &reg, &a)) {
+		w->where[reg] = a;
+		return INSNWALK_ON;
 	}
-	cs_free(in, 1);
-	cs_close(&h);
-	return found;
+	/* cmp $imm, %reg (the reg loaded from the hook) */
+	if (in->id == X86_INS_CMP && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
+	    x->operands[1].type == X86_OP_IMM && w->where[x->operands[0].reg] &&
+	    x->operands[1].imm > 0x1000) {
+		*w->hook = w->where[x->operands[0].reg];
+		*w->pymalloc = (uint64_t)x->operands[1].imm;
+		return INSNWALK_FOUND;
+	}
+	if (is_jump(in) && in->id != X86_INS_JS)
+		return INSNWALK_END;
+	return INSNWALK_ON;
 }
 
 int pydecode__malloc_hook(const uint8_t *code, size_t len, uint64_t addr, uint64_t *hook,
 			  uint64_t *pymalloc)
 {
-	unsigned int loaded[X86_REG_ENDING] = { 0 };
-	uint64_t where[X86_REG_ENDING] = { 0 };
-	cs_insn *in = NULL;
-	size_t n;
-	csh h;
-	int err = -ENOENT;
+	struct hook_walk w = { .hook = hook, .pymalloc = pymalloc };
 
-	if (open_cs(&h))
-		return -EINVAL;
-	n = cs_disasm(h, code, len, addr, HEAD_INSNS, &in);
-	for (size_t i = 0; i < n; i++) {
-		const cs_x86 *x = &in[i].detail->x86;
-		uint64_t a;
-
-		if (in[i].id == X86_INS_MOV && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-		    x->operands[1].size == 8 && mem_addr(&in[i], &x->operands[1], &a)) {
-			loaded[x->operands[0].reg] = 1;
-			where[x->operands[0].reg] = a;
-			continue;
-		}
-		/* cmp $imm, %reg (the reg loaded from the hook) */
-		if (in[i].id == X86_INS_CMP && x->op_count == 2 && x->operands[0].type == X86_OP_REG &&
-		    x->operands[1].type == X86_OP_IMM && loaded[x->operands[0].reg] &&
-		    x->operands[1].imm > 0x1000) {
-			*hook = where[x->operands[0].reg];
-			*pymalloc = (uint64_t)x->operands[1].imm;
-			err = 0;
-			break;
-		}
-		if (is_jump(&in[i]) && in[i].id != X86_INS_JS)
-			break;
-	}
-	cs_free(in, n);
-	cs_close(&h);
-	return err;
+	return insnwalk__found(insnwalk(INSNWALK_X86_64, code, len, addr, HEAD_INSNS, hook_step, &w));
 }
