@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "heapprof.h"
@@ -170,17 +171,21 @@ static ssize_t reply_body(const char *reply, size_t got, const char **body)
 /*
  * One try: the request @req (@len bytes) sent to @d, the reply read into
  * @reply (PUSH_REPLY_MAX + 1 bytes; *@got of them): its status line, or
- * with @whole its body too (until its Content-Length, or the end).
- * Returns the HTTP code, or -errno.
+ * with @whole its body too (until its Content-Length, or the end). Each
+ * step waits PUSH_TIMEOUT_S at most, and not past @deadline (Unix
+ * seconds). Returns the HTTP code, or -errno.
  */
 static int try_once(const struct push_dest *d, const char *req, size_t len, bool whole,
-		    char *reply, size_t *got)
+		    time_t deadline, char *reply, size_t *got)
 {
-	struct timeval tv = { .tv_sec = PUSH_TIMEOUT_S };
+	time_t left = deadline - time(NULL);
+	struct timeval tv = { .tv_sec = left < PUSH_TIMEOUT_S ? left : PUSH_TIMEOUT_S };
 	const char *body;
 	int fd, code = -EIO;
 
 	*got = 0;
+	if (tv.tv_sec <= 0)
+		return -ETIMEDOUT;
 	fd = socket(d->addr.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
@@ -218,11 +223,12 @@ out:
 }
 
 /*
- * @req (@len bytes) to @d, tried PUSH_TRIES times; its failure said once
- * (*@said: said before), its first success after one said too.
- * 0 or -EIO.
+ * @req (@len bytes) to @d, tried PUSH_TRIES times until @deadline; its
+ * failure said once (*@said: said before), its first success after one
+ * said too. 0 or -EIO.
  */
-static int post(const struct push_dest *d, const char *req, size_t len, int *said)
+static int post(const struct push_dest *d, const char *req, size_t len, time_t deadline,
+		int *said)
 {
 	char reply[PUSH_REPLY_MAX + 1], why[256] = "";
 	int code = 0;
@@ -233,9 +239,11 @@ static int post(const struct push_dest *d, const char *req, size_t len, int *sai
 		size_t got;
 		int64_t rejected;
 
+		if (i && time(NULL) + (1 << (i - 1)) >= deadline)
+			break;	/* PUSH_BUDGET_S spent: said with the tries made */
 		if (i)
 			sleep(1u << (i - 1));
-		code = try_once(d, req, len, d->reply_body, reply, &got);
+		code = try_once(d, req, len, d->reply_body, deadline, reply, &got);
 		if (code >= 200 && code < 300) {
 			blen = d->reply_body ? reply_body(reply, got, &body) : -1;
 			rejected = blen > 0 ? otlp__rejected(body, (size_t)blen, why, sizeof(why)) : 0;
@@ -259,7 +267,7 @@ static int post(const struct push_dest *d, const char *req, size_t len, int *sai
 			snprintf(reply, sizeof(reply), "%s (not tried again)", why);
 			goto failed;
 		}
-		snprintf(reply, sizeof(reply), "%s (%d tries)", why, i + 1);
+		snprintf(reply, sizeof(reply), "%s (%d %s)", why, i + 1, i ? "tries" : "try");
 	}
 failed:
 	if (!*said)
@@ -324,6 +332,8 @@ static int otlp_request(const struct push_target *pt, const char *prof, size_t p
 int push__send(struct trace *t, const struct push_target *pt, int64_t from, int64_t until)
 {
 	struct push_state none = { 0 }, *st = pt->state ? pt->state : &none;
+	/* Every destination's tries within PUSH_BUDGET_S of the start. */
+	time_t deadline = time(NULL) + PUSH_BUDGET_S;
 	char *prof = NULL, *req = NULL;
 	size_t plen = 0, rlen = 0;
 	FILE *f = open_memstream(&prof, &plen);
@@ -339,7 +349,7 @@ int push__send(struct trace *t, const struct push_target *pt, int64_t from, int6
 	if (pt->pyroscope.len) {
 		err = ingest_request(pt, prof, plen, from, until, &req, &rlen);
 		if (!err)
-			failed |= post(&pt->pyroscope, req, rlen, &st->said_pyroscope);
+			failed |= post(&pt->pyroscope, req, rlen, deadline, &st->said_pyroscope);
 		free(req);
 		req = NULL;
 		if (err)
@@ -350,7 +360,7 @@ int push__send(struct trace *t, const struct push_target *pt, int64_t from, int6
 		if (err)
 			elog("agent: the OTLP request could not be made: %s", strerror(-err));
 		else
-			failed |= post(&pt->otlp, req, rlen, &st->said_otlp);
+			failed |= post(&pt->otlp, req, rlen, deadline, &st->said_otlp);
 		free(req);
 		req = NULL;
 	}

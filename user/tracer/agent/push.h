@@ -13,12 +13,12 @@
  * never waits on the network: the child connects, sends, reads the
  * reply (at most PUSH_REPLY_MAX bytes, PUSH_TIMEOUT_S for each step:
  * its status line, and an OTLP reply's body for a partial success),
- * tries PUSH_TRIES times in all, and says by its exit status whether
- * the backends took it. One push at a time: a push due while one runs
- * is skipped, counted (the queue is one deep: a heap profile is a
- * snapshot, and the next one says what a skipped one would have). Plain
- * HTTP to a numeric address only (the static binary resolves no names;
- * TLS is a proxy's job, docs/AGENT.md).
+ * tries PUSH_TRIES times in all within PUSH_BUDGET_S, and says by its
+ * exit status whether the backends took it. One push at a time: a push
+ * due while one runs is skipped, counted (the queue is one deep: a heap
+ * profile is a snapshot, and the next one says what a skipped one would
+ * have). Plain HTTP to a numeric address only (the static binary
+ * resolves no names; TLS is a proxy's job, docs/AGENT.md).
  */
 #ifndef HEAPSNOOP_AGENT_PUSH_H
 #define HEAPSNOOP_AGENT_PUSH_H
@@ -29,6 +29,12 @@
 
 #define PUSH_TRIES	3
 #define PUSH_TIMEOUT_S	10
+/*
+ * A push's tries, all destinations', end this many seconds after its
+ * child starts: the profile's naming (HEAPPROF_NAMING_S) and these stay
+ * under AGENT_CHILD_MAX_S, past which the agent kills the child.
+ */
+#define PUSH_BUDGET_S	40
 #define PUSH_REPLY_MAX	4096
 
 struct trace;
