@@ -128,6 +128,8 @@ cleanup_cg() {
 	local d=$CGTOP/kubepods-besteffort-pod${POD//-/_}.slice/cri-containerd-$CID.scope
 	rmdir "$d" "${d%/*}" "$CGTOP" 2> /dev/null
 }
+# An early exit too: the program ended (lib.sh's kill), then its cgroup.
+trap 'jobs -p | xargs -r kill 2> /dev/null; wait "$PROG" 2> /dev/null; cleanup_cg; rm -rf "$T"' EXIT
 "$HS" agent -p "$PROG" --every-allocation --listen 127.0.0.1:0 -o "$T/rec" \
 	--push-otlp "http://127.0.0.1:$RPORT" --push-pyroscope "http://127.0.0.1:$RPORT" \
 	--push-interval 1 2> "$T/agent.err" 7<&- 8>&- 9<&- &
