@@ -7,10 +7,12 @@
  * that only looks like one; and a pprof of two processes, built with
  * profbuild.h, turned into a request and read back with protobuf-c:
  * a Resource per pid, the tables at the pprof's ids over entry 0, a
- * sample's stack, the build IDs as attributes, garbage refused.
+ * sample's stack, the build IDs as attributes, a name that is not UTF-8
+ * made so, garbage refused.
  */
 #include <errno.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -68,7 +70,8 @@ static size_t two_processes(unsigned char **gz)
 		{ "inuse_objects", "count" }, { "inuse_space", "bytes" },
 	};
 	struct profbuild *b = profbuild__new(types, 4, "inuse_space");
-	struct prof_line fa = { "alpha", "a.c", 10 }, fb = { "beta", "b.c", 20 };
+	/* beta's name not UTF-8 (a byte 0xfe), as any path or name may be. */
+	struct prof_line fa = { "alpha", "a.c", 10 }, fb = { "beta\xfe\xc3\xa9", "b.c", 20 };
 	struct prof_label l1[] = { { "pid", NULL, 100 }, { "comm", "one", 0 } };
 	struct prof_label l2[] = { { "pid", NULL, 200 }, { "comm", "two", 0 } };
 	int64_t v1[] = { 3, 300, 2, 200 }, v2[] = { 5, 500, 0, 0 }, v3[] = { 7, 700, 7, 700 };
@@ -181,6 +184,14 @@ static void test_request(void **state)
 		assert_int_equal(leaf->address, 0x1100);
 		assert_string_equal(st[d->function_table[leaf->lines[0]->function_index]->name_strindex], "alpha");
 		assert_string_equal(st[d->mapping_table[leaf->mapping_index]->filename_strindex], "/bin/one");
+	}
+	/* Every string UTF-8 (text.h's rule): the bad byte %FE, the good sequence kept. */
+	{
+		bool beta = false;
+
+		for (size_t i = 0; i < d->n_string_table; i++)
+			beta |= !strcmp(st[i], "beta%FE\xc3\xa9");
+		assert_true(beta);
 	}
 	REQ(free_unpacked)(r, NULL);
 	free(out);

@@ -7,7 +7,10 @@
  * field number is written here. The pprof's ids become the dictionary's
  * indices (profbuild.h gives them from 1 with none missed; entry 0 is the
  * zero value), so the translation is a copy of its tables plus the
- * stacks, the build IDs' attributes and the resources.
+ * stacks, the build IDs' attributes and the resources. Every string is
+ * printable UTF-8, as proto3 wants: the pprof's are already (profbuild.c
+ * keeps them as the reports print them, text.h), and what is read from
+ * /proc here is made so.
  */
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +25,7 @@
 #include "gitversion.h"
 #include "otlp.h"
 #include "profile.pb-c.h"
+#include "text.h"
 #include "opentelemetry/proto/collector/profiles/v1development/profiles_service.pb-c.h"
 
 /* protoc-c's names, shortened. */
@@ -46,6 +50,22 @@ struct ox {
 	int err;
 };
 
+/* @p freed with @x. 0, or -ENOMEM (@p not taken). */
+static int adopt(struct ox *x, void *p)
+{
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 256;
+		void **v = realloc(x->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		x->v = v;
+		x->cap = cap;
+	}
+	x->v[x->n++] = p;
+	return 0;
+}
+
 /* @n zeroed objects of @size, freed by ox_free(); NULL (x->err set): no memory. */
 static void *grab(struct ox *x, size_t n, size_t size)
 {
@@ -53,23 +73,13 @@ static void *grab(struct ox *x, size_t n, size_t size)
 
 	if (x->err)
 		return NULL;
-	if (x->n == x->cap) {
-		size_t cap = x->cap ? 2 * x->cap : 256;
-		void **v = realloc(x->v, cap * sizeof(*v));
-
-		if (!v)
-			goto nomem;
-		x->v = v;
-		x->cap = cap;
-	}
 	p = calloc(n ? n : 1, size);
-	if (!p)
-		goto nomem;
-	x->v[x->n++] = p;
+	if (!p || adopt(x, p)) {
+		free(p);
+		x->err = -ENOMEM;
+		return NULL;
+	}
 	return p;
-nomem:
-	x->err = -ENOMEM;
-	return NULL;
 }
 
 static char *grab_str(struct ox *x, const char *s)
@@ -77,6 +87,27 @@ static char *grab_str(struct ox *x, const char *s)
 	char *p = grab(x, strlen(s) + 1, 1);
 
 	return p ? strcpy(p, s) : NULL;
+}
+
+/*
+ * @s as every report prints a name (text.h's text_printable(): valid
+ * UTF-8, no control character, '%' and each bad byte as %XX): proto3's
+ * strings must be UTF-8, a path or a process name may be any bytes, and
+ * a receiver that checks (Go's protobuf does) refuses the whole request
+ * over one of them. @s itself, or a copy of @x's.
+ */
+static const char *printable(struct ox *x, const char *s)
+{
+	char *c = text_printable(s);
+
+	if (c == s)
+		return s;
+	if (!c || adopt(x, c)) {
+		free(c);
+		x->err = -ENOMEM;
+		return s;
+	}
+	return c;
 }
 
 static void ox_free(struct ox *x)
@@ -247,10 +278,14 @@ static void res_int(struct res *r, const char *key, int64_t val)
 	r->n++;
 }
 
-/* The process's executable's build ID: that of a mapping of its file among its samples' frames. */
+/*
+ * The process's executable's build ID: that of a mapping of its file
+ * among its samples' frames, the file named as @exe, or as @shown (its
+ * printable form, as the pprof's builder may have written it).
+ */
 static const char *exe_build_id(const pprof_t *p, Perftools__Profiles__Location **loc,
 				Perftools__Profiles__Mapping **map, const struct order *o,
-				const struct group *g, const char *exe)
+				const struct group *g, const char *exe, const char *shown)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const Perftools__Profiles__Sample *s = p->sample[o[g->first + i].sample];
@@ -258,20 +293,27 @@ static const char *exe_build_id(const pprof_t *p, Perftools__Profiles__Location 
 		for (size_t k = 0; k < s->n_location_id; k++) {
 			const Perftools__Profiles__Mapping *m = map[loc[s->location_id[k]]->mapping_id];
 
-			if (m && !strcmp(p->string_table[m->filename], exe) && m->build_id > 0)
+			const char *file = m ? p->string_table[m->filename] : "";
+
+			if (m && m->build_id > 0 && (!strcmp(file, exe) || !strcmp(file, shown)))
 				return p->string_table[m->build_id];
 		}
 	}
 	return NULL;
 }
 
-/* Group @g's Resource: the process as /proc says it now (it may have ended: then less). */
+/*
+ * Group @g's Resource: the process as /proc says it now (it may have
+ * ended: then less). Its path and the host's name made printable, the
+ * pprof's comm already is.
+ */
 static void resource(struct ox *x, const pprof_t *p, Perftools__Profiles__Location **loc,
 		     Perftools__Profiles__Mapping **map, const struct order *o,
 		     const struct group *g, const char *host, struct res *r)
 {
 	char path[64], exe[4096], cg[8192], cid[65], pod[37];
 	const char *name = g->comm, *bid = NULL;
+	const char *shown = NULL;
 	ssize_t n = -1;
 	FILE *f;
 
@@ -283,18 +325,19 @@ static void resource(struct ox *x, const pprof_t *p, Perftools__Profiles__Locati
 		exe[n] = 0;
 		if (n > 10 && !strcmp(exe + n - 10, " (deleted)"))
 			exe[n - 10] = 0;
-		name = strrchr(exe, '/') ? strrchr(exe, '/') + 1 : exe;
-		bid = exe_build_id(p, loc, map, o, g, exe);
+		shown = printable(x, exe);
+		name = strrchr(shown, '/') ? strrchr(shown, '/') + 1 : shown;
+		bid = exe_build_id(p, loc, map, o, g, exe, shown);
 	}
 	if (name && *name) {
 		res_str(x, r, "service.name", name);
 		res_str(x, r, "process.executable.name", name);
 	}
-	res_str(x, r, "host.name", host);
+	res_str(x, r, "host.name", printable(x, host));
 	if (g->pid > 0)
 		res_int(r, "process.pid", g->pid);
-	if (n > 0)
-		res_str(x, r, "process.executable.path", exe);
+	if (shown)
+		res_str(x, r, "process.executable.path", shown);
 	if (bid && *bid)
 		res_str(x, r, BUILD_ID_KEY, bid);
 	if (g->pid <= 0)
@@ -391,7 +434,7 @@ static int build(struct ox *x, const pprof_t *p, request_t *req)
 				PI(key_value_and_unit)(&a[j]);
 				CI(any_value)(&av[j]);
 				av[j].value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_STRING_VALUE;
-				av[j].string_value = p->string_table[pm->build_id];
+				av[j].string_value = d->string_table[pm->build_id];
 				a[j].key_strindex = (int32_t)bid_key;
 				a[j].value = &av[j];
 				d->attribute_table[j] = &a[j];
