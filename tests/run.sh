@@ -87,8 +87,12 @@ for t in tests/tracer/test_*.sh; do
 	[ -e "$t" ] || continue
 	run "tracer: $(basename "$t" .sh)" "$t" "$OUT"
 done
+run "heapsnoop agent's OTLP encoder: cgroups' container and pod IDs, a pprof of two processes as a request (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_otlpenc"
 run "heapsnoop agent: Prometheus scrapes /metrics and PromQL answers a program's live bytes; go tool pprof fetches /debug/pprof/heap with heapdecode's totals" \
 	tests/agent/test_agent.sh "$OUT"
+run "heapsnoop agent's pushes: OTLP profiles decoded by the OpenTelemetry project's classes (the dictionary's rules, resource attributes) and /ingest's pprof, with heapdecode's totals" \
+	tests/agent/test_otlp.sh "$OUT"
 # The release binaries alone in Debian 11 and 13 roots (debootstrap, cached):
 # they trace each one's perl, heapdecode there names the frames
 # (tests/distro, docs/KERNELS.md). DISTRO_ROOTS="trixie" for one; set and empty, none.

@@ -5,6 +5,14 @@ CODEC_SRC := $(wildcard codec/*.c)
 COMMON_SRC := $(wildcard $(COMMON)/*.c $(COMMON)/records/*.c)
 # --pprof: protobuf-c's messages, generated from the official profile.proto.
 PROFILE_PB := $(OUTPUT)/proto/profile.pb-c.c
+# heapsnoop agent --push-otlp: protobuf-c's messages, generated from the
+# official OpenTelemetry .proto files of Debian's opentelemetry-proto
+# (scripts/otel-proto.sh: its .deb pinned by SHA-256, fetched once and
+# cached), linked into heapsnoop alone.
+OTEL_PROTOS := common/v1/common resource/v1/resource profiles/v1development/profiles \
+	collector/profiles/v1development/profiles_service
+OTEL_PB := $(patsubst %,$(OUTPUT)/proto/opentelemetry/proto/%.pb-c.c,$(OTEL_PROTOS))
+OTEL_PB_OBJ := $(patsubst $(OUTPUT)/%.c,$(OUTPUT)/obj/%.o,$(OTEL_PB))
 
 # One static library per folder: its .c files, compiled into obj/ (the
 # folder's path below it), archived as libhs_<folder>.a, the folder's

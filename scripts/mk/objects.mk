@@ -44,6 +44,9 @@ $(OUTPUT)/asan/obj/proto/%.o: $(OUTPUT)/proto/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(ALL_CFLAGS) $(SAN) -c $< -o $@
 
+# ... and the OpenTelemetry ones, which name each other by their path.
+$(OTEL_PB_OBJ): ALL_CFLAGS += -I$(OUTPUT)/proto
+
 # $(call lib_rule,VARIANT_DIR,FOLDER): the folder's library in that variant.
 define lib_rule
 $(1)/$(call lib_name,$(2)): $(call objs,$(1),$(call lib_src,$(2)))
@@ -57,7 +60,7 @@ all_objs = $(foreach v,$(VARIANTS),$(call objs,$(v),$(1)))
 TRACER_OBJ := $(call all_objs,$(TRACER_TOP_SRC) $(foreach d,$(TRACER_LIB_DIRS),$(call lib_src,$(d))))
 DECODE_OBJ := $(call all_objs,$(DECODE_TOP_SRC) $(foreach d,$(DECODE_LIB_DIRS),$(call lib_src,$(d))))
 $(TRACER_OBJ): | $(OUTPUT)/heapsnoop.skel.h $(OUTPUT)/gitversion.h
-$(call all_objs,$(AGENT_SRC)): | $(OUTPUT)/proto/profile.pb-c.h
+$(call all_objs,$(AGENT_SRC)): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/proto/otel.stamp
 $(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
 -include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) \
 	$(call all_objs,$(COMMON_SRC) $(CODEC_SRC)))

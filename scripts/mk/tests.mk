@@ -9,7 +9,7 @@ TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
 	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_pydecode_arm64 test_model \
 	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf \
-	test_ljbpf test_namecache test_holders)
+	test_ljbpf test_namecache test_holders test_otlpenc)
 -include $(UNIT_TESTS:=.d)
 # Each is linked by this one rule: the prerequisites below (its file, then
 # the libraries of the folders it tests, in link order, as a group), with
@@ -224,7 +224,18 @@ $(OUTPUT)/tests/test_pydecode_arm64: TEST_LIBS = -lcapstone
 PROG_CFLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -pthread
 TRACER_PROGS := $(patsubst tests/tracer/prog_%.c,$(OUTPUT)/tests/prog_%,$(wildcard tests/tracer/prog_*.c))
 
-# heapsnoop agent's test program (tests/agent/test_agent.sh): a heap known to the byte.
+# heapsnoop agent's OTLP encoder (agent/otlp.c) on a pprof of profbuild's,
+# read back with the generated messages; all under ASan+UBSan.
+OTEL_PB_ASAN_OBJ := $(patsubst $(OUTPUT)/%.c,$(OUTPUT)/asan/obj/%.o,$(OTEL_PB))
+$(OTEL_PB_ASAN_OBJ): ALL_CFLAGS += -I$(OUTPUT)/proto
+$(OUTPUT)/tests/test_otlpenc: tests/agent/test_otlpenc.c $(call objs,$(OUTPUT)/asan,$(TRACER)/agent/otlp.c) \
+		$(OTEL_PB_ASAN_OBJ) $(call libs,$(OUTPUT)/asan,$(DECODE)/formats/pprof $(COMMON_DIRS) codec) \
+		| $(OUTPUT)/tests
+$(OUTPUT)/tests/test_otlpenc: TEST_CFLAGS = $(TRACER_CFLAGS) -I$(TRACER)/agent -I$(DECODE)/formats/pprof \
+	-I$(OUTPUT)/proto $(SAN)
+$(OUTPUT)/tests/test_otlpenc: TEST_LIBS = -lprotobuf-c -lz -lelf -ldw -lstdc++ -lm
+
+# heapsnoop agent's test program (tests/agent/test_agent.sh, test_otlp.sh): a heap known to the byte.
 AGENT_PROGS := $(OUTPUT)/tests/prog_agent
 $(OUTPUT)/tests/prog_agent: tests/agent/prog_agent.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)

@@ -4,7 +4,8 @@
 # (tests/distro: the binaries copied alone into it; tests/kmatrix and
 # tests/arm64: the guests' root, docs/KERNELS.md), in a cache shared by all
 # checkouts and kept between runs:
-#   make-root.sh NAME       NAME: bullseye, trixie, forky (x86-64), trixie-arm64
+#   make-root.sh NAME       NAME: bullseye, trixie, forky, forky-otel (x86-64),
+#                           trixie-arm64
 # prints the root's cache directory, which holds:
 #   root/      the root filesystem
 #   packages   its packages and versions (dpkg-query), one a line
@@ -19,6 +20,11 @@
 # forky is Debian 14 (testing): python3.14, for test_python's 3.14 chains
 # (debootstrap 1.0.128 has no script named forky: sid's, which all
 # suites since buster use, is passed by path).
+# forky-otel is forky with Debian's OpenTelemetry protocol: its .proto
+# files (opentelemetry-proto) and the Python classes generated from them
+# (python3-opentelemetry-proto, on python3-protobuf), for the agent's
+# OTLP receiver (tests/agent/otlp_server.py): code that is not heapsnoop's
+# decodes heapsnoop's pushes.
 # trixie-arm64 is the arm64 guest's root, with libc6-dbg, libcmocka0
 # (the collector's unwinder test runs there), python3 (3.13), luajit and
 # procps (Python's and LuaJIT's arm64 tests, tests/arm64; test_preload_python's
@@ -39,7 +45,7 @@
 #   DISTRO_CACHE   the cache (default /var/cache/heapsnoop/roots)
 #   DISTRO_MIRROR  the Debian mirror (default http://deb.debian.org/debian)
 set -u
-NAME=${1:?usage: $0 bullseye|trixie|forky|trixie-arm64}
+NAME=${1:?usage: $0 bullseye|trixie|forky|forky-otel|trixie-arm64}
 CACHE=${DISTRO_CACHE:-/var/cache/heapsnoop/roots}
 MIRROR=${DISTRO_MIRROR:-http://deb.debian.org/debian}
 KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
@@ -51,8 +57,10 @@ case $NAME in
 bullseye) SUITE=bullseye ARCH=amd64 INCLUDE= ;;
 trixie) SUITE=trixie ARCH=amd64 INCLUDE=python3,libc6-dbg ;;
 forky) SUITE=forky ARCH=amd64 INCLUDE=python3.14 SCRIPT=/usr/share/debootstrap/scripts/sid ;;
+forky-otel) SUITE=forky ARCH=amd64 SCRIPT=/usr/share/debootstrap/scripts/sid
+	INCLUDE=python3,python3-protobuf,python3-opentelemetry-proto,opentelemetry-proto ;;
 trixie-arm64) SUITE=trixie ARCH=arm64 INCLUDE=libc6-dbg,libcmocka0,python3,luajit,procps FOREIGN=1 ;;
-*) die "unknown root (known: bullseye trixie forky trixie-arm64)" ;;
+*) die "unknown root (known: bullseye trixie forky forky-otel trixie-arm64)" ;;
 esac
 # Bump the last field when what is done to a root below changes.
 recipe="$SUITE $ARCH minbase include=$INCLUDE foreign=$FOREIGN v1"

@@ -39,7 +39,7 @@ struct agent {
 	/* One per route: a slow profile never holds /metrics back. */
 	struct agent_slot slot[AGENT__ROUTES];
 	uint64_t children, failed;
-	/* --push-pyroscope: NULL: none; its child's slot, its interval, counts */
+	/* --push-pyroscope, --push-otlp: NULL: none; its child's slot, its interval, counts */
 	struct push_target *push;
 	struct agent_slot push_slot;
 	unsigned int push_interval;
@@ -344,7 +344,8 @@ void agent__gone(struct agent *a, pid_t pid)
 
 static const char usage[] =
 "Usage: heapsnoop agent [--listen ADDR:PORT] [--max-memory MB] [--every-allocation]\n"
-"                       [--push-pyroscope URL [--push-interval S] [--push-name NAME]]\n"
+"                       [--push-pyroscope URL] [--push-otlp URL] [--push-interval S]\n"
+"                       [--push-name NAME]\n"
 "                       [-a | -p PID] [heapsnoop's options]\n"
 "Trace until SIGTERM and serve the live heap (docs/AGENT.md):\n"
 "  GET /metrics            Prometheus text: live bytes per process, losses, the agent\n"
@@ -355,13 +356,15 @@ static const char usage[] =
 "  --every-allocation      no sampling (default: --sample-bytes %d, Go's rate)\n"
 "  --push-pyroscope URL    every interval, POST the heap profile to URL/ingest\n"
 "                          (Grafana Pyroscope; http://ADDR:PORT[/PREFIX], numeric)\n"
+"  --push-otlp URL         every interval, POST it as OTLP profiles (protobuf) to\n"
+"                          URL/v1development/profiles (an OpenTelemetry Collector)\n"
 "  --push-interval S       seconds between pushes (default %d)\n"
 "  --push-name NAME        the application name (default heapsnoop{host=HOSTNAME})\n"
 "Without -p, every process (-a). Records go to -o FILE, else nowhere.\n";
 
 struct agent_args {
 	const char *listen;
-	const char *push_url, *push_name;
+	const char *push_url, *push_name, *otlp_url;
 	unsigned long push_interval;
 	unsigned long max_mb;
 	bool every, sample_given, target_given, help;
@@ -384,7 +387,7 @@ static int take_args(int argc, char **argv, struct agent_args *aa, char **rest, 
 		}
 		if (!strcmp(s, "--listen") || !strcmp(s, "--max-memory") ||
 		    !strcmp(s, "--push-pyroscope") || !strcmp(s, "--push-interval") ||
-		    !strcmp(s, "--push-name")) {
+		    !strcmp(s, "--push-name") || !strcmp(s, "--push-otlp")) {
 			if (i + 1 >= argc) {
 				elog("%s wants a value", s);
 				return -EINVAL;
@@ -392,13 +395,15 @@ static int take_args(int argc, char **argv, struct agent_args *aa, char **rest, 
 			val = argv[++i];
 		} else if (!strncmp(s, "--listen=", 9) || !strncmp(s, "--max-memory=", 13) ||
 			   !strncmp(s, "--push-pyroscope=", 17) || !strncmp(s, "--push-interval=", 16) ||
-			   !strncmp(s, "--push-name=", 12)) {
+			   !strncmp(s, "--push-name=", 12) || !strncmp(s, "--push-otlp=", 12)) {
 			val = strchr(s, '=') + 1;
 		}
 		if (val && !strncmp(s, "--listen", 8)) {
 			aa->listen = val;
 		} else if (val && !strncmp(s, "--push-pyroscope", 16)) {
 			aa->push_url = val;
+		} else if (val && !strncmp(s, "--push-otlp", 11)) {
+			aa->otlp_url = val;
 		} else if (val && !strncmp(s, "--push-name", 11)) {
 			aa->push_name = val;
 		} else if (val && !strncmp(s, "--push-interval", 15)) {
@@ -489,8 +494,8 @@ int agent__main(int argc, char **argv)
 		return HS_EXIT_ERROR;
 	}
 	a.memory_bound = (uint64_t)aa.max_mb << 20;
-	if (aa.push_url) {
-		if (push__parse(aa.push_url, aa.push_name, &pt)) {
+	if (aa.push_url || aa.otlp_url) {
+		if (push__parse(aa.push_url, aa.otlp_url, aa.push_name, &pt)) {
 			free(rest);
 			return HS_EXIT_ERROR;
 		}

@@ -14,6 +14,7 @@
 #include "htab.h"
 #include "profbuild.h"
 #include "profile.pb-c.h"
+#include "text.h"
 
 /* A growing array of pointers: what protobuf-c's repeated fields are. */
 struct pvec {
@@ -77,16 +78,28 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-/* The index of @s in the string table, added if new; -ENOMEM. */
-static int64_t string_id(struct profbuild *b, const char *s)
+/*
+ * The index of @raw in the string table, added if new; -ENOMEM. It is
+ * kept as the reports print it (text.h's text_printable()): proto3's
+ * strings must be UTF-8, a path may be any bytes, and a strict reader
+ * (Python's protobuf, Go's) refuses the whole profile over one.
+ */
+static int64_t string_id(struct profbuild *b, const char *raw)
 {
-	uint64_t h = str_hash(s);
-	void *v = htab__find(b->str_ids, h, (uintptr_t)s);
-	char *copy;
+	char *s = text_printable(raw), *copy;
+	uint64_t h;
+	void *v;
 
-	if (v)
+	if (!s)
+		return -ENOMEM;
+	h = str_hash(s);
+	v = htab__find(b->str_ids, h, (uintptr_t)s);
+	if (v) {
+		if (s != raw)
+			free(s);
 		return (int64_t)(uintptr_t)v - 1;
-	copy = strdup(s);
+	}
+	copy = s != raw ? s : strdup(s);
 	if (!copy)
 		return -ENOMEM;
 	if (pvec_push(&b->strings, copy)) {
