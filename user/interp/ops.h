@@ -71,6 +71,14 @@ struct interp_ops {
 	void (*code_gone)(struct iproc *p, uint64_t addr);
 	/* -v: the room's own counts. NULL: none. */
 	void (*stats)(const struct interp *ip, FILE *out);
+	/*
+	 * The command's environment: what launch mode and --preload set
+	 * (setenv()) before starting command @cmd (as execvp() finds it; NULL:
+	 * none known) so that this runtime's frames and allocations are seen,
+	 * when @o asks for its frames (@o's python, lua and verbose alone are
+	 * read); said. 0 or a negative errno. NULL: nothing to set.
+	 */
+	int (*command_env)(const struct interp_opts *o, const char *cmd);
 
 	/*
 	 * heapsnoop --preload's reader (python/plpython.c's images: a

@@ -7,6 +7,7 @@
  * frames (splice.h); a code object's death; its image forgotten; -v's
  * counts of code objects. Its look: pylook.c.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +189,30 @@ static void py_stats(const struct interp *ip, FILE *out)
 	     ip->c.deaths, ip->c.deaths_ahead);
 }
 
+/*
+ * The command's environment. pymalloc's fast path is inlined at every
+ * call site of Debian's python3.x (LTO), and its objects come from its
+ * own arenas: neither a probe nor the collector sees them. Under
+ * PYTHONMALLOC=malloc each is a malloc'ed block. A free-threaded build
+ * (3.13t, 3.14t) refuses it (mimalloc only): left unset when the command
+ * is one. Set PYTHONMALLOC, or --interp none, leaves it alone.
+ */
+static int py_command_env(const struct interp_opts *o, const char *cmd)
+{
+	if (!o->python || getenv("PYTHONMALLOC"))
+		return 0;
+	if (cmd && py_command__free_threaded(cmd)) {
+		elog("%s is a free-threaded CPython: it refuses PYTHONMALLOC=malloc, left unset", cmd);
+		return 0;
+	}
+	if (setenv("PYTHONMALLOC", "malloc", 1))
+		return -errno;
+	if (o->verbose)
+		elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates each object "
+		     "with malloc (--interp none, or PYTHONMALLOC set, leaves it alone)");
+	return 0;
+}
+
 const struct interp_ops interp_python_ops = {
 	.name = "python",
 	.look = interp__look_python,
@@ -196,6 +221,7 @@ const struct interp_ops interp_python_ops = {
 	.forget = py_forget,
 	.code_gone = py_code_gone,
 	.stats = py_stats,
+	.command_env = py_command_env,
 	.pl_is = plpy__is,
 	.pl_anchor = plpy__anchor,
 	.pl_read = plpy__read,
