@@ -8,7 +8,7 @@
 # (include/heapsnoop/livetable.h); all -fPIC.
 RECORDS_SRC := $(wildcard $(COMMON)/records/*.c) $(COMMON)/text.c
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c $(COLLECTOR)/amdump.c \
-	$(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c $(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
+	$(CLIVE)/modmaps.c $(COLLECTOR)/stacktail.c $(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
@@ -23,7 +23,7 @@ LIVETABLE_SRC := $(CLIVE)/ltwrite.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLI
 # The rooms' walks in the process: a CPython's frames (python/pywalk.c), a
 # PUC Lua's (lua/luaframes.c, named with lua/luanames.c), and their layouts.
 PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
-	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC) \
+	$(CLIVE)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC) \
 	$(INTERP)/crooms.c $(INTERP)/python/pywalk.c $(INTERP)/python/pylayout.c $(INTERP)/lua/luaframes.c \
 	$(COMMON)/htab.c \
 	$(INTERP)/lua/lualayout.c $(INTERP)/lua/luawalk.c $(INTERP)/lua/luanames.c \
@@ -124,13 +124,13 @@ $(OUTPUT)/tests/check_paths: tests/collector/check_paths.c $(RECORDS_SRC) $(CODE
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(filter %.c,$^) -o $@
 
-$(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/teststop.c $(COLLECTOR_HDR) \
+$(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(CLIVE)/teststop.c $(COLLECTOR_HDR) \
 		| $(OUTPUT)/tests
 	$(call msg,LINK,$@)
 	$(Q)$(PRELOAD_SYSROOT_SH); \
 	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -DHS_TEST_STOPS -shared -fvisibility=hidden \
 		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
-		$(PRELOAD_SRC) $(COLLECTOR)/teststop.c -ldl -lm -o $@
+		$(PRELOAD_SRC) $(CLIVE)/teststop.c -ldl -lm -o $@
 
 # The preload with 4 KiB first segments (livetable.h, LT_SMALL_SEGS), so
 # that its tables grow within a few blocks (tests/collector/test_table_grows.sh).
