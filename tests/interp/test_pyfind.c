@@ -261,42 +261,40 @@ static void copy_renaming(const char *from, const char *to, const char *name)
 	free(b);
 }
 
-/* A build that hides its eval loop: refused, said what is missing, where, what to do. */
-static void test_eval_hidden(void **state)
+/*
+ * A build that hides what the finder needs (a copy of python3.11 with the
+ * symbol renamed in its .dynstr): refused, and the message names the
+ * symbol, where it was looked for and what to do, a row per symbol.
+ */
+static const struct hidden {
+	const char *symbol;
+	const char *said[4];	/* up to the first NULL: each in the message */
+} hiddens[] = {
+	{ "_PyEval_EvalFrameDefault", { "no _PyEval_EvalFrameDefault", "(.dynsym)",
+					"its Python frames need one that exports it", "--no-interp" } },
+	{ "_PyRuntime", { "no _PyRuntime symbol in .dynsym or .symtab",
+			  "its Python frames need one that exports it" } },
+};
+
+static void test_hidden(void **state)
 {
-	char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
-	struct py_image img;
-	int fd = mkstemp(path);
-
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	copy_renaming(PY311, path, "_PyEval_EvalFrameDefault");
-	assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
-	unlink(path);
-	print_message("%s\n", why);
-	assert_non_null(strstr(why, "no _PyEval_EvalFrameDefault"));
-	assert_non_null(strstr(why, "(.dynsym)"));
-	assert_non_null(strstr(why, "its Python frames need one that exports it"));
-	assert_non_null(strstr(why, "--no-interp"));
-}
+	for (size_t i = 0; i < sizeof(hiddens) / sizeof(hiddens[0]); i++) {
+		char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
+		struct py_image img;
+		int fd = mkstemp(path);
 
-/* A build whose _PyRuntime is renamed: refused, the symbol named, not "not a CPython". */
-static void test_runtime_hidden(void **state)
-{
-	char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
-	struct py_image img;
-	int fd = mkstemp(path);
-
-	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	copy_renaming(PY311, path, "_PyRuntime");
-	assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
-	unlink(path);
-	print_message("%s\n", why);
-	assert_non_null(strstr(why, "no _PyRuntime symbol in .dynsym or .symtab"));
-	assert_non_null(strstr(why, "its Python frames need one that exports it"));
+		assert_true(fd >= 0);
+		close(fd);
+		copy_renaming(PY311, path, hiddens[i].symbol);
+		assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
+		unlink(path);
+		print_message("%s hidden: %s\n", hiddens[i].symbol, why);
+		for (int k = 0; k < 4 && hiddens[i].said[k]; k++)
+			if (!strstr(why, hiddens[i].said[k]))
+				fail_msg("%s hidden: \"%s\" not said", hiddens[i].symbol,
+					 hiddens[i].said[k]);
+	}
 }
 
 static void test_not_python(void **state)
@@ -528,8 +526,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_python312),
 		cmocka_unit_test(test_debug_offsets_builds),
 		cmocka_unit_test(test_not_python),
-		cmocka_unit_test(test_eval_hidden),
-		cmocka_unit_test(test_runtime_hidden),
+		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_libc_tsd),
 	};
 	const struct CMUnitTest live[] = {
