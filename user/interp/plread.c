@@ -25,9 +25,9 @@
 #include "msg.h"
 #include "records.h"
 
-struct plpy *plpy__new(bool verbose)
+struct plread *plread__new(bool verbose)
 {
-	struct plpy *py = calloc(1, sizeof(*py));
+	struct plread *py = calloc(1, sizeof(*py));
 
 	if (!py)
 		return NULL;
@@ -40,19 +40,19 @@ struct plpy *plpy__new(bool verbose)
 	return py;
 }
 
-void plpy__free(struct plpy *py)
+void plread__free(struct plread *py)
 {
 	if (!py)
 		return;
 	while (py->images)
-		plpy_image__free(py->images);
+		plread_image__free(py->images);
 	frametab__free(py->ft);
 	free(py);
 }
 
 
-uint32_t plpy__splice_cut(struct plpy_image *pi, uint32_t cut, uint32_t sflags, bool unplaced,
-			  bool more, bool bad)
+uint32_t plread__splice_cut(struct plread_image *pi, uint32_t cut, uint32_t sflags,
+			    bool unplaced, bool more, bool bad)
 {
 	if ((sflags & SPLICE_ORDER) || unplaced)
 		cut |= REC_CUT_ORDER;
@@ -64,7 +64,7 @@ uint32_t plpy__splice_cut(struct plpy_image *pi, uint32_t cut, uint32_t sflags, 
 	return cut;
 }
 
-struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32_t cut)
+struct xstack *plread__keep(struct plread_image *pi, uint32_t id, uint32_t n, uint32_t cut)
 {
 	struct xstack *x = malloc(sizeof(*x) + (n == AS_IS ? 0 : n) * sizeof(uint64_t));
 
@@ -86,7 +86,7 @@ struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32
  * @f[@depth] and cut bits @cut if the caller has them (@f NULL: rebuilt
  * from the table).
  */
-static struct xstack *stack_of(struct plpy_image *pi, uint32_t id, const uint64_t *f,
+static struct xstack *stack_of(struct plread_image *pi, uint32_t id, const uint64_t *f,
 			       uint32_t depth, uint32_t cut)
 {
 	struct xstack *x = htab__find(pi->stacks, id, id);
@@ -107,9 +107,9 @@ static struct xstack *stack_of(struct plpy_image *pi, uint32_t id, const uint64_
 
 /* --- the dump's hooks ------------------------------------------------------ */
 
-static struct plpy_image *image_of(struct plpy *py, int pid)
+static struct plread_image *image_of(struct plread *py, int pid)
 {
-	for (struct plpy_image *pi = py->images; pi; pi = pi->next)
+	for (struct plread_image *pi = py->images; pi; pi = pi->next)
 		if (pi->pid == pid)
 			return pi;
 	return NULL;
@@ -118,7 +118,7 @@ static struct plpy_image *image_of(struct plpy *py, int pid)
 static const uint64_t *xlate(void *arg, const struct lt_snap *s, uint32_t id,
 			     const uint64_t *words, uint32_t *depth, uint32_t *cut)
 {
-	struct plpy_image *pi = image_of(arg, s->pid);
+	struct plread_image *pi = image_of(arg, s->pid);
 	struct xstack *x;
 
 	if (!pi || !id)
@@ -134,8 +134,8 @@ static const uint64_t *xlate(void *arg, const struct lt_snap *s, uint32_t id,
 /* The `frame` records @s's stacks need, after its `map` lines. */
 static void names(void *arg, struct lt_out *o, const struct lt_snap *s)
 {
-	struct plpy *py = arg;
-	struct plpy_image *pi = image_of(py, s->pid);
+	struct plread *py = arg;
+	struct plread_image *pi = image_of(py, s->pid);
 	size_t len = 0;
 	char *buf = NULL;
 	bool any = false;
@@ -166,7 +166,7 @@ static void names(void *arg, struct lt_out *o, const struct lt_snap *s)
 	free(buf);
 }
 
-void plpy__hook(struct plpy *py, struct lt_out *o)
+void plread__hook(struct plread *py, struct lt_out *o)
 {
 	o->xlate = xlate;
 	o->names = names;
@@ -185,7 +185,7 @@ static bool ended(int pidfd)
 
 
 /* @pi's binary found and read: 0 or -errno (@why says). */
-static int settle(struct plpy_image *pi, char *why, size_t cap)
+static int settle(struct plread_image *pi, char *why, size_t cap)
 {
 	const struct lt_header *h = pi->h;
 	int err;
@@ -193,7 +193,7 @@ static int settle(struct plpy_image *pi, char *why, size_t cap)
 	*why = '\0';
 	err = pi->ops->pl_new(pi);
 	if (!err)
-		err = plpy_image__find_binary(pi, h->parent, pi->ops->pl_anchor(h), why, cap);
+		err = plread_image__find_binary(pi, h->parent, pi->ops->pl_anchor(h), why, cap);
 	return err;
 }
 
@@ -201,9 +201,9 @@ static int settle(struct plpy_image *pi, char *why, size_t cap)
  * @pi settled for good (@err, @why): named, or said and counted. The
  * stacks a dump named while it was pending are named anew.
  */
-static void settled(struct plpy_image *pi, int err, const char *why)
+static void settled(struct plread_image *pi, int err, const char *why)
 {
-	struct plpy *py = pi->py;
+	struct plread *py = pi->py;
 	struct htab *fresh;
 	size_t pos = 0;
 	void *x;
@@ -232,21 +232,21 @@ static void settled(struct plpy_image *pi, int err, const char *why)
  * Its binary found once more: a process that died while it was read (its
  * /proc/PID/map_files gone between two opens) is found by its table now.
  */
-static void settle_again(struct plpy_image *pi)
+static void settle_again(struct plread_image *pi)
 {
 	char why[512];
 
 	settled(pi, settle(pi, why, sizeof(why)), why);
 }
 
-struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
-				   const struct lt_view *view)
+struct plread_image *plread_image__new(struct plread *py, pid_t pid, int pidfd,
+				      const struct lt_view *view)
 {
 	const struct lt_header *h = view->h;
 	uint32_t version = __atomic_load_n(&h->py_version, __ATOMIC_ACQUIRE);
 	uint32_t lua = version ? 0 : __atomic_load_n(&h->lua_vm, __ATOMIC_ACQUIRE);
 	const struct interp_ops *ops = NULL;
-	struct plpy_image *pi;
+	struct plread_image *pi;
 	char why[512];
 	size_t row = 0;
 	int err;
@@ -267,7 +267,7 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
 	if (!pi || !(pi->stacks = htab__new(256, NULL, NULL)) || ops->pl_new(pi)) {
 		elog("out of memory: pid %d's interpreter frames are not named", (int)pid);
 		py->unnamed++;
-		plpy_image__free(pi);
+		plread_image__free(pi);
 		return NULL;
 	}
 	pi->pid = pid;
@@ -289,7 +289,7 @@ struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
 	return pi;
 }
 
-void plpy_image__scan(struct plpy_image *pi)
+void plread_image__scan(struct plread_image *pi)
 {
 	struct lt_node n;
 	uint64_t *f;
@@ -323,7 +323,7 @@ void plpy_image__scan(struct plpy_image *pi)
 		pi->scan_bad = true;	/* a table that lies: dumps name what they can */
 }
 
-void plpy_image__ended(struct plpy_image *pi)
+void plread_image__ended(struct plread_image *pi)
 {
 	if (!pi)
 		return;
@@ -332,9 +332,9 @@ void plpy_image__ended(struct plpy_image *pi)
 	pi->dead = true;
 }
 
-void plpy_image__free(struct plpy_image *pi)
+void plread_image__free(struct plread_image *pi)
 {
-	struct plpy_image **pp;
+	struct plread_image **pp;
 	size_t pos = 0;
 	void *v;
 
@@ -356,15 +356,15 @@ void plpy_image__free(struct plpy_image *pi)
 	free(pi);
 }
 
-struct frametab *plpy__frames(struct plpy *py)
+struct frametab *plread__frames(struct plread *py)
 {
 	return py ? py->ft : NULL;
 }
 
-void plpy__finish(struct plpy *py)
+void plread__finish(struct plread *py)
 {
 	/* The frames named as gone of the images still here, in their rows' counts. */
-	for (struct plpy_image *pi = py->images; pi; pi = pi->next) {
+	for (struct plread_image *pi = py->images; pi; pi = pi->next) {
 		pi->c->gone += pi->gone;
 		pi->gone = 0;
 	}

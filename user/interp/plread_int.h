@@ -25,7 +25,7 @@ struct xstack {
 };
 
 /*
- * A runtime's counts over the images its row read (struct plpy's, one a
+ * A runtime's counts over the images its row read (struct plread's, one a
  * row of interp_rooms, up to PL_ROWS).
  */
 struct pl_counts {
@@ -38,15 +38,15 @@ struct pl_counts {
  * an interpreter (its header says which: livetable.h's py_version,
  * lua_vm), its table's stacks named and kept. Which runtime is its row's
  * (@ops), and the room's state of it is in its slot (@room: CPython's
- * struct plpy_py below, lua/pllua.c's struct pllua), made by the row's
+ * struct plpy_py, python/plpython_int.h; lua/pllua.c's struct pllua), made by the row's
  * pl_new and freed by its pl_free: nothing here is one runtime's.
  */
-struct plpy_image {
+struct plread_image {
 	const struct interp_ops *ops;	/* its runtime's row (interp/ops.h): pl_* read it */
 	void *room;		/* that room's state of it */
 	struct pl_counts *c;	/* its row's counts (py->counts[]) */
-	struct plpy *py;
-	struct plpy_image *next;
+	struct plread *py;
+	struct plread_image *next;
 	pid_t pid;
 	int pidfd;
 	bool dead, scan_bad;
@@ -60,18 +60,17 @@ struct plpy_image {
 	uint64_t gone;		/* its frames named as gone, or "?" */
 };
 
-/* CPython's state of an image (its slot: plpython.c's pl_new). */
-struct plpy {
+/* The reader: its images, the frames' names, each row's counts, its scratch. */
+struct plread {
 	bool verbose;
 	struct frametab *ft;
-	struct plpy_image *images;
+	struct plread_image *images;
 	struct pl_counts counts[PL_ROWS];	/* a row each, in interp_rooms' order */
 	uint64_t unnamed;	/* images whose frames could not be named (each said) */
 	uint64_t iframes[LT_MAX_DEPTH], out[LT_MAX_DEPTH], f[LT_MAX_DEPTH];
 	uint32_t seg_end[LT_MAX_DEPTH + 1];
 };
 
-/* pi->codes' equality: a stored struct code against a struct code_key. */
 /*
  * A spliced stack's cut bits: @cut's, with splice__frames()'s @sflags,
  * interpreter loop frames with no interpreter frames to place
@@ -79,14 +78,14 @@ struct plpy {
  * (@more) or unreadable (@bad); counted in @pi's row's order when not in
  * order.
  */
-uint32_t plpy__splice_cut(struct plpy_image *pi, uint32_t cut, uint32_t sflags, bool unplaced,
-			  bool more, bool bad);
+uint32_t plread__splice_cut(struct plread_image *pi, uint32_t cut, uint32_t sflags,
+			    bool unplaced, bool more, bool bad);
 
 /*
  * Stack @id kept in pi->stacks as written: py->out[@n] (@n AS_IS: the
  * table's own frames) with @cut. NULL: no memory.
  */
-struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32_t cut);
+struct xstack *plread__keep(struct plread_image *pi, uint32_t id, uint32_t n, uint32_t cut);
 
 /*
  * plbinary.c: the binary holding the eval loop (or lua_newstate) at @eval
@@ -94,7 +93,7 @@ struct xstack *plpy__keep(struct plpy_image *pi, uint32_t id, uint32_t n, uint32
  * header says); else by the process's mappings, or its table's module
  * records (pi->view) when it has ended. Returns 0 or -errno (*@why says).
  */
-int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, uint64_t eval, char *why,
-			    size_t cap);
+int plread_image__find_binary(struct plread_image *pi, pid_t parent, uint64_t eval, char *why,
+			      size_t cap);
 
 #endif /* HEAPSNOOP_PLREAD_INT_H */
