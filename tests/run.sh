@@ -18,6 +18,8 @@ run() {
 run "repository root: only the project's files" tests/check_root.sh
 run "paths named in comments and docs: each exists; the checker flags made-up ones, not globs or other projects' paths" \
 	tests/check_paths.sh
+run "no include circle between the product's folders (but the known ones, said); the checker flags a made-up one" \
+	tests/check_includes.sh
 run "release binaries: static, one file each, x86-64 and arm64" tests/test_static.sh "$OUT"
 run "make install, make dist: the files, pkg-config, man pages" tests/test_install.sh "$OUT"
 run "codec unit tests (cmocka)" "$OUT/tests/test_codec" tests/data/vectors.tsv

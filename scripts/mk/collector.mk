@@ -8,26 +8,37 @@
 # (include/heapsnoop/livetable.h); all -fPIC.
 RECORDS_SRC := $(wildcard $(COMMON)/records/*.c) $(COMMON)/text.c
 AM_SRC := $(COLLECTOR)/alloc_metadata.c $(COLLECTOR)/amlines.c $(COLLECTOR)/amdump.c \
-	$(COLLECTOR)/modmaps.c $(COLLECTOR)/stacktail.c $(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
+	$(CLIVE)/modmaps.c $(COLLECTOR)/stacktail.c $(RECORDS_SRC) $(COMMON)/sampling.c $(CODEC_SRC)
 # The collector's unwinder: the walk and its cache, its steps, an address's
 # rule from .eh_frame (the FDE, the CFA program, the expressions), the
 # dlclose that empties the cache.
 CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
 	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/modcfi.c $(CUNWIND)/dlclose.c
-# The table written: its slots and segments, stacks (their private index)
-# and modules, a fork child's copy, the hello to heapsnoop, exec marks,
-# the process's own dumps.
+# The preload's own top, linked as objects (as a program's): the
+# interposed functions, the set-up, a fork child's copy, the hello to
+# heapsnoop, exec marks, the process's own dumps, the sampler; the C
+# library's log() bound to its first version.
+CTOP_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c \
+	$(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c $(COLLECTOR)/sampler.c $(COLLECTOR)/oldlibc.c
+# The table written (its slots and segments, stacks with their private
+# index, modules) and read (its dumps), the modules' segments.
 LIVETABLE_SRC := $(CLIVE)/ltwrite.c $(CLIVE)/ltstacks.c $(CLIVE)/ltindex.c $(CLIVE)/ltmods.c \
-	$(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c $(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c
-# The rooms' walks in the process: a CPython's frames (python/pywalk.c), a
-# PUC Lua's (lua/luaframes.c, named with lua/luanames.c), and their layouts.
-PRELOAD_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(LIVETABLE_SRC) $(LIVEDUMP_SRC) $(LOCALSTACK_SRC) \
-	$(COLLECTOR)/modmaps.c $(COLLECTOR)/sampler.c $(COMMON)/sampling.c $(COMMON)/text.c $(CODEC_SRC) \
+	$(LIVEDUMP_SRC) $(CLIVE)/modmaps.c
+# Its folders' files: each folder a library (CLIB_DIRS, as the programs'
+# LIB_DIRS), of the files that run in the process, inside malloc (no
+# allocation of the C library on those paths): the table, the unwinder,
+# the rooms' walks in the process (interp/crooms.c, their table; a
+# CPython's frames, python/pywalk.c; a PUC Lua's, lua/luaframes.c, named
+# with lua/luanames.c) with their layouts, common/'s sampling, texts and
+# hash table, the codec.
+CLIB_SRC := $(LIVETABLE_SRC) $(LOCALSTACK_SRC) \
 	$(INTERP)/crooms.c $(INTERP)/python/pywalk.c $(INTERP)/python/pylayout.c $(INTERP)/lua/luaframes.c \
-	$(COMMON)/htab.c \
 	$(INTERP)/lua/lualayout.c $(INTERP)/lua/luawalk.c $(INTERP)/lua/luanames.c \
-	$(INTERP)/lua/luaproto.c $(INTERP)/lua/luacall.c $(INTERP)/lua/luaglobal.c
+	$(INTERP)/lua/luaproto.c $(INTERP)/lua/luacall.c $(INTERP)/lua/luaglobal.c \
+	$(COMMON)/sampling.c $(COMMON)/text.c $(COMMON)/htab.c $(CODEC_SRC)
+CLIB_DIRS := $(CLIVE) $(CUNWIND) $(INTERP) $(INTERP)/python $(INTERP)/lua $(COMMON) codec
+PRELOAD_SRC := $(CTOP_SRC) $(CLIB_SRC)
 COLLECTOR_CFLAGS := $(ALL_CFLAGS) -I$(COLLECTOR) -I$(CUNWIND) -I$(CLIVE) -I$(INTERP)/python -I$(INTERP)/lua \
 	-fPIC -pthread
 COLLECTOR_HDR := include/heapsnoop/alloc_metadata.h include/heapsnoop/codec.h include/heapsnoop/env.h \
@@ -54,17 +65,58 @@ $(OUTPUT)/libhsam.a: $(AM_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/collector
 # (oldlibc.c). Frame pointers kept, so that HEAPSNOOP_UNWIND=fp climbs out of it.
 PRELOAD_SYSROOT ?= bullseye
 PRELOAD_TRIPLET := $(if $(filter arm64,$(ARCH)),aarch64-linux-gnu,x86_64-linux-gnu)
-PRELOAD_SRC += $(COLLECTOR)/oldlibc.c
 PRELOAD_SYSROOT_SH = sysroot='$(PRELOAD_SYSROOT)'; \
 	if [ "$$sysroot" = bullseye ]; then sysroot=$$(scripts/glibc-sysroot.sh $(ARCH)) || exit 1; fi; \
 	sysflags=$${sysroot:+"--sysroot=$$sysroot -B$$sysroot/usr/lib/$(PRELOAD_TRIPLET)/ \
 		-L$$sysroot/usr/lib/$(PRELOAD_TRIPLET) -L$$sysroot/lib/$(PRELOAD_TRIPLET)"}
 
-$(OUTPUT)/libheapsnoop_preload.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)
+# The preload's variants, each its objects and its folders' libraries in
+# its own directory, as the programs' (objects.mk): the shipped one
+# ($(OUTPUT)/collector), the test stops' (HS_TEST_STOPS: HEAPSNOOP_TEST_STOP,
+# teststop.h, with livetable/teststop.c; never installed) and the 4 KiB
+# first segments' (LT_SMALL_SEGS, livetable.h: its tables grow within a few
+# blocks, tests/collector/test_table_grows.sh). Every object -fPIC, hidden
+# unless exported, initial-exec TLS, frame pointers kept, against the
+# sysroot; dependencies through -MMD.
+CVARIANTS := $(OUTPUT)/collector $(OUTPUT)/collector/stops $(OUTPUT)/collector/smallseg
+PRELOAD_CFLAGS := $(COLLECTOR_CFLAGS) -fvisibility=hidden -fno-omit-frame-pointer -ftls-model=initial-exec
+$(OUTPUT)/collector/stops/%: CVARIANT_CFLAGS := -DHS_TEST_STOPS
+$(OUTPUT)/collector/smallseg/%: CVARIANT_CFLAGS := -DLT_SMALL_SEGS
+# $(call clib_src,VARIANT_DIR,FOLDER): that folder's files in the variant.
+clib_src = $(foreach f,$(CLIB_SRC) $(if $(findstring /stops,$(1)),$(CLIVE)/teststop.c),\
+	$(if $(filter $(2)/,$(dir $(f))),$(f)))
+# $(call clibs,VARIANT_DIR): its libraries.
+clibs = $(foreach d,$(CLIB_DIRS),$(1)/$(call lib_name,$(d)))
+
+define cobj_rule
+$(1)/obj/%.o: %.c
+	$$(call msg,CC,$$@)
+	$$(Q)mkdir -p $$(@D)
+	$$(Q)$$(PRELOAD_SYSROOT_SH); \
+	$$(CC) $$$$sysflags $$(PRELOAD_CFLAGS) $$(CVARIANT_CFLAGS) $$(DEPFLAGS) -c $$< -o $$@
+endef
+$(foreach v,$(CVARIANTS),$(eval $(call cobj_rule,$(v))))
+
+define clib_rule
+$(1)/$(call lib_name,$(2)): $(call objs,$(1),$(call clib_src,$(1),$(2)))
+	$$(call msg,AR,$$@)
+	$$(Q)rm -f $$@ && $$(AR) rcs $$@ $$^
+endef
+$(foreach v,$(CVARIANTS),$(foreach d,$(CLIB_DIRS),$(eval $(call clib_rule,$(v),$(d)))))
+-include $(patsubst %.o,%.d,$(foreach v,$(CVARIANTS),$(call objs,$(v),$(PRELOAD_SRC) $(CLIVE)/teststop.c)))
+
+# A variant's preload: its top objects, then its folders' libraries whole
+# (--whole-archive: a shared library's interposed functions, dlclose()
+# among them, and its constructor are what no other member refers to;
+# every file is in, as when the preload was one compile).
+PRELOAD_LINK = $(PRELOAD_SYSROOT_SH); \
+	$(CC) $$sysflags -fPIC -pthread -shared -Wl,-z,defs -Wl,--wrap=log $(filter %.o,$^) \
+		-Wl,--whole-archive $(filter %.a,$^) -Wl,--no-whole-archive -ldl -lm -o $@
+
+$(OUTPUT)/libheapsnoop_preload.so: $(call objs,$(OUTPUT)/collector,$(CTOP_SRC)) \
+		$(call clibs,$(OUTPUT)/collector) | $(OUTPUT)
 	$(call msg,LINK,$@)
-	$(Q)$(PRELOAD_SYSROOT_SH); \
-	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -shared -fvisibility=hidden -fno-omit-frame-pointer \
-		-ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log $(PRELOAD_SRC) -ldl -lm -o $@
+	$(Q)$(PRELOAD_LINK)
 
 # prog_collect against the same sysroot, run by its own ld.so and libc
 # (tests/collector/test_preload_oldlibc.sh).
@@ -124,22 +176,17 @@ $(OUTPUT)/tests/check_paths: tests/collector/check_paths.c $(RECORDS_SRC) $(CODE
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -O2 $(filter %.c,$^) -o $@
 
-$(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(PRELOAD_SRC) $(COLLECTOR)/teststop.c $(COLLECTOR_HDR) \
-		| $(OUTPUT)/tests
+# The preload with its test stops (tests/collector/test_death.sh), and
+# with 4 KiB first segments (tests/collector/test_table_grows.sh).
+$(OUTPUT)/tests/libheapsnoop_preload_stops.so: $(call objs,$(OUTPUT)/collector/stops,$(CTOP_SRC)) \
+		$(call clibs,$(OUTPUT)/collector/stops) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(PRELOAD_SYSROOT_SH); \
-	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -DHS_TEST_STOPS -shared -fvisibility=hidden \
-		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
-		$(PRELOAD_SRC) $(COLLECTOR)/teststop.c -ldl -lm -o $@
+	$(Q)$(PRELOAD_LINK)
 
-# The preload with 4 KiB first segments (livetable.h, LT_SMALL_SEGS), so
-# that its tables grow within a few blocks (tests/collector/test_table_grows.sh).
-$(OUTPUT)/tests/libheapsnoop_preload_smallseg.so: $(PRELOAD_SRC) $(COLLECTOR_HDR) | $(OUTPUT)/tests
+$(OUTPUT)/tests/libheapsnoop_preload_smallseg.so: $(call objs,$(OUTPUT)/collector/smallseg,$(CTOP_SRC)) \
+		$(call clibs,$(OUTPUT)/collector/smallseg) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
-	$(Q)$(PRELOAD_SYSROOT_SH); \
-	$(CC) $$sysflags $(COLLECTOR_CFLAGS) -DLT_SMALL_SEGS -shared -fvisibility=hidden \
-		-fno-omit-frame-pointer -ftls-model=initial-exec -Wl,-z,defs -Wl,--wrap=log \
-		$(PRELOAD_SRC) -ldl -lm -o $@
+	$(Q)$(PRELOAD_LINK)
 
 # libFuzzer on the reader of a hostile live table (tests/fuzz/fuzz_livetable.c).
 $(OUTPUT)/fuzz/fuzz_livetable: tests/fuzz/fuzz_livetable.c $(LIVEDUMP_SRC) $(RECORDS_SRC) \

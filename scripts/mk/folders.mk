@@ -24,20 +24,26 @@ OTEL_PB_OBJ := $(patsubst $(OUTPUT)/%.c,$(OUTPUT)/obj/%.o,$(OTEL_PB))
 # stage). A program's own top folder (main, its options, heapsnoop's
 # session) is linked as objects. The same libraries are built under
 # ASan+UBSan into $(OUTPUT)/asan/ and for libFuzzer into $(OUTPUT)/fuzz/.
+# The collector's folder; the live table's reader (include/heapsnoop/
+# livedump.h, user/collector/livetable/), which the preload's own last
+# dumps and heapsnoop --preload's share.
+COLLECTOR := user/collector
+CLIVE := $(COLLECTOR)/livetable
+LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
 # user/interp/ (interpreter frames, docs/DESIGN.md "The rooms"): the core
 # (the table of runtimes, the process table, the splice) and a folder, a
 # room, per runtime (python/, lua/, luajit/), each a library of its
 # finding, layout, naming and decoders, linked by the tracer and the tests
 # (a group: the core calls the rooms through its table, they call its
-# helpers); the collector compiles the pieces it needs (PRELOAD_SRC). They
-# use maps/ and arch/ and common/.
+# helpers); the collector links its own libraries of the pieces it needs
+# (scripts/mk/collector.mk, CLIB_SRC). They use maps/ and arch/ and common/.
 INTERP := user/interp
 INTERP_ROOMS := $(sort $(patsubst %/,%,$(dir $(wildcard $(INTERP)/*/*.c))))
 INTERP_DIRS := $(INTERP) $(INTERP_ROOMS)
 # The rooms' walks in the collector, in its library alone: not the tracer's.
 INTERP_COLLECTOR_SRC := $(wildcard $(INTERP)/crooms.c $(INTERP)/python/pywalk.c $(INTERP)/lua/luaframes.c)
-TRACER_LIB_DIRS := $(addprefix $(TRACER)/,output track unwind stream attach) $(INTERP_DIRS) \
-	$(addprefix $(TRACER)/,maps arch)
+TRACER_LIB_DIRS := $(addprefix $(TRACER)/,preload output track unwind stream attach) $(INTERP_DIRS) \
+	$(addprefix $(TRACER)/,maps arch) $(CLIVE)
 DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input)
 # user/common/records/: the record lines (their writers and parsers), used
 # by user/common's stacks and frame tables: linked after them.
@@ -47,8 +53,11 @@ LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON_DIRS) codec
 # the tracer's arch/, a room's decoders) this architecture's alone;
 # formats/pprof: with protobuf-c's generated messages.
 OTHER_ARCH := $(filter-out $(ARCH),x86 arm64)
-lib_src = $(filter-out %_$(OTHER_ARCH).c $(INTERP_COLLECTOR_SRC),$(wildcard $(1)/*.c)) \
-	$(if $(filter $(DECODE)/formats/pprof,$(1)),$(PROFILE_PB))
+# collector/livetable/: the programs' library of it is its reader
+# (LIVEDUMP_SRC); the collector builds its own (scripts/mk/collector.mk).
+lib_src = $(if $(filter $(CLIVE),$(1)),$(LIVEDUMP_SRC), \
+	$(filter-out %_$(OTHER_ARCH).c $(INTERP_COLLECTOR_SRC),$(wildcard $(1)/*.c)) \
+	$(if $(filter $(DECODE)/formats/pprof,$(1)),$(PROFILE_PB)))
 lib_name = $(if $(filter codec,$(1)),libhscodec.a,libhs_$(subst /,_,$(patsubst user/%,%,$(1))).a)
 # $(call libs,VARIANT_DIR,FOLDERS): those folders' libraries in that variant.
 libs = $(foreach d,$(2),$(1)/$(call lib_name,$(d)))
@@ -58,21 +67,16 @@ LINK_IN = $(filter-out %.a %.h,$^) -Wl,--start-group $(filter %.a,$^) -Wl,--end-
 # $(call objs,VARIANT_DIR,SOURCES): their objects.
 objs = $(patsubst %.c,$(1)/obj/%.o,$(patsubst $(OUTPUT)/%,%,$(2)))
 
-# The collector's folder; the live table's reader (include/heapsnoop/
-# livedump.h, user/collector/livetable/), which the preload's own last
-# dumps and heapsnoop --preload's share.
-COLLECTOR := user/collector
-CLIVE := $(COLLECTOR)/livetable
-LIVEDUMP_SRC := $(CLIVE)/ltread.c $(CLIVE)/ltdump.c $(CLIVE)/ltfmt.c
-# heapsnoop's top: main, its options, the session, and --preload's side
-# (user/tracer/preload/: it holds every image's table and writes the dumps
-# with the collector's reader), linked as objects.
+# heapsnoop's top: main, its options, the session, linked as objects;
+# --preload's side (user/tracer/preload/: it holds every image's table and
+# writes the dumps with the collector's reader, collector/livetable/'s
+# library) is a library as the stages are.
 # heapsnoop agent (user/tracer/agent/, docs/AGENT.md): the pull endpoint on
 # libmicrohttpd, its heap profiles through heapdecode's pprof builder
 # (formats/pprof/profbuild.c, protobuf-c: its library is linked, and only
 # the agent's objects see its header), its metrics.
 AGENT_SRC := $(filter-out %/notls.c,$(wildcard $(TRACER)/agent/*.c))
-TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c $(TRACER)/preload/*.c) $(AGENT_SRC) $(LIVEDUMP_SRC)
+TRACER_TOP_SRC := $(wildcard $(TRACER)/*.c) $(AGENT_SRC)
 HEAPSNOOP_A = $(call libs,$(1),$(TRACER_LIB_DIRS) $(DECODE)/formats/pprof $(COMMON_DIRS) codec)
 HEAPSNOOP_LIBS := -lbpf -ldw -lelf -lcapstone -lmicrohttpd -lprotobuf-c -lzstd -lz -lstdc++ -lm
 DECODE_TOP_SRC := $(wildcard $(DECODE)/*.c)

@@ -12,8 +12,9 @@
  *     python3.11 whose _PyEval_EvalFrameDefault, or _PyRuntime, is
  *     renamed in .dynstr): refused, the message naming the symbol, where
  *     it is looked for and what to do;
- *   - 3.14 and free-threaded 3.14 where given (HS_PY314, HS_PY314T): the
- *     layout read from _Py_DebugOffsets is what 3.14.7's headers say;
+ *   - 3.14, free-threaded 3.14 and 3.13 where given (HS_PY314, HS_PY314T,
+ *     HS_PY313T): the layout read from _Py_DebugOffsets is what each
+ *     version's headers say (a table, a row per build);
  *   - libctsd on this machine's glibc, checked against glibc itself: a
  *     key's value set with pthread_setspecific() is where the offsets say,
  *     from this thread's thread pointer;
@@ -132,102 +133,90 @@ static void test_python312(void **state)
 }
 
 /*
- * 3.14 (HS_PY314: forky's python3.14) and free-threaded 3.14 (HS_PY314T:
- * tests/tracer/make-python.sh's --disable-gil build): the layout read from
- * each one's _Py_DebugOffsets is what 3.14.7's own headers say
- * (offsetof() with and without Py_GIL_DISABLED), the TSS key the table's.
+ * The builds whose layout comes from their _Py_DebugOffsets, each checked
+ * against its own version's headers (offsetof() with and without
+ * Py_GIL_DISABLED), the TSS key's offset the table's: 3.14 (HS_PY314:
+ * forky's python3.14), free-threaded 3.14 and 3.13 (HS_PY314T, HS_PY313T:
+ * tests/tracer/make-python.sh's --disable-gil builds of 3.14.7, 3.13.5).
+ * Each field of struct py_layout (all 32-bit) by its offset in it.
  */
-static void check_314(const char *path, bool ft)
+struct want_field {
+	const char *name;
+	size_t off;
+	int32_t value;
+};
+#define WANT(f, v) { #f, offsetof(struct py_layout, f), v }
+
+static const struct want_build {
+	const char *env;	/* the variable that names its binary */
+	const char *name;
+	uint32_t minor;
+	bool free_threaded;
+	uint64_t tss_key;	/* its offset in _PyRuntime */
+	struct want_field f[20];	/* up to the first without a name */
+} want_builds[] = {
+	{ "HS_PY314", "3.14", 0x030e, false, 2336, {
+		WANT(ts_frame, 72), WANT(fr_previous, 8), WANT(fr_code, 0), WANT(fr_instr, 56),
+		WANT(fr_owner, 74), WANT(fr_tlbc, -1), WANT(co_tlbc, -1), WANT(co_filename, 112),
+		WANT(co_firstlineno, 68), WANT(co_code, 208), WANT(co_firsttraceable, 192),
+		WANT(ob_type, 8), WANT(tp_dealloc, 48), WANT(str_ascii, 40), WANT(str_compact, 56),
+		WANT(str_state_shift, 0) } },
+	{ "HS_PY314T", "3.14t", 0x030e, true, 2336, {
+		WANT(ts_frame, 72), WANT(fr_previous, 8), WANT(fr_code, 0), WANT(fr_instr, 56),
+		WANT(fr_owner, 78), WANT(fr_tlbc, 72), WANT(co_tlbc, 224), WANT(co_filename, 128),
+		WANT(co_firstlineno, 84), WANT(co_code, 232), WANT(co_firsttraceable, 208),
+		WANT(ob_type, 24), WANT(tp_dealloc, 64), WANT(str_ascii, 56), WANT(str_compact, 72),
+		WANT(str_state_shift, 6) } },
+	{ "HS_PY313T", "3.13t", 0x030d, true, 2160, {
+		WANT(ts_frame, 72), WANT(fr_owner, 70), WANT(fr_code_tag, 0), WANT(fr_tlbc, -1),
+		WANT(co_filename, 128), WANT(co_firstlineno, 84), WANT(co_code, 216),
+		WANT(co_firsttraceable, 200), WANT(ob_type, 24), WANT(tp_dealloc, 64),
+		WANT(str_ascii, 56), WANT(str_compact, 72), WANT(str_state_shift, 0) } },
+};
+
+static void check_build(const struct want_build *w, const char *path)
 {
 	struct py_image img;
-	const struct py_layout *l = &img.layout;
 	char why[512] = "";
 
 	if (py_image__read(path, &img, why, sizeof(why)))
 		fail_msg("%s: %s", path, why);
-	assert_int_equal(PY_MINOR_OF(img.version), 0x030e);
+	assert_int_equal(PY_MINOR_OF(img.version), w->minor);
 	assert_true(img.debug_offsets);
-	assert_int_equal(l->free_threaded, ft);
-	assert_int_equal(img.tss_key - img.runtime, 2336);
-	assert_int_equal(l->ts_frame, 72);
-	assert_int_equal(l->fr_previous, 8);
-	assert_int_equal(l->fr_code, 0);
-	assert_int_equal(l->fr_instr, 56);
-	assert_int_equal(l->fr_owner, ft ? 78 : 74);
-	assert_int_equal(l->fr_tlbc, ft ? 72 : -1);
-	assert_int_equal(l->co_tlbc, ft ? 224 : -1);
-	assert_int_equal(l->co_filename, ft ? 128 : 112);
-	assert_int_equal(l->co_firstlineno, ft ? 84 : 68);
-	assert_int_equal(l->co_code, ft ? 232 : 208);
-	assert_int_equal(l->co_firsttraceable, ft ? 208 : 192);
-	assert_int_equal(l->ob_type, ft ? 24 : 8);
-	assert_int_equal(l->tp_dealloc, ft ? 64 : 48);
-	assert_int_equal(l->str_ascii, ft ? 56 : 40);
-	assert_int_equal(l->str_compact, ft ? 72 : 56);
-	assert_int_equal(l->str_state_shift, ft ? 6 : 0);
+	assert_int_equal(img.layout.free_threaded, w->free_threaded);
+	assert_int_equal(img.tss_key - img.runtime, w->tss_key);
+	for (const struct want_field *f = w->f; f->name; f++) {
+		int32_t v;
+
+		memcpy(&v, (const char *)&img.layout + f->off, sizeof(v));
+		if (v != f->value)
+			fail_msg("%s (%s): %s is %d, its headers say %d", path, w->name, f->name, v,
+				 f->value);
+	}
 	assert_true(img.code_type && img.code_dealloc && img.code_dealloc_off);
 	assert_true(img.neval >= 1 && img.eval[0].start < img.eval[0].end);
-	print_message("%s: 3.14%s, _PyRuntime %#llx (%llu bytes), TSS key +2336, eval [%#llx, "
-		      "%#llx) and %d more\n", path, ft ? "t" : "", (unsigned long long)img.runtime,
-		      (unsigned long long)img.runtime_size, (unsigned long long)img.eval[0].start,
-		      (unsigned long long)img.eval[0].end, img.neval - 1);
+	print_message("%s: %s, _PyRuntime %#llx (%llu bytes), TSS key +%llu, eval [%#llx, %#llx) "
+		      "and %d more\n", path, w->name, (unsigned long long)img.runtime,
+		      (unsigned long long)img.runtime_size, (unsigned long long)w->tss_key,
+		      (unsigned long long)img.eval[0].start, (unsigned long long)img.eval[0].end,
+		      img.neval - 1);
 	for (int i = 1; i < img.neval; i++)
 		print_message("  .cold [%#llx, %#llx)\n", (unsigned long long)img.eval[i].start,
 			      (unsigned long long)img.eval[i].end);
 }
 
-/*
- * Free-threaded 3.13 (HS_PY313T: tests/tracer/make-python.sh's 3.13t):
- * its layout from _Py_DebugOffsets as 3.13.5's headers say with
- * Py_GIL_DISABLED, the table's fields of that build.
- */
-static void test_python313t(void **state)
+static void test_debug_offsets_builds(void **state)
 {
-	const char *path = getenv("HS_PY313T");
-	struct py_image img;
-	const struct py_layout *l = &img.layout;
-	char why[512] = "";
-
 	(void)state;
-	if (!path || !*path) {
-		print_message("no free-threaded python3.13t given (HS_PY313T): skipped\n");
-		return;
+	for (size_t i = 0; i < sizeof(want_builds) / sizeof(want_builds[0]); i++) {
+		const char *path = getenv(want_builds[i].env);
+
+		if (path && *path)
+			check_build(&want_builds[i], path);
+		else
+			print_message("no python%s given (%s): skipped\n", want_builds[i].name,
+				      want_builds[i].env);
 	}
-	if (py_image__read(path, &img, why, sizeof(why)))
-		fail_msg("%s: %s", path, why);
-	assert_int_equal(PY_MINOR_OF(img.version), 0x030d);
-	assert_true(img.debug_offsets && l->free_threaded);
-	assert_int_equal(img.tss_key - img.runtime, 2160);
-	assert_int_equal(l->ts_frame, 72);
-	assert_int_equal(l->fr_owner, 70);
-	assert_int_equal(l->fr_code_tag, 0);
-	assert_int_equal(l->fr_tlbc, -1);
-	assert_int_equal(l->co_filename, 128);
-	assert_int_equal(l->co_firstlineno, 84);
-	assert_int_equal(l->co_code, 216);
-	assert_int_equal(l->co_firsttraceable, 200);
-	assert_int_equal(l->ob_type, 24);
-	assert_int_equal(l->tp_dealloc, 64);
-	assert_int_equal(l->str_ascii, 56);
-	assert_int_equal(l->str_compact, 72);
-	assert_int_equal(l->str_state_shift, 0);
-	print_message("%s: 3.13t, _PyRuntime %#llx (%llu bytes), TSS key +2160\n", path,
-		      (unsigned long long)img.runtime, (unsigned long long)img.runtime_size);
-}
-
-static void test_python314(void **state)
-{
-	const char *py = getenv("HS_PY314"), *pyt = getenv("HS_PY314T");
-
-	(void)state;
-	if (py && *py)
-		check_314(py, false);
-	else
-		print_message("no python3.14 given (HS_PY314): skipped\n");
-	if (pyt && *pyt)
-		check_314(pyt, true);
-	else
-		print_message("no free-threaded python3.14t given (HS_PY314T): skipped\n");
 }
 
 /* @from copied to @to with @name's first letter changed in its .dynstr. */
@@ -272,42 +261,40 @@ static void copy_renaming(const char *from, const char *to, const char *name)
 	free(b);
 }
 
-/* A build that hides its eval loop: refused, said what is missing, where, what to do. */
-static void test_eval_hidden(void **state)
+/*
+ * A build that hides what the finder needs (a copy of python3.11 with the
+ * symbol renamed in its .dynstr): refused, and the message names the
+ * symbol, where it was looked for and what to do, a row per symbol.
+ */
+static const struct hidden {
+	const char *symbol;
+	const char *said[4];	/* up to the first NULL: each in the message */
+} hiddens[] = {
+	{ "_PyEval_EvalFrameDefault", { "no _PyEval_EvalFrameDefault", "(.dynsym)",
+					"its Python frames need one that exports it", "--no-interp" } },
+	{ "_PyRuntime", { "no _PyRuntime symbol in .dynsym or .symtab",
+			  "its Python frames need one that exports it" } },
+};
+
+static void test_hidden(void **state)
 {
-	char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
-	struct py_image img;
-	int fd = mkstemp(path);
-
 	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	copy_renaming(PY311, path, "_PyEval_EvalFrameDefault");
-	assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
-	unlink(path);
-	print_message("%s\n", why);
-	assert_non_null(strstr(why, "no _PyEval_EvalFrameDefault"));
-	assert_non_null(strstr(why, "(.dynsym)"));
-	assert_non_null(strstr(why, "its Python frames need one that exports it"));
-	assert_non_null(strstr(why, "--no-interp"));
-}
+	for (size_t i = 0; i < sizeof(hiddens) / sizeof(hiddens[0]); i++) {
+		char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
+		struct py_image img;
+		int fd = mkstemp(path);
 
-/* A build whose _PyRuntime is renamed: refused, the symbol named, not "not a CPython". */
-static void test_runtime_hidden(void **state)
-{
-	char path[] = "/tmp/test_pyfind.XXXXXX", why[512] = "";
-	struct py_image img;
-	int fd = mkstemp(path);
-
-	(void)state;
-	assert_true(fd >= 0);
-	close(fd);
-	copy_renaming(PY311, path, "_PyRuntime");
-	assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
-	unlink(path);
-	print_message("%s\n", why);
-	assert_non_null(strstr(why, "no _PyRuntime symbol in .dynsym or .symtab"));
-	assert_non_null(strstr(why, "its Python frames need one that exports it"));
+		assert_true(fd >= 0);
+		close(fd);
+		copy_renaming(PY311, path, hiddens[i].symbol);
+		assert_int_equal(py_image__read(path, &img, why, sizeof(why)), -ENOTSUP);
+		unlink(path);
+		print_message("%s hidden: %s\n", hiddens[i].symbol, why);
+		for (int k = 0; k < 4 && hiddens[i].said[k]; k++)
+			if (!strstr(why, hiddens[i].said[k]))
+				fail_msg("%s hidden: \"%s\" not said", hiddens[i].symbol,
+					 hiddens[i].said[k]);
+	}
 }
 
 static void test_not_python(void **state)
@@ -537,11 +524,9 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_python311),
 		cmocka_unit_test(test_python313),
 		cmocka_unit_test(test_python312),
-		cmocka_unit_test(test_python314),
-		cmocka_unit_test(test_python313t),
+		cmocka_unit_test(test_debug_offsets_builds),
 		cmocka_unit_test(test_not_python),
-		cmocka_unit_test(test_eval_hidden),
-		cmocka_unit_test(test_runtime_hidden),
+		cmocka_unit_test(test_hidden),
 		cmocka_unit_test(test_libc_tsd),
 	};
 	const struct CMUnitTest live[] = {

@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "amlist.h"
-#include "modmaps.h"
+#include "livetable/modmaps.h"
 #include "records.h"
 #include "stacktail.h"
 

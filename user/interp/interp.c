@@ -68,10 +68,10 @@ void interp__reset(struct interp *ip, struct iproc *p)
 	p->pending = NULL;
 	free_deaths(p->deaths);
 	p->deaths = NULL;
-	/* Each room forgets its own state of it (one holds some at most). */
-	for (const struct interp_ops *const *r = interp_rooms; *r; r++)
-		if ((*r)->forget)
-			(*r)->forget(ip, p);
+	/* Its room forgets its own state of it (the slot's row). */
+	if (p->ops && p->ops->forget)
+		p->ops->forget(ip, p);
+	p->room = NULL;
 	if (p->state == IP_ON && ip->nregistered) {
 		ip->nregistered--;
 		ip->o.skel->bss->interp_procs_n = ip->nregistered;

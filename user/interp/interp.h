@@ -100,4 +100,14 @@ bool interp__grab(struct interp *ip, pid_t pid, uint64_t *lo, uint64_t *hi);
 /* -v: what was read and named, and how. */
 void interp__stats(const struct interp *ip, FILE *out);
 
+/*
+ * Launch mode and --preload, before command @cmd (as execvp() finds it;
+ * NULL: not known) starts: the environment each runtime @o asks for
+ * wants it to run in, set (setenv()) and said, every row's command_env
+ * in turn (rooms.c; CPython's: PYTHONMALLOC=malloc). Only @o's python,
+ * lua and verbose are read: no struct interp is needed. 0 or a negative
+ * errno.
+ */
+int interp__command_env(const struct interp_opts *o, const char *cmd);
+
 #endif /* HEAPSNOOP_TRACER_INTERP_H */

@@ -22,11 +22,8 @@
 #include "interp/splice.h"
 
 struct bpf_program;
-struct lj_proc;
-struct lua_proc;
 struct mapset;
 struct py_cache_stats;
-struct py_proc;
 
 enum iproc_state {
 	IP_OFF,		/* no interpreter whose frames are read (or not looked at yet) */
@@ -52,13 +49,18 @@ struct pending {
 struct iproc {
 	pid_t pid;
 	enum iproc_state state;
-	const struct interp_ops *ops;	/* what it runs (its room's row), once IP_ON */
-	struct py_proc *py;		/* python/: a CPython's image (pyproc.h) */
-	struct lua_proc *lua;		/* lua/: PUC Lua */
-	struct lj_proc *lj;		/* luajit/: LuaJIT */
-	bool lua_refused;		/* a Lua VM refused (said) in this image */
+	/*
+	 * What it runs: the row (its room's) that made @room, or registered
+	 * it (IP_ON). @room is that room's state of the process (python/
+	 * pyproc.h's struct py_proc, lua/'s struct lua_proc, luajit/'s
+	 * struct lj_proc), opaque here, freed by the row's forget; each room
+	 * reads its own through interp__room().
+	 */
+	const struct interp_ops *ops;
+	void *room;
 	bool looked;		/* this image was looked at (lazily: once) */
-	bool refused;		/* its CPython's frames refused, said: not again until an exec */
+	/* Its runtime's frames refused (said) by a row: no row looks again until an exec. */
+	bool refused;
 	uint64_t since;		/* the ring's head when registered */
 	char exe[PATH_MAX];	/* the binary, as the process names it */
 	struct htab *pending;	/* tid -> struct pending */
@@ -100,6 +102,19 @@ struct interp {
 static inline uint64_t key_hash(uint64_t k)
 {
 	return htab_hash2(k, 0x1e7);
+}
+
+/* @p's room slot given to row @ops's state @room (NULL, NULL: emptied, not freed). */
+static inline void interp__set_room(struct iproc *p, const struct interp_ops *ops, void *room)
+{
+	p->ops = ops;
+	p->room = room;
+}
+
+/* Row @ops's state of @p, or NULL when its slot holds none of that row's. */
+static inline void *interp__room(const struct iproc *p, const struct interp_ops *ops)
+{
+	return p->ops == ops ? p->room : NULL;
 }
 
 /* interp.c: @pid's state, NULL if none (find) or if out of memory (get: made). */

@@ -75,9 +75,13 @@ void interp__look(struct interp *ip, pid_t pid, enum interp_when when)
 	p->looked = true;
 	if (proc_maps__load_files(pid, &pm))
 		return;
-	/* The first room that finds its runtime (or refuses it, said) has it. */
+	/*
+	 * The first room that finds its runtime (or refuses it, said) has it;
+	 * one that holds a state of this image already (CPython found at the
+	 * exec stop, waiting for its C library) looks alone: the slot is its.
+	 */
 	for (const struct interp_ops *const *r = interp_rooms; *r; r++)
-		if ((*r)->look && (*r)->look(ip, p, pm, when))
+		if ((!p->ops || *r == p->ops) && (*r)->look && (*r)->look(ip, p, pm, when))
 			break;
 	mapset__free(pm);
 }

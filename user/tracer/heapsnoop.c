@@ -40,7 +40,13 @@ int main(int argc, char **argv)
 		     "stand for (byte totals here are estimates, counts are of sampled blocks)",
 		     (unsigned long long)o.sample_bytes);
 	if (o.preload)
-		return preload__run(&o);
+		return preload__run(&(struct preload_opts){
+			.argv = o.argv, .output = o.output, .interval = o.interval,
+			.summary = o.summary, .full_stacks = o.full_stacks,
+			.default_supp = !o.gate.no_default_supp, .verbose = o.verbose,
+			.unwind_fp = o.unwind_fp, .snip_pre = o.snip_pre, .snip_post = o.snip_post,
+			.sample_bytes = o.sample_bytes, .seed = o.seed,
+			.python = o.interp & OPT_INTERP_PYTHON, .lua = o.interp & OPT_INTERP_LUA });
 	s = session__new(&o);
 	if (!s)
 		return HS_EXIT_ERROR;

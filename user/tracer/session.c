@@ -32,7 +32,6 @@
 #include "frametab.h"
 #include "heapsnoop.skel.h"
 #include "interp/interp.h"
-#include "interp/python/pyfind.h"
 #include "interp/reach.h"
 #include "msg.h"
 #include "outfile.h"
@@ -363,25 +362,13 @@ static int start_tracing(struct session *s)
 		return -ENOMEM;
 	}
 	if (o->argv) {
-		/*
-		 * pymalloc's fast path is inlined at every call site of Debian's
-		 * python3.x (LTO): no probe sees its objects. Under
-		 * PYTHONMALLOC=malloc each is a malloc'ed block; a
-		 * free-threaded build (3.13t, 3.14t) refuses it (mimalloc
-		 * only): left unset when the command is one.
-		 */
-		if ((o->interp & OPT_INTERP_PYTHON) && !getenv("PYTHONMALLOC") &&
-		    py_command__free_threaded(o->argv[0])) {
-			elog("%s is a free-threaded CPython: it refuses PYTHONMALLOC=malloc, left "
-			     "unset", o->argv[0]);
-		} else if ((o->interp & OPT_INTERP_PYTHON) && !getenv("PYTHONMALLOC")) {
-			if (setenv("PYTHONMALLOC", "malloc", 1))
-				return -errno;
-			if (o->verbose)
-				elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates "
-				     "each object with malloc (--interp none, or PYTHONMALLOC set, "
-				     "leaves it alone)");
-		}
+		/* Each runtime's environment for the command (its row's: CPython's PYTHONMALLOC). */
+		err = interp__command_env(&(struct interp_opts){ .python = o->interp & OPT_INTERP_PYTHON,
+								 .lua = o->interp & OPT_INTERP_LUA,
+								 .verbose = o->verbose },
+					  o->argv[0]);
+		if (err)
+			return err;
 		if (o->user && (err = launch_user__init(&s->user, o->user)))
 			return err;
 		err = launch__prepare(o->argv, s->cmdpath, sizeof(s->cmdpath),

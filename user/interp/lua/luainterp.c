@@ -23,7 +23,8 @@
 #include "interp/lua/luainterp.h"
 #include "interp/lua/luaproc.h"
 #include "interp/lua/luasegs.h"
-#include "interp/python/plpython_int.h"
+#include "interp/lua/pllua.h"
+#include "interp/plread_int.h"
 #include "maps/procmaps.h"
 #include "msg.h"
 #include "stacks.h"
@@ -31,9 +32,15 @@
 
 
 /* struct lua_room's steps on a struct lua_proc. */
+/* @p's PUC Lua (its room slot's, when this row made it), or NULL. */
+static inline struct lua_proc *lua_of(const struct iproc *p)
+{
+	return interp__room(p, &interp_lua_ops);
+}
+
 static bool lua_has_state(const void *vm)
 {
-	return lua_proc__has_state(vm);
+	return lua_proc__base(vm)->main != 0;
 }
 
 static int lua_set_state(void *vm, uint64_t main, uint32_t tid)
@@ -76,10 +83,10 @@ static int turn_on_lua(struct interp *ip, struct iproc *p, const char *path)
 		return -ENOMEM;
 	/* Launch mode: the state is made later, by lua_newstate (luaL_newstate's too). */
 	err = interp__probe_at(ip, p, ip->o.skel->progs.lua_newstate_ret, true, path,
-		       lua_proc__vm(p->lua)->newstate);
+		       lua_proc__base(lua_of(p))->vm.newstate);
 	if (err)
 		return err;
-	lua_room__config(ip, &puc_room, p->lua, &cfg);
+	lua_room__config(ip, &puc_room, lua_of(p), &cfg);
 	return interp__turn_on(ip, p, &interp_lua_ops, &cfg);
 }
 
@@ -94,11 +101,7 @@ static bool lua_look(struct interp *ip, struct iproc *p, const struct mapset *pm
 	bool have_exe;
 	int err = -ENOENT;
 
-	/* A VM refused at the exec stop is the same at the C library's: said once. */
-	if (when == INTERP_AT_EXEC)
-		p->lua_refused = false;
-	else if (p->lua_refused)
-		return true;
+	/* A VM refused at the exec stop is the same at the C library's: said once (p->refused). */
 	snprintf(link, sizeof(link), "/proc/%d/exe", p->pid);
 	have_exe = !stat(link, &exe);
 	/* Its debug files are looked for in its own root. */
@@ -117,7 +120,7 @@ static bool lua_look(struct interp *ip, struct iproc *p, const struct mapset *pm
 	/* The Lua walker off (--interp python): only LuaJIT's allocator is probed. */
 	if (!ip->o.lua && (err || vm.vm != LUA_VM_JIT))
 		return false;
-	p->lua_refused = true;	/* until it is read */
+	p->refused = true;	/* until it is read */
 	if (err == -ENOTSUP) {
 		elog("pid %d runs %s, a Lua heapsnoop does not read (5.2 or 5.3): its Lua frames "
 		     "are not read", p->pid, m->path);
@@ -135,13 +138,13 @@ static bool lua_look(struct interp *ip, struct iproc *p, const struct mapset *pm
 			if ((*r)->lua_vm)
 				return (*r)->lua_vm(ip, p, path, m->path, &vm,
 						    m->start - m->offset, when);
-	p->lua_refused = false;
-	p->lua = lua_proc__new(p->pid, &vm, m->start - m->offset);
-	if (!p->lua) {
+	p->refused = false;
+	interp__set_room(p, &interp_lua_ops, lua_proc__new(p->pid, &vm, m->start - m->offset));
+	if (!lua_of(p)) {
 		ip->c.refused++;
 		return true;
 	}
-	if (when == INTERP_RUNNING && !lua_proc__find_state_stack(p->lua))
+	if (when == INTERP_RUNNING && !lua_proc__find_state_stack(lua_of(p)))
 		ip->c.lua_states++;
 	err = turn_on_lua(ip, p, path);
 	if (err) {
@@ -150,13 +153,13 @@ static bool lua_look(struct interp *ip, struct iproc *p, const struct mapset *pm
 		     lua_layout__of(vm.vm)->name, m->path, strerror(-err));
 		interp__reset(ip, p);
 		p->looked = true;
-		p->lua_refused = true;
+		p->refused = true;
 		return true;
 	}
 	elog("pid %d runs %s (%s): its frames are read (its interpreter loop by %s)%s", p->pid,
 	     lua_layout__of(vm.vm)->name, m->path,
 	     vm.exec_by_symbol ? "its debug file's symbol" : "the largest FDE",
-	     when != INTERP_RUNNING ? "" : lua_proc__has_state(p->lua) ? "" :
+	     when != INTERP_RUNNING ? "" : lua_proc__base(lua_of(p))->main ? "" :
 	     ", once its state is found in an allocation's registers or stack");
 	return true;
 }
@@ -192,17 +195,17 @@ bool lua_room__state(struct interp *ip, struct iproc *p, const struct lua_room *
 /* -f: a child of a Lua process: the same state, its memory a copy, run by its one thread. */
 static void lua_fork(struct interp *ip, struct iproc *pp, struct iproc *c)
 {
-	const struct lua_vm_info *vm = lua_proc__vm(pp->lua);
+	const struct lua_vmproc *pb = lua_proc__base(lua_of(pp));
 
-	c->lua = lua_proc__new(c->pid, vm, lua_proc__bias(pp->lua));
+	interp__set_room(c, &interp_lua_ops, lua_proc__new(c->pid, &pb->vm, pb->bias));
 	c->pending = htab__new(8, NULL, NULL);
 	c->looked = true;
-	if (!c->lua || !c->pending) {
+	if (!lua_of(c) || !c->pending) {
 		interp__reset(ip, c);
 		return;
 	}
-	if (lua_proc__has_state(pp->lua))
-		lua_proc__set_state(c->lua, lua_proc__main(pp->lua), (uint32_t)c->pid);
+	if (pb->main)
+		lua_proc__set_state(lua_of(c), pb->main, (uint32_t)c->pid);
 	interp__forked_on(ip, c, &interp_lua_ops);
 }
 
@@ -241,27 +244,27 @@ static uint32_t lua_splice(struct interp *ip, struct iproc *p, const struct hs_e
 
 	/* The loop's frames of each thread, innermost first: lua_resume's frames part them. */
 	for (uint32_t i = 0; i < n; i++) {
-		if (lua_proc__in_exec(p->lua, native[i]))
+		if (lua_proc__in_exec(lua_of(p), native[i]))
 			evals[nth - 1]++;
-		else if (lua_proc__in_resume(p->lua, native[i]) && nth <= HS_LUA_THREADS)
+		else if (lua_proc__in_resume(lua_of(p), native[i]) && nth <= HS_LUA_THREADS)
 			nth++;
 	}
 	in = (struct splice_in){ .native = native, .nnative = n, .native_cut = native_cut,
 				 .iframes = ip->iframes, .seg_end = ip->seg_end,
 				 .interp_cut = pd->flags & HS_EVF_TRUNCATED,
-				 .is_eval = lua_is_eval, .ctx = p->lua };
+				 .is_eval = lua_is_eval, .ctx = lua_of(p) };
 	in.nseg = lua_segs(&(struct lua_segs_in){
 				   .f = f, .nf = pd->nr,
-				   .v51 = lua_proc__vm(p->lua)->vm == LUA_VM_51,
-				   .calls = lua_proc__calls, .ctx = p->lua,
+				   .v51 = lua_proc__base(lua_of(p))->vm.vm == LUA_VM_51,
+				   .calls = lua_proc__calls, .ctx = lua_of(p),
 				   .evals = native_cut ? NULL : evals, .nthreads = nth },
 			   ip->seg_end, HS_INTERP_MAX_FRAMES + 1);
 	if (grab && grab->found)
-		pc = lua_proc__exact_pc(p->lua, &f[0], grab->regs, CFI_NREGS, grab->known);
-	if (lua_proc__names(p->lua))
-		lua_names__tick(lua_proc__names(p->lua));
+		pc = lua_proc__exact_pc(lua_of(p), &f[0], grab->regs, CFI_NREGS, grab->known);
+	if (lua_proc__names(lua_of(p)))
+		lua_names__tick(lua_proc__names(lua_of(p)));
 	for (uint32_t i = 0; i < pd->nr; i++) {
-		ip->iframes[i] = lua_proc__frame_addr(p->lua, f, pd->nr, i, i ? 0 : pc, lua_room__intern,
+		ip->iframes[i] = lua_proc__frame_addr(lua_of(p), f, pd->nr, i, i ? 0 : pc, lua_room__intern,
 						      &c, &stale);
 		ip->c.lua_stale += stale;
 	}
@@ -279,11 +282,11 @@ static uint32_t lua_row_splice(struct interp *ip, struct iproc *p, const struct 
 	(void)seq;
 	if (!pd) {
 		/* Its state not known yet (-p), or not its thread: no frames, unmarked. */
-		if (!lua_room__state(ip, p, &puc_room, p->lua, ev))
+		if (!lua_room__state(ip, p, &puc_room, lua_of(p), ev))
 			ip->c.no_frames++;
 		return interp__copy_native(native, n, out, max);
 	}
-	if (!lua_room__state(ip, p, &puc_room, p->lua, ev)) {
+	if (!lua_room__state(ip, p, &puc_room, lua_of(p), ev)) {
 		ip->c.lost++;
 		*flags = STACK_FAULT;
 		return interp__copy_native(native, n, out, max);
@@ -296,17 +299,16 @@ static uint32_t lua_row_splice(struct interp *ip, struct iproc *p, const struct 
 /* The interpreter loop's frame: its registers keep the running function's exact position. */
 static bool lua_grab(struct iproc *p, uint64_t *lo, uint64_t *hi)
 {
-	if (!p->lua)
+	if (!lua_of(p))
 		return false;
-	lua_proc__exec_range(p->lua, lo, hi);
+	lua_proc__exec_range(lua_of(p), lo, hi);
 	return true;
 }
 
 static void lua_forget(struct interp *ip, struct iproc *p)
 {
 	(void)ip;
-	lua_proc__free(p->lua);
-	p->lua = NULL;
+	lua_proc__free(lua_of(p));
 }
 
 /* --preload's reading (ops.h's pl_*): pllua.c's, on the images of plpython.c. */
@@ -320,14 +322,14 @@ static uint64_t lua_pl_anchor(const struct lt_header *h)
 	return h->lua_newstate;
 }
 
-static int lua_pl_read(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+static int lua_pl_read(struct plread_image *pi, const char *path, uint64_t start, uint64_t off,
 		       uint64_t anchor, char *why, size_t cap)
 {
 	(void)anchor;
 	return pllua__read_binary(pi, path, start, off, why, cap);
 }
 
-static void lua_pl_said(const struct plpy_image *pi)
+static void lua_pl_said(const struct plread_image *pi)
 {
 	const struct lua_layout *l = lua_layout__of((enum lua_vm)pi->h->lua_vm);
 
@@ -342,11 +344,17 @@ const struct interp_ops interp_lua_ops = {
 	.splice = lua_row_splice,
 	.forget = lua_forget,
 	.grab = lua_grab,
+	.pl_title = "Lua",
+	.pl_loop = "interpreter loop",
 	.pl_is = lua_pl_is,
+	.pl_new = pllua__new,
+	.pl_free = pllua__free,
 	.pl_anchor = lua_pl_anchor,
 	.pl_read = lua_pl_read,
 	.pl_copy = pllua__copy,
+	.pl_record = pllua__record,
 	.pl_resolve = pllua__resolve,
 	.pl_said = lua_pl_said,
+	.pl_finish = pllua__counts_said,
 };
 

@@ -22,14 +22,10 @@ struct memo {
 #define MEMO_MAX (1u << 16)
 
 struct lua_proc {
-	pid_t pid;
+	struct lua_vmproc b;
 	struct htab *memo;		/* frame words -> struct memo */
-	struct lua_vm_info vm;
-	uint64_t bias;
-	struct lua_reader rd;
 	struct lua_names *names;	/* once the state is known */
-	uint64_t main, g;
-	uint32_t owner;
+	uint64_t g;
 };
 
 int lua_proc__read_pid(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -39,11 +35,19 @@ int lua_proc__read_pid(pid_t pid, uint64_t addr, void *buf, size_t len)
 	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
 }
 
+/* lua_reader's read: the memory of the base's process. */
 static int read_proc(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	const struct lua_proc *lp = ctx;
+	const struct lua_vmproc *b = ctx;
 
-	return lua_proc__read_pid(lp->pid, addr, buf, len);
+	return lua_proc__read_pid(b->pid, addr, buf, len);
+}
+
+void lua_vmproc__init(struct lua_vmproc *b, pid_t pid, const struct lua_vm_info *vm,
+		      uint64_t bias, const struct lua_layout *l)
+{
+	*b = (struct lua_vmproc){ .pid = pid, .vm = *vm, .bias = bias };
+	b->rd = (struct lua_reader){ .l = l, .read = read_proc, .ctx = b };
 }
 
 struct lua_proc *lua_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t bias)
@@ -55,10 +59,7 @@ struct lua_proc *lua_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t
 	lp = calloc(1, sizeof(*lp));
 	if (!lp)
 		return NULL;
-	lp->pid = pid;
-	lp->vm = *vm;
-	lp->bias = bias;
-	lp->rd = (struct lua_reader){ .l = lua_layout__of(vm->vm), .read = read_proc, .ctx = lp };
+	lua_vmproc__init(&lp->b, pid, vm, bias, lua_layout__of(vm->vm));
 	lp->memo = htab__new(256, NULL, NULL);
 	if (!lp->memo) {
 		free(lp);
@@ -92,32 +93,22 @@ void lua_proc__free(struct lua_proc *lp)
 	free(lp);
 }
 
-const struct lua_vm_info *lua_proc__vm(const struct lua_proc *lp)
+const struct lua_vmproc *lua_proc__base(const struct lua_proc *lp)
 {
-	return &lp->vm;
-}
-
-uint64_t lua_proc__bias(const struct lua_proc *lp)
-{
-	return lp->bias;
-}
-
-uint64_t lua_proc__main(const struct lua_proc *lp)
-{
-	return lp->main;
+	return &lp->b;
 }
 
 static int known(struct lua_proc *lp, uint64_t main, uint64_t g, uint32_t tid)
 {
-	struct lua_names *names = lua_names__new(&lp->rd, g);
+	struct lua_names *names = lua_names__new(&lp->b.rd, g);
 
 	if (!names)
 		return -ENOMEM;
 	lua_names__free(lp->names);
 	lp->names = names;
-	lp->main = main;
+	lp->b.main = main;
 	lp->g = g;
-	lp->owner = tid;
+	lp->b.owner = tid;
 	return 0;
 }
 
@@ -130,7 +121,7 @@ int lua_proc__set_state(struct lua_proc *lp, uint64_t main, uint32_t tid)
 	 */
 	if (!main || (main & 7))
 		return -ENOENT;
-	return known(lp, main, main + lp->rd.l->l_to_g, tid);
+	return known(lp, main, main + lp->b.rd.l->l_to_g, tid);
 }
 
 int lua_proc__find_state(struct lua_proc *lp, const uint64_t *words, size_t n, uint32_t tid)
@@ -141,7 +132,7 @@ int lua_proc__find_state(struct lua_proc *lp, const uint64_t *words, size_t n, u
 		/* A heap pointer, 8-aligned: a cheap test before any read. */
 		if (words[i] < 4096 || (words[i] & 7) || words[i] >> 47)
 			continue;
-		if (!lua_state__main(&lp->rd, words[i], &m, &g))
+		if (!lua_state__main(&lp->b.rd, words[i], &m, &g))
 			return known(lp, m, g, tid);
 	}
 	return -ENOENT;
@@ -172,21 +163,16 @@ static int find_state(void *lp, const uint64_t *words, size_t n, uint32_t tid)
 
 int lua_proc__find_state_stack(struct lua_proc *lp)
 {
-	return lua_proc__scan_stack(lp->pid, find_state, lp);
-}
-
-bool lua_proc__has_state(const struct lua_proc *lp)
-{
-	return lp->main != 0;
+	return lua_proc__scan_stack(lp->b.pid, find_state, lp);
 }
 
 void lua_proc__bpf(const struct lua_proc *lp, struct hs_lua_proc *o)
 {
-	const struct lua_layout *l = lp->rd.l;
+	const struct lua_layout *l = lp->b.rd.l;
 
 	memset(o, 0, sizeof(*o));
-	o->main = lp->main;
-	o->owner = lp->owner;
+	o->main = lp->b.main;
+	o->owner = lp->b.owner;
 	o->vm = l->vm == LUA_VM_54 ? HS_LUA_VM_54 : HS_LUA_VM_51;
 	o->l_ci = l->l_ci;
 	o->l_status = l->l_status;
@@ -214,22 +200,22 @@ void lua_proc__bpf(const struct lua_proc *lp, struct hs_lua_proc *o)
 
 bool lua_proc__in_exec(const struct lua_proc *lp, uint64_t ra)
 {
-	uint64_t pc = ra - 1 - lp->bias;
+	uint64_t pc = ra - 1 - lp->b.bias;
 
-	return pc >= lp->vm.exec_off_lo && pc < lp->vm.exec_off_hi;
+	return pc >= lp->b.vm.exec_off_lo && pc < lp->b.vm.exec_off_hi;
 }
 
 bool lua_proc__in_resume(const struct lua_proc *lp, uint64_t ra)
 {
-	uint64_t pc = ra - 1 - lp->bias;
+	uint64_t pc = ra - 1 - lp->b.bias;
 
-	return pc >= lp->vm.resume_off_lo && pc < lp->vm.resume_off_hi;
+	return pc >= lp->b.vm.resume_off_lo && pc < lp->b.vm.resume_off_hi;
 }
 
 void lua_proc__exec_range(const struct lua_proc *lp, uint64_t *lo, uint64_t *hi)
 {
-	*lo = lp->vm.exec_off_lo + lp->bias;
-	*hi = lp->vm.exec_off_hi + lp->bias;
+	*lo = lp->b.vm.exec_off_lo + lp->b.bias;
+	*hi = lp->b.vm.exec_off_hi + lp->b.bias;
 }
 
 uint64_t lua_proc__exact_pc(struct lua_proc *lp, const struct lua_frame *f,

@@ -31,16 +31,32 @@
 struct lua_proc;
 
 /*
+ * What both Lua rooms' processes hold alike (struct lua_proc here, struct
+ * lj_proc in luajit/ljproc.c, each its first member), read through
+ * lua_proc__base() and lj_proc__base(): the process, the VM found in it
+ * and where its file is mapped, a reader of its memory, its main thread
+ * once known and the thread that runs it.
+ */
+struct lua_vmproc {
+	pid_t pid;
+	struct lua_vm_info vm;
+	uint64_t bias;		/* runtime address - file offset */
+	struct lua_reader rd;	/* @pid's memory (lua_proc__read_pid()) */
+	uint64_t main;		/* its main thread; 0: not known (yet) */
+	uint32_t owner;		/* the thread that runs it */
+};
+
+/* @b: process @pid runs @vm, its file mapped with @bias; its reader with layout @l (or NULL). */
+void lua_vmproc__init(struct lua_vmproc *b, pid_t pid, const struct lua_vm_info *vm,
+		      uint64_t bias, const struct lua_layout *l);
+
+/*
  * Process @pid runs the VM @vm describes, its file mapped with @bias
  * (runtime address = file offset + @bias). NULL: no memory.
  */
 struct lua_proc *lua_proc__new(pid_t pid, const struct lua_vm_info *vm, uint64_t bias);
 void lua_proc__free(struct lua_proc *lp);
-
-/* The VM it runs; where its file is mapped (runtime address - file offset); its main thread. */
-const struct lua_vm_info *lua_proc__vm(const struct lua_proc *lp);
-uint64_t lua_proc__bias(const struct lua_proc *lp);
-uint64_t lua_proc__main(const struct lua_proc *lp);
+const struct lua_vmproc *lua_proc__base(const struct lua_proc *lp);
 
 /*
  * The state, known: its main thread @main (lua_newstate's return, taken
@@ -68,9 +84,6 @@ int lua_proc__find_state_stack(struct lua_proc *lp);
 int lua_proc__read_pid(pid_t pid, uint64_t addr, void *buf, size_t len);
 int lua_proc__scan_stack(pid_t pid, int (*find)(void *lp, const uint64_t *words, size_t n,
 						  uint32_t tid), void *lp);
-
-/* Is the state known? */
-bool lua_proc__has_state(const struct lua_proc *lp);
 
 /* The BPF side's walk of this state into @out. */
 void lua_proc__bpf(const struct lua_proc *lp, struct hs_lua_proc *out);

@@ -24,9 +24,10 @@
 #include "htab.h"
 #include "interp/lua/luafind.h"
 #include "interp/lua/luasegs.h"
+#include "interp/lua/pllua.h"
+#include "interp/plread_int.h"
 #include "interp/splice.h"
 #include "msg.h"
-#include "interp/python/plpython_int.h"
 #include "records.h"
 
 /* A frame's name: the collector's record of it under its caller. */
@@ -57,55 +58,69 @@ static uint64_t key_hash(const uint64_t *k)
 	return htab_hash2(htab_hash2(k[0], k[1]), htab_hash2(k[2], k[3]));
 }
 
-int pllua__new(struct plpy_image *pi)
+/* The image's state: its slot's (pllua__new()'s). */
+static struct pllua *lua_of(const struct plread_image *pi)
 {
-	pllua__free(pi);
-	pi->lua = calloc(1, sizeof(*pi->lua));
-	if (!pi->lua)
-		return -ENOMEM;
-	pi->lua->names = htab__new(256, lname_equal, NULL);
-	return pi->lua->names ? 0 : -ENOMEM;
+	return pi->room;
 }
 
-int pllua__read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+int pllua__new(struct plread_image *pi)
+{
+	struct pllua *l;
+
+	pllua__free(pi);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return -ENOMEM;
+	pi->room = l;
+	l->names = htab__new(256, lname_equal, NULL);
+	return l->names ? 0 : -ENOMEM;
+}
+
+int pllua__read_binary(struct plread_image *pi, const char *path, uint64_t start, uint64_t off,
 		       char *why, size_t cap)
 {
 	char root[64];
 	int err;
 
 	snprintf(root, sizeof(root), "/proc/%d/root", (int)pi->pid);
-	err = lua_find__file(path, root, &pi->lua->vm);
+	err = lua_find__file(path, root, &lua_of(pi)->vm);
 	if (err) {
 		snprintf(why, cap, "%s: no Lua 5.4 or 5.1 interpreter loop found", path);
 		return err;
 	}
-	if ((uint32_t)pi->lua->vm.vm != pi->h->lua_vm) {
+	if ((uint32_t)lua_of(pi)->vm.vm != pi->h->lua_vm) {
 		snprintf(why, cap, "%s is not the Lua its collector says", path);
 		return -EINVAL;
 	}
-	pi->lua->bias = start - off;
+	lua_of(pi)->bias = start - off;
 	return 0;
 }
 
-int pllua__copy(struct plpy_image *pi, const struct plpy_image *parent)
+int pllua__copy(struct plread_image *pi, const struct plread_image *parent)
 {
-	pi->lua->vm = parent->lua->vm;
-	pi->lua->bias = parent->lua->bias;
+	lua_of(pi)->vm = lua_of(parent)->vm;
+	lua_of(pi)->bias = lua_of(parent)->bias;
 	return 0;
 }
 
-void pllua__record(struct plpy_image *pi, const uint64_t *w, uint32_t n)
+bool pllua__record(struct plread_image *pi, const uint64_t *w, uint32_t n)
 {
-	uint64_t fn = (w[5] >> 32) & 0xffff, fl = w[6];
+	struct pllua *l = lua_of(pi);
+	uint64_t fn, fl;
 	const char *b = (const char *)(w + LT_LUA_NAMEREC_WORDS);
 	struct lname *ln;
 
-	if (!pi->lua || !pi->lua->names || fn + fl > (uint64_t)(n - LT_LUA_NAMEREC_WORDS) * 8 ||
-	    htab__find(pi->lua->names, key_hash(w + 1), (uintptr_t)(w + 1)))
-		return;
+	if (n < LT_LUA_NAMEREC_WORDS || w[0] != LT_LUA_NAMEREC)
+		return false;
+	fn = (w[5] >> 32) & 0xffff;
+	fl = w[6];
+	if (!l || !l->names || fn + fl > (uint64_t)(n - LT_LUA_NAMEREC_WORDS) * 8 ||
+	    htab__find(l->names, key_hash(w + 1), (uintptr_t)(w + 1)))
+		return true;
 	ln = calloc(1, sizeof(*ln));
 	if (!ln)
-		return;
+		return true;
 	memcpy(ln->key, w + 1, sizeof(ln->key));
 	ln->line = (int32_t)(uint32_t)w[5];
 	ln->calls = w[5] & LT_LUA_REC_CALLS;
@@ -113,13 +128,14 @@ void pllua__record(struct plpy_image *pi, const uint64_t *w, uint32_t n)
 	ln->function = strndup(b, fn);
 	ln->file = strndup(b + fn, fl);
 	if (!ln->function || !ln->file ||
-	    htab__add(pi->lua->names, key_hash(ln->key), (uintptr_t)ln->key, ln)) {
+	    htab__add(l->names, key_hash(ln->key), (uintptr_t)ln->key, ln)) {
 		free(ln->function);
 		free(ln->file);
 		free(ln);
-		return;
+		return true;
 	}
-	pi->py->lua_records++;
+	pi->c->records++;
+	return true;
 }
 
 static bool in_range(const struct pllua *l, uint64_t ra, uint64_t lo, uint64_t hi)
@@ -150,11 +166,11 @@ static bool calls(void *ctx, const struct lua_frame *c)
  * lua_frames into l->lf for the segments. *@more: the walk went on past
  * them; *@bad: the words are not Lua pairs.
  */
-static void name_pairs(struct plpy_image *pi, const uint64_t *f, uint32_t n, uint32_t *nf,
+static void name_pairs(struct plread_image *pi, const uint64_t *f, uint32_t n, uint32_t *nf,
 		       bool *more, bool *bad)
 {
-	struct pllua *l = pi->lua;
-	struct plpy *py = pi->py;
+	struct pllua *l = lua_of(pi);
+	struct plread *py = pi->py;
 	uint32_t k = 0, np = n / 2;
 
 	*bad = n % 2;
@@ -190,16 +206,16 @@ static void name_pairs(struct plpy_image *pi, const uint64_t *f, uint32_t n, uin
 			break;
 		}
 		py->iframes[k++] = addr;
-		py->frames++;
+		pi->c->frames++;
 	}
 	*nf = k;
 }
 
-struct xstack *pllua__resolve(struct plpy_image *pi, uint32_t id, const uint64_t *f,
+struct xstack *pllua__resolve(struct plread_image *pi, uint32_t id, const uint64_t *f,
 			      uint32_t depth, uint32_t cut)
 {
-	struct plpy *py = pi->py;
-	struct pllua *l = pi->lua;
+	struct plread *py = pi->py;
+	struct pllua *l = lua_of(pi);
 	uint32_t nn = 0, n = 0, nf = 0, sflags = 0, nth = 1, evals[HS_LUA_THREADS + 1] = { 0 };
 	struct splice_in in = { 0 };
 	bool more = false, bad = false, any = false;
@@ -234,27 +250,38 @@ struct xstack *pllua__resolve(struct plpy_image *pi, uint32_t id, const uint64_t
 					   .evals = in.native_cut ? NULL : evals, .nthreads = nth },
 				   py->seg_end, LT_MAX_DEPTH + 1);
 		n = splice__frames(&in, py->out, LT_MAX_DEPTH, &sflags);
-		cut = plpy__splice_cut(py, cut, sflags, any && !in.nseg, more, bad);
-		py->lua_stacks++;
+		cut = plread__splice_cut(pi, cut, sflags, any && !in.nseg, more, bad);
+		pi->c->stacks++;
 	}
-	return plpy__keep(pi, id, n, cut);
+	return plread__keep(pi, id, n, cut);
 }
 
-void pllua__free(struct plpy_image *pi)
+void pllua__free(struct plread_image *pi)
 {
+	struct pllua *l = lua_of(pi);
 	struct lname *ln;
 	size_t pos = 0;
 
-	if (!pi->lua)
+	if (!l)
 		return;
-	if (pi->lua->names) {
-		while ((ln = htab__next(pi->lua->names, &pos, NULL))) {
+	if (l->names) {
+		while ((ln = htab__next(l->names, &pos, NULL))) {
 			free(ln->function);
 			free(ln->file);
 			free(ln);
 		}
-		htab__free(pi->lua->names);
+		htab__free(l->names);
 	}
-	free(pi->lua);
-	pi->lua = NULL;
+	free(l);
+	pi->room = NULL;
+}
+
+void pllua__counts_said(const struct pl_counts *c, bool verbose)
+{
+	if (c->images && verbose)
+		elog("Lua frames: %" PRIu64 " processes, %" PRIu64 " stacks, %" PRIu64 " names "
+		     "recorded by the collector", c->images, c->stacks, c->records);
+	if (c->gone)
+		elog("%" PRIu64 " Lua frames are named \"?\": the collector recorded no name for "
+		     "them (a stack cut, a table full: docs/COLLECTOR.md, \"Lua frames\")", c->gone);
 }

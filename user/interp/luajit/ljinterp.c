@@ -31,6 +31,12 @@
 /* Its row, below (rooms.c names it). */
 extern const struct interp_ops interp_luajit_ops;
 
+/* @p's LuaJIT (its room slot's, when this row made it), or NULL. */
+static inline struct lj_proc *lj_of(const struct iproc *p)
+{
+	return interp__room(p, &interp_luajit_ops);
+}
+
 /* The return program this kernel loads (kfeatures.c chose it), as attach.c's. */
 static struct bpf_program *exit_prog(struct heapsnoop_bpf *skel)
 {
@@ -61,7 +67,7 @@ static int probe_allocf(struct interp *ip, struct iproc *p, const char *path,
 /* struct lua_room's steps on a struct lj_proc (luainterp.h). */
 static bool lj_has_state(const void *vm)
 {
-	return lj_proc__has_state(vm);
+	return lj_proc__base(vm)->main != 0;
 }
 
 static int lj_set_state(void *vm, uint64_t main, uint32_t tid)
@@ -92,23 +98,23 @@ static int lj_turn_on(struct interp *ip, struct iproc *p, const char *path,
 	struct hs_interp_proc cfg;
 	int err;
 
-	p->lj = lj_proc__new(p->pid, vm, ly, bias);
+	interp__set_room(p, &interp_luajit_ops, lj_proc__new(p->pid, vm, ly, bias));
 	p->pending = htab__new(8, NULL, NULL);
-	if (!p->lj || !p->pending)
+	if (!lj_of(p) || !p->pending)
 		return -ENOMEM;
 	/* Launch mode: the state is made later; lua_newstate's return gives it. */
 	err = interp__probe_at(ip, p, ip->o.skel->progs.lua_newstate_ret, true, path,
 			       vm->newstate);
 	if (!err && when == INTERP_RUNNING)
-		lj_proc__find_state_stack(p->lj);
+		lj_proc__find_state_stack(lj_of(p));
 	if (err)
 		return err;
 	/* Its walk in the BPF side's interp_procs (its state known or not yet). */
-	lua_room__config(ip, &lj_room, p->lj, &cfg);
+	lua_room__config(ip, &lj_room, lj_of(p), &cfg);
 	err = interp__turn_on(ip, p, &interp_luajit_ops, &cfg);
 	if (err)
 		return err;
-	if (lj_proc__has_state(p->lj))
+	if (lj_proc__base(lj_of(p))->main)
 		ip->c.lua_states++;
 	return 0;
 }
@@ -157,13 +163,13 @@ static bool lj_look(struct interp *ip, struct iproc *p, const char *path, const 
 		p->looked = true;
 		return true;
 	}
-	p->lua_refused = false;
+	p->refused = false;
 	elog("pid %d runs LuaJIT 2.1 (%s): its objects are live blocks (its allocator "
 	     "lj_alloc_f probed)%s; its frames are read (the layout of %s, its VM by the largest "
 	     "FDE)%s", p->pid, shown,
 	     when == INTERP_RUNNING ? ", those it allocated before tracing began not seen" : "",
 	     ly->build,
-	     when != INTERP_RUNNING || lj_proc__has_state(p->lj) ? "" :
+	     when != INTERP_RUNNING || lj_proc__base(lj_of(p))->main ? "" :
 	     ", once its state is found in an allocation's registers or stack");
 	return true;
 }
@@ -171,16 +177,18 @@ static bool lj_look(struct interp *ip, struct iproc *p, const char *path, const 
 /* -f: a child of a LuaJIT process: the same state, its memory a copy, run by its one thread. */
 static void lj_fork(struct interp *ip, struct iproc *pp, struct iproc *c)
 {
-	c->lj = lj_proc__new(c->pid, lj_proc__vm(pp->lj), lj_proc__layout(pp->lj),
-			     lj_proc__bias(pp->lj));
+	const struct lua_vmproc *pb = lj_proc__base(lj_of(pp));
+
+	interp__set_room(c, &interp_luajit_ops,
+			 lj_proc__new(c->pid, &pb->vm, lj_proc__layout(lj_of(pp)), pb->bias));
 	c->pending = htab__new(8, NULL, NULL);
 	c->looked = true;
-	if (!c->lj || !c->pending) {
+	if (!lj_of(c) || !c->pending) {
 		interp__reset(ip, c);
 		return;
 	}
-	if (lj_proc__has_state(pp->lj))
-		lj_proc__set_state(c->lj, lj_proc__main(pp->lj), (uint32_t)c->pid);
+	if (pb->main)
+		lj_proc__set_state(lj_of(c), pb->main, (uint32_t)c->pid);
 	interp__forked_on(ip, c, &interp_luajit_ops);
 }
 
@@ -223,18 +231,18 @@ static uint32_t lj_splice(struct interp *ip, struct iproc *p, const struct hs_ev
 	(void)grab;
 	if (!pd) {
 		/* Its state not known yet (-p), or not its thread: no frames, unmarked. */
-		if (!lua_room__state(ip, p, &lj_room, p->lj, ev))
+		if (!lua_room__state(ip, p, &lj_room, lj_of(p), ev))
 			ip->c.no_frames++;
 		return interp__copy_native(native, n, out, max);
 	}
-	if (!lua_room__state(ip, p, &lj_room, p->lj, ev)) {
+	if (!lua_room__state(ip, p, &lj_room, lj_of(p), ev)) {
 		ip->c.lost++;
 		*flags = STACK_FAULT;
 		return interp__copy_native(native, n, out, max);
 	}
 	f = (const struct lua_frame *)pd->f;
 	for (uint32_t i = 0; i < pd->nr; i++) {
-		ip->iframes[i] = lj_proc__frame_addr(p->lj, f, pd->nr, i, lua_room__intern, &c,
+		ip->iframes[i] = lj_proc__frame_addr(lj_of(p), f, pd->nr, i, lua_room__intern, &c,
 						     &stale);
 		ip->c.lua_stale += stale;
 	}
@@ -243,8 +251,8 @@ static uint32_t lj_splice(struct interp *ip, struct iproc *p, const struct hs_ev
 				 /* A coroutine's resumers were not read: their VM frames stay. */
 				 .interp_cut = (pd->flags & HS_EVF_TRUNCATED) ||
 					       (pd->nr && (f[0].pos & HS_LUA_F_CORO)),
-				 .is_eval = lj_proc__in_vm, .ctx = p->lj };
-	in.nseg = lj_segs(p->lj, f, pd->nr, native, n, native_cut || in.interp_cut, ip->seg_end);
+				 .is_eval = lj_proc__in_vm, .ctx = lj_of(p) };
+	in.nseg = lj_segs(lj_of(p), f, pd->nr, native, n, native_cut || in.interp_cut, ip->seg_end);
 	ip->c.frames += pd->nr;
 	ip->c.named += pd->nr;
 	n = interp__splice_out(ip, &in, pd, pd->flags & HS_EVF_TRUNCATED, out, max, flags);
@@ -255,8 +263,7 @@ static uint32_t lj_splice(struct interp *ip, struct iproc *p, const struct hs_ev
 static void lj_forget(struct interp *ip, struct iproc *p)
 {
 	(void)ip;
-	lj_proc__free(p->lj);
-	p->lj = NULL;
+	lj_proc__free(lj_of(p));
 }
 
 /* Its look: Lua's hands it a LuaJIT (lua_vm). */

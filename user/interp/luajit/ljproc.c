@@ -20,23 +20,11 @@ struct memo {
 #define MEMO_MAX (1u << 16)
 
 struct lj_proc {
-	pid_t pid;
-	struct lua_vm_info vm;
+	struct lua_vmproc b;
 	const struct lj_layout *ly;	/* its build's (ljproto.h) */
-	uint64_t bias;
-	struct lua_reader rd;
 	struct lj_names *names;
 	struct htab *memo;		/* frame words -> struct memo */
-	uint64_t main;
-	uint32_t owner;
 };
-
-static int read_proc(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	const struct lj_proc *lp = ctx;
-
-	return lua_proc__read_pid(lp->pid, addr, buf, len);
-}
 
 struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm,
 			     const struct lj_layout *ly, uint64_t bias)
@@ -45,12 +33,9 @@ struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm,
 
 	if (!lp)
 		return NULL;
-	lp->pid = pid;
-	lp->vm = *vm;
+	lua_vmproc__init(&lp->b, pid, vm, bias, NULL);
 	lp->ly = ly;
-	lp->bias = bias;
-	lp->rd = (struct lua_reader){ .read = read_proc, .ctx = lp };
-	lp->names = lj_names__new(&lp->rd);
+	lp->names = lj_names__new(&lp->b.rd);
 	lp->memo = htab__new(256, NULL, NULL);
 	if (!lp->names || !lp->memo) {
 		lj_proc__free(lp);
@@ -78,9 +63,9 @@ void lj_proc__free(struct lj_proc *lp)
 	free(lp);
 }
 
-const struct lua_vm_info *lj_proc__vm(const struct lj_proc *lp)
+const struct lua_vmproc *lj_proc__base(const struct lj_proc *lp)
 {
-	return &lp->vm;
+	return &lp->b;
 }
 
 const struct lj_layout *lj_proc__layout(const struct lj_proc *lp)
@@ -88,22 +73,12 @@ const struct lj_layout *lj_proc__layout(const struct lj_proc *lp)
 	return lp->ly;
 }
 
-uint64_t lj_proc__bias(const struct lj_proc *lp)
-{
-	return lp->bias;
-}
-
-uint64_t lj_proc__main(const struct lj_proc *lp)
-{
-	return lp->main;
-}
-
 int lj_proc__set_state(struct lj_proc *lp, uint64_t main, uint32_t tid)
 {
 	if (!main || (main & 7))
 		return -ENOENT;
-	lp->main = main;
-	lp->owner = tid;
+	lp->b.main = main;
+	lp->b.owner = tid;
 	return 0;
 }
 
@@ -115,7 +90,7 @@ int lj_proc__find_state(struct lj_proc *lp, const uint64_t *words, size_t n, uin
 		/* A heap pointer, 8-aligned: a cheap test before any read. */
 		if (words[i] < 4096 || (words[i] & 7) || words[i] >> 47)
 			continue;
-		if (!lj_state__main(&lp->rd, lp->ly, words[i], &m))
+		if (!lj_state__main(&lp->b.rd, lp->ly, words[i], &m))
 			return lj_proc__set_state(lp, m, tid);
 	}
 	return -ENOENT;
@@ -128,19 +103,14 @@ static int find_state(void *lp, const uint64_t *words, size_t n, uint32_t tid)
 
 int lj_proc__find_state_stack(struct lj_proc *lp)
 {
-	return lua_proc__scan_stack(lp->pid, find_state, lp);
-}
-
-bool lj_proc__has_state(const struct lj_proc *lp)
-{
-	return lp->main != 0;
+	return lua_proc__scan_stack(lp->b.pid, find_state, lp);
 }
 
 void lj_proc__bpf(const struct lj_proc *lp, struct hs_lua_proc *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->main = lp->main;
-	o->owner = lp->owner;
+	o->main = lp->b.main;
+	o->owner = lp->b.owner;
 	o->vm = HS_LUA_VM_JIT;
 	o->lj_l_g = LJ_L_GLREF;
 	o->lj_l_base = LJ_L_BASE;
@@ -159,9 +129,9 @@ void lj_proc__bpf(const struct lj_proc *lp, struct hs_lua_proc *o)
 bool lj_proc__in_vm(void *ctx, uint64_t ra)
 {
 	const struct lj_proc *lp = ctx;
-	uint64_t pc = ra - 1 - lp->bias;
+	uint64_t pc = ra - 1 - lp->b.bias;
 
-	return pc >= lp->vm.exec_off_lo && pc < lp->vm.exec_off_hi;
+	return pc >= lp->b.vm.exec_off_lo && pc < lp->b.vm.exec_off_hi;
 }
 
 uint32_t lj_proc__segs(const struct lua_frame *f, uint32_t nf, uint32_t *seg_end, uint32_t max)

@@ -22,6 +22,7 @@
 #include "heapsnoop/luaframe.h"
 #include "interp/lua/luafind.h"
 #include "interp/lua/luanames.h"
+#include "interp/lua/luaproc.h"
 #include "interp/lua/luawalk.h"
 #include "interp/luajit/ljproto.h"
 
@@ -34,11 +35,10 @@ struct lj_proc;
 struct lj_proc *lj_proc__new(pid_t pid, const struct lua_vm_info *vm,
 			     const struct lj_layout *ly, uint64_t bias);
 void lj_proc__free(struct lj_proc *lp);
-
-const struct lua_vm_info *lj_proc__vm(const struct lj_proc *lp);
+/* What both Lua rooms' processes hold alike (lua/luaproc.h): the VM, its state. */
+const struct lua_vmproc *lj_proc__base(const struct lj_proc *lp);
+/* The build's layout it was made with (ljproto.h). */
 const struct lj_layout *lj_proc__layout(const struct lj_proc *lp);
-uint64_t lj_proc__bias(const struct lj_proc *lp);
-uint64_t lj_proc__main(const struct lj_proc *lp);
 
 /* The state known: its main thread @main, run by thread @tid. 0, -ENOENT (NULL or odd). */
 int lj_proc__set_state(struct lj_proc *lp, uint64_t main, uint32_t tid);
@@ -46,8 +46,6 @@ int lj_proc__set_state(struct lj_proc *lp, uint64_t main, uint32_t tid);
 /* The state among @n words (registers, a stack's copy), or in the process's [stack]. 0, -ENOENT. */
 int lj_proc__find_state(struct lj_proc *lp, const uint64_t *words, size_t n, uint32_t tid);
 int lj_proc__find_state_stack(struct lj_proc *lp);
-
-bool lj_proc__has_state(const struct lj_proc *lp);
 
 /* The BPF side's walk of this state into @out. */
 void lj_proc__bpf(const struct lj_proc *lp, struct hs_lua_proc *out);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * plpycode.c - the code objects heapsnoop --preload names Python frames
- * by (see plpython.h, plpython_int.h): each from the collector's record
+ * by (see interp/plread.h, plpython_int.h): each from the collector's record
  * of it (livetable.h, LT_PY_CODEREC: its name, file and location table
  * copied into the table while it lived), else read from the process
  * (process_vm_readv, user/interp/python/pycode.c) while its pidfd says it
@@ -30,7 +30,7 @@ bool plpy_code__equal(uintptr_t stored, uintptr_t probe, void *ctx)
 	return c->addr == p->addr && c->fp == p->fp;
 }
 
-static bool running(const struct plpy_image *pi)
+static bool running(const struct plread_image *pi)
 {
 	struct pollfd p = { pi->pidfd, POLLIN, 0 };
 
@@ -39,7 +39,7 @@ static bool running(const struct plpy_image *pi)
 
 static int vm_read(void *ctx, uint64_t addr, void *buf, size_t len)
 {
-	const struct plpy_image *pi = ctx;
+	const struct plread_image *pi = ctx;
 	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
 	ssize_t n;
 
@@ -60,7 +60,7 @@ static uint64_t word_at(const uint8_t *b, uint32_t off)
 }
 
 /* Up to 8 bytes at @addr as lt_py_bytes8() makes them; 0 if unreadable. */
-static uint64_t bytes8_at(struct plpy_image *pi, uint64_t addr, uint64_t n)
+static uint64_t bytes8_at(struct plread_image *pi, uint64_t addr, uint64_t n)
 {
 	unsigned char b[8];
 
@@ -69,9 +69,9 @@ static uint64_t bytes8_at(struct plpy_image *pi, uint64_t addr, uint64_t n)
 }
 
 /* The last 8 bytes of the compact str @s's characters, as pywalk.c's str_tail(). */
-static uint64_t str_tail(struct plpy_image *pi, uint64_t s)
+static uint64_t str_tail(struct plread_image *pi, uint64_t s)
 {
-	const struct py_layout *l = &pi->img.layout;
+	const struct py_layout *l = &plpy_py_of(pi)->img.layout;
 	uint32_t state;
 	uint64_t n;
 
@@ -86,14 +86,14 @@ static uint64_t str_tail(struct plpy_image *pi, uint64_t s)
 }
 
 /* Is the code object at @addr, read now, the one of fingerprint @fp? */
-static bool still_it(struct plpy_image *pi, uint64_t addr, uint32_t fp)
+static bool still_it(struct plread_image *pi, uint64_t addr, uint32_t fp)
 {
-	const struct py_layout *l = &pi->img.layout;
+	const struct py_layout *l = &plpy_py_of(pi)->img.layout;
 	struct lt_py_code_id id;
 	uint8_t head[256];
 
 	if (l->co_code > sizeof(head) || vm_read(pi, addr, head, l->co_code) ||
-	    word_at(head, l->ob_type) != pi->code_type)
+	    word_at(head, l->ob_type) != plpy_py_of(pi)->code_type)
 		return false;
 	id = (struct lt_py_code_id){ .qualname = word_at(head, l->co_qualname),
 		.file = word_at(head, l->co_filename), .table = word_at(head, l->co_linetable),
@@ -108,11 +108,11 @@ static bool still_it(struct plpy_image *pi, uint64_t addr, uint32_t fp)
 }
 
 /* The code object @addr of fingerprint @fp: read once, kept (NULL: no memory). */
-struct code *plpy_code__of(struct plpy_image *pi, uint64_t addr, uint32_t fp)
+struct code *plpy_code__of(struct plread_image *pi, uint64_t addr, uint32_t fp)
 {
 	struct code_key p = { addr, fp };
 	uint64_t hash = htab_hash2(addr, fp);
-	struct code *c = htab__find(pi->codes, hash, (uintptr_t)&p);
+	struct code *c = htab__find(plpy_py_of(pi)->codes, hash, (uintptr_t)&p);
 
 	if (c)
 		return c;
@@ -122,13 +122,13 @@ struct code *plpy_code__of(struct plpy_image *pi, uint64_t addr, uint32_t fp)
 	c->addr = addr;
 	c->fp = fp;
 	if (running(pi) &&
-	    !py_code__read(&pi->img.layout, vm_read, pi, addr, pi->code_type, &c->c)) {
+	    !py_code__read(&plpy_py_of(pi)->img.layout, vm_read, pi, addr, plpy_py_of(pi)->code_type, &c->c)) {
 		c->ok = still_it(pi, addr, fp);
 		if (!c->ok)
 			py_code__fini(&c->c);
-		pi->py->reads++;
+		pi->c->reads++;
 	}
-	if (htab__add(pi->codes, hash, (uintptr_t)c, c)) {
+	if (htab__add(plpy_py_of(pi)->codes, hash, (uintptr_t)c, c)) {
 		py_code__fini(&c->c);
 		free(c);
 		return NULL;
@@ -141,7 +141,7 @@ struct code *plpy_code__of(struct plpy_image *pi, uint64_t addr, uint32_t fp)
  * copy of its name, file and location table), @w[@n] copied out of the
  * table, kept unless one of that code object is kept already.
  */
-void plpy_code__record(struct plpy_image *pi, const uint64_t *w, uint32_t n)
+void plpy_code__record(struct plread_image *pi, const uint64_t *w, uint32_t n)
 {
 	uint32_t nn = w[4] & 0xffffff, nk = (w[4] >> 24) & 0xff;
 	uint32_t fn = (w[4] >> 32) & 0xffffff, fk = (uint32_t)(w[4] >> 56);
@@ -153,7 +153,7 @@ void plpy_code__record(struct plpy_image *pi, const uint64_t *w, uint32_t n)
 
 	if ((nk != 1 && nk != 2 && nk != 4) || (fk != 1 && fk != 2 && fk != 4) ||
 	    nb + fb + keep > (uint64_t)(n - LT_PY_CODEREC_WORDS) * 8 ||
-	    htab__find(pi->codes, hash, (uintptr_t)&p))
+	    htab__find(plpy_py_of(pi)->codes, hash, (uintptr_t)&p))
 		return;
 	c = calloc(1, sizeof(*c));
 	if (!c)
@@ -169,22 +169,22 @@ void plpy_code__record(struct plpy_image *pi, const uint64_t *w, uint32_t n)
 	c->ok = c->c.name && c->c.file && c->c.table && c->c.firstline >= 0;
 	if (c->c.table)
 		memcpy(c->c.table, b + nb + fb, keep);
-	if (!c->ok || htab__add(pi->codes, hash, (uintptr_t)c, c)) {
+	if (!c->ok || htab__add(plpy_py_of(pi)->codes, hash, (uintptr_t)c, c)) {
 		py_code__fini(&c->c);
 		free(c);
 		return;
 	}
-	pi->py->records++;
+	pi->c->records++;
 }
 
-void plpy_code__free_all(struct plpy_image *pi)
+void plpy_code__free_all(struct plread_image *pi)
 {
 	size_t pos = 0;
 	struct code *c;
 
-	if (!pi->codes)
+	if (!plpy_py_of(pi)->codes)
 		return;
-	while ((c = htab__next(pi->codes, &pos, NULL))) {
+	while ((c = htab__next(plpy_py_of(pi)->codes, &pos, NULL))) {
 		py_code__fini(&c->c);
 		free(c);
 	}

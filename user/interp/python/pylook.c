@@ -97,20 +97,20 @@ static void say_allocator(struct iproc *p, bool running)
 	bool set = pythonmalloc(p->pid, env, sizeof(env)), pymalloc;
 	uint64_t hook = 0;
 
-	if (running && p->py->img.obj_hook) {
+	if (running && py_of(p)->img.obj_hook) {
 		struct iovec l = { &hook, sizeof(hook) };
-		struct iovec r = { (void *)(uintptr_t)(p->py->img.obj_hook + p->py->bias), sizeof(hook) };
+		struct iovec r = { (void *)(uintptr_t)(py_of(p)->img.obj_hook + py_of(p)->bias), sizeof(hook) };
 
 		if (process_vm_readv(p->pid, &l, 1, &r, 1, 0) != sizeof(hook))
 			hook = 0;
 	}
 	if (hook)
-		pymalloc = hook == p->py->img.pymalloc + p->py->bias;
+		pymalloc = hook == py_of(p)->img.pymalloc + py_of(p)->bias;
 	else
 		pymalloc = !set || !strcmp(env, "pymalloc") || !strcmp(env, "debug") ||
 			   !strcmp(env, "pymalloc_debug");
-	py_layout__version_str(p->py->img.version, v, sizeof(v));
-	if (p->py->img.layout.free_threaded) {
+	py_layout__version_str(py_of(p)->img.version, v, sizeof(v));
+	if (py_of(p)->img.layout.free_threaded) {
 		elog("pid %d: Python %s is a free-threaded build: ITS OBJECTS ARE NOT LIVE BLOCKS "
 		     "HERE: it takes them from its own mimalloc heaps (it refuses "
 		     "PYTHONMALLOC=malloc, and heapsnoop leaves it unset for such a command); what "
@@ -146,7 +146,7 @@ static bool tss_key_holds(const struct iproc *p, char *why, size_t cap)
 {
 	uint32_t k[2];
 	struct iovec l = { k, sizeof(k) };
-	struct iovec r = { (void *)(uintptr_t)(p->py->img.tss_key + p->py->bias), sizeof(k) };
+	struct iovec r = { (void *)(uintptr_t)(py_of(p)->img.tss_key + py_of(p)->bias), sizeof(k) };
 
 	if (process_vm_readv(p->pid, &l, 1, &r, 1, 0) != sizeof(k))
 		return true;	/* not readable now: the BPF walk reads it as it can */
@@ -154,7 +154,7 @@ static bool tss_key_holds(const struct iproc *p, char *why, size_t cap)
 		return true;
 	snprintf(why, cap, "its thread-state key (_PyRuntime+%#llx) holds {%u, %u}, not a "
 		 "Py_tss_t: a build whose runtime state is not the layout of its version",
-		 (unsigned long long)(p->py->img.tss_key - p->py->img.runtime), k[0], k[1]);
+		 (unsigned long long)(py_of(p)->img.tss_key - py_of(p)->img.runtime), k[0], k[1]);
 	return false;
 }
 
@@ -162,20 +162,20 @@ static bool tss_key_holds(const struct iproc *p, char *why, size_t cap)
 static int probe_destructor(struct interp *ip, struct iproc *p, const char *path)
 {
 	return interp__probe_at(ip, p, ip->o.skel->progs.interp_code_gone, false, path,
-				p->py->img.code_dealloc_off);
+				py_of(p)->img.code_dealloc_off);
 }
 
 /* What the BPF walk needs of @p (include/heapsnoop/interpframe.h). */
 static void fill_config(const struct interp *ip, const struct iproc *p, const struct libc_tsd *tsd,
 			struct hs_interp_proc *cfg)
 {
-	const struct py_layout *l = &p->py->img.layout;
+	const struct py_layout *l = &py_of(p)->img.layout;
 	struct hs_py_proc *py = &cfg->py;
 
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->kind = HS_INTERP_PYTHON;
 	cfg->max_frames = ip->o.max_frames;
-	py->tss_key = p->py->img.tss_key + p->py->bias;
+	py->tss_key = py_of(p)->img.tss_key + py_of(p)->bias;
 	py->tsd_first = tsd->first;
 	py->tsd_second = tsd->second;
 	py->tsd_entry = tsd->entry;
@@ -212,11 +212,11 @@ static int turn_on(struct interp *ip, struct iproc *p, const struct libc_tsd *ts
 	struct hs_interp_proc cfg;
 	int err;
 
-	p->py->cache = py_cache__new(p->pid, &p->py->img.layout, p->py->img.code_type + p->py->bias,
+	py_of(p)->cache = py_cache__new(p->pid, &py_of(p)->img.layout, py_of(p)->img.code_type + py_of(p)->bias,
 				 interp__ahead, ip);
 	p->pending = htab__new(8, NULL, NULL);
 	p->deaths = htab__new(8, NULL, NULL);
-	if (!p->py->cache || !p->pending || !p->deaths)
+	if (!py_of(p)->cache || !p->pending || !p->deaths)
 		return -ENOMEM;
 	err = probe_destructor(ip, p, path);
 	if (err)
@@ -240,8 +240,15 @@ bool interp__look_python(struct interp *ip, struct iproc *p, const struct mapset
 	char path[PATH_MAX], libc[PATH_MAX], why[512], v[32];
 	int err;
 
-	if (!ip->o.python || (!p->py && !(p->py = calloc(1, sizeof(*p->py)))))
+	if (!ip->o.python)
 		return false;
+	if (!py_of(p)) {
+		struct py_proc *py = calloc(1, sizeof(*py));
+
+		if (!py)
+			return false;
+		interp__set_room(p, &interp_python_ops, py);
+	}
 	err = -ENOENT;
 	for (int i = 0, n = python_mappings(pid, pm, cand);
 	     i < n && err == -ENOENT; i++) {
@@ -251,15 +258,15 @@ bool interp__look_python(struct interp *ip, struct iproc *p, const struct mapset
 			     pid, m->path);
 			return true;
 		}
-		err = py_image__read(path, &p->py->img, why, sizeof(why));
+		err = py_image__read(path, &py_of(p)->img, why, sizeof(why));
 	}
 	if (err == -ENOENT) {
-		free(p->py);	/* not a CPython */
-		p->py = NULL;
+		free(py_of(p));	/* not a CPython */
+		interp__set_room(p, NULL, NULL);
 		return false;
 	}
 	snprintf(p->exe, sizeof(p->exe), "%s", m->path);
-	py_layout__version_str(p->py->img.version, v, sizeof(v));
+	py_layout__version_str(py_of(p)->img.version, v, sizeof(v));
 	if (err) {
 		ip->c.refused++;
 		p->refused = true;
@@ -268,7 +275,7 @@ bool interp__look_python(struct interp *ip, struct iproc *p, const struct mapset
 		     "package version)" : "");
 		return true;
 	}
-	p->py->bias = load_bias(&p->py->img, m);
+	py_of(p)->bias = load_bias(&py_of(p)->img, m);
 	if (when == INTERP_RUNNING && !tss_key_holds(p, why, sizeof(why))) {
 		ip->c.refused++;
 		p->refused = true;
@@ -312,7 +319,7 @@ bool interp__look_python(struct interp *ip, struct iproc *p, const struct mapset
 		return true;
 	}
 	elog("pid %d runs Python %s (%s): its frames are read%s", pid, v, p->exe,
-	     p->py->img.debug_offsets ? " (its layout from its _Py_DebugOffsets)" : "");
+	     py_of(p)->img.debug_offsets ? " (its layout from its _Py_DebugOffsets)" : "");
 	say_allocator(p, when == INTERP_RUNNING);
 	return true;
 }

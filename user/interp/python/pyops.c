@@ -7,6 +7,7 @@
  * frames (splice.h); a code object's death; its image forgotten; -v's
  * counts of code objects. Its look: pylook.c.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +20,20 @@
 /* -f: a child of a CPython process: the same image, its code objects read anew. */
 static void py_fork(struct interp *ip, struct iproc *pp, struct iproc *c)
 {
-	c->py = malloc(sizeof(*c->py));
-	if (!c->py)
+	struct py_proc *py = malloc(sizeof(*py));
+
+	if (!py)
 		return;
-	c->py->img = pp->py->img;
-	c->py->bias = pp->py->bias;
+	interp__set_room(c, &interp_python_ops, py);
+	py_of(c)->img = py_of(pp)->img;
+	py_of(c)->bias = py_of(pp)->bias;
 	snprintf(c->exe, sizeof(c->exe), "%s", pp->exe);
-	c->py->cache = py_cache__new(c->pid, &c->py->img.layout, c->py->img.code_type + c->py->bias,
+	py_of(c)->cache = py_cache__new(c->pid, &py_of(c)->img.layout, py_of(c)->img.code_type + py_of(c)->bias,
 				     interp__ahead, ip);
 	c->pending = htab__new(8, NULL, NULL);
 	c->deaths = htab__new(8, NULL, NULL);
 	c->looked = true;
-	if (!c->py->cache || !c->pending || !c->deaths) {
+	if (!py_of(c)->cache || !c->pending || !c->deaths) {
 		interp__reset(ip, c);
 		return;
 	}
@@ -41,7 +44,7 @@ static bool is_eval(void *ctx, uint64_t ra)
 {
 	const struct iproc *p = ctx;
 
-	return ra > p->py->bias && py_image__in_eval(&p->py->img, ra - 1 - p->py->bias);
+	return ra > py_of(p)->bias && py_image__in_eval(&py_of(p)->img, ra - 1 - py_of(p)->bias);
 }
 
 static bool any_eval(struct iproc *p, const uint64_t *native, uint32_t n)
@@ -61,7 +64,7 @@ static bool any_eval(struct iproc *p, const uint64_t *native, uint32_t n)
 static uint32_t name_frames(struct interp *ip, struct iproc *p, const struct hs_event *ev,
 			    const struct pending *pd, uint64_t pos, uint32_t *nseg, bool *cut)
 {
-	bool by_entry = p->py->img.layout.fr_entry >= 0;
+	bool by_entry = py_of(p)->img.layout.fr_entry >= 0;
 	uint32_t k = 0, s = 0;
 
 	for (uint32_t i = 0; i < pd->nr; i++) {
@@ -73,7 +76,7 @@ static uint32_t name_frames(struct interp *ip, struct iproc *p, const struct hs_
 			ip->seg_end[s++] = k;
 			continue;
 		}
-		py_cache__name(p->py->cache, pd->f[i].code, HS_PY_POS_INDEX(w), pos, &fn);
+		py_cache__name(py_of(p)->cache, pd->f[i].code, HS_PY_POS_INDEX(w), pos, &fn);
 		if (fn.incomplete) {
 			ip->c.incomplete++;
 		} else {
@@ -148,19 +151,18 @@ static void add_cache_stats(struct py_cache_stats *to, const struct py_cache *c)
 /* Its code objects' names forgotten, their counts kept in ip->py_cache. */
 static void py_forget(struct interp *ip, struct iproc *p)
 {
-	if (!p->py)
+	if (!py_of(p))
 		return;
-	if (p->py->cache && (ip->py_cache || (ip->py_cache = calloc(1, sizeof(*ip->py_cache)))))
-		add_cache_stats(ip->py_cache, p->py->cache);
-	py_cache__free(p->py->cache);
-	free(p->py);
-	p->py = NULL;
+	if (py_of(p)->cache && (ip->py_cache || (ip->py_cache = calloc(1, sizeof(*ip->py_cache)))))
+		add_cache_stats(ip->py_cache, py_of(p)->cache);
+	py_cache__free(py_of(p)->cache);
+	free(py_of(p));
 }
 
 static void py_code_gone(struct iproc *p, uint64_t addr)
 {
-	if (p->py && p->py->cache)
-		py_cache__gone(p->py->cache, addr);
+	if (py_of(p) && py_of(p)->cache)
+		py_cache__gone(py_of(p)->cache, addr);
 }
 
 static void py_stats(const struct interp *ip, FILE *out)
@@ -172,8 +174,8 @@ static void py_stats(const struct interp *ip, FILE *out)
 	if (ip->py_cache)
 		cs = *ip->py_cache;
 	while ((p = htab__next(ip->procs, &pos, NULL)))
-		if (p->py && p->py->cache) {
-			py_cache__stats(p->py->cache, &st);
+		if (py_of(p) && py_of(p)->cache) {
+			py_cache__stats(py_of(p)->cache, &st);
 			cs.hits += st.hits;
 			cs.reads += st.reads;
 			cs.from_death += st.from_death;
@@ -188,6 +190,30 @@ static void py_stats(const struct interp *ip, FILE *out)
 	     ip->c.deaths, ip->c.deaths_ahead);
 }
 
+/*
+ * The command's environment. pymalloc's fast path is inlined at every
+ * call site of Debian's python3.x (LTO), and its objects come from its
+ * own arenas: neither a probe nor the collector sees them. Under
+ * PYTHONMALLOC=malloc each is a malloc'ed block. A free-threaded build
+ * (3.13t, 3.14t) refuses it (mimalloc only): left unset when the command
+ * is one. Set PYTHONMALLOC, or --interp none, leaves it alone.
+ */
+static int py_command_env(const struct interp_opts *o, const char *cmd)
+{
+	if (!o->python || getenv("PYTHONMALLOC"))
+		return 0;
+	if (cmd && py_command__free_threaded(cmd)) {
+		elog("%s is a free-threaded CPython: it refuses PYTHONMALLOC=malloc, left unset", cmd);
+		return 0;
+	}
+	if (setenv("PYTHONMALLOC", "malloc", 1))
+		return -errno;
+	if (o->verbose)
+		elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates each object "
+		     "with malloc (--interp none, or PYTHONMALLOC set, leaves it alone)");
+	return 0;
+}
+
 const struct interp_ops interp_python_ops = {
 	.name = "python",
 	.look = interp__look_python,
@@ -196,10 +222,17 @@ const struct interp_ops interp_python_ops = {
 	.forget = py_forget,
 	.code_gone = py_code_gone,
 	.stats = py_stats,
+	.command_env = py_command_env,
+	.pl_title = "Python",
+	.pl_loop = "eval loop",
 	.pl_is = plpy__is,
+	.pl_new = plpy__new_state,
+	.pl_free = plpy__free_state,
 	.pl_anchor = plpy__anchor,
 	.pl_read = plpy__read,
 	.pl_copy = plpy__copy,
+	.pl_record = plpy__record,
 	.pl_resolve = plpy__resolve,
 	.pl_said = plpy__said,
+	.pl_finish = plpy__counts_said,
 };

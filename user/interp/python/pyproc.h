@@ -25,6 +25,12 @@ struct py_proc {
 /* pyops.c: CPython's row. */
 extern const struct interp_ops interp_python_ops;
 
+/* @p's CPython (its room slot's, when this row made it), or NULL. */
+static inline struct py_proc *py_of(const struct iproc *p)
+{
+	return interp__room(p, &interp_python_ops);
+}
+
 /* pylook.c: the row's look (ops.h). */
 bool interp__look_python(struct interp *ip, struct iproc *p, const struct mapset *pm,
 			 enum interp_when when);

@@ -25,7 +25,7 @@
 #include "heapsnoop/livedump.h"
 #include "msg.h"
 #include "plimage.h"
-#include "interp/python/plpython.h"
+#include "interp/plread.h"
 #include "plsummary.h"
 
 #ifndef F_GET_SEALS
@@ -55,7 +55,7 @@ struct plimage {
 	struct segmap segs[LT_HELLO_SEGS];
 	unsigned int nsegs;
 	struct lt_snap snap;
-	struct plpy_image *py;		/* its Python frames (plpython.c), once its header says */
+	struct plread_image *py;		/* its Python frames (plpython.c), once its header says */
 	/* -s: a Python's live set read while it runs (read_peak()), its most kept. */
 	uint64_t peak, peak_count;
 	uint64_t peak_at_ms, read_at_ms;	/* CLOCK_MONOTONIC; 0: never read */
@@ -76,7 +76,7 @@ struct plimages {
 	struct plhello *pending;	/* messages taken during a dump, handled after, in order */
 	size_t npending, pending_cap;
 	struct lt_out *out;
-	struct plpy *py;		/* NULL: --no-interp */
+	struct plread *py;		/* NULL: --no-interp */
 	struct summary *sum;		/* -s: each image's live set at its end, or NULL */
 	struct frametab *sum_names;	/* ... its interpreter frames' names */
 	bool sum_err;			/* one could not be added: said once */
@@ -96,7 +96,7 @@ struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose, bool p
 	struct plimages *ims = calloc(1, sizeof(*ims));
 
 	if (!ims || !(ims->out = malloc(sizeof(*ims->out))) ||
-	    (python && !(ims->py = plpy__new(verbose)))) {
+	    (python && !(ims->py = plread__new(verbose)))) {
 		if (ims)
 			free(ims->out);
 		free(ims);
@@ -104,7 +104,7 @@ struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose, bool p
 	}
 	lt_out__init(ims->out, fd);
 	if (ims->py)
-		plpy__hook(ims->py, ims->out);
+		plread__hook(ims->py, ims->out);
 	ims->out->tick = tick;
 	ims->out->tick_arg = ims;
 	ims->sock = sock;
@@ -234,7 +234,7 @@ static void image_close(struct plimages *ims, struct plimage *im)
 	ims->lost_stacks += s;
 	ims->lost_modules += m;
 	ims->forks += __atomic_load_n(&h->forks, __ATOMIC_RELAXED);
-	plpy_image__free(im->py);
+	plread_image__free(im->py);
 	lt_snap__free(&im->snap);
 	for (unsigned int i = 0; i < im->nsegs; i++)
 		munmap(im->segs[i].p, im->segs[i].len);
@@ -410,7 +410,7 @@ static void summarize(struct plimages *ims, struct plimage *im)
 				 im->peak ? (int64_t)(now_ms() - im->peak_at_ms) : -1, PEAK_READ_MS };
 
 	if (!ims->sum || ims->sum_err ||
-	    !plsummary__add(ims->sum, &im->snap, im->comm, ims->out, plpy__frames(ims->py),
+	    !plsummary__add(ims->sum, &im->snap, im->comm, ims->out, plread__frames(ims->py),
 			    ims->sum_names, &pk))
 		return;
 	ims->sum_err = true;
@@ -683,7 +683,7 @@ void plimages__ended(struct plimages *ims, size_t i)
 {
 	struct plimage *im = ims->alive[i];
 
-	plpy_image__ended(im->py);	/* gone: nothing more is read of it */
+	plread_image__ended(im->py);	/* gone: nothing more is read of it */
 	ims->alive[i] = ims->alive[--ims->n];
 	if (exec_untraced(ims, im))
 		return;
@@ -702,8 +702,8 @@ static void python_of(struct plimages *ims, struct plimage *im)
 {
 	if (ims->py && !im->py && (__atomic_load_n(&im->hdr->py_version, __ATOMIC_ACQUIRE) ||
 				   __atomic_load_n(&im->hdr->lua_vm, __ATOMIC_ACQUIRE)))
-		im->py = plpy_image__new(ims->py, im->pid, im->pidfd, &im->view);
-	plpy_image__scan(im->py);
+		im->py = plread_image__new(ims->py, im->pid, im->pidfd, &im->view);
+	plread_image__scan(im->py);
 }
 
 void plimages__scan(struct plimages *ims)
@@ -828,7 +828,7 @@ int plimages__finish(struct plimages *ims)
 		image_close(ims, im);
 	}
 	if (ims->py)
-		plpy__finish(ims->py);
+		plread__finish(ims->py);
 	/* Every image's count of forks is in now. */
 	unhelloed = ims->forks > ims->fork_hellos ? ims->forks - ims->fork_hellos : 0;
 	if (ims->write_err) {
@@ -875,7 +875,7 @@ void plimages__free(struct plimages *ims)
 	for (size_t i = 0; i < ims->npending; i++)
 		plhello__close(&ims->pending[i]);
 	free(ims->pending);
-	plpy__free(ims->py);
+	plread__free(ims->py);
 	free(ims->alive);
 	free(ims->out);
 	free(ims);

@@ -38,7 +38,7 @@ struct plimages;
 /*
  * A new set writing to @fd (records only; flushed by each section), the
  * hellos of @sock taken meanwhile by long dumps; -v's lines if @verbose;
- * Python frames named (plpython.h) if @python. NULL without memory.
+ * interpreter frames named (interp/plread.h) if @python. NULL without memory.
  */
 struct plimages *plimages__new(int fd, struct plsock *sock, bool verbose, bool python);
 void plimages__free(struct plimages *ims);

@@ -83,27 +83,19 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 }
 
 /*
- * @fd, kept open here, named through our /proc entry: a name the
+ * @fd's name through our /proc entry, into @name (@cap bytes): a name the
  * command's processes may open in any root or mount namespace that has
  * the same /proc, as long as we are dumpable (no file capabilities).
- * Returns 0 (@l->fd holds it, @l->path names it) or -errno; @fd is closed
- * on failure.
+ * Returns 0 or -errno (-EPERM: not dumpable; -ENAMETOOLONG; no /proc in
+ * this mount namespace: access()'s).
  */
-static int name_fd(struct pllib *l, int fd)
+static int name_fd(int fd, char *name, size_t cap)
 {
-	int err = 0;
-
 	if (prctl(PR_GET_DUMPABLE) != 1)
-		err = -EPERM;
-	snprintf(l->path, sizeof(l->path), "/proc/%d/fd/%d", (int)getpid(), fd);
-	if (!err && access(l->path, R_OK))
-		err = -errno;	/* no /proc in this mount namespace */
-	if (err) {
-		close(fd);
-		return err;
-	}
-	l->fd = fd;
-	return 0;
+		return -EPERM;
+	if ((size_t)snprintf(name, cap, "/proc/%d/fd/%d", (int)getpid(), fd) >= cap)
+		return -ENAMETOOLONG;
+	return access(name, R_OK) ? -errno : 0;
 }
 
 /* The embedded library in a sealed memfd, named by name_fd(). */
@@ -126,11 +118,14 @@ static int embed_memfd(struct pllib *l)
 	err = write_all(fd, hs_preload_blob, n);
 	if (!err && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
 		err = -errno;
+	if (!err)
+		err = name_fd(fd, l->path, sizeof(l->path));
 	if (err) {
 		close(fd);
 		return err;
 	}
-	return name_fd(l, fd);
+	l->fd = fd;
+	return 0;
 }
 
 /*
@@ -142,32 +137,23 @@ static int embed_memfd(struct pllib *l)
  * with the same /proc by the descriptor; ld.so says the name that cannot
  * serve "cannot be preloaded ... ignored", once, on the program's standard
  * error (the descriptor's, for another user). Where the descriptor cannot
- * serve here, or
- * both names do not fit, the path alone.
+ * serve here, or both names do not fit, the path alone.
  */
 static void open_found(struct pllib *l)
 {
-	char path[sizeof(l->path)];
+	char fdname[64];
 	int fd = open(l->path, O_RDONLY | O_CLOEXEC);
-	size_t n;
+	size_t n = strlen(l->path);
 
 	if (fd < 0)
 		return;
-	memcpy(path, l->path, sizeof(path));
-	if (name_fd(l, fd))
-		goto path_only;
-	n = strlen(path);
-	if (n + 1 + strlen(l->path) + 1 > sizeof(path))
-		goto path_only;
-	memmove(l->path + n + 1, l->path, strlen(l->path) + 1);
-	memcpy(l->path, path, n);
-	l->path[n] = ':';
-	return;
-path_only:
-	memcpy(l->path, path, sizeof(path));
-	if (l->fd >= 0)
-		close(l->fd);
-	l->fd = -1;
+	if (name_fd(fd, fdname, sizeof(fdname)) ||
+	    (size_t)snprintf(l->path + n, sizeof(l->path) - n, ":%s", fdname) >= sizeof(l->path) - n) {
+		l->path[n] = '\0';
+		close(fd);
+		return;
+	}
+	l->fd = fd;
 }
 
 /* The embedded library as a private file: a 0700 directory, a 0500 file. */

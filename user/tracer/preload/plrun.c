@@ -31,7 +31,7 @@
 
 #include "frametab.h"
 #include "heapsnoop/env.h"
-#include "interp/python/pyfind.h"
+#include "interp/interp.h"
 #include "msg.h"
 #include "outfile.h"
 #include "output/summary.h"
@@ -46,7 +46,7 @@
 #endif
 
 struct run {
-	const struct options *o;
+	const struct preload_opts *o;
 	struct pllib lib;
 	struct plsock sock;
 	struct plimages *ims;
@@ -89,7 +89,7 @@ static void abs_output(const char *o, char *out, size_t cap)
 /* The collector's environment, inherited by the command and its descendants. */
 static int environment(struct run *r)
 {
-	const struct options *o = r->o;
+	const struct preload_opts *o = r->o;
 	const char *old = getenv("LD_PRELOAD");
 	char pre[2 * PATH_MAX], out[PATH_MAX + 8];
 	int err = 0;
@@ -112,28 +112,18 @@ static int environment(struct run *r)
 	if (o->snip_post)
 		err |= set_num(HS_ENV_SNIP_POST, o->snip_post);
 	/*
-	 * Python frames (docs/COLLECTOR.md, "Python frames"): the collector
-	 * reads them, heapsnoop names them. pymalloc's objects come from its
-	 * own arenas, no malloc the collector sees: PYTHONMALLOC=malloc
-	 * unless set, as the tracer's launch mode (--interp none: left alone).
+	 * Python frames (docs/COLLECTOR.md, "Python frames") and Lua's
+	 * ("Lua frames"): the collector reads them, heapsnoop names them.
+	 * Each runtime's own environment for the command is its row's
+	 * (interp__command_env(): CPython's PYTHONMALLOC=malloc, as the
+	 * tracer's launch mode; --interp none: left alone).
 	 */
 	unsetenv(HS_ENV_INTERP);
-	/* Lua frames (docs/COLLECTOR.md, "Lua frames"): the collector reads and names them. */
-	if ((o->interp & (OPT_INTERP_PYTHON | OPT_INTERP_LUA)) && !r->standalone)
-		err |= setenv(HS_ENV_INTERP, !(o->interp & OPT_INTERP_LUA) ? "python" :
-			      !(o->interp & OPT_INTERP_PYTHON) ? "lua" : "python,lua", 1);
-	if ((o->interp & OPT_INTERP_PYTHON) && !r->standalone) {
-		if (!getenv("PYTHONMALLOC") && o->argv && o->argv[0] &&
-		    py_command__free_threaded(o->argv[0])) {
-			elog("%s is a free-threaded CPython: it refuses PYTHONMALLOC=malloc, left "
-			     "unset", o->argv[0]);
-		} else if (!getenv("PYTHONMALLOC")) {
-			err |= setenv("PYTHONMALLOC", "malloc", 1);
-			if (o->verbose)
-				elog("PYTHONMALLOC=malloc for the command: a Python it runs allocates "
-				     "each object with malloc (--interp none, or PYTHONMALLOC set, "
-				     "leaves it alone)");
-		}
+	if ((o->python || o->lua) && !r->standalone) {
+		err |= setenv(HS_ENV_INTERP, !o->lua ? "python" : !o->python ? "lua" : "python,lua", 1);
+		err |= interp__command_env(&(struct interp_opts){ .python = o->python, .lua = o->lua,
+							    .verbose = o->verbose },
+					     o->argv && o->argv[0] ? o->argv[0] : NULL) != 0;
 	}
 	if (r->standalone) {
 		/* Each process appends its own dumps to -o's file (or standard error). */
@@ -323,7 +313,7 @@ static int loop(struct run *r)
 
 static int setup(struct run *r)
 {
-	const struct options *o = r->o;
+	const struct preload_opts *o = r->o;
 	long pidfd = syscall(SYS_pidfd_open, getpid(), 0);
 
 	if (pidfd >= 0)
@@ -389,16 +379,16 @@ static bool name_frame(void *ctx, uint32_t pid, uint64_t addr, struct sym_frame 
 /* -s: the summary of every image's last live set, as the BPF tracer's (summary.h). */
 static void summarize(struct run *r)
 {
-	const struct options *o = r->o;
+	const struct preload_opts *o = r->o;
 	struct symbolizer *sym = symbolizer__new(NULL);
 
 	summary__write(r->sum, sym, name_frame, r->sum_names, r->summary,
-		       &(struct summary_opts){ !o->gate.no_default_supp, o->output, o->full_stacks },
+		       &(struct summary_opts){ o->default_supp, o->output, o->full_stacks },
 		       stderr);
 	symbolizer__free(sym);
 }
 
-int preload__run(const struct options *o)
+int preload__run(const struct preload_opts *o)
 {
 	struct run r = { .o = o, .summary = o->summary, .output = o->output, .out_fd = 1, .sfd = -1, .tfd = -1,
 			 .sock = { .fd = -1 }, .lib = { .fd = -1 } };
@@ -433,7 +423,7 @@ int preload__run(const struct options *o)
 	}
 	if (!r.standalone) {
 		r.ims = plimages__new(r.out_fd, &r.sock, o->verbose,
-				      (o->interp & (OPT_INTERP_PYTHON | OPT_INTERP_LUA)) != 0);
+				      o->python || o->lua);
 		if (!r.ims) {
 			elog("out of memory");
 			goto out;

@@ -26,7 +26,7 @@ struct plsum_peak {
  * Snapshot @snap of process @comm into @s: its live blocks summed by
  * stack, each stack's frames as its records write them (@o's xlate:
  * interpreter frames named), its modules as its mappings. An
- * interpreter's frame (a synthetic address @from names, plpy__frames())
+ * interpreter's frame (a synthetic address @from names, plread__frames())
  * is interned into @to and written with @to's address, so that the
  * summary names it after its image, and @from's names, are gone (@from
  * NULL: frames copied as they are). @peak (NULL: none) is its peak for

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
  * plbinary.c - the binary of a --preload image's interpreter (its CPython
- * eval loop, its Lua's lua_newstate), found and read for plpython.c and
- * pllua.c: a fork child's is its parent's; else by the process's
- * mappings (/proc/PID/maps, reached as the tracer reaches a mapping's
- * file: procmaps.c); else, when the process has ended (a zombie has no
+ * eval loop, its Lua's lua_newstate), found for plread.c and read by
+ * its row (ops.h's pl_read, pl_copy: python/plpython.c, lua/pllua.c): a
+ * fork child's is its parent's; else by the process's mappings
+ * (/proc/PID/maps, reached as the tracer reaches a mapping's file:
+ * procmaps.c); else, when the process has ended (a zombie has no
  * mappings) or ended while its binary was read (its map_files gone
  * between two opens), by the module records of its own table.
  */
@@ -16,12 +17,12 @@
 #include <sys/stat.h>
 
 #include "heapsnoop/livedump.h"
+#include "interp/plread_int.h"
 #include "maps/procmaps.h"
 #include "mapset.h"
-#include "interp/python/plpython_int.h"
 
 /* @pi's binary read from @path, mapped at @start from file offset @off (its row's): 0 or -errno. */
-static int read_binary(struct plpy_image *pi, const char *path, uint64_t start, uint64_t off,
+static int read_binary(struct plread_image *pi, const char *path, uint64_t start, uint64_t off,
 		       uint64_t eval, char *why, size_t cap)
 {
 	return pi->ops->pl_read(pi, path, start, off, eval, why, cap);
@@ -49,7 +50,7 @@ static int mod_of(void *arg, const struct lt_mod *m)
  * the binary by the table's own module records, in its root if that is
  * still there, else as the path says.
  */
-static int binary_by_table(struct plpy_image *pi, uint64_t eval, char *why, size_t cap)
+static int binary_by_table(struct plread_image *pi, uint64_t eval, char *why, size_t cap)
 {
 	struct mod_find f = { .eval = eval };
 	char path[PATH_MAX + 32];
@@ -73,15 +74,15 @@ static int binary_by_table(struct plpy_image *pi, uint64_t eval, char *why, size
  * the process's mappings, or its table's when it has ended already.
  * Returns 0 or -errno.
  */
-int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, uint64_t eval, char *why,
-			    size_t cap)
+int plread_image__find_binary(struct plread_image *pi, pid_t parent, uint64_t eval, char *why,
+			      size_t cap)
 {
 	char path[PATH_MAX];
 	const struct mapping *m;
 	struct mapset *ms = NULL;
 	int err;
 
-	for (struct plpy_image *o = pi->py->images; parent && o; o = o->next)
+	for (struct plread_image *o = pi->py->images; parent && o; o = o->next)
 		if (o->pid == parent && o->named && o->ops->pl_anchor(o->h) == eval)
 			return o->ops->pl_copy(pi, o);
 	err = proc_maps__load_files(pi->pid, &ms);
@@ -98,7 +99,7 @@ int plpy_image__find_binary(struct plpy_image *pi, pid_t parent, uint64_t eval, 
 	 * Ended already (a zombie has no mappings), or while its binary was
 	 * read (its map_files gone): its table says where it was.
 	 */
-	if (m && pi->lua && (err = pllua__new(pi)))
+	if (m && (err = pi->ops->pl_new(pi)))
 		return err;
 	err = binary_by_table(pi, eval, why, cap);
 	if (err == -ENOENT && !*why)

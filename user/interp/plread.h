@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * plpython.h - heapsnoop --preload's side of Python frames: the
+ * plread.h - heapsnoop --preload's reader of interpreter frames (the
+ * tracer's user/tracer/preload/plimage.c calls it; each runtime's part is
+ * its room's, through its row's pl_*: interp/ops.h). Python: the
  * collector writes each stack's CPython frames as the live table's
  * Python words (include/heapsnoop/livetable.h, LT_PY_*: code object,
  * instruction, fingerprint); heapsnoop names them by reading the living
@@ -16,11 +18,11 @@
  * "<code gone>", counted and said: never a name the frame did not have.
  * docs/COLLECTOR.md, "Python frames".
  *
- * Its images are a Lua's too (the header's lua_vm set): their frames
- * named by the collector's own name records and spliced by pllua.c.
+ * A Lua's image (the header's lua_vm set) is read alike: its frames
+ * named by the collector's own name records and spliced by lua/pllua.c.
  */
-#ifndef HEAPSNOOP_PLPYTHON_H
-#define HEAPSNOOP_PLPYTHON_H
+#ifndef HEAPSNOOP_PLREAD_H
+#define HEAPSNOOP_PLREAD_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -28,18 +30,18 @@
 
 #include "heapsnoop/livedump.h"
 
-struct plpy;
-struct plpy_image;
+struct plread;
+struct plread_image;
 
-/* Every image's Python frames; -v's lines if @verbose. NULL: no memory. */
-struct plpy *plpy__new(bool verbose);
-void plpy__free(struct plpy *py);
+/* Every image's interpreter frames; -v's lines if @verbose. NULL: no memory. */
+struct plread *plread__new(bool verbose);
+void plread__free(struct plread *py);
 
 /*
  * @o's stacks named through @py (its xlate and names hooks): the
- * snapshots' pids are the images' (plpy_image__new()).
+ * snapshots' pids are the images' (plread_image__new()).
  */
-void plpy__hook(struct plpy *py, struct lt_out *o);
+void plread__hook(struct plread *py, struct lt_out *o);
 
 /*
  * The image @pid (its pidfd @pidfd, its table's @view, which its caller
@@ -47,17 +49,17 @@ void plpy__hook(struct plpy *py, struct lt_out *o);
  * Lua's frames (the header's py_version or lua_vm set): its binary read
  * (pyfind). NULL: not (yet) one, or refused (said once).
  */
-struct plpy_image *plpy_image__new(struct plpy *py, pid_t pid, int pidfd,
-				   const struct lt_view *view);
+struct plread_image *plread_image__new(struct plread *py, pid_t pid, int pidfd,
+				      const struct lt_view *view);
 
 /* The stacks new in the table since the last scan named, while the process lives. */
-void plpy_image__scan(struct plpy_image *pi);
+void plread_image__scan(struct plread_image *pi);
 
 /* The process ended: nothing more is read of it (its pid may be another's soon). */
-void plpy_image__ended(struct plpy_image *pi);
+void plread_image__ended(struct plread_image *pi);
 
 /* Its counts into the run's, its frames forgotten. NULL: nothing. */
-void plpy_image__free(struct plpy_image *pi);
+void plread_image__free(struct plread_image *pi);
 
 /*
  * The names of the frames its stacks are written with (frametab.h: the
@@ -65,9 +67,9 @@ void plpy_image__free(struct plpy_image *pi);
  * are forgotten when it is freed: a reader that keeps stacks longer
  * copies their names out first (plsummary.h).
  */
-struct frametab *plpy__frames(struct plpy *py);
+struct frametab *plread__frames(struct plread *py);
 
 /* Said at the run's end: frames named, and those that could not be. */
-void plpy__finish(struct plpy *py);
+void plread__finish(struct plread *py);
 
-#endif /* HEAPSNOOP_PLPYTHON_H */
+#endif /* HEAPSNOOP_PLREAD_H */
