@@ -20,6 +20,7 @@
 #include "trace.h"
 #include "trace_int.h"
 #include "unwind/pool.h"
+#include "unwind/procsrc.h"
 #include "unwind/tails.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
@@ -43,7 +44,7 @@ struct trace *trace__new(const struct trace_opts *opts)
 		    !unwind_pool__new(opts->unwind_threads, TRACE_POOL_DEPTH, max, &t->pool))
 			t->unwinder = unwind_pool__own(t->pool);
 		else
-			t->unwinder = unwinder__new();
+			t->unwinder = unwinder__new(&proc_cfi_src);
 		t->unwound = malloc(max * sizeof(*t->unwound));
 	}
 	if (opts->interp_splice)
@@ -715,7 +716,7 @@ static struct unwinder *creator_unwinder(struct trace *t)
 	if (!t->creator_unwound)
 		t->creator_unwound = malloc(REC_MAX_DEPTH * sizeof(*t->creator_unwound));
 	if (!t->creator_unwinder)
-		t->creator_unwinder = unwinder__new();
+		t->creator_unwinder = unwinder__new(&proc_cfi_src);
 	return t->creator_unwound ? t->creator_unwinder : NULL;
 }
 
