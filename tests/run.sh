@@ -87,6 +87,8 @@ for t in tests/tracer/test_*.sh; do
 	[ -e "$t" ] || continue
 	run "tracer: $(basename "$t" .sh)" "$t" "$OUT"
 done
+run "unwinding later, elsewhere: heapsnoop --keep-stacks' ustack records unwound by heapdecode to the online frames, further with a separate debug file's .debug_frame, a moved binary found by build ID" \
+	tests/unwind/test_offline.sh "$OUT"
 run "heapsnoop agent: Prometheus scrapes /metrics and PromQL answers a program's live bytes; go tool pprof fetches /debug/pprof/heap with heapdecode's totals" \
 	tests/agent/test_agent.sh "$OUT"
 # The release binaries alone in Debian 11 and 13 roots (debootstrap, cached):

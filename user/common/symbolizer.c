@@ -149,7 +149,13 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		s->root_fd = open(opts->sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	s->no_local_files = opts && opts->no_local_files;
-	if (opts && opts->debug_dir && !(s->debug_dir = strdup(opts->debug_dir)))
+	/*
+	 * Absolute: libdwfl looks for DIR/.build-id/xx/rest.debug only under
+	 * an absolute DIR (a relative one it takes as the module's own
+	 * directory's subdirectory, .debug's way).
+	 */
+	if (opts && opts->debug_dir && !(s->debug_dir = realpath(opts->debug_dir, NULL)) &&
+	    !(s->debug_dir = strdup(opts->debug_dir)))
 		goto fail;
 	if (s->sysroot && asprintf(&s->root_debug, "%s/usr/lib/debug", s->sysroot) < 0) {
 		s->root_debug = NULL;
@@ -161,8 +167,7 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 	s->symbol_versions = opts && opts->symbol_versions;
 	/* libdwfl's search path: "-" = no CRC check, then .debug dirs. */
 	if (asprintf(&s->debuginfo_path, "-%s%s:.debug:/usr/lib/debug",
-		     opts && opts->debug_dir ? ":" : "",
-		     opts && opts->debug_dir ? opts->debug_dir : "") < 0) {
+		     s->debug_dir ? ":" : "", s->debug_dir ? s->debug_dir : "") < 0) {
 		s->debuginfo_path = NULL;
 		goto fail;
 	}
