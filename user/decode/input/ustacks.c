@@ -59,7 +59,7 @@ static int umod_open(void *ctx, pid_t pid, const struct mapping *m, int *fd, int
 	struct umod *mod = m->ino && m->ino <= u->nmods ? u->byid[m->ino - 1] : NULL;
 
 	(void)pid;
-	if (!mod || mod->tried)
+	if (!mod || mod->tried || !u->sym)
 		return -ENOENT;
 	mod->tried = true;
 	u->st.modules++;
