@@ -21,10 +21,21 @@ struct umod {
 	enum sym_status why;	/* ... when not found */
 };
 
+/*
+ * A process's mappings of the dump: appended as the `map` records come
+ * (any number, any order: O(1) each), sorted once when a walk first
+ * needs them.
+ */
+struct umaps {
+	struct mapset *pm;
+	size_t cap;
+	bool sorted;
+};
+
 struct hd_ustacks {
 	struct symbolizer *sym;
 	struct unwinder *uw;
-	struct htab *maps;	/* pid -> struct mapset, the dump's */
+	struct htab *maps;	/* pid -> struct umaps, the dump's */
 	struct htab *mods;	/* (path, build ID) -> struct umod, every dump's */
 	struct umod **byid;	/* id - 1 -> the same */
 	size_t nmods, capmods;
@@ -93,14 +104,16 @@ struct hd_ustacks *hd_ustacks__new(struct symbolizer *sym)
 
 void hd_ustacks__reset(struct hd_ustacks *u)
 {
-	struct mapset *pm;
+	struct umaps *um;
 	size_t pos = 0;
 
 	if (u->held)
 		u->st.unmatched++;
 	u->held = false;
-	while ((pm = htab__next(u->maps, &pos, NULL)))
-		mapset__free(pm);
+	while (u->maps && (um = htab__next(u->maps, &pos, NULL))) {
+		mapset__free(um->pm);
+		free(um);
+	}
 	htab__free(u->maps);
 	u->maps = htab__new(16, NULL, NULL);
 }
@@ -159,21 +172,32 @@ static struct umod *umod_of(struct hd_ustacks *u, const char *path, const char *
 int hd_ustacks__map(struct hd_ustacks *u, const struct record *r)
 {
 	uint64_t h = htab_hash2((uint32_t)r->pid, 0);
-	struct mapset *pm = htab__find(u->maps, h, (uintptr_t)(uint32_t)r->pid);
-	struct mapping m = { .start = r->start, .end = r->end, .offset = r->off,
-			     .path = (char *)r->path };
+	struct umaps *um = u->maps ? htab__find(u->maps, h, (uintptr_t)(uint32_t)r->pid) : NULL;
+	struct mapping m = { .start = r->start, .end = r->end, .offset = r->off };
 	struct umod *mod;
 
 	if (!u->maps)
 		return -ENOMEM;
 	if (r->end <= r->start)
 		return 0;
-	if (!pm) {
-		pm = mapset__new(r->pid);
-		if (!pm || htab__add(u->maps, h, (uintptr_t)(uint32_t)r->pid, pm)) {
-			mapset__free(pm);
+	if (!um) {
+		um = calloc(1, sizeof(*um));
+		if (!um || !(um->pm = mapset__new(r->pid)) ||
+		    htab__add(u->maps, h, (uintptr_t)(uint32_t)r->pid, um)) {
+			if (um)
+				mapset__free(um->pm);
+			free(um);
 			return -ENOMEM;
 		}
+	}
+	if (um->pm->n == um->cap) {
+		size_t cap = um->cap ? um->cap * 2 : 64;
+		struct mapping *v = realloc(um->pm->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		um->pm->v = v;
+		um->cap = cap;
 	}
 	snprintf(m.build_id, sizeof(m.build_id), "%s", r->build_id);
 	if (!strncmp(r->path, "[anon", 5)) {
@@ -185,7 +209,19 @@ int hd_ustacks__map(struct hd_ustacks *u, const struct record *r)
 		m.dev = 1;
 		m.ino = mod->id;
 	}
-	return mapset__add(pm, &m);
+	m.path = strdup(r->path);
+	if (!m.path)
+		return -ENOMEM;
+	um->pm->v[um->pm->n++] = m;
+	um->sorted = false;
+	return 0;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct mapping *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
 }
 
 int hd_ustacks__take(struct hd_ustacks *u, const struct record *r)
@@ -232,12 +268,27 @@ int hd_ustacks__take(struct hd_ustacks *u, const struct record *r)
 	return 0;
 }
 
+/*
+ * The held record's process's mappings, sorted by start (mapset__find's
+ * binary search; mappings that overlap, which a log written by hand may
+ * have, make some addresses found in neither, never a fault).
+ */
 static const struct mapset *walk_maps(void *ctx, bool stale)
 {
 	const struct hd_ustacks *u = ctx;
+	struct umaps *um;
 
 	(void)stale;	/* a dump's mappings are all there are */
-	return !u->maps ? NULL : htab__find(u->maps, htab_hash2((uint32_t)u->pid, 0), (uintptr_t)(uint32_t)u->pid);
+	um = u->maps ? htab__find(u->maps, htab_hash2((uint32_t)u->pid, 0),
+				  (uintptr_t)(uint32_t)u->pid) : NULL;
+	if (!um)
+		return NULL;
+	if (!um->sorted) {
+		qsort(um->pm->v, um->pm->n, sizeof(*um->pm->v), by_start);
+		mapset__touch(um->pm);
+		um->sorted = true;
+	}
+	return um->pm;
 }
 
 void hd_ustacks__apply(struct hd_ustacks *u, int pid, uint64_t ptr, uint64_t *frames,
