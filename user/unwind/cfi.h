@@ -9,7 +9,7 @@
  * so libc's is read once however many processes map it. Where its file
  * comes from is the caller's (struct cfi_src): the tracer reaches a live
  * process's files through /proc (tracer/unwind/procsrc.c), heapdecode
- * finds a log's by path and build ID (decode/input/modfind.c), its
+ * finds a log's by path and build ID (decode/input/ustacks.c), its
  * mappings' identities made up. Rules found are
  * kept in a direct-mapped cache by (module, address): libdw parses an FDE
  * for every lookup, a hot call site is looked up once.
