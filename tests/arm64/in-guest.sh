@@ -112,7 +112,7 @@ fi
 fi
 part logs || exit "$rc"
 echo "=== arm64: a log for the host to symbolize"
-if "$OUT/heapsnoop" -q -o "$T/arm64.heap" -- "$OUT/tests/prog_nofp" 2> "$T/err" &&
+if "$OUT/heapsnoop" -q --keep-stacks -o "$T/arm64.heap" -- "$OUT/tests/prog_nofp" 2> "$T/err" &&
 	"$OUT/heapdecode" --report --full-stacks "$T/arm64.heap" > "$T/arm64.report.guest" &&
 	tests/arm64/sysroot.sh "$T/arm64.heap" "$SHARE/arm64root" &&
 	cp "$T/arm64.heap" "$T/arm64.report.guest" "$SHARE/"; then
@@ -122,8 +122,8 @@ else
 fi
 echo "=== arm64: the host's x86-64 log symbolized here"
 if "$OUT/heapdecode" --sysroot "$SHARE/x86root" --debug-dir "$SHARE/x86root/usr/lib/debug" \
-		--report --full-stacks "$SHARE/x86.heap" > "$T/x86.report.guest" &&
-	cp "$T/x86.report.guest" "$SHARE/"; then
+		--report --full-stacks "$SHARE/x86.heap" > "$T/x86.report.guest" 2> "$T/x86.hd.guest" &&
+	cp "$T/x86.report.guest" "$T/x86.hd.guest" "$SHARE/"; then
 	echo "--- ok: the x86-64 log symbolized here"
 else
 	echo "--- FAILED: heapdecode --report $SHARE/x86.heap"; rc=1

@@ -10,6 +10,7 @@
 #include "mapset.h"
 #include "msg.h"
 #include "stacks.h"
+#include "unwind/otherarch.h"
 #include "unwind/unwind.h"
 
 /* A module a `map` record names: its path and build ID, its made-up identity (ino). */
@@ -35,12 +36,14 @@ struct umaps {
 struct hd_ustacks {
 	struct symbolizer *sym;
 	struct unwinder *uw;
+	struct other_unwinder *ouw;	/* the other architecture's, made when first needed */
 	struct htab *maps;	/* pid -> struct umaps, the dump's */
 	struct htab *mods;	/* (path, build ID) -> struct umod, every dump's */
 	struct umod **byid;	/* id - 1 -> the same */
 	size_t nmods, capmods;
-	/* The record held for the live record after it. */
-	bool held;
+	/* The record held for the live record after it (@other: the other architecture's). */
+	bool held, other;
+	uint64_t regs[REC_USTACK_MAX_REGS];
 	int pid;
 	uint64_t ptr;
 	uint32_t frames;
@@ -122,8 +125,9 @@ void hd_ustacks__free(struct hd_ustacks *u)
 {
 	if (!u)
 		return;
-	/* The unwinder's modules first: their files are the symbolizer's to name. */
+	/* The unwinders' modules first: their files are the symbolizer's to name. */
 	unwinder__free(u->uw);
+	other_unwinder__free(u->ouw);
 	if (u->maps)
 		hd_ustacks__reset(u);
 	htab__free(u->maps);
@@ -237,11 +241,15 @@ int hd_ustacks__take(struct hd_ustacks *u, const struct record *r)
 		u->st.version++;
 		return 0;
 	}
-	/* Its registers are another architecture's: this build's unwinder knows its own. */
-	if (strcmp(us->arch, HS_ARCH_NAME) || us->nregs != HS_UREG__MAX) {
+	/* This build's architecture, or the other's (unwind/otherarch.h); no third. */
+	u->other = !strcmp(us->arch, other_arch_name) && us->nregs == other_arch_nregs;
+	if (!u->other && (strcmp(us->arch, HS_ARCH_NAME) || us->nregs != HS_UREG__MAX)) {
 		u->st.other_arch++;
 		return 0;
 	}
+	if (u->other && !u->ouw &&
+	    !(u->ouw = other_unwinder__new(&(struct cfi_src){ .open = umod_open, .ctx = u })))
+		return -ENOMEM;
 	if (len > u->cap) {
 		struct hs_user_stack *p = realloc(u->us, len);
 
@@ -255,7 +263,9 @@ int hd_ustacks__take(struct hd_ustacks *u, const struct record *r)
 		u->st.bad++;
 		return 0;
 	}
-	memcpy(u->us->regs, us->regs, sizeof(u->us->regs));
+	memcpy(u->regs, us->regs, us->nregs * sizeof(*u->regs));
+	if (!u->other)
+		memcpy(u->us->regs, us->regs, sizeof(u->us->regs));
 	u->us->size = us->size;
 	u->us->want = us->want;
 	u->us->skip = us->skip;
@@ -310,8 +320,15 @@ void hd_ustacks__apply(struct hd_ustacks *u, int pid, uint64_t ptr, uint64_t *fr
 	}
 	u->held = false;
 	u->st.applied++;
-	unwind__run(u->uw, &rq, &rs);
-	free(rs.built);
+	if (u->other) {
+		u->st.foreign++;
+		rs.n = other_unwinder__run(u->ouw, pid, walk_maps, u, u->regs, u->us->size,
+					   u->us->want, u->us->skip, u->us->holes, u->us->data,
+					   u->out, REC_MAX_DEPTH, &rs.flags);
+	} else {
+		unwind__run(u->uw, &rq, &rs);
+		free(rs.built);
+	}
 	if (rs.n <= 0) {
 		u->st.bad++;
 		return;
@@ -370,15 +387,16 @@ void hd_ustacks__report(const struct hd_ustacks *u, FILE *out)
 	     "frames, or whole where online was cut), %" PRIu64 " other frames as deep, %" PRIu64
 	     " ending sooner than online (the online frames kept); modules: %" PRIu64
 	     " looked for, %" PRIu64 " not found here, %" PRIu64 " with a separate debug file's "
-	     "CFI", s->records, s->applied, s->same, s->further, s->differ, s->kept_online,
-	     s->modules, s->modules_missing, s->debug_files);
+	     "CFI%s", s->records, s->applied, s->same, s->further, s->differ, s->kept_online,
+	     s->modules, s->modules_missing, s->debug_files,
+	     s->foreign ? " (the other architecture's unwinder: its records)" : "");
 	if (s->bad || s->version || s->other_arch || s->unmatched)
 		flog(out, "offline unwinding: NOT USED: %" PRIu64 " ustack records (%" PRIu64
-		     " malformed, %" PRIu64 " of a version other than %d, %" PRIu64 " of another "
-		     "architecture than this heapdecode's %s: run heapdecode built for theirs, %"
-		     PRIu64 " not before their block's live record): those blocks keep their "
-		     "online frames", s->bad + s->version + s->other_arch + s->unmatched, s->bad,
-		     s->version, REC_USTACK_VERSION, s->other_arch, HS_ARCH_NAME, s->unmatched);
+		     " malformed, %" PRIu64 " of a version other than %d, %" PRIu64 " of an "
+		     "architecture neither %s nor %s, %" PRIu64 " not before their block's live "
+		     "record): those blocks keep their online frames",
+		     s->bad + s->version + s->other_arch + s->unmatched, s->bad, s->version,
+		     REC_USTACK_VERSION, s->other_arch, HS_ARCH_NAME, other_arch_name, s->unmatched);
 	for (size_t i = 0; i < u->nmods; i++) {
 		const struct umod *m = u->byid[i];
 

@@ -15,7 +15,9 @@
  * worse: as many or more, or complete where the online ones were cut.
  * Where the offline walk ends sooner (a module's file not found here, a
  * log of another architecture) the online frames stay, and why is
- * counted. docs/DESIGN.md, "Unwinding later, elsewhere".
+ * counted. A log of the other architecture (arm64's on x86-64, or the
+ * reverse) is unwound by that architecture's unwinder
+ * (unwind/otherarch.h). docs/DESIGN.md, "Unwinding later, elsewhere".
  */
 #ifndef HEAPDECODE_USTACKS_H
 #define HEAPDECODE_USTACKS_H
@@ -38,7 +40,8 @@ struct hd_ustacks_stats {
 	uint64_t kept_online;	/* ... ending sooner offline: the online frames kept */
 	uint64_t bad;		/* malformed: data= not a coding of size=, a walk refused */
 	uint64_t version;	/* of a version this heapdecode does not read */
-	uint64_t other_arch;	/* of another architecture than this heapdecode's */
+	uint64_t other_arch;	/* of an architecture neither x86-64 nor arm64 */
+	uint64_t foreign;	/* ... unwound by the other architecture's unwinder */
 	uint64_t unmatched;	/* followed by no live record of their block */
 	uint64_t modules, modules_missing;	/* module files looked for, not found */
 	uint64_t debug_files;	/* ... found with a separate debug file's CFI */
