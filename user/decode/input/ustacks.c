@@ -18,7 +18,8 @@ struct umod {
 	char *path;
 	char build_id[BUILD_ID_HEX_SIZE];
 	uint64_t id;		/* 1..: the mappings' ino, the CFI cache's key */
-	bool tried, found, debug;
+	uint8_t tried;		/* bit w: unwinder w (this architecture's 0, the other's 1) asked */
+	bool found, debug;
 	enum sym_status why;	/* ... when not found */
 };
 
@@ -33,8 +34,15 @@ struct umaps {
 	bool sorted;
 };
 
+/* What each unwinder's cfi_src is given: the reader, and which unwinder it is. */
+struct usrc {
+	struct hd_ustacks *u;
+	unsigned int w;
+};
+
 struct hd_ustacks {
 	struct symbolizer *sym;
+	struct usrc src[2];
 	struct unwinder *uw;
 	struct other_unwinder *ouw;	/* the other architecture's, made when first needed */
 	struct htab *maps;	/* pid -> struct umaps, the dump's */
@@ -66,24 +74,34 @@ static bool umod_equal(uintptr_t stored, uintptr_t probe, void *ctx)
 	return !strcmp(m->path, k->path) && !strcmp(m->build_id, k->build_id);
 }
 
-/* cfi_src's open: the module's files, looked for once (symbolizer.h). */
+/*
+ * cfi_src's open: the module's files (symbolizer.h), looked for once
+ * (each unwinder keeps what it opened; one not found is not looked for
+ * again), counted once.
+ */
 static int umod_open(void *ctx, pid_t pid, const struct mapping *m, int *fd, int *debug_fd)
 {
-	struct hd_ustacks *u = ctx;
+	const struct usrc *src = ctx;
+	struct hd_ustacks *u = src->u;
 	struct umod *mod = m->ino && m->ino <= u->nmods ? u->byid[m->ino - 1] : NULL;
+	bool first;
 
 	(void)pid;
-	if (!mod || mod->tried || !u->sym)
+	if (!mod || !u->sym || (mod->tried & (1u << src->w)) || (mod->tried && !mod->found))
 		return -ENOENT;
-	mod->tried = true;
-	u->st.modules++;
+	first = !mod->tried;
+	mod->tried |= (uint8_t)(1u << src->w);
 	if (symbolizer__module_files(u->sym, mod->path, mod->build_id, fd, debug_fd, &mod->why)) {
+		u->st.modules++;
 		u->st.modules_missing++;
 		return -ENOENT;
 	}
+	if (first) {
+		u->st.modules++;
+		u->st.debug_files += *debug_fd >= 0;
+	}
 	mod->found = true;
 	mod->debug = *debug_fd >= 0;
-	u->st.debug_files += mod->debug;
 	return 0;
 }
 
@@ -94,7 +112,9 @@ struct hd_ustacks *hd_ustacks__new(struct symbolizer *sym)
 	if (!u)
 		return NULL;
 	u->sym = sym;
-	u->uw = unwinder__new(&(struct cfi_src){ .open = umod_open, .ctx = u });
+	u->src[0] = (struct usrc){ u, 0 };
+	u->src[1] = (struct usrc){ u, 1 };
+	u->uw = unwinder__new(&(struct cfi_src){ .open = umod_open, .ctx = &u->src[0] });
 	u->maps = htab__new(16, NULL, NULL);
 	u->mods = htab__new(64, umod_equal, NULL);
 	u->out = malloc(REC_MAX_DEPTH * sizeof(*u->out));
@@ -248,7 +268,8 @@ int hd_ustacks__take(struct hd_ustacks *u, const struct record *r)
 		return 0;
 	}
 	if (u->other && !u->ouw &&
-	    !(u->ouw = other_unwinder__new(&(struct cfi_src){ .open = umod_open, .ctx = u })))
+	    !(u->ouw = other_unwinder__new(&(struct cfi_src){ .open = umod_open,
+								.ctx = &u->src[1] })))
 		return -ENOMEM;
 	if (len > u->cap) {
 		struct hs_user_stack *p = realloc(u->us, len);
