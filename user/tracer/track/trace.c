@@ -723,7 +723,7 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 		 */
 		if (t->kept.budget && (ev->flags & HS_EVF_INTERP))
 			t->kept.interp++;
-		else if (t->kept.budget && !us->tail)
+		else if (t->kept.budget && us && !us->tail)
 			t->keep_us = us;
 		t->keep_frames = n;
 	}
