@@ -81,7 +81,7 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 # heapdecode's model fed real record lines: its folder and the reader's,
 # with common/ and the codec.
 $(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(UNWIND) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
 $(OUTPUT)/tests/test_model: TEST_CFLAGS = $(DECODE_CFLAGS) $(SAN)
 $(OUTPUT)/tests/test_model: TEST_LIBS = -lelf -ldw -lzstd -lz -lstdc++ -lm
 
