@@ -4,7 +4,7 @@
  * default (--unwind dwarf) the record carries the caller's registers and
  * its stack, copied straight into the ring buffer in the smallest size
  * class that holds it, for the loader to unwind by each module's CFI
- * (user/tracer/unwind/unwind.c); with --unwind fp the stack is walked here
+ * (user/unwind/unwind.c); with --unwind fp the stack is walked here
  * along the frame-pointer chain inside one bulk copy of the top of the
  * stack, in a per-CPU scratch. No stack map: every stack travels in its
  * record, so nothing fills up silently (docs/DESIGN.md, "Stacks").

@@ -91,6 +91,8 @@ for t in tests/tracer/test_*.sh; do
 done
 run "heapsnoop agent's OTLP encoder: cgroups' container and pod IDs, a pprof of two processes as a request (cmocka, ASan+UBSan)" \
 	"$OUT/tests/test_otlpenc"
+run "unwinding later, elsewhere: heapsnoop --keep-stacks' ustack records unwound by heapdecode to the online frames, further with a separate debug file's .debug_frame, a moved binary found by build ID" \
+	tests/unwind/test_offline.sh "$OUT"
 run "heapsnoop agent: Prometheus scrapes /metrics and PromQL answers a program's live bytes; go tool pprof fetches /debug/pprof/heap with heapdecode's totals" \
 	tests/agent/test_agent.sh "$OUT"
 run "heapsnoop agent's pushes: OTLP profiles decoded by the OpenTelemetry project's classes (the dictionary's rules, resource attributes) and /ingest's pprof, with heapdecode's totals" \

@@ -130,7 +130,7 @@ enum hs_event_type {
 /*
  * --unwind dwarf: no frames; a struct hs_user_stack follows the header
  * (nr_frames is 0) for the loader to unwind
- * (user/tracer/unwind/unwind.c).
+ * (user/unwind/unwind.c).
  */
 #define HS_EVF_USER_STACK	(1u << 2)
 /*

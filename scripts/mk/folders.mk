@@ -42,13 +42,19 @@ INTERP_ROOMS := $(sort $(patsubst %/,%,$(dir $(wildcard $(INTERP)/*/*.c))))
 INTERP_DIRS := $(INTERP) $(INTERP_ROOMS)
 # The rooms' walks in the collector, in its library alone: not the tracer's.
 INTERP_COLLECTOR_SRC := $(wildcard $(INTERP)/crooms.c $(INTERP)/python/pywalk.c $(INTERP)/lua/luaframes.c)
+# user/unwind/: the CFI unwinder both programs link, below every folder of
+# either (it uses common/ alone): heapsnoop's walk of each record as it
+# comes, heapdecode's of the `ustack` records a log keeps (docs/DESIGN.md,
+# "Unwinding later, elsewhere"); the tracer's unwind/ keeps its pool, its
+# tails and where a live process's files are (procsrc.c).
+UNWIND := user/unwind
 TRACER_LIB_DIRS := $(addprefix $(TRACER)/,preload output track unwind stream attach) $(INTERP_DIRS) \
-	$(addprefix $(TRACER)/,maps arch) $(CLIVE)
-DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input)
+	$(addprefix $(TRACER)/,maps arch) $(CLIVE) $(UNWIND)
+DECODE_LIB_DIRS := $(addprefix $(DECODE)/,formats formats/pprof analyses model input) $(UNWIND)
 # user/common/records/: the record lines (their writers and parsers), used
 # by user/common's stacks and frame tables: linked after them.
 COMMON_DIRS := $(COMMON) $(COMMON)/records
-LIB_DIRS := $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS) $(COMMON_DIRS) codec
+LIB_DIRS := $(sort $(TRACER_LIB_DIRS) $(DECODE_LIB_DIRS)) $(COMMON_DIRS) codec
 # A folder's sources: of the per-architecture files (*_x86.c, *_arm64.c:
 # the tracer's arch/, a room's decoders) this architecture's alone;
 # formats/pprof: with protobuf-c's generated messages.

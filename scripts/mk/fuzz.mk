@@ -19,10 +19,11 @@ $(OUTPUT)/fuzz/fuzz_decode: tests/fuzz/fuzz_decode.c \
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) $^ -o $@
 
+# ... with the ustack records' offline unwinding (input/ustacks.c, user/unwind/).
 $(OUTPUT)/fuzz/fuzz_records: tests/fuzz/fuzz_records.c \
-		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
+		$(call libs,$(OUTPUT)/fuzz,$(DECODE)/input $(UNWIND) $(COMMON_DIRS) codec) | $(OUTPUT)/fuzz
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(DECODE) $^ -o $@
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -I$(DECODE) $^ -ldw -lelf -lstdc++ -o $@
 
 # The jitdump reader: a traced process's file, hostile (tests/fuzz/fuzz_jitdump.c).
 $(OUTPUT)/fuzz/fuzz_jitdump: tests/fuzz/fuzz_jitdump.c $(TRACER)/maps/jitdump.c \

@@ -18,6 +18,10 @@ $(addsuffix /obj/$(DECODE)/%.o,$(VARIANTS)): DIR_CFLAGS := $(DECODE_INC)
 $(addsuffix /obj/$(TRACER)/agent/%.o,$(VARIANTS)): DIR_CFLAGS := $(TRACER_INC) \
 	-I$(DECODE)/formats/pprof -I$(OUTPUT)/proto
 
+# The other architecture's unwinder (user/unwind/otherarch.c: heapdecode
+# unwinds a log of either): its headers that architecture's.
+$(addsuffix /obj/$(UNWIND)/otherarch.o,$(VARIANTS)): DIR_CFLAGS := -D__TARGET_ARCH_$(OTHER_ARCH)
+
 $(OUTPUT)/obj/%.o: %.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -81,7 +81,7 @@ $(OUTPUT)/tests/prog_collect: tests/collector/prog_collect.c | $(OUTPUT)/tests
 # heapdecode's model fed real record lines: its folder and the reader's,
 # with common/ and the codec.
 $(OUTPUT)/tests/test_model: tests/decode/model/test_model.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(DECODE)/,model input) $(UNWIND) $(COMMON_DIRS) codec) | $(OUTPUT)/tests
 $(OUTPUT)/tests/test_model: TEST_CFLAGS = $(DECODE_CFLAGS) $(SAN)
 $(OUTPUT)/tests/test_model: TEST_LIBS = -lelf -ldw -lzstd -lz -lstdc++ -lm
 
@@ -95,7 +95,7 @@ $(OUTPUT)/tests/test_pylines: tests/interp/test_pylines.c $(call libs,$(OUTPUT)/
 # The tracer's CPython finder and resolver on real binaries and a real
 # process (tests/interp/test_pyfind.sh).
 $(OUTPUT)/tests/test_pyfind: tests/interp/test_pyfind.c \
-		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) \
+		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) $(UNWIND) \
 		$(COMMON_DIRS) codec) | $(OUTPUT)/tests
 $(OUTPUT)/tests/test_pyfind: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 $(OUTPUT)/tests/test_pyfind: TEST_LIBS = -pthread -lbpf -ldw -lelf -lcapstone -lz
@@ -144,7 +144,7 @@ $(OUTPUT)/tests/test_ljbpf: TEST_LIBS = -lbpf -lelf -lz
 
 # The Lua VM finder on Debian's files; a Lua walk cut into the loop's runs.
 $(OUTPUT)/tests/test_luafind: tests/interp/test_luafind.c \
-		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) \
+		$(call libs,$(OUTPUT)/asan,$(INTERP_DIRS) $(addprefix $(TRACER)/,maps arch) $(UNWIND) \
 		$(COMMON_DIRS)) | $(OUTPUT)/tests
 $(OUTPUT)/tests/test_luafind: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 $(OUTPUT)/tests/test_luafind: TEST_LIBS = -ldw -lelf -lz -lcapstone
@@ -194,7 +194,7 @@ $(OUTPUT)/tests/test_namecache: TEST_LIBS = -lelf -ldw -lstdc++
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
 $(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
-		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind attach maps arch) $(COMMON_DIRS) codec) \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind attach maps arch) $(UNWIND) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
 $(OUTPUT)/tests/test_trace: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 $(OUTPUT)/tests/test_trace: TEST_LIBS = -lbpf -lelf -ldw -lm

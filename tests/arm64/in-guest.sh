@@ -42,14 +42,15 @@
 # Usage: in-guest.sh ARM64_BUILD_DIR SHARE
 # HS_ARM64_TESTS: the parts to run (default all but preload-python): kmatrix (the
 # kernel matrix's four), pac, preload, unwinder, cfiplace, torture, python,
-# preload-python, luajit, refused, logs (the two logs for the host: run.sh
-# needs them).
+# preload-python, luajit, refused, offline (--keep-stacks' records unwound
+# again by the arm64 heapdecode: the online frames), logs (the two logs
+# for the host: run.sh needs them).
 # Exits non-zero if a test failed or a file could not be written.
 set -u
 OUT=$(realpath "${1:?usage: $0 ARM64_BUILD_DIR SHARE}"); SHARE=${2:?usage: $0 ARM64_BUILD_DIR SHARE}
 cd "$(dirname "$0")/../.." || exit 2
 rc=0
-PARTS=" ${HS_ARM64_TESTS:-kmatrix pac preload unwinder cfiplace torture python luajit refused logs} "
+PARTS=" ${HS_ARM64_TESTS:-kmatrix pac preload unwinder cfiplace offline torture python luajit refused logs} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 part kmatrix && { tests/kmatrix/in-guest.sh "$OUT" semantics attach unwind threads || rc=1; }
 
@@ -70,6 +71,8 @@ part preload && run_test "the preload collector" tests/collector/test_preload.sh
 part unwinder && run_test "the collector's unwinder" "$OUT/tests/test_unwind"
 part cfiplace && run_test "CFI where a program keeps it, the tracer's frames and the collector's the same" \
 	tests/tracer/test_cfiplace.sh "$OUT"
+part offline && run_test "unwinding later: ustack records unwound offline to the online frames" \
+	tests/unwind/test_offline.sh "$OUT"
 part torture &&
 	run_test "the live table's seqlock torture" "$OUT/tests/test_livetable_torture" --torture 2000000
 # Python: the root's python3.13 (the default, Debian's python3.11, is not
@@ -114,7 +117,7 @@ fi
 fi
 part logs || exit "$rc"
 echo "=== arm64: a log for the host to symbolize"
-if "$OUT/heapsnoop" -q -o "$T/arm64.heap" -- "$OUT/tests/prog_nofp" 2> "$T/err" &&
+if "$OUT/heapsnoop" -q --keep-stacks -o "$T/arm64.heap" -- "$OUT/tests/prog_nofp" 2> "$T/err" &&
 	"$OUT/heapdecode" --report --full-stacks "$T/arm64.heap" > "$T/arm64.report.guest" &&
 	tests/arm64/sysroot.sh "$T/arm64.heap" "$SHARE/arm64root" &&
 	cp "$T/arm64.heap" "$T/arm64.report.guest" "$SHARE/"; then
@@ -124,8 +127,8 @@ else
 fi
 echo "=== arm64: the host's x86-64 log symbolized here"
 if "$OUT/heapdecode" --sysroot "$SHARE/x86root" --debug-dir "$SHARE/x86root/usr/lib/debug" \
-		--report --full-stacks "$SHARE/x86.heap" > "$T/x86.report.guest" &&
-	cp "$T/x86.report.guest" "$SHARE/"; then
+		--report --full-stacks "$SHARE/x86.heap" > "$T/x86.report.guest" 2> "$T/x86.hd.guest" &&
+	cp "$T/x86.report.guest" "$T/x86.hd.guest" "$SHARE/"; then
 	echo "--- ok: the x86-64 log symbolized here"
 else
 	echo "--- FAILED: heapdecode --report $SHARE/x86.heap"; rc=1

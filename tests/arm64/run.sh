@@ -39,7 +39,10 @@ export HS_TEST_TIMEOUT=${HS_TEST_TIMEOUT:-300} KMATRIX_TIMEOUT=${KMATRIX_TIMEOUT
 
 # The x86-64 log, recorded here, for the guest to symbolize with the files
 # it names.
-"$HS" -q -o "$T/x86.heap" -- "$OUT/tests/prog_nofp" 2> "$T/x86.err"
+# Both logs keep their stacks' bytes (--keep-stacks): each heapdecode
+# unwinds the other's offline, by the other architecture's unwinder
+# (user/unwind/otherarch.c), to the frames its own tracer found.
+"$HS" -q --keep-stacks -o "$T/x86.heap" -- "$OUT/tests/prog_nofp" 2> "$T/x86.err"
 check "x86-64: prog_nofp recorded here" test $? -eq 0
 check "x86-64: the files it names copied for the guest" "$HERE/sysroot.sh" "$T/x86.heap" "$T/x86root"
 for b in "$ARM/heapsnoop" "$ARM/heapdecode"; do
@@ -58,9 +61,15 @@ SYSROOT=(--sysroot "$T/arm64root" --debug-dir "$T/arm64root/usr/lib/debug")
 check "arm64 log: symbolized here" test $? -eq 0 -a -s "$T/arm64.report.host"
 check "arm64 log: this machine's report is the guest's, line for line" \
 	cmp -s "$T/arm64.report.host" "$T/arm64.report.guest"
+n=$(grep -c ' ustack ' "$T/arm64.heap")
+check "arm64 log: its $n ustack records unwound here by arm64's unwinder, the guest's frames exactly" \
+	grep -q "offline unwinding: $n ustack records, $n met their block: $n the online frames exactly.*(the other architecture's unwinder" "$T/hd.err"
+n=$(grep -c ' ustack ' "$T/x86.heap")
+check "x86-64 log: its $n ustack records unwound in the guest by x86-64's unwinder, this machine's frames exactly" \
+	grep -q "offline unwinding: $n ustack records, $n met their block: $n the online frames exactly.*(the other architecture's unwinder" "$T/x86.hd.guest"
 "$OUT/asan/heapdecode" "${SYSROOT[@]}" --report --full-stacks "$T/arm64.heap" > "$T/arm64.report.asan" 2> "$T/asan.err"
-check "arm64 log: the same report under ASan+UBSan, nothing said" \
-	bash -c "cmp -s '$T/arm64.report.host' '$T/arm64.report.asan' && ! grep -q . '$T/asan.err'"
+check "arm64 log: the same report under ASan+UBSan, nothing said but the offline unwinding's line" \
+	bash -c "cmp -s '$T/arm64.report.host' '$T/arm64.report.asan' && ! grep -v 'offline unwinding: ' '$T/asan.err' | grep -q ."
 # prog_nofp's chain to its first 1111 bytes (1.1 KiB) in a report (--full-stacks),
 # innermost first.
 chain_of() { # REPORT

@@ -10,9 +10,13 @@
  * record taken into a frame table (frametab.c) as heapdecode takes it,
  * and the frame it names looked up, its texts printable; a `tree`,
  * `node` record taken into a table of trees (nodetab.c) and a node=
- * looked up there, lines of the inputs one after another. Build: `make
- * fuzz`; run: `make fuzz-run-records`.
+ * looked up there, lines of the inputs one after another; a `ustack`
+ * record's stack bytes decoded, written again and decoded the same, and
+ * unwound offline as heapdecode does (ustacks.c, the unwinder over
+ * hostile registers and bytes). Build: `make fuzz`; run: `make
+ * fuzz-run-records`.
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +24,7 @@
 
 #include "frametab.h"
 #include "input/nodetab.h"
+#include "input/ustacks.h"
 #include "records.h"
 
 static int str_eq(const char *a, const char *b)
@@ -148,6 +153,60 @@ static void check_nodetab(const struct record *r)
 		abort();
 }
 
+/* The copy of a `ustack` record (REC_USTACK_MAX_SIZE at most), decoded. */
+static uint8_t ub1[REC_USTACK_MAX_SIZE], ub2[REC_USTACK_MAX_SIZE];
+
+/*
+ * A `ustack` record: its bytes decoded or refused (-EINVAL), never past
+ * size=; taken and unwound as heapdecode does, on a `map` record of its
+ * own (no file: frame pointers over the hostile bytes). Returns whether
+ * it can be written again (a version and architecture the writer knows,
+ * bytes that decode).
+ */
+static int check_ustack(struct record *r)
+{
+	static struct hd_ustacks *u;
+	static uint64_t frames[REC_MAX_DEPTH];
+	struct record map = { .type = REC_MAP, .pid = r->pid, .start = 0x1000,
+			      .end = 0x7fffffffffff, .path = "[anon]", .build_id = "-" };
+	uint32_t depth = 1, flags = 0;
+	int err;
+
+	if (r->type != REC_USTACK)
+		return 1;
+	err = records__ustack_bytes(r, ub1, sizeof(ub1));
+	if (err && err != -EINVAL)
+		abort();
+	if (!u && !(u = hd_ustacks__new(NULL)))
+		abort();
+	hd_ustacks__reset(u);
+	if (hd_ustacks__map(u, &map) || hd_ustacks__take(u, r))
+		abort();
+	frames[0] = r->us.regs[0];
+	hd_ustacks__apply(u, r->pid, r->ptr, frames, &depth, &flags);
+	if (!depth || depth > REC_MAX_DEPTH)
+		abort();
+	if (err || r->us.version != REC_USTACK_VERSION ||
+	    (strcmp(r->us.arch, "x86-64") && strcmp(r->us.arch, "arm64")))
+		return 0;
+	r->us.bytes = ub1;
+	return 1;
+}
+
+/* Two `ustack` records' stacks the same, byte for byte. */
+static void check_ustack_same(const struct record *a, const struct record *b)
+{
+	if (a->type != REC_USTACK)
+		return;
+	if (strcmp(a->us.arch, b->us.arch) || a->us.version != b->us.version ||
+	    a->us.frames != b->us.frames || a->us.nregs != b->us.nregs ||
+	    memcmp(a->us.regs, b->us.regs, a->us.nregs * sizeof(a->us.regs[0])) ||
+	    a->us.size != b->us.size || a->us.want != b->us.want || a->us.skip != b->us.skip ||
+	    a->us.holes != b->us.holes || records__ustack_bytes(b, ub2, sizeof(ub2)) ||
+	    memcmp(ub1, ub2, a->us.size))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *line = malloc(size + 1), *text = NULL;
@@ -160,7 +219,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(line, data, size);
 	line[size] = '\0';
 	line[strcspn(line, "\n")] = '\0';	/* one line, as its readers give it */
-	if (records__parse(line, &r) == 0) {
+	if (records__parse(line, &r) == 0 && check_ustack(&r)) {
 		static uint64_t nf[REC_MAX_DEPTH];
 
 		decode_texts(&r, fa, na);
@@ -177,6 +236,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (records__parse(text, &back))
 			abort();
 		check_same(&r, &back);
+		check_ustack_same(&r, &back);
 		decode_texts(&back, fb, nb);
 		if (strcmp(fa, fb) || strcmp(na, nb))
 			abort();

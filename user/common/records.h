@@ -4,7 +4,9 @@
  * `dump`, `map`, `live`, `end-dump`, `exit`, `end-exit`, the whole-run
  * accounting's `proc`, `stack` and `sample`, the `frame` and `jit`
  * records that name frames that are not native code, and the `tree` and
- * `node` records of a process's stacks as a tree of frames, each written
+ * `node` records of a process's stacks as a tree of frames, the `ustack`
+ * records that keep an allocation's registers and stack bytes for
+ * unwinding later (recustack.c), each written
  * by records__write() and read back by records__parse(), here and
  * nowhere else; the frames of a `node` record (records__frames()); and
  * the stack of a `live` or `stack` record of the form with tokens,
@@ -102,6 +104,32 @@ enum record_type {
 	REC_JIT,	/* jit pid= start= end= name= [code=] [line= file=] */
 	REC_TREE,	/* tree pid= nodes= */
 	REC_NODE,	/* node pid= level= frames=0xA[,0xB...] */
+	REC_USTACK,	/* ustack pid= ptr= v= arch= frames= regs= size= want= skip=
+			 * holes= data= */
+};
+
+/*
+ * A `ustack` record (heapsnoop --keep-stacks, docs/OUTPUT.md): what the
+ * unwinder read of one live allocation's stack, kept for unwinding later
+ * (heapdecode, elsewhere). Version REC_USTACK_VERSION; registers in
+ * enum hs_ureg's order of @arch (8 on x86-64, 13 on arm64); the copy is
+ * @size bytes from the stack pointer - @skip, the stack @want bytes from
+ * the stack pointer to its end, pages of the copy not there in @holes.
+ */
+#define REC_USTACK_VERSION	1
+#define REC_USTACK_MAX_REGS	16
+/* The largest copy a record keeps: the tracer's --stack-copy's largest (8 MiB), and a page. */
+#define REC_USTACK_MAX_SIZE	((8u << 20) + 4096u)
+struct rec_ustack {
+	uint32_t version;	/* parsed: v=, any (the reader refuses others) */
+	char arch[8];		/* "x86-64", "arm64" */
+	uint32_t frames;	/* of the live record's, the innermost the online unwind gave */
+	uint32_t nregs;
+	uint64_t regs[REC_USTACK_MAX_REGS];
+	uint32_t size, want, skip, holes;
+	const uint8_t *bytes;	/* written: the copy, @size bytes */
+	const char *data;	/* parsed: data='s text (records__ustack_bytes()) */
+	size_t data_len;
 };
 
 /*
@@ -212,6 +240,7 @@ struct record {
 	 * source file and line in file and line (none: file NULL or "" and
 	 * line 0, no line= file= written); addr: code=
 	 */
+	struct rec_ustack us;		/* ustack: with pid and ptr */
 };
 
 /*
@@ -278,5 +307,21 @@ int records__frames(const struct record *r, uint64_t *out, uint32_t cap);
  * Returns the length, or -ENOSPC.
  */
 int records__text(const struct rec_text *t, char *out, size_t cap);
+
+/*
+ * The copy of parsed `ustack` record @r into @out (r->us.size bytes, at
+ * most @cap): data='s base64 decoded and its words expanded
+ * (docs/OUTPUT.md, "Stack bytes kept"). Returns 0; -EINVAL for data that
+ * is not that coding or not r->us.size bytes; -ENOSPC, -ENOMEM.
+ */
+int records__ustack_bytes(const struct record *r, uint8_t *out, size_t cap);
+
+/*
+ * The bytes data= takes for @size bytes of stack at @bytes after
+ * registers @regs (@nregs): its coding's size before base64 (the cost
+ * measured, docs/OUTPUT.md). Returns it, or -ENOMEM.
+ */
+long records__ustack_coded(const uint8_t *bytes, uint32_t size, const uint64_t *regs,
+			   uint32_t nregs);
 
 #endif /* HEAPSNOOP_RECORDS_H */

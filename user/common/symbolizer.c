@@ -22,6 +22,7 @@
 #include "debuginfod.h"
 #include "elfseg.h"
 #include "htab.h"
+#include "modfind.h"
 #include "symbolizer.h"
 #include "text.h"
 
@@ -36,6 +37,7 @@ struct module {
 	struct elf_segments segs;	/* of the file found, for to_elf_addr() */
 	enum sym_status status;	/* SYM_OK if usable */
 	bool trusted;		/* the user's own path (-e): not a log's */
+	bool by_build_id;	/* its path not there (or not it): found by build ID */
 	uint64_t frames;	/* frames looked up in it */
 	uint64_t first_off;	/* the first one's offset in the file */
 };
@@ -59,6 +61,9 @@ struct symbolizer {
 	bool no_local_files;
 	bool symbol_versions;	/* names keep their "@@GLIBC_2.2.5" */
 	char *debuginfo_path;
+	/* Where files are found by build ID (modfind.h): --debug-dir, the sysroot's, ours. */
+	char *debug_dir, *root_debug;
+	const char *id_dirs[3];
 	Dwfl_Callbacks cb;
 	struct htab *modules;	/* (path, build ID) -> struct module */
 	char **strings;		/* demangled names, freed at the end */
@@ -144,11 +149,25 @@ struct symbolizer *symbolizer__new(const struct symbolizer_opts *opts)
 		s->root_fd = open(opts->sysroot, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	}
 	s->no_local_files = opts && opts->no_local_files;
+	/*
+	 * Absolute: libdwfl looks for DIR/.build-id/xx/rest.debug only under
+	 * an absolute DIR (a relative one it takes as the module's own
+	 * directory's subdirectory, .debug's way).
+	 */
+	if (opts && opts->debug_dir && !(s->debug_dir = realpath(opts->debug_dir, NULL)) &&
+	    !(s->debug_dir = strdup(opts->debug_dir)))
+		goto fail;
+	if (s->sysroot && asprintf(&s->root_debug, "%s/usr/lib/debug", s->sysroot) < 0) {
+		s->root_debug = NULL;
+		goto fail;
+	}
+	s->id_dirs[0] = s->debug_dir;
+	s->id_dirs[1] = s->root_debug;
+	s->id_dirs[2] = "/usr/lib/debug";
 	s->symbol_versions = opts && opts->symbol_versions;
 	/* libdwfl's search path: "-" = no CRC check, then .debug dirs. */
 	if (asprintf(&s->debuginfo_path, "-%s%s:.debug:/usr/lib/debug",
-		     opts && opts->debug_dir ? ":" : "",
-		     opts && opts->debug_dir ? opts->debug_dir : "") < 0) {
+		     s->debug_dir ? ":" : "", s->debug_dir ? s->debug_dir : "") < 0) {
 		s->debuginfo_path = NULL;
 		goto fail;
 	}
@@ -181,6 +200,8 @@ void symbolizer__free(struct symbolizer *s)
 		free(s->strings[i]);
 	free(s->strings);
 	free(s->debuginfo_path);
+	free(s->debug_dir);
+	free(s->root_debug);
 	free(s->sysroot);
 	if (s->root_fd >= 0)
 		close(s->root_fd);
@@ -264,6 +285,11 @@ static void open_module(struct symbolizer *s, struct module *m)
 	int n, fd;
 
 	fd = open_hostile(s, m, file, sizeof(file));
+	if (fd < 0 && !m->trusted && strcmp(m->build_id, "-")) {
+		/* Not where the log says (another machine): the file of its build ID. */
+		fd = modfind__by_build_id(s->id_dirs, 3, m->build_id, "", file, sizeof(file));
+		m->by_build_id = fd >= 0;
+	}
 	if (fd < 0)
 		return;
 	m->status = SYM_NO_FILE;
@@ -319,6 +345,49 @@ static struct module *get_module(struct symbolizer *s, const char *path, const c
 	m->trusted = trusted;
 	open_module(s, m);
 	return m;
+}
+
+/* @hex (a build ID's, checked by modfind) as bytes into @out; their count. */
+static int hex_bytes(const char *hex, unsigned char *out)
+{
+	int n = 0;
+
+	for (; hex[0] && hex[1] && n < BUILD_ID_MAX; hex += 2)
+		out[n++] = (unsigned char)((hex[0] <= '9' ? hex[0] - '0' : hex[0] - 'a' + 10) << 4 |
+					   (hex[1] <= '9' ? hex[1] - '0' : hex[1] - 'a' + 10));
+	return n;
+}
+
+int symbolizer__module_files(struct symbolizer *s, const char *path, const char *build_id,
+			     int *fd, int *debug_fd, enum sym_status *why)
+{
+	struct module m = { .path = (char *)path };
+	unsigned char id[BUILD_ID_MAX];
+	char real[4096], got[BUILD_ID_HEX_SIZE];
+	char *dpath = NULL;
+	bool known = strcmp(build_id, "-") != 0;
+
+	*debug_fd = -1;
+	*fd = open_hostile(s, &m, real, sizeof(real));
+	*why = *fd < 0 ? m.status : SYM_OK;
+	/* A file of the path, not the traced one: never used. */
+	if (*fd >= 0 && known && (modfind__build_id(*fd, got) || strcmp(got, build_id))) {
+		close(*fd);
+		*fd = -1;
+		*why = SYM_BUILD_ID_MISMATCH;
+	}
+	if (*fd < 0 && known)
+		*fd = modfind__by_build_id(s->id_dirs, 3, build_id, "", NULL, 0);
+	if (*fd < 0)
+		return -ENOENT;
+	*why = SYM_OK;
+	if (!known)
+		return 0;
+	*debug_fd = modfind__by_build_id(s->id_dirs, 3, build_id, ".debug", NULL, 0);
+	if (*debug_fd < 0)
+		*debug_fd = debuginfod__find(id, hex_bytes(build_id, id), &dpath);
+	free(dpath);
+	return 0;
 }
 
 /* ELF virtual address of runtime @addr in mapping @map of module @m. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * symbolizer.h - runtime address -> function+offset, source file:line,
- * module, through elfutils' libdwfl: the module's symbol table, separate
+ * module, through elfutils' libdwfl: the module's symbol table (its file
+ * by the log's path, else by its build ID: modfind.h), separate
  * debug info found by build ID (/usr/lib/debug/.build-id), .gnu_debuglink,
  * an extra debug directory, and debuginfod when DEBUGINFOD_URLS is set
  * (through elfutils' debuginfod-find, debuginfod.h).
@@ -101,6 +102,20 @@ int symbolizer__lookup(struct symbolizer *s, const struct mapping *m, uint64_t a
  */
 int symbolizer__lookup_elf(struct symbolizer *s, const char *path, uint64_t elf_addr,
 			   bool is_return, struct sym_frame *out);
+
+/*
+ * The files of module @path, build ID @build_id ("-": none), for the
+ * unwinder (unwind/cfi.h's cfi_src, heapdecode's offline unwinding): the
+ * file the log names, opened as symbolizer__lookup opens it (under the
+ * sysroot, its build ID checked), else the file of that build ID under
+ * the debug directory, the sysroot's /usr/lib/debug or ours
+ * (modfind.h); and its separate debug file, found by build ID there
+ * (.debug) or from debuginfod, or -1. Returns 0 with both fds the
+ * caller's, or -ENOENT with *@why saying why not (SYM_NO_FILE,
+ * SYM_BUILD_ID_MISMATCH, SYM_NOT_OPENED, SYM_NOT_REGULAR).
+ */
+int symbolizer__module_files(struct symbolizer *s, const char *path, const char *build_id,
+			     int *fd, int *debug_fd, enum sym_status *why);
 
 /* A module whose frames could not be named: its file not found, or not the traced one. */
 struct sym_missing {

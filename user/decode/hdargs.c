@@ -128,7 +128,15 @@ static const char usage_text[] =
 "                   (\"..\" and symbolic links cannot leave it)\n"
 "      --no-local-files  open no file a log names (a log from a stranger):\n"
 "                   without --sysroot, frames are not named\n"
-"      --debug-dir DIR  look for separate debug files in DIR too\n"
+"      --debug-dir DIR  look for separate debug files in DIR too, and for a\n"
+"                   module whose path is not there by its build ID:\n"
+"                   DIR/.build-id/xx/rest (the file), rest.debug (its\n"
+"                   debug file), as /usr/lib/debug/.build-id is\n"
+"      --no-unwind-offline  ignore the log's ustack records (heapsnoop\n"
+"                   --keep-stacks): every stack as the tracer unwound it;\n"
+"                   by default they are unwound again here, with the files\n"
+"                   found here (.debug_frame in debug files included), the\n"
+"                   online frames kept where that ends sooner\n"
 "      --symbol-versions  name functions as the symbol table does, with their\n"
 "                   version (malloc@@GLIBC_2.2.5); by default every output\n"
 "                   names them without it (malloc)\n"
@@ -343,6 +351,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 		{ "no-local-files", no_argument, NULL, 'n' },
 		{ "debug-dir", required_argument, NULL, 'D' },
 		{ "symbol-versions", no_argument, NULL, 'y' },
+		{ "no-unwind-offline", no_argument, NULL, 'O' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ 0 }
@@ -399,6 +408,7 @@ int hd_args__parse(int argc, char **argv, struct hd_args *a)
 			a->so.sysroot = optarg;
 			break;
 		case 'n': a->so.no_local_files = true; break;
+		case 'O': a->mo.no_offline = true; break;
 		case 'D': a->so.debug_dir = optarg; break;
 		case 'y': a->so.symbol_versions = true; break;
 		case 'h':

@@ -301,6 +301,7 @@ static int run_model(const struct hd_args *a, char *const *files, int nfiles)
 		elog("%zu interpreter frame(s) named by no frame record of the log: shown as "
 		     "[interpreter frame without its frame record] (a log cut, or not "
 		     "heapsnoop's)", hd_model__missing_frames(m));
+	hd_model__report_offline(m, stderr);
 	say_missing(sym);
 	unnamed = say_unnamed(sym, a);
 	hd_model__free(m);

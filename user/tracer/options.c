@@ -101,6 +101,11 @@ static const char usage_text[] =
 "      --unwind-threads N dwarf: unwind stacks on N threads beside the event\n"
 "                         loop's (default: one per CPU but two, up to 16;\n"
 "                         0: the loop's thread alone)\n"
+"      --keep-stacks[=MIB] dwarf: keep the live blocks' registers and stack\n"
+"                         bytes in the dumps (ustack records, up to MIB\n"
+"                         MiB held, default 64; those past it counted),\n"
+"                         for heapdecode to unwind again elsewhere with\n"
+"                         the debug files (docs/DESIGN.md); no tails\n"
 "      --stack-copy BYTES dwarf: the most stack copied per allocation, a\n"
 "                         power of two from 512 to 8388608 (default: the\n"
 "                         whole stack up to 8 MiB, an eighth of the ring\n"
@@ -207,6 +212,7 @@ enum {
 	OPT_UNWIND, OPT_STACK_COPY, OPT_WITHOUT, OPT_SAMPLE_MS, OPT_PRELOAD, OPT_SAMPLE_BYTES,
 	OPT_SEED, OPT_FAIL_ON_LEAK, OPT_SUPPRESSIONS, OPT_MAX_PEAK, OPT_THREAD_SLOTS,
 	OPT_INTERP, OPT_NO_INTERP, OPT_NO_PERF_MAP, OPT_ON_FULL, OPT_UNWIND_THREADS, OPT_NO_TAILS,
+	OPT_KEEP_STACKS,
 	OPT_NO_DEFAULT_SUPP, OPT_TOP, OPT_FULL_STACKS,
 };
 
@@ -233,6 +239,7 @@ static const struct option longopts[] = {
 	{ "stack-copy", required_argument, NULL, OPT_STACK_COPY },
 	{ "unwind-threads", required_argument, NULL, OPT_UNWIND_THREADS },
 	{ "no-tails", no_argument, NULL, OPT_NO_TAILS },
+	{ "keep-stacks", optional_argument, NULL, OPT_KEEP_STACKS },
 	{ "snip-pre", required_argument, NULL, OPT_SNIP_PRE },
 	{ "snip-post", required_argument, NULL, OPT_SNIP_POST },
 	{ "on-full", required_argument, NULL, OPT_ON_FULL },
@@ -279,6 +286,8 @@ static const struct {
 	{ OPT_SAMPLE_MS, "--sample-ms", "the collector writes no sample records" },
 	{ OPT_STACK_COPY, "--stack-copy", "the collector unwinds in the process, nothing copied" },
 	{ OPT_NO_TAILS, "--no-tails", "the collector unwinds in the process, nothing copied" },
+	{ OPT_KEEP_STACKS, "--keep-stacks", "the collector unwinds in the process, nothing "
+	  "copied" },
 	{ OPT_UNWIND_THREADS, "--unwind-threads", "each process unwinds its own stacks" },
 	{ OPT_ON_FULL, "--on-full", "there is no ring buffer to fall behind: each process "
 	  "keeps its own table" },
@@ -375,7 +384,7 @@ static int parse_filter(int c, char *arg, struct options *o)
  */
 #define SNIP_MAX	33
 
-/* How stacks are taken: --unwind, --stack-copy, --snip-pre, --snip-post. */
+/* How stacks are taken: --unwind, --stack-copy, --keep-stacks, --snip-pre, --snip-post. */
 static int parse_stack(int c, const char *arg, struct options *o)
 {
 	unsigned long v;
@@ -392,6 +401,15 @@ static int parse_stack(int c, const char *arg, struct options *o)
 		if (parse_uint(arg, "thread count", 256, &v))
 			return -EINVAL;
 		o->unwind_threads = (int)v;
+		return 0;
+	case OPT_KEEP_STACKS:
+		/* A kept copy is the whole stack: a tail's frames were unwound from words not kept. */
+		o->no_tails = true;
+		o->keep_stacks_mb = KEEP_STACKS_DEFAULT_MB;
+		if (arg && parse_range(arg, "--keep-stacks MiB", 1, 1 << 20, &v))
+			return -EINVAL;
+		if (arg)
+			o->keep_stacks_mb = v;
 		return 0;
 	case OPT_STACK_COPY:
 		if (parse_pow2(arg, "stack-copy", "stack copy size", "bytes", HS_USER_STACK_MIN,
@@ -550,7 +568,7 @@ static int parse_one(int c, char *arg, struct options *o)
 	case OPT_COMM: case OPT_PID_FILTER: case OPT_UID: case OPT_MIN_SIZE: case OPT_MAX_SIZE:
 		return parse_filter(c, arg, o);
 	case OPT_UNWIND: case OPT_STACK_COPY: case OPT_SNIP_PRE: case OPT_SNIP_POST:
-	case OPT_UNWIND_THREADS:
+	case OPT_UNWIND_THREADS: case OPT_KEEP_STACKS:
 		return parse_stack(c, arg, o);
 	case 'p': case 'o': case 'i': case 's': case OPT_RINGBUF: case OPT_SAMPLE_MS:
 	case OPT_THREAD_SLOTS: case OPT_TOP:
@@ -646,6 +664,12 @@ static int validate(const struct options *o)
 	if (o->all && o->on_full == OPT_ON_FULL_HOLD) {
 		elog("--on-full hold goes with -p or a command: -a cannot make every process "
 		     "on the machine wait");
+		return -EINVAL;
+	}
+	if (o->keep_stacks_mb && (o->unwind_fp || o->snip_pre || o->snip_post)) {
+		elog("--keep-stacks keeps what --unwind dwarf unwinds, every frame of it: not "
+		     "with %s", o->unwind_fp ? "--unwind fp (no stack is copied)" :
+		     "--snip-pre or --snip-post");
 		return -EINVAL;
 	}
 	if (o->min_size > o->max_size) {

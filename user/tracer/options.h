@@ -13,6 +13,7 @@
 #include "leakgate.h"
 
 #define OPTIONS_MAX_PIDS 64	/* --pid-filter */
+#define KEEP_STACKS_DEFAULT_MB 64	/* --keep-stacks without its MiB */
 #define OPT_INTERP_PYTHON (1u << 0)	/* --interp python */
 #define OPT_INTERP_LUA (1u << 1)	/* --interp lua */
 
@@ -37,6 +38,8 @@ struct options {
 	bool unwind_fp;		/* --unwind fp; default dwarf */
 	unsigned int stack_copy;	/* --stack-copy bytes */
 	bool no_tails;		/* --no-tails: the whole stack copied every time */
+	/* --keep-stacks: MiB of live blocks' stack copies kept for `ustack` records; 0: none */
+	unsigned long keep_stacks_mb;
 	/* --unwind-threads: beside the loop's; -1: one per CPU but two, up to 16 */
 	int unwind_threads;
 	/*

@@ -347,6 +347,7 @@ static int start_tracing(struct session *s)
 						    .unwind_threads = threads,
 						    .tails = s->tails,
 						    .no_jit_names = o->no_perf_map,
+						    .keep_stacks = (uint64_t)o->keep_stacks_mb << 20,
 						    .sample_bytes = o->sample_bytes,
 						    .on_exit = o->leaks_at_exit || s->gate ?
 							       session__on_proc_exit : NULL,
@@ -361,6 +362,9 @@ static int start_tracing(struct session *s)
 		elog("out of memory");
 		return -ENOMEM;
 	}
+	if (o->keep_stacks_mb)
+		elog("--keep-stacks: each dump keeps its live blocks' registers and stack bytes "
+		     "(ustack records), %lu MiB of them held at most; no stack tails", o->keep_stacks_mb);
 	if (o->argv) {
 		/* Each runtime's environment for the command (its row's: CPython's PYTHONMALLOC). */
 		err = interp__command_env(&(struct interp_opts){ .python = o->interp & OPT_INTERP_PYTHON,

@@ -126,6 +126,8 @@ int session__finish(struct session *s, int status)
 		elog("%" PRIu64 " C libraries were probed only once a traced process had mapped "
 		     "them, or not at all (said above): what those processes allocated until "
 		     "then is missing", libc_follow__late(s->follow));
+	if (s->o.keep_stacks_mb)
+		status__kept(stderr, s->trace);
 	if (s->o.verbose) {
 		status__stacks(stderr, s->trace);
 		status__unwind(stderr, s->trace, s->cnt);

@@ -286,6 +286,73 @@ static void test_user_stacks(void **state)
 	trace__free(t);
 }
 
+/*
+ * --keep-stacks (track/keptstk.c): a block's registers and copy kept while
+ * it is live and written as its ustack record, dropped when it is freed
+ * (its bytes back to the budget); past the budget none kept, counted.
+ */
+static void test_kept_stacks(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ .map_records = true, .unwind = true,
+							   .keep_stacks = 4096 });
+	uint64_t ip = (uint64_t)(uintptr_t)unwind_target, ret = (uint64_t)(uintptr_t)main + 1;
+	const struct kept_budget *b;
+	struct hs_user_stack *us;
+	struct ustack_event e;
+	struct mapset *self;
+	struct record r;
+	struct proc *p;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(proc_maps__load_files(getpid(), &self), 0);
+	assert_int_equal(trace__map_add(t, PID0, mapset__find(self, ip)), 0);
+	len = ustack_event(&e, PID0, ip, 0x7ff000000000, 256);
+	us = (void *)((char *)&e.ev + HS_EVENT_HDR_SIZE);
+	memcpy(us->data, &ret, sizeof(ret));
+	us->regs[HS_UREG_BP] = 0x1234;
+	feed(t, &e, len);
+	b = trace__kept(t);
+	p = trace__find_proc(t, PID0);
+	assert_int_equal(b->kept, 1);
+	assert_int_equal(b->held, 1);
+	assert_int_equal(b->copy_bytes, 256);
+	assert_true(b->bytes > 256 && b->bytes <= b->budget);
+	assert_true(kept_stacks__record(p->kept, PID0, 0x1000, &r));
+	assert_int_equal(r.type, REC_USTACK);
+	assert_int_equal(r.ptr, 0x1000);
+	assert_int_equal(r.us.frames, 2);	/* the call site and main */
+	assert_int_equal(r.us.nregs, HS_UREG__MAX);
+	assert_int_equal(r.us.regs[HS_UREG_IP], ip);
+	assert_int_equal(r.us.regs[HS_UREG_BP], 0x1234);
+	assert_int_equal(r.us.size, 256);
+	assert_memory_equal(r.us.bytes, us->data, 256);
+	assert_false(kept_stacks__record(p->kept, PID0, 0x2000, &r));
+	/* Freed: dropped, its bytes given back. */
+	send(t, HS_EV_FREE, PID0, 0x1000, 0);
+	assert_int_equal(b->held, 0);
+	assert_int_equal(b->bytes, 0);
+	assert_false(kept_stacks__record(p->kept, PID0, 0x1000, &r));
+	/* Past the budget: not kept, counted; the block is live all the same. */
+	ustack_event(&e, PID0, ip, 0x7ff000000000, 256);
+	e.ev.addr = 0x3000;
+	us->size = us->want = 4096;
+	len = HS_EVENT_HDR_SIZE + sizeof(*us) + 4096;
+	{
+		char *big = calloc(1, len);
+
+		memcpy(big, &e, sizeof(e));
+		memcpy(((struct hs_user_stack *)(big + HS_EVENT_HDR_SIZE))->data, &ret, sizeof(ret));
+		feed(t, big, len);
+		free(big);
+	}
+	assert_int_equal(b->over_budget, 1);
+	assert_int_equal(b->held, 0);
+	assert_int_equal(tracker__count(p->live), 1);
+	mapset__free(self);
+	trace__free(t);
+}
+
 /* An --unwind fp allocation of thread @tid of PID0 at @addr, with frames @a, @b. */
 static void fp_alloc(struct trace *t, uint32_t tid, uint64_t addr, uint64_t a, uint64_t b,
 		     uint32_t flags)
@@ -890,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_exec_drops_old_heap),
 		cmocka_unit_test(test_mapping_records),
 		cmocka_unit_test(test_user_stacks),
+		cmocka_unit_test(test_kept_stacks),
 		cmocka_unit_test(test_creators),
 #ifdef __x86_64__
 		cmocka_unit_test(test_jit_frames),

@@ -11,7 +11,7 @@
  * to a struct ls_rule. Nothing allocated, no lock, no libc call: callable
  * inside malloc and from a signal handler.
  *
- * A rule is the tracer's idea of one (user/tracer/unwind/cfi.h,
+ * A rule is the tracer's idea of one (user/unwind/cfi.h,
  * struct cfi_rule):
  * CFA = register + offset, and how the caller's return address and frame
  * pointer are found from it; in the process only those two registers and

@@ -4,7 +4,7 @@
  * caller (see framestep.h). By a rule: the CFA from the stack or frame
  * pointer (or loaded from there: a realigned stack, glibc's x86-64
  * __restore_rt), the return address and the frame pointer at or equal to
- * a base + offset, as the tracer's step (user/tracer/unwind/unwind.c).
+ * a base + offset, as the tracer's step (user/unwind/unwind.c).
  * Through
  * a signal frame: the kernel's rt_sigframe layout (arch/x86/kernel/
  * signal_64.c, arch/arm64/kernel/signal.c: the ucontext at the stack

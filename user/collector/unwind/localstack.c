@@ -3,7 +3,7 @@
  * localstack.c - in-process stack capture (see localstack.h): the walk by
  * CFI and its rule cache, and the frame-pointer walk.
  *
- * The walk is the tracer's (user/tracer/unwind/unwind.c), on the live
+ * The walk is the tracer's (user/unwind/unwind.c), on the live
  * stack: per
  * frame, the rule of its pc (a return address minus one, so that a call
  * that ends a function finds its own row), then one step to the caller

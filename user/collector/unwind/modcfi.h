@@ -6,7 +6,7 @@
  * no search table, and code whose CFI is in .debug_frame alone (built
  * -fno-asynchronous-unwind-tables -g, or by an assembler told
  * `.cfi_sections .debug_frame`), which the loader does not map. As the
- * tracer finds both (user/tracer/unwind/cfi.c, by libdw's
+ * tracer finds both (user/unwind/cfi.c, by libdw's
  * dwarf_getcfi_elf and dwarf_getcfi), the collector must too.
  *
  * Per module, once: its file opened (the path the loader names, or

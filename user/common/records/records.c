@@ -8,7 +8,8 @@
  * This file: the records of dumps, mappings, exits and the whole-run
  * accounting, and the table by type; a stack's tokens and the live record
  * are rectoken.c's, the frame and jit records rectext.c's, the tree and
- * node records and a record's node= rectree.c's (records_int.h).
+ * node records and a record's node= rectree.c's, the ustack record
+ * recustack.c's (records_int.h).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -25,6 +26,7 @@ static const char *const keywords[] = {
 	[REC_END_DUMP] = "end-dump ", [REC_EXIT] = "exit ", [REC_END_EXIT] = "end-exit ",
 	[REC_PROC] = "proc ", [REC_STACK] = "stack ", [REC_SAMPLE] = "sample ",
 	[REC_FRAME] = "frame ", [REC_JIT] = "jit ", [REC_TREE] = "tree ", [REC_NODE] = "node ",
+	[REC_USTACK] = "ustack ",
 };
 
 #define NKEYWORDS (sizeof(keywords) / sizeof(keywords[0]))
@@ -303,13 +305,14 @@ static int (*const writers[])(FILE *out, const struct record *r) = {
 	[REC_END_DUMP] = write_end_dump, [REC_EXIT] = write_exit,
 	[REC_END_EXIT] = write_end_exit, [REC_PROC] = write_proc, [REC_STACK] = write_stack,
 	[REC_SAMPLE] = write_sample, [REC_FRAME] = rec_write_frame, [REC_JIT] = rec_write_jit,
-	[REC_TREE] = rec_write_tree, [REC_NODE] = rec_write_node,
+	[REC_TREE] = rec_write_tree, [REC_NODE] = rec_write_node, [REC_USTACK] = rec_write_ustack,
 };
 
 /* What a writer's fields must be before anything is written (NULL: any). */
 static int (*const checkers[])(const struct record *r) = {
 	[REC_LIVE] = rec_check_tokens, [REC_STACK] = rec_check_tokens, [REC_FRAME] = rec_check_frame,
 	[REC_JIT] = rec_check_jit, [REC_TREE] = rec_check_tree, [REC_NODE] = rec_check_node,
+	[REC_USTACK] = rec_check_ustack,
 };
 
 static int (*const parsers[])(const char *p, struct record *r) = {
@@ -317,7 +320,7 @@ static int (*const parsers[])(const char *p, struct record *r) = {
 	[REC_END_DUMP] = parse_end_dump, [REC_EXIT] = parse_exit,
 	[REC_END_EXIT] = parse_end_exit, [REC_PROC] = parse_proc, [REC_STACK] = parse_stack,
 	[REC_SAMPLE] = parse_sample, [REC_FRAME] = rec_parse_frame, [REC_JIT] = rec_parse_jit,
-	[REC_TREE] = rec_parse_tree, [REC_NODE] = rec_parse_node,
+	[REC_TREE] = rec_parse_tree, [REC_NODE] = rec_parse_node, [REC_USTACK] = rec_parse_ustack,
 };
 
 int records__write(FILE *out, const struct record *r)

@@ -4,7 +4,7 @@
  * the table by type; rectoken.c: a stack's tokens and the live record;
  * rectext.c: the frame and jit records; rectree.c: the tree and node
  * records, a live or stack record's node=, numbers read and written by
- * hand). Each writer writes its record's
+ * hand; recustack.c: the ustack record). Each writer writes its record's
  * fields after "heapsnoop: " and returns 0 or -EIO; each parser reads them
  * from just past "heapsnoop: KEYWORD " into @r and returns 0 or -EINVAL;
  * each check says whether @r's fields fit the grammar (0, -EINVAL) before
@@ -55,5 +55,9 @@ int rec_parse_frame(const char *p, struct record *r);
 int rec_check_jit(const struct record *r);
 int rec_write_jit(FILE *out, const struct record *r);
 int rec_parse_jit(const char *p, struct record *r);
+
+int rec_check_ustack(const struct record *r);
+int rec_write_ustack(FILE *out, const struct record *r);
+int rec_parse_ustack(const char *p, struct record *r);
 
 #endif

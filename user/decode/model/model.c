@@ -26,6 +26,7 @@
 #include "htab.h"
 #include "input/logread.h"
 #include "input/nodetab.h"
+#include "input/ustacks.h"
 #include "model/frameview.h"
 #include "model/join.h"
 #include "model/livecount.h"
@@ -48,6 +49,7 @@ struct hd_model {
 	unsigned int ndumps;	/* dump headers taken in */
 	bool done;		/* past the dump --dump names: ignore the rest */
 	bool open_dump;		/* the last dump header had no end-dump yet */
+	bool following;		/* -s: hd_model__follow(), no live block taken */
 	uint64_t records;	/* record lines and tokens seen, of any kind */
 	struct runstats *rs;	/* the whole run */
 	struct join *join;	/* both, made when first asked for */
@@ -56,6 +58,8 @@ struct hd_model {
 	struct nodetab *nodes;	/* the dump's trees of stacks */
 	uint64_t *fbuf;		/* a record's stack, decoded (REC_MAX_DEPTH) */
 	int kept_err;		/* a line's record kept cut: its positive hs_err */
+	/* `ustack` records unwound again here (ustacks.h); NULL: --no-unwind-offline */
+	struct hd_ustacks *us;
 };
 
 struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symbolizer *sym)
@@ -71,7 +75,11 @@ struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symboliz
 	m->frames = frametab__new();
 	m->nodes = nodetab__new();
 	m->fbuf = malloc(REC_MAX_DEPTH * sizeof(*m->fbuf));
-	if (!m->stacks || !m->rs || !m->frames || !m->nodes || !m->fbuf) {
+	if (!opts->no_offline)
+		m->us = hd_ustacks__new(sym);
+	if (!m->stacks || !m->rs || !m->frames || !m->nodes || !m->fbuf ||
+	    (!opts->no_offline && !m->us)) {
+		hd_ustacks__free(m->us);
 		stacks__free(m->stacks);
 		runstats__free(m->rs);
 		frametab__free(m->frames);
@@ -105,6 +113,8 @@ static void reset(struct hd_model *m)
 	stacks__free(m->stacks);
 	m->stacks = stacks__new();
 	m->total_bytes = m->total_count = 0;
+	if (m->us)
+		hd_ustacks__reset(m->us);
 }
 
 void hd_model__free(struct hd_model *m)
@@ -121,6 +131,7 @@ void hd_model__free(struct hd_model *m)
 	runstats__free(m->rs);
 	frametab__free(m->frames);
 	nodetab__free(m->nodes);
+	hd_ustacks__free(m->us);
 	free(m->fbuf);
 	free(m);
 }
@@ -169,6 +180,8 @@ static int take_map(struct hd_model *m, const struct record *rec)
 	int err;
 
 	snprintf(map.build_id, sizeof(map.build_id), "%s", rec->build_id);
+	if (m->us && hd_ustacks__map(m->us, rec))
+		return -HS_ENOSPC;
 	err = pm ? maptree__add(pm, &map) : -ENOMEM;
 	if (err == -EINVAL)
 		return 1;	/* no range: no mapping to hold any address */
@@ -247,6 +260,12 @@ static int take_meta(struct hd_model *m, const struct hd_line *l)
 		return err == -ENOMEM ? -HS_ENOSPC : err == -ENOSPC ? -HS_ETOOLONG :
 		       err ? -HS_ERECORD : 1;
 	}
+	if (rec->type == REC_USTACK) {
+		/* Held for the live record after it (-s's: never met, not taken). */
+		if (m->us && !m->following && hd_ustacks__take(m->us, rec))
+			return -HS_ENOSPC;
+		return 1;
+	}
 	if (rec->type != REC_MAP)
 		return 0;
 	return take_map(m, rec);
@@ -265,7 +284,7 @@ static bool malformed_record(const struct hd_line *l)
 
 	if (l->parsed != -EINVAL)
 		return false;
-	if (t == REC_FRAME || t == REC_JIT || t == REC_TREE || t == REC_NODE)
+	if (t == REC_FRAME || t == REC_JIT || t == REC_TREE || t == REC_NODE || t == REC_USTACK)
 		return true;
 	return (t == REC_LIVE || t == REC_STACK) &&
 	       (strstr(l->text, "~m#") || strstr(l->text, " node="));
@@ -283,6 +302,9 @@ static int take_live(struct hd_model *m, const struct hd_line *l)
 	/* A continuation that broke: the frames before it, the stack cut. */
 	if (err)
 		flags |= STACK_TRUNCATED;
+	/* --keep-stacks' records: the stack unwound again here, where that is no worse. */
+	if (m->us)
+		hd_ustacks__apply(m->us, l->rec.pid, l->rec.ptr, m->fbuf, &depth, &flags);
 	n = stacks__intern(m->stacks, (uint32_t)l->rec.pid, m->fbuf, depth, flags);
 	if (n < 0)
 		return -HS_ENOSPC;
@@ -352,6 +374,12 @@ int hd_model__take(struct hd_model *m, const struct hd_line *l)
 	return 0;
 }
 
+void hd_model__report_offline(const struct hd_model *m, FILE *out)
+{
+	if (m->us)
+		hd_ustacks__report(m->us, out);
+}
+
 int hd_model__stack_of(const struct hd_model *m, const struct hd_line *l, uint64_t *size,
 		       uint64_t *frames, uint32_t *depth)
 {
@@ -362,6 +390,7 @@ int hd_model__follow(struct hd_model *m, const struct hd_line *l)
 {
 	int err;
 
+	m->following = true;
 	note_record(m, l);
 	forget_join(m);
 	m->kept_err = 0;

@@ -53,11 +53,20 @@ struct hd_model_opts {
 	 * (frameview.h: "python", "lua", "interpreter"), NULL: every frame.
 	 */
 	const char *frames;
+	/*
+	 * --no-unwind-offline: `ustack` records ignored, every stack the
+	 * tracer's online one; else they are unwound again here
+	 * (input/ustacks.h).
+	 */
+	bool no_offline;
 };
 
 /* An empty model whose frames @sym names; NULL: no memory. */
 struct hd_model *hd_model__new(const struct hd_model_opts *opts, struct symbolizer *sym);
 void hd_model__free(struct hd_model *m);
+
+/* What the offline unwinding of `ustack` records did (ustacks.h), on @out; nothing if none. */
+void hd_model__report_offline(const struct hd_model *m, FILE *out);
 
 /*
  * Take one line of the log. Returns 0, or a negative hs_err for a

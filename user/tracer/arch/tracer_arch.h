@@ -5,14 +5,10 @@
  * user/tracer/arch/ *_$(ARCH).c; the compiler's __x86_64__ or __aarch64__
  * picks the constants here). docs/ARCH.md lists them all.
  *
- *   DWARF register numbers   CFI_REG_SP, CFI_REG_FP and CFI_REG_RA (the
- *                            return-address column), CFI_NREGS of them
- *                            followed (cfi.c, unwind.c)
- *   cfi_rule_regs[]          the registers a compact CFI rule describes,
- *                            the return address first (regs_$(ARCH).c)
- *   arch_ureg_dwarf[]        enum hs_ureg (heapsnoop/arch.h) -> DWARF number
- *   ARCH_FP_RECORD_SP        a frame record's address -> the caller's stack
- *                            pointer, where a frame has no CFI (unwind.c)
+ *   DWARF register numbers,  the unwinder's, which heapdecode's offline
+ *   cfi_rule_regs[],         unwinding shares: user/unwind/cfiregs.h,
+ *   arch_ureg_dwarf[],       included here
+ *   ARCH_FP_RECORD_SP
  *   ARCH_ELF_MACHINE         the ELF e_machine of the programs traced
  *   probesite__find()        probesite.h, in probesite_$(ARCH).c
  */
@@ -22,43 +18,14 @@
 #include <elf.h>
 
 #include "heapsnoop/arch.h"
+#include "unwind/cfiregs.h"
 
 #ifdef HS_ARCH_X86_64
-/* DWARF x86-64 register numbers the unwinder follows. */
-enum {
-	CFI_REG_FP = 6,		/* %rbp */
-	CFI_REG_SP = 7,		/* %rsp */
-	CFI_REG_RA = 16,	/* the return address column */
-	CFI_NREGS = 17,
-};
-/* Registers a rule describes: RA, %rbp, %rbx, %r12..%r15. */
-#define CFI_RULE_REGS 7
-/* push %rbp; mov %rsp,%rbp: the caller's %rsp is above the saved %rbp and RA. */
-#define ARCH_FP_RECORD_SP(fp) ((fp) + 16)
 #define ARCH_ELF_MACHINE EM_X86_64
 #endif
 
 #ifdef HS_ARCH_ARM64
-/* DWARF AArch64 register numbers: x0..x30 are 0..30, sp 31. */
-enum {
-	CFI_REG_FP = 29,	/* x29 */
-	CFI_REG_RA = 30,	/* x30, the link register: the return address column */
-	CFI_REG_SP = 31,
-	CFI_NREGS = 32,
-};
-/* Registers a rule describes: RA (x30), x29, x19..x28. */
-#define CFI_RULE_REGS 12
-/*
- * A frame record {x29, x30} is at the bottom of its frame (GCC's and
- * clang's stp x29, x30, [sp, #-N]!; mov x29, sp): the caller's sp is the
- * record + N, and N is not in the record. + 16 is exact for a frame that is
- * the record alone, and a lower bound otherwise (docs/ARCH.md).
- */
-#define ARCH_FP_RECORD_SP(fp) ((fp) + 16)
 #define ARCH_ELF_MACHINE EM_AARCH64
 #endif
-
-extern const int cfi_rule_regs[CFI_RULE_REGS];
-extern const int arch_ureg_dwarf[HS_UREG__MAX];
 
 #endif /* HEAPSNOOP_TRACER_ARCH_H */

@@ -210,8 +210,7 @@ static int write_stack(void *ctx, uint32_t id, uint32_t node, bool last)
 	static char tok[REC_TOKENS_BUF];
 	uint32_t k = tree_log__index(c->pt->tl, id);
 	struct acct_counts v;
-	struct record r;
-
+	struct record r, us;
 
 	for (uint32_t i = c->start[k]; i < c->start[k + 1]; i++) {
 		uint64_t size = c->v[i].size & LIVE_SIZE_MAX;
@@ -224,6 +223,10 @@ static int write_stack(void *ctx, uint32_t id, uint32_t node, bool last)
 			r.size = size;
 			r.error = hs_strerror(-HS_ERANGE);
 		}
+		/* --keep-stacks: its registers and stack bytes just before it. */
+		if (kept_stacks__record(p->kept, p->pid, c->v[i].addr, &us) &&
+		    records__write(c->out, &us))
+			c->err = -EIO;
 		if (records__write(c->out, &r))
 			c->err = -EIO;
 	}

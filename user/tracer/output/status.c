@@ -266,6 +266,23 @@ void status__stacks(FILE *out, const struct trace *t)
 		s.tree.arena_bytes - s.tree.used_bytes, s.cache_bytes, all, per(all, n));
 }
 
+void status__kept(FILE *out, const struct trace *t)
+{
+	const struct kept_budget *b = trace__kept(t);
+	uint64_t left = b->over_budget + b->interp + b->no_memory;
+
+	flog(out, "--keep-stacks: %" PRIu64 " stack copies kept (%" PRIu64 " bytes of stack, "
+	     "%.0f a copy), %" PRIu64 " of them live at the end, %" PRIu64 " bytes held at most of "
+	     "the %" PRIu64 " allowed", b->kept, b->copy_bytes, per(b->copy_bytes, b->kept),
+	     b->held, b->peak, b->budget);
+	if (left)
+		flog(out, "--keep-stacks: NOT KEPT: %" PRIu64 " allocations' stacks (%" PRIu64
+		     " over the budget: raise --keep-stacks=MIB; %" PRIu64 " with interpreter "
+		     "frames among the native ones; %" PRIu64 " out of memory): their blocks have "
+		     "no ustack record, heapdecode shows their online frames", left,
+		     b->over_budget, b->interp, b->no_memory);
+}
+
 void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt)
 {
 	struct unwind_stats us;

@@ -58,6 +58,12 @@ void status__free_logs(FILE *out, uint64_t logged, uint64_t to_ring);
 void status__stacks(FILE *out, const struct trace *t);
 
 /*
+ * --keep-stacks: the stack copies kept for `ustack` records and their
+ * bytes, the budget and its peak, and those not kept, by why.
+ */
+void status__kept(FILE *out, const struct trace *t);
+
+/*
  * --unwind dwarf, for -v: how the stacks ended (complete or why not), how
  * their frames were found, the stack tails (@cnt: the programs' counters,
  * HS_CNT_TAIL_MISS), and the unwind tables' size (unwind.h).

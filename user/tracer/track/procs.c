@@ -25,6 +25,7 @@ void trace__free_proc(struct proc *p)
 	acct__fini(&p->acct);
 	stack_tree__free(p->stacks);
 	creators__free(p->creators);
+	kept_stacks__free(p->kept);
 	free(p);
 }
 

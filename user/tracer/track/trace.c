@@ -20,6 +20,7 @@
 #include "trace.h"
 #include "trace_int.h"
 #include "unwind/pool.h"
+#include "unwind/procsrc.h"
 #include "unwind/tails.h"
 
 /* A new stack with an unmapped frame re-reads the maps at most this often. */
@@ -32,6 +33,7 @@ struct trace *trace__new(const struct trace_opts *opts)
 	if (!t)
 		return NULL;
 	t->opts = *opts;
+	t->kept.budget = opts->keep_stacks;
 	t->procs = htab__new(64, NULL, NULL);
 	t->build_ids = buildid_cache__new();
 	t->frames = frametab__new();
@@ -43,7 +45,7 @@ struct trace *trace__new(const struct trace_opts *opts)
 		    !unwind_pool__new(opts->unwind_threads, TRACE_POOL_DEPTH, max, &t->pool))
 			t->unwinder = unwind_pool__own(t->pool);
 		else
-			t->unwinder = unwinder__new();
+			t->unwinder = unwinder__new(&proc_cfi_src);
 		t->unwound = malloc(max * sizeof(*t->unwound));
 	}
 	if (opts->interp_splice)
@@ -259,6 +261,22 @@ static void uncharge(struct trace *t, struct proc *p, const struct live_alloc *a
 
 	p->live_estimate -= bytes;
 	acct__release(&p->acct, a->stack, tid, a->addr, bytes, freed);
+	kept_stacks__drop(p->kept, a->addr);
+}
+
+/* --keep-stacks: the record's copy kept for its block at @addr, now live. */
+static void keep_stack(struct trace *t, struct proc *p, uint64_t addr)
+{
+	if (!p->kept && !(p->kept = kept_stacks__new(&t->kept))) {
+		t->kept.no_memory++;
+		return;
+	}
+	kept_stacks__put(p->kept, addr, t->keep_us, t->keep_frames);
+}
+
+const struct kept_budget *trace__kept(const struct trace *t)
+{
+	return &t->kept;
 }
 
 /* After acct__reserve(). */
@@ -528,6 +546,8 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 		t->stats.missed_frees++;
 		uncharge(t, p, &old, 0, false);
 	}
+	if (t->keep_us)
+		keep_stack(t, p, ev->addr);
 	est = estimate(t, a.size, a.shed);
 	p->live_estimate += est;
 	if (acct__alloc(&p->acct, id, ev->tid, ev->addr, est, tracker__count(p->live),
@@ -587,6 +607,8 @@ static void handle_exec(struct trace *t, pid_t pid)
 	p->acct = acct;	/* the new image's counts start from nothing */
 	p->live_estimate = 0;
 	p->shed_kept = 0;	/* ... its samples too: the old image's were its own */
+	kept_stacks__free(p->kept);
+	p->kept = NULL;
 	jit_names__free(p->jit);
 	p->jit = NULL;
 	/* The old image's threads are gone, and its frames (the boundary's too). */
@@ -694,9 +716,20 @@ static void alloc_event(struct trace *t, const struct hs_event *ev, size_t len)
 			t->stats.short_cut++;
 		if (uflags & UNWIND_FAULT)
 			evflags |= HS_EVF_STACK_FAULT;
+		/*
+		 * --keep-stacks: its copy, for heapdecode to unwind again; not
+		 * where interpreter frames go among the native ones (which of
+		 * the record's frames the copy gave would not be known).
+		 */
+		if (t->kept.budget && (ev->flags & HS_EVF_INTERP))
+			t->kept.interp++;
+		else if (t->kept.budget && us && !us->tail)
+			t->keep_us = us;
+		t->keep_frames = n;
 	}
 	t->stats.allocs++;
 	handle_alloc(t, c.p, ev, frames, n, evflags, g);
+	t->keep_us = NULL;
 	/* Its frames were the job's: given back once handled. */
 	if (take_job(t, t->seq))
 		job_done(t);
@@ -715,7 +748,7 @@ static struct unwinder *creator_unwinder(struct trace *t)
 	if (!t->creator_unwound)
 		t->creator_unwound = malloc(REC_MAX_DEPTH * sizeof(*t->creator_unwound));
 	if (!t->creator_unwinder)
-		t->creator_unwinder = unwinder__new();
+		t->creator_unwinder = unwinder__new(&proc_cfi_src);
 	return t->creator_unwound ? t->creator_unwinder : NULL;
 }
 

@@ -29,6 +29,7 @@
 #include "maps/procmaps.h"
 #include "stacks.h"
 #include "stacktree.h"
+#include "keptstk.h"
 #include "tracker.h"
 #include "unwind/unwind.h"
 
@@ -50,6 +51,11 @@ struct trace_opts {
 	 * the tails made for the threads' next stacks. NULL: none.
 	 */
 	struct tails *tails;
+	/*
+	 * --keep-stacks: bytes of live blocks' stack copies kept for the
+	 * dumps' `ustack` records (keptstk.h); 0: none kept.
+	 */
+	uint64_t keep_stacks;
 	/* --no-perf-map: frames in JIT code left unnamed (maps/jitnames.h). */
 	bool no_jit_names;
 	/*
@@ -150,6 +156,8 @@ struct proc {
 	/* Its threads' creators (creators.h), once it made one; NULL: none. */
 	struct creators *creators;
 	uint64_t created_by;		/* the boundary frame's address; 0: not yet interned */
+	/* --keep-stacks: its live blocks' stack copies (keptstk.h); NULL: none yet. */
+	struct kept_stacks *kept;
 };
 
 /*
@@ -179,6 +187,9 @@ static inline unsigned int trace_fallback_frames(unsigned int snip_pre, unsigned
 }
 
 struct trace;
+
+/* --keep-stacks: the budget and what became of the copies offered (keptstk.h). */
+const struct kept_budget *trace__kept(const struct trace *t);
 
 struct trace *trace__new(const struct trace_opts *opts);
 void trace__free(struct trace *t);

@@ -35,6 +35,14 @@ struct trace {
 	 */
 	struct unwinder *creator_unwinder;
 	uint64_t *creator_unwound, *appended;
+	/*
+	 * --keep-stacks: the budget of every process's copies, and the
+	 * record being handled's copy to keep once its block is live (its
+	 * frames the online unwind gave); NULL: none.
+	 */
+	struct kept_budget kept;
+	const struct hs_user_stack *keep_us;
+	uint32_t keep_frames;
 };
 
 /* Unwinding jobs in flight at most: records looked at ahead (unwind/pool.h). */

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pool.h"
+#include "unwind/procsrc.h"
 
 enum { JOB_IDLE, JOB_READY, JOB_DONE };
 
@@ -146,7 +147,7 @@ int unwind_pool__new(unsigned int threads, unsigned int depth, unsigned int max_
 	p->max_frames = max_frames;
 	p->jobs = calloc(n, sizeof(*p->jobs));
 	p->frames = calloc((size_t)n * max_frames, sizeof(*p->frames));
-	p->own = unwinder__new();
+	p->own = unwinder__new(&proc_cfi_src);
 	p->w = calloc(threads ? threads : 1, sizeof(*p->w));
 	if (!p->jobs || !p->frames || !p->own || !p->w)
 		goto fail;
@@ -156,7 +157,7 @@ int unwind_pool__new(unsigned int threads, unsigned int depth, unsigned int max_
 		struct worker *w = &p->w[i];
 
 		w->p = p;
-		w->u = unwinder__new();
+		w->u = unwinder__new(&proc_cfi_src);
 		if (!w->u)
 			goto fail;
 		p->nthreads++;

@@ -28,7 +28,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 struct unwind_pool;
 

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 /*
  * A thread's tails kept: those records in the ring may still name, and a

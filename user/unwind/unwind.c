@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* unwind.c - CFI unwinding of a copied user stack (see unwind.h). */
+/* unwind/unwind.c - CFI unwinding of a copied user stack (see unwind.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pacmask.h"
-#include "unwind.h"
+#include "unwind/unwind.h"
 
 /*
  * What a return address leads to: its mapping, module and CFI row, so
@@ -76,14 +76,14 @@ static void touch_lines(const uint8_t *p, uint32_t n)
  */
 static uint64_t ra_mask = HS_RA_MASK;
 
-struct unwinder *unwinder__new(void)
+struct unwinder *unwinder__new(const struct cfi_src *src)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
 	ra_mask = pacmask__detect(NULL);
-	u->cfi = cfi_cache__new();
+	u->cfi = cfi_cache__new(src);
 	if (!u->cfi) {
 		free(u);
 		return NULL;

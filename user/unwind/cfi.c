@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * cfi.c - modules' CFI as compact rules (see cfi.h). libdw does the
+ * unwind/cfi.c - modules' CFI as compact rules (see cfi.h). libdw does the
  * parsing; this file turns its rows into struct cfi_rule, remembers them,
  * and evaluates the DWARF expressions of the rows that are not simple.
  */
@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cfi.h"
 #include "elfseg.h"
-#include "maps/fileid.h"
+#include "unwind/cfi.h"
+#include "fileid.h"
 
 /* Rule cache entries (a power of two): ~56 B each. */
 #define RULE_CACHE 8192
@@ -27,6 +27,11 @@ struct cfi_module {
 	Elf *elf;
 	Dwarf *dwarf;		/* for .debug_frame, if the file has one */
 	Dwarf_CFI *eh, *debug;	/* either may be NULL */
+	/* A separate debug file's (--only-keep-debug: the same addresses): its .debug_frame. */
+	int dfd;
+	Elf *delf;
+	Dwarf *ddwarf;
+	Dwarf_CFI *ddebug;
 	struct elf_segments segs;	/* file offset -> address */
 };
 
@@ -38,17 +43,19 @@ struct rule_entry {
 };
 
 struct cfi_cache {
+	struct cfi_src src;
 	struct fileid_map *mods;	/* (dev, ino) -> struct cfi_module */
 	struct rule_entry *rules;
 	struct cfi_stats st;
 };
 
-struct cfi_cache *cfi_cache__new(void)
+struct cfi_cache *cfi_cache__new(const struct cfi_src *src)
 {
 	struct cfi_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
+	c->src = *src;
 	/* libelf's one global setting, made before threads use it (pool.h). */
 	elf_version(EV_CURRENT);
 	c->mods = fileid_map__new();
@@ -74,6 +81,12 @@ static void module_free(void *arg)
 		elf_end(m->elf);
 	if (m->fd >= 0)
 		close(m->fd);
+	if (m->ddwarf)
+		dwarf_end(m->ddwarf);
+	if (m->delf)
+		elf_end(m->delf);
+	if (m->dfd >= 0)
+		close(m->dfd);
 	elf_segments__free(&m->segs);
 	free(m);
 }
@@ -119,15 +132,34 @@ static bool scan_sections(Elf *elf, size_t *bytes)
 	return debug_frame;
 }
 
-static struct cfi_module *module_open(const char *path, size_t *cfi_bytes)
+/* A separate debug file's .debug_frame, if it has one; nothing if not. */
+static void debug_open(struct cfi_module *m, size_t *cfi_bytes)
+{
+	size_t bytes = 0;
+
+	m->delf = elf_begin(m->dfd, ELF_C_READ_MMAP, NULL);
+	if (!m->delf || elf_kind(m->delf) != ELF_K_ELF || !scan_sections(m->delf, &bytes))
+		return;
+	m->ddwarf = dwarf_begin_elf(m->delf, DWARF_C_READ, NULL);
+	if (m->ddwarf)
+		m->ddebug = dwarf_getcfi(m->ddwarf);
+	if (m->ddebug)
+		*cfi_bytes += bytes;
+}
+
+/* The module of file @fd (and debug file @dfd, or -1): both its own, even on failure. */
+static struct cfi_module *module_open(int fd, int dfd, size_t *cfi_bytes)
 {
 	struct cfi_module *m = calloc(1, sizeof(*m));
 
-	if (!m)
+	if (!m) {
+		close(fd);
+		if (dfd >= 0)
+			close(dfd);
 		return NULL;
-	m->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (m->fd < 0)
-		goto fail;
+	}
+	m->fd = fd;
+	m->dfd = dfd;
 	m->elf = elf_begin(m->fd, ELF_C_READ_MMAP, NULL);
 	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF || elf_segments__read(m->elf, &m->segs))
 		goto fail;
@@ -137,6 +169,8 @@ static struct cfi_module *module_open(const char *path, size_t *cfi_bytes)
 		if (m->dwarf)
 			m->debug = dwarf_getcfi(m->dwarf);
 	}
+	if (m->dfd >= 0)
+		debug_open(m, cfi_bytes);
 	return m;
 fail:
 	module_free(m);
@@ -146,16 +180,16 @@ fail:
 struct cfi_module *cfi_cache__module(struct cfi_cache *c, pid_t pid, const struct mapping *m)
 {
 	struct cfi_module *mod;
-	char path[PATH_MAX];
+	int fd, dfd = -1;
 
 	if (!m->ino)
 		return NULL;
 	mod = fileid_map__find(c->mods, m->dev, m->ino);
 	if (mod)
 		return mod;
-	if (proc_maps__reach(pid, m, path, sizeof(path)))
+	if (c->src.open(c->src.ctx, pid, m, &fd, &dfd))
 		return NULL;
-	mod = module_open(path, &c->st.cfi_bytes);
+	mod = module_open(fd, dfd, &c->st.cfi_bytes);
 	if (!mod)
 		return NULL;
 	if (fileid_map__add(c->mods, m->dev, m->ino, mod)) {
@@ -163,12 +197,17 @@ struct cfi_module *cfi_cache__module(struct cfi_cache *c, pid_t pid, const struc
 		return NULL;
 	}
 	mod->id = (uint32_t)++c->st.modules;
-	if (!mod->eh && !mod->debug)
+	if (!mod->eh && !mod->debug && !mod->ddebug)
 		c->st.no_cfi++;
+	if (mod->ddebug)
+		c->st.debug_files++;
 	return mod;
 }
 
-/* The row of libdw for @off: from .eh_frame, else .debug_frame. */
+/*
+ * The row of libdw for @off: from .eh_frame, else .debug_frame, else a
+ * separate debug file's .debug_frame (its addresses the file's own).
+ */
 static int find_frame(struct cfi_module *m, uint64_t off, Dwarf_Frame **frame)
 {
 	const struct elf_segment *seg = elf_segments__by_offset(&m->segs, off);
@@ -180,6 +219,8 @@ static int find_frame(struct cfi_module *m, uint64_t off, Dwarf_Frame **frame)
 	if (m->eh && dwarf_cfi_addrframe(m->eh, vaddr, frame) == 0)
 		return 0;
 	if (m->debug && dwarf_cfi_addrframe(m->debug, vaddr, frame) == 0)
+		return 0;
+	if (m->ddebug && dwarf_cfi_addrframe(m->ddebug, vaddr, frame) == 0)
 		return 0;
 	return -ENOENT;
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* regs_x86.c - x86-64's DWARF register tables (see arch/tracer_arch.h). */
-#include "tracer_arch.h"
+/* cfiregs_x86.c - x86-64's DWARF register tables (see unwind/cfiregs.h). */
+#include "unwind/cfiregs.h"
 
 const int cfi_rule_regs[CFI_RULE_REGS] = {
 	CFI_REG_RA, CFI_REG_FP, 3 /* %rbx */, 12, 13, 14, 15,

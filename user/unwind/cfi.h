@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * cfi.h - the call-frame information (CFI: .eh_frame, .debug_frame) of
- * mapped modules, read by elfutils' libdw (dwarf_getcfi_elf,
- * dwarf_cfi_addrframe), as compact unwinding rules for unwind.c.
+ * unwind/cfi.h - the call-frame information (CFI: .eh_frame, .debug_frame,
+ * and a separate debug file's .debug_frame) of mapped modules, read by
+ * elfutils' libdw (dwarf_getcfi_elf, dwarf_cfi_addrframe), as compact
+ * unwinding rules for unwind.c.
  *
  * One table per module file, remembered by its identity (device, inode),
- * so libc's is read once however many processes map it. Rules found are
+ * so libc's is read once however many processes map it. Where its file
+ * comes from is the caller's (struct cfi_src): the tracer reaches a live
+ * process's files through /proc (tracer/unwind/procsrc.c), heapdecode
+ * finds a log's by path and build ID (decode/input/ustacks.c), its
+ * mappings' identities made up. Rules found are
  * kept in a direct-mapped cache by (module, address): libdw parses an FDE
  * for every lookup, a hot call site is looked up once.
  *
@@ -19,8 +24,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "arch/tracer_arch.h"
-#include "maps/procmaps.h"
+#include "mapset.h"
+#include "unwind/cfiregs.h"
 
 /* How the caller's value of a register is found. */
 enum cfi_kind {
@@ -52,20 +57,33 @@ struct cfi_module;
 struct cfi_stats {
 	size_t modules;		/* module files opened */
 	size_t no_cfi;		/* ... of which have no CFI (frame pointers) */
+	size_t debug_files;	/* ... with a separate debug file's .debug_frame */
 	size_t cfi_bytes;	/* bytes of .eh_frame, .eh_frame_hdr, .debug_frame */
 	size_t cache_bytes;	/* the rule cache */
 	uint64_t lookups, misses;	/* rule cache */
 	uint64_t exprs;		/* rows whose CFA or registers are expressions */
 };
 
-struct cfi_cache *cfi_cache__new(void);
+/*
+ * Where a mapping's file is: @open fills *@fd with the file @pid maps at
+ * @m, opened read-only, and *@debug_fd with a separate debug file of it
+ * (whose .debug_frame is read after the file's own CFI) or -1; both are
+ * the module's from then on. Returns 0, or a negative errno (no file).
+ */
+struct cfi_src {
+	int (*open)(void *ctx, pid_t pid, const struct mapping *m, int *fd, int *debug_fd);
+	void *ctx;
+};
+
+/* A cache whose modules come from @src (copied; its ctx outlives the cache). */
+struct cfi_cache *cfi_cache__new(const struct cfi_src *src);
 void cfi_cache__free(struct cfi_cache *c);
 
 /*
- * The CFI of the file @pid maps at @m, opened on first use through a path
- * that is that very file (proc_maps__reach). Returns NULL if the file
- * cannot be read as ELF; a module without CFI is returned (and counted),
- * its lookups fail.
+ * The CFI of the file @pid maps at @m (@m->ino not 0: its identity, with
+ * @m->dev), opened on first use through the cache's source. Returns NULL
+ * if there is no file or it cannot be read as ELF; a module without CFI
+ * is returned (and counted), its lookups fail.
  */
 struct cfi_module *cfi_cache__module(struct cfi_cache *c, pid_t pid, const struct mapping *m);
 

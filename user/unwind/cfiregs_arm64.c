@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* regs_arm64.c - AArch64's DWARF register tables (see arch/tracer_arch.h). */
-#include "tracer_arch.h"
+/* cfiregs_arm64.c - AArch64's DWARF register tables (see unwind/cfiregs.h). */
+#include "unwind/cfiregs.h"
 
 const int cfi_rule_regs[CFI_RULE_REGS] = {
 	CFI_REG_RA, CFI_REG_FP, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28,

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * unwind.h - the frames of an allocation's stack from the registers and
- * the top of the stack the BPF side copied (struct hs_user_stack,
+ * unwind/unwind.h - the frames of an allocation's stack from the registers
+ * and the top of the stack the BPF side copied (struct hs_user_stack,
  * --unwind dwarf), by each module's CFI (cfi.c), with frame pointers
  * where a module or an address has none: JIT code in anonymous
  * executable memory (V8 keeps its frame pointer chain through every kind
@@ -14,6 +14,12 @@
  * from the copy. A stack ends complete where the CFI says the return
  * address is undefined (_start, clone3's thread start) or it is 0;
  * anything else that stops it early is said in the result's flags.
+ *
+ * One unwinder for both programs (docs/DESIGN.md, "Unwinding later,
+ * elsewhere"): heapsnoop unwinds each record as it comes, its modules
+ * reached through /proc; heapdecode unwinds the same registers and bytes
+ * kept in a log (`ustack` records), its modules found by build ID. Only
+ * where the files come from differs (struct cfi_src).
  */
 #ifndef HEAPSNOOP_UNWIND_H
 #define HEAPSNOOP_UNWIND_H
@@ -22,9 +28,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "cfi.h"
 #include "heapsnoop/event.h"
-#include "maps/procmaps.h"
+#include "mapset.h"
+#include "unwind/cfi.h"
 
 /* unwind__stack() result flags (the reasons a stack is not complete) */
 #define UNWIND_CUT	(1u << 0)	/* ran past the copy (--stack-copy) */
@@ -56,7 +62,8 @@ struct unwind_stats {
 
 struct unwinder;
 
-struct unwinder *unwinder__new(void);
+/* An unwinder whose modules' files come from @src (cfi.h); NULL: no memory. */
+struct unwinder *unwinder__new(const struct cfi_src *src);
 void unwinder__free(struct unwinder *u);
 
 /*
