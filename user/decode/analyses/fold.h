@@ -18,11 +18,14 @@
 #include <stdint.h>
 
 #include "analyses/group.h"
-#include "formats/flamegraph.h"
 #include "model/model.h"
 
-/* The annotation flamegraph.pl gives an inlined frame's name. */
-#define HD_FOLD_INLINED FLAMEGRAPH_INLINED
+/*
+ * The annotation flamegraph.pl gives an inlined frame's name, which
+ * formats/flamegraph.c draws as such (its FLAMEGRAPH_INLINED: the folded
+ * text is the contract between the two; this folder includes no format).
+ */
+#define HD_FOLD_INLINED "_[i]"
 
 /*
  * Stack @s of @m folded: an incomplete stack's mark first (its root,
