@@ -540,6 +540,8 @@ static void handle_exit(struct trace *t, pid_t pid)
 {
 	struct proc *p = trace__find_proc(t, pid);
 
+	if (t->opts.tails)
+		tails__forget(t->opts.tails, pid);
 	if (!p)
 		return;
 	if (p->allocated)
