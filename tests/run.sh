@@ -89,6 +89,8 @@ for t in tests/tracer/test_*.sh; do
 done
 run "heapsnoop agent: Prometheus scrapes /metrics and PromQL answers a program's live bytes; go tool pprof fetches /debug/pprof/heap with heapdecode's totals" \
 	tests/agent/test_agent.sh "$OUT"
+run "heapsnoop agent: a collector's hello served exactly, found again after kill -9 and a restart; --max-memory sheds into one stack" \
+	tests/agent/test_agent_collectors.sh "$OUT"
 # The release binaries alone in Debian 11 and 13 roots (debootstrap, cached):
 # they trace each one's perl, heapdecode there names the frames
 # (tests/distro, docs/KERNELS.md). DISTRO_ROOTS="trixie" for one; set and empty, none.

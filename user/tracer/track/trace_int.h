@@ -35,6 +35,7 @@ struct trace {
 	 */
 	struct unwinder *creator_unwinder;
 	uint64_t *creator_unwound, *appended;
+	bool collapse;		/* trace__collapse(): new allocations under one stack */
 };
 
 /* Unwinding jobs in flight at most: records looked at ahead (unwind/pool.h). */
