@@ -45,6 +45,8 @@ struct collectors {
 	char want[sizeof(HS_ENV_AGENT) + sizeof(((struct sockaddr_un *)0)->sun_path)];
 	struct collector **v;
 	size_t n, cap;
+	struct pollfd *pfd;		/* the pidfds polled, cap of them */
+	size_t npfd;
 	double next_scan;
 	uint64_t said;			/* tables said taken (COLLECTORS_SAID at most) */
 	char *env;			/* a process's environment, read (ENVIRON_MAX + 1) */
@@ -400,17 +402,31 @@ static void take_hellos(struct collectors *c)
 	}
 }
 
+/* The processes that ended (their pidfds readable) let go: one poll for all. */
 static void ended(struct collectors *c)
 {
-	for (size_t i = 0; i < c->n;) {
-		struct pollfd p = { c->v[i]->pidfd, POLLIN, 0 };
+	size_t n = c->n;
 
-		if (poll(&p, 1, 0) == 1 && (p.revents & (POLLIN | POLLHUP))) {
+	if (!n)
+		return;
+	if (c->npfd < n) {
+		struct pollfd *p = realloc(c->pfd, c->cap * sizeof(*p));
+
+		if (!p)
+			return;	/* the next step tries again */
+		c->pfd = p;
+		c->npfd = c->cap;
+	}
+	for (size_t i = 0; i < n; i++)
+		c->pfd[i] = (struct pollfd){ c->v[i]->pidfd, POLLIN, 0 };
+	if (poll(c->pfd, n, 0) <= 0)
+		return;
+	/* From the end: drop() moves the last one into the hole. */
+	for (size_t i = n; i-- > 0;) {
+		if (c->pfd[i].revents & (POLLIN | POLLHUP)) {
 			c->st.ended++;
 			drop(c, i);
-			continue;
 		}
-		i++;
 	}
 }
 
@@ -538,6 +554,7 @@ void collectors__free(struct collectors *c)
 	for (size_t i = 0; i < c->n; i++)
 		collector_free(c->v[i]);
 	free(c->v);
+	free(c->pfd);
 	free(c->env);
 	if (c->sock.fd >= 0) {
 		close(c->sock.fd);
