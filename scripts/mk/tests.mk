@@ -9,7 +9,7 @@ TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
 	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_pydecode_arm64 test_model \
 	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf \
-	test_ljbpf test_namecache test_holders)
+	test_ljbpf test_namecache test_holders test_cfi)
 -include $(UNIT_TESTS:=.d)
 # Each is linked by this one rule: the prerequisites below (its file, then
 # the libraries of the folders it tests, in link order, as a group), with
@@ -193,6 +193,13 @@ $(OUTPUT)/tests/test_namecache: TEST_LIBS = -lelf -ldw -lstdc++
 
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
+# The unwinder's CFI cache trimmed (tests/tracer/unwind/test_cfi.c), on its own executable.
+$(OUTPUT)/tests/test_cfi: tests/tracer/unwind/test_cfi.c \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,unwind maps arch) $(COMMON_DIRS) codec) \
+		| $(OUTPUT)/tests
+$(OUTPUT)/tests/test_cfi: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
+$(OUTPUT)/tests/test_cfi: TEST_LIBS = -lelf -ldw -lm
+
 $(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
 		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind attach maps arch) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests
