@@ -40,7 +40,7 @@ run "the BPF side's LuaJIT walk (user/interp/luajit/luajit.bpf.h) word for word 
 run "Lua VMs found in Debian's files: the VM, lua_newstate, luaV_execute by its debug symbol and by the largest FDE, alike (cmocka, ASan+UBSan)" "$OUT/tests/test_luafind"
 run "a Lua walk cut into the interpreter loop's runs: FRESH (5.4), calling instructions (5.1), a resumed coroutine, C frames (cmocka, ASan+UBSan)" "$OUT/tests/test_luasegs"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
-run "the unwinder's CFI cache trimmed: rules the same after, unused modules closed (cmocka, ASan+UBSan)" \
+run "the unwinder's CFI cache trimmed (rules the same after, unused modules closed), ended processes' tails let go (cmocka, ASan+UBSan)" \
 	"$OUT/tests/test_cfi"
 run "the live view's name cache, bounded, least recently used out; the C runtime's frames (cmocka, ASan+UBSan)" \
 	"$OUT/tests/test_namecache"

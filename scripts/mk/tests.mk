@@ -193,7 +193,8 @@ $(OUTPUT)/tests/test_namecache: TEST_LIBS = -lelf -ldw -lstdc++
 
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
-# The unwinder's CFI cache trimmed (tests/tracer/unwind/test_cfi.c), on its own executable.
+# The unwinder's CFI cache trimmed, on its own executable, and ended
+# processes' stack tails let go (tests/tracer/unwind/test_cfi.c).
 $(OUTPUT)/tests/test_cfi: tests/tracer/unwind/test_cfi.c \
 		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,unwind maps arch) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * test_cfi.c - unit tests of the unwinder's CFI cache's trims
- * (user/tracer/unwind/cfi.c, cfi_cache__trim()): on this test's own
- * executable, as /proc/self/maps names it, a rule looked up before a
- * trim is the same after it (libdw's CFI begun again); a module not used
- * over a whole interval is closed at the next trim and opened again at
- * its next use; a trim is due after CFI_TRIM_MISSES misses, not before.
+ * test_cfi.c - unit tests of what the unwinder lets go of in a long run
+ * (an -a agent): the CFI cache's trims (user/tracer/unwind/cfi.c,
+ * cfi_cache__trim()), on this test's own executable as /proc/self/maps
+ * names it: a rule looked up before a trim is the same after it (libdw's
+ * CFI begun again); a module not used over a whole interval is closed at
+ * the next trim and opened again at its next use; a trim is due after
+ * CFI_TRIM_MISSES misses, not before. And an ended process's stack tails
+ * (tails.c, tails__forget()), on a memfd standing for the BPF map: its
+ * threads' tails gone, another process's kept.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -14,12 +17,15 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "maps/buildid.h"
 #include "maps/procmaps.h"
 #include "unwind/cfi.h"
+#include "unwind/tails.h"
+#include "unwind/unwind.h"
 
 static struct buildid_cache *bc;
 
@@ -125,12 +131,67 @@ static void test_trim_due(void **state)
 	mapset__free(pm);
 }
 
+static uint64_t ring_head;
+
+static uint64_t head(void *ctx)
+{
+	(void)ctx;
+	return ring_head;
+}
+
+/* A tail for thread @tid of @pid, starting at @start (what tails__give() keeps). */
+static const struct unwind_tail *give(struct tails *ts, pid_t pid, pid_t tid, uint64_t start)
+{
+	struct unwind_tail *t = calloc(1, sizeof(*t));
+	const struct unwind_tail *found;
+	uint64_t id;
+
+	assert_non_null(t);
+	t->start = start;
+	assert_true(tails__give(ts, pid, tid, t));
+	id = t->id;
+	found = tails__find(ts, pid, tid, id);
+	assert_ptr_equal(found, t);
+	tails__unpin(ts, found);
+	return found;
+}
+
+static void test_tails_forgotten(void **state)
+{
+	size_t size = (HS_TAIL_SLOTS * sizeof(struct hs_tail) + 4095) & ~(size_t)4095;
+	int fd = memfd_create("tails", MFD_CLOEXEC);
+	const struct unwind_tail *kept;
+	struct tails_stats st;
+	struct tails *ts;
+	uint64_t id_a1, id_a2, id_b;
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, (off_t)size), 0);
+	assert_int_equal(tails__open(fd, head, NULL, &ts), 0);
+	id_a1 = give(ts, 1000, 1000, 0x7000)->id;
+	id_a2 = give(ts, 1000, 1001, 0x8000)->id;
+	id_b = give(ts, 2000, 2000, 0x9000)->id;
+	tails__forget(ts, 1000);
+	tails__stats(ts, &st);
+	assert_int_equal(st.forgotten, 2);
+	assert_null(tails__find(ts, 1000, 1000, id_a1));
+	assert_null(tails__find(ts, 1000, 1001, id_a2));
+	/* Another process's tail stays, found (and pinned) as before. */
+	kept = tails__find(ts, 2000, 2000, id_b);
+	assert_non_null(kept);
+	tails__unpin(ts, kept);
+	tails__free(ts);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rule_survives_trim),
 		cmocka_unit_test(test_unused_module_closed),
 		cmocka_unit_test(test_trim_due),
+		cmocka_unit_test(test_tails_forgotten),
 	};
 
 	int rc = cmocka_run_group_tests(tests, NULL, NULL);
