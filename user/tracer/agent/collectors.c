@@ -195,15 +195,17 @@ static void collector_free(struct collector *col)
 }
 
 /* One line of /proc/PID/maps: its range and its path ("" if none). */
-static bool maps_line(const char *line, uint64_t *start, uint64_t *end, const char **path)
+static bool maps_line(const char *line, uint64_t *start, uint64_t *end, uint64_t *ino,
+		      const char **path)
 {
-	unsigned long long s, e;
+	unsigned long long s, e, i;
 	int n = 0;
 
-	if (sscanf(line, "%llx-%llx %*s %*s %*s %*s %n", &s, &e, &n) < 2 || !n)
+	if (sscanf(line, "%llx-%llx %*s %*s %*s %llu %n", &s, &e, &i, &n) < 3 || !n)
 		return false;
 	*start = s;
 	*end = e;
+	*ino = i;
 	*path = line + n;
 	return true;
 }
@@ -251,31 +253,39 @@ static void segment_at(struct collector *col, const char *name, uint64_t start, 
 /*
  * Through @pid's maps: its table's segments not held yet taken in; if
  * @table, its table's memfd opened (the first one named so) into *@table.
+ * Returns whether @col's table (its inode) is still mapped there (false
+ * too when the maps cannot be read).
  */
-static void read_maps(pid_t pid, struct collector *col, int *table)
+static bool read_maps(pid_t pid, struct collector *col, int *table)
 {
 	static const char memfd[] = "/memfd:" LT_MEMFD_NAME;
 	char path[64], line[512];
 	FILE *f;
 
+	bool mapped = false;
+
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	f = fopen(path, "re");
 	if (!f)
-		return;
+		return false;
 	while (fgets(line, sizeof(line), f)) {
-		uint64_t start, end;
+		uint64_t start, end, ino;
 		const char *name;
 
-		if (!strchr(line, '\n') || !maps_line(line, &start, &end, &name) ||
+		if (!strchr(line, '\n') || !maps_line(line, &start, &end, &ino, &name) ||
 		    strncmp(name, memfd, sizeof(memfd) - 1))
 			continue;
 		name += sizeof(memfd) - 1;
-		if (table && *table < 0 && !strcmp(name, " (deleted)\n"))
-			*table = open_mapped(pid, start, end);
-		else if (col && name[0] == '-')
+		if (!strcmp(name, " (deleted)\n")) {
+			mapped |= col && ino == col->ino;
+			if (table && *table < 0)
+				*table = open_mapped(pid, start, end);
+		} else if (col && name[0] == '-') {
 			segment_at(col, name + 1, start, end);
+		}
 	}
 	fclose(f);
+	return mapped;
 }
 
 static int held(const struct collectors *c, pid_t pid)
@@ -467,6 +477,16 @@ static void scan(struct collectors *c)
 	if (!d)
 		return;
 	c->st.scans++;
+	/*
+	 * Each one held: still its table? An exec into a program without the
+	 * collector unmapped it, and its last live set is not the process's.
+	 */
+	for (size_t i = c->n; i-- > 0;) {
+		if (!read_maps(c->v[i]->pid, c->v[i], NULL)) {
+			c->st.ended++;
+			drop(c, i);
+		}
+	}
 	while ((e = readdir(d))) {
 		char *end;
 		long pid = strtol(e->d_name, &end, 10);
@@ -475,8 +495,6 @@ static void scan(struct collectors *c)
 		if (*end || pid <= 0 || pid == self || !says_agent(c, (pid_t)pid))
 			continue;
 		i = held(c, (pid_t)pid);
-		if (i >= 0 && lt_view__missing(&c->v[i]->view))
-			read_maps((pid_t)pid, c->v[i], NULL);
 		if (i >= 0)
 			continue;
 		/* The pidfd first: the maps read after it are that process's, or it has ended. */
