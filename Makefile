@@ -67,7 +67,7 @@ check: deps-arm64
 		$(OUTPUT)/tests/prog_collect_old $(COLLECTOR_TESTS) \
 		$(OUTPUT)/am_pool $(OUTPUT)/tests/test_amlines $(OUTPUT)/mcu/fw.elf \
 		$(OUTPUT)/mcu/vectors.elf $(OUTPUT)/i386/am_pool $(OUTPUT)/i386/vectors_host \
-		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 $(OUTPUT)/tests/test_pydecode_arm64 \
+		$(OUTPUT)/tests/test_trace $(OUTPUT)/tests/test_cfi $(OUTPUT)/tests/test_namecache $(OUTPUT)/tests/test_probesite $(OUTPUT)/tests/test_probesite_arm64 $(OUTPUT)/tests/test_pydecode_arm64 \
 		$(OUTPUT)/asan/test_codec $(OUTPUT)/asan/heapdecode fuzz $(TRACER_PROGS) $(UNWIND_PROGS) \
 		$(AGENT_PROGS) \
 		$(OUTPUT)/tests/python3.11 $(OUTPUT)/tests/lua5.4 $(OUTPUT)/tests/lua5.1 man arm64-build

@@ -42,6 +42,8 @@ run "the BPF side's LuaJIT walk (user/interp/luajit/luajit.bpf.h) word for word 
 run "Lua VMs found in Debian's files: the VM, lua_newstate, luaV_execute by its debug symbol and by the largest FDE, alike (cmocka, ASan+UBSan)" "$OUT/tests/test_luafind"
 run "a Lua walk cut into the interpreter loop's runs: FRESH (5.4), calling instructions (5.1), a resumed coroutine, C frames (cmocka, ASan+UBSan)" "$OUT/tests/test_luasegs"
 run "per-process state unit tests (cmocka, ASan+UBSan)" "$OUT/tests/test_trace"
+run "the unwinder's CFI cache trimmed (rules the same after, unused modules closed), ended processes' tails let go (cmocka, ASan+UBSan)" \
+	"$OUT/tests/test_cfi"
 run "the live view's name cache, bounded, least recently used out; the C runtime's frames (cmocka, ASan+UBSan)" \
 	"$OUT/tests/test_namecache"
 run "CPython location tables against co_lines(), str kinds, layouts (cmocka, ASan+UBSan)" \
@@ -97,6 +99,8 @@ run "heapsnoop agent: Prometheus scrapes /metrics and PromQL answers a program's
 	tests/agent/test_agent.sh "$OUT"
 run "heapsnoop agent's pushes: OTLP profiles decoded by the OpenTelemetry project's classes (the dictionary's rules, resource attributes) and /ingest's pprof, with heapdecode's totals" \
 	tests/agent/test_otlp.sh "$OUT"
+run "heapsnoop agent: a collector's hello served exactly, found again after kill -9 and a restart; --max-memory sheds into one stack" \
+	tests/agent/test_agent_collectors.sh "$OUT"
 # The release binaries alone in Debian 11 and 13 roots (debootstrap, cached):
 # they trace each one's perl, heapdecode there names the frames
 # (tests/distro, docs/KERNELS.md). DISTRO_ROOTS="trixie" for one; set and empty, none.

@@ -33,6 +33,13 @@
 #define HS_ENV_SOCK		"HEAPSNOOP_SOCK"
 #define HS_ENV_TOKEN		"HEAPSNOOP_TOKEN"
 /*
+ * Set by hand (a unit's Environment=): the path of heapsnoop agent's
+ * socket (/run/heapsnoop/agent.sock by default), where a process that
+ * writes its own dumps also says hello (user/collector/hello.c,
+ * docs/AGENT.md).
+ */
+#define HS_ENV_AGENT		"HEAPSNOOP_AGENT"
+/*
  * heapsnoop --preload --interp python,lua (the default): the collector
  * reads a CPython's ("python") and a PUC Lua's ("lua") frames at each
  * allocation it records (a list; unset or neither: native frames only).

@@ -346,6 +346,16 @@ struct lt_module {
  * before the header says it is there. The version is where version 1 and
  * 2 had it, so that a collector of another version is named as one.
  */
+/*
+ * The memfds' names (memfd_create(2); /proc/PID/maps shows
+ * "/memfd:NAME (deleted)"): the table's LT_MEMFD_NAME, segment k of
+ * region r's LT_MEMFD_NAME "-" and r << 5 | k in two hex digits. A
+ * reader that was not handed them finds a table by them (heapsnoop agent
+ * after a restart, /proc/PID/map_files: docs/AGENT.md).
+ */
+#define LT_MEMFD_NAME	"heapsnoop-live"
+#define LT_MEMFD_TABLE	0xffu	/* livetable__memfd()'s id of the table itself */
+
 #define LT_HELLO_MAGIC	0x6f6c6c65686c6800ull	/* "\0hlhello" */
 enum { LT_HELLO_IMAGE = 1, LT_HELLO_FORK = 2, LT_HELLO_SEGMENT = 3 };
 #define LT_HELLO_SEGS	(LT_NREGIONS * LT_SEGS)

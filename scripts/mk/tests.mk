@@ -9,7 +9,7 @@ TEST_DEP = -MMD -MP -MF $@.d -MT $@
 UNIT_TESTS := $(addprefix $(OUTPUT)/tests/,test_codec test_records test_frametab test_htab test_suppress \
 	test_tracker test_pace test_freelog test_trace test_probesite test_probesite_arm64 test_pydecode_arm64 test_model \
 	test_pylines test_pyfind test_splice test_perfmap test_jitdump test_lua test_luafind test_luasegs test_luabpf \
-	test_ljbpf test_namecache test_holders test_otlpenc)
+	test_ljbpf test_namecache test_holders test_otlpenc test_cfi)
 -include $(UNIT_TESTS:=.d)
 # Each is linked by this one rule: the prerequisites below (its file, then
 # the libraries of the folders it tests, in link order, as a group), with
@@ -193,6 +193,14 @@ $(OUTPUT)/tests/test_namecache: TEST_LIBS = -lelf -ldw -lstdc++
 
 # The per-process state and what it leans on, and the closing accounting
 # (output/status.c) of its counts.
+# The unwinder's CFI cache trimmed, on its own executable, and ended
+# processes' stack tails let go (tests/tracer/unwind/test_cfi.c).
+$(OUTPUT)/tests/test_cfi: tests/tracer/unwind/test_cfi.c \
+		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,unwind maps arch) $(UNWIND) $(COMMON_DIRS) codec) \
+		| $(OUTPUT)/tests
+$(OUTPUT)/tests/test_cfi: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
+$(OUTPUT)/tests/test_cfi: TEST_LIBS = -lelf -ldw -lm
+
 $(OUTPUT)/tests/test_trace: tests/tracer/track/test_trace.c \
 		$(call libs,$(OUTPUT)/asan,$(addprefix $(TRACER)/,output track unwind attach maps arch) $(UNWIND) $(COMMON_DIRS) codec) \
 		| $(OUTPUT)/tests

@@ -100,7 +100,7 @@ expect_eq "POST answers 405" "$(code -X POST -d x "$URL/metrics")" 405
 curl -s -D "$T/metrics.head" -o "$T/metrics" "$URL/metrics"
 check "/metrics is Prometheus text 0.0.4" grep -qi '^content-type: text/plain; version=0.0.4' "$T/metrics.head"
 expect_eq "/metrics: the program's live bytes" \
-	"$(sed -n "s/^heapsnoop_live_bytes{pid=\"$PROG\",comm=\"prog_agent\"} //p" "$T/metrics")" "$LIVE_BYTES"
+	"$(sed -n "s/^heapsnoop_live_bytes{pid=\"$PROG\",comm=\"prog_agent\",source=\"bpf\"} //p" "$T/metrics")" "$LIVE_BYTES"
 check "/metrics: the call sites sum to the live bytes" bash -c \
 	"awk '/^heapsnoop_site_live_bytes/ { s += \$NF } END { exit s != $LIVE_BYTES }' '$T/metrics'"
 check "/metrics: the largest site is hold_big" grep -q '^heapsnoop_site_live_bytes{site="hold_big prog_agent.c:[0-9]*"} 655360$' "$T/metrics"
@@ -191,7 +191,7 @@ echo go >&8
 wait_line 7 '^done ' || exit 1
 curl -s -o "$T/metrics_a" "$URL/metrics"
 expect_eq "-a --comm: /metrics: the program's live bytes" \
-	"$(sed -n "s/^heapsnoop_live_bytes{pid=\"$PROG\",comm=\"prog_agent\"} //p" "$T/metrics_a")" "$LIVE_BYTES"
+	"$(sed -n "s/^heapsnoop_live_bytes{pid=\"$PROG\",comm=\"prog_agent\",source=\"bpf\"} //p" "$T/metrics_a")" "$LIVE_BYTES"
 expect_eq "-a --comm: go tool pprof -raw: the program's totals" \
 	"$(raw_totals "$URL/debug/pprof/heap?pid=$PROG")" "$ALLOCS $ALLOC_BYTES $LIVE_BLOCKS $LIVE_BYTES"
 exec 8>&- 7<&-

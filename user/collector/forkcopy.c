@@ -297,7 +297,7 @@ int forkcopy__child(struct forkcopy_segs *segs)
 	__atomic_store_n(&l->child, (int32_t)getpid(), __ATOMIC_RELEASE);
 	hwm = l->hwm;
 	/* The table's memfd (the header, each region's segment 0), then each later segment's. */
-	fd = livetable__memfd(lt.size, &map);
+	fd = livetable__memfd(lt.size, LT_MEMFD_TABLE, &map);
 	if (fd < -1) {
 		err = fd;
 		goto fail;
@@ -309,7 +309,7 @@ int forkcopy__child(struct forkcopy_segs *segs)
 	for (unsigned int r = 0; r < LT_NREGIONS; r++) {
 		for (unsigned int k = 1; k < segs_fork[r]; k++) {
 			uint64_t size = lt.h->region[r].seg0 << k;
-			int sfd = livetable__memfd(size, &map);
+			int sfd = livetable__memfd(size, r << 5 | k, &map);
 
 			if (sfd < -1) {
 				err = sfd;

@@ -29,6 +29,7 @@
 #endif
 
 static char sock_name[sizeof(((struct sockaddr_un *)0)->sun_path)];
+static char agent_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 static char token[sizeof(((struct lt_hello *)0)->token)];
 
 bool hello__init(void)
@@ -72,8 +73,11 @@ static uint64_t start_ticks(void)
 	return v;
 }
 
-/* @h with the @n descriptors @fds to heapsnoop's socket. Returns 0 or -errno. */
-static int send_fds(struct lt_hello *h, const int *fds, unsigned int n)
+/*
+ * @h with the @n descriptors @fds to heapsnoop's socket (@agent: the
+ * agent's, by its path, never waiting). Returns 0 or -errno.
+ */
+static int send_to(struct lt_hello *h, const int *fds, unsigned int n, bool agent)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	union {
@@ -84,14 +88,19 @@ static int send_fds(struct lt_hello *h, const int *fds, unsigned int n)
 	struct msghdr m = { .msg_name = &a, .msg_iov = &iov, .msg_iovlen = 1,
 			    .msg_control = c.buf, .msg_controllen = CMSG_SPACE(n * sizeof(int)) };
 	struct cmsghdr *cm;
-	size_t len = strlen(sock_name);
+	size_t len = strlen(agent ? agent_path : sock_name);
 	int s, err = 0;
 
 	if (!len)
 		return -EINVAL;
-	memcpy(a.sun_path + 1, sock_name, len);	/* abstract: a NUL first */
-	m.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
-	memcpy(h->token, token, sizeof(h->token));
+	if (agent) {
+		memcpy(a.sun_path, agent_path, len);	/* a path: the agent's token is none */
+		m.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + len + 1);
+	} else {
+		memcpy(a.sun_path + 1, sock_name, len);	/* abstract: a NUL first */
+		m.msg_namelen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + len);
+		memcpy(h->token, token, sizeof(h->token));
+	}
 	s = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
 		return -errno;
@@ -101,8 +110,12 @@ static int send_fds(struct lt_hello *h, const int *fds, unsigned int n)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(n * sizeof(int));
 	memcpy(CMSG_DATA(cm), fds, n * sizeof(int));
-	/* Blocking: a heapsnoop that is behind holds this process up, never loses it. */
-	while (sendmsg(s, &m, MSG_NOSIGNAL) < 0) {
+	/*
+	 * Blocking: a heapsnoop that is behind holds this process up, never
+	 * loses it. The agent's never holds it: a hello its queue has no room
+	 * for is found by its next look through /proc.
+	 */
+	while (sendmsg(s, &m, MSG_NOSIGNAL | (agent ? MSG_DONTWAIT : 0)) < 0) {
 		if (errno != EINTR) {
 			err = -errno;
 			break;
@@ -129,7 +142,7 @@ int hello__send(int memfd, int kind, int parent, const int *segfd, const uint8_t
 	fds[1] = pidfd;
 	memcpy(fds + 2, segfd, nsegs * sizeof(int));
 	memcpy(h.segs, segid, nsegs);
-	err = send_fds(&h, fds, 2 + nsegs);
+	err = send_to(&h, fds, 2 + nsegs, false);
 	close(pidfd);
 	return err;
 }
@@ -140,5 +153,31 @@ int hello__segment(int memfd, unsigned int r, unsigned int k)
 			      .kind = LT_HELLO_SEGMENT, .pid = getpid(), .nsegs = 1 };
 
 	h.segs[0] = (uint8_t)(r << 5 | k);
-	return send_fds(&h, &memfd, 1);
+	return send_to(&h, &memfd, 1, false);
+}
+
+bool hello__agent_init(void)
+{
+	const char *path = getenv(HS_ENV_AGENT);
+
+	if (!path || path[0] != '/' || strlen(path) >= sizeof(agent_path))
+		return false;
+	strcpy(agent_path, path);
+	return true;
+}
+
+int hello__agent(int memfd, int kind, int parent)
+{
+	struct lt_hello h = { .magic = LT_HELLO_MAGIC, .version = LT_VERSION, .kind = (uint32_t)kind,
+			      .pid = getpid(), .parent = parent };
+	int fds[2], err;
+
+	h.start_ticks = start_ticks();
+	fds[0] = memfd;
+	fds[1] = (int)syscall(SYS_pidfd_open, getpid(), 0);
+	if (fds[1] < 0)
+		return -errno;
+	err = send_to(&h, fds, 2, true);
+	close(fds[1]);
+	return err;
 }

@@ -38,6 +38,22 @@ int hello__send(int memfd, int kind, int parent, const int *segfd, const uint8_t
  */
 int hello__segment(int memfd, unsigned int r, unsigned int k);
 
+/*
+ * HEAPSNOOP_AGENT: the path of heapsnoop agent's socket (docs/AGENT.md),
+ * read and kept. True if it names one (an absolute path that fits).
+ */
+bool hello__agent_init(void);
+
+/*
+ * This image's table, @memfd, and a pidfd of it, said to the agent (kind
+ * @kind, @parent as hello__send()'s) without waiting: its segments the
+ * agent finds by their names (livetable.h's LT_MEMFD_NAME). A process
+ * under the agent still writes its own dumps. Returns 0 or -errno
+ * (ENOENT, ECONNREFUSED: no agent now; EAGAIN: its queue full); either
+ * way the agent finds the table when it next looks through /proc.
+ */
+int hello__agent(int memfd, int kind, int parent);
+
 /* The socket's name, for messages. */
 const char *hello__name(void);
 

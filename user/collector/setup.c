@@ -33,6 +33,7 @@
 void execmark__init(void);
 
 static bool supervised;			/* heapsnoop holds the table */
+static bool agent;			/* ... else heapsnoop agent reads it (HEAPSNOOP_AGENT) */
 static pthread_key_t thread_key;
 
 static void thread_end(void *arg)
@@ -88,6 +89,8 @@ static void at_fork_child(void)
 		if (err)
 			alone(err < 0 ? -err : err, "cannot hand its table to heapsnoop at");
 	}
+	else if (fd >= 0 && agent)
+		hello__agent(fd, LT_HELLO_FORK, parent);	/* else the agent's look finds it */
 	if (fd >= 0)
 		close(fd);
 	for (unsigned int i = 0; i < segs.n; i++)
@@ -151,6 +154,9 @@ __attribute__((constructor)) static void collector_init(void)
 	} else {
 		lastdump__init((int)env_num(HS_ENV_SIGNAL, 0),
 			       (unsigned int)env_num(HS_ENV_INTERVAL, 0));
+		agent = fd >= 0 && hello__agent_init();
+		if (agent)
+			hello__agent(fd, LT_HELLO_IMAGE, 0);	/* else the agent's look finds it */
 	}
 	if (fd >= 0)
 		close(fd);

@@ -87,3 +87,28 @@ size_t fileid_map__count(const struct fileid_map *m)
 {
 	return htab__count(m->h);
 }
+
+int fileid_map__prune(struct fileid_map *m, bool (*drop)(void *value, void *ctx), void *ctx,
+		      void (*free_value)(void *value))
+{
+	size_t n = 0, pos = 0, cap = htab__count(m->h);
+	struct entry **v, *e;
+
+	if (!cap)
+		return 0;
+	/* Listed first: the table may not change while it is walked. */
+	v = malloc(cap * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	while ((e = htab__next(m->h, &pos, NULL)))
+		if (drop(e->value, ctx))
+			v[n++] = e;
+	for (size_t i = 0; i < n; i++) {
+		htab__delete(m->h, htab_hash2(v[i]->id.dev, v[i]->id.ino), (uintptr_t)&v[i]->id);
+		if (free_value)
+			free_value(v[i]->value);
+		free(v[i]);
+	}
+	free(v);
+	return (int)n;
+}

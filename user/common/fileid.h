@@ -8,6 +8,7 @@
 #ifndef HEAPSNOOP_FILEID_H
 #define HEAPSNOOP_FILEID_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,5 +31,13 @@ int fileid_map__add(struct fileid_map *m, uint64_t dev, uint64_t ino, void *valu
 
 /* Files remembered. */
 size_t fileid_map__count(const struct fileid_map *m);
+
+/*
+ * Forget every file whose value @drop says so (true), @free_value called
+ * on each value forgotten. Returns how many were; -ENOMEM (nothing
+ * forgotten) if the list of them could not be made.
+ */
+int fileid_map__prune(struct fileid_map *m, bool (*drop)(void *value, void *ctx), void *ctx,
+		      void (*free_value)(void *value));
 
 #endif /* HEAPSNOOP_FILEID_H */

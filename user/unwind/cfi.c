@@ -10,8 +10,12 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "elfseg.h"
@@ -20,6 +24,25 @@
 
 /* Rule cache entries (a power of two): ~56 B each. */
 #define RULE_CACHE 8192
+
+/*
+ * The bounds of a cache that lives for weeks (an -a agent). libdw keeps
+ * every FDE it parsed for a CFI in a search tree for as long as the CFI
+ * lives (intern_fde: ~64 bytes each, CIEs beside), and each module holds
+ * a descriptor and its file mapped. Traced by a second heapsnoop, a
+ * sampled -a beside bench/workload.c and a machine's builds held 151,477
+ * FDEs (9.3 MiB) after 2 minutes, still growing; one lookup in
+ * libLLVM-14.so.1 or libclang-cpp.so.14 took 2.7 to 5.2 MiB at once
+ * (libdw read their .eh_frame through rather than by its table). So
+ * every CFI_TRIM_MISSES misses of the rule cache, CFI_TRIM_MODULES
+ * modules opened, or CFI_TRIM_S seconds with a miss, the cache is trimmed (cfi_cache__trim()): the modules
+ * not used since the last trim closed, the others' CFI ended and begun
+ * again, its tree gone. What one trim's interval holds stays: at most
+ * the FDEs of the modules used in it.
+ */
+#define CFI_TRIM_MISSES 16384
+#define CFI_TRIM_MODULES 256
+#define CFI_TRIM_S 30		/* ... or this many seconds with a miss */
 
 struct cfi_module {
 	uint32_t id;		/* 1.., for the rule cache */
@@ -33,6 +56,7 @@ struct cfi_module {
 	Dwarf *ddwarf;
 	Dwarf_CFI *ddebug;
 	struct elf_segments segs;	/* file offset -> address */
+	uint64_t used;		/* the trim epoch it was last used in */
 };
 
 struct rule_entry {
@@ -47,7 +71,18 @@ struct cfi_cache {
 	struct fileid_map *mods;	/* (dev, ino) -> struct cfi_module */
 	struct rule_entry *rules;
 	struct cfi_stats st;
+	uint64_t epoch;		/* trims done */
+	uint64_t misses, opened;	/* ... since the last */
+	time_t last_trim;	/* CLOCK_MONOTONIC_COARSE s */
 };
+
+static time_t coarse_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	return ts.tv_sec;
+}
 
 struct cfi_cache *cfi_cache__new(const struct cfi_src *src)
 {
@@ -65,6 +100,7 @@ struct cfi_cache *cfi_cache__new(const struct cfi_src *src)
 		return NULL;
 	}
 	c->st.cache_bytes = RULE_CACHE * sizeof(*c->rules);
+	c->last_trim = coarse_now();
 	return c;
 }
 
@@ -185,8 +221,10 @@ struct cfi_module *cfi_cache__module(struct cfi_cache *c, pid_t pid, const struc
 	if (!m->ino)
 		return NULL;
 	mod = fileid_map__find(c->mods, m->dev, m->ino);
-	if (mod)
+	if (mod) {
+		mod->used = c->epoch;
 		return mod;
+	}
 	if (c->src.open(c->src.ctx, pid, m, &fd, &dfd))
 		return NULL;
 	mod = module_open(fd, dfd, &c->st.cfi_bytes);
@@ -197,11 +235,76 @@ struct cfi_module *cfi_cache__module(struct cfi_cache *c, pid_t pid, const struc
 		return NULL;
 	}
 	mod->id = (uint32_t)++c->st.modules;
+	mod->used = c->epoch;
+	c->opened++;
 	if (!mod->eh && !mod->debug && !mod->ddebug)
 		c->st.no_cfi++;
 	if (mod->ddebug)
 		c->st.debug_files++;
 	return mod;
+}
+
+bool cfi_cache__trim_due(const struct cfi_cache *c)
+{
+	return c->misses >= CFI_TRIM_MISSES || c->opened >= CFI_TRIM_MODULES ||
+	       (c->misses && coarse_now() - c->last_trim >= CFI_TRIM_S);
+}
+
+static bool unused(void *value, void *ctx)
+{
+	const struct cfi_module *m = value;
+
+	return m->used < *(const uint64_t *)ctx;
+}
+
+/* @m's CFI ended and begun again: the FDEs libdw interned for it freed. */
+static void module_reset(struct cfi_module *m)
+{
+	if (m->eh) {
+		dwarf_cfi_end(m->eh);
+		m->eh = dwarf_getcfi_elf(m->elf);
+	}
+	if (m->dwarf) {
+		dwarf_end(m->dwarf);
+		m->debug = NULL;
+		m->dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
+		if (m->dwarf)
+			m->debug = dwarf_getcfi(m->dwarf);
+	}
+	if (m->ddwarf) {
+		dwarf_end(m->ddwarf);
+		m->ddebug = NULL;
+		m->ddwarf = dwarf_begin_elf(m->delf, DWARF_C_READ, NULL);
+		if (m->ddwarf)
+			m->ddebug = dwarf_getcfi(m->ddwarf);
+	}
+}
+
+static bool reset(void *value, void *ctx)
+{
+	(void)ctx;
+	module_reset(value);
+	return false;
+}
+
+int cfi_cache__trim(struct cfi_cache *c)
+{
+	int n = fileid_map__prune(c->mods, unused, &c->epoch, module_free);
+
+	if (n < 0)
+		return n;
+	/* The rules cached stay good: a closed module's id is never used again. */
+	fileid_map__prune(c->mods, reset, NULL, NULL);
+	c->epoch++;
+	c->misses = c->opened = 0;
+	c->last_trim = coarse_now();
+	c->st.trims++;
+	c->st.closed += (size_t)n;
+#ifdef __GLIBC__
+	/* The trees' pages given back, not kept in malloc's arenas for the next. */
+	malloc_trim(0);
+#endif
+	return 0;
 }
 
 /*
@@ -339,6 +442,7 @@ int cfi_cache__rule(struct cfi_cache *c, struct cfi_module *mod, uint64_t off,
 	c->st.lookups++;
 	if (e->mod != mod->id || e->off != off) {
 		c->st.misses++;
+		c->misses++;
 		e->mod = mod->id;
 		e->off = off;
 		e->err = find_frame(mod, off, &f);

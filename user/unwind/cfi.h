@@ -62,6 +62,8 @@ struct cfi_stats {
 	size_t cache_bytes;	/* the rule cache */
 	uint64_t lookups, misses;	/* rule cache */
 	uint64_t exprs;		/* rows whose CFA or registers are expressions */
+	uint64_t trims;		/* cfi_cache__trim()s */
+	size_t closed;		/* ... modules they closed */
 };
 
 /*
@@ -115,5 +117,20 @@ int cfi_module__eval_frame(struct cfi_module *mod, uint64_t off,
 			   uint32_t *caller_known);
 
 void cfi_cache__stats(const struct cfi_cache *c, struct cfi_stats *st);
+
+/*
+ * Is a trim due (cfi.c's bounds: CFI_TRIM_MISSES rule-cache misses,
+ * CFI_TRIM_MODULES modules opened, or CFI_TRIM_S seconds with a miss,
+ * since the last)?
+ */
+bool cfi_cache__trim_due(const struct cfi_cache *c);
+
+/*
+ * Trim: close the modules not used since the last trim and begin the
+ * others' CFI anew (libdw's FDEs freed). Every struct cfi_module pointer
+ * handed out before is then stale: the caller forgets them. Returns 0 or
+ * -ENOMEM (nothing trimmed).
+ */
+int cfi_cache__trim(struct cfi_cache *c);
 
 #endif /* HEAPSNOOP_CFI_H */

@@ -27,6 +27,8 @@
 #define cfi_cache__rule			other_arch__cfi_cache_rule
 #define cfi_module__eval_frame		other_arch__cfi_module_eval_frame
 #define cfi_cache__stats		other_arch__cfi_cache_stats
+#define cfi_cache__trim_due		other_arch__cfi_cache_trim_due
+#define cfi_cache__trim			other_arch__cfi_cache_trim
 #define cfi_rule_regs			other_arch__cfi_rule_regs
 #define arch_ureg_dwarf			other_arch__arch_ureg_dwarf
 #define pacmask__detect(from)		((void)(from), HS_RA_MASK)

@@ -621,6 +621,9 @@ int unwind__run(struct unwinder *u, const struct unwind_req *rq, struct unwind_r
 	enum step step;
 
 	*rs = (struct unwind_res){ .n = -EINVAL };
+	/* Between walks: the modules the cache points at may be closed. */
+	if (cfi_cache__trim_due(u->cfi) && !cfi_cache__trim(u->cfi))
+		memset(u->pcs, 0, sizeof(u->pcs));
 	if (rq->len < sizeof(*us) || us->size > rq->len - sizeof(*us) || us->skip > us->size ||
 	    us->skip >= HS_PAGE_SIZE || !max)
 		return -EINVAL;

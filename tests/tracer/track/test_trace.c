@@ -8,7 +8,8 @@
  * heap, fork/exec/mmap mapping records, and records with a stack to unwind
  * (--unwind dwarf), well-formed or not; the whole-run accounting (acct.c):
  * at-peak values exact after later changes, temporary allocations per
- * thread. Pids are above any pid_max, so no /proc file is ever found for
+ * thread; allocations collapsed under one stack (the agent's bound).
+ * Pids are above any pid_max, so no /proc file is ever found for
  * them.
  */
 #include <errno.h>
@@ -949,6 +950,75 @@ static void test_realloc_order(void **state)
 	trace__free(t);
 }
 
+/* An allocation of @size at @addr whose one frame is @frame. */
+static void alloc_at(struct trace *t, uint64_t addr, uint64_t size, uint64_t frame)
+{
+	struct hs_event ev = { .type = HS_EV_ALLOC, .pid = PID0, .tid = PID0, .addr = addr,
+			       .size = size, .nr_frames = 1, .func = HS_FN_MALLOC };
+
+	ev.frames[0] = frame;
+	feed(t, &ev, HS_EVENT_HDR_SIZE + sizeof(uint64_t));
+}
+
+/* Each stack's first frame named "[over the memory bound]": how many. */
+struct over_count {
+	struct trace *t;
+	const struct proc *p;
+	int n;
+};
+
+static int count_over(void *ctx, uint32_t id)
+{
+	struct over_count *c = ctx;
+	uint64_t frames[REC_MAX_DEPTH];
+	struct sym_frame f;
+
+	if (stack_tree__frames(c->p->stacks, id, frames) == 1 &&
+	    frametab__symbolize(trace__frames(c->t), PID0, frames[0], &f) &&
+	    !strcmp(f.func, TRACE_OVER_FUNC))
+		c->n++;
+	return 0;
+}
+
+/*
+ * trace__collapse() (heapsnoop agent's --max-memory): while on, every
+ * new allocation goes under one stack of its process, a frame named
+ * "[over the memory bound]", counted; the live blocks and bytes stay
+ * exact, frees of collapsed blocks too; off, stacks are made again.
+ */
+static void test_collapse(void **state)
+{
+	struct trace *t = trace__new(&(struct trace_opts){ 0 });
+	struct over_count oc = { t };
+	struct proc *p;
+
+	(void)state;
+	alloc_at(t, 0x1000, 10, 0x401000);
+	alloc_at(t, 0x2000, 20, 0x402000);
+	p = trace__find_proc(t, PID0);
+	assert_non_null(p);
+	assert_int_equal(trace__stack_count(t), 2);
+	trace__collapse(t, true);
+	alloc_at(t, 0x3000, 30, 0x403000);
+	alloc_at(t, 0x4000, 40, 0x404000);
+	alloc_at(t, 0x5000, 50, 0x401000);
+	assert_int_equal(trace__stack_count(t), 3);
+	assert_int_equal(trace__stats(t)->collapsed, 3);
+	assert_int_equal(trace__live_count(t), 5);
+	assert_int_equal(trace__live_bytes(t), 150);
+	oc.p = p;
+	stack_tree__for_each(p->stacks, false, count_over, &oc);
+	assert_int_equal(oc.n, 1);
+	send(t, HS_EV_FREE, PID0, 0x4000, 0);
+	assert_int_equal(trace__live_bytes(t), 110);
+	trace__collapse(t, false);
+	alloc_at(t, 0x6000, 60, 0x405000);
+	assert_int_equal(trace__stack_count(t), 4);
+	assert_int_equal(trace__stats(t)->collapsed, 3);
+	assert_int_equal(trace__live_bytes(t), 170);
+	trace__free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -969,6 +1039,7 @@ int main(void)
 		cmocka_unit_test(test_final_count),
 		cmocka_unit_test(test_record_sizes),
 		cmocka_unit_test(test_realloc_order),
+		cmocka_unit_test(test_collapse),
 	};
 
 	msg_init("heapsnoop");

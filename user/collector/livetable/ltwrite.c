@@ -92,13 +92,22 @@ static void spin_unlock(int *l)
 
 static const uint64_t seg0[LT_NREGIONS] = { LT_MOD_SEG0, LT_STK_SEG0, LT_ENT_SEG0 };
 
-static int memfd_new(uint64_t size)
+/* A memfd named for what it holds (livetable.h's LT_MEMFD_NAME): @id LT_MEMFD_TABLE or r << 5 | k. */
+static int memfd_new(uint64_t size, unsigned int id)
 {
-	int fd = (int)syscall(SYS_memfd_create, "heapsnoop-live",
-			      MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
+	static const char hex[] = "0123456789abcdef";
+	char name[sizeof(LT_MEMFD_NAME) + 3] = LT_MEMFD_NAME;
+	int fd;
 
+	if (id != LT_MEMFD_TABLE) {
+		name[sizeof(LT_MEMFD_NAME) - 1] = '-';
+		name[sizeof(LT_MEMFD_NAME)] = hex[(id >> 4) & 15];
+		name[sizeof(LT_MEMFD_NAME) + 1] = hex[id & 15];
+		name[sizeof(LT_MEMFD_NAME) + 2] = '\0';
+	}
+	fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_NOEXEC_SEAL);
 	if (fd < 0 && errno == EINVAL)	/* before 6.3: no MFD_NOEXEC_SEAL */
-		fd = (int)syscall(SYS_memfd_create, "heapsnoop-live", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		fd = (int)syscall(SYS_memfd_create, name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
 	/* Sparse: pages exist once written. Sealed: nobody shrinks it under a reader. */
@@ -127,9 +136,9 @@ static void *map_private(uint64_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int livetable__memfd(uint64_t size, char **map)
+int livetable__memfd(uint64_t size, unsigned int id, char **map)
 {
-	int fd = lt.shared ? memfd_new(size) : -1;
+	int fd = lt.shared ? memfd_new(size, id) : -1;
 	void *p;
 
 	if (fd < -1)
@@ -153,7 +162,7 @@ int livetable__create(uint64_t entries, uint64_t sample, const char *comm)
 	if (!syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0))
 		lt_membarrier = true;
 	lt.size = LT_HDR_SIZE + LT_MOD_SEG0 + LT_STK_SEG0 + LT_ENT_SEG0;
-	fd = memfd_new(lt.size);
+	fd = memfd_new(lt.size, LT_MEMFD_TABLE);
 	if (fd < 0) {
 		/* No memfd (before 3.17, out of files): this process's own dumps only. */
 		lt_memfd_err = -fd;
@@ -199,7 +208,7 @@ static int seg_make(unsigned int r, unsigned int k)
 
 	if (r == LT_ENT && !(next = map_private((size / sizeof(struct lt_entry)) * 4)))
 		return -ENOMEM;
-	fd = livetable__memfd(size, &p);
+	fd = livetable__memfd(size, r << 5 | k, &p);
 	if (fd < -1) {
 		err = fd;
 	} else if (fd >= 0 && lt.handover) {

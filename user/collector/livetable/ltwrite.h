@@ -212,10 +212,11 @@ int livetable__grow(unsigned int r, unsigned int k);
 /*
  * @size bytes of new shared memory mapped at *@map, sparse: a sealed
  * memfd where the table is one (lt.shared), else anonymous: a fork
- * child's copy of the table and of each segment (forkcopy.c). Returns
- * the memfd, -1 for anonymous memory, or -errno.
+ * child's copy of the table and of each segment (forkcopy.c), named for
+ * @id (LT_MEMFD_TABLE, or a segment's region << 5 | k: livetable.h's
+ * LT_MEMFD_NAME). Returns the memfd, -1 for anonymous memory, or -errno.
  */
-int livetable__memfd(uint64_t size, char **map);
+int livetable__memfd(uint64_t size, unsigned int id, char **map);
 
 /*
  * This image's own table as a reader sees it (the process's own dumps):

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent.h"
+#include "collectors.h"
 #include "heapprof.h"
 #include "heapsnoop/exit.h"
 #include "httpd.h"
@@ -50,7 +51,9 @@ struct agent {
 	uint64_t memory_bound;	/* bytes */
 	uint64_t over_bound;	/* seconds over it */
 	double next_check;
-	bool said_over;
+	bool said_over, said_live;
+	bool collapsed;		/* trace__collapse() on: over the bound */
+	struct collectors *coll;	/* --collectors: the tables of processes that say hello */
 };
 
 static double now_s(void)
@@ -95,7 +98,7 @@ static int answer(struct trace *t, const struct agent_req *r, const struct metri
 	if (r->route == AGENT_METRICS)
 		err = metrics__write(t, in, f);
 	else
-		err = heapprof__write(t, r->pid, f);
+		err = heapprof__write_for(t, r->pid, r->comm, f);
 	if (fclose(f) && !err)
 		err = -ENOMEM;
 	if (!err)
@@ -171,7 +174,10 @@ static void fill_in(struct agent *a, const struct bpf_map *counters, struct metr
 	in->push_failed = a->push_failed;
 	in->push_skipped = a->push_skipped;
 	in->over_bound = a->over_bound;
+	in->collapsing = a->collapsed;
 	resident(&in->rss_anon, &in->rss_file, &in->rss_shmem);
+	in->coll = a->coll;
+	collectors__stats(a->coll, &in->coll_st);
 }
 
 /* @sl's child, if it ended (or ran too long: killed), reaped; failures into *@failed. */
@@ -201,7 +207,15 @@ static void reap(struct agent_slot *sl, uint64_t *failed, double now)
 	sl->child = 0;
 }
 
-/* Once a second: the tables against --max-memory, said the first time. */
+/*
+ * Once a second: the tables against --max-memory. Over it, the agent
+ * sheds, in this order: (1) new allocations go under one stack of their
+ * process, "[over the memory bound]" (trace__collapse(): no stack is
+ * made, the live bytes stay exact), until the tables are back under 90%
+ * of the bound; (2) if that is not enough (the live blocks alone pass
+ * it), nothing more is dropped: said, and a larger --sample-bytes is the
+ * way. Each said once on stderr and counted in /metrics.
+ */
 static void check_memory(struct agent *a, struct trace *t, double now)
 {
 	uint64_t used;
@@ -210,15 +224,32 @@ static void check_memory(struct agent *a, struct trace *t, double now)
 		return;
 	a->next_check = now + 1;
 	used = trace__live_memory(t) + trace__stack_memory(t);
+	if (a->collapsed && used < a->memory_bound / 10 * 9) {
+		trace__collapse(t, false);
+		a->collapsed = false;
+		elog("agent: the tables hold %" PRIu64 " KiB, back under --max-memory: stacks "
+		     "again", used >> 10);
+	}
 	if (used <= a->memory_bound)
 		return;
 	a->over_bound++;
-	if (!a->said_over)
-		elog("agent: the tables hold %" PRIu64 " MiB, over --max-memory's %" PRIu64
-		     " MiB (counted: heapsnoop_agent_over_bound_seconds_total); a larger "
-		     "--sample-bytes or fewer processes bound them", used >> 20,
-		     a->memory_bound >> 20);
-	a->said_over = true;
+	if (!a->collapsed) {
+		trace__collapse(t, true);
+		a->collapsed = true;
+		if (!a->said_over)
+			elog("agent: the tables hold %" PRIu64 " KiB, over --max-memory's %" PRIu64
+			     " KiB: new allocations go under one stack per process, \"[over the memory "
+			     "bound]\", their bytes still counted (heapsnoop_agent_collapsed_allocations_"
+			     "total); said once", used >> 10, a->memory_bound >> 10);
+		a->said_over = true;
+		return;
+	}
+	if (!a->said_live && trace__live_memory(t) > a->memory_bound) {
+		elog("agent: the live blocks alone hold %" PRIu64 " KiB, over --max-memory: "
+		     "nothing more is shed (a larger --sample-bytes bounds them); counted "
+		     "(heapsnoop_agent_over_bound_seconds_total)", trace__live_memory(t) >> 10);
+		a->said_live = true;
+	}
 }
 
 /* A child forked for @route's waiting requests, if its slot is free. */
@@ -300,6 +331,7 @@ void agent__tick(struct agent *a, struct trace *t, const struct bpf_map *counter
 	for (int k = 0; k < AGENT__ROUTES; k++)
 		reap(&a->slot[k], &a->failed, now);
 	reap(&a->push_slot, &a->push_failed, now);
+	collectors__tick(a->coll, now);
 	check_memory(a, t, now);
 	for (int k = 0; k < AGENT__ROUTES; k++)
 		serve(a, (enum agent_route)k, t, counters, now);
@@ -345,14 +377,15 @@ void agent__gone(struct agent *a, pid_t pid)
 static const char usage[] =
 "Usage: heapsnoop agent [--listen ADDR:PORT] [--max-memory MB] [--every-allocation]\n"
 "                       [--push-pyroscope URL] [--push-otlp URL] [--push-interval S]\n"
-"                       [--push-name NAME]\n"
+"                       [--push-name NAME] [--collectors PATH]\n"
 "                       [-a | -p PID] [heapsnoop's options]\n"
 "Trace until SIGTERM and serve the live heap (docs/AGENT.md):\n"
 "  GET /metrics            Prometheus text: live bytes per process, losses, the agent\n"
-"  GET /debug/pprof/heap   pprof (go tool pprof, Parca, Pyroscope); ?pid=N\n"
+"  GET /debug/pprof/heap   pprof (go tool pprof, Parca, Pyroscope); ?pid=N, ?comm=NAME\n"
 "  --listen ADDR:PORT      where to listen (default " AGENT_LISTEN "; 0.0.0.0:PORT\n"
 "                          serves every machine that reaches this one: see AGENT.md)\n"
-"  --max-memory MB         the tables' bound, said and counted when passed (default %d)\n"
+"  --max-memory MB         the tables' bound (NK: KiB): past it, new allocations go under\n"
+"                          one stack per process, said and counted (default %d)\n"
 "  --every-allocation      no sampling (default: --sample-bytes %d, Go's rate)\n"
 "  --push-pyroscope URL    every interval, POST the heap profile to URL/ingest\n"
 "                          (Grafana Pyroscope; http://ADDR:PORT[/PREFIX], numeric)\n"
@@ -360,13 +393,16 @@ static const char usage[] =
 "                          URL/v1development/profiles (an OpenTelemetry Collector)\n"
 "  --push-interval S       seconds between pushes (default %d)\n"
 "  --push-name NAME        the application name (default heapsnoop{host=HOSTNAME})\n"
+"  --collectors PATH       serve the live tables of processes started with the collector\n"
+"                          and HEAPSNOOP_AGENT=PATH (" COLLECTORS_SOCK " in the unit)\n"
 "Without -p, every process (-a). Records go to -o FILE, else nowhere.\n";
 
 struct agent_args {
 	const char *listen;
+	const char *collectors;
 	const char *push_url, *push_name, *otlp_url;
 	unsigned long push_interval;
-	unsigned long max_mb;
+	unsigned long max_kb;
 	bool every, sample_given, target_given, help;
 };
 
@@ -384,6 +420,15 @@ static int take_args(int argc, char **argv, struct agent_args *aa, char **rest, 
 			elog("heapsnoop agent traces running processes (-a, -p PID): start the "
 			     "command, then give its pid");
 			return -EINVAL;
+		}
+		if (!strcmp(s, "--collectors") || !strncmp(s, "--collectors=", 13)) {
+			val = s[12] ? s + 13 : i + 1 < argc ? argv[++i] : NULL;
+			if (!val) {
+				elog("%s wants a value", s);
+				return -EINVAL;
+			}
+			aa->collectors = val;
+			continue;
 		}
 		if (!strcmp(s, "--listen") || !strcmp(s, "--max-memory") ||
 		    !strcmp(s, "--push-pyroscope") || !strcmp(s, "--push-interval") ||
@@ -414,12 +459,19 @@ static int take_args(int argc, char **argv, struct agent_args *aa, char **rest, 
 				return -EINVAL;
 			}
 		} else if (val) {
+			unsigned long v;
+			bool kib;
+
 			errno = 0;
-			aa->max_mb = strtoul(val, &end, 10);
-			if (!*val || *end || errno || aa->max_mb > (1ul << 30)) {
-				elog("--max-memory %s: a number of MiB", val);
+			v = strtoul(val, &end, 10);
+			/* MiB, or KiB with a K (the tests' small bounds). */
+			kib = end != val && *end == 'K' && end[1] == '\0';
+			end += kib;
+			if (!*val || *end || errno || v > (1ul << 30)) {
+				elog("--max-memory %s: a number of MiB (or of KiB, with K)", val);
 				return -EINVAL;
 			}
+			aa->max_kb = kib ? v : v << 10;
 		} else if (!strcmp(s, "--every-allocation")) {
 			aa->every = true;
 		} else if (!strcmp(s, "-h") || !strcmp(s, "--help")) {
@@ -446,7 +498,7 @@ static int agent_options(int argc, char **argv, struct agent_args *aa, struct op
 {
 	int nrest;
 
-	*aa = (struct agent_args){ .listen = AGENT_LISTEN, .max_mb = AGENT_MAX_MEMORY_MB,
+	*aa = (struct agent_args){ .listen = AGENT_LISTEN, .max_kb = AGENT_MAX_MEMORY_MB << 10,
 				   .push_interval = AGENT_PUSH_INTERVAL };
 	if (take_args(argc, argv, aa, rest, &nrest))
 		return -EINVAL;
@@ -493,7 +545,7 @@ int agent__main(int argc, char **argv)
 		free(rest);
 		return HS_EXIT_ERROR;
 	}
-	a.memory_bound = (uint64_t)aa.max_mb << 20;
+	a.memory_bound = (uint64_t)aa.max_kb << 10;
 	if (aa.push_url || aa.otlp_url) {
 		if (push__parse(aa.push_url, aa.otlp_url, aa.push_name, &pt)) {
 			free(rest);
@@ -514,6 +566,13 @@ int agent__main(int argc, char **argv)
 		free(rest);
 		return HS_EXIT_ERROR;
 	}
+	if (aa.collectors && collectors__open(aa.collectors, &a.coll)) {
+		session__free(s);
+		httpd__free(a.http);
+		free(rest);
+		return HS_EXIT_ERROR;
+	}
+	heapprof__set_collectors(a.coll);
 	session__set_agent(s, &a);
 	elog("agent: tracing %s, %s; serving http://%.*s:%u/metrics and /debug/pprof/heap",
 	     o.all ? "every process" : "-p", o.sample_bytes ? "sampled" : "every allocation",
@@ -532,6 +591,7 @@ int agent__main(int argc, char **argv)
 			;
 	}
 	httpd__free(a.http);
+	collectors__free(a.coll);
 	session__free(s);
 	free(rest);
 	return status;

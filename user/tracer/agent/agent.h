@@ -5,7 +5,10 @@
  * sampled by default, that runs until SIGTERM and serves its state on a
  * pull endpoint (httpd.h): /metrics for Prometheus, /debug/pprof/heap
  * for go tool pprof, Parca and Pyroscope's scrapers; and, asked, pushes
- * the heap profile to Pyroscope's /ingest every interval (push.h).
+ * the heap profile to Pyroscope's /ingest every interval (push.h). With
+ * --collectors it serves the live tables of processes running the
+ * in-process collector beside the traced ones (collectors.h); past
+ * --max-memory it sheds (agent.c's check_memory()).
  *
  * Threads and snapshots. The loop (loop.c) never stops reading events to
  * answer: the HTTP daemon's threads queue requests and wake the loop
@@ -36,7 +39,8 @@ struct trace;
 /*
  * `heapsnoop agent [--listen ADDR:PORT] [--max-memory MB]
  * [--every-allocation] [--push-pyroscope URL [--push-interval S]
- * [--push-name NAME]] [heapsnoop's options]`: @argv[0] is "agent".
+ * [--push-name NAME]] [--collectors PATH] [heapsnoop's options]`:
+ * @argv[0] is "agent".
  * Returns the exit status (heapsnoop/exit.h), as session__run()'s.
  */
 int agent__main(int argc, char **argv);
@@ -49,7 +53,8 @@ int agent__wake_fd(const struct agent *a);
 /*
  * The loop's periodic step at @now (CLOCK_MONOTONIC seconds), after its
  * drain: the children that ended reaped (killed past AGENT_CHILD_MAX_S),
- * the tables' memory against --max-memory once a second, and for each
+ * the collectors' hellos and ends taken, the tables' memory against
+ * --max-memory once a second (shed past it), and for each
  * route with requests waiting and no child, a child forked from @t.
  * @counters: the BPF counters.
  */

@@ -23,12 +23,16 @@
  */
 #define HEAPPROF_NAMING_S 10
 
+struct collectors;
 struct trace;
 
 /*
- * Write the live heap of @t's processes (@pid's only, 0: every one) to
- * @out, gzip-compressed. Each stack with live or allocated bytes is a
- * sample labelled pid and comm; its frames are symbolized here (the
+ * Write the live heap of @t's processes and of the collectors' tables
+ * (heapprof__set_collectors()) (@pid's only, 0: every one) to @out,
+ * gzip-compressed.
+ * Each stack with live or allocated bytes is a sample labelled pid, comm
+ * and source (bpf, collector: a collector's table keeps no totals, its
+ * alloc values are 0); its frames are symbolized here (the
  * files of the mappings, read through the paths the process sees) and
  * carry their mapping's path and build ID, so a backend can name what
  * the agent could not. With --sample-bytes the byte values are the
@@ -36,5 +40,15 @@ struct trace;
  * (heapsnoop's rule, docs/OUTPUT.md). Returns 0, -ENOMEM or -EIO.
  */
 int heapprof__write(struct trace *t, pid_t pid, FILE *out);
+
+/* As heapprof__write(), only the processes named @comm (NULL or "": every one). */
+int heapprof__write_for(struct trace *t, pid_t pid, const char *comm, FILE *out);
+
+/*
+ * The collectors' tables (collectors.h) that heapprof__write() adds to
+ * every profile from now on (the /debug/pprof/heap page's, a push's);
+ * NULL: none.
+ */
+void heapprof__set_collectors(const struct collectors *c);
 
 #endif /* HEAPSNOOP_AGENT_HEAPPROF_H */

@@ -43,7 +43,8 @@ struct httpd {
 static const char index_text[] =
 	"heapsnoop agent\n"
 	"/metrics           Prometheus text: live heap per process, losses, the agent's memory\n"
-	"/debug/pprof/heap  the live heap as a pprof profile (?pid=N: one process)\n";
+	"/debug/pprof/heap  the live heap as a pprof profile (?pid=N: one process; ?comm=NAME:\n"
+"                   the processes of that name)\n";
 
 static const char *const route_type[AGENT__ROUTES] = {
 	[AGENT_METRICS] = "text/plain; version=0.0.4; charset=utf-8",
@@ -88,8 +89,25 @@ static pid_t parse_pid(const char *v)
 	return n && n <= INT_MAX ? (pid_t)n : -1;
 }
 
+/* ?comm=NAME: 1 to 15 printable bytes; true if absent (@out "") or good. */
+static bool parse_comm(const char *v, char *out, size_t cap)
+{
+	size_t n = v ? strlen(v) : 0;
+
+	out[0] = '\0';
+	if (!v)
+		return true;
+	if (!n || n >= cap)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (v[i] < 0x20 || v[i] > 0x7e)
+			return false;
+	memcpy(out, v, n + 1);
+	return true;
+}
+
 /* Queue @route for the loop; the body's read end into *@rfd. 0 or -EAGAIN. */
-static int enqueue(struct httpd *h, enum agent_route route, pid_t pid, int *rfd)
+static int enqueue(struct httpd *h, enum agent_route route, pid_t pid, const char *comm, int *rfd)
 {
 	int fds[2];
 	uint64_t one = 1;
@@ -104,7 +122,8 @@ static int enqueue(struct httpd *h, enum agent_route route, pid_t pid, int *rfd)
 		close(fds[1]);
 		return -EAGAIN;
 	}
-	h->q[(h->head + h->n++) % HTTPD_QUEUE] = (struct agent_req){ route, pid, fds[1] };
+	h->q[(h->head + h->n) % HTTPD_QUEUE] = (struct agent_req){ route, pid, fds[1] };
+	snprintf(h->q[(h->head + h->n++) % HTTPD_QUEUE].comm, sizeof(h->q[0].comm), "%s", comm);
 	h->st.requests[route]++;
 	pthread_mutex_unlock(&h->lock);
 	if (write(h->wake, &one, sizeof(one)) < 0) {
@@ -122,6 +141,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 	enum agent_route route;
 	struct MHD_Response *r;
 	enum MHD_Result ret;
+	char comm[sizeof(((struct agent_req *)0)->comm)];
 	pid_t pid;
 	int rfd;
 
@@ -155,7 +175,13 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 		count_bad(h);
 		return reply_text(c, MHD_HTTP_BAD_REQUEST, "pid= wants a process id\n");
 	}
-	if (enqueue(h, route, pid, &rfd))
+	if (!parse_comm(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "comm"), comm,
+			sizeof(comm))) {
+		count_bad(h);
+		return reply_text(c, MHD_HTTP_BAD_REQUEST, "comm= wants a process name, 1 to 15 "
+				  "printable bytes\n");
+	}
+	if (enqueue(h, route, pid, comm, &rfd))
 		return reply_text(c, MHD_HTTP_SERVICE_UNAVAILABLE, "busy: try again\n");
 	r = MHD_create_response_from_pipe(rfd);
 	if (!r) {

@@ -12,7 +12,7 @@
  * on the other.
  *
  * Routes: GET /metrics (Prometheus text), GET /debug/pprof/heap (pprof,
- * gzip'ed; ?pid=N), GET / (a short index). Anything else: 404, a method
+ * gzip'ed; ?pid=N, ?comm=NAME), GET / (a short index). Anything else: 404, a method
  * other than GET or HEAD: 405, a bad query: 400, the queue full: 503.
  */
 #ifndef HEAPSNOOP_AGENT_HTTPD_H
@@ -28,11 +28,12 @@
 
 enum agent_route { AGENT_METRICS, AGENT_HEAP, AGENT__ROUTES };
 
-/* A request the loop serves: its route, its ?pid= (0: all), its body's pipe. */
+/* A request the loop serves: its route, its ?pid= (0: all), ?comm= ("": all), its body's pipe. */
 struct agent_req {
 	enum agent_route route;
 	pid_t pid;
 	int fd;		/* the body's write end: the loop's to close */
+	char comm[16];	/* a process name, as ps -o comm (15 bytes at most) */
 };
 
 /* What the daemon counted (read racily: monotonic counters). */

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "collectors.h"
 #include "holders.h"
 #include "metrics.h"
 #include "output/status.h"
@@ -47,57 +48,108 @@ static void family(FILE *out, const char *name, const char *type, const char *he
 
 /* --- the processes ------------------------------------------------------ */
 
-struct pvals {
-	uint64_t live, blocks, alloc_bytes, allocs, peak;
+/* A process's row: a traced one's, or a collector's (no totals: its table keeps none). */
+struct prow {
+	pid_t pid;
+	const char *comm, *source;
+	bool totals;
+	uint64_t v[5];		/* live, blocks, alloc_bytes, allocs, peak */
 };
 
-static void proc_vals(const struct proc *p, struct pvals *v)
+static int by_live(const void *a, const void *b)
 {
-	*v = (struct pvals){ p->live_estimate, tracker__count(p->live), p->acct.alloc_bytes,
-			     p->acct.allocs, p->acct.peak_bytes };
+	const struct prow *x = a, *y = b;
+
+	if (x->v[0] != y->v[0])
+		return x->v[0] < y->v[0] ? 1 : -1;
+	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
-static void proc_series(FILE *out, struct proc **v, size_t n, const char *name, size_t field)
+static void proc_series(FILE *out, const struct prow *r, size_t n, const char *name, size_t field)
 {
-	struct pvals pv, other = { 0 };
+	uint64_t other = 0;
+	bool any_other = false;
 	char comm[64];
 
 	for (size_t i = 0; i < n; i++) {
-		proc_vals(v[i], &pv);
+		if (!r[i].totals && field >= 2)
+			continue;
 		if (i >= METRICS_PROCS) {
-			((uint64_t *)&other)[field] += ((uint64_t *)&pv)[field];
+			other += r[i].v[field];
+			any_other = true;
 			continue;
 		}
-		fprintf(out, "%s{pid=\"%d\",comm=\"%s\"} %" PRIu64 "\n", name, v[i]->pid,
-			esc(v[i]->comm, comm, sizeof(comm)), ((uint64_t *)&pv)[field]);
+		fprintf(out, "%s{pid=\"%d\",comm=\"%s\",source=\"%s\"} %" PRIu64 "\n", name,
+			r[i].pid, esc(r[i].comm, comm, sizeof(comm)), r[i].source, r[i].v[field]);
 	}
-	if (n > METRICS_PROCS)
-		fprintf(out, "%s{pid=\"other\",comm=\"other\"} %" PRIu64 "\n", name,
-			((uint64_t *)&other)[field]);
+	if (any_other)
+		fprintf(out, "%s{pid=\"other\",comm=\"other\",source=\"other\"} %" PRIu64 "\n",
+			name, other);
 }
 
-static void procs(FILE *out, struct proc **v, size_t n)
+/*
+ * The rows of the traced processes @v and of the collectors' tables (a
+ * snapshot of each: one walk); NULL without memory.
+ */
+static struct prow *rows(struct proc **v, size_t n, const struct metrics_in *in, size_t *nr)
+{
+	size_t nc = collectors__count(in->coll), k = 0;
+	struct prow *r = calloc(n + nc + 1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		r[k++] = (struct prow){ v[i]->pid, v[i]->comm, "bpf", true,
+					{ v[i]->live_estimate, tracker__count(v[i]->live),
+					  v[i]->acct.alloc_bytes, v[i]->acct.allocs,
+					  v[i]->acct.peak_bytes } };
+	for (size_t i = 0; i < nc; i++) {
+		const struct collector *col = collectors__get(in->coll, i);
+		struct lt_snap snap;
+
+		if (lt_snap__take(&snap, &col->view, col->pid)) {
+			free(r);
+			return NULL;
+		}
+		r[k++] = (struct prow){ col->pid, col->comm, "collector", false,
+					{ snap.bytes, snap.n } };
+		lt_snap__free(&snap);
+	}
+	qsort(r, k, sizeof(*r), by_live);
+	*nr = k;
+	return r;
+}
+
+static int procs(FILE *out, struct proc **v, size_t n, const struct metrics_in *in)
 {
 	static const struct {
 		const char *name, *type, *help;
 	} f[] = {
 		{ "heapsnoop_live_bytes", "gauge",
-		  "Live heap bytes of a traced process (estimated when sampled)." },
+		  "Live heap bytes of a process (estimated when sampled); source: bpf (traced) "
+		  "or collector (its in-process table)." },
 		{ "heapsnoop_live_allocations", "gauge",
-		  "Live blocks of a traced process (the sampled ones when sampled)." },
+		  "Live blocks of a process (the sampled ones when sampled)." },
 		{ "heapsnoop_allocated_bytes_total", "counter",
 		  "Bytes a traced process allocated since traced (estimated when sampled)." },
 		{ "heapsnoop_allocations_total", "counter",
 		  "Allocations of a traced process since traced (the sampled ones when sampled)." },
 		{ "heapsnoop_peak_bytes", "gauge", "The most live heap bytes of a traced process." },
 	};
+	size_t nr = 0;
+	struct prow *r = rows(v, n, in, &nr);
 
-	family(out, "heapsnoop_processes", "gauge", "Processes traced now.");
-	fprintf(out, "heapsnoop_processes %zu\n", n);
+	if (!r)
+		return -ENOMEM;
+	family(out, "heapsnoop_processes", "gauge", "Processes traced now, by source.");
+	fprintf(out, "heapsnoop_processes{source=\"bpf\"} %zu\n", n);
+	fprintf(out, "heapsnoop_processes{source=\"collector\"} %zu\n", nr - n);
 	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
 		family(out, f[k].name, f[k].type, f[k].help);
-		proc_series(out, v, n, f[k].name, k);
+		proc_series(out, r, nr, f[k].name, k);
 	}
+	free(r);
+	return 0;
 }
 
 /* --- the call sites ----------------------------------------------------- */
@@ -270,10 +322,16 @@ static void agent(FILE *out, struct trace *t, const struct metrics_in *in)
 	fprintf(out, "heapsnoop_agent_table_bytes{table=\"live\"} %zu\n", trace__live_memory(t));
 	fprintf(out, "heapsnoop_agent_table_bytes{table=\"stacks\"} %zu\n", trace__stack_memory(t));
 	gauge(out, "heapsnoop_agent_memory_bound_bytes",
-	      "--max-memory: the tables' bound, said when passed (0: none).",
+	      "--max-memory: the tables' bound, shed past (0: none).",
 	      (double)in->memory_bound);
 	counter(out, "heapsnoop_agent_over_bound_seconds_total",
 		"Seconds the tables held more than --max-memory.", in->over_bound);
+	gauge(out, "heapsnoop_agent_over_bound",
+	      "1 while over --max-memory: new allocations go under one stack per process.",
+	      in->collapsing);
+	counter(out, "heapsnoop_agent_collapsed_allocations_total",
+		"Allocations put under \"[over the memory bound]\" (their bytes counted, their "
+		"stacks not kept).", trace__stats(t)->collapsed);
 	family(out, "heapsnoop_agent_requests_total", "counter", "Requests served, by path.");
 	fprintf(out, "heapsnoop_agent_requests_total{path=\"/metrics\"} %" PRIu64 "\n",
 		in->requests[0]);
@@ -293,6 +351,20 @@ static void agent(FILE *out, struct trace *t, const struct metrics_in *in)
 		"Pushes the backend did not take after every try, or killed.", in->push_failed);
 	counter(out, "heapsnoop_agent_pushes_skipped_total",
 		"Pushes skipped: the last one was still being sent.", in->push_skipped);
+	counter(out, "heapsnoop_agent_collector_hellos_total",
+		"Hellos of processes running the collector (HEAPSNOOP_AGENT), taken.",
+		in->coll_st.hellos);
+	counter(out, "heapsnoop_agent_collectors_found_total",
+		"Collectors' tables found through /proc that no hello brought (a restart).",
+		in->coll_st.found);
+	counter(out, "heapsnoop_agent_collectors_refused_total",
+		"Collectors' hellos or tables refused (another version, not a sealed table).",
+		in->coll_st.refused);
+	counter(out, "heapsnoop_agent_collectors_ended_total",
+		"Collectors' processes that ended (their live sets gone with them).",
+		in->coll_st.ended);
+	counter(out, "heapsnoop_agent_collectors_over_total",
+		"Collectors' tables not served: more than the agent holds.", in->coll_st.over);
 	gauge(out, "heapsnoop_agent_fork_seconds_max",
 	      "The event loop's longest stop to fork a snapshot.", in->fork_ms_max / 1000);
 }
@@ -305,8 +377,9 @@ int metrics__write(struct trace *t, const struct metrics_in *in, FILE *out)
 
 	if (!v && n)
 		return -ENOMEM;
-	procs(out, v, n);
-	err = sites(out, v, n);
+	err = procs(out, v, n, in);
+	if (!err)
+		err = sites(out, v, n);
 	events(out, t, in);
 	agent(out, t, in);
 	free(v);

@@ -3,8 +3,9 @@
  * metrics.h - the agent's /metrics: Prometheus's text exposition format
  * (version 0.0.4, prometheus.io/docs/instrumenting/exposition_formats/)
  * from the trace and the agent's own counts. Every label set is bounded:
- * the METRICS_PROCS processes with the most live bytes by pid and comm,
- * the rest summed under pid="other"; the METRICS_SITES call sites with
+ * the METRICS_PROCS processes with the most live bytes by pid, comm and
+ * source (bpf: traced; collector: a collector's table, collectors.h), the
+ * rest summed under pid="other"; the METRICS_SITES call sites with
  * the most live bytes among the METRICS_STACKS largest stacks, the rest
  * under site="other", so each family's series sum to the whole.
  *
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "collectors.h"
 #include "heapsnoop/event.h"
 
 #define METRICS_PROCS	50
@@ -33,9 +35,12 @@ struct metrics_in {
 	double fork_ms_max;		/* the loop's longest stop for a fork */
 	uint64_t memory_bound;		/* --max-memory, bytes */
 	uint64_t over_bound;		/* seconds the tables spent over it */
+	bool collapsing;		/* over it now: new allocations under one stack */
 	uint64_t pushes, push_failed, push_skipped;	/* --push-pyroscope */
 	/* the agent's resident bytes: its own, files' pages, shared (/proc/self/status) */
 	uint64_t rss_anon, rss_file, rss_shmem;
+	const struct collectors *coll;	/* the collectors' tables (NULL: none), read in the child */
+	struct collectors_stats coll_st;
 };
 
 /*

@@ -320,6 +320,9 @@ void status__unwind(FILE *out, const struct trace *t, const uint64_t *cnt)
 		"mapped, rule cache %zu bytes, %" PRIu64 " lookups, %.1f%% hits (each unwinding "
 		"thread its own tables and cache: the most modules one holds, the caches' sum)",
 		cs.modules, cs.no_cfi, cs.cfi_bytes, cs.cache_bytes, cs.lookups, hit);
+	if (cs.trims)
+		flog(out, "unwind tables trimmed %" PRIu64 " times (libdw's parsed FDEs freed, "
+			"%zu modules unused since the last trim closed)", cs.trims, cs.closed);
 }
 
 void status__hold(FILE *out, const struct hold *h, int err)

@@ -408,6 +408,18 @@ static bool creator_of(const struct proc *p, uint32_t tid, uint32_t flags)
 	       !creators__get(p->creators, tid, &cf, &cn, &cflags);
 }
 
+/* @p's frame "[over the memory bound]" in *@addr (trace__collapse()); false: no memory. */
+static bool over_mark(struct trace *t, struct proc *p, uint64_t *addr)
+{
+	return !frametab__intern(t->frames, (uint32_t)p->pid, TRACE_OVER_KIND, TRACE_OVER_FUNC,
+				 NULL, 0, addr);
+}
+
+void trace__collapse(struct trace *t, bool on)
+{
+	t->collapse = on;
+}
+
 /* The boundary frame of @p (frametab.h's FRAMETAB_CREATOR_*); 0: none (no memory). */
 static uint64_t creator_mark(struct trace *t, struct proc *p)
 {
@@ -469,7 +481,7 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	uint32_t flags = 0, id, shed = (evflags & HS_EVF_SHED_MASK) >> HS_EVF_SHED_SHIFT;
 	struct live_alloc a, old;
 	bool created;
-	uint64_t est;
+	uint64_t est, over;
 	int replaced;
 
 	if (shed > HS_SHED_LEVELS) {
@@ -511,6 +523,13 @@ static void handle_alloc(struct trace *t, struct proc *p, const struct hs_event 
 	if (!p->allocated) {
 		p->allocated = true;
 		t->stats.procs_seen++;
+	}
+	/* Over the agent's bound: one stack for every new allocation (trace__collapse()). */
+	if (t->collapse && over_mark(t, p, &over)) {
+		frames = &over;
+		n = 1;
+		flags = 0;
+		t->stats.collapsed++;
 	}
 	if (!intern(t, p, frames, n, flags, &id, &created) || acct__reserve(&p->acct)) {
 		t->stats.no_memory++;
@@ -560,6 +579,8 @@ static void handle_exit(struct trace *t, pid_t pid)
 {
 	struct proc *p = trace__find_proc(t, pid);
 
+	if (t->opts.tails)
+		tails__forget(t->opts.tails, pid);
 	if (!p)
 		return;
 	if (p->allocated)

@@ -132,6 +132,7 @@ struct trace_stats {
 	 * end where it started).
 	 */
 	uint64_t threads_created, creators_dropped;
+	uint64_t collapsed;		/* allocations put under "[over the memory bound]" */
 };
 
 struct proc {
@@ -291,6 +292,18 @@ size_t trace__stack_count(const struct trace *t);
  */
 size_t trace__live_memory(const struct trace *t);
 size_t trace__stack_memory(const struct trace *t);
+
+/*
+ * heapsnoop agent's bound (--max-memory): @on, every allocation handled
+ * from now on is put under one stack of its process, the frame
+ * "[over the memory bound]" (a frame of kind TRACE_OVER_KIND, named as
+ * interpreter frames are: frametab.h), counted (trace_stats.collapsed):
+ * no stack is made, the live bytes and blocks stay exact; off, stacks
+ * again.
+ */
+#define TRACE_OVER_KIND	"bound"
+#define TRACE_OVER_FUNC	"[over the memory bound]"
+void trace__collapse(struct trace *t, bool on);
 
 /* What the stack tables of every process hold, summed (-v). */
 struct trace_stack_stats {

@@ -43,6 +43,7 @@ struct trace {
 	struct kept_budget kept;
 	const struct hs_user_stack *keep_us;
 	uint32_t keep_frames;
+	bool collapse;		/* trace__collapse(): new allocations under one stack */
 };
 
 /* Unwinding jobs in flight at most: records looked at ahead (unwind/pool.h). */

@@ -278,6 +278,8 @@ static void add_stats(struct unwind_stats *st, struct cfi_stats *cst, const stru
 	cst->lookups += c.lookups;
 	cst->misses += c.misses;
 	cst->exprs += c.exprs;
+	cst->trims += c.trims;
+	cst->closed += c.closed;
 }
 
 void unwind_pool__stats(const struct unwind_pool *p, struct unwind_stats *st,

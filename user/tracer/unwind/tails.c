@@ -281,6 +281,26 @@ void tails__withdraw(struct tails *ts, pid_t pid, pid_t tid)
 	}
 }
 
+void tails__forget(struct tails *ts, pid_t pid)
+{
+	/*
+	 * Its threads' slots would keep their tails until other threads
+	 * took them: an -a that runs for days would hold some on every one
+	 * of the HS_TAIL_SLOTS (16 kept each, ~5 KiB a deep stack's).
+	 */
+	for (int s = 0; s < HS_TAIL_SLOTS; s++) {
+		struct tail_slot *sl = &ts->slots[s];
+
+		if (sl->pid != pid)
+			continue;
+		for (int i = 0; i < TAILS_KEEP; i++)
+			retire(sl->k[i].t);
+		write_desc(ts, 0, sl->tid, NULL);	/* its pid 0: nobody's */
+		memset(sl, 0, sizeof(*sl));
+		ts->st.forgotten++;
+	}
+}
+
 void tails__stats(const struct tails *ts, struct tails_stats *st)
 {
 	*st = ts->st;

@@ -30,6 +30,7 @@ struct tails_stats {
 	uint64_t refused;	/* ... not: every kept one still named (tails.c) */
 	uint64_t withdrawn;	/* taken back: a stack did not meet its tail */
 	uint64_t unknown;	/* records naming a tail not kept: cut there */
+	uint64_t forgotten;	/* slots cleared at their process's exit */
 };
 
 /*
@@ -76,6 +77,12 @@ bool tails__give(struct tails *ts, pid_t pid, pid_t tid, struct unwind_tail *t);
 
 /* The thread's stack did not meet its tail: none for it until the next. */
 void tails__withdraw(struct tails *ts, pid_t pid, pid_t tid);
+
+/*
+ * Process @pid ended (its last thread: every record of it is handled or
+ * being unwound, pinned): its threads' tails let go, their slots cleared.
+ */
+void tails__forget(struct tails *ts, pid_t pid);
 
 void tails__stats(const struct tails *ts, struct tails_stats *st);
 void tails__free(struct tails *ts);
