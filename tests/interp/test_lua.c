@@ -80,16 +80,41 @@ static void tb_line(enum lua_vm vm, const struct lua_where *w, char *out, size_t
 		snprintf(out, cap, "%s in %s", where, w->function);
 }
 
-static void check_vm(const char *lua, enum lua_vm vm)
+/* What a VM's walk must say of chain.lua's frames, as its own traceback says them. */
+struct want {
+	enum lua_vm vm;
+	unsigned int leaf_kind;		/* frame 0's kind: io.read, where leaf waits */
+	const char *leaf, *resume;	/* io.read's name; coroutine.resume's */
+	const char *chunk;		/* the main chunk's file; NULL: chain.lua's path */
+};
+
+/* A state's names, PUC Lua's (luanames.c) or LuaJIT's (ljnames.c). */
+struct names {
+	enum lua_vm vm;
+	struct lua_names *puc;
+	struct lj_names *lj;
+};
+
+static int describe(const struct names *nm, const struct lua_frame *f, unsigned int n,
+		    unsigned int i, struct lua_where *w)
 {
+	if (nm->vm == LUA_VM_JIT)
+		return lj_names__describe(nm->lj, f, n, i, w);
+	return lua_names__describe(nm->puc, f, n, i, 0, w);
+}
+
+static void check_vm(const char *lua, const struct want *want)
+{
+	enum lua_vm vm = want->vm;
 	struct lua_child c;
 	char tb[64][512], got[1024];
 	struct lua_frame f[128];
-	struct lua_names *names;
-	struct lua_reader rd = { .l = lua_layout__of(vm), .read = lua_child__read };
+	struct names nm = { .vm = vm };
+	struct lua_reader rd = { .l = vm == LUA_VM_JIT ? NULL : lua_layout__of(vm),
+				 .read = lua_child__read };
 	struct lua_where w;
 	unsigned int n = 0;
-	uint64_t main, g;
+	uint64_t main, g = 0;
 	int ntb, k;
 
 	if (lua_child__start(&c, lua, chain)) {
@@ -102,116 +127,69 @@ static void check_vm(const char *lua, enum lua_vm vm)
 	assert_true(wait_in_read(c.pid));
 	main = lua_child__main(&rd, c.pid, vm, &g);
 	assert_true(main != 0);
-	k = lua_walk(&rd, main, f, 128, &n);
+	k = vm == LUA_VM_JIT ? lj_walk(&rd, main, f, 128, &n) : lua_walk(&rd, main, f, 128, &n);
 	assert_int_equal(k, (int)n);
-	names = lua_names__new(&rd, g);
-	assert_non_null(names);
-	/* The innermost frame is io.read, where leaf waits: a C function. */
+	if (vm == LUA_VM_JIT)
+		assert_non_null(nm.lj = lj_names__new(&rd));
+	else
+		assert_non_null(nm.puc = lua_names__new(&rd, g));
+	/* The innermost frame is io.read, where leaf waits (LuaJIT's: a fast function named by its caller). */
 	assert_true(n > (unsigned int)ntb + 3);
-	assert_int_equal(HS_LUA_POS_KIND(f[0].pos), vm == LUA_VM_54 ? HS_LUA_C : HS_LUA_CCL);
-	assert_int_equal(lua_names__describe(names, f, n, 0, 0, &w), 0);
+	assert_int_equal(HS_LUA_POS_KIND(f[0].pos), want->leaf_kind);
+	assert_int_equal(describe(&nm, f, n, 0, &w), 0);
 	assert_string_equal(w.file, "[C]");
-	assert_string_equal(w.function, vm == LUA_VM_54 ? "function 'io.read'" : "function 'read'");
-	/* Then every line of Lua's own traceback, in order. */
+	assert_string_equal(w.function, want->leaf);
+	/* Then every line of the VM's own traceback, in order. */
 	for (k = 0; k < ntb; k++) {
-		assert_int_equal(lua_names__describe(names, f, n, (unsigned int)k + 1, 0, &w), 0);
+		assert_int_equal(describe(&nm, f, n, (unsigned int)k + 1, &w), 0);
 		tb_line(vm, &w, got, sizeof(got));
 		printf("%s: %s\n", lua, got);
 		assert_string_equal(got, tb[k]);
 	}
-	/* Past the coroutine (Lua's traceback stops there): its resumer's frames. */
+	/* Past the coroutine (the traceback stops there): its resumer's frames. */
 	k++;
 	assert_true(f[k].pos & HS_LUA_F_THREAD);
-	assert_int_equal(lua_names__describe(names, f, n, (unsigned int)k, 0, &w), 0);
-	assert_string_equal(w.function, vm == LUA_VM_54 ? "function 'coroutine.resume'" :
-				       "function 'resume'");
-	assert_int_equal(lua_names__describe(names, f, n, (unsigned int)k + 1, 0, &w), 0);
-	assert_string_equal(w.function, vm == LUA_VM_54 ? "function 'top'" : "function 'top'");
-	assert_int_equal(lua_names__describe(names, f, n, (unsigned int)k + 2, 0, &w), 0);
-	assert_string_equal(w.function, "main chunk");
-	assert_string_equal(w.file, chain);
-	/* Last, the C function lua.c runs the script from (pmain). */
-	assert_int_equal(n, (unsigned int)k + 4);
-	assert_int_equal(lua_names__describe(names, f, n, n - 1, 0, &w), 0);
-	assert_string_equal(w.function, "?");
-	lua_names__free(names);
-	lua_child__stop(&c);
-}
-
-static void check_luajit(const char *lua)
-{
-	struct lua_child c;
-	char tb[64][512], got[1024];
-	struct lua_frame f[128];
-	struct lj_names *names;
-	struct lua_reader rd = { .read = lua_child__read };
-	struct lua_where w;
-	unsigned int n = 0;
-	uint64_t main;
-	int ntb, k;
-
-	if (lua_child__start(&c, lua, chain)) {
-		printf("skip %s: not installed\n", lua);
-		return;
-	}
-	rd.ctx = &c.pid;
-	ntb = lua_child__traceback(&c, tb, 64);
-	assert_true(ntb > 5);
-	assert_true(wait_in_read(c.pid));
-	main = lua_child__main(&rd, c.pid, LUA_VM_JIT, NULL);
-	assert_true(main != 0);
-	k = lj_walk(&rd, main, f, 128, &n);
-	assert_int_equal(k, (int)n);
-	names = lj_names__new(&rd);
-	assert_non_null(names);
-	/* The innermost frame is io.read, where leaf waits: a fast function named by its caller. */
-	assert_true(n > (unsigned int)ntb + 3);
-	assert_int_equal(HS_LUA_POS_KIND(f[0].pos), HS_LUA_FAST);
-	assert_int_equal(lj_names__describe(names, f, n, 0, &w), 0);
-	assert_string_equal(w.file, "[C]");
-	assert_string_equal(w.function, "function 'read'");
-	/* Then every line of LuaJIT's own traceback, in order (it stops at the coroutine). */
-	for (k = 0; k < ntb; k++) {
-		assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 1, &w), 0);
-		tb_line(LUA_VM_JIT, &w, got, sizeof(got));
-		printf("%s: %s\n", lua, got);
-		assert_string_equal(got, tb[k]);
-	}
-	/* Past the coroutine: its resumer's frames, as the tracer tells them. */
-	k++;
-	assert_true(f[k].pos & HS_LUA_F_THREAD);
-	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k, &w), 0);
-	assert_string_equal(w.function, "function 'resume'");
-	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 1, &w), 0);
+	assert_int_equal(describe(&nm, f, n, (unsigned int)k, &w), 0);
+	assert_string_equal(w.function, want->resume);
+	assert_int_equal(describe(&nm, f, n, (unsigned int)k + 1, &w), 0);
 	assert_string_equal(w.function, "function 'top'");
-	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 2, &w), 0);
+	assert_int_equal(describe(&nm, f, n, (unsigned int)k + 2, &w), 0);
 	assert_string_equal(w.function, "main chunk");
-	assert_string_equal(w.file, "chain.lua");
-	/* Last, the C function luajit.c runs the script from (pmain): "at 0x...". */
+	assert_string_equal(w.file, want->chunk ? want->chunk : chain);
+	/* Last, the C function lua.c (luajit.c) runs the script from (pmain). */
 	assert_int_equal(n, (unsigned int)k + 4);
-	assert_int_equal(lj_names__describe(names, f, n, n - 1, &w), 0);
-	assert_string_equal(w.file, "[C]");
-	assert_memory_equal(w.function, "at 0x", 5);
-	lj_names__free(names);
+	assert_int_equal(describe(&nm, f, n, n - 1, &w), 0);
+	if (vm == LUA_VM_JIT) {
+		/* LuaJIT's: "at 0x...". */
+		assert_string_equal(w.file, "[C]");
+		assert_memory_equal(w.function, "at 0x", 5);
+		lj_names__free(nm.lj);
+	} else {
+		assert_string_equal(w.function, "?");
+		lua_names__free(nm.puc);
+	}
 	lua_child__stop(&c);
 }
 
 static void lua54(void **state)
 {
 	(void)state;
-	check_vm("/usr/bin/lua5.4", LUA_VM_54);
+	check_vm("/usr/bin/lua5.4", &(struct want){ LUA_VM_54, HS_LUA_C, "function 'io.read'",
+						"function 'coroutine.resume'" });
 }
 
 static void luajit(void **state)
 {
 	(void)state;
-	check_luajit("/usr/bin/luajit");
+	check_vm("/usr/bin/luajit", &(struct want){ LUA_VM_JIT, HS_LUA_FAST, "function 'read'",
+						"function 'resume'", "chain.lua" });
 }
 
 static void lua51(void **state)
 {
 	(void)state;
-	check_vm("/usr/bin/lua5.1", LUA_VM_51);
+	check_vm("/usr/bin/lua5.1", &(struct want){ LUA_VM_51, HS_LUA_CCL, "function 'read'",
+						"function 'resume'" });
 }
 
 /* luaO_chunkid's short sources, each version's (as their tracebacks show them). */
