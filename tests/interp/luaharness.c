@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -55,6 +56,15 @@ int lua_child__start(struct lua_child *c, const char *lua, const char *chain)
 	c->in = in[1];
 	c->out = fdopen(out[0], "r");
 	return 0;
+}
+
+const char *lua_child__chain_arg(int argc, char **argv)
+{
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s CHAIN_LUA (an absolute path)\n", argv[0]);
+		exit(2);
+	}
+	return argv[1];
 }
 
 void lua_child__stop(struct lua_child *c)

@@ -36,6 +36,12 @@ struct lua_child {
  */
 int lua_child__start(struct lua_child *c, const char *lua, const char *chain);
 
+/*
+ * lua_child__chain_arg - chain.lua's absolute path: the test's one
+ * argument (argv[1] of @argc). Anything else: the usage said, exit 2.
+ */
+const char *lua_child__chain_arg(int argc, char **argv);
+
 /* lua_child__stop - kill the child, reap it, close its pipes. */
 void lua_child__stop(struct lua_child *c);
 

@@ -195,23 +195,27 @@ static void lua51(void **state)
 /* luaO_chunkid's short sources, each version's (as their tracebacks show them). */
 static void chunkids(void **state)
 {
+	static const struct {
+		enum lua_vm vm;
+		const char *source, *want;
+	} ids[] = {
+		{ LUA_VM_54, "@/srv/app/main.lua", "/srv/app/main.lua" },
+		{ LUA_VM_54, "=stdin", "stdin" },
+		{ LUA_VM_54, "return 1", "[string \"return 1\"]" },
+		{ LUA_VM_54, "x = 1\nreturn x", "[string \"x = 1...\"]" },
+		{ LUA_VM_51, "x = 1\nreturn x", "[string \"x = 1...\"]" },
+		{ LUA_VM_54, "local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8",
+		  "[string \"local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7...\"]" },
+		{ LUA_VM_51, "local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8",
+		  "[string \"local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 +...\"]" },
+	};
 	char out[128];
 
 	(void)state;
-	lua_chunkid(LUA_VM_54, "@/srv/app/main.lua", out, sizeof(out));
-	assert_string_equal(out, "/srv/app/main.lua");
-	lua_chunkid(LUA_VM_54, "=stdin", out, sizeof(out));
-	assert_string_equal(out, "stdin");
-	lua_chunkid(LUA_VM_54, "return 1", out, sizeof(out));
-	assert_string_equal(out, "[string \"return 1\"]");
-	lua_chunkid(LUA_VM_54, "x = 1\nreturn x", out, sizeof(out));
-	assert_string_equal(out, "[string \"x = 1...\"]");
-	lua_chunkid(LUA_VM_51, "x = 1\nreturn x", out, sizeof(out));
-	assert_string_equal(out, "[string \"x = 1...\"]");
-	lua_chunkid(LUA_VM_54, "local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8", out, sizeof(out));
-	assert_string_equal(out, "[string \"local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7...\"]");
-	lua_chunkid(LUA_VM_51, "local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8", out, sizeof(out));
-	assert_string_equal(out, "[string \"local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 +...\"]");
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		lua_chunkid(ids[i].vm, ids[i].source, out, sizeof(out));
+		assert_string_equal(out, ids[i].want);
+	}
 }
 
 int main(int argc, char **argv)
@@ -223,10 +227,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(luajit, lua_child__teardown),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s CHAIN_LUA (an absolute path)\n", argv[0]);
-		return 2;
-	}
-	chain = argv[1];
+	chain = lua_child__chain_arg(argc, argv);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -116,10 +116,6 @@ int main(int argc, char **argv)
 		cmocka_unit_test_teardown(lua51, lua_child__teardown),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s CHAIN_LUA (an absolute path)\n", argv[0]);
-		return 2;
-	}
-	chain = argv[1];
+	chain = lua_child__chain_arg(argc, argv);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
