@@ -91,3 +91,29 @@ lua_attach() {
 	wait "$drain"
 	exec 5<&- 7<&-
 }
+
+# NAME CMD...: CMD (heapsnoop launching an interpreter, its records to the
+# fifo $T/recs) run, its stdin, stdout and stderr $T/in, $T/outp, $T/err; a
+# SIGUSR1 dump once the script says DONE, then a line to end it. The
+# script's output up to DONE in $T/out, the dump's records in $T/rec, the
+# records after it in $T/rec.rest (each FAIL said when not there).
+lua_launch() {
+	local name=$1 hs; shift
+	rm -f "$T/in" "$T/outp" "$T/recs"
+	mkfifo "$T/in" "$T/outp" "$T/recs"
+	"$@" < "$T/in" > "$T/outp" 2> "$T/err" &
+	hs=$!
+	exec 6> "$T/in" 8< "$T/outp" 7< "$T/recs"
+	: > "$T/out"
+	# Once the script says DONE, its allocations are in the ring: a dump.
+	wait_line 8 '^DONE' "$T/out" || echo "FAIL $name: the script did not finish"
+	kill -USR1 "$hs"
+	: > "$T/rec"
+	wait_line 7 '^heapsnoop: end-dump' "$T/rec" || echo "FAIL $name: no dump"
+	echo >&6
+	exec 6>&-
+	cat <&7 > "$T/rec.rest"
+	cat <&8 > /dev/null
+	exec 7<&- 8<&-
+	wait "$hs"
+}

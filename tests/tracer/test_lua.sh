@@ -57,24 +57,8 @@ check_chain() {
 
 # NAME LUA [WRAPPER...]: launched, a SIGUSR1 dump once the chain ran.
 launched() {
-	local name=$1 lua=$2 hs; shift 2
-	rm -f "$T/in" "$T/outp" "$T/recs"
-	mkfifo "$T/in" "$T/outp" "$T/recs"
-	"$@" "$HS" -q -o "$T/recs" -- "$lua" "$CHAIN" loop "$N" < "$T/in" > "$T/outp" 2> "$T/err" &
-	hs=$!
-	exec 6> "$T/in" 8< "$T/outp" 7< "$T/recs"
-	: > "$T/out"
-	# Once the script says DONE, its allocations are in the ring: a dump.
-	wait_line 8 '^DONE' "$T/out" || echo "FAIL $name: the script did not finish"
-	kill -USR1 "$hs"
-	: > "$T/rec"
-	wait_line 7 '^heapsnoop: end-dump' "$T/rec" || echo "FAIL $name: no dump"
-	echo >&6
-	exec 6>&-
-	cat <&7 > /dev/null
-	cat <&8 > /dev/null
-	exec 7<&- 8<&-
-	wait "$hs"
+	local name=$1 lua=$2; shift 2
+	lua_launch "$name" "$@" "$HS" -q -o "$T/recs" -- "$lua" "$CHAIN" loop "$N"
 	check "$name: heapsnoop said it reads the Lua frames" grep -q 'runs Lua 5\.[14] .* its frames are read' "$T/err"
 	check_chain "$name" "$lua" "$T/out" "$T/rec"
 }

@@ -27,8 +27,8 @@
 # loader's choice alone), each said.
 set -u
 . "$(dirname "$0")/lib.sh"
-# chain.lua's lines (L_STR, L_TAB, L_RESUME, L_LOOP) and lua_attach from
-# lualib.sh; its lua_frames and expected_rest are LuaJIT's own, below.
+# chain.lua's lines (L_STR, L_TAB, L_RESUME, L_LOOP), lua_launch and
+# lua_attach from lualib.sh; its lua_frames and expected_rest are LuaJIT's own, below.
 . "$(dirname "$0")/lualib.sh"
 DIR=$(realpath "$(dirname "$0")/../interp/lua")
 LUAJIT=${HS_LUAJIT:-/usr/bin/luajit}
@@ -101,24 +101,9 @@ check_chain() {
 # NAME SCRIPT ARGS...: launched; a SIGUSR1 dump once the script says DONE,
 # the records in $T/rec, its output in $T/out, heapsnoop's stderr in $T/err.
 launched() {
-	local name=$1 hs; shift
-	rm -f "$T/in" "$T/outp" "$T/recs"
-	mkfifo "$T/in" "$T/outp" "$T/recs"
+	local name=$1; shift
 	# shellcheck disable=SC2086 # heapsnoop's extra options, word-split
-	"$HS" -q ${HS_EXTRA:-} -o "$T/recs" -- "$LUAJIT" "$@" < "$T/in" > "$T/outp" 2> "$T/err" &
-	hs=$!
-	exec 6> "$T/in" 8< "$T/outp" 7< "$T/recs"
-	: > "$T/out"
-	wait_line 8 '^DONE' "$T/out" || echo "FAIL $name: the script did not finish"
-	kill -USR1 "$hs"
-	: > "$T/rec"
-	wait_line 7 '^heapsnoop: end-dump' "$T/rec" || echo "FAIL $name: no dump"
-	echo >&6
-	exec 6>&-
-	cat <&7 > "$T/rec.rest"
-	cat <&8 > /dev/null
-	exec 7<&- 8<&-
-	wait "$hs"
+	lua_launch "$name" "$HS" -q ${HS_EXTRA:-} -o "$T/recs" -- "$LUAJIT" "$@"
 	cat "$T/rec" "$T/rec.rest" > "$T/rec.all"
 	[ -n "${HS_EXTRA:-}" ] && return
 	check "$name: heapsnoop said it probes LuaJIT's allocator and reads its frames" \
