@@ -107,8 +107,12 @@ $(OUTPUT)/tests/test_splice: TEST_CFLAGS = $(TRACER_CFLAGS) $(SAN)
 
 # The Lua pieces the tracer and the collector share (user/interp/lua/):
 # layouts, prototypes, names, the walk; tested against Debian's interpreters.
-$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c \
+# The three Lua walk tests share tests/interp/luaharness.c (the interpreter
+# as a child, its state, the BPF walk at its read(0)).
+LUA_HARNESS := tests/interp/luaharness.c tests/interp/luaharness.h
+$(OUTPUT)/tests/test_lua: tests/interp/test_lua.c $(LUA_HARNESS) \
 		$(call libs,$(OUTPUT)/asan,$(INTERP)/luajit $(INTERP)/lua $(COMMON_DIRS)) | $(OUTPUT)/tests
+$(OUTPUT)/tests/test_lua: TEST_LIBS = -lbpf -lelf -lz
 
 # The BPF side's Lua walk alone (user/interp/lua/lua.bpf.h), against the loader's.
 $(OUTPUT)/tests/luawalk.bpf.o: tests/interp/luawalk.bpf.c user/interp/lua/lua.bpf.h include/heapsnoop/luaframe.h \
@@ -120,7 +124,8 @@ $(OUTPUT)/tests/luawalk.skel.h: $(OUTPUT)/tests/luawalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name luawalk_bpf > $@
 
-$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(call libs,$(OUTPUT),$(INTERP)/lua $(COMMON_DIRS)) \
+$(OUTPUT)/tests/test_luabpf: tests/interp/test_luabpf.c $(LUA_HARNESS) \
+		$(call libs,$(OUTPUT),$(INTERP)/luajit $(INTERP)/lua $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests/luawalk.skel.h $(OUTPUT)/tests
 $(OUTPUT)/tests/test_luabpf: TEST_CFLAGS = $(ALL_CFLAGS) -I$(OUTPUT)/tests
 $(OUTPUT)/tests/test_luabpf: TEST_LIBS = -lbpf -lelf -lz
@@ -137,7 +142,8 @@ $(OUTPUT)/tests/ljwalk.skel.h: $(OUTPUT)/tests/ljwalk.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< name ljwalk_bpf > $@
 
-$(OUTPUT)/tests/test_ljbpf: tests/interp/test_ljbpf.c $(call libs,$(OUTPUT),$(INTERP)/luajit $(INTERP)/lua $(COMMON_DIRS)) \
+$(OUTPUT)/tests/test_ljbpf: tests/interp/test_ljbpf.c $(LUA_HARNESS) \
+		$(call libs,$(OUTPUT),$(INTERP)/luajit $(INTERP)/lua $(COMMON_DIRS)) \
 		| $(OUTPUT)/tests/ljwalk.skel.h $(OUTPUT)/tests
 $(OUTPUT)/tests/test_ljbpf: TEST_CFLAGS = $(ALL_CFLAGS) -I$(OUTPUT)/tests
 $(OUTPUT)/tests/test_ljbpf: TEST_LIBS = -lbpf -lelf -lz

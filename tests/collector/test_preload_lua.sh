@@ -67,18 +67,7 @@ killed() {
 	at_tab=$(grep -cF "|$leaf [lua] $CHAIN:$L_TAB|$rest" "$T/k9.lua")
 	expect_eq "$name: the chain's other blocks: its tables and their arrays at line $L_STR (the pc Lua saved last), keep's array at $L_TAB" \
 		"$(grep -v "^528|" "$T/k9.lua" | grep -cF "|$leaf [lua] $CHAIN:$L_STR|$rest") $at_tab" "$tables 1"
-	if ! grep -qF "|$leaf [lua] $CHAIN:$L_STR|$rest" "$T/k9.lua"; then
-		echo "     want: |$leaf [lua] $CHAIN:$L_STR|$rest"
-		grep -F "$leaf" "$T/k9.lua" | sort | uniq -c | sort -rn | head -3 | sed 's/^/     got: /'
-	fi
-	awk -v leaf="$leaf [lua] $CHAIN:$L_STR" '
-		/^heapsnoop: live / { in_r = 0; seen = 0 }
-		index($0, leaf) { in_r = 1 }
-		in_r && / \[lua\] .*chainmod.lua:5$/ { seen = 1 }
-		in_r && !seen && /metamethod|function <|index/ { m = 1 }
-		in_r && m && !seen && !/\[lua\]/ && /^    #/ { between++ }
-		END { exit !(between > 0) }' "$T/k9.s"
-	check "$name: native frames kept between the metamethod and the function it calls" test $? -eq 0
+	lua_check_natives "$name" "$T/k9.lua" "$T/k9.s" "|$leaf [lua] $CHAIN:$L_STR|$rest"
 	check "$name: no interpreter loop frame left (each replaced by its Lua frames)" \
 		bash -c "! grep -q 'luaV_execute' '$T/k9.s'"
 	check "$name: the strings' stacks whole to the executable's start, not cut" \

@@ -16,10 +16,8 @@
  *
  *   test_lua CHAIN_LUA
  */
-#include <errno.h>
 #include <sched.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -27,119 +25,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
 #include "interp/luajit/ljnames.h"
-#include "interp/luajit/ljproto.h"
 #include "interp/luajit/ljwalk.h"
 #include "interp/lua/luanames.h"
 #include "interp/lua/luawalk.h"
+#include "luaharness.h"
 
 static const char *chain;
-static pid_t running;	/* killed by the teardown when a check fails */
-
-struct child {
-	pid_t pid;
-	FILE *out;
-	int in;
-};
-
-static int read_other(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-	pid_t pid = *(pid_t *)ctx;
-
-	return process_vm_readv(pid, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
-/* Run @lua on chain.lua (block); its stdout in c->out. */
-static int start(const char *lua, struct child *c)
-{
-	int in[2], out[2];
-
-	if (access(lua, X_OK) || pipe(in) || pipe(out))
-		return -1;
-	c->pid = fork();
-	running = c->pid;
-	if (c->pid == 0) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		if (strstr(lua, "luajit")) {
-			/* From its folder: LuaJIT's traceback cuts a long file name. */
-			char dir[4096];
-
-			snprintf(dir, sizeof(dir), "%s", chain);
-			*strrchr(dir, '/') = '\0';
-			if (chdir(dir))
-				_exit(127);
-			execl(lua, lua, "-joff", "chain.lua", "block", (char *)NULL);
-		}
-		execl(lua, lua, chain, "block", (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	c->in = in[1];
-	c->out = fdopen(out[0], "r");
-	return 0;
-}
-
-static void stop(struct child *c)
-{
-	running = 0;
-	kill(c->pid, SIGKILL);
-	waitpid(c->pid, NULL, 0);
-	fclose(c->out);
-	close(c->in);
-}
-
-/* The traceback's lines (tab dropped) up to READY, into @tb; how many. */
-static int traceback(struct child *c, char tb[][512], int max)
-{
-	char line[512];
-	int n = 0;
-	bool in_tb = false;
-
-	while (fgets(line, sizeof(line), c->out)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (!strcmp(line, "READY"))
-			return n;
-		if (!strcmp(line, "stack traceback:"))
-			in_tb = true;
-		else if (in_tb && line[0] == '\t' && n < max)
-			snprintf(tb[n++], sizeof(tb[0]), "%s", line + 1);
-	}
-	return -1;
-}
-
-/* The state's main thread, from the words of the process's [stack]. */
-static uint64_t find_main(const struct lua_reader *rd, pid_t pid, uint64_t *g)
-{
-	char fn[64], line[512];
-	unsigned long long s = 0, e = 0;
-	uint64_t main = 0, page[512];
-	FILE *f;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/maps", pid);
-	f = fopen(fn, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &s, &e) == 2)
-			break;
-	if (f)
-		fclose(f);
-	for (uint64_t a = s; a < e && !main; a += sizeof(page)) {
-		if (rd->read(rd->ctx, a, page, sizeof(page)))
-			continue;
-		for (int i = 0; i < 512 && !main; i++)
-			if (lua_state__main(rd, page[i], &main, g))
-				main = 0;
-	}
-	return main;
-}
 
 /*
  * Wait until @pid is blocked in read() of its standard input (its
@@ -184,219 +80,153 @@ static void tb_line(enum lua_vm vm, const struct lua_where *w, char *out, size_t
 		snprintf(out, cap, "%s in %s", where, w->function);
 }
 
-static void check_vm(const char *lua, enum lua_vm vm)
+/* What a VM's walk must say of chain.lua's frames, as its own traceback says them. */
+struct want {
+	enum lua_vm vm;
+	unsigned int leaf_kind;		/* frame 0's kind: io.read, where leaf waits */
+	const char *leaf, *resume;	/* io.read's name; coroutine.resume's */
+	const char *chunk;		/* the main chunk's file; NULL: chain.lua's path */
+};
+
+/* A state's names, PUC Lua's (luanames.c) or LuaJIT's (ljnames.c). */
+struct names {
+	enum lua_vm vm;
+	struct lua_names *puc;
+	struct lj_names *lj;
+};
+
+static int describe(const struct names *nm, const struct lua_frame *f, unsigned int n,
+		    unsigned int i, struct lua_where *w)
 {
-	struct child c;
+	if (nm->vm == LUA_VM_JIT)
+		return lj_names__describe(nm->lj, f, n, i, w);
+	return lua_names__describe(nm->puc, f, n, i, 0, w);
+}
+
+static void check_vm(const char *lua, const struct want *want)
+{
+	enum lua_vm vm = want->vm;
+	struct lua_child c;
 	char tb[64][512], got[1024];
 	struct lua_frame f[128];
-	struct lua_names *names;
-	struct lua_reader rd = { .l = lua_layout__of(vm), .read = read_other };
+	struct names nm = { .vm = vm };
+	struct lua_reader rd = { .l = vm == LUA_VM_JIT ? NULL : lua_layout__of(vm),
+				 .read = lua_child__read };
 	struct lua_where w;
 	unsigned int n = 0;
-	uint64_t main, g;
+	uint64_t main, g = 0;
 	int ntb, k;
 
-	if (start(lua, &c)) {
+	if (lua_child__start(&c, lua, chain)) {
 		printf("skip %s: not installed\n", lua);
 		return;
 	}
 	rd.ctx = &c.pid;
-	ntb = traceback(&c, tb, 64);
+	ntb = lua_child__traceback(&c, tb, 64);
 	assert_true(ntb > 5);
 	assert_true(wait_in_read(c.pid));
-	main = find_main(&rd, c.pid, &g);
+	main = lua_child__main(&rd, c.pid, vm, &g);
 	assert_true(main != 0);
-	k = lua_walk(&rd, main, f, 128, &n);
+	k = vm == LUA_VM_JIT ? lj_walk(&rd, main, f, 128, &n) : lua_walk(&rd, main, f, 128, &n);
 	assert_int_equal(k, (int)n);
-	names = lua_names__new(&rd, g);
-	assert_non_null(names);
-	/* The innermost frame is io.read, where leaf waits: a C function. */
+	if (vm == LUA_VM_JIT)
+		assert_non_null(nm.lj = lj_names__new(&rd));
+	else
+		assert_non_null(nm.puc = lua_names__new(&rd, g));
+	/* The innermost frame is io.read, where leaf waits (LuaJIT's: a fast function named by its caller). */
 	assert_true(n > (unsigned int)ntb + 3);
-	assert_int_equal(HS_LUA_POS_KIND(f[0].pos), vm == LUA_VM_54 ? HS_LUA_C : HS_LUA_CCL);
-	assert_int_equal(lua_names__describe(names, f, n, 0, 0, &w), 0);
+	assert_int_equal(HS_LUA_POS_KIND(f[0].pos), want->leaf_kind);
+	assert_int_equal(describe(&nm, f, n, 0, &w), 0);
 	assert_string_equal(w.file, "[C]");
-	assert_string_equal(w.function, vm == LUA_VM_54 ? "function 'io.read'" : "function 'read'");
-	/* Then every line of Lua's own traceback, in order. */
+	assert_string_equal(w.function, want->leaf);
+	/* Then every line of the VM's own traceback, in order. */
 	for (k = 0; k < ntb; k++) {
-		assert_int_equal(lua_names__describe(names, f, n, (unsigned int)k + 1, 0, &w), 0);
+		assert_int_equal(describe(&nm, f, n, (unsigned int)k + 1, &w), 0);
 		tb_line(vm, &w, got, sizeof(got));
 		printf("%s: %s\n", lua, got);
 		assert_string_equal(got, tb[k]);
 	}
-	/* Past the coroutine (Lua's traceback stops there): its resumer's frames. */
+	/* Past the coroutine (the traceback stops there): its resumer's frames. */
 	k++;
 	assert_true(f[k].pos & HS_LUA_F_THREAD);
-	assert_int_equal(lua_names__describe(names, f, n, (unsigned int)k, 0, &w), 0);
-	assert_string_equal(w.function, vm == LUA_VM_54 ? "function 'coroutine.resume'" :
-				       "function 'resume'");
-	assert_int_equal(lua_names__describe(names, f, n, (unsigned int)k + 1, 0, &w), 0);
-	assert_string_equal(w.function, vm == LUA_VM_54 ? "function 'top'" : "function 'top'");
-	assert_int_equal(lua_names__describe(names, f, n, (unsigned int)k + 2, 0, &w), 0);
-	assert_string_equal(w.function, "main chunk");
-	assert_string_equal(w.file, chain);
-	/* Last, the C function lua.c runs the script from (pmain). */
-	assert_int_equal(n, (unsigned int)k + 4);
-	assert_int_equal(lua_names__describe(names, f, n, n - 1, 0, &w), 0);
-	assert_string_equal(w.function, "?");
-	lua_names__free(names);
-	stop(&c);
-}
-
-/*
- * The layout of the luajit these tests run, Debian 12's: its main thread
- * 96 bytes before its global_State on every architecture (ljlayout.c's
- * row; test_luafind checks the file's is that row).
- */
-static const struct lj_layout deb12 = { .gg_g = 96, .build = "Debian 12's 2.1.0~beta3" };
-
-/* LuaJIT's state: a word of its stack that is one of its threads (ljproto.h). */
-static uint64_t find_lj_main(const struct lua_reader *rd, pid_t pid)
-{
-	char fn[64], line[512];
-	unsigned long long s = 0, e = 0;
-	uint64_t main = 0, page[512];
-	FILE *f;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/maps", pid);
-	f = fopen(fn, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &s, &e) == 2)
-			break;
-	if (f)
-		fclose(f);
-	for (uint64_t a = s; a < e && !main; a += sizeof(page)) {
-		if (rd->read(rd->ctx, a, page, sizeof(page)))
-			continue;
-		for (int i = 0; i < 512 && !main; i++)
-			if (page[i] < 4096 || (page[i] & 7) || page[i] >> 47 ||
-			    lj_state__main(rd, &deb12, page[i], &main))
-				main = 0;
-	}
-	return main;
-}
-
-static void check_luajit(const char *lua)
-{
-	struct child c;
-	char tb[64][512], got[1024];
-	struct lua_frame f[128];
-	struct lj_names *names;
-	struct lua_reader rd = { .read = read_other };
-	struct lua_where w;
-	unsigned int n = 0;
-	uint64_t main;
-	int ntb, k;
-
-	if (start(lua, &c)) {
-		printf("skip %s: not installed\n", lua);
-		return;
-	}
-	rd.ctx = &c.pid;
-	ntb = traceback(&c, tb, 64);
-	assert_true(ntb > 5);
-	assert_true(wait_in_read(c.pid));
-	main = find_lj_main(&rd, c.pid);
-	assert_true(main != 0);
-	k = lj_walk(&rd, main, f, 128, &n);
-	assert_int_equal(k, (int)n);
-	names = lj_names__new(&rd);
-	assert_non_null(names);
-	/* The innermost frame is io.read, where leaf waits: a fast function named by its caller. */
-	assert_true(n > (unsigned int)ntb + 3);
-	assert_int_equal(HS_LUA_POS_KIND(f[0].pos), HS_LUA_FAST);
-	assert_int_equal(lj_names__describe(names, f, n, 0, &w), 0);
-	assert_string_equal(w.file, "[C]");
-	assert_string_equal(w.function, "function 'read'");
-	/* Then every line of LuaJIT's own traceback, in order (it stops at the coroutine). */
-	for (k = 0; k < ntb; k++) {
-		assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 1, &w), 0);
-		tb_line(LUA_VM_JIT, &w, got, sizeof(got));
-		printf("%s: %s\n", lua, got);
-		assert_string_equal(got, tb[k]);
-	}
-	/* Past the coroutine: its resumer's frames, as the tracer tells them. */
-	k++;
-	assert_true(f[k].pos & HS_LUA_F_THREAD);
-	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k, &w), 0);
-	assert_string_equal(w.function, "function 'resume'");
-	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 1, &w), 0);
+	assert_int_equal(describe(&nm, f, n, (unsigned int)k, &w), 0);
+	assert_string_equal(w.function, want->resume);
+	assert_int_equal(describe(&nm, f, n, (unsigned int)k + 1, &w), 0);
 	assert_string_equal(w.function, "function 'top'");
-	assert_int_equal(lj_names__describe(names, f, n, (unsigned int)k + 2, &w), 0);
+	assert_int_equal(describe(&nm, f, n, (unsigned int)k + 2, &w), 0);
 	assert_string_equal(w.function, "main chunk");
-	assert_string_equal(w.file, "chain.lua");
-	/* Last, the C function luajit.c runs the script from (pmain): "at 0x...". */
+	assert_string_equal(w.file, want->chunk ? want->chunk : chain);
+	/* Last, the C function lua.c (luajit.c) runs the script from (pmain). */
 	assert_int_equal(n, (unsigned int)k + 4);
-	assert_int_equal(lj_names__describe(names, f, n, n - 1, &w), 0);
-	assert_string_equal(w.file, "[C]");
-	assert_memory_equal(w.function, "at 0x", 5);
-	lj_names__free(names);
-	stop(&c);
-}
-
-static int kill_running(void **state)
-{
-	(void)state;
-	if (running > 0) {
-		kill(running, SIGKILL);
-		waitpid(running, NULL, 0);
+	assert_int_equal(describe(&nm, f, n, n - 1, &w), 0);
+	if (vm == LUA_VM_JIT) {
+		/* LuaJIT's: "at 0x...". */
+		assert_string_equal(w.file, "[C]");
+		assert_memory_equal(w.function, "at 0x", 5);
+		lj_names__free(nm.lj);
+	} else {
+		assert_string_equal(w.function, "?");
+		lua_names__free(nm.puc);
 	}
-	running = 0;
-	return 0;
+	lua_child__stop(&c);
 }
 
 static void lua54(void **state)
 {
 	(void)state;
-	check_vm("/usr/bin/lua5.4", LUA_VM_54);
+	check_vm("/usr/bin/lua5.4", &(struct want){ LUA_VM_54, HS_LUA_C, "function 'io.read'",
+						"function 'coroutine.resume'" });
 }
 
 static void luajit(void **state)
 {
 	(void)state;
-	check_luajit("/usr/bin/luajit");
+	check_vm("/usr/bin/luajit", &(struct want){ LUA_VM_JIT, HS_LUA_FAST, "function 'read'",
+						"function 'resume'", "chain.lua" });
 }
 
 static void lua51(void **state)
 {
 	(void)state;
-	check_vm("/usr/bin/lua5.1", LUA_VM_51);
+	check_vm("/usr/bin/lua5.1", &(struct want){ LUA_VM_51, HS_LUA_CCL, "function 'read'",
+						"function 'resume'" });
 }
 
 /* luaO_chunkid's short sources, each version's (as their tracebacks show them). */
 static void chunkids(void **state)
 {
+	static const struct {
+		enum lua_vm vm;
+		const char *source, *want;
+	} ids[] = {
+		{ LUA_VM_54, "@/srv/app/main.lua", "/srv/app/main.lua" },
+		{ LUA_VM_54, "=stdin", "stdin" },
+		{ LUA_VM_54, "return 1", "[string \"return 1\"]" },
+		{ LUA_VM_54, "x = 1\nreturn x", "[string \"x = 1...\"]" },
+		{ LUA_VM_51, "x = 1\nreturn x", "[string \"x = 1...\"]" },
+		{ LUA_VM_54, "local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8",
+		  "[string \"local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7...\"]" },
+		{ LUA_VM_51, "local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8",
+		  "[string \"local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 +...\"]" },
+	};
 	char out[128];
 
 	(void)state;
-	lua_chunkid(LUA_VM_54, "@/srv/app/main.lua", out, sizeof(out));
-	assert_string_equal(out, "/srv/app/main.lua");
-	lua_chunkid(LUA_VM_54, "=stdin", out, sizeof(out));
-	assert_string_equal(out, "stdin");
-	lua_chunkid(LUA_VM_54, "return 1", out, sizeof(out));
-	assert_string_equal(out, "[string \"return 1\"]");
-	lua_chunkid(LUA_VM_54, "x = 1\nreturn x", out, sizeof(out));
-	assert_string_equal(out, "[string \"x = 1...\"]");
-	lua_chunkid(LUA_VM_51, "x = 1\nreturn x", out, sizeof(out));
-	assert_string_equal(out, "[string \"x = 1...\"]");
-	lua_chunkid(LUA_VM_54, "local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8", out, sizeof(out));
-	assert_string_equal(out, "[string \"local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7...\"]");
-	lua_chunkid(LUA_VM_51, "local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8", out, sizeof(out));
-	assert_string_equal(out, "[string \"local a_long_name = 1 + 2 + 3 + 4 + 5 + 6 +...\"]");
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
+		lua_chunkid(ids[i].vm, ids[i].source, out, sizeof(out));
+		assert_string_equal(out, ids[i].want);
+	}
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(chunkids),
-		cmocka_unit_test_teardown(lua54, kill_running),
-		cmocka_unit_test_teardown(lua51, kill_running),
-		cmocka_unit_test_teardown(luajit, kill_running),
+		cmocka_unit_test_teardown(lua54, lua_child__teardown),
+		cmocka_unit_test_teardown(lua51, lua_child__teardown),
+		cmocka_unit_test_teardown(luajit, lua_child__teardown),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s CHAIN_LUA (an absolute path)\n", argv[0]);
-		return 2;
-	}
-	chain = argv[1];
+	chain = lua_child__chain_arg(argc, argv);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

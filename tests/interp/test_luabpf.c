@@ -10,9 +10,7 @@
  *
  *   test_luabpf CHAIN_LUA
  */
-#include <errno.h>
 #include <setjmp.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -20,50 +18,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #include <bpf/libbpf.h>
-#include <bpf/bpf.h>
 #include <cmocka.h>
 
 #include "heapsnoop/luaframe.h"
 #include "interp/lua/luawalk.h"
+#include "luaharness.h"
 #include "luawalk.skel.h"
 
 static const char *chain;
-static pid_t running;
-
-static int read_other(void *ctx, uint64_t addr, void *buf, size_t len)
-{
-	struct iovec l = { buf, len }, r = { (void *)(uintptr_t)addr, len };
-
-	return process_vm_readv(*(pid_t *)ctx, &l, 1, &r, 1, 0) == (ssize_t)len ? 0 : -EFAULT;
-}
-
-static uint64_t find_main(const struct lua_reader *rd, pid_t pid, uint64_t *g)
-{
-	char fn[64], line[512];
-	unsigned long long s = 0, e = 0;
-	uint64_t main = 0, page[512];
-	FILE *f;
-
-	snprintf(fn, sizeof(fn), "/proc/%d/maps", pid);
-	f = fopen(fn, "r");
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[stack]") && sscanf(line, "%llx-%llx", &s, &e) == 2)
-			break;
-	if (f)
-		fclose(f);
-	for (uint64_t a = s; a < e && !main; a += sizeof(page)) {
-		if (rd->read(rd->ctx, a, page, sizeof(page)))
-			continue;
-		for (int i = 0; i < 512 && !main; i++)
-			if (lua_state__main(rd, page[i], &main, g))
-				main = 0;
-	}
-	return main;
-}
 
 /* The BPF side's offsets, from the loader's layout (as the tracer fills them). */
 static void proc_of(const struct lua_layout *l, uint64_t main, pid_t pid, struct hs_lua_proc *lp)
@@ -96,120 +60,41 @@ static void proc_of(const struct lua_layout *l, uint64_t main, pid_t pid, struct
 	lp->thread_tt = (uint8_t)(l->tag_thread & 0x3f);
 }
 
-static int on_done(void *ctx, void *data, size_t len)
-{
-	(void)data;
-	(void)len;
-	*(bool *)ctx = true;
-	return 0;
-}
-
 static void check_vm(const char *lua, enum lua_vm vm)
 {
-	struct lua_reader rd = { .l = lua_layout__of(vm), .read = read_other };
+	struct lua_reader rd = { .l = lua_layout__of(vm), .read = lua_child__read };
+	const struct lua_bpf_result *res;
 	struct luawalk_bpf *skel;
-	struct ring_buffer *rb;
 	struct lua_frame f[HS_LUA_MAX_FRAMES];
 	struct hs_lua_proc lp;
-	struct {
-		uint32_t hits, n, flags, pad;
-		uint64_t w[2 * HS_LUA_MAX_FRAMES];
-	} *res;
-	char line[512], libc[] = "/lib/x86_64-linux-gnu/libc.so.6";
+	struct lua_child c;
 	unsigned int n = 0;
-	uint32_t zero = 0;
 	uint64_t main, g;
-	bool done = false;
-	int in[2], out[2];
-	FILE *o;
 
-	if (access(lua, X_OK)) {
+	if (lua_child__start(&c, lua, chain)) {
 		printf("skip %s: not installed\n", lua);
 		return;
 	}
-	assert_int_equal(pipe(in), 0);
-	assert_int_equal(pipe(out), 0);
-	running = fork();
-	if (!running) {
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		execl(lua, lua, chain, "block", (char *)NULL);
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	o = fdopen(out[0], "r");
-	while (fgets(line, sizeof(line), o) && strcmp(line, "READY\n"))
-		;
-	rd.ctx = &running;
-	main = find_main(&rd, running, &g);
+	(void)lua_child__traceback(&c, NULL, 0);
+	rd.ctx = &c.pid;
+	main = lua_child__main(&rd, c.pid, vm, &g);
 	assert_true(main != 0);
 
 	skel = luawalk_bpf__open();
 	assert_non_null(skel);
-	skel->rodata->target_tgid = (uint32_t)running;
+	skel->rodata->target_tgid = (uint32_t)c.pid;
 	assert_int_equal(luawalk_bpf__load(skel), 0);
-	proc_of(rd.l, main, running, &lp);
-	assert_int_equal(bpf_map__update_elem(skel->maps.walk_cfg, &zero, sizeof(zero), &lp,
-					      sizeof(lp), 0), 0);
-	skel->links.at_read = bpf_program__attach_uprobe_opts(
-		skel->progs.at_read, running, access(libc, R_OK) ? "libc.so.6" : libc, 0,
-		&(struct bpf_uprobe_opts){ .sz = sizeof(struct bpf_uprobe_opts),
-					   .func_name = "read" });
-	assert_non_null(skel->links.at_read);
-	rb = ring_buffer__new(bpf_map__fd(skel->maps.walk_done), on_done, &done, NULL);
-	assert_non_null(rb);
-	/* Half a line: read() returns it, and the C library reads again. */
-	assert_int_equal(write(in[1], "x", 1), 1);
-	while (!done)
-		assert_true(ring_buffer__poll(rb, 60000) > 0);
+	proc_of(rd.l, main, c.pid, &lp);
+	res = lua_child__bpf_walk(&c, skel->obj, &lp);
 	/*
 	 * The loader's walk now: the script is inside io.read() until a whole
 	 * line comes (READY was said before it called it: io.stdout:flush()
 	 * may still have been running then).
 	 */
 	assert_true(lua_walk(&rd, main, f, HS_LUA_MAX_FRAMES, &n) > 10);
-	{
-		static uint8_t buf[65536];
-
-		assert_int_equal(bpf_map__lookup_elem(skel->maps.walk_result, &zero, sizeof(zero),
-						      buf, bpf_map__value_size(skel->maps.walk_result),
-						      0), 0);
-		res = (void *)buf;
-	}
-	printf("%s: %u frames by BPF (flags %#x), %u by the loader\n", lua, res->n, res->flags, n);
-	assert_int_equal(res->flags, 0);
-	assert_int_equal(res->n, n);
-	for (unsigned int i = 0; i < n; i++) {
-		assert_int_equal(res->w[2 * i], f[i].code);
-		assert_int_equal(res->w[2 * i + 1], f[i].pos);
-	}
-	/* Past the coroutine: its resumer's frames are there. */
-	for (unsigned int i = 0, seen = 0; i <= n; i++) {
-		if (i == n) {
-			assert_int_equal(seen, 1);
-			break;
-		}
-		seen += !!(f[i].pos & HS_LUA_F_THREAD);
-	}
-	ring_buffer__free(rb);
+	lua_bpf_result__check(res, f, n, lua);
 	luawalk_bpf__destroy(skel);
-	kill(running, SIGKILL);
-	waitpid(running, NULL, 0);
-	running = 0;
-	fclose(o);
-	close(in[1]);
-}
-
-static int kill_running(void **state)
-{
-	(void)state;
-	if (running > 0) {
-		kill(running, SIGKILL);
-		waitpid(running, NULL, 0);
-	}
-	running = 0;
-	return 0;
+	lua_child__stop(&c);
 }
 
 static void lua54(void **state)
@@ -227,14 +112,10 @@ static void lua51(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(lua54, kill_running),
-		cmocka_unit_test_teardown(lua51, kill_running),
+		cmocka_unit_test_teardown(lua54, lua_child__teardown),
+		cmocka_unit_test_teardown(lua51, lua_child__teardown),
 	};
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s CHAIN_LUA (an absolute path)\n", argv[0]);
-		return 2;
-	}
-	chain = argv[1];
+	chain = lua_child__chain_arg(argc, argv);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

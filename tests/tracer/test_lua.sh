@@ -40,19 +40,8 @@ check_chain() {
 	# keep's own array part, grown to 64 slots there, is the 129th.
 	expect_eq "$name: the 64 kept tables, their arrays and keep's at leaf's line $L_TAB (OP_NEWTABLE: the loop's pc)" \
 		"$(grep -cF "|$leaf [lua] $CHAIN:$L_TAB|$rest" "$rec.lua")" 129
-	if ! grep -qF "|$leaf [lua] $CHAIN:$L_STR|$rest" "$rec.lua"; then
-		echo "     want: |$leaf [lua] $CHAIN:$L_STR|$rest"
-		grep -F "$leaf" "$rec.lua" | sort | uniq -c | sort -rn | head -3 | sed 's/^/     got: /'
-	fi
 	# The string's record: natives between the Lua frames, to _start, no cut.
-	awk -v leaf="$leaf [lua] $CHAIN:$L_STR" '
-		/^heapsnoop: live / { in_r = 0; seen = 0 }
-		index($0, leaf) { in_r = 1 }
-		in_r && / \[lua\] .*chainmod.lua:5$/ { seen = 1 }
-		in_r && !seen && /metamethod|function <|index/ { m = 1 }
-		in_r && m && !seen && !/\[lua\]/ && /^    #/ { between++ }
-		END { exit !(between > 0) }' "$rec.s"
-	check "$name: native frames kept between the metamethod and the function it calls" test $? -eq 0
+	lua_check_natives "$name" "$rec.lua" "$rec.s" "|$leaf [lua] $CHAIN:$L_STR|$rest"
 	check "$name: no interpreter loop frame left (each replaced by its Lua frames)" \
 		bash -c "! grep -F '$leaf' -A60 '$rec.s' | grep -q 'luaV_execute'"
 	# Whole: no cut= on any kept string's record, its outermost frame in
@@ -68,53 +57,16 @@ check_chain() {
 
 # NAME LUA [WRAPPER...]: launched, a SIGUSR1 dump once the chain ran.
 launched() {
-	local name=$1 lua=$2 hs; shift 2
-	rm -f "$T/in" "$T/outp" "$T/recs"
-	mkfifo "$T/in" "$T/outp" "$T/recs"
-	"$@" "$HS" -q -o "$T/recs" -- "$lua" "$CHAIN" loop "$N" < "$T/in" > "$T/outp" 2> "$T/err" &
-	hs=$!
-	exec 6> "$T/in" 8< "$T/outp" 7< "$T/recs"
-	: > "$T/out"
-	# Once the script says DONE, its allocations are in the ring: a dump.
-	wait_line 8 '^DONE' "$T/out" || echo "FAIL $name: the script did not finish"
-	kill -USR1 "$hs"
-	: > "$T/rec"
-	wait_line 7 '^heapsnoop: end-dump' "$T/rec" || echo "FAIL $name: no dump"
-	echo >&6
-	exec 6>&-
-	cat <&7 > /dev/null
-	cat <&8 > /dev/null
-	exec 7<&- 8<&-
-	wait "$hs"
+	local name=$1 lua=$2; shift 2
+	lua_launch "$name" "$@" "$HS" -q -o "$T/recs" -- "$lua" "$CHAIN" loop "$N"
 	check "$name: heapsnoop said it reads the Lua frames" grep -q 'runs Lua 5\.[14] .* its frames are read' "$T/err"
 	check_chain "$name" "$lua" "$T/out" "$T/rec"
 }
 
 # NAME LUA: attached (-p) to the interpreter waiting before the chain.
 attached() {
-	local name=$1 lua=$2 hs drain
-	rm -f "$T/recs" "$T/errpipe"
-	mkfifo "$T/recs" "$T/errpipe"
-	coproc L { exec "$lua" "$CHAIN" wait "$N"; }
-	wait_line "${L[0]}" '^READY' || return
-	"$HS" -q -p "$L_PID" -o "$T/recs" 2> "$T/errpipe" &
-	hs=$!
-	exec 5< "$T/errpipe" 7< "$T/recs"
-	check "$name: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $L_PID" "$T/perr"
-	cat <&5 >> "$T/perr" &
-	drain=$!
-	echo go >&"${L[1]}"
-	: > "$T/pout"
-	wait_line "${L[0]}" '^DONE' "$T/pout" || return
-	kill -USR1 "$hs"
-	: > "$T/prec"
-	wait_line 7 '^heapsnoop: end-dump' "$T/prec" || echo "FAIL $name: no dump"
-	echo end >&"${L[1]}"
-	wait "$L_PID" 2> /dev/null
-	cat <&7 > /dev/null
-	wait "$hs"
-	wait "$drain"
-	exec 5<&- 7<&-
+	local name=$1 lua=$2
+	lua_attach "$name" "$lua" "$CHAIN" wait "$N" || return
 	check "$name: heapsnoop found the state and reads the frames" \
 		grep -q 'runs Lua 5\.[14] .* its frames are read' "$T/perr"
 	check_chain "$name" "$lua" "$T/pout" "$T/prec"

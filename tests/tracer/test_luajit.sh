@@ -27,6 +27,9 @@
 # loader's choice alone), each said.
 set -u
 . "$(dirname "$0")/lib.sh"
+# chain.lua's lines (L_STR, L_TAB, L_RESUME, L_LOOP), lua_launch and
+# lua_attach from lualib.sh; its lua_frames and expected_rest are LuaJIT's own, below.
+. "$(dirname "$0")/lualib.sh"
 DIR=$(realpath "$(dirname "$0")/../interp/lua")
 LUAJIT=${HS_LUAJIT:-/usr/bin/luajit}
 if [ ! -x "$LUAJIT" ]; then
@@ -40,13 +43,9 @@ skipped() { # PART: left out by HS_LJ_SKIP (said)
 	echo "skip $1 (HS_LJ_SKIP)"
 }
 
-line_of() { grep -n -- "$2" "$1" | head -1 | cut -d: -f1; }
-L_STR=$(line_of chain.lua '-- ALLOC_STRING$')
-L_TAB=$(line_of chain.lua '-- ALLOC_TABLE$')
-L_RESUME=$(line_of chain.lua 'coroutine.resume(co, s)')
-L_LOOP=$(line_of chain.lua 'for i = 1, count do top')
-L_LEAK=$(line_of ljleak.lua '-- LEAK$')
-L_GROW=$(line_of ljleak.lua '^grow(tonumber')
+leak_line() { grep -n -- "$1" ljleak.lua | head -1 | cut -d: -f1; }
+L_LEAK=$(leak_line '-- LEAK$')
+L_GROW=$(leak_line '^grow(tonumber')
 
 # The Lua frames of each live record of heapdecode -s's FILE, a record a
 # line: "SIZE|frame|frame|..." (a frame: "function [lua] file:line"), a C
@@ -102,24 +101,9 @@ check_chain() {
 # NAME SCRIPT ARGS...: launched; a SIGUSR1 dump once the script says DONE,
 # the records in $T/rec, its output in $T/out, heapsnoop's stderr in $T/err.
 launched() {
-	local name=$1 hs; shift
-	rm -f "$T/in" "$T/outp" "$T/recs"
-	mkfifo "$T/in" "$T/outp" "$T/recs"
+	local name=$1; shift
 	# shellcheck disable=SC2086 # heapsnoop's extra options, word-split
-	"$HS" -q ${HS_EXTRA:-} -o "$T/recs" -- "$LUAJIT" "$@" < "$T/in" > "$T/outp" 2> "$T/err" &
-	hs=$!
-	exec 6> "$T/in" 8< "$T/outp" 7< "$T/recs"
-	: > "$T/out"
-	wait_line 8 '^DONE' "$T/out" || echo "FAIL $name: the script did not finish"
-	kill -USR1 "$hs"
-	: > "$T/rec"
-	wait_line 7 '^heapsnoop: end-dump' "$T/rec" || echo "FAIL $name: no dump"
-	echo >&6
-	exec 6>&-
-	cat <&7 > "$T/rec.rest"
-	cat <&8 > /dev/null
-	exec 7<&- 8<&-
-	wait "$hs"
+	lua_launch "$name" "$HS" -q ${HS_EXTRA:-} -o "$T/recs" -- "$LUAJIT" "$@"
 	cat "$T/rec" "$T/rec.rest" > "$T/rec.all"
 	[ -n "${HS_EXTRA:-}" ] && return
 	check "$name: heapsnoop said it probes LuaJIT's allocator and reads its frames" \
@@ -191,29 +175,8 @@ check_chain "luajit launched" "$T/out" "$T/rec"
 
 # Attached (-p) to luajit waiting before the chain: its state found in its stack.
 attached() {
-	local name=$1 hs drain
-	rm -f "$T/recs" "$T/errpipe"
-	mkfifo "$T/recs" "$T/errpipe"
-	coproc L { exec "$LUAJIT" -joff chain.lua wait "$N"; }
-	wait_line "${L[0]}" '^READY' || return
-	"$HS" -q -p "$L_PID" -o "$T/recs" 2> "$T/errpipe" &
-	hs=$!
-	exec 5< "$T/errpipe" 7< "$T/recs"
-	check "$name: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $L_PID" "$T/perr"
-	cat <&5 >> "$T/perr" &
-	drain=$!
-	echo go >&"${L[1]}"
-	: > "$T/pout"
-	wait_line "${L[0]}" '^DONE' "$T/pout" || return
-	kill -USR1 "$hs"
-	: > "$T/prec"
-	wait_line 7 '^heapsnoop: end-dump' "$T/prec" || echo "FAIL $name: no dump"
-	echo end >&"${L[1]}"
-	wait "$L_PID" 2> /dev/null
-	cat <&7 > /dev/null
-	wait "$hs"
-	wait "$drain"
-	exec 5<&- 7<&-
+	local name=$1
+	lua_attach "$name" "$LUAJIT" -joff chain.lua wait "$N" || return
 	check "$name: heapsnoop probed its allocator, found its state and reads its frames" \
 		grep -q 'runs LuaJIT 2.1 .* its objects are live blocks (its allocator lj_alloc_f probed), those it allocated before tracing began not seen; its frames are read' "$T/perr"
 	check_chain "$name" "$T/pout" "$T/prec"

@@ -64,6 +64,22 @@ uint32_t plread__splice_cut(struct plread_image *pi, uint32_t cut, uint32_t sfla
 	return cut;
 }
 
+bool plread__unspliced(struct plread_image *pi, const uint64_t *f, uint32_t nn, uint32_t depth,
+		       bool evals, uint32_t *n, uint32_t *cut)
+{
+	if (nn == depth && !evals) {
+		*n = AS_IS;
+		return true;
+	}
+	if (pi->named)
+		return false;
+	/* Its interpreter's frames cannot be named: left out, the stack said not in order. */
+	memcpy(pi->py->out, f, nn * sizeof(*f));
+	*n = nn;
+	*cut |= REC_CUT_ORDER;
+	return true;
+}
+
 struct xstack *plread__keep(struct plread_image *pi, uint32_t id, uint32_t n, uint32_t cut)
 {
 	struct xstack *x = malloc(sizeof(*x) + (n == AS_IS ? 0 : n) * sizeof(uint64_t));

@@ -82,6 +82,18 @@ uint32_t plread__splice_cut(struct plread_image *pi, uint32_t cut, uint32_t sfla
 			    bool unplaced, bool more, bool bad);
 
 /*
+ * A stack that is not spliced, as kept: @f's first @nn words native (of
+ * @depth), @evals whether an interpreter loop frame is among them. None is
+ * and the stack holds no interpreter word (@nn == @depth): the table's own
+ * frames (*@n AS_IS); else @pi's frames cannot be named (!pi->named): the
+ * @nn native frames into py->out (*@n = @nn), the interpreter's left out,
+ * *@cut said not in order. Returns true for either (*@n, *@cut set for
+ * plread__keep()), false when the stack is to be spliced (both untouched).
+ */
+bool plread__unspliced(struct plread_image *pi, const uint64_t *f, uint32_t nn, uint32_t depth,
+		       bool evals, uint32_t *n, uint32_t *cut);
+
+/*
  * Stack @id kept in pi->stacks as written: py->out[@n] (@n AS_IS: the
  * table's own frames) with @cut. NULL: no memory.
  */

@@ -42,7 +42,7 @@ void lua_room__config(const struct interp *ip, const struct lua_room *r, const v
 bool lua_room__state(struct interp *ip, struct iproc *p, const struct lua_room *r, void *vm,
 		     const struct hs_event *ev);
 
-/* lua_intern_fn, lj_intern_fn: a Lua frame's text, its address in process @pid's records. */
+/* lua_intern_fn (both Lua rooms'): a Lua frame's text, its address in process @pid's records. */
 struct lua_intern_ctx {
 	struct interp *ip;
 	pid_t pid;

@@ -232,13 +232,7 @@ struct xstack *pllua__resolve(struct plread_image *pi, uint32_t id, const uint64
 			nth++;
 		}
 	}
-	if (nn == depth && !any) {
-		n = AS_IS;
-	} else if (!pi->named) {
-		memcpy(py->out, f, nn * sizeof(*f));
-		n = nn;
-		cut |= REC_CUT_ORDER;
-	} else {
+	if (!plread__unspliced(pi, f, nn, depth, any, &n, &cut)) {
 		name_pairs(pi, f + nn, depth - nn, &nf, &more, &bad);
 		in = (struct splice_in){ .native = f, .nnative = nn, .iframes = py->iframes,
 					 .seg_end = py->seg_end, .is_eval = is_exec, .ctx = l,

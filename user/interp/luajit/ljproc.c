@@ -155,7 +155,7 @@ static uint64_t memo_hash(const struct memo *k)
 }
 
 uint64_t lj_proc__frame_addr(struct lj_proc *lp, const struct lua_frame *f, unsigned int nf,
-			     unsigned int i, lj_intern_fn intern, void *ctx, bool *stale)
+			     unsigned int i, lua_intern_fn intern, void *ctx, bool *stale)
 {
 	struct memo k = { .code = f[i].code, .pos = f[i].pos }, *m;
 	struct lua_where w;

@@ -59,15 +59,13 @@ bool lj_proc__in_vm(void *lp, uint64_t ra);
  */
 uint32_t lj_proc__segs(const struct lua_frame *f, uint32_t nf, uint32_t *seg_end, uint32_t max);
 
-/* Give a frame's text its address in the records (the caller's frame table). */
-typedef uint64_t (*lj_intern_fn)(void *ctx, const struct lua_where *w);
-
 /*
  * The address that names frame @i of the @nf frames @f in the records:
  * by its words and its caller's if seen before, else told (ljnames.h),
- * given one by @intern and kept. *@stale: its prototype could not be read.
+ * given one by @intern (lua/luaproc.h's lua_intern_fn) and kept. *@stale:
+ * its prototype could not be read.
  */
 uint64_t lj_proc__frame_addr(struct lj_proc *lp, const struct lua_frame *f, unsigned int nf,
-			     unsigned int i, lj_intern_fn intern, void *ctx, bool *stale);
+			     unsigned int i, lua_intern_fn intern, void *ctx, bool *stale);
 
 #endif /* HEAPSNOOP_LJPROC_H */

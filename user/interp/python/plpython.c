@@ -175,14 +175,7 @@ struct xstack *plpy__resolve(struct plread_image *pi, uint32_t id, const uint64_
 		nn++;
 	for (uint32_t i = 0; pi->named && i < nn && !evals; i++)
 		evals = is_eval(pi, f[i]);
-	if (nn == depth && !evals) {
-		n = AS_IS;
-	} else if (!pi->named) {
-		/* Its Python frames cannot be named: left out, the stack said not in order. */
-		memcpy(py->out, f, nn * sizeof(*f));
-		n = nn;
-		cut |= REC_CUT_ORDER;
-	} else {
+	if (!plread__unspliced(pi, f, nn, depth, evals, &n, &cut)) {
 		in = (struct splice_in){ .native = f, .nnative = nn, .iframes = py->iframes,
 					 .seg_end = py->seg_end, .is_eval = is_eval, .ctx = pi,
 					 .native_cut = cut & (REC_CUT_DEPTH | REC_CUT_UNREADABLE) };
