@@ -38,10 +38,9 @@ if [ "$rc" -ne 1 ] || [ "$(echo "$got" | head -1)" != "$want" ] || [ "$(echo "$g
 fi
 echo "the checker on made-up folders: a chain passes, a circle of three is flagged"
 
-# The tree's known circles, each its folder owner's to break (issue 33):
-# the agent (agent/agent.c) reads the session's options.h, while
-# heapsnoop.c calls agent/agent.h.
-known="include circle: user/tracer <-> user/tracer/agent"
+# The tree's known circles, each its folder owner's to break: none left
+# (issue 33 broke the last two). A line here would name one.
+known=""
 got=$(scripts/check-includes.py)
 rc=$?
 [ "$rc" -le 1 ] || { echo "check-includes.py: exit $rc"; exit 1; }
@@ -51,5 +50,9 @@ if [ -n "$new" ]; then
 	echo "a new include circle between folders: break it (docs/DESIGN.md, the map)"
 	exit 1
 fi
-echo "$got" | grep -xF "$known" | sed 's/$/ (known, left to its owner)/'
-echo "no include circle between the product's folders but the known ones"
+if [ -n "$known" ]; then
+	echo "$got" | grep -xF "$known" | sed 's/$/ (known, left to its owner)/'
+	echo "no include circle between the product's folders but the known ones"
+else
+	echo "no include circle between the product's folders"
+fi

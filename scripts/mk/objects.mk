@@ -64,7 +64,7 @@ all_objs = $(foreach v,$(VARIANTS),$(call objs,$(v),$(1)))
 TRACER_OBJ := $(call all_objs,$(TRACER_TOP_SRC) $(foreach d,$(TRACER_LIB_DIRS),$(call lib_src,$(d))))
 DECODE_OBJ := $(call all_objs,$(DECODE_TOP_SRC) $(foreach d,$(DECODE_LIB_DIRS),$(call lib_src,$(d))))
 $(TRACER_OBJ): | $(OUTPUT)/heapsnoop.skel.h $(OUTPUT)/gitversion.h
-$(call all_objs,$(AGENT_SRC)): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/proto/otel.stamp
+$(call all_objs,$(AGENT_SRC) $(TRACER)/agent.c): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/proto/otel.stamp
 $(DECODE_OBJ): | $(OUTPUT)/proto/profile.pb-c.h $(OUTPUT)/gitversion.h
 -include $(patsubst %.o,%.d,$(TRACER_OBJ) $(DECODE_OBJ) \
 	$(call all_objs,$(COMMON_SRC) $(CODEC_SRC)))

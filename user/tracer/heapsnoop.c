@@ -6,14 +6,14 @@
  * the BPF side to the last dump, is the session's (session.c starts it,
  * loop.c runs it, shutdown.c ends it); --preload runs the command with
  * the in-process collector instead (preload/plrun.c); `heapsnoop agent`
- * runs a session as a service with a pull endpoint (agent/agent.c).
+ * runs a session as a service with a pull endpoint (agent.c).
  *
  * Line grammar of the output: docs/OUTPUT.md (user/common/records/records.c).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/agent.h"
+#include "agent.h"
 #include "heapsnoop/exit.h"
 #include "msg.h"
 #include "options.h"
@@ -27,7 +27,7 @@ int main(int argc, char **argv)
 	int status;
 
 	msg_init("heapsnoop");
-	/* heapsnoop agent ...: the service (agent/agent.h). */
+	/* heapsnoop agent ...: the service (agent.h). */
 	if (argc > 1 && !strcmp(argv[1], "agent"))
 		return agent__main(argc - 1, argv + 1);
 	if (options__parse(argc, argv, &o)) {

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent.h"
+#include "agent.h"
 #include "attach/execprobe.h"
 #include "heapsnoop.skel.h"
 #include "heapsnoop/exit.h"

@@ -39,7 +39,7 @@ int session__run(struct session *s);
 
 /*
  * heapsnoop agent: the loop polls @a's requests and forks its snapshots
- * (agent/agent.h); @a outlives the run. Before session__run().
+ * (agent.h); @a outlives the run. Before session__run().
  */
 void session__set_agent(struct session *s, struct agent *a);
 

@@ -58,7 +58,7 @@ struct session {
 	struct tails *tails;	/* deep stacks' tails given threads (unwind/tails.h) */
 	struct hold *hold;	/* --on-full hold: the traced processes' cgroup */
 	struct flow *flow;	/* ... when they wait; NULL: never */
-	struct agent *agent;	/* heapsnoop agent's requests (agent/agent.h); NULL: none */
+	struct agent *agent;	/* heapsnoop agent's requests (agent.h); NULL: none */
 	uint64_t cnt[HS_CNT__MAX];
 	char libpath[PATH_MAX], cmdpath[PATH_MAX];
 	const char *reason;	/* of the last dump: "exit", "signal" */

@@ -7,7 +7,7 @@
  * profile: the sample types alloc_objects, alloc_space, inuse_objects,
  * inuse_space, in Go's order, inuse_space the default.
  *
- * Run in the agent's forked child (agent.c) on its copy-on-write
+ * Run in the agent's forked child (user/tracer/agent.c) on its copy-on-write
  * snapshot: it reads the trace, never changes it.
  */
 #ifndef HEAPSNOOP_AGENT_HEAPPROF_H

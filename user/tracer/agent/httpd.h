@@ -7,7 +7,7 @@
  * bounded queue, its response body a pipe whose write end the queue
  * holds; the loop takes the queue (httpd__take(), woken by
  * httpd__wake_fd()) and a forked child writes each body from its
- * copy-on-write snapshot (agent.c). The daemon reads the pipe as the
+ * copy-on-write snapshot (user/tracer/agent.c). The daemon reads the pipe as the
  * client takes it, chunked, so neither the loop nor a slow client waits
  * on the other.
  *

@@ -9,7 +9,7 @@
  * the most live bytes among the METRICS_STACKS largest stacks, the rest
  * under site="other", so each family's series sum to the whole.
  *
- * Run in the agent's forked child (agent.c) on its snapshot.
+ * Run in the agent's forked child (user/tracer/agent.c) on its snapshot.
  */
 #ifndef HEAPSNOOP_AGENT_METRICS_H
 #define HEAPSNOOP_AGENT_METRICS_H

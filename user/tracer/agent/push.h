@@ -9,7 +9,7 @@
  * "OTLP/HTTP": binary protobuf, POST URL/v1development/profiles), the
  * same profile as an ExportProfilesServiceRequest (otlp.h).
  *
- * Run in a child of the agent (agent.c), on its snapshot, so the loop
+ * Run in a child of the agent (user/tracer/agent.c), on its snapshot, so the loop
  * never waits on the network: the child connects, sends, reads the
  * reply (at most PUSH_REPLY_MAX bytes, PUSH_TIMEOUT_S for each step:
  * its status line, and an OTLP reply's body for a partial success),

@@ -16,15 +16,15 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "collectors.h"
-#include "heapprof.h"
+#include "agent/collectors.h"
+#include "agent/heapprof.h"
+#include "agent/httpd.h"
+#include "agent/metrics.h"
+#include "agent/push.h"
 #include "heapsnoop/exit.h"
-#include "httpd.h"
-#include "metrics.h"
 #include "msg.h"
 #include "options.h"
 #include "output/status.h"
-#include "push.h"
 #include "session.h"
 #include "track/trace.h"
 
