@@ -17,30 +17,13 @@
 # asked again until the series is there (each ask 0.2 s apart), bounded
 # by HS_TEST_TIMEOUT.
 set -u
-. "$(dirname "$0")/../tracer/lib.sh"
-export HOME=$T/home GOCACHE=$T/gocache GOPROXY=off GOTOOLCHAIN=local PPROF_TMPDIR=$T/pprof
-mkdir -p "$HOME" "$PPROF_TMPDIR"
-LIMIT=${HS_TEST_TIMEOUT:-60}
+. "$(dirname "$0")/lib.sh"
 LIVE_BYTES=705360 LIVE_BLOCKS=60 ALLOC_BYTES=755360 ALLOCS=110
 
 if ! command -v prometheus > /dev/null; then
 	echo "FAIL prometheus is not installed (scripts/install-deps.sh: Debian's prometheus)"
 	exit 1
 fi
-
-# The first line of FILE (as it grows) matching REGEX, printed; 1 past LIMIT.
-wait_file_line() { # FILE REGEX
-	local line rc=1 tp
-	exec 6< <(exec timeout "$LIMIT" tail -n +1 -F "$1" 2> /dev/null)
-	tp=$!
-	while IFS= read -r line <&6; do
-		if [[ $line =~ $2 ]]; then printf '%s\n' "$line"; rc=0; break; fi
-	done
-	kill "$tp" 2> /dev/null
-	exec 6<&-
-	[ "$rc" -eq 0 ] || echo "timed out waiting for /$2/ in $1" >&2
-	return "$rc"
-}
 
 # A free loopback port (the kernel's pick, let go: Prometheus takes it next).
 free_port() {
@@ -59,14 +42,6 @@ print(r[0]["value"][1] if r else "")' 2> /dev/null)
 		sleep 0.2
 	done
 	return 1
-}
-
-# Sample values of `go tool pprof -raw` SOURCE summed: "V1 V2 ..." (test_pprof.sh's).
-raw_totals() { # SOURCE
-	go tool pprof -raw "$1" 2> "$T/pprof.err" |
-		awk '/^Samples:/ {s = 1; getline; next} /^Locations/ {s = 0}
-		s && /^ *-?[0-9]+ .*:/ { sub(/:.*/, ""); for (i = 1; i <= NF; i++) t[i] += $i; n = NF }
-		END { for (i = 1; i <= n; i++) printf "%s%d", (i > 1 ? " " : ""), t[i]; print "" }'
 }
 
 # 1. The Pyroscope stand-in; the program, held at "go"; the agent on it,

@@ -25,10 +25,7 @@
 # HS_TEST_TIMEOUT. Needs root (chroot, cgroups), the forky-otel root
 # (made here once: about 40 s and 40 MiB from the mirror), protoc, go.
 set -u
-. "$(dirname "$0")/../tracer/lib.sh"
-export HOME=$T/home GOCACHE=$T/gocache GOPROXY=off GOTOOLCHAIN=local PPROF_TMPDIR=$T/pprof
-mkdir -p "$HOME" "$PPROF_TMPDIR"
-LIMIT=${HS_TEST_TIMEOUT:-60}
+. "$(dirname "$0")/lib.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
 WANT="110 755360 60 705360"	# alloc_objects alloc_space inuse_objects inuse_space (prog_agent.c)
 TYPES="alloc_objects alloc_space inuse_objects inuse_space"
@@ -44,20 +41,6 @@ fi
 R=$ROOTDIR/root
 echo "receiver: $R's python3, $(grep -h '^python3-opentelemetry-proto \|^python3-protobuf ' "$ROOTDIR/packages" | paste -sd, -)"
 
-# The first line of FILE (as it grows) matching REGEX, printed; 1 past LIMIT.
-wait_file_line() { # FILE REGEX
-	local line rc=1 tp
-	exec 6< <(exec timeout "$LIMIT" tail -n +1 -F "$1" 2> /dev/null)
-	tp=$!
-	while IFS= read -r line <&6; do
-		if [[ $line =~ $2 ]]; then printf '%s\n' "$line"; rc=0; break; fi
-	done
-	kill "$tp" 2> /dev/null
-	exec 6<&-
-	[ "$rc" -eq 0 ] || echo "timed out waiting for /$2/ in $1" >&2
-	return "$rc"
-}
-
 # Wait until FILE (as it grows) has N lines matching REGEX; 1 past LIMIT.
 wait_file_count() { # FILE REGEX N
 	local line n=0 rc=1 tp
@@ -71,14 +54,6 @@ wait_file_count() { # FILE REGEX N
 	exec 6<&-
 	[ "$rc" -eq 0 ] || echo "timed out waiting for $3 lines /$2/ in $1 ($n)" >&2
 	return "$rc"
-}
-
-# Sample values of `go tool pprof -raw` SOURCE summed: "V1 V2 ..." (test_agent.sh's).
-raw_totals() { # SOURCE
-	go tool pprof -raw "$1" 2> "$T/pprof.err" |
-		awk '/^Samples:/ {s = 1; getline; next} /^Locations/ {s = 0}
-		s && /^ *-?[0-9]+ .*:/ { sub(/:.*/, ""); for (i = 1; i <= NF; i++) t[i] += $i; n = NF }
-		END { for (i = 1; i <= n; i++) printf "%s%d", (i > 1 ? " " : ""), t[i]; print "" }'
 }
 
 # What the receiver's JSON FILE says, by a Python expression on j.
