@@ -16,10 +16,10 @@ CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
 	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/modcfi.c $(CUNWIND)/dlclose.c
 # The preload's own top, linked as objects (as a program's): the
-# interposed functions, the set-up, a fork child's copy, the hello to
+# interposed functions (pthread_create: creator.c), the set-up, a fork child's copy, the hello to
 # heapsnoop, exec marks, the process's own dumps, the sampler; the C
 # library's log() bound to its first version.
-CTOP_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c \
+CTOP_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/creator.c $(COLLECTOR)/setup.c $(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c \
 	$(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c $(COLLECTOR)/sampler.c $(COLLECTOR)/oldlibc.c
 # The table written (its slots and segments, stacks with their private
 # index, modules) and read (its dumps), the modules' segments.
