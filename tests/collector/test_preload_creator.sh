@@ -11,8 +11,9 @@
 # and heapsnoop -s; with --unwind fp from main on (its walk ends at
 # __libc_start_call_main); the collector alone (HEAPSNOOP_OUTPUT): the
 # same stacks, the boundary's one `frame` record; a pthread_create that
-# fails returns the C library's error, and the run goes on. No BPF: runs
-# as any user. ~1 s.
+# fails returns the C library's error, and the run goes on; a thread that
+# ends by pthread_exit or cancellation, a destructor after it, a fork
+# child's thread (prog_creatorends). No BPF: runs as any user. ~1 s.
 set -u
 . "$(dirname "$0")/../tracer/lib.sh"
 . "$(dirname "$0")/../tracer/creatorlib.sh"
@@ -53,6 +54,23 @@ check "alone: a failing pthread_create returns the C library's EAGAIN" \
 "$HD" --report "$T/a" > "$T/a.report"
 expect_chains "alone" "$T/a" "$T/a.report"
 expect_eq "alone: one boundary frame record" "$(grep -c '^heapsnoop: frame .*kind=thread' "$T/a")" 1
+
+# The ways a thread with a creator ends (prog_creatorends), alone, each
+# process its own file: pthread_exit and cancellation keep the creator;
+# the destructor run after the start routine has none (its chain freed);
+# a fork child's thread keeps its creator; main has none.
+HEAPSNOOP_OUTPUT=$T/e.%p LD_PRELOAD=$PL "$PROGS/prog_creatorends" > "$T/e.out"
+check "ends: exits 0" test $? -eq 0
+check "ends: done" grep -qx done "$T/e.out"
+parent=$(grep -l 'main_leak' /dev/null $(for f in "$T"/e.[0-9]*; do "$HD" --folded "$f" > "$f.f"; echo "$f.f"; done))
+child=$(grep -l 'forked_leak' "$T"/e.[0-9]*.f)
+expect_eq "ends: two processes' dumps" "$(ls "$T"/e.[0-9]*.f | wc -l)" 2
+EC="^${START}pthread_create;\[created_by\];${S}start_thread;"
+check "ends: pthread_exit: its creator" grep -qE "${EC}exiter;exiter_leak 11\$" "$parent"
+check "ends: cancelled: its creator" grep -qE "${EC}canceled;cancel_leak 22\$" "$parent"
+check "ends: the destructor after it: none" grep -qE "^${S}start_thread;.*;dtor 55\$" "$parent"
+check "ends: main: none" grep -qE "^${START}main_leak 44\$" "$parent"
+check "ends: a fork child's thread: its creator" grep -qE "${EC}forker;forked_leak 33\$" "$child"
 
 # A process that makes no thread: no boundary record.
 HEAPSNOOP_OUTPUT=$T/n LD_PRELOAD=$PL ls / > /dev/null
