@@ -63,8 +63,12 @@
 #include "heapsnoop/codec.h"
 
 #define LT_MAGIC	0x3162616c65766c68ull	/* "hlvelab1" */
-/* 3: regions grow by segments, stacks share their outer frames (2: 1024 frames; 1: 31) */
-#define LT_VERSION	3
+/*
+ * 4: a thread's stacks go on with its creator's (LT_CREATOR_FRAME, the
+ * header's creators); 3: regions grow by segments, stacks share their
+ * outer frames (2: 1024 frames; 1: 31)
+ */
+#define LT_VERSION	4
 #define LT_HDR_SIZE	4096u
 
 /*
@@ -145,7 +149,26 @@ struct lt_header {
 	uint64_t py_eval;
 	uint64_t lua_newstate;
 	struct lt_region region[LT_NREGIONS];	/* LT_MOD, LT_STK, LT_ENT */
+	/*
+	 * 1: stacks may hold LT_CREATOR_FRAME (a thread was made through the
+	 * collector's pthread_create): a dump names it. Stored (release)
+	 * before the first such stack.
+	 */
+	uint32_t creators;
 };
+
+/*
+ * The boundary between a thread's own frames and those of the
+ * pthread_create call that made it (docs/DESIGN.md, "Who created a
+ * thread"), a word among a stack's native frames: the frames after it
+ * are the creating thread's, innermost first (pthread_create itself,
+ * then its caller), and may hold another boundary, to the first thread.
+ * No user-space address: a synthetic frame address (records.h's [2^62,
+ * 2^63)) above any id a frame table gives (2^24 at most), so that a dump
+ * writes it as it is, named by one `frame` record of kind `thread`,
+ * function `[created by]` (ltfmt__creator_frame()), as the tracer's.
+ */
+#define LT_CREATOR_FRAME	0x6000000000000000ull
 
 /*
  * A stack's Python frames (docs/COLLECTOR.md, "Python frames"): after its

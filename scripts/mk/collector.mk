@@ -16,10 +16,10 @@ CUNWIND := $(COLLECTOR)/unwind
 LOCALSTACK_SRC := $(CUNWIND)/localstack.c $(CUNWIND)/framestep.c $(CUNWIND)/ehframe.c \
 	$(CUNWIND)/ehframe_cfa.c $(CUNWIND)/ehframe_expr.c $(CUNWIND)/modcfi.c $(CUNWIND)/dlclose.c
 # The preload's own top, linked as objects (as a program's): the
-# interposed functions, the set-up, a fork child's copy, the hello to
+# interposed functions (pthread_create: creator.c), the set-up, a fork child's copy, the hello to
 # heapsnoop, exec marks, the process's own dumps, the sampler; the C
 # library's log() bound to its first version.
-CTOP_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/setup.c $(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c \
+CTOP_SRC := $(COLLECTOR)/preload.c $(COLLECTOR)/creator.c $(COLLECTOR)/setup.c $(COLLECTOR)/forkcopy.c $(COLLECTOR)/hello.c \
 	$(COLLECTOR)/execmark.c $(COLLECTOR)/lastdump.c $(COLLECTOR)/sampler.c $(COLLECTOR)/oldlibc.c
 # The table written (its slots and segments, stacks with their private
 # index, modules) and read (its dumps), the modules' segments.
@@ -166,6 +166,11 @@ $(OUTPUT)/tests/prog_luastates: tests/collector/prog_luastates.c | $(OUTPUT)/tes
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(PROG_CFLAGS) $< -l:liblua5.4.so.0 -pthread -o $@
 
+# The ways a thread with a creator ends (tests/collector/test_preload_creator.sh).
+$(OUTPUT)/tests/prog_creatorends: tests/collector/prog_creatorends.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(PROG_CFLAGS) $< -pthread -o $@
+
 $(OUTPUT)/tests/check_death: tests/collector/check_death.c tests/collector/ownlist.h \
 		$(RECORDS_SRC) $(CODEC_SRC) | $(OUTPUT)/tests
 	$(call msg,LINK,$@)
@@ -207,7 +212,7 @@ COLLECTOR_ARM64_PROGS := prog_death check_death test_livetable_torture libheapsn
 COLLECTOR_TESTS := $(OUTPUT)/tests/test_livetable $(OUTPUT)/tests/test_livetable_torture \
 	$(OUTPUT)/fuzz/fuzz_livetable \
 	$(OUTPUT)/tests/prog_death $(OUTPUT)/tests/check_death $(OUTPUT)/tests/libheapsnoop_preload_stops.so \
-	$(OUTPUT)/tests/prog_luastates $(OUTPUT)/tests/check_paths \
+	$(OUTPUT)/tests/prog_luastates $(OUTPUT)/tests/prog_creatorends $(OUTPUT)/tests/check_paths \
 	$(OUTPUT)/tests/libheapsnoop_preload_smallseg.so
 
 $(OUTPUT)/am_pool: examples/am_pool.c $(OUTPUT)/libhsam.a | $(OUTPUT)

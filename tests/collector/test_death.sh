@@ -281,7 +281,7 @@ checked "a hello with a wrong token: the program's own table still exact" "$T/ba
 ours H badv badversion
 expect_eq "a hello of version 2 (another heapsnoop's collector): exit status 3" "$?" 3
 check "a hello of version 2: said as one" \
-	grep -q 'its collector is of version 2, this heapsnoop reads version 3' "$T/badv.err"
+	grep -q 'its collector is of version 2, this heapsnoop reads version 4' "$T/badv.err"
 checked "a hello of version 2: the program's own table still exact" "$T/badv.list" "$T/badv.rec"
 rm -f "$T/fs".*
 mkfifo "$T/fs.fifo"

@@ -38,9 +38,9 @@ fold "$T/thr"
 expect_eq "threads: live blocks from thread_alloc" "$(folded_sum "$T/thr.count" "thread_main;thread_alloc")" 2000
 expect_eq "threads: live bytes from thread_alloc" "$(folded_sum "$T/thr.bytes" "thread_main;thread_alloc")" 80000
 # The thread's outermost frame: glibc's clone3, __clone3 on x86-64, its
-# thread_start on arm64.
-check "threads: stacks reach the thread's start" \
-	grep -qE '^(__clone3|thread_start);start_thread;thread_main;thread_alloc 80000$' "$T/thr.bytes"
+# thread_start on arm64; then its creator (test_preload_creator.sh).
+check "threads: stacks reach the thread's start, then its creator" \
+	grep -qE '^_start;.*;main;pthread_create;\[created_by\];(__clone3|thread_start);start_thread;thread_main;thread_alloc 80000$' "$T/thr.bytes"
 
 # prog_nofp: no frame pointers, a frame with no CFI (libfp.so), a thread,
 # a dlopen()ed library: test_unwind.sh's chains, complete (the CFI walk).

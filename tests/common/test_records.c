@@ -653,6 +653,11 @@ static void test_frame_records(void **state)
 					&back), 0);
 	assert_int_equal(records__text(&back.function_esc, buf, sizeof(buf)), 3);
 	assert_string_equal(buf, "a-b");
+	/* A line as fgets() reads it, its newline kept (tests/collector/check_death.c). */
+	assert_int_equal(records__parse("heapsnoop: frame pid=1 addr=0x6000000000000000 kind=thread "
+					"line=0 file=- function=[created%20by]\n", &back), 0);
+	assert_int_equal(records__text(&back.function_esc, buf, sizeof(buf)), 12);
+	assert_string_equal(buf, "[created by]");
 }
 
 /*

@@ -7,8 +7,11 @@
  * whose child_main() -> child_leak() leaks 300 bytes: two creators deep.
  * Every thread joined, it exits with the leaks live. With an argument
  * ("wait"), it says "ready PID" first and reads a line from stdin before
- * making any thread (-p attaches meanwhile).
+ * making any thread (-p attaches meanwhile); with "fail", it first asks
+ * for a thread whose stack cannot be had and says "create failed: ERRNO"
+ * (pthread_create's error, as the C library returned it).
  */
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +87,19 @@ int main(int argc, char **argv)
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
 		if (!fgets(line, sizeof(line), stdin))
+			return 1;
+	}
+	if (argc > 1 && !strcmp(argv[1], "fail")) {
+		pthread_attr_t a;
+		int err;
+
+		/* 2^62 bytes of stack: no mmap gives it, pthread_create says EAGAIN. */
+		pthread_attr_init(&a);
+		pthread_attr_setstacksize(&a, (size_t)1 << 62);
+		err = pthread_create(&p, &a, worker_main, (void *)0);
+		pthread_attr_destroy(&a);
+		printf("create failed: %d\n", err);
+		if (!err)
 			return 1;
 	}
 	if (spawn_pool(t) || spawn_parent(&p))

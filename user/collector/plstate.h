@@ -9,6 +9,7 @@
 #define HEAPSNOOP_COLLECTOR_PLSTATE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 extern int pl_ready;			/* tracking: set up, with a table */
@@ -20,6 +21,9 @@ extern __thread int pl_in_hook __attribute__((tls_model("initial-exec")));
 /* The C library's allocator functions found (dlsym); true once they are. */
 void pl_resolve(void);
 bool pl_resolved(void);
+/* The C library's malloc and free themselves (the collector's own memory, never tracked). */
+void *pl_libc_malloc(size_t n);
+void pl_libc_free(void *p);
 
 /* A thread's first change to the table: in the registry, its end heard of. */
 void pl_thread_start(void);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "block.h"
+#include "creator.h"
 #include "lastdump.h"
 #include "ltwrite.h"
 #include "localstack.h"
@@ -101,6 +102,18 @@ bool pl_resolved(void)
 	return real_malloc;
 }
 
+void *pl_libc_malloc(size_t n)
+{
+	if (!real_malloc)
+		pl_resolve();
+	return real_malloc ? real_malloc(n) : NULL;
+}
+
+void pl_libc_free(void *p)
+{
+	real_free(p);
+}
+
 /* --- which allocations are tracked -------------------------------------------- */
 
 /*
@@ -155,6 +168,15 @@ static inline unsigned int rec_cut(unsigned int cut)
 	       (cut & LOCALSTACK_CUT_UNREADABLE ? REC_CUT_UNREADABLE : 0);
 }
 
+/*
+ * Native frames only (no interpreter's after them): a thread's creator is
+ * appended to these alone (an interpreter's words end a stack).
+ */
+static inline bool plain_stacks(void)
+{
+	return !pywalk_on && !(luaframes_main && luaframes_on);
+}
+
 /* A stack interned, a CPython's or a Lua state's frames after it (interp/). */
 static inline uint32_t intern(const uint64_t *frames, uint32_t depth, uint32_t cut)
 {
@@ -176,9 +198,27 @@ static __attribute__((noinline)) uint32_t deep_stack(void)
 	uint64_t buf[LOCALSTACK_BUF_FOR(LT_MAX_DEPTH)];
 	const uint64_t *frames;
 	unsigned int cut;
-	int depth = localstack__capture(buf, LT_MAX_DEPTH, &frames, &cut);
+	uint32_t depth = (uint32_t)localstack__capture(buf, LT_MAX_DEPTH, &frames, &cut), rc = rec_cut(cut);
 
-	return intern(frames, (uint32_t)depth, rec_cut(cut));
+	if (unlikely(creator_self || creator_calling))
+		depth = creator__append((uint64_t *)frames, depth, LT_MAX_DEPTH, &rc, plain_stacks());
+	return intern(frames, depth, rc);
+}
+
+/*
+ * The stack @frames[@depth] in @buf (LOCALSTACK_BUF) of a thread with a
+ * creator (creator.h), its cut bits @cut: the creator's chain appended
+ * where it fits one token's frames, else walked again deep.
+ */
+static __attribute__((noinline)) uint32_t creator_stack(uint64_t *buf, const uint64_t *frames,
+							uint32_t depth, uint32_t cut)
+{
+	uint64_t *f = buf + (frames - buf);
+
+	if (!cut && plain_stacks() && creator_self && depth + 1 + creator_self->n > HS_MAX_DEPTH)
+		return deep_stack();
+	depth = creator__append(f, depth, HS_MAX_DEPTH, &cut, plain_stacks());
+	return intern(f, depth, cut);
 }
 
 /*
@@ -199,6 +239,8 @@ static inline __attribute__((always_inline)) uint32_t this_stack(void)
 	depth = localstack__capture(buf, HS_MAX_DEPTH, &frames, &cut);
 	if (unlikely(cut & LOCALSTACK_CUT_DEPTH))
 		id = deep_stack();
+	else if (unlikely(creator_self || creator_calling))
+		id = creator_stack(buf, frames, (uint32_t)depth, rec_cut(cut));
 	else
 		id = intern(frames, (uint32_t)depth, rec_cut(cut));
 	lt_section_exit();

@@ -95,11 +95,17 @@ static int write_map(void *arg, const struct lt_mod *m)
 	return 0;
 }
 
+/*
+ * @s's `map` records, and the thread boundary's `frame` record where its
+ * stacks may hold it (livetable.h's creators).
+ */
 static void write_maps(struct lt_out *o, const struct lt_snap *s)
 {
 	struct map_ctx c = { .o = o, .pid = s->pid };
 
 	lt_modules(s->v, write_map, &c);
+	if (__atomic_load_n(&s->v->h->creators, __ATOMIC_ACQUIRE))
+		ltfmt__creator_frame(o, s->pid);
 }
 
 /*

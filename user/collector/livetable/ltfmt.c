@@ -217,3 +217,14 @@ int ltfmt__record(struct lt_out *o, const struct record *r)
 		o->tick(o->tick_arg);
 	return 0;
 }
+
+void ltfmt__creator_frame(struct lt_out *o, int pid)
+{
+	puts_(o, RECORDS_PREFIX "frame pid=");
+	put_i64(o, pid);
+	puts_(o, " addr=");
+	put_hex(o, LT_CREATOR_FRAME);
+	puts_(o, " kind=thread line=0 file=- function=[created%20by]\n");
+	if (!(++o->lines % 4096) && o->tick)
+		o->tick(o->tick_arg);
+}

@@ -20,4 +20,11 @@
  */
 int ltfmt__record(struct lt_out *o, const struct record *r);
 
+/*
+ * The `frame` record of the thread boundary (livetable.h's
+ * LT_CREATOR_FRAME) of process @pid into @o: records__write()'s line
+ * for it (kind thread, function "[created by]", no file, line 0).
+ */
+void ltfmt__creator_frame(struct lt_out *o, int pid);
+
 #endif /* HEAPSNOOP_COLLECTOR_LTFMT_H */

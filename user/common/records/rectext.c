@@ -134,7 +134,7 @@ int rec_write_frame(FILE *out, const struct record *r)
 /* The end of a record's last text: the end of the line, or a blank. */
 static bool at_end(const char *p)
 {
-	return !*p || *p == ' ' || *p == '\t' || *p == '\r';
+	return !*p || *p == ' ' || *p == '\t' || *p == '\r' || *p == '\n';
 }
 
 int rec_parse_frame(const char *p, struct record *r)

@@ -38,13 +38,16 @@ static int add_module(void *arg, const struct lt_mod *m)
 /* Where an image's frame names are copied from and to (plsummary__add()). */
 struct names {
 	struct frametab *from, *to;
+	bool creators;			/* the boundary named too (@to's) */
 	uint64_t v[LT_MAX_DEPTH];	/* a stack's frames, the synthetic ones @to's */
 };
 
 /*
  * @frames[@depth] of process @pid with each interpreter frame @nm->from
- * names interned into @nm->to: @nm->v, or @frames itself when there is
- * none (or no @from). Returns NULL without memory.
+ * names, and the thread boundary (livetable.h's LT_CREATOR_FRAME, where
+ * its header says the stacks may hold it), interned into @nm->to: @nm->v,
+ * or @frames itself when there is none (or no @to). Returns NULL without
+ * memory.
  */
 static const uint64_t *copy_names(struct names *nm, uint32_t pid, const uint64_t *frames,
 				  uint32_t depth)
@@ -54,7 +57,7 @@ static const uint64_t *copy_names(struct names *nm, uint32_t pid, const uint64_t
 	/* Deeper than a table's stack (never: xlate writes at most that many): as they are. */
 	if (depth > LT_MAX_DEPTH)
 		return frames;
-	for (uint32_t k = 0; nm->from && k < depth; k++) {
+	for (uint32_t k = 0; (nm->from || nm->creators) && k < depth; k++) {
 		struct sym_frame f;
 		uint64_t a = frames[k];
 		int err = -ENOENT;
@@ -63,8 +66,11 @@ static const uint64_t *copy_names(struct names *nm, uint32_t pid, const uint64_t
 			nm->v[k] = a;
 			continue;
 		}
-		if (frametab__symbolize(nm->from, pid, a, &f) && f.status == SYM_OK && f.kind &&
-		    strcmp(f.kind, "jit"))
+		if (a == LT_CREATOR_FRAME && nm->creators)
+			err = frametab__intern(nm->to, pid, FRAMETAB_CREATOR_KIND, FRAMETAB_CREATOR_FUNC,
+					       NULL, 0, &a);
+		else if (nm->from && frametab__symbolize(nm->from, pid, a, &f) && f.status == SYM_OK &&
+			 f.kind && strcmp(f.kind, "jit"))
 			err = frametab__intern(nm->to, pid, f.kind, f.func, f.file,
 					       f.line > 0 ? (uint32_t)f.line : 0, &a);
 		if (err == -ENOMEM)
@@ -112,7 +118,8 @@ int plsummary__add(struct summary *s, const struct lt_snap *snap, const char *co
 	size_t i = 0;
 
 	if (!err) {
-		*nm = (struct names){ .from = to ? from : NULL, .to = to };
+		*nm = (struct names){ .from = to ? from : NULL, .to = to,
+			.creators = to && __atomic_load_n(&snap->v->h->creators, __ATOMIC_ACQUIRE) };
 		err = lt_modules(snap->v, add_module, p);
 	}
 	for (uint64_t k = 0; !err && k < snap->n; k++)
