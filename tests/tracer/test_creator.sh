@@ -15,9 +15,10 @@ set -u
 # The C library's frames between pthread_create and its system call, and
 # those of a thread's start before start_thread, which --unwind fp's walk
 # may not reach (glibc 2.36: create_thread, __GI___clone_internal,
-# __clone3; its names change between versions).
+# __clone3; its names change between versions; arm64's thread starts in
+# clone3's thread_start).
 W='(create_thread;|[_A-Za-z0-9]*clone[_A-Za-z0-9]*;)*'
-S='([_A-Za-z0-9]*clone[_A-Za-z0-9]*;)?'
+S='([_A-Za-z0-9]*clone[_A-Za-z0-9]*;|thread_start;)?'
 START='_start;__libc_start_main;(__libc_start_call_main;)?main;'
 POOL="^${START}spawn_pool;pthread_create;${W}\[created_by\];${S}start_thread;worker_main;worker_loop;leak_here"
 RW='(create_thread;|[_A-Za-z0-9]*clone[_A-Za-z0-9]*;)'
