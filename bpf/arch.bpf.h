@@ -22,6 +22,12 @@
  *                              arm64's tpidr_el0, which glibc and musl
  *                              put at (x86-64) or just above (arm64) the
  *                              top of a thread's stack
+ *   HS_LINK_REG(regs)          the link register of user registers
+ *                              saved at a system call (a BTF pt_regs):
+ *                              arm64's x30, where a leaf such as the C
+ *                              library's clone3 keeps its return address;
+ *                              x86-64 has none (0: the return address is
+ *                              on the stack)
  */
 #ifndef HEAPSNOOP_BPF_ARCH_H
 #define HEAPSNOOP_BPF_ARCH_H
@@ -44,6 +50,8 @@ static __always_inline void hs_copy_uregs(__u64 *regs, const struct pt_regs *ctx
 #define HS_LOAD_ACQUIRE(p) ({ typeof(*(p)) v_ = READ_ONCE(*(p)); barrier(); v_; })
 
 #define HS_THREAD_POINTER(t, btf) ((btf) ? (t)->thread.fsbase : BPF_CORE_READ(t, thread.fsbase))
+
+#define HS_LINK_REG(regs) 0ULL
 #endif
 
 #ifdef HS_ARCH_ARM64
@@ -63,6 +71,8 @@ static __always_inline void hs_copy_uregs(__u64 *regs, const struct pt_regs *ctx
 
 #define HS_THREAD_POINTER(t, btf) \
 	((btf) ? (t)->thread.uw.tp_value : BPF_CORE_READ(t, thread.uw.tp_value))
+
+#define HS_LINK_REG(regs) (((const struct user_pt_regs *)(regs))->regs[30])
 #endif
 
 #endif /* HEAPSNOOP_BPF_ARCH_H */

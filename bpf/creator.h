@@ -14,6 +14,12 @@
  * keeps no frame pointers; the first pointer found is that caller's, whose
  * return address is its own caller's), the very frame wanted.
  *
+ * The record's @old_addr carries the creating thread's link register
+ * (arm64's x30; 0 on x86-64): the clone wrappers are leaves, and on
+ * arm64 a leaf's return address is there, not on the stack the record
+ * copies, so the loader's step out of clone3 (trace.c's leaf_caller())
+ * takes it from there.
+ *
  * The tracepoint covers std::thread, raw clone and clone3, and old
  * glibc's libpthread alike, which a probe on pthread_create would not.
  *
@@ -55,7 +61,7 @@ static __always_inline int gen_thread_fork(struct task_struct *parent, struct ta
 	 * copied up to a guess, as alloc_exit_compat's are.
 	 */
 	emit_user_stack(regs, HS_EV_THREAD, HS_CNT_RB_LOST_THREAD, id,
-			(struct call_state *)&no_call, ctid, 0, 0, false);
+			(struct call_state *)&no_call, ctid, 0, HS_LINK_REG(regs), false);
 	return 0;
 }
 

@@ -115,7 +115,10 @@ enum hs_event_type {
 	 * same process: a struct hs_user_stack follows the header
 	 * (HS_EVF_USER_STACK, in both --unwind modes), the creating thread's
 	 * user registers and stack in the clone syscall, for the loader to
-	 * unwind by CFI through clone3 and pthread_create to their caller.
+	 * unwind by CFI through clone3 and pthread_create to their caller;
+	 * @old_addr: its link register (arm64's x30, where the clone
+	 * wrappers, leaves, keep their return address; 0 on x86-64, whose
+	 * return address is on the copied stack).
 	 * Made by the sched_process_fork tracepoint in the parent, before
 	 * the new thread runs, so before any of its records. Where the
 	 * kernel has no bpf_task_pt_regs (5.15), none is made

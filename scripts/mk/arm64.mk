@@ -8,7 +8,7 @@
 ARM64_OUT := $(OUTPUT)/arm64
 ARM64_PROGS := $(addprefix $(ARM64_OUT)/tests/,prog_semantics prog_waiter prog_threads prog_nofp \
 	libnofp_late.so prog_semantics_pac prog_slotexit libexitcall.so prog_collect test_unwind \
-	prog_deep prog_deep_eh prog_deep_nohdr prog_deep_dbg \
+	prog_deep prog_deep_eh prog_deep_nohdr prog_deep_dbg prog_creator \
 	$(COLLECTOR_ARM64_PROGS))
 
 ARM64_CROSS := $(if $(filter arm64,$(HOST_ARCH)),,aarch64-linux-gnu-)

@@ -10,6 +10,8 @@
 #     with no CFI, a thread         (test_unwind.sh)
 #     threads                       (test_threads.sh)
 #   return addresses signed by pointer authentication (test_pac.sh)
+#   a thread's stacks go on with its creator's, out of arm64's clone3 by
+#     its link register (test_creator.sh)
 #   the preload collector, no BPF: its library and heapsnoop --preload on
 #     the tracer tests' programs (tests/collector/test_preload.sh)
 #   the collector's unwinder on frames of known shapes, signal frames,
@@ -42,7 +44,7 @@
 # Usage: in-guest.sh ARM64_BUILD_DIR SHARE
 # HS_ARM64_TESTS: the parts to run (default all but preload-python): kmatrix (the
 # kernel matrix's four), pac, preload, unwinder, cfiplace, torture, python,
-# preload-python, luajit, refused, offline (--keep-stacks' records unwound
+# preload-python, luajit, refused, creator, offline (--keep-stacks' records unwound
 # again by the arm64 heapdecode: the online frames), logs (the two logs
 # for the host: run.sh needs them).
 # Exits non-zero if a test failed or a file could not be written.
@@ -50,7 +52,7 @@ set -u
 OUT=$(realpath "${1:?usage: $0 ARM64_BUILD_DIR SHARE}"); SHARE=${2:?usage: $0 ARM64_BUILD_DIR SHARE}
 cd "$(dirname "$0")/../.." || exit 2
 rc=0
-PARTS=" ${HS_ARM64_TESTS:-kmatrix pac preload unwinder cfiplace offline torture python luajit refused logs} "
+PARTS=" ${HS_ARM64_TESTS:-kmatrix pac creator preload unwinder cfiplace offline torture python luajit refused logs} "
 part() { [[ $PARTS == *" $1 "* ]]; }
 part kmatrix && { tests/kmatrix/in-guest.sh "$OUT" semantics attach unwind threads || rc=1; }
 
@@ -67,6 +69,8 @@ run_test() {
 	fi
 }
 part pac && run_test "pointer authentication" tests/arm64/test_pac.sh "$OUT"
+part creator && run_test "threads' creators, out of clone3 by the link register" \
+	tests/tracer/test_creator.sh "$OUT"
 part preload && run_test "the preload collector" tests/collector/test_preload.sh "$OUT"
 part unwinder && run_test "the collector's unwinder" "$OUT/tests/test_unwind"
 part cfiplace && run_test "CFI where a program keeps it, the tracer's frames and the collector's the same" \

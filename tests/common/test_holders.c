@@ -134,6 +134,28 @@ static void test_interpreter_frame_holds(void **state)
 	holders__free(h);
 }
 
+/*
+ * A thread's start: glibc's names on both architectures, arm64's clone3
+ * label thread_start in the C library only (a program's is its own code).
+ */
+static void test_thread_start(void **state)
+{
+	struct sym_frame f = { .status = SYM_OK, .func = "thread_start",
+			       .module = "/usr/lib/aarch64-linux-gnu/libc.so.6" };
+
+	(void)state;
+	assert_true(holders__is_start(&f));
+	f.func = "start_thread";
+	assert_true(holders__is_start(&f));
+	f.func = "thread_start";
+	f.module = "/bin/prog";
+	assert_false(holders__is_start(&f));
+	f.module = NULL;
+	assert_false(holders__is_start(&f));
+	f.func = "__clone3";
+	assert_true(holders__is_start(&f));
+}
+
 /* Differences: signed, a shrink summed with a growth. */
 static void test_diff(void **state)
 {
@@ -155,6 +177,7 @@ int main(void)
 		cmocka_unit_test(test_many_stacks_one_holder),
 		cmocka_unit_test(test_named_by_biggest_stack),
 		cmocka_unit_test(test_interpreter_frame_holds),
+		cmocka_unit_test(test_thread_start),
 		cmocka_unit_test(test_diff),
 	};
 

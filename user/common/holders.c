@@ -97,9 +97,21 @@ bool holders__is_start(const struct sym_frame *f)
 		"__libc_start_call_main", "__libc_start_main", "_start", "start_thread",
 		"clone", "clone3", "__clone", "__clone3", "__clone_internal", NULL,
 	};
+	/*
+	 * arm64 glibc's clone and clone3 run a new thread from their local
+	 * label thread_start (named by its debug symbols): a start in the C
+	 * library only, where a program's own thread_start is its code.
+	 */
+	static const char *const libc_starts[] = { "thread_start", NULL };
+	static const char *const libc[] = { "libc.so", "libc-", NULL };
+	size_t len;
 
-	return f->status == SYM_OK && f->func && !f->kind &&
-	       is_one_of(f->func, symbol_unversioned_len(f->func), starts);
+	if (f->status != SYM_OK || !f->func || f->kind)
+		return false;
+	len = symbol_unversioned_len(f->func);
+	return is_one_of(f->func, len, starts) ||
+	       (f->module && has_prefix(path_base(f->module), libc) &&
+		is_one_of(f->func, len, libc_starts));
 }
 
 /*

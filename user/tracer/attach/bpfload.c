@@ -273,11 +273,9 @@ int bpfload__open(const struct bpfload_opts *o, struct heapsnoop_bpf **out)
 	if (err)
 		return err;
 	/* Without it the run's threads have no creators: said once, here (docs/KERNELS.md). */
-	if ((!kfeatures__use(&f, FEAT_TASK_PT_REGS) || !KFEATURES_CREATORS) && !o->empty_probes)
+	if (!kfeatures__use(&f, FEAT_TASK_PT_REGS) && !o->empty_probes)
 		elog("creator stacks are not kept: %s; a thread's stacks end where it started "
-		     "(clone3, start_thread)", !KFEATURES_CREATORS ?
-		     "not on arm64 yet (the creating thread's walk out of clone3 is x86-64's)" :
-		     f.have[FEAT_TASK_PT_REGS] ?
+		     "(clone3, start_thread)", f.have[FEAT_TASK_PT_REGS] ?
 		     "bpf_task_pt_regs() is off by --without task-pt-regs" :
 		     "this kernel has no bpf_task_pt_regs() (Linux 5.15)");
 	err = fill_pid_filter(skel, o);

@@ -305,7 +305,7 @@ int kfeatures__apply(const struct bpf_features *f, struct heapsnoop_bpf *skel)
 		bpf_map__set_max_entries(skel->maps.calls, CALLS_HASH_ENTRIES);
 	}
 	/* A thread's creator's stack: its registers by bpf_task_pt_regs (creator.h). */
-	if (!kfeatures__use(f, FEAT_TASK_PT_REGS) || !KFEATURES_CREATORS)
+	if (!kfeatures__use(f, FEAT_TASK_PT_REGS))
 		bpf_program__set_autoload(skel->progs.thread_fork, false);
 	/* bpf_find_vma's callback cannot even be loaded before 5.13. */
 	bpf_program__set_autoload(skel->progs.alloc_exit, find_vma);

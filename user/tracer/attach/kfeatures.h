@@ -13,18 +13,6 @@
 
 struct heapsnoop_bpf;
 
-/*
- * Whether this architecture keeps a new thread's creator's stack
- * (bpf/creator.h): x86-64's walk out of clone3 (a leaf with no CFI at its
- * syscall) is written; arm64's records carry no link register to take it
- * up from, so its creator stacks stopped short and are not kept there yet.
- */
-#ifdef __aarch64__
-#define KFEATURES_CREATORS false
-#else
-#define KFEATURES_CREATORS true
-#endif
-
 /* One kernel feature heapsnoop can do without (see kfeatures.c's table). */
 enum bpf_feature {
 	FEAT_TASK_STORAGE,	/* task storage usable from uprobe programs */

@@ -774,21 +774,27 @@ static struct unwinder *creator_unwinder(struct trace *t)
 }
 
 /*
- * The C library's clone wrappers have no CFI at their system call (glibc's
- * clone3 ends its FDE before the syscall instruction: the child comes
- * back on another stack), so a walk from there stops at once. There they
- * are leaves that pushed nothing: on x86-64 the return address is the
- * word at the stack pointer. A copy of @us (@len bytes) whose registers
- * are the caller's, as that rule says, its stack bytes the same (@skip
- * keeps their base); NULL where the rule cannot be applied (arm64, whose
- * link register is not in the record; a copy that does not hold the word).
+ * The C library's clone wrappers are leaves, and a walk from their system
+ * call stops at once: glibc's x86-64 clone3 ends its FDE before the
+ * syscall instruction (the child comes back on another stack); arm64's
+ * FDE covers the svc but keeps the return address in x30, which the
+ * record's registers (enum hs_ureg) do not hold, so the step finds the
+ * CFA at the stack pointer and fails. There the wrapper pushed nothing:
+ * its caller's registers are its own but for the return address, on
+ * x86-64 the word at the stack pointer, on arm64 the link register
+ * (@lr: the record's @old_addr, bpf/creator.h; never signed: bl does not
+ * sign, a non-leaf signs its own copy). A copy of @us (@len bytes) whose
+ * registers are the caller's, as that rule says, its stack bytes the same
+ * (@skip keeps their base); NULL where the rule cannot be applied (no
+ * link register; a copy that does not hold the word) or no memory.
  */
-static struct hs_user_stack *leaf_caller(const struct hs_user_stack *us, size_t len)
+static struct hs_user_stack *leaf_caller(const struct hs_user_stack *us, size_t len, uint64_t lr)
 {
-#if defined(__x86_64__)
-	uint64_t ra, sp = us->regs[HS_UREG_SP];
 	struct hs_user_stack *c;
+#if defined(__x86_64__)
+	uint64_t ra;
 
+	(void)lr;
 	if (len < sizeof(*us) || us->size > len - sizeof(*us) || us->holes ||
 	    us->skip + 8 > us->size || us->skip + 8 >= HS_PAGE_SIZE || us->want < 8)
 		return NULL;
@@ -798,13 +804,24 @@ static struct hs_user_stack *leaf_caller(const struct hs_user_stack *us, size_t 
 		return NULL;
 	memcpy(c, us, len);
 	c->regs[HS_UREG_IP] = ra;
-	c->regs[HS_UREG_SP] = sp + 8;
+	c->regs[HS_UREG_SP] += 8;
 	c->skip += 8;
 	c->want -= 8;
+	return c;
+#elif defined(__aarch64__)
+	if (len < sizeof(*us) || us->size > len - sizeof(*us) || !lr)
+		return NULL;
+	c = malloc(len);
+	if (!c)
+		return NULL;
+	memcpy(c, us, len);
+	c->regs[HS_UREG_IP] = lr;
 	return c;
 #else
 	(void)us;
 	(void)len;
+	(void)lr;
+	(void)c;
 	return NULL;
 #endif
 }
@@ -841,9 +858,10 @@ static void thread_event(struct trace *t, const struct hs_event *ev, size_t len)
 			.len = len - HS_EVENT_HDR_SIZE, .frames = t->creator_unwound,
 			.max = REC_MAX_DEPTH }, &rs);
 	free(rs.built);
-	/* No CFI past the system call: the wrapper as a leaf, its own frame first. */
+	/* No step past the system call: the wrapper as a leaf, its own frame first. */
 	if (rs.n == 1 && (rs.flags & UNWIND_FAULT)) {
-		struct hs_user_stack *lc = leaf_caller(us, len - HS_EVENT_HDR_SIZE);
+		struct hs_user_stack *lc = leaf_caller(us, len - HS_EVENT_HDR_SIZE,
+							 ev->old_addr);
 		struct unwind_res lr;
 
 		if (lc) {
