@@ -22,6 +22,7 @@
 
 #include "heapsnoop/env.h"
 #include "heapsnoop/livetable.h"
+#include "heapsnoop/procstat.h"
 #include "hello.h"
 
 #ifndef SYS_pidfd_open
@@ -47,30 +48,6 @@ bool hello__init(void)
 const char *hello__name(void)
 {
 	return sock_name;
-}
-
-/* This process's start time, clock ticks since boot: /proc/self/stat's 22nd field. */
-static uint64_t start_ticks(void)
-{
-	char buf[1024], *p;
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 3;
-	ssize_t n;
-	uint64_t v = 0;
-
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the name may hold spaces and parentheses */
-	for (p = p ? p + 2 : buf; *p && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (uint64_t)(*p++ - '0');
-	return v;
 }
 
 /*
@@ -134,7 +111,7 @@ int hello__send(int memfd, int kind, int parent, const int *segfd, const uint8_t
 
 	if (nsegs > LT_HELLO_SEGS)
 		return -EINVAL;
-	h.start_ticks = start_ticks();
+	h.start_ticks = procstat__start_ticks("/proc/self/stat");
 	pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (pidfd < 0)
 		return -errno;
@@ -172,7 +149,7 @@ int hello__agent(int memfd, int kind, int parent)
 			      .pid = getpid(), .parent = parent };
 	int fds[2], err;
 
-	h.start_ticks = start_ticks();
+	h.start_ticks = procstat__start_ticks("/proc/self/stat");
 	fds[0] = memfd;
 	fds[1] = (int)syscall(SYS_pidfd_open, getpid(), 0);
 	if (fds[1] < 0)

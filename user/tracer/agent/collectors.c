@@ -25,6 +25,7 @@
 
 #include "collectors.h"
 #include "heapsnoop/env.h"
+#include "heapsnoop/procstat.h"
 #include "msg.h"
 #include "preload/plsock.h"
 
@@ -137,29 +138,13 @@ static int bind_socket(struct collectors *c)
 
 /* --- a table -------------------------------------------------------------- */
 
+/* @pid's start time, clock ticks since boot (procstat.h); 0: gone. */
 static uint64_t start_ticks(pid_t pid)
 {
-	char path[64], buf[1024], *p;
-	int fd, field = 3;
-	ssize_t n;
-	uint64_t v = 0;
+	char path[64];
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');	/* the name may hold spaces and parentheses */
-	for (p = p ? p + 2 : buf; *p && field < 22; p++)
-		if (*p == ' ')
-			field++;
-	while (*p >= '0' && *p <= '9')
-		v = v * 10 + (uint64_t)(*p++ - '0');
-	return v;
+	return procstat__start_ticks(path);
 }
 
 /* @fd mapped read-only if it is a memfd sealed against shrinking of at least @min bytes. */
