@@ -25,6 +25,7 @@
 
 #include <zstd.h>
 
+#include "fdio.h"
 #include "msg.h"
 #include "outfile.h"
 
@@ -53,7 +54,8 @@ struct zout {
 static ssize_t zout_write(void *cookie, const char *buf, size_t n)
 {
 	struct zout *z = cookie;
-	size_t len, done = 0;
+	size_t len;
+	int err;
 
 	if (ZSTD_compressBound(n) > z->cap) {
 		char *v = realloc(z->frame, ZSTD_compressBound(n));
@@ -70,14 +72,10 @@ static ssize_t zout_write(void *cookie, const char *buf, size_t n)
 		errno = EIO;
 		return -1;
 	}
-	while (done < len) {
-		ssize_t w = write(z->fd, z->frame + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		done += (size_t)w;
+	err = fd__write_all(z->fd, z->frame, len, false);
+	if (err) {
+		errno = -err;
+		return -1;
 	}
 	return (ssize_t)n;
 }

@@ -21,6 +21,7 @@
 #include "agent/httpd.h"
 #include "agent/metrics.h"
 #include "agent/push.h"
+#include "fdio.h"
 #include "heapsnoop/exit.h"
 #include "msg.h"
 #include "options.h"
@@ -66,21 +67,6 @@ static double now_s(void)
 
 /* --- the child: every request's body from the snapshot ------------------- */
 
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, buf, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * Request @r's body built whole in memory, then written: a body that
  * could not be built is empty, never cut (the client sees no profile
@@ -102,7 +88,7 @@ static int answer(struct trace *t, const struct agent_req *r, const struct metri
 	if (fclose(f) && !err)
 		err = -ENOMEM;
 	if (!err)
-		err = write_all(r->fd, buf, len);
+		err = fd__write_all(r->fd, buf, len, false);
 	free(buf);
 	return err;
 }

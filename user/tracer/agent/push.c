@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "heapprof.h"
 #include "msg.h"
 #include "otlp.h"
@@ -131,21 +132,6 @@ static void query_name(const char *name, char *out, size_t cap)
 	out[k] = 0;
 }
 
-static int send_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t w = send(fd, buf, len, MSG_NOSIGNAL);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -EIO;
-		buf += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The reply's body, if its headers end and their Content-Length is there whole: its length, else -1. */
 static ssize_t reply_body(const char *reply, size_t got, const char **body)
 {
@@ -191,7 +177,7 @@ static int try_once(const struct push_dest *d, const char *req, size_t len, bool
 		return -errno;
 	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	if (connect(fd, (const struct sockaddr *)&d->addr, d->len) || send_all(fd, req, len)) {
+	if (connect(fd, (const struct sockaddr *)&d->addr, d->len) || fd__write_all(fd, req, len, true)) {
 		code = errno ? -errno : -EIO;
 		goto out;
 	}

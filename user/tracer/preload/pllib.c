@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "heapsnoop/env.h"
 #include "msg.h"
 #include "pllib.h"
@@ -67,21 +68,6 @@ static int find_lib(char *path, size_t cap)
 	return -ENOENT;
 }
 
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? -errno : -EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /*
  * @fd's name through our /proc entry, into @name (@cap bytes): a name the
  * command's processes may open in any root or mount namespace that has
@@ -115,7 +101,7 @@ static int embed_memfd(struct pllib *l)
 		fd = memfd_create(PRELOAD_LIB, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, hs_preload_blob, n);
+	err = fd__write_all(fd, hs_preload_blob, n, false);
 	if (!err && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL))
 		err = -errno;
 	if (!err)
@@ -174,7 +160,7 @@ static int embed_file(struct pllib *l)
 	fd = open(l->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0500);
 	if (fd < 0)
 		return -errno;
-	err = write_all(fd, hs_preload_blob, (size_t)(hs_preload_blob_end - hs_preload_blob));
+	err = fd__write_all(fd, hs_preload_blob, (size_t)(hs_preload_blob_end - hs_preload_blob), false);
 	close(fd);
 	return err;
 }
