@@ -106,6 +106,59 @@ static void assert_frame(struct frametab *ft, uint32_t pid, uint64_t addr, const
 	assert_int_equal(f.ninline, 0);
 }
 
+/*
+ * A frame renamed (a better name learned for it, as Lua's global names
+ * come): the next dump names the old address so, a reader taking both
+ * dumps ends with the new name, its old texts intern to a new address,
+ * another process's frames and the new address keep theirs.
+ */
+static void test_rename(void **state)
+{
+	struct frametab *ft = frametab__new(), *rd;
+	uint64_t old, new, other, again, s[2];
+	const uint64_t *stacks[] = { s };
+	const uint32_t depth[] = { 2 };
+	char *first, *second, *both, want[128];
+	struct sym_frame f;
+
+	(void)state;
+	old = intern(ft, 7, "lua", "global 'top'", "chain.lua", 62);
+	other = intern(ft, 8, "lua", "global 'top'", "chain.lua", 62);
+	s[0] = old;
+	s[1] = intern(ft, 7, "lua", "main chunk", "chain.lua", 70);
+	first = dump_of(ft, 7, stacks, depth, 1);
+	assert_non_null(strstr(first, "function=global%20'top'"));
+	new = intern(ft, 7, "lua", "function 'top'", "chain.lua", 62);
+	assert_int_equal(frametab__rename(ft, 7, old, new), 0);
+	/* Again, or to itself: nothing changes. */
+	assert_int_equal(frametab__rename(ft, 7, old, new), 0);
+	assert_int_equal(frametab__rename(ft, 7, new, new), 0);
+	assert_int_equal(frametab__rename(ft, 7, old, REC_FRAME_BASE + 999), -ENOENT);
+	assert_int_equal(frametab__rename(ft, 9, old, new), -ENOENT);
+	assert_true(frametab__symbolize(ft, 7, old, &f));
+	assert_string_equal(f.func, "function 'top'");
+	assert_int_equal(f.line, 62);
+	assert_frame(ft, 7, new, "lua", "function 'top'", "chain.lua", 62);
+	assert_frame(ft, 8, other, "lua", "global 'top'", "chain.lua", 62);
+	again = intern(ft, 7, "lua", "global 'top'", "chain.lua", 62);
+	assert_true(again != old && again != new);
+	assert_true(intern(ft, 7, "lua", "function 'top'", "chain.lua", 62) == new);
+	second = dump_of(ft, 7, stacks, depth, 1);
+	assert_null(strstr(second, "global%20'top'"));
+	snprintf(want, sizeof(want), "addr=0x%llx kind=lua line=62 file=chain.lua function=function%%20'top'\n",
+		 (unsigned long long)old);
+	assert_non_null(strstr(second, want));
+	assert_true(asprintf(&both, "%s%s", first, second) > 0);
+	rd = read_back(both);
+	assert_frame(rd, 7, old, "lua", "function 'top'", "chain.lua", 62);
+	assert_frame(rd, 7, s[1], "lua", "main chunk", "chain.lua", 70);
+	free(first);
+	free(second);
+	free(both);
+	frametab__free(rd);
+	frametab__free(ft);
+}
+
 /* A dump names what its stacks use, once each, and another table reads it. */
 static void test_dump_and_read(void **state)
 {
@@ -338,6 +391,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_intern),
 		cmocka_unit_test(test_dump_and_read),
+		cmocka_unit_test(test_rename),
 		cmocka_unit_test(test_jit_overlap),
 		cmocka_unit_test(test_jit_lines),
 		cmocka_unit_test(test_repeated_records),

@@ -324,6 +324,45 @@ nomem:
 	return -ENOMEM;
 }
 
+int frametab__rename(struct frametab *ft, uint32_t pid, uint64_t old, uint64_t new)
+{
+	struct fproc *p = ft_proc_of(ft, pid, false);
+	struct fframe *fo = p ? ft_frame_at(p, old) : NULL;
+	struct fframe *fn = p ? ft_frame_at(p, new) : NULL;
+	struct content c;
+	char *function, *file;
+	size_t was;
+
+	if (!fo || !fn || !fo->kind || !fn->kind)
+		return -ENOENT;
+	if (fo == fn || (fo->kind == fn->kind && fo->line == fn->line &&
+			 !strcmp(fo->function, fn->function) && !strcmp(fo->file, fn->file)))
+		return 0;
+	function = strdup(fn->function);
+	file = strdup(fn->file);
+	if (!function || !file) {
+		free(function);
+		free(file);
+		return -ENOMEM;
+	}
+	/* Its old texts intern to a new address from now on. */
+	c = (struct content){ fo->kind, fo->function, fo->file, fo->line };
+	if (htab__find(p->by_content, fo->hash, (uintptr_t)&c) == fo)
+		htab__delete(p->by_content, fo->hash, (uintptr_t)&c);
+	was = strlen(fo->function) + strlen(fo->file);
+	if (ft_set_texts(ft, fo, function, file)) {
+		free(function);
+		free(file);
+		return -ENOMEM;
+	}
+	fo->kind = fn->kind;
+	fo->line = fn->line;
+	fo->hash = 0;
+	p->memory += strlen(function) + strlen(file) - was;
+	ft->memory += strlen(function) + strlen(file) - was;
+	return 0;
+}
+
 /* --- JIT ranges ------------------------------------------------------------------ */
 
 static int by_start(const void *a, const void *b)

@@ -72,6 +72,19 @@ int frametab__intern(struct frametab *ft, uint32_t pid, const char *kind, const 
 		     const char *file, uint32_t line, uint64_t *addr);
 
 /*
+ * From now on process @pid's interpreter frame at @old is named as the
+ * one at @new is (its kind, function, file and line copied): for a writer
+ * that learned a better name for what @old stood for (Lua's global
+ * names, found by a walk after the frame was first named), so that the
+ * records already holding @old say the new name too; each later dump
+ * writes @old's `frame` record so. @old no longer stands for its old
+ * texts: interning them again gives a new address. Returns 0 (also when
+ * @old is @new); -ENOENT if either is not an interned frame of @pid;
+ * -ENOMEM.
+ */
+int frametab__rename(struct frametab *ft, uint32_t pid, uint64_t old, uint64_t new);
+
+/*
  * JIT code [@start, @end) of process @pid is @name (a perf map's line:
  * "START SIZE name"; cut as a function is). A later range that overlaps
  * earlier ones replaces them (the code there was freed and its memory
