@@ -50,6 +50,11 @@ struct interp_opts {
 	uint64_t (*head)(void *ctx);
 	/* The frame address that names @f in process @pid's records. */
 	uint64_t (*frame_addr)(void *ctx, pid_t pid, const struct interp_frame *f);
+	/*
+	 * From now on the frame address @old of process @pid's records is
+	 * named as @new is: a better name learned for it (Lua's global names).
+	 */
+	void (*frame_rename)(void *ctx, pid_t pid, uint64_t old, uint64_t new);
 	void *ctx;
 };
 

@@ -198,6 +198,18 @@ static uint64_t frame_addr(void *ctx, pid_t pid, const struct interp_frame *f)
 	return addr;
 }
 
+/*
+ * interp_opts.frame_rename: the frame at @old named as the one at @new is
+ * (frametab__rename); on failure it keeps its name, the one it was
+ * given then.
+ */
+static void frame_rename(void *ctx, pid_t pid, uint64_t old, uint64_t new)
+{
+	struct session *s = ctx;
+
+	frametab__rename(trace__frames(s->trace), (uint32_t)pid, old, new);
+}
+
 /* trace_opts' interp hooks. */
 static void interp_record(void *ictx, const struct hs_event *ev, size_t len, uint64_t seq)
 {
@@ -324,6 +336,7 @@ static int start_tracing(struct session *s)
 			.lua = o->interp & OPT_INTERP_LUA,
 			.follow_forks = o->follow_forks, .verbose = o->verbose,
 			.peek = ring_peek, .head = session__ring_head, .frame_addr = frame_addr,
+			.frame_rename = frame_rename,
 			.ctx = s });
 		if (!s->interp) {
 			elog("out of memory");

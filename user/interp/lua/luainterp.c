@@ -220,6 +220,14 @@ uint64_t lua_room__intern(void *ctx, const struct lua_where *w)
 	return c->ip->o.frame_addr(c->ip->o.ctx, c->pid, &f);
 }
 
+void lua_room__rename(void *ctx, uint64_t old, uint64_t new)
+{
+	const struct lua_intern_ctx *c = ctx;
+
+	if (c->ip->o.frame_rename)
+		c->ip->o.frame_rename(c->ip->o.ctx, c->pid, old, new);
+}
+
 static bool lua_is_eval(void *ctx, uint64_t ra)
 {
 	return lua_proc__in_exec(ctx, ra);
@@ -265,6 +273,7 @@ static uint32_t lua_splice(struct interp *ip, struct iproc *p, const struct hs_e
 		lua_names__tick(lua_proc__names(lua_of(p)));
 	for (uint32_t i = 0; i < pd->nr; i++) {
 		ip->iframes[i] = lua_proc__frame_addr(lua_of(p), f, pd->nr, i, i ? 0 : pc, lua_room__intern,
+						      lua_room__rename,
 						      &c, &stale);
 		ip->c.lua_stale += stale;
 	}

@@ -48,6 +48,8 @@ struct lua_intern_ctx {
 	pid_t pid;
 };
 uint64_t lua_room__intern(void *ctx, const struct lua_where *w);
+/* lua_rename_fn (PUC Lua's): the same context. */
+void lua_room__rename(void *ctx, uint64_t old, uint64_t new);
 
 /* lua/luainterp.c: PUC Lua's row. */
 extern const struct interp_ops interp_lua_ops;

@@ -257,13 +257,13 @@ static uint64_t memo_hash(const struct memo *k)
 }
 
 uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, unsigned int nf,
-			      unsigned int i, uint64_t pc, lua_intern_fn intern, void *ctx,
-			      bool *stale)
+			      unsigned int i, uint64_t pc, lua_intern_fn intern,
+			      lua_rename_fn rename, void *ctx, bool *stale)
 {
 	bool outermost = i + 1 >= nf || (f[i + 1].pos & HS_LUA_F_THREAD);
 	struct memo k = { .code = f[i].code, .pos = f[i].pos, .pc = pc }, *m;
 	struct lua_where w;
-	uint64_t h;
+	uint64_t h, was;
 
 	*stale = false;
 	/* Its name comes from its caller's calling instruction: the caller's words too. */
@@ -284,9 +284,12 @@ uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, un
 			return m->addr;
 		if (lua_names__describe(lp->names, f, nf, i, pc, &w))
 			return m->addr;
+		was = m->addr;
 		m->addr = intern(ctx, &w);
 		m->provisional = w.provisional;
 		m->gen = lua_names__globals_gen(lp->names);
+		if (rename && was && m->addr && m->addr != was)
+			rename(ctx, was, m->addr);
 		return m->addr;
 	}
 	if (!lp->names || lua_names__describe(lp->names, f, nf, i, pc, &w)) {

@@ -112,17 +112,24 @@ bool lua_proc__calls(void *lp, const struct lua_frame *caller);
 
 /* Give a frame's text its address in the records (the caller's frame table). */
 typedef uint64_t (*lua_intern_fn)(void *ctx, const struct lua_where *w);
+/* From now on the records' address @old names what @new does (the caller's frame table). */
+typedef void (*lua_rename_fn)(void *ctx, uint64_t old, uint64_t new);
 
 /*
  * The address that names frame @i of the @nf frames @f (@pc: its exact
  * saved pc, 0: its own) in the records: looked up by the frame's words
  * and its caller's (what its name and line depend on), else told as Lua
- * tells it (luanames.h) and given one by @intern, then kept. *@stale: its
+ * tells it (luanames.h) and given one by @intern, then kept. A frame
+ * named without a global name (5.4) is named again once package.loaded
+ * was walked since; when that gives it another name, @rename (if not
+ * NULL) renames the address it had, so the records made before say the
+ * name too (a global set, or a module loaded, after the walk that named
+ * it first: Lua's traceback at a dump names it so). *@stale: its
  * prototype could not be read ("?").
  */
 uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, unsigned int nf,
-			      unsigned int i, uint64_t pc, lua_intern_fn intern, void *ctx,
-			      bool *stale);
+			      unsigned int i, uint64_t pc, lua_intern_fn intern,
+			      lua_rename_fn rename, void *ctx, bool *stale);
 
 /* The names of this state's frames (luanames.h). */
 struct lua_names *lua_proc__names(struct lua_proc *lp);
