@@ -314,7 +314,18 @@ void interp__stats(const struct interp *ip, FILE *out)
 			(*r)->stats(ip, out);
 	if (ip->o.lua)
 		flog(out, "Lua: %" PRIu64 " states found, %" PRIu64 " frames whose prototype could "
-		     "not be read (named \"?\")", ip->c.lua_states, ip->c.lua_stale);
+		     "not be read (named \"?\"), %" PRIu64 " named anew before a dump (a global "
+		     "name found since)", ip->c.lua_states, ip->c.lua_stale, ip->c.lua_renamed);
+}
+
+void interp__settle(struct interp *ip)
+{
+	struct iproc *p;
+	size_t pos = 0;
+
+	while (ip && ip->procs && (p = htab__next(ip->procs, &pos, NULL)))
+		if (p->ops && p->ops->settle && p->room)
+			p->ops->settle(ip, p);
 }
 
 bool interp__grab(struct interp *ip, pid_t pid, uint64_t *lo, uint64_t *hi)

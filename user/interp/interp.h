@@ -102,6 +102,16 @@ uint32_t interp__splice(struct interp *ip, const struct hs_event *ev, uint64_t s
  */
 bool interp__grab(struct interp *ip, pid_t pid, uint64_t *lo, uint64_t *hi);
 
+/*
+ * A dump is about to be written (SIGUSR1, -i, the end): every process's
+ * frame names brought up to date where a room learned better ones since
+ * its records were named (Lua 5.4's global names: a walk of
+ * package.loaded now), so the dump names them as the runtime's own
+ * traceback would now. Reads the processes' memory; a process that
+ * cannot be read keeps its names.
+ */
+void interp__settle(struct interp *ip);
+
 /* -v: what was read and named, and how. */
 void interp__stats(const struct interp *ip, FILE *out);
 

@@ -82,6 +82,7 @@ struct probe {
 struct interp_counts {
 	uint64_t registered, refused;
 	uint64_t lua_states, lua_stale;	/* Lua: states found; frames not named ("?") */
+	uint64_t lua_renamed;		/* ... frames named anew before a dump */
 	uint64_t allocs, frames, named, gone, incomplete;
 	uint64_t lost, mismatch, order, truncated, no_frames, deaths, deaths_ahead;
 };

@@ -74,6 +74,12 @@ struct interp_ops {
 	bool (*grab)(struct iproc *p, uint64_t *lo, uint64_t *hi);
 	/* Code object @addr of @p died (HS_EV_INTERP_CODE, handled in order): forget its name. NULL: none. */
 	void (*code_gone)(struct iproc *p, uint64_t addr);
+	/*
+	 * A dump is about to be written: @p's names given before what the
+	 * room has learned since (Lua's global names) brought up to date,
+	 * through interp_opts.frame_rename. NULL: none to bring.
+	 */
+	void (*settle)(struct interp *ip, struct iproc *p);
 	/* -v: the room's own counts. NULL: none. */
 	void (*stats)(const struct interp *ip, FILE *out);
 	/*

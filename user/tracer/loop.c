@@ -347,6 +347,7 @@ static void start_dump(struct session *s, double now)
 	session__drain(s);
 	if (s->o.all)
 		session__reap(s);
+	interp__settle(s->interp);
 	bgdump__dump(s->bg, s->trace, s->out, dump_requested ? "usr1" : "interval",
 		     s->o.all ? s->o.summary : 0);
 	if (interval)

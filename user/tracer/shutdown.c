@@ -95,6 +95,7 @@ int session__finish(struct session *s, int status)
 	if (s->o.all)
 		session__reap(s);
 	status__read_counters(s->skel->maps.counters, s->cnt);
+	interp__settle(s->interp);
 	if (report__dump(s->trace, s->out, s->reason)) {
 		elog("writing records failed: %s", strerror(errno));
 		status = HS_EXIT_ERROR;

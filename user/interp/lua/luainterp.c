@@ -228,6 +228,16 @@ void lua_room__rename(void *ctx, uint64_t old, uint64_t new)
 		c->ip->o.frame_rename(c->ip->o.ctx, c->pid, old, new);
 }
 
+/* Lua's settle (ops.h). */
+static void lua_settle(struct interp *ip, struct iproc *p)
+{
+	struct lua_intern_ctx c = { ip, p->pid };
+
+	if (lua_of(p))
+		ip->c.lua_renamed += lua_proc__settle(lua_of(p), lua_room__intern,
+						      lua_room__rename, &c);
+}
+
 static bool lua_is_eval(void *ctx, uint64_t ra)
 {
 	return lua_proc__in_exec(ctx, ra);
@@ -353,6 +363,7 @@ const struct interp_ops interp_lua_ops = {
 	.splice = lua_row_splice,
 	.forget = lua_forget,
 	.grab = lua_grab,
+	.settle = lua_settle,
 	.pl_title = "Lua",
 	.pl_loop = "interpreter loop",
 	.pl_is = lua_pl_is,

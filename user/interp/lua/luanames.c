@@ -122,6 +122,18 @@ struct lua_proto *lua_names__proto(struct lua_names *n, uint64_t addr)
 	return p;
 }
 
+/* package.loaded walked now (@now): its names replace the last walk's. */
+static void walk_globals(struct lua_names *n, uint64_t now)
+{
+	n->globals_ns = now;
+	n->walk_due = false;
+	lua_globals__free(n->globals);
+	n->globals = NULL;
+	n->st.global_builds++;
+	if (!lua_globals__build(&n->rd, n->g, &n->globals))
+		n->st.globals = lua_globals__count(n->globals);
+}
+
 /* The global name of @code (a prototype, or a C function), walking package.loaded as needed. */
 static const char *global_name(struct lua_names *n, uint64_t code, bool lua)
 {
@@ -145,15 +157,18 @@ static const char *global_name(struct lua_names *n, uint64_t code, bool lua)
 	n->globals_wait = !n->globals_ns ? GLOBALS_FIRST_NS :
 			  n->globals_wait * 2 < GLOBALS_RETRY_NS ? n->globals_wait * 2 :
 			  GLOBALS_RETRY_NS;
-	n->globals_ns = now;
-	n->walk_due = false;
-	lua_globals__free(n->globals);
-	n->globals = NULL;
-	n->st.global_builds++;
-	if (lua_globals__build(&n->rd, n->g, &n->globals))
-		return NULL;
-	n->st.globals = lua_globals__count(n->globals);
-	return lua_globals__name(n->globals, lua ? code : 0, lua ? 0 : code);
+	walk_globals(n, now);
+	return n->globals ? lua_globals__name(n->globals, lua ? code : 0, lua ? 0 : code) : NULL;
+}
+
+bool lua_names__walk_now(struct lua_names *n)
+{
+	if (n->rd.l->vm != LUA_VM_54 || !n->g)
+		return false;
+	if (!n->globals_ns)
+		n->globals_wait = GLOBALS_FIRST_NS;
+	walk_globals(n, now_ns());
+	return true;
 }
 
 /*

@@ -82,6 +82,14 @@ bool lua_names__globals_due(const struct lua_names *n, unsigned int gen);
  */
 void lua_names__globals_now(struct lua_names *n);
 
+/*
+ * Walk package.loaded now, whatever the last walk's time (its backoff
+ * kept): before a dump, whose frames are then named as Lua's traceback
+ * names them at that moment. False: this state has no global names (5.1,
+ * no global_State known). A walk that fails leaves none until the next.
+ */
+bool lua_names__walk_now(struct lua_names *n);
+
 /* Read the clock for lua_names__globals_due(): once a stack's frames, not once a frame. */
 void lua_names__tick(struct lua_names *n);
 

@@ -313,6 +313,44 @@ uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, un
 	return k.addr;
 }
 
+unsigned int lua_proc__settle(struct lua_proc *lp, lua_intern_fn intern, lua_rename_fn rename,
+			      void *ctx)
+{
+	unsigned int renamed = 0;
+	bool waiting = false;
+	struct memo *m;
+	size_t pos = 0;
+
+	if (!lp->names || !lp->memo)
+		return 0;
+	while (!waiting && (m = htab__next(lp->memo, &pos, NULL)))
+		waiting = m->provisional;
+	if (!waiting || !lua_names__walk_now(lp->names))
+		return 0;
+	pos = 0;
+	while ((m = htab__next(lp->memo, &pos, NULL))) {
+		/* The frame and its caller, as its name depends on them (the memo's key). */
+		struct lua_frame f[2] = { { .code = m->code, .pos = m->pos },
+					  { .code = m->ccode, .pos = m->cpos } };
+		struct lua_where w;
+		uint64_t addr;
+
+		if (!m->provisional ||
+		    lua_names__describe(lp->names, f, m->ccode || m->cpos ? 2 : 1, 0, m->pc, &w))
+			continue;
+		addr = intern(ctx, &w);
+		m->provisional = w.provisional;
+		m->gen = lua_names__globals_gen(lp->names);
+		if (addr && addr != m->addr) {
+			if (rename && m->addr)
+				rename(ctx, m->addr, addr);
+			m->addr = addr;
+			renamed++;
+		}
+	}
+	return renamed;
+}
+
 struct lua_names *lua_proc__names(struct lua_proc *lp)
 {
 	return lp->names;

@@ -131,6 +131,18 @@ uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, un
 			      unsigned int i, uint64_t pc, lua_intern_fn intern,
 			      lua_rename_fn rename, void *ctx, bool *stale);
 
+/*
+ * A dump is about to be written: package.loaded walked now and every
+ * kept frame named without a global name (5.4) named again from its
+ * words, its address renamed by @rename where the name changed, so the
+ * dump's frames say what Lua's traceback would say now (a function made
+ * a global, a module loaded, after its records were named). Nothing
+ * when no kept frame waits for a global name. Returns how many were
+ * renamed.
+ */
+unsigned int lua_proc__settle(struct lua_proc *lp, lua_intern_fn intern, lua_rename_fn rename,
+			      void *ctx);
+
 /* The names of this state's frames (luanames.h). */
 struct lua_names *lua_proc__names(struct lua_proc *lp);
 
