@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fdio.h"
 #include "framefmt.h"
 #include "frametab.h"
 #include "holders.h"
@@ -407,7 +408,7 @@ static void __attribute__((noreturn)) child(struct liveview *lv, struct trace *t
 	struct draw d = { .lv = lv, .t = t };
 	struct winsize ws = { 0 };
 	char *scr = NULL;
-	size_t len = 0, done = 0;
+	size_t len = 0;
 	int rows = 24;
 
 	signal(SIGINT, SIG_IGN);
@@ -429,15 +430,8 @@ static void __attribute__((noreturn)) child(struct liveview *lv, struct trace *t
 	if (fclose(d.scr))
 		_exit(1);
 	/* The screen in one write (a terminal takes it whole, or in parts). */
-	while (done < len) {
-		ssize_t w = write(lv->o.fd, scr + done, len - done);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			_exit(1);
-		done += (size_t)w;
-	}
+	if (fd__write_all(lv->o.fd, scr, len, false))
+		_exit(1);
 	_exit(fclose(d.back) ? 1 : 0);
 }
 
