@@ -1,7 +1,7 @@
 # lib.sh - what the agent's tests share (sourced, after tests/tracer/lib.sh,
 # which it sources): go tool pprof kept inside the test's directory and
 # off the network, the wait limit, waiting on a file's lines, and a
-# profile's totals as `go tool pprof -raw` reads them.
+# profile's totals as `go tool pprof -raw` reads them, the agent's end.
 . "$(dirname "$0")/../tracer/lib.sh"
 export HOME=$T/home GOCACHE=$T/gocache GOPROXY=off GOTOOLCHAIN=local PPROF_TMPDIR=$T/pprof
 mkdir -p "$HOME" "$PPROF_TMPDIR"
@@ -35,4 +35,17 @@ raw_totals() { # SOURCE
 check_agent_end() { # NAME STATUS ERR
 	check "$1" bash -c \
 		"test $2 -eq 0 || { test $2 -eq 3 && grep -q 'MAPPING RECORDS LOST' '$3'; }"
+}
+
+# The program ($PROG, its pipes on fds 7 and 8) ended, then the agent
+# ($AGENT): sent SIGTERM first with "term", else it ends with its -p
+# target; its exit checked under NAME (check_agent_end; its stderr ERR).
+end_agent() { # NAME ERR [term]
+	local status
+	exec 8>&- 7<&-
+	wait "$PROG"
+	[ "${3:-}" = term ] && kill -TERM "$AGENT"
+	wait "$AGENT"
+	status=$?
+	check_agent_end "$1 (status $status)" "$status" "$2"
 }

@@ -138,11 +138,7 @@ check "push: counted in /metrics, none failed" bash -c \
 	 grep -q '^heapsnoop_agent_push_failures_total 0$' '$T/metrics2'"
 
 # 6. The program ends: so does the agent (-p), nothing lost.
-exec 8>&- 7<&-
-wait "$PROG"
-wait "$AGENT"
-status=$?
-check_agent_end "the agent ends with its -p target, exit 0 (status $status)" "$status" "$T/agent.err"
+end_agent "the agent ends with its -p target, exit 0" "$T/agent.err"
 check_no_loss "the agent lost no event" "$T/agent.err"
 kill "$INGEST" 2> /dev/null
 exec 9<&-
@@ -166,11 +162,6 @@ expect_eq "-a --comm: /metrics: the program's live bytes" \
 	"$(sed -n "s/^heapsnoop_live_bytes{pid=\"$PROG\",comm=\"prog_agent\",source=\"bpf\"} //p" "$T/metrics_a")" "$LIVE_BYTES"
 expect_eq "-a --comm: go tool pprof -raw: the program's totals" \
 	"$(raw_totals "$URL/debug/pprof/heap?pid=$PROG")" "$ALLOCS $ALLOC_BYTES $LIVE_BLOCKS $LIVE_BYTES"
-exec 8>&- 7<&-
-wait "$PROG"
-kill -TERM "$AGENT"
-wait "$AGENT"
-status=$?
-check_agent_end "-a --comm: SIGTERM ends the agent, exit 0 (status $status)" "$status" "$T/agent_a.err"
+end_agent "-a --comm: SIGTERM ends the agent, exit 0" "$T/agent_a.err" term
 check_no_loss "-a --comm: the agent lost no event" "$T/agent_a.err"
 finish

@@ -93,12 +93,7 @@ check "a second agent on the socket is refused (status $status)" bash -c \
 	"test $status -ne 0 && grep -q 'another agent listens there' '$T/agent3.err'"
 
 # The program ends: its table is let go.
-exec 8>&- 7<&-
-wait "$PROG"
-kill -TERM "$AGENT"
-wait "$AGENT"
-status=$?
-check_agent_end "SIGTERM ends the agent, exit 0 (status $status)" "$status" "$T/agent2.err"
+end_agent "SIGTERM ends the agent, exit 0" "$T/agent2.err" term
 check "the agent removed its socket" test ! -e "$SOCK"
 
 # 3. The memory bound, passed at once: every allocation under one stack.

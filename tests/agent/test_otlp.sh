@@ -205,11 +205,7 @@ check "/metrics: pushes counted (4 or more)" bash -c \
 	"awk '/^heapsnoop_agent_pushes_total / { n = \$2 } END { exit !(n >= 4) }' '$T/metrics'"
 
 # 7. The program ends: so does the agent, nothing lost.
-exec 8>&- 7<&-
-wait "$PROG"
-wait "$AGENT"
-status=$?
-check_agent_end "the agent ends with its -p target, exit 0 (status $status)" "$status" "$T/agent.err"
+end_agent "the agent ends with its -p target, exit 0" "$T/agent.err"
 check_no_loss "the agent lost no event" "$T/agent.err"
 kill "$RECV" 2> /dev/null
 exec 9<&-
