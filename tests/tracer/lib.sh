@@ -156,6 +156,21 @@ check_no_loss() { # NAME ERRFILE
 		fails=$((fails + 1)); fi
 }
 
+# heapsnoop attached (-p) to PID, its records to the new fifo RECS (open
+# on descriptor 6 for the caller); its stderr into ERR up to its
+# "tracing" line (checked under NAME), the rest appended by a background
+# cat ($drain); $hs heapsnoop's pid.
+hs_attach() { # NAME PID RECS ERR
+	rm -f "$T/errpipe" "$3" && mkfifo "$T/errpipe" "$3"
+	"$HS" -q -p "$2" -o "$3" 2> "$T/errpipe" &
+	hs=$!
+	exec 5< "$T/errpipe" 6< "$3"
+	check "$1: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $2" "$4"
+	cat <&5 >> "$4" &
+	drain=$!
+	exec 5<&-
+}
+
 finish() {
 	[ "$fails" -eq 0 ]
 }

@@ -68,28 +68,21 @@ lua_check_natives() {
 lua_attach() {
 	local name=$1 hs drain
 	shift
-	rm -f "$T/recs" "$T/errpipe"
-	mkfifo "$T/recs" "$T/errpipe"
 	coproc L { exec "$@"; }
 	wait_line "${L[0]}" '^READY' || return
-	"$HS" -q -p "$L_PID" -o "$T/recs" 2> "$T/errpipe" &
-	hs=$!
-	exec 5< "$T/errpipe" 7< "$T/recs"
-	check "$name: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $L_PID" "$T/perr"
-	cat <&5 >> "$T/perr" &
-	drain=$!
+	hs_attach "$name" "$L_PID" "$T/recs" "$T/perr"
 	echo go >&"${L[1]}"
 	: > "$T/pout"
 	wait_line "${L[0]}" '^DONE' "$T/pout" || return
 	kill -USR1 "$hs"
 	: > "$T/prec"
-	wait_line 7 '^heapsnoop: end-dump' "$T/prec" || echo "FAIL $name: no dump"
+	wait_line 6 '^heapsnoop: end-dump' "$T/prec" || echo "FAIL $name: no dump"
 	echo end >&"${L[1]}"
 	wait "$L_PID" 2> /dev/null
-	cat <&7 > /dev/null
+	cat <&6 > /dev/null
 	wait "$hs"
 	wait "$drain"
-	exec 5<&- 7<&-
+	exec 6<&-
 }
 
 # NAME CMD...: CMD (heapsnoop launching an interpreter, its records to the

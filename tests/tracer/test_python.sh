@@ -255,14 +255,7 @@ attach_server() { # NAME ENV...
 	local name=$1; shift
 	coproc S { exec env "$@" "$PY" server.py; }
 	wait_line "${S[0]}" '^ready' || return 1
-	rm -f "$T/errpipe" "$T/$name" && mkfifo "$T/errpipe" "$T/$name"
-	"$HS" -q -p "$S_PID" -o "$T/$name" 2> "$T/errpipe" &
-	hs=$!
-	exec 5< "$T/errpipe" 6< "$T/$name"
-	check "$name: heapsnoop says it is tracing" wait_line 5 "^heapsnoop: tracing pid $S_PID" "$T/$name.err"
-	cat <&5 >> "$T/$name.err" &
-	drain=$!
-	exec 5<&-
+	hs_attach "$name" "$S_PID" "$T/$name" "$T/$name.err"
 }
 
 attach_server attach PYTHONMALLOC=malloc || exit 1
