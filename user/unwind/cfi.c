@@ -168,6 +168,15 @@ static bool scan_sections(Elf *elf, size_t *bytes)
 	return debug_frame;
 }
 
+/* @elf's DWARF opened for its .debug_frame, its CFI in *@cfi (NULL: none); NULL if it has none. */
+static Dwarf *debug_frame_open(Elf *elf, Dwarf_CFI **cfi)
+{
+	Dwarf *dw = dwarf_begin_elf(elf, DWARF_C_READ, NULL);
+
+	*cfi = dw ? dwarf_getcfi(dw) : NULL;
+	return dw;
+}
+
 /* A separate debug file's .debug_frame, if it has one; nothing if not. */
 static void debug_open(struct cfi_module *m, size_t *cfi_bytes)
 {
@@ -176,9 +185,7 @@ static void debug_open(struct cfi_module *m, size_t *cfi_bytes)
 	m->delf = elf_begin(m->dfd, ELF_C_READ_MMAP, NULL);
 	if (!m->delf || elf_kind(m->delf) != ELF_K_ELF || !scan_sections(m->delf, &bytes))
 		return;
-	m->ddwarf = dwarf_begin_elf(m->delf, DWARF_C_READ, NULL);
-	if (m->ddwarf)
-		m->ddebug = dwarf_getcfi(m->ddwarf);
+	m->ddwarf = debug_frame_open(m->delf, &m->ddebug);
 	if (m->ddebug)
 		*cfi_bytes += bytes;
 }
@@ -200,11 +207,8 @@ static struct cfi_module *module_open(int fd, int dfd, size_t *cfi_bytes)
 	if (!m->elf || elf_kind(m->elf) != ELF_K_ELF || elf_segments__read(m->elf, &m->segs))
 		goto fail;
 	m->eh = dwarf_getcfi_elf(m->elf);
-	if (scan_sections(m->elf, cfi_bytes)) {
-		m->dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
-		if (m->dwarf)
-			m->debug = dwarf_getcfi(m->dwarf);
-	}
+	if (scan_sections(m->elf, cfi_bytes))
+		m->dwarf = debug_frame_open(m->elf, &m->debug);
 	if (m->dfd >= 0)
 		debug_open(m, cfi_bytes);
 	return m;
@@ -266,17 +270,11 @@ static void module_reset(struct cfi_module *m)
 	}
 	if (m->dwarf) {
 		dwarf_end(m->dwarf);
-		m->debug = NULL;
-		m->dwarf = dwarf_begin_elf(m->elf, DWARF_C_READ, NULL);
-		if (m->dwarf)
-			m->debug = dwarf_getcfi(m->dwarf);
+		m->dwarf = debug_frame_open(m->elf, &m->debug);
 	}
 	if (m->ddwarf) {
 		dwarf_end(m->ddwarf);
-		m->ddebug = NULL;
-		m->ddwarf = dwarf_begin_elf(m->delf, DWARF_C_READ, NULL);
-		if (m->ddwarf)
-			m->ddebug = dwarf_getcfi(m->ddwarf);
+		m->ddwarf = debug_frame_open(m->delf, &m->ddebug);
 	}
 }
 

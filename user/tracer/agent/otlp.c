@@ -248,34 +248,38 @@ struct res {
 	size_t n;
 };
 
-static void res_str(struct ox *x, struct res *r, const char *key, const char *val)
+/* @r's next attribute, named @key: its value, to be set; NULL when @r is full. */
+static C(AnyValue) *res_add(struct res *r, const char *key)
 {
-	char *v = grab_str(x, val);
-
-	if (!v || r->n == OTLP_RES_ATTRS)
-		return;
+	if (r->n == OTLP_RES_ATTRS)
+		return NULL;
 	CI(key_value)(&r->kv[r->n]);
 	CI(any_value)(&r->val[r->n]);
 	r->kv[r->n].key = (char *)key;
-	r->val[r->n].value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_STRING_VALUE;
-	r->val[r->n].string_value = v;
 	r->kv[r->n].value = &r->val[r->n];
 	r->pkv[r->n] = &r->kv[r->n];
-	r->n++;
+	return &r->val[r->n++];
+}
+
+static void res_str(struct ox *x, struct res *r, const char *key, const char *val)
+{
+	char *v = grab_str(x, val);
+	C(AnyValue) *a = v ? res_add(r, key) : NULL;
+
+	if (!a)
+		return;
+	a->value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_STRING_VALUE;
+	a->string_value = v;
 }
 
 static void res_int(struct res *r, const char *key, int64_t val)
 {
-	if (r->n == OTLP_RES_ATTRS)
+	C(AnyValue) *a = res_add(r, key);
+
+	if (!a)
 		return;
-	CI(key_value)(&r->kv[r->n]);
-	CI(any_value)(&r->val[r->n]);
-	r->kv[r->n].key = (char *)key;
-	r->val[r->n].value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_INT_VALUE;
-	r->val[r->n].int_value = val;
-	r->kv[r->n].value = &r->val[r->n];
-	r->pkv[r->n] = &r->kv[r->n];
-	r->n++;
+	a->value_case = OPENTELEMETRY__PROTO__COMMON__V1__ANY_VALUE__VALUE_INT_VALUE;
+	a->int_value = val;
 }
 
 /*
