@@ -256,6 +256,33 @@ static uint64_t memo_hash(const struct memo *k)
 			  k->pc);
 }
 
+/*
+ * Kept frame @m, named without a global name, named again as frame @i of
+ * @f (its words, @nf frames): its new address kept and, if it changed,
+ * the old one renamed by @rename (if not NULL). A frame that cannot be
+ * described or given an address keeps the one it had. True if renamed.
+ */
+static bool renew(struct lua_proc *lp, struct memo *m, const struct lua_frame *f, unsigned int nf,
+		  unsigned int i, lua_intern_fn intern, lua_rename_fn rename, void *ctx)
+{
+	struct lua_where w;
+	uint64_t addr;
+
+	if (lua_names__describe(lp->names, f, nf, i, m->pc, &w))
+		return false;
+	addr = intern(ctx, &w);
+	if (!addr)
+		return false;
+	m->provisional = w.provisional;
+	m->gen = lua_names__globals_gen(lp->names);
+	if (addr == m->addr)
+		return false;
+	if (rename && m->addr)
+		rename(ctx, m->addr, addr);
+	m->addr = addr;
+	return true;
+}
+
 uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, unsigned int nf,
 			      unsigned int i, uint64_t pc, lua_intern_fn intern,
 			      lua_rename_fn rename, void *ctx, bool *stale)
@@ -263,7 +290,7 @@ uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, un
 	bool outermost = i + 1 >= nf || (f[i + 1].pos & HS_LUA_F_THREAD);
 	struct memo k = { .code = f[i].code, .pos = f[i].pos, .pc = pc }, *m;
 	struct lua_where w;
-	uint64_t h, was;
+	uint64_t h;
 
 	*stale = false;
 	/* Its name comes from its caller's calling instruction: the caller's words too. */
@@ -280,16 +307,8 @@ uint64_t lua_proc__frame_addr(struct lua_proc *lp, const struct lua_frame *f, un
 		 * global not set yet): named again once it may have been walked
 		 * since, at most once a second.
 		 */
-		if (!m->provisional || !lp->names || !lua_names__globals_due(lp->names, m->gen))
-			return m->addr;
-		if (lua_names__describe(lp->names, f, nf, i, pc, &w))
-			return m->addr;
-		was = m->addr;
-		m->addr = intern(ctx, &w);
-		m->provisional = w.provisional;
-		m->gen = lua_names__globals_gen(lp->names);
-		if (rename && was && m->addr && m->addr != was)
-			rename(ctx, was, m->addr);
+		if (m->provisional && lp->names && lua_names__globals_due(lp->names, m->gen))
+			renew(lp, m, f, nf, i, intern, rename, ctx);
 		return m->addr;
 	}
 	if (!lp->names || lua_names__describe(lp->names, f, nf, i, pc, &w)) {
@@ -332,21 +351,9 @@ unsigned int lua_proc__settle(struct lua_proc *lp, lua_intern_fn intern, lua_ren
 		/* The frame and its caller, as its name depends on them (the memo's key). */
 		struct lua_frame f[2] = { { .code = m->code, .pos = m->pos },
 					  { .code = m->ccode, .pos = m->cpos } };
-		struct lua_where w;
-		uint64_t addr;
 
-		if (!m->provisional ||
-		    lua_names__describe(lp->names, f, m->ccode || m->cpos ? 2 : 1, 0, m->pc, &w))
-			continue;
-		addr = intern(ctx, &w);
-		m->provisional = w.provisional;
-		m->gen = lua_names__globals_gen(lp->names);
-		if (addr && addr != m->addr) {
-			if (rename && m->addr)
-				rename(ctx, m->addr, addr);
-			m->addr = addr;
-			renamed++;
-		}
+		if (m->provisional)
+			renamed += renew(lp, m, f, m->ccode || m->cpos ? 2 : 1, 0, intern, rename, ctx);
 	}
 	return renamed;
 }
