@@ -25,11 +25,11 @@ LUA51=${HS_LUA51:-/usr/bin/lua5.1}
 N=200
 . "$(dirname "$0")/lualib.sh"
 
-# NAME WANT LEAF REST LUAFILE ERRFILE: when a count is not WANT, what the
-# records under LEAF were instead: their sizes, the chains below LEAF that
-# are not REST (the three most common), heapsnoop's accounting line.
+# LEAF REST LUAFILE ERRFILE: for a count that is off, what the records
+# under LEAF were: their sizes, the chains below LEAF that are not REST
+# (the three most common), heapsnoop's accounting line.
 explain_count() {
-	local want=$1 leaf=$2 rest=$3 luafile=$4 err=$5
+	local leaf=$1 rest=$2 luafile=$3 err=$4
 	echo "     sizes of the records at '$leaf' with the chain: $(grep -F "|$leaf|$rest" "$luafile" |
 		cut -d'|' -f1 | sort -n | uniq -c | awk '{ printf "%s x %s bytes; ", $1, $2 }')"
 	grep -F "|$leaf|" "$luafile" | grep -vF "|$leaf|$rest" | sort | uniq -c | sort -rn | head -3 |
@@ -54,7 +54,7 @@ check_chain() {
 	got=$(grep -cF "|$leaf [lua] $CHAIN:$L_TAB|$rest" "$rec.lua")
 	expect_eq "$name: the 64 kept tables, their arrays and keep's at leaf's line $L_TAB (OP_NEWTABLE: the loop's pc)" \
 		"$got" 129
-	[ "$got" = 129 ] || explain_count 129 "$leaf [lua] $CHAIN:$L_TAB" "$rest" "$rec.lua" "$err"
+	[ "$got" = 129 ] || explain_count "$leaf [lua] $CHAIN:$L_TAB" "$rest" "$rec.lua" "$err"
 	# The string's record: natives between the Lua frames, to _start, no cut.
 	lua_check_natives "$name" "$rec.lua" "$rec.s" "|$leaf [lua] $CHAIN:$L_STR|$rest"
 	check "$name: no interpreter loop frame left (each replaced by its Lua frames)" \
